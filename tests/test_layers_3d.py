@@ -175,5 +175,6 @@ def test_batch_and_instance_norm_and_dropout_3d(device):
     assert (per_channel.min(-1) == per_channel.max(-1)).all()
     assert set(np.unique(per_channel).tolist()) <= {0.0, 2.0}
     assert nn.Dropout3d().eval()(pdt.ones(2, 2, 2, 2, device=device)).sum().item() == 16.0
-    with pytest.raises(ValueError, match="Expected 4D or 5D input"):
-        F.dropout3d(pdt.ones(2, 2, 2, device=device))
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):  # PyTorch's
+        assert F.dropout3d(pdt.ones(2, 2, 2, device=device)).shape == (2, 2, 2)
+    assert not isinstance(nn.AvgPool3d(2), nn.AvgPool2d)  # siblings, as in PyTorch

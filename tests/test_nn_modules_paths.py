@@ -23,7 +23,7 @@ def test_the_classes_are_nns_under_torchs_paths(path, name):
 def test_private_bases_as_torchs_isinstance():
     from pydevtensor.nn.modules.batchnorm import _BatchNorm, _NormBase
     from pydevtensor.nn.modules.conv import _ConvNd
-    from pydevtensor.nn.modules.loss import _Loss
+    from pydevtensor.nn.modules.loss import _Loss, _WeightedLoss
     # weight-decay filters test isinstance(m, _BatchNorm): instance norms are not batch
     # norms in PyTorch (both _NormBase)
     assert isinstance(nn.BatchNorm1d(3), _BatchNorm) and isinstance(nn.LazyBatchNorm2d(),
@@ -31,6 +31,9 @@ def test_private_bases_as_torchs_isinstance():
     assert not isinstance(nn.InstanceNorm2d(3), _BatchNorm)
     assert isinstance(nn.InstanceNorm2d(3), _NormBase)
     assert isinstance(nn.ConvTranspose2d(2, 2, 3), _ConvNd)
+    for weighted in (nn.CrossEntropyLoss(), nn.NLLLoss(), nn.BCELoss(), nn.BCEWithLogitsLoss()):
+        assert isinstance(weighted, _WeightedLoss)
+    assert not isinstance(nn.MSELoss(), _WeightedLoss)
 
     class Absolute(_Loss):  # a custom loss on PyTorch's base
         def forward(self, a, b):

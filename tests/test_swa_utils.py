@@ -88,3 +88,18 @@ def test_swalr_anneals_to_swa_lr(strategy):
         swa_utils.SWALR(opt, 0.1, anneal_epochs=-1)
     with pytest.raises(ValueError, match="one per param group"):
         swa_utils.SWALR(opt, [0.1, 0.2, 0.3])
+
+
+def test_use_buffers_averages_integer_buffers_by_truncation(device):
+    """use_buffers=True with the SWA mean: num_batches_tracked (int64) is averaged and
+    truncated, as PyTorch's copy_ (it raised a dtype error)."""
+    net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)).to(device)
+    swa = swa_utils.AveragedModel(net, use_buffers=True)
+    means = []
+    for _ in range(3):
+        net(pdt.randn(4, 2, device=device))
+        swa.update_parameters(net)
+        means.append(net[1].running_mean.detach().cpu().numpy().copy())
+    np.testing.assert_allclose(swa.module[1].running_mean.cpu().numpy(), np.mean(means, 0),
+                               rtol=1e-5, atol=1e-7)
+    assert int(swa.module[1].num_batches_tracked.cpu()) == 1  # 1, 1 + 1/2, 1 + 2/3: truncated

@@ -84,6 +84,10 @@ def test_spectral_norm_of_a_transposed_convolution_uses_dim_1(device):
     c = nn.utils.spectral_norm(nn.ConvTranspose2d(3, 5, 3).to(device))
     c(pdt.randn(1, 3, 4, 4, device=device))
     assert c.weight_u.shape == (5,) and c.weight_v.shape == (27,)
+    class Deconv(nn.ConvTranspose2d):  # a subclass is a transposed convolution too
+        pass
+
+    assert nn.utils.spectral_norm(Deconv(3, 4, 2)).weight_u.shape == (4,)
     with pytest.raises(ValueError, match="n_power_iterations to be positive"):
         nn.utils.spectral_norm(nn.Linear(2, 2), n_power_iterations=0)
     with pytest.raises(RuntimeError, match="two spectral_norm hooks"):

@@ -266,7 +266,7 @@ pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim
  * path should not spend its time zeroing them). */
 typedef struct prepared {
     pdt_operand op;
-    int has_tmp;     /* tmp holds a reference to release; bit 2: half does */
+    int has_tmp;     /* bit 0 (1): tmp holds a reference to release; bit 1 (2): half does */
     pdt_tensor view; /* borrowed view: op.t may point here */
     pdt_tensor tmp;
     pdt_tensor half; /* an integer operand rounded to the half type: Note [integers and halves] */

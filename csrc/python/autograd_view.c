@@ -229,8 +229,9 @@ static PyObject *f_set_view_regenerator(PyObject *module, PyObject *fn)
 
 /* A tensor a Node keeps for its backward, when it is a view in the graph: an alias
  * (the same storage, version counter, grad_fn and output_nr) without the reference to
- * the base, which would make a cycle the collector cannot see (tensors are not
- * tracked) when the base's later node leads back to this Node: `h[i] = f(W @ h[i-1])`.
+ * the base, which would make a cycle (collected now that tensors are the collector's,
+ * Note [tensors in cycles], but only at the next collection: freed at once without it)
+ * when the base's later node leads back to this Node: `h[i] = f(W @ h[i-1])`.
  * A view out of the graph is aliased too (its base may join the graph later); a leaf
  * view that requires grad is kept as it is (its gradient goes to it). */
 static PyObject *saved_alias(PyObject *t)

@@ -29,8 +29,14 @@ PyObject *pdt_tensor_wrap_new(pdt_state *S, pdt_tensor *t)
  * its view base), so a cycle can run through it: t.register_hook(lambda g: ... t ...),
  * u = x * 2 with a hook naming u, node.keep = u.  The type is the collector's, as
  * PyTorch's is: tp_traverse shows those references (a leaf's hooks are in its own
- * slot, leaf_hooks), tp_clear drops them for cyclic garbage.  Untracked, the collector saw the Node's reference from the tensor as an
- * outside one, and 50 such 4 MB tensors stayed alive after gc.collect(). */
+ * slot, leaf_hooks), tp_clear drops them for cyclic garbage.  Untracked, the collector
+ * saw the Node's reference from the tensor as an outside one, and 50 such 4 MB tensors
+ * stayed alive after gc.collect().  The dealloc runs in the trashcan, so that freeing a
+ * long chain of tensors (t.grad = u, u.grad = v, ...) does not recurse once per link
+ * (a stack overflow at about 400,000).  A storage a foreign object owns (a NumPy
+ * array's, through __array_interface__) keeps that object unseen by the collector: a
+ * cycle through it (o.t = as_tensor(o)) stays; several tensors share the storage, so
+ * no one of them can show it. */
 static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
 {
     PdtTensorObject *o = (PdtTensorObject *)self;
@@ -59,8 +65,9 @@ static void tensor_dealloc(PyObject *self)
     PdtTensorObject *o = (PdtTensorObject *)self;
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self); /* Note [tensors in cycles] */
-    if (o->weakreflist)
-        PyObject_ClearWeakRefs(self);
+    /* a subclass's own dealloc (subtype_dealloc) is the trashcan's already: the macro
+     * leaves it to that one */
+    Py_TRASHCAN_BEGIN(self, tensor_dealloc) if (o->weakreflist) PyObject_ClearWeakRefs(self);
     /* A Python subclass (nn.Parameter) reaches here through subtype_dealloc,
      * which has already cleared its __dict__ (and tracked it again for us). */
     Py_CLEAR(o->kept);
@@ -69,6 +76,7 @@ static void tensor_dealloc(PyObject *self)
     pdt_tensor_release(&o->t);
     tp->tp_free(self);
     Py_DECREF(tp);
+    Py_TRASHCAN_END
 }
 
 PyObject *pdt_shape_tuple(const pdt_tensor *t)

@@ -206,7 +206,8 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     TypeError
         When input is not a Tensor.
     ValueError, RuntimeError
-        (InvalidArgumentError) When input is not 4-d or 5-d.
+        (InvalidArgumentError) When input is 0-d; another count of dimensions than 4 or
+        5 warns, as in PyTorch, and is read as one sample.
 
     Examples
     --------
@@ -218,8 +219,13 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     """
     where = "dropout3d()"
     _checked(input, p, where)
-    if input.ndim not in (4, 5):
+    if input.ndim not in (4, 5):  # PyTorch warns (deprecated) and reads it as unbatched
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is "
+                      f"deprecated and will result in an error in a future release (as in "
+                      f"PyTorch); inputs of (C, D, H, W) or (N, C, D, H, W) are expected",
+                      UserWarning, stacklevel=2)
+    if input.ndim < 1:
         raise _C.InvalidArgumentError(
-            f"{where}: Expected 4D or 5D input, but received a {input.ndim}D input of shape "
+            f"{where}: Feature dropout requires at least 1 dimension here, got shape "
             f"{tuple(input.shape)} (on {input.device})")
     return _maybe_unbatched(input, 5, p, training, inplace, where)

@@ -230,8 +230,9 @@ class EmbeddingBag(Module):
             The table, 2-d.
         freeze : bool, optional
             The weight does not train (default True).
-        max_norm, norm_type, scale_grad_by_freq, mode, sparse, include_last_offset,
-        padding_idx :
+        max_norm, norm_type, scale_grad_by_freq, mode, sparse : optional
+            As the constructor's.
+        include_last_offset, padding_idx : optional
             As the constructor's.
 
         Returns

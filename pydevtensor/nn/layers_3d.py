@@ -6,8 +6,6 @@ normalisations' and dropout's own, which take any number of dimensions.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import _functional_3d as F3
 from . import _functional_dropout as FD
 from .conv import _ConvNd
@@ -15,10 +13,7 @@ from .conv_transpose import _ConvTransposeNd
 from .group_norm import _InstanceNorm
 from .layers import _DropoutNd
 from .normalization import _BatchNorm
-from .pooling import AvgPool2d, _AdaptiveMaxPoolNd, _AdaptivePoolNd, _MaxPoolNd
-
-if TYPE_CHECKING:
-    from .._C import Tensor
+from .pooling import _AdaptiveMaxPoolNd, _AdaptivePoolNd, _AvgPoolNd, _MaxPoolNd
 
 __all__ = ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d"]
@@ -111,7 +106,7 @@ class MaxPool3d(_MaxPoolNd):
     _pool = staticmethod(F3.max_pool3d)
 
 
-class AvgPool3d(AvgPool2d):
+class AvgPool3d(_AvgPoolNd):
     """:func:`~pydevtensor.nn.functional.avg_pool3d` as a layer, as ``torch.nn.AvgPool3d``.
 
     Parameters
@@ -130,9 +125,7 @@ class AvgPool3d(AvgPool2d):
     pydevtensor.Size([1, 1, 2, 2, 2])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F3.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                             self.count_include_pad, self.divisor_override)
+    _pool = staticmethod(F3.avg_pool3d)
 
 
 class AdaptiveAvgPool3d(_AdaptivePoolNd):

@@ -31,6 +31,36 @@ class _Loss(Module):
         return f"reduction={self.reduction!r}" if self.reduction != "mean" else ""
 
 
+class _WeightedLoss(_Loss):
+    """The base of the losses with class weights (CrossEntropyLoss, NLLLoss, BCELoss,
+    BCEWithLogitsLoss), as PyTorch's: weight is a buffer (in state_dict, moved by
+    ``.to()``); a custom loss subclassing it gets ``self.weight`` and ``self.reduction``.
+
+    Parameters
+    ----------
+    weight : Tensor, optional
+        The weights.
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn.modules.loss import _WeightedLoss
+    >>> class Weighted(_WeightedLoss):
+    ...     def forward(self, a, b):
+    ...         return ((a - b) ** 2 * self.weight).sum()
+    >>> Weighted(pydevtensor.tensor([1., 2.]))(pydevtensor.ones(2), pydevtensor.zeros(2))
+    tensor(3.)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
 class MSELoss(_Loss):
     """The mean (or sum) of ``(input - target) ** 2``; call it as ``loss_fn(input, target)``.
 
@@ -155,7 +185,7 @@ class SmoothL1Loss(_Loss):
         return ", ".join(filter(None, [super().extra_repr(), f"beta={self.beta}"]))
 
 
-class CrossEntropyLoss(_Loss):
+class CrossEntropyLoss(_WeightedLoss):
     """Softmax cross-entropy of (N, C) logits against (N,) integer class indices,
     computed after subtracting each row's max (exp never overflows), optionally with
     PyTorch's label smoothing (F.cross_entropy); or against class probabilities, a
@@ -200,7 +230,7 @@ class CrossEntropyLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         # buffers, as PyTorch's: in state_dict, moved by .to()
         self.register_buffer("weight", _class_weight(weight, "CrossEntropyLoss"))
         self.ignore_index = _L._check_ignore_index(ignore_index, "CrossEntropyLoss")
@@ -215,7 +245,7 @@ class CrossEntropyLoss(_Loss):
         return ", ".join(filter(None, [super().extra_repr(), _ignore_repr(self), smoothing]))
 
 
-class NLLLoss(_Loss):
+class NLLLoss(_WeightedLoss):
     """The mean (or sum) over samples of ``-input[i, target[i]]`` for (N, C)
     log-probabilities and (N,) class indices (F.nll_loss); on ``log_softmax(x, 1)`` it
     is CrossEntropyLoss on x.
@@ -251,7 +281,7 @@ class NLLLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         # buffers, as PyTorch's: in state_dict, moved by .to()
         self.register_buffer("weight", _class_weight(weight, "NLLLoss"))
         self.ignore_index = _L._check_ignore_index(ignore_index, "NLLLoss")
@@ -278,7 +308,7 @@ def _ignore_repr(loss):
     return f"ignore_index={loss.ignore_index}" if loss.ignore_index != -100 else ""
 
 
-class BCEWithLogitsLoss(_Loss):
+class BCEWithLogitsLoss(_WeightedLoss):
     """Binary cross-entropy on logits (F.binary_cross_entropy_with_logits: a sigmoid and
     the cross-entropy in one stable formula); call it as ``loss_fn(logits, target)``.
 
@@ -310,7 +340,7 @@ class BCEWithLogitsLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  reduce: bool | None = None, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         # buffers, as PyTorch's: in state_dict, moved by .to()
         self.register_buffer("weight", _class_weight(weight, "BCEWithLogitsLoss"))
         self.register_buffer("pos_weight", _class_weight(pos_weight, "BCEWithLogitsLoss"))
@@ -321,7 +351,7 @@ class BCEWithLogitsLoss(_Loss):
                                                   pos_weight=self.pos_weight)
 
 
-class BCELoss(_Loss):
+class BCELoss(_WeightedLoss):
     """Binary cross-entropy of probabilities (F.binary_cross_entropy: each log clamped
     at -100); call it as ``loss_fn(probabilities, target)``.  On logits,
     BCEWithLogitsLoss is the stable choice.
@@ -351,7 +381,7 @@ class BCELoss(_Loss):
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  reduce: bool | None = None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         self.register_buffer("weight", _class_weight(weight, "BCELoss"))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:

@@ -67,7 +67,27 @@ class MaxPool2d(_MaxPoolNd):
     _pool = staticmethod(FP.max_pool2d)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """The arguments and repr AvgPool2d and AvgPool3d share (siblings, as in PyTorch: an
+    AvgPool3d is not an AvgPool2d); _pool is the function."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._pool(input, self.kernel_size, self.stride, self.padding,
+                                self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
     """:func:`~pydevtensor.nn.functional.avg_pool2d` as a layer, as
     ``torch.nn.AvgPool2d``.
 
@@ -96,20 +116,7 @@ class AvgPool2d(Module):
     pydevtensor.Size([1, 6, 14, 14])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def forward(self, input: Tensor) -> Tensor:
-        return FP.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                             self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+    _pool = staticmethod(FP.avg_pool2d)
 
 
 class _AdaptivePoolNd(Module):

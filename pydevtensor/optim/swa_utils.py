@@ -119,7 +119,10 @@ def get_swa_multi_avg_fn() -> Callable[..., None]:
     """
     def swa_update(averaged_param_list, current_param_list, num_averaged):
         for p_avg, p_model in zip(averaged_param_list, current_param_list):
-            p_avg.add_((p_model - p_avg) / (num_averaged + 1))
+            if p_avg.is_floating_point():
+                p_avg.add_((p_model - p_avg) / (num_averaged + 1))
+            else:  # an integer buffer (num_batches_tracked): truncated, as PyTorch's copy_
+                p_avg.copy_(p_avg + (p_model - p_avg) / (num_averaged + 1))
     return swa_update
 
 

@@ -25,6 +25,7 @@ _PRIVATE = {  # PyTorch's private bases that pydevtensor's layers share too
     "_NormBase": _normalization._NormBase, "_BatchNorm": _normalization._BatchNorm,
     "_InstanceNorm": _group_norm._InstanceNorm, "_Loss": _losses._Loss,
     "_DropoutNd": _layers._DropoutNd, "_MaxPoolNd": _pooling._MaxPoolNd,
+    "_AvgPoolNd": _pooling._AvgPoolNd, "_WeightedLoss": _losses._WeightedLoss,
 }
 
 # PyTorch's files under torch/nn/modules, and the names each defines
@@ -44,14 +45,14 @@ _FILES = {
                   "LazyBatchNorm2d"],
     "instancenorm": ["_InstanceNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"],
     "normalization": ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"],
-    "loss": ["_Loss", "L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss",
+    "loss": ["_Loss", "_WeightedLoss", "L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss",
              "MSELoss", "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss",
              "MultiLabelMarginLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
              "CrossEntropyLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
              "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss"],
     "container": ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"],
     "dropout": ["_DropoutNd", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d"],
-    "pooling": ["_MaxPoolNd", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool2d",
+    "pooling": ["_MaxPoolNd", "_AvgPoolNd", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool2d",
                 "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d",
                 "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
                 "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"],

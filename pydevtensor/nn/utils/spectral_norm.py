@@ -106,8 +106,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     """
     weight = _parameter_to_wrap(module, SpectralNorm, name, "spectral_norm", "SpectralNorm",
                                 "spectral normalization")
-    if dim is None:
-        dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
+    if dim is None:  # the transposed convolutions' output channels are dimension 1
+        from ..conv_transpose import _ConvTransposeNd
+        dim = 1 if isinstance(module, _ConvTransposeNd) else 0
     fn = SpectralNorm(name, n_power_iterations, dim, eps)
     with no_grad():
         h, w = fn.reshape_weight_to_matrix(weight).shape
