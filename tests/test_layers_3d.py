@@ -178,3 +178,19 @@ def test_batch_and_instance_norm_and_dropout_3d(device):
     with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):  # PyTorch's
         assert F.dropout3d(pdt.ones(2, 2, 2, device=device)).shape == (2, 2, 2)
     assert not isinstance(nn.AvgPool3d(2), nn.AvgPool2d)  # siblings, as in PyTorch
+
+
+@pytest.mark.parametrize("layer, mode", [("ReflectionPad3d", "reflect"),
+                                         ("ReplicationPad3d", "edge"),
+                                         ("CircularPad3d", "wrap")])
+def test_padding_layers_3d(device, layer, mode):
+    x = RNG.standard_normal((1, 2, 3, 4, 5))
+    pad = (1, 2, 0, 1, 2, 1)  # left, right, top, bottom, front, back
+    got = getattr(nn, layer)(pad)(pdt.tensor(x, device=device)).cpu().numpy()
+    np.testing.assert_array_equal(got, np.pad(x, ((0, 0), (0, 0), (2, 1), (0, 1), (1, 2)),
+                                              mode=mode))
+    assert nn.ConstantPad3d(1, 0.5)(pdt.tensor(x[0], device=device)).shape == (2, 5, 6, 7)
+    assert nn.ZeroPad3d((1, 0, 0, 0, 0, 2))(pdt.tensor(x, device=device)).shape == (
+        1, 2, 5, 4, 6)
+    with pytest.raises(ValueError, match="front, back"):
+        nn.ZeroPad3d((1, 2))

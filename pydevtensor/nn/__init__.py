@@ -46,8 +46,9 @@ from .normalization_more import LocalResponseNorm, RMSNorm
 # attention and the Transformer (D2L chapter 11)
 from .attention import MultiheadAttention
 from .embedding_bag import EmbeddingBag
-from .layers_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d,
-                        ConvTranspose3d, Dropout3d, InstanceNorm3d, MaxPool3d)
+from .layers_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d,
+                        CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
+                        InstanceNorm3d, MaxPool3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d)
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 
@@ -86,7 +87,8 @@ _amp_policy.install()
 
 # the 3-d layers (nn/layers_3d.py)
 __all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
-            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "EmbeddingBag"]
+            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "EmbeddingBag",
+            "CircularPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d"]
 
 # the layers under PyTorch's module paths (nn.modules.batchnorm._BatchNorm, ...)
 from . import modules  # noqa: E402,F401

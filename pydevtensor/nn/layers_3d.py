@@ -1,6 +1,7 @@
 """The 3-d (volume) layers, as PyTorch's: Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d,
 AdaptiveAvgPool3d, AdaptiveMaxPool3d, BatchNorm3d, InstanceNorm3d and Dropout3d.  They
-share their 1-d and 2-d siblings' bases (arguments, parameters, initialisation, repr);
+share their 1-d and 2-d siblings' bases (arguments, parameters, initialisation, repr), and the 3-d padding layers
+(F.pad takes 5-d inputs in every mode);
 the functions are nn/_functional_3d.py's (Note [3-d by slices of depth]) and the
 normalisations' and dropout's own, which take any number of dimensions.
 """
@@ -13,10 +14,12 @@ from .conv_transpose import _ConvTransposeNd
 from .group_norm import _InstanceNorm
 from .layers import _DropoutNd
 from .normalization import _BatchNorm
+from .padding import _ConstantPadNd, _PadNd
 from .pooling import _AdaptiveMaxPoolNd, _AdaptivePoolNd, _AvgPoolNd, _MaxPoolNd
 
-__all__ = ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
-           "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d"]
+__all__ = ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d",
+           "CircularPad3d", "ConstantPad3d", "Conv3d", "ConvTranspose3d", "Dropout3d",
+           "InstanceNorm3d", "MaxPool3d", "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d"]
 
 
 class Conv3d(_ConvNd):
@@ -236,3 +239,53 @@ class Dropout3d(_DropoutNd):
     """
 
     _fn = staticmethod(FD.dropout3d)
+
+
+_PAD_DOC = """Pads the last three dimensions{what}, as ``torch.nn.{name}``.
+
+    Parameters
+    ----------
+    padding : int or tuple of 6 ints
+        (left, right, top, bottom, front, back), or one count for all six{extra}.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.{name}({example_args})(pydevtensor.ones(1, 1, 2, 2, 2)).shape
+    pydevtensor.Size([1, 1, 4, 4, 4])
+    """
+
+
+class ConstantPad3d(_ConstantPadNd):
+    _nd = 3
+
+
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ReflectionPad3d(_PadNd):
+    _nd, _mode = 3, "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    _nd, _mode = 3, "replicate"
+
+
+class CircularPad3d(_PadNd):
+    _nd, _mode = 3, "circular"
+
+
+for _cls, _what, _extra, _args in (
+        (ConstantPad3d, " with a constant", "; negative crops; and value, the fill", "1, 0.5"),
+        (ZeroPad3d, " with zeros", "; negative crops", "1"),
+        (ReflectionPad3d, " of a 4-d or 5-d input with their reflection at the edges", "",
+         "1"),
+        (ReplicationPad3d, " of a 4-d or 5-d input with copies of the edge", "", "1"),
+        (CircularPad3d, " of a 4-d or 5-d input by wrapping around", "", "1")):
+    _cls.__doc__ = _PAD_DOC.format(what=_what, name=_cls.__name__, extra=_extra,
+                                   example_args=_args)

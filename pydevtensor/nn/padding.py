@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from .._C import Tensor
 
 
+_SIDES = ("left, right", "left, right, top, bottom", "left, right, top, bottom, front, back")
+
+
 def _padding(padding: Any, nd: int, where: str) -> tuple:
     """padding (an int, or 2 * nd ints: left, right, then top, bottom) as a tuple of
     2 * nd ints."""
@@ -26,7 +29,7 @@ def _padding(padding: Any, nd: int, where: str) -> tuple:
                         f"{padding!r}")
     if len(padding) != 2 * nd:
         raise ValueError(f"{where}: padding must be an int or a tuple of {2 * nd} ints "
-                         f"({'left, right' + (', top, bottom' if nd == 2 else '')}), got "
+                         f"({_SIDES[nd - 1]}), got "
                          f"{tuple(padding)}")
     return tuple(padding)
 
