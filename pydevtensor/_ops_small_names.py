@@ -261,6 +261,8 @@ _IN_PLACE = {
                 "    tensor([4., 9.])"),
     "cumsum_": (_C.Tensor.cumsum, " (dim)", ">>> pydevtensor.tensor([1., 2.]).cumsum_(0)\n"
                 "    tensor([1., 3.])"),
+    "cumprod_": (_C.Tensor.cumprod, " (dim)", ">>> pydevtensor.tensor([2., 3.]).cumprod_(0)\n"
+                 "    tensor([2., 6.])"),
 }
 for _name, _op in (("eq_", "__eq__"), ("ne_", "__ne__"), ("lt_", "__lt__"), ("le_", "__le__"),
                    ("gt_", "__gt__"), ("ge_", "__ge__")):
@@ -289,6 +291,39 @@ def _is_signed(self):
     return self.dtype not in (_C.uint8, _C.bool)
 
 
+def _in_place_function(name, example_in, example_out):
+    """pydevtensor.<name>(input): the method input.<name>(), as PyTorch's torch.<name>."""
+    def fn(input, *args, **kwargs):
+        _tensor_arg(input, name)
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"""``input.{name}()``: input overwritten with {name[:-1]} of itself and
+    returned, as PyTorch's ``torch.{name}``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+
+    Returns
+    -------
+    Tensor
+        input.
+
+    Examples
+    --------
+    >>> pydevtensor.{name}(pydevtensor.tensor({example_in}))
+    {example_out}
+    """
+    return fn
+
+
+relu_ = _in_place_function("relu_", "[-1., 2.]", "tensor([0., 2.])")
+sigmoid_ = _in_place_function("sigmoid_", "[0.]", "tensor([0.5000])")
+tanh_ = _in_place_function("tanh_", "[0.]", "tensor([0.])")
+exp_ = _in_place_function("exp_", "[0.]", "tensor([1.])")
+
 _C.Tensor.is_signed = _is_signed
 for _name, _fn in (("cov", cov), ("corrcoef", corrcoef)):
     if not hasattr(_C.Tensor, _name):
@@ -302,5 +337,5 @@ is in host memory (a CPU device, a logical one included).
     True
     """)
 
-__all__ = ["cosine_similarity", "empty_strided", "is_floating_point", "randint_like",
-           "unravel_index"]
+__all__ = ["cosine_similarity", "empty_strided", "exp_", "is_floating_point", "randint_like",
+           "relu_", "sigmoid_", "tanh_", "unravel_index"]

@@ -174,3 +174,15 @@ def test_pytorch_keyword_names(device):
     with pdt.set_grad_enabled(mode=False):
         assert not pdt.is_grad_enabled()
     assert pdt.is_grad_enabled()
+
+
+@pytest.mark.parametrize("name, ref", [("relu_", lambda a: np.maximum(a, 0)),
+                                       ("sigmoid_", lambda a: 1 / (1 + np.exp(-a))),
+                                       ("tanh_", np.tanh), ("exp_", np.exp)])
+def test_top_level_in_place_functions(device, name, ref):
+    a = np.array([-1.5, 0.0, 2.0])
+    x = pdt.tensor(a, device=device)
+    assert getattr(pdt, name)(x) is x
+    np.testing.assert_allclose(x.cpu().numpy(), ref(a), rtol=1e-14)
+    y = pdt.tensor([2.0, 3.0, 4.0], device=device)
+    assert y.cumprod_(0) is y and y.cpu().tolist() == [2.0, 6.0, 24.0]
