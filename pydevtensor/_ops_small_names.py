@@ -160,7 +160,7 @@ def unravel_index(indices, shape):
         numel *= d
     flat = indices.to(_C.int64)
     if flat.device.type == "cpu" and flat.numel() and (
-            builtins.bool((flat >= numel).any()) or builtins.bool((flat < -numel).any())):
+            builtins.bool(((flat >= numel) | (flat < -numel)).any())):
         raise IndexError(f"unravel_index(): 'indices' must be in the range [{-numel}, "
                          f"{numel}) for the shape {dims}")
     flat = _C.remainder(flat, numel) if numel else flat

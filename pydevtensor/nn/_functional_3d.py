@@ -86,10 +86,12 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)
     kernel = tuple(weight.shape[2:])
     pad, extra = FC._padding(padding, 3, kernel, stride, dilation, where)
-    if any(extra) or pad[0]:  # the depth's (and 'same''s odd) padding, by F.pad
+    if any(extra):  # 'same' with an odd total: every side padded here, asymmetrically
         x = FP.pad(x, (pad[2], pad[2] + extra[2], pad[1], pad[1] + extra[1], pad[0],
-                       pad[0] + extra[0]) if any(extra) else (0, 0, 0, 0, pad[0], pad[0]))
-        pad = (0, 0, 0) if any(extra) else pad
+                       pad[0] + extra[0]))
+        pad = (0, 0, 0)
+    elif pad[0]:  # the depth's padding (conv2d pads height and width itself)
+        x = FP.pad(x, (0, 0, 0, 0, pad[0], pad[0]))
     span = dilation[0] * (kernel[0] - 1) + 1
     if x.shape[2] < span:
         raise _Invalid(f"{where}: Calculated padded input size per channel: {x.shape[2]} "
