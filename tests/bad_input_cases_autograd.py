@@ -76,6 +76,13 @@ AUTOGRAD_CASES = [
       "lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))\n"
       "lin(pdt.ones(1, 2, requires_grad=True)).sum().backward()", "RuntimeError",
       r"backward hook of Linear returned 2 gradients for 1 inputs"),
+    C("register_full_backward_pre_hook-not-callable",
+      "pdt.nn.Linear(1, 1).register_full_backward_pre_hook(None)", "TypeError",
+      r"register_full_backward_pre_hook\(\): hook must be callable, got NoneType"),
+    C("register_full_backward_pre_hook-count", "lin = pdt.nn.Linear(2, 1)\n"
+      "lin.register_full_backward_pre_hook(lambda m, go: (go[0], go[0]))\n"
+      "lin(pdt.ones(1, 2, requires_grad=True)).sum().backward()", "RuntimeError",
+      r"backward pre-hook of Linear returned 2 gradients for 1 outputs"),
     # ---- create_graph through a node whose backward is a kernel without a derivative
     C("create_graph-lstm-cell", "cell = pdt.nn.LSTMCell(3, 2)\n"
       "x = pdt.ones(1, 3, requires_grad=True)\n"

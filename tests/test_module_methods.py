@@ -308,3 +308,51 @@ def test_member_names_are_checked_as_torch():
     names = dir(m)  # PyTorch's __dir__: members too, for tab completion
     assert {"weight", "bias", "act", "forward", "training"} <= set(names)
     assert not any(k[:1].isdigit() for k in dir(nn.Sequential(nn.ReLU())))
+
+
+def test_backward_pre_hooks_replace_grad_output_before_the_input_gradients(device):
+    """register_full_backward_pre_hook: the hook sees the outputs' gradient first and a
+    tuple it returns replaces it, for the parameters' and the inputs' gradients and the
+    full backward hooks alike (PyTorch's order); removing it restores the plain pass."""
+    rng = np.random.default_rng(5)
+    w, b = rng.standard_normal((2, 3)), rng.standard_normal(2)
+    xv, gv = rng.standard_normal((4, 3)), rng.standard_normal((4, 2))
+    lin = nn.Linear(3, 2, dtype=pdt.float64, device=device)
+    with pdt.no_grad():
+        lin.weight.copy_(pdt.tensor(w)), lin.bias.copy_(pdt.tensor(b))
+    order = []
+
+    def pre(m, go):
+        order.append(("pre", go[0].cpu().numpy().copy()))
+        return (go[0] * 3,)
+
+    handle = lin.register_full_backward_pre_hook(pre)
+    lin.register_full_backward_hook(lambda m, gi, go: order.append(
+        ("full", go[0].cpu().numpy().copy(), gi[0].cpu().numpy().copy())))
+    x = pdt.tensor(xv, device=device, requires_grad=True)
+    lin(x).backward(pdt.tensor(gv, device=device))
+    assert [o[0] for o in order] == ["pre", "full"]
+    np.testing.assert_allclose(order[0][1], gv, rtol=1e-15)
+    np.testing.assert_allclose(order[1][1], 3 * gv, rtol=1e-15)
+    np.testing.assert_allclose(order[1][2], 3 * gv @ w, rtol=1e-13)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 3 * gv @ w, rtol=1e-13)
+    np.testing.assert_allclose(lin.weight.grad.cpu().numpy(), 3 * gv.T @ xv, rtol=1e-13)
+    handle.remove()
+    x.grad = None
+    lin(x).backward(pdt.tensor(gv, device=device))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), gv @ w, rtol=1e-13)
+    assert [o[0] for o in order] == ["pre", "full", "full"]
+
+
+def test_backward_pre_hook_alone_on_a_first_layer_and_after_deepcopy():
+    """A pre-hook on a layer whose input needs no gradient still runs (once per
+    backward), and a deep copy of the module keeps its hooks."""
+    import copy
+    seen = []
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_pre_hook(lambda m, go: seen.append(m) or (go[0] * 0,))
+    lin(pdt.ones(3, 2)).sum().backward()
+    assert seen == [lin] and lin.weight.grad.abs().sum().item() == 0.0
+    twin = copy.deepcopy(lin)
+    twin(pdt.ones(3, 2)).sum().backward()
+    assert len(seen) == 2 and seen[1] is twin and twin.weight.grad.abs().sum().item() == 0.0

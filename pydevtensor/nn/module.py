@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import _C
 from ._module_access import _AccessMixin
 from ._module_devices import _DevicesMixin
+from ._backward_hooks import _BackwardHooksMixin
 from ._module_hooks import _ForwardHooksMixin, call_with_forward_hooks
 from ._module_state import IncompatibleKeys, _StateMixin
 from .parameter import Parameter
@@ -48,7 +49,7 @@ def _pop_scope(owner):
     stack.pop()
 
 
-class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
+class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin, _AccessMixin):
     """Base class of layers and networks, with PyTorch's interface: subclasses set
     Parameters and Modules as attributes in ``__init__`` and compute in ``forward``; calling
     the module calls forward.
@@ -270,7 +271,8 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
             raise AttributeError("call Module.__init__() before register_parameter()")
         self._check_member_name("register_parameter", "parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"register_parameter: expected nn.Parameter, got {type(param).__name__}")
+            raise TypeError(f"register_parameter: expected nn.Parameter, got "
+                            f"{type(param).__name__}")
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -376,49 +378,6 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
             if getattr(e, "_pdt_layer", False) or "same dtype" not in str(e):
                 raise
             raise self._dtype_error(e, args) from e
-
-    def register_full_backward_hook(self, hook: Callable[..., Any]) -> Any:
-        """Calls ``hook(module, grad_input, grad_output)`` each time the gradients of a
-        call's tensor inputs have been computed (as PyTorch's); grad_input holds one
-        gradient per input that requires grad (``(None,)`` when none does), and a
-        tuple the hook returns replaces it.
-
-        Parameters
-        ----------
-        hook : callable
-            ``hook(module, grad_input, grad_output) -> tuple or None``.
-
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> lin = nn.Linear(2, 1)
-        >>> h = lin.register_full_backward_hook(
-        ...     lambda m, gi, go: print(type(m).__name__, [tuple(g.shape) for g in go]))
-        >>> lin(pydevtensor.ones(3, 2)).sum().backward()
-        Linear [(3, 1)]
-        >>> h.remove()
-        """
-        if not callable(hook):
-            raise TypeError(f"register_full_backward_hook(): hook must be callable, got "
-                            f"{type(hook).__name__}")
-        from ..autograd.hooks import RemovableHandle, new_hooks
-        hooks = self.__dict__.get("_backward_hooks")
-        if hooks is None:
-            hooks = new_hooks()
-            object.__setattr__(self, "_backward_hooks", hooks)
-        key = len(hooks) and max(hooks) + 1
-        hooks[key] = hook
-        return RemovableHandle(hooks, key)
 
     def _dtype_error(self, e, args):
         x = next((a for a in args if isinstance(a, _C.Tensor)), None)
