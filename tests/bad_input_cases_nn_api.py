@@ -345,4 +345,20 @@ NN_API_CASES = [
     C("RAdam-betas", "pdt.optim.RAdam([pdt.nn.Parameter(t)], betas=(0.9, 1.5))", "ValueError",
       r"RAdam: invalid betas \(0.9, 1.5\): two numbers in \[0, 1\)"),
 
+    C("register_state_dict_pre_hook-not-callable",
+      "pdt.nn.Linear(1, 1).register_state_dict_pre_hook(1)", "TypeError",
+      r"register_state_dict_pre_hook\(\): hook must be callable, got int"),
+    C("register_state_dict_post_hook-not-callable",
+      "pdt.nn.Linear(1, 1).register_state_dict_post_hook('f')", "TypeError",
+      r"register_state_dict_post_hook\(\): hook must be callable, got str"),
+    C("register_load_state_dict_pre_hook-not-callable",
+      "pdt.nn.Linear(1, 1).register_load_state_dict_pre_hook(None)", "TypeError",
+      r"register_load_state_dict_pre_hook\(\): hook must be callable, got NoneType"),
+    C("register_load_state_dict_post_hook-returns",
+      "m = pdt.nn.Linear(1, 1)\nm.register_load_state_dict_post_hook(lambda m, k: k)\n"
+      "m.load_state_dict(m.state_dict())", "RuntimeError",
+      r"a load_state_dict post-hook of Linear returned a value; it must return None"),
+    C("get_extra_state-not-overridden", "pdt.nn.Linear(1, 1).get_extra_state()",
+      "RuntimeError", r"Module.get_extra_state\(\) is called only where a subclass "
+      r"overrides it"),
 ]

@@ -22,6 +22,7 @@ from typing import Any
 from .. import _C
 from ..autograd.function import Function
 from ..autograd.hooks import RemovableHandle, new_hooks
+from ._module_hooks import add_hook
 
 
 class _Tables:
@@ -49,10 +50,7 @@ def _register(module, hook, which, where):
     if tables is None:
         tables = _Tables()
         object.__setattr__(module, "_backward_hooks", tables)
-    hooks = getattr(tables, which)
-    key = max(hooks, default=-1) + 1
-    hooks[key] = hook
-    return RemovableHandle(hooks, key)
+    return add_hook(getattr(tables, which), hook)
 
 
 class _BackwardHooksMixin:

@@ -14,16 +14,21 @@ from typing import Any
 from ..autograd.hooks import RemovableHandle, new_hooks
 
 
-def _register(module: Any, table: str, hook: Callable[..., Any], prepend: bool,
-              with_kwargs: bool, always_call: bool, where: str) -> RemovableHandle:
+def hook_table(module: Any, table: str, hook: Any, where: str) -> Any:
+    """The module's hook table named table (made on first use), once hook is known
+    to be callable."""
     if not callable(hook):
         raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
     hooks = module.__dict__.get(table)
     if hooks is None:
         hooks = new_hooks()
         object.__setattr__(module, table, hooks)
+    return hooks
+
+
+def add_hook(hooks: Any, entry: Any, prepend: bool = False) -> RemovableHandle:
+    """entry put in a hook table, last (or first), and the handle that removes it."""
     key = max(hooks, default=-1) + 1
-    entry = (hook, bool(with_kwargs), bool(always_call))
     if prepend:  # a dict keeps insertion order: rebuild it with the new entry first
         rest = dict(hooks)
         hooks.clear()
@@ -32,6 +37,12 @@ def _register(module: Any, table: str, hook: Callable[..., Any], prepend: bool,
     else:
         hooks[key] = entry
     return RemovableHandle(hooks, key)
+
+
+def _register(module: Any, table: str, hook: Callable[..., Any], prepend: bool,
+              with_kwargs: bool, always_call: bool, where: str) -> RemovableHandle:
+    hooks = hook_table(module, table, hook, where)
+    return add_hook(hooks, (hook, bool(with_kwargs), bool(always_call)), prepend)
 
 
 class _ForwardHooksMixin:

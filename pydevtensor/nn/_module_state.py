@@ -1,4 +1,5 @@
-"""Module.state_dict() and load_state_dict() (a mixin of nn.Module, in a file of its
+"""Module.state_dict() and load_state_dict() with their hooks and extra state (a mixin
+of nn.Module, in a file of its
 own), and IncompatibleKeys, what load_state_dict returns."""
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from ._module_hooks import add_hook, hook_table
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -22,6 +24,19 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return super().__repr__()
+
+
+class _PublicHook:
+    """A state_dict post-hook registered by the public method: it must return None."""
+
+    __slots__ = ("hook",)
+    _from_public_api = True
+
+    def __init__(self, hook: Any):
+        self.hook = hook
+
+    def __call__(self, *args: Any) -> Any:
+        return self.hook(*args)
 
 
 class _StateMixin:
@@ -46,6 +61,140 @@ class _StateMixin:
             inner = above | {id(m)}  # a module inside itself would never end
             stack.extend(reversed([(dot + n, c, inner) for n, c in m._modules.items()
                                    if c is not None and id(c) not in inner]))
+
+    _version = 1  # PyTorch's: what state_dict's _metadata records for each module
+
+    def register_state_dict_pre_hook(self, hook: Any) -> Any:
+        """Calls ``hook(module, prefix, keep_vars)`` before state_dict() saves this
+        module's entries (for a submodule, each time its parent's state_dict runs).
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, prefix, keep_vars) -> None``.
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 1))
+        >>> h = net[0].register_state_dict_pre_hook(lambda m, prefix, kv: print(prefix))
+        >>> _ = net.state_dict()
+        0.
+        """
+        return _register(self, "_state_dict_pre_hooks", hook, "register_state_dict_pre_hook")
+
+    def register_state_dict_post_hook(self, hook: Any) -> Any:
+        """Calls ``hook(module, state_dict, prefix, local_metadata)`` once state_dict()
+        has saved this module and its children; the hook changes state_dict in place
+        and returns None.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, state_dict, prefix, local_metadata) -> None``.
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> lin = nn.Linear(2, 1)
+        >>> h = lin.register_state_dict_post_hook(
+        ...     lambda m, sd, prefix, meta: sd.pop(prefix + 'bias'))
+        >>> list(lin.state_dict())
+        ['weight']
+        """
+        hooks = hook_table(self, "_state_dict_hooks", hook, "register_state_dict_post_hook")
+        return add_hook(hooks, _PublicHook(hook))
+
+    def _register_state_dict_hook(self, hook: Any) -> Any:
+        # PyTorch's older form: what the root module's hook returns replaces the result
+        return _register(self, "_state_dict_hooks", hook, "_register_state_dict_hook")
+
+    def register_load_state_dict_pre_hook(self, hook: Any) -> Any:
+        """Calls ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before load_state_dict() reads anything, with a
+        copy of the state dict that the hook may change (rename an old checkpoint's
+        keys); messages it appends to error_msgs make the load fail.
+
+        Parameters
+        ----------
+        hook : callable
+            The hook, returning None.
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> def rename(m, sd, prefix, *rest):
+        ...     if prefix + 'w' in sd:
+        ...         sd[prefix + 'weight'] = sd.pop(prefix + 'w')
+        >>> lin = nn.Linear(2, 1)
+        >>> _ = lin.register_load_state_dict_pre_hook(rename)
+        >>> lin.load_state_dict({'w': pydevtensor.ones(1, 2), 'bias': pydevtensor.zeros(1)})
+        <All keys matched successfully>
+        """
+        return _register(self, "_load_state_dict_pre_hooks", hook,
+                         "register_load_state_dict_pre_hook")
+
+    def register_load_state_dict_post_hook(self, hook: Any) -> Any:
+        """Calls ``hook(module, incompatible_keys)`` after load_state_dict(); the hook
+        may clear keys from incompatible_keys' lists in place, and a strict load then
+        does not fail on them.  Children's hooks run before their parent's.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, incompatible_keys) -> None``.
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> lin = nn.Linear(2, 1)
+        >>> _ = lin.register_load_state_dict_post_hook(
+        ...     lambda m, keys: keys.missing_keys.clear())
+        >>> lin.load_state_dict({'weight': pydevtensor.ones(1, 2)})
+        <All keys matched successfully>
+        """
+        return _register(self, "_load_state_dict_post_hooks", hook,
+                         "register_load_state_dict_post_hook")
 
     def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict[str, Tensor]:
@@ -79,7 +228,6 @@ class _StateMixin:
         >>> list(net.state_dict(prefix='net.'))[:2]
         ['net.0.weight', 'net.0.bias']
         """
-        from .parameter import is_uninitialized
         if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
             if len(args) > 3:
                 raise TypeError(f"state_dict() takes at most 3 positional arguments "
@@ -88,11 +236,73 @@ class _StateMixin:
                                                              keep_vars)[len(args):])
         if not isinstance(prefix, str):
             raise TypeError(f"state_dict(): prefix must be a str, got {type(prefix).__name__}")
-        out = OrderedDict() if destination is None else destination
-        for name, t, _ in self._named_state():
-            # detach(), as PyTorch's: sharing the tensor's version counter
-            out[prefix + name] = t if keep_vars or is_uninitialized(t) else t.detach()
-        return out
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()  # prefix -> {'version': ...}, PyTorch's
+        return _save(self, destination, prefix, keep_vars, frozenset(), True)
+
+    def get_extra_state(self) -> Any:
+        """What state_dict() keeps under ``'<prefix>_extra_state'`` besides tensors: a
+        module that overrides it (and set_extra_state) saves any picklable value there,
+        as in PyTorch.  Module's own raises: only overrides are called.
+
+        Returns
+        -------
+        object
+            The module's extra state.
+
+        Raises
+        ------
+        RuntimeError
+            Always, on Module's own.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> class Counter(nn.Linear):
+        ...     calls = 0
+        ...     def get_extra_state(self):
+        ...         return {'calls': self.calls}
+        ...     def set_extra_state(self, state):
+        ...         self.calls = state['calls']
+        >>> list(Counter(2, 1).state_dict())
+        ['weight', 'bias', '_extra_state']
+        """
+        raise RuntimeError("Module.get_extra_state() is called only where a subclass "
+                           "overrides it; override it to return the module's extra state")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Takes back what get_extra_state() returned, from load_state_dict() (called
+        only where a subclass overrides it, as in PyTorch).
+
+        Parameters
+        ----------
+        state : object
+            The value state_dict() held under ``'<prefix>_extra_state'``.
+
+        Raises
+        ------
+        RuntimeError
+            Always, on Module's own.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> class Counter(nn.Linear):
+        ...     calls = 0
+        ...     def get_extra_state(self):
+        ...         return {'calls': self.calls}
+        ...     def set_extra_state(self, state):
+        ...         self.calls = state['calls']
+        >>> a, b = Counter(2, 1), Counter(2, 1)
+        >>> a.calls = 7
+        >>> _ = b.load_state_dict(a.state_dict())
+        >>> b.calls
+        7
+        """
+        raise RuntimeError("Module.set_extra_state() is called only where a subclass "
+                           "overrides it; override it to take back the extra state that "
+                           "get_extra_state() returned")
 
     def load_state_dict(self, state_dict: Mapping[str, Tensor], strict: bool = True,
                         assign: bool = False) -> IncompatibleKeys:
@@ -143,10 +353,25 @@ class _StateMixin:
                             f"got {type(state_dict).__name__}")
         from .parameter import is_uninitialized as lazy
 
+        walk = list(self.named_modules(remove_duplicate=False))
+        problems: list[str] = []
+        missing: list[str] = []
+        unexpected: list[str] = []
+        metadata = getattr(state_dict, "_metadata", None)
+        if any(m.__dict__.get("_load_state_dict_pre_hooks") for _, m in walk):
+            # the hooks change a copy (PyTorch's): renaming keys of an old checkpoint
+            state_dict = OrderedDict(state_dict)
+            for name, m in walk:
+                dot = f"{name}." if name else ""
+                local = {} if metadata is None else metadata.get(name, {})
+                for hook in tuple(m.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                    hook(m, state_dict, dot, local, True, missing, unexpected, problems)
         own = {name: (t, is_param) for name, t, is_param in self._named_state()}
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        problems = []
+        extra = {(f"{name}." if name else "") + "_extra_state": m for name, m in walk
+                 if type(m).set_extra_state is not _StateMixin.set_extra_state}
+        missing += [k for k in own if k not in state_dict]
+        missing += [k for k in extra if k not in state_dict]
+        unexpected += [k for k in state_dict if k not in own and k not in extra]
         for k, (t, is_param) in own.items():
             if k not in state_dict:
                 continue
@@ -168,21 +393,37 @@ class _StateMixin:
                        if hasattr(m, "_lazy_load_check")]
         for prefix, m in lazy_layers:
             problems += m._lazy_load_check(prefix, given)
+        self._state_check(problems)
+        result = IncompatibleKeys(missing, unexpected)
+        post = _post_order(self, frozenset())
+        hooked = False
+        if strict and (missing or unexpected) and post:
+            # the post-hooks may forgive keys (clearing them in place): asked before
+            # anything is written, so that a refused load still changes nothing
+            _run_post_hooks(post, result)
+            hooked = True
         if strict:
-            problems += [f"missing key '{k}'" for k in missing]
-            problems += [f"unexpected key '{k}'" for k in unexpected]
-        if problems:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
-                               + "; ".join(problems))
+            self._state_check([f"missing key '{k}'" for k in missing]
+                              + [f"unexpected key '{k}'" for k in unexpected])
         for prefix, m in lazy_layers:  # lazy layers take their shapes from state_dict
             m._lazy_load(prefix, given)
         if assign:
             self._assign_state(given)
-            return IncompatibleKeys(missing, unexpected)
-        for k, (t, _) in own.items():
-            if k in given and not lazy(t):
-                t.detach().copy_(given[k])  # a write to t (its version), as in PyTorch
-        return IncompatibleKeys(missing, unexpected)
+        else:
+            for k, (t, _) in own.items():
+                if k in given and not lazy(t):
+                    t.detach().copy_(given[k])  # a write to t (its version), as in PyTorch
+        for k, m in extra.items():
+            if k in state_dict:
+                m.set_extra_state(state_dict[k])
+        if not hooked:
+            _run_post_hooks(post, result)
+        return result
+
+    def _state_check(self, problems: list[str]) -> None:
+        if problems:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
+                               + "; ".join(problems))
 
     def _assign_state(self, given: Mapping[str, Tensor]) -> None:
         """load_state_dict(assign=True)'s part: each module's entries put in place of
@@ -200,3 +441,67 @@ class _StateMixin:
                 if b is not None and v is not None and \
                         bname not in m._non_persistent_buffers_set:
                     m._buffers[bname] = v
+
+
+def _hooks_of(m: Any, table: str) -> tuple:
+    hooks = m.__dict__.get(table)
+    return tuple(hooks.values()) if hooks else ()
+
+
+def _save(m: Any, out: Any, prefix: str, keep_vars: bool, above: frozenset,
+          root: bool) -> Any:
+    """state_dict() of m into out, PyTorch's steps: the pre-hooks, the parameters, the
+    persistent buffers, the extra state, the children, the post-hooks."""
+    from .parameter import is_uninitialized
+    local_metadata = {"version": getattr(type(m), "_version", 1)}
+    meta = getattr(out, "_metadata", None)
+    if meta is not None:
+        meta[prefix[:-1]] = local_metadata
+    for hook in _hooks_of(m, "_state_dict_pre_hooks"):
+        hook(m, prefix, keep_vars)
+    for name, t in m._parameters.items():
+        if t is not None:  # detach(), as PyTorch's: sharing the version counter
+            out[prefix + name] = t if keep_vars or is_uninitialized(t) else t.detach()
+    for name, t in m._buffers.items():
+        if t is not None and name not in m._non_persistent_buffers_set:
+            out[prefix + name] = t if keep_vars else t.detach()
+    if type(m).get_extra_state is not _StateMixin.get_extra_state:
+        out[prefix + "_extra_state"] = m.get_extra_state()
+    inner = above | {id(m)}  # a module inside itself would never end
+    for name, child in m._modules.items():
+        if child is not None and id(child) not in inner:
+            _save(child, out, f"{prefix}{name}.", keep_vars, inner, False)
+    for hook in _hooks_of(m, "_state_dict_hooks"):
+        result = hook(m, out, prefix, local_metadata)
+        if getattr(hook, "_from_public_api", False):
+            if result is not None:
+                raise RuntimeError(f"a state_dict post-hook of {type(m).__name__} returned "
+                                   f"a {type(result).__name__}; it must return None and "
+                                   f"change the state dict in place")
+        elif result is not None and root:  # _register_state_dict_hook's, PyTorch's rule
+            out = result
+    return out
+
+
+def _post_order(m: Any, above: frozenset) -> list:
+    """The modules with load_state_dict post-hooks, children before their parent."""
+    inner = above | {id(m)}
+    found = [x for child in m._modules.values()
+             if child is not None and id(child) not in inner
+             for x in _post_order(child, inner)]
+    if m.__dict__.get("_load_state_dict_post_hooks"):
+        found.append(m)
+    return found
+
+
+def _run_post_hooks(modules: list, result: IncompatibleKeys) -> None:
+    for m in modules:
+        for hook in _hooks_of(m, "_load_state_dict_post_hooks"):
+            if hook(m, result) is not None:
+                raise RuntimeError(f"a load_state_dict post-hook of {type(m).__name__} "
+                                   f"returned a value; it must return None and change "
+                                   f"incompatible_keys' lists in place")
+
+
+def _register(m: Any, table: str, hook: Any, where: str) -> Any:
+    return add_hook(hook_table(m, table, hook, where), hook)
