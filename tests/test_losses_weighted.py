@@ -266,7 +266,7 @@ def test_match_torch(device):
         target = np.log(P_POS) if log_target else P
         with np.errstate(divide="ignore"):
             got = F.kl_div(_tensor(LOGQ, "float64", device), _tensor(target, "float64", device),
-                           "batchmean", log_target)
+                           reduction="batchmean", log_target=log_target)
         want = tF.kl_div(torch.tensor(LOGQ), torch.tensor(target), reduction="batchmean",
                          log_target=log_target)
         np.testing.assert_allclose(got.item(), want.item(), rtol=1e-12)

@@ -5,8 +5,8 @@ glu and softmin (re-exported by nn.functional; the layers are in nn/activation_m
 
 Each is a composition of the C elementwise ops, so autograd differentiates it and every
 device computes it.  The pieces are chosen so that autograd's gradient is PyTorch's at
-the kinks: hardswish's middle piece is the closed [-3, 3] (PyTorch's backward gives -0.5
-at -3 and 1.5 at 3), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
+the kinks: hardswish's middle piece is the open (-3, 3) (PyTorch 2.15's backward gives 0
+at -3 and 1 at 3, run side by side), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
 masked argument keeps the branch not taken from making inf or NaN."""
 import warnings
 
@@ -65,9 +65,8 @@ def _hardswish(x):
 
 @derivative("hardswish")
 class HardswishBackward0(Node):
-    """hardswish's gradient as PyTorch's hardswish_backward, by selects: 0 below -3,
-    ``x / 3 + 0.5`` from -3 to 3 (both included: -0.5 and 1.5 there), 1 above 3 and for
-    a NaN x; so an infinite x gives 0 or g."""
+    """hardswish's gradient as PyTorch 2.15's, by selects: 0 up to -3 (included),
+    ``x / 3 + 0.5`` below 3, 1 from 3 and for a NaN x; so an infinite x gives 0 or g."""
 
     def save(self, out, input):
         self.save_tensors(input)
@@ -76,7 +75,7 @@ class HardswishBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         inner = g * (x / 3.0 + 0.5)
-        return (inner.where(x <= 3.0, g).masked_fill(x < -3.0, 0.0),)
+        return (inner.where(x < 3.0, g).masked_fill(x <= -3.0, 0.0),)
 
 
 def hardsigmoid(input, inplace=False):
