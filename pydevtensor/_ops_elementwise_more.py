@@ -10,7 +10,7 @@ import builtins
 from . import _C
 from ._ops_index import _tensor_arg, where
 from ._ops_scatter import _same_device
-from .autograd.dispatch import _wants_grad
+from .autograd.dispatch import _wants_grad, recorded
 
 hypot = _C.hypot
 fmod = _C.fmod
@@ -229,8 +229,8 @@ def _fmax_fmin(input, other, op, keep):
     _tensor_arg(input, op)
     _tensor_arg(other, op, "other")
     _same_device(op, input, other)
-    # PyTorch's fmax: input where it wins or ties, or where other is NaN (so its
-    # gradient goes to input at a tie, as PyTorch's fmax_backward)
+    # input where it wins or ties, or where other is NaN; recorded as one op whose
+    # gradient (FmaxBackward0) splits a tie in half, as PyTorch's
     pick = keep(input, other)
     if other.is_floating_point():
         pick = pick | other.isnan()
@@ -265,16 +265,20 @@ _FMAX_DOC = """The {which} of input and other, elementwise, ignoring NaN (C's {o
     """
 
 
-def fmax(input, other):
+def _fmax(input, other):
     return _fmax_fmin(input, other, "fmax", lambda a, b: a >= b)
 
 
-def fmin(input, other):
+def _fmin(input, other):
     return _fmax_fmin(input, other, "fmin", lambda a, b: a <= b)
 
 
-fmax.__doc__ = _FMAX_DOC.format(which="larger", op="fmax", first=2)
-fmin.__doc__ = _FMAX_DOC.format(which="smaller", op="fmin", first=1)
+_fmax.__doc__ = _FMAX_DOC.format(which="larger", op="fmax", first=2)
+_fmin.__doc__ = _FMAX_DOC.format(which="smaller", op="fmin", first=1)
+_fmax.__name__, _fmin.__name__ = "fmax", "fmin"
+_fmax.__qualname__, _fmin.__qualname__ = "fmax", "fmin"
+fmax = recorded("fmax")(_fmax)
+fmin = recorded("fmin")(_fmin)
 
 
 def positive(input):
@@ -314,7 +318,8 @@ __all__ = ["clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "copysign", "fl
            "fmax", "fmin", "fmod", "heaviside", "hypot", "logaddexp2", "positive"]
 
 for _n in __all__:
-    if not hasattr(globals()[_n], "__code__"):
+    if not hasattr(globals()[_n], "__code__") and not isinstance(globals()[_n],
+                                                                 _C._RecordedOp):
         continue  # a C function: the Tensor method is C's too
     setattr(_C.Tensor, _n, globals()[_n])
 for _n in ("float_power", "heaviside"):

@@ -110,6 +110,11 @@ def index_fill(input, dim, index, value):
     else:
         _C._number_fits("index_fill", value, input)  # named here, not by the 0-d number
     out = (input if input.ndim else input.reshape(1)).clone()
+    if isinstance(value, _C.Tensor) and value.requires_grad and index.numel() > 1:
+        # each place once: a repeated index (or -1 beside size - 1) would count the
+        # gradient of its place twice in value's (PyTorch's counts it once)
+        from ._ops_counting import unique  # late: _ops_counting imports this module's
+        index = unique(index % out.shape[d])
     out[_key(d, index)] = value
     return out.reshape(tuple(input.shape))
 

@@ -324,9 +324,33 @@ class _Extremum(_Binary):
         # g gives 0 there; a NaN input gives g to both)
         from .._ops_index import where  # imported late: _ops_index imports the recorder
         gt = where(a == b, g * 0.5, g)
-        lose_a, lose_b = (a < b, a > b) if self.larger else (a > b, a < b)
+        lose_a, lose_b = self._losers(a, b)
         return (reduce_grad(zero_where(lose_a, gt), ma) if need_a else None,
                 reduce_grad(zero_where(lose_b, gt), mb) if need_b else None)
+
+
+    def _losers(self, a, b):
+        return (a < b, a > b) if self.larger else (a > b, a < b)
+
+
+class _FExtremum(_Extremum):
+    """fmax/fmin: as maximum's, but a NaN loses to a number, and of two NaNs the
+    input wins (PyTorch 2.15's, run side by side)."""
+
+    def _losers(self, a, b):
+        lose_a, lose_b = super()._losers(a, b)
+        nan_b = b.isnan()
+        return lose_a | (a.isnan() & ~nan_b), lose_b | nan_b
+
+
+@derivative("fmax")
+class FmaxBackward0(_FExtremum):
+    larger = True
+
+
+@derivative("fmin")
+class FminBackward0(_FExtremum):
+    larger = False
 
 
 @derivative("maximum")
@@ -573,10 +597,16 @@ class AminBackward0(_AmaxBackward):
 
 
 class MaxBackward1(_AmaxBackward):  # max() of every element
-    pass
+    """As amax's, but a NaN result shares the gradient among the NaNs (PyTorch's
+    evenly_distribute_backward; amax's gives NaN everywhere, as PyTorch's does)."""
+
+    def backward(self, g):
+        x, y, g = self._unreduced(g)
+        mask = as_float((x == y) | (x.isnan() & y.isnan()), x)
+        return mask * (g / mask.sum())
 
 
-class MinBackward1(_AmaxBackward):
+class MinBackward1(MaxBackward1):
     pass
 
 

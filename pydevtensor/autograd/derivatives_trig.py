@@ -47,12 +47,13 @@ _register(("erfinv",), "ErfinvBackward0", "result",
 @derivative("atan2", "arctan2")
 class Atan2Backward0(_SavesOperands):
     """d atan2(a, b) = (b da - a db) / (a^2 + b^2) (either may be a number: mul's
-    saving)."""
+    saving); 0 where a^2 + b^2 is 0, as PyTorch 2.15's (run side by side)."""
 
     def backward(self, g):
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
-        w = g / (a * a + b * b)
+        d = a * a + b * b
+        w = (g / d).masked_fill(d == 0, 0.0)
         return (reduce_grad(w * b, ma) if need_a else None,
                 reduce_grad(-w * a, mb) if need_b else None)

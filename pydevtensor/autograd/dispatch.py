@@ -229,15 +229,18 @@ def _in_place_on(name, x, args, kwargs):
 
 class _Overwritten(Node):
     """x.zero_() / x.fill_(v) / x.copy_(src) on a tensor in the graph: x's old value gets
-    no gradient; src (copy_) gets it, brought back to src's dtype, device and shape."""
+    a zero gradient (PyTorch's zeros_like(grad), so a leaf behind it gets a .grad of
+    zeros, not None); src (copy_) gets g, brought back to src's dtype, device and
+    shape."""
 
     def backward(self, g):
         src_meta = self.src_meta
+        old = _C.zeros_like(g) if self.next_functions[0] is not None else None
         if src_meta is None:
-            return (None,)
+            return (old,)
         from .derivatives import reduce_grad
         g = g if g.device == src_meta[2] else g.to(src_meta[2])
-        return None, reduce_grad(g, src_meta)
+        return old, reduce_grad(g, src_meta)
 
 
 class FillBackward0(_Overwritten):
