@@ -18,7 +18,7 @@ from . import _C
 from ._ops_index import _tensor_arg, where
 from ._ops_reduce import return_types
 from ._ops_scatter import _same_device
-from ._dtype_info import finfo
+from ._dtype_info import finfo, result_type
 from ._ops_shape import broadcast_tensors
 from .autograd import no_grad
 
@@ -128,7 +128,14 @@ def ldexp(input, other):
     tensor([8.0000, 1.5000])
     """
     _tensor_arg(input, "ldexp")
-    return input * _powers_of_two(input, other, "ldexp")
+    product = input * _powers_of_two(input, other, "ldexp")
+    # PyTorch's dtype: the operands' (a 0-d one counting less), floating; the product
+    # by a power of two is exact, so the one cast rounds only what overflows
+    dt = result_type(input, other)
+    if not dt.is_floating_point:
+        from ._default_dtype import get_default_dtype
+        dt = get_default_dtype()
+    return product.to(dt)
 
 
 def _powers_of_two(input, other, op):
@@ -194,7 +201,7 @@ def nextafter(input, other):
     _float_arg(input, "nextafter")
     _float_arg(other, "nextafter", "other")
     _same_device("nextafter", input, other)
-    dt = _C.promote_types(input.dtype, other.dtype)
+    dt = result_type(input, other)  # a 0-d operand counts less, as in PyTorch
     p, emin = _P_EMIN[_dtype_name(dt)]
     wide = _C.float32 if dt in (_C.float16, _C.bfloat16) else dt
     with no_grad():

@@ -42,7 +42,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if isinstance(base, bool) or not isinstance(base, (int, float)):
         raise TypeError(f"logspace(): base must be a number, got {type(base).__name__}")
     e = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
-    out = _C.pow(float(base), e).to(_C.float32 if dtype is None else dtype)
+    if dtype is None:  # the default dtype, as every creation function's
+        from ._default_dtype import get_default_dtype
+        dtype = get_default_dtype()
+    out = _C.pow(float(base), e).to(dtype)
     return out.requires_grad_() if requires_grad else out
 
 

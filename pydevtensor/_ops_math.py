@@ -5,6 +5,8 @@ The functions live in the C extension (csrc/python/tensor_math.c); the operators
 method forms (``x.exp()``, ``x.add_(y)``, ...) are on ``Tensor`` itself.  Dtypes
 promote as in PyTorch: see Note [elementwise dtypes] in csrc/core/pdt_elementwise.h.
 """
+import math
+
 from . import _C
 
 add = _C.add
@@ -80,8 +82,12 @@ def _round_decimals(x, decimals, name):
     if not x.is_floating_point():
         raise TypeError(f"{name}(): decimals={decimals} needs a floating-point tensor, got "
                         f"{x.dtype.name} on {x.device}")
-    scale = 10.0 ** (decimals if decimals > 0 else -decimals)  # (abs is the tensor op here)
-    return _C.round(x * scale) / scale if decimals > 0 else _C.round(x / scale) * scale
+    d = decimals if decimals > 0 else -decimals  # (abs is the tensor op here)
+    scale = 10.0 ** d if d <= 308 else math.inf  # beyond: NaN and inf, as PyTorch's
+    half = x.dtype in (_C.float16, _C.bfloat16)
+    v = x.float() if half else x  # PyTorch computes halves in float32 (its opmath)
+    v = _C.round(v * scale) / scale if decimals > 0 else _C.round(v / scale) * scale
+    return v.to(x.dtype) if half else v
 
 
 def round(input, *, decimals=0, out=None):

@@ -412,13 +412,19 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _C.InvalidArgumentError(
             f"isclose(): rtol and atol must be greater than or equal to zero, got "
             f"rtol={rtol} and atol={atol}")
-    if not input.is_floating_point():
-        return input == other
-    diff = (input - other).abs()
-    close = where(input == other, True, diff <= atol + rtol * other.abs())
-    if equal_nan:
-        close = where(isnan(input), isnan(other), close)
-    return close
+    # PyTorch's steps: equal values (equal infinities too) are close; else a finite
+    # error within the tolerance, integers' included (their tolerance in the default
+    # float dtype), bools as numbers of that dtype
+    close = input == other
+    if equal_nan and input.is_floating_point():
+        close = close | (isnan(input) & isnan(other))
+    if rtol == 0 and atol == 0:
+        return close
+    if input.dtype == _C.bool:
+        from ._default_dtype import get_default_dtype
+        input, other = input.to(get_default_dtype()), other.to(get_default_dtype())
+    actual = (input - other).abs()
+    return close | (actual.isfinite() & (actual <= atol + (rtol * other).abs()))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -154,8 +154,32 @@ NN_API_CASES = [
       r"only accepts floating point dtypes"),
     C("Parameter-list", "pdt.nn.Parameter([1, 2])", "TypeError",
       r"Parameter\(data\) needs a Tensor, got list"),
-    C("functional-linear-1d-weight", "pdt.nn.functional.linear(pdt.zeros(2, 3), pdt.zeros(3))",
-      "ValueError", r"weight must be 2-d"),
+    C("functional-linear-3d-weight", "pdt.nn.functional.linear(pdt.zeros(2, 3), "
+      "pdt.zeros(1, 4, 3))", "ValueError", r"weight must be 2-d \(out_features, in_features\) "
+      r"or 1-d \(in_features\), got shape \(1, 4, 3\)"),
+    C("functional-linear-1d-weight-size", "pdt.nn.functional.linear(pdt.zeros(2, 3), "
+      "pdt.zeros(4))", "ValueError", r"weight must be 2-d"),
+    C("batch_norm-eval-no-running-stats", "pdt.nn.functional.batch_norm(pdt.ones(2, 3), None, "
+      "None, training=False)", "RuntimeError", r"running_mean must be defined in evaluation "
+      r"mode \(training=False\).*shape \(2, 3\) on cpu"),
+    C("embedding_bag-offsets-decrease", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2, 3]), "
+      "pdt.ones(5, 2), pdt.tensor([0, 2, 1]))", "ValueError",
+      r"offsets must not decrease, got offsets\[1\] = 2 and offsets\[2\] = 1"),
+    C("embedding_bag-offsets-start", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2, 3]), "
+      "pdt.ones(5, 2), pdt.tensor([1, 2]))", "ValueError",
+      r"offsets\[0\] has to be 0"),
+    C("embedding_bag-offsets-past-end", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2, 3]),"
+      " pdt.ones(5, 2), pdt.tensor([0, 4]))", "ValueError",
+      r"offsets\[-1\] can not be greater than input's length 3"),
+    C("embedding_bag-last-offset", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2, 3]), "
+      "pdt.ones(5, 2), pdt.tensor([0, 2]), include_last_offset=True)", "ValueError",
+      r"with include_last_offset the last offset must be the input's length 3, got 2"),
+    C("full-size-twice", "pdt.full((2,), 1.0, size=(3,))", "TypeError",
+      r"full\(\) got multiple values for argument 'size'"),
+    C("linspace-too-many", "pdt.linspace(0, 1, 3, 4)", "TypeError",
+      r"linspace\(\) takes at most 3 positional arguments \(4 given\)"),
+    C("max-other-keepdim", "pdt.max(t, t, keepdim=True)", "TypeError",
+      r"max\(other\) takes no dim or keepdim"),
     C("one_hot-float", "pdt.nn.functional.one_hot(t)", "TypeError",
       r"one_hot\(\): tensor must hold integer class indices \(int64 or int32\), got "
       r"pydevtensor\.float32 on cpu"),

@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "docstrings_create.h"
+#include "pdt_elementwise.h"
 
 /* A ValueError whose message has numbers in it: PyErr_Format knows no %g. */
 /* A bad value: InvalidArgumentError, a ValueError and a RuntimeError (PyTorch raises
@@ -94,6 +95,28 @@ static int parse_create_opts(pdt_state *S, const char *fname, PyObject *const *k
     if (o->pin && o->device.kind != PDT_CPU) {
         PyErr_Format(PyExc_ValueError, "%s(): pin_memory=True needs a CPU tensor", fname);
         return -1;
+    }
+    return 0;
+}
+
+/* The positional arguments into the keyword slots they stand for (the i-th into
+   *slots[i]), PyTorch's parameters being positional or by name; one given both ways,
+   or more than n, is a TypeError. */
+static int place_positional(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject **const *slots, const char *const *names, Py_ssize_t n)
+{
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd positional arguments (%zd given)",
+                     fname, n, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        if (*slots[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                         names[i]);
+            return -1;
+        }
+        *slots[i] = args[i];
     }
     return 0;
 }
@@ -218,21 +241,25 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
                         PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device",     "pin_memory",
-                                        "requires_grad", "fill_value", NULL};
-    PyObject *kw[KW_COUNT + 1] = {NULL};
+    static const char *const names[] = {"dtype",      "device", "pin_memory", "requires_grad",
+                                        "fill_value", "size",   NULL};
+    PyObject *kw[KW_COUNT + 2] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "full", args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
-    PyObject *fill = nargs > 1 ? args[1] : kw[KW_EXTRA];
-    if (nargs < 1 || nargs > 2 || !fill) {
+    PyObject **const slots[] = {&kw[KW_EXTRA + 1], &kw[KW_EXTRA]};
+    static const char *const order[] = {"size", "fill_value"};
+    if (place_positional("full", args, nargs, slots, order, 2) < 0)
+        return NULL;
+    PyObject *fill = kw[KW_EXTRA];
+    if (!kw[KW_EXTRA + 1] || !fill) {
         PyErr_SetString(PyExc_TypeError, "full() takes (size, fill_value)");
         return NULL;
     }
     pdt_scalar v;
     int ndim;
     int64_t shape[PDT_MAX_DIMS];
-    if (pdt_parse_sizes(args, 1, &ndim, shape, "full") < 0)
+    if (pdt_parse_sizes(&kw[KW_EXTRA + 1], 1, &ndim, shape, "full") < 0)
         return NULL;
     PyObject *number = parse_number(S, fill, "full(): fill_value", &v);
     if (!number)
@@ -337,6 +364,47 @@ static PyObject *range_tensor(pdt_state *S, const char *name, const create_opts 
 
 static double scalar_as_double(const pdt_scalar *v) { return v->is_float ? v->f : (double)v->i; }
 
+/* arange of integers: the count exact in 64 bits, and for an int64 result beyond 2**53
+   (where doubles skip integers) the values too: 0, 1, ... made exactly, then
+   start + i * step in int64. */
+static PyObject *int_arange(pdt_state *S, const create_opts *o, int64_t start, int64_t end,
+                            int64_t step)
+{
+    if (step == 0 || (step > 0 && end < start) || (step < 0 && end > start)) {
+        value_error(S,
+                    "arange(): step %lld cannot go from start %lld to end %lld (step must be "
+                    "non-zero and point from start to end)",
+                    (long long)step, (long long)start, (long long)end);
+        return NULL;
+    }
+    /* |end - start| and |step| as unsigned: exact even from INT64_MIN to INT64_MAX */
+    uint64_t span = step > 0 ? (uint64_t)end - (uint64_t)start : (uint64_t)start - (uint64_t)end;
+    uint64_t stride = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
+    uint64_t count = span / stride + (span % stride != 0);
+    if (count > (uint64_t)PDT_MAX_NUMEL) {
+        value_error(S, "arange(): %llu elements is too many", (unsigned long long)count);
+        return NULL;
+    }
+    int dtype = o->dtype >= 0 ? o->dtype : PDT_INT64;
+    const int64_t exact = (int64_t)1 << 53;
+    int wide = start > exact || start < -exact || end > exact || end < -exact || step > exact ||
+               step < -exact;
+    if (dtype != PDT_INT64 || !wide)
+        return range_tensor(S, "arange", o, dtype, (int64_t)count, (double)start, (double)step);
+    PyObject *r = range_tensor(S, "arange", o, dtype, (int64_t)count, 0.0, 1.0);
+    if (!r)
+        return NULL;
+    const pdt_tensor *t = pdt_tensor_of(r);
+    pdt_arg a = {.t = NULL, .s = {.is_float = 0, .i = start}}, b = {.t = t},
+            alpha = {.t = NULL, .s = {.is_float = 0, .i = step}};
+    pdt_status st = pdt_binary_alpha("arange", PDT_OP_ADD, a, b, alpha, t, NULL);
+    if (st != PDT_OK) {
+        Py_DECREF(r);
+        return pdt_raise(S, st);
+    }
+    return r;
+}
+
 /* arange(end) / arange(start, end, step=1, *, dtype=None, device=None) */
 static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames)
@@ -371,6 +439,8 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
         Py_XDECREF(number);
         any_float |= v[i].is_float;
     }
+    if (!any_float)
+        return int_arange(S, &o, v[0].i, v[1].i, v[2].i);
     double start = scalar_as_double(&v[0]), end = scalar_as_double(&v[1]),
            step = scalar_as_double(&v[2]);
     if (!isfinite(start) || !isfinite(end) || !isfinite(step)) {
@@ -399,21 +469,25 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
                             PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device", "pin_memory",
-                                        "requires_grad", "steps",  NULL};
-    PyObject *kw[KW_COUNT + 1] = {NULL};
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "steps", "start",  "end",        NULL};
+    PyObject *kw[KW_COUNT + 3] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "linspace", args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
-    PyObject *steps_obj = nargs == 3 ? args[2] : kw[KW_EXTRA];
-    if (nargs < 2 || nargs > 3 || !steps_obj || (nargs == 3 && kw[KW_EXTRA])) {
+    PyObject **const slots[] = {&kw[KW_EXTRA + 1], &kw[KW_EXTRA + 2], &kw[KW_EXTRA]};
+    static const char *const order[] = {"start", "end", "steps"};
+    if (place_positional("linspace", args, nargs, slots, order, 3) < 0)
+        return NULL;
+    PyObject *steps_obj = kw[KW_EXTRA];
+    if (!kw[KW_EXTRA + 1] || !kw[KW_EXTRA + 2] || !steps_obj) {
         PyErr_SetString(PyExc_TypeError, "linspace() takes (start, end, steps)");
         return NULL;
     }
     pdt_scalar a, b;
     int64_t steps;
-    PyObject *na = parse_number(S, args[0], "linspace(): start", &a);
-    PyObject *nb = na ? parse_number(S, args[1], "linspace(): end", &b) : NULL;
+    PyObject *na = parse_number(S, kw[KW_EXTRA + 1], "linspace(): start", &a);
+    PyObject *nb = na ? parse_number(S, kw[KW_EXTRA + 2], "linspace(): end", &b) : NULL;
     Py_XDECREF(na);
     if (!nb)
         return NULL;
@@ -434,19 +508,23 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
 static PyObject *f_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device", "pin_memory",
-                                        "requires_grad", "m",      NULL};
-    PyObject *kw[KW_COUNT + 1] = {NULL};
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "m",     "n",      NULL};
+    PyObject *kw[KW_COUNT + 2] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "eye", args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
-    PyObject *m_obj = nargs == 2 ? args[1] : kw[KW_EXTRA];
-    if (nargs < 1 || nargs > 2 || (nargs == 2 && kw[KW_EXTRA])) {
+    PyObject **const slots[] = {&kw[KW_EXTRA + 1], &kw[KW_EXTRA]};
+    static const char *const order[] = {"n", "m"};
+    if (place_positional("eye", args, nargs, slots, order, 2) < 0)
+        return NULL;
+    PyObject *m_obj = kw[KW_EXTRA];
+    if (!kw[KW_EXTRA + 1]) {
         PyErr_SetString(PyExc_TypeError, "eye() takes (n, m=None)");
         return NULL;
     }
     int64_t shape[2];
-    if (pdt_parse_int64(args[0], "eye(): n", &shape[0]) < 0)
+    if (pdt_parse_int64(kw[KW_EXTRA + 1], "eye(): n", &shape[0]) < 0)
         return NULL;
     shape[1] = shape[0];
     if (m_obj && m_obj != Py_None && pdt_parse_int64(m_obj, "eye(): m", &shape[1]) < 0)

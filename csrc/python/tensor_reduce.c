@@ -219,21 +219,33 @@ static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_
     PDT_AUTOGRAD_HOOK(which ? "min" : "max", 1, self, args, nargs, kwnames);
     const char *fname = which ? "min" : "max";
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    PyObject *kw[ARG_COUNT] = {NULL};
-    if (!S || parse_call(fname, args, nargs, kwnames, 0, 0, kw) < 0)
+    if (!S)
         return NULL;
-    PyObject *dim = kw[ARG_DIM];
-    if (dim && pdt_is_tensor(S, dim)) {
+    /* PyTorch's max(other): a tensor as the one positional argument, or other=, is the
+       elementwise maximum; a tensor given as dim= is a dim (a 0-d integer tensor) */
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *other = NULL;
+    if (nargs >= 1 && pdt_is_tensor(S, args[0]))
+        other = args[0];
+    else if (nargs == 0 && nkw >= 1 &&
+             PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "other") == 0)
+        other = args[0];
+    if (other) {
+        if (nargs + nkw != 1) {
+            PyErr_Format(PyExc_TypeError, "%s(other) takes no dim or keepdim", fname);
+            return NULL;
+        }
         PyObject *module = module_of(self);
         PyObject *fn = module ? PyObject_GetAttrString(module, which ? "minimum" : "maximum")
                               : NULL;
-        PyObject *r = fn && !kw[ARG_KEEPDIM] ? PyObject_CallFunctionObjArgs(fn, self, dim, NULL)
-                                             : NULL;
-        if (fn && kw[ARG_KEEPDIM])
-            PyErr_Format(PyExc_TypeError, "%s(other) takes no keepdim", fname);
+        PyObject *r = fn ? PyObject_CallFunctionObjArgs(fn, self, other, NULL) : NULL;
         Py_XDECREF(fn);
         return r;
     }
+    PyObject *kw[ARG_COUNT] = {NULL};
+    if (parse_call(fname, args, nargs, kwnames, 0, 0, kw) < 0)
+        return NULL;
+    PyObject *dim = kw[ARG_DIM];
     if (!dim || dim == Py_None) {
         if (kw[ARG_KEEPDIM]) {
             PyErr_Format(PyExc_TypeError, "%s(): keepdim needs a dim", fname);

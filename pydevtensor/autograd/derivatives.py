@@ -8,6 +8,7 @@ prints as ``<AddBackward0 ...>``.  Views, indexing, copies and the matrix produc
 in derivatives_shape.py.
 """
 import math
+import operator
 
 from .. import _C
 from .dispatch import derivative, not_differentiable
@@ -615,7 +616,7 @@ class MaxBackward0(Node):
 
     def save(self, result, input, dim=None, keepdim=False, **kw):
         self.shape = tuple(input.shape)
-        self.dim = dim % max(input.ndim, 1)
+        self.dim = operator.index(dim) % max(input.ndim, 1)  # a 0-d int tensor too
         self.keepdim = bool(keepdim)
         self.indices = result[1]
         return (input,)
@@ -638,9 +639,12 @@ class MinBackward0(MaxBackward0):
 
 
 def _pick_extreme(which):
-    def pick(input, dim=None, *args, **kw):
-        if isinstance(dim, _C.Tensor):
+    def pick(input, *args, **kw):
+        # max(other) as C reads it: a tensor as the one positional argument, or other=;
+        # a tensor given as dim= is a dim
+        if (args and isinstance(args[0], _C.Tensor)) or "other" in kw:
             return MaximumBackward0 if which == "max" else MinimumBackward0
+        dim = args[0] if args else kw.get("dim")
         if dim is None:
             return MaxBackward1 if which == "max" else MinBackward1
         return MaxBackward0 if which == "max" else MinBackward0

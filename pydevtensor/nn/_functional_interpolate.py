@@ -12,7 +12,7 @@ output's size, and an inf or NaN input cell reaches only the outputs whose taps
 read it, as in PyTorch.  The taps are kept per device (nn/_index_cache.py).
 
 float16 and bfloat16 are resampled in float32 and rounded once, as PyTorch does.
-'area' is adaptive_avg_pool1d / adaptive_avg_pool2d.
+'area' is adaptive_avg_pool1d / adaptive_avg_pool2d / adaptive_avg_pool3d.
 """
 from __future__ import annotations
 
@@ -102,10 +102,6 @@ def _check_input(input: Any, mode: str, align_corners, antialias, where: str) ->
         raise NotImplementedError(f"{where}: Got {input.ndim}D input (shape "
                                   f"{tuple(input.shape)} on {input.device}), but {mode} mode "
                                   f"needs {need}D input")
-    if mode == "area" and input.ndim == 5:
-        raise NotImplementedError(f"{where}: mode 'area' of a 5D input (adaptive_avg_pool3d) "
-                                  f"is not supported (shape {tuple(input.shape)} on "
-                                  f"{input.device})")
     if antialias:
         if mode not in ("bilinear", "bicubic") or input.ndim != 4:
             raise ValueError(f"{where}: Anti-alias option is restricted to bilinear and "
@@ -212,6 +208,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         from . import _functional_pool_more as FPM
         if input.ndim == 3:
             return FPM.adaptive_avg_pool1d(input, sizes)
+        if input.ndim == 5:
+            from . import _functional_3d as F3
+            return F3.adaptive_avg_pool3d(input, sizes)
         return FP.adaptive_avg_pool2d(input, sizes)
     wide = _wide(input.dtype)
     if mode == "nearest" and input.ndim == 4:

@@ -221,7 +221,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
         raise TypeError(f"{where}: momentum must be a number, got {type(momentum).__name__} "
                         f"(nn.BatchNorm1d takes momentum=None for a cumulative average)")
-    if training or running_mean is None:
+    if not training and running_mean is None:
+        raise RuntimeError(f"{where}: running_mean must be defined in evaluation mode "
+                           f"(training=False); pass the running statistics or "
+                           f"training=True (input of shape {tuple(input.shape)} on "
+                           f"{input.device})")
+    if training:
         _check_batch(input, where)
         dims = (0,) + tuple(range(2, ndim))
         mean = input.mean(dim=dims, keepdim=True)

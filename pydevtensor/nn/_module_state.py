@@ -459,12 +459,14 @@ def _save(m: Any, out: Any, prefix: str, keep_vars: bool, above: frozenset,
         meta[prefix[:-1]] = local_metadata
     for hook in _hooks_of(m, "_state_dict_pre_hooks"):
         hook(m, prefix, keep_vars)
+    # detach(), as PyTorch's: sharing the version counter; an uninitialized parameter
+    # or buffer (a lazy layer's) is there as itself
     for name, t in m._parameters.items():
-        if t is not None:  # detach(), as PyTorch's: sharing the version counter
+        if t is not None:
             out[prefix + name] = t if keep_vars or is_uninitialized(t) else t.detach()
     for name, t in m._buffers.items():
         if t is not None and name not in m._non_persistent_buffers_set:
-            out[prefix + name] = t if keep_vars else t.detach()
+            out[prefix + name] = t if keep_vars or is_uninitialized(t) else t.detach()
     if type(m).get_extra_state is not _StateMixin.get_extra_state:
         out[prefix + "_extra_state"] = m.get_extra_state()
     inner = above | {id(m)}  # a module inside itself would never end

@@ -8,7 +8,10 @@ against the offsets, on the input's device (nothing read back); the looked-up ro
 added into their bag by ``index_add`` (sum, mean) or reduced by ``scatter_reduce``
 ('amax', the bag's zeros kept for an empty bag, as PyTorch's).  Indices equal to
 padding_idx are sent to a bag past the last, dropped at the end, so they count in no
-bag's sum, mean or max.  Autograd goes through those ops.
+bag's sum, mean or max.  Autograd goes through those ops.  Offsets held by the CPU are
+checked as PyTorch's CPU kernel checks them (starting at 0, never going down, within the
+input); a GPU's are not read back for that, and offsets that go down there give
+bucketize's bags, not an error.
 """
 from __future__ import annotations
 
@@ -27,6 +30,26 @@ if TYPE_CHECKING:
 __all__ = ["EmbeddingBag", "embedding_bag"]
 
 _Invalid = _C.InvalidArgumentError
+
+
+def _check_offsets(offsets, length, include_last_offset, where):
+    """PyTorch's checks of a 1-d input's offsets (CPU tensors only: no read back)."""
+    values = offsets.tolist()
+    if not values:
+        return
+    if values[0] != 0:
+        raise _Invalid(f"{where}: offsets[0] has to be 0, i.e., the first sequence in the "
+                       f"mini-batch has to start from position 0; got {values[0]}")
+    if values[-1] > length:
+        raise _Invalid(f"{where}: offsets[-1] can not be greater than input's length "
+                       f"{length} but got offsets[-1] of {values[-1]}")
+    down = next((k for k in range(1, len(values)) if values[k] < values[k - 1]), None)
+    if down is not None:
+        raise _Invalid(f"{where}: offsets must not decrease, got offsets[{down - 1}] = "
+                       f"{values[down - 1]} and offsets[{down}] = {values[down]}")
+    if include_last_offset and values[-1] != length:
+        raise _Invalid(f"{where}: with include_last_offset the last offset must be the "
+                       f"input's length {length}, got {values[-1]}")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
@@ -117,6 +140,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
             raise _Invalid(f"{where}: offsets has to be a 1D Tensor for a 1-d input, got "
                            f"{None if offsets is None else tuple(offsets.shape)}")
         flat = input
+        if offsets.device.type == "cpu":
+            _check_offsets(offsets, input.shape[0], include_last_offset, where)
         starts = offsets[:-1] if include_last_offset else offsets
         bags = starts.shape[0]
     else:
@@ -256,7 +281,14 @@ class EmbeddingBag(Module):
         return bag
 
     def extra_repr(self) -> str:
-        text = f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        text += f", mode={self.mode!r}"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
         return text

@@ -101,9 +101,12 @@ def linear(input, weight, bias=None):
             pass
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"linear(): input must be a Tensor, got {type(input).__name__}")
+    if weight.ndim == 1 and input.ndim >= 1 and input.shape[-1] == weight.shape[0]:
+        out = _C.matmul(input, weight)  # PyTorch's: one output, the last dim dropped
+        return out if bias is None else out + bias
     if weight.ndim != 2:
-        raise ValueError(f"linear(): weight must be 2-d (out_features, in_features), "
-                         f"got shape {tuple(weight.shape)}")
+        raise ValueError(f"linear(): weight must be 2-d (out_features, in_features) or 1-d "
+                         f"(in_features), got shape {tuple(weight.shape)}")
     out_features, in_features = weight.shape
     if input.ndim == 0 or input.shape[-1] != in_features:
         raise _C.InvalidArgumentError(
