@@ -9,6 +9,8 @@ import numbers
 
 from . import _C
 from ._ops_index import _tensor_arg
+from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
+                                overwrite_in_place)
 
 __all__ = ["adjoint", "conj", "is_complex", "isneginf", "isposinf", "isreal", "pinverse",
            "resolve_conj", "resolve_neg", "vdot"]
@@ -304,7 +306,8 @@ def _exponential_(self, lambd=1.0, *, generator=None):
     lambd = _real_arg(lambd, "lambd", "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return self.uniform_(generator=generator).neg_().log1p_().mul_(-1.0 / lambd)
+    return overwrite_in_place(self, ExponentialBackward0, lambda: self.uniform_(
+        generator=generator).neg_().log1p_().mul_(-1.0 / lambd))
 
 
 def _geometric_(self, p, *, generator=None):
@@ -334,8 +337,8 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     median, sigma = _real_arg(median, "median", "cauchy_"), _real_arg(sigma, "sigma", "cauchy_")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    self.uniform_(generator=generator).sub_(0.5).mul_(math.pi).tan_()
-    return self.mul_(sigma).add_(median)
+    return overwrite_in_place(self, CauchyBackward0, lambda: self.uniform_(
+        generator=generator).sub_(0.5).mul_(math.pi).tan_().mul_(sigma).add_(median))
 
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -343,7 +346,8 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     mean, std = _real_arg(mean, "mean", "log_normal_"), _real_arg(std, "std", "log_normal_")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
-    return self.normal_(mean, std, generator=generator).exp_()
+    return overwrite_in_place(self, LogNormalBackward0,
+                              lambda: self.normal_(mean, std, generator=generator).exp_())
 
 
 _exponential_.__doc__ = _fill_doc(

@@ -91,3 +91,25 @@ def test_fmax_fmin_method_and_recorded_node(device, op):
     assert type(y.grad_fn).__name__ == op.capitalize() + "Backward0"
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.cpu().numpy(), [0.5, 1.0 if op == "fmax" else 0.0])
+
+
+FILLS = {"uniform_": (), "normal_": (), "exponential_": (), "cauchy_": (), "log_normal_": (),
+         "random_": (0, 5), "bernoulli_": (0.5,), "geometric_": (0.5,)}
+
+
+@pytest.mark.parametrize("fill", sorted(FILLS))
+def test_random_fills_in_place_carry_no_gradient(device, fill):
+    """PyTorch's: drawn values replace the old ones, whose gradient is zero (the old
+    node stayed in place for uniform_/normal_, and the steps of exponential_, cauchy_
+    and log_normal_ were differentiated); a leaf that requires grad is refused."""
+    a = _leaf([1.0, 2.0, 3.0], device)
+    b = a * 2
+    assert getattr(b, fill)(*FILLS[fill]) is b
+    (b * b).sum().backward()
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), np.zeros(3))
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        getattr(_leaf([1.0, 2.0], device), fill)(*FILLS[fill])
+    with pdt.no_grad():  # nn.init's way
+        leaf = _leaf([1.0, 2.0], device)
+        getattr(leaf, fill)(*FILLS[fill])
+    assert leaf.requires_grad and leaf.grad_fn is None

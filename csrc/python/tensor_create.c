@@ -733,6 +733,7 @@ static PyObject *two_doubles(PyObject *const *args, Py_ssize_t nargs, PyObject *
 static PyObject *t_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("uniform_", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"from", "to", "generator", NULL};
     double a = 0.0, b = 1.0;
     PyObject *generator;
@@ -749,6 +750,7 @@ static PyObject *t_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t na
 static PyObject *t_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("normal_", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"mean", "std", "generator", NULL};
     double mean = 0.0, std = 1.0;
     PyObject *generator;

@@ -247,6 +247,14 @@ class FillBackward0(_Overwritten):
     pass
 
 
+# the random fills in place: the drawn values carry no gradient (PyTorch's)
+UniformBackward0 = type("UniformBackward0", (_Overwritten,), {})
+NormalBackward0 = type("NormalBackward0", (_Overwritten,), {})
+ExponentialBackward0 = type("ExponentialBackward0", (_Overwritten,), {})
+CauchyBackward0 = type("CauchyBackward0", (_Overwritten,), {})
+LogNormalBackward0 = type("LogNormalBackward0", (_Overwritten,), {})
+
+
 class ZeroBackward0(_Overwritten):
     pass
 
@@ -320,4 +328,28 @@ def _setitem(x, key, value, cls=None):
     return None
 
 
-_IN_PLACE_SPECIAL = {"zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "__setitem__": _setitem}
+def overwrite_in_place(x, cls, do):
+    """x overwritten by do() (a random fill written in Python, several steps in place):
+    run without recording and recorded as one cls node, x's old value getting a zero
+    gradient; a leaf that requires grad is refused, as every in-place op refuses it."""
+    if not (x.requires_grad and _C.is_grad_enabled()):
+        return do()
+    if x._base is not None:  # Note [views and their base] in csrc/python/autograd_view.c
+        from .views import in_place_on_view
+        return in_place_on_view(x, lambda: _overwrite(cls, x, None, do))
+    _check_in_place(x)
+    return _overwrite(cls, x, None, do)
+
+
+def _uniform_(x, *args, **kwargs):
+    return _overwrite(UniformBackward0, x, None,
+                      lambda: _C.Tensor.uniform_(x, *args, **kwargs))
+
+
+def _normal_(x, *args, **kwargs):
+    return _overwrite(NormalBackward0, x, None,
+                      lambda: _C.Tensor.normal_(x, *args, **kwargs))
+
+
+_IN_PLACE_SPECIAL = {"zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "__setitem__": _setitem,
+                     "uniform_": _uniform_, "normal_": _normal_}
