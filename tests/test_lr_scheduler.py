@@ -222,12 +222,13 @@ RESUMED = {
 
 
 @pytest.mark.parametrize("name", sorted(RESUMED))
-def test_a_schedule_resumed_with_last_epoch_goes_on_as_the_run_would(name):
+def test_a_schedule_resumed_with_last_epoch_keeps_the_rate_then_goes_on(name):
     """A scheduler made with last_epoch=k over an optimizer at epoch k's rate (its
-    initial_lr kept, as a loaded optimizer has it) takes epoch k + 1's rate at once, and
-    the next ones after it, as the uninterrupted run (PyTorch's initial step moves a
-    resumed schedule on; the recursive forms kept epoch k's rate, one step behind for
-    good)."""
+    initial_lr kept, as a loaded optimizer has it) keeps that rate in its first step,
+    which moves it to epoch k + 1 (PyTorch 2.15's _is_initial, run side by side: "we
+    don't want _initial_step to update the lr one more step ahead of itself"); each
+    step after scales the rate as the uninterrupted run scales it from epoch k + 1 on:
+    rate_k * run[k + 1 + j] / run[k + 1]."""
     make = RESUMED[name]
     w = nn.Parameter(pdt.zeros(1))
     opt = optim.SGD([w], lr=1.0)
@@ -247,4 +248,5 @@ def test_a_schedule_resumed_with_last_epoch_goes_on_as_the_run_would(name):
         s2.step()
         got.append(opt2.param_groups[0]["lr"])
     assert s2.last_epoch == k + 6
-    np.testing.assert_allclose(got, run[k + 1:k + 7], rtol=1e-13, atol=1e-15)
+    want = [run[k]] + [run[k] * run[k + 1 + j] / run[k + 1] for j in range(1, 6)]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

@@ -14,7 +14,8 @@ from . import _state as S
 
 # ops run in the autocast dtype (float16 / bfloat16), on both device types
 LOWER = ["matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "conv1d", "conv2d",
-         "conv_transpose1d", "conv_transpose2d", "prelu", "scaled_dot_product_attention"]
+         "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
+         "scaled_dot_product_attention"]
 # ... on CUDA only (PyTorch's CPU list leaves these in the input dtype)
 LOWER_CUDA = ["mv", "addmv", "addr", "chain_matmul"]
 # ops run in float32, on both device types (losses; cdist)

@@ -110,6 +110,11 @@ class _Multinomial(Constraint):
         return f"Multinomial(upper_bound={self.upper_bound})"
 
 
+def _whole(value):
+    """Where value is an integer: PyTorch's ``value % 1 == 0``, false for inf and NaN."""
+    return value % 1 == 0 if value.is_floating_point() else value == value
+
+
 class _IntegerInterval(Constraint):
     is_discrete = True
 
@@ -117,7 +122,7 @@ class _IntegerInterval(Constraint):
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
 
     def check(self, value):
-        whole = value == value.floor() if value.is_floating_point() else value == value
+        whole = _whole(value)
         return whole & (value >= self.lower_bound) & (value <= self.upper_bound)
 
     def __repr__(self):
@@ -128,7 +133,7 @@ class _NonnegativeInteger(Constraint):
     is_discrete = True
 
     def check(self, value):
-        whole = value == value.floor() if value.is_floating_point() else value == value
+        whole = _whole(value)
         return whole & (value >= 0)
 
 

@@ -129,8 +129,9 @@ def _kl_bernoulli_bernoulli(p, q):
 
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
-    """r_p log(r_p / r_q) - (r_p - r_q)."""
-    return p.rate * (p.rate / q.rate).log() - (p.rate - q.rate)
+    """r_p (log r_p - log r_q) - (r_p - r_q): PyTorch's form, so a zero rate gives its
+    infinite gradients, not NaN from the quotient."""
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
 
 @register_kl(Exponential, Exponential)

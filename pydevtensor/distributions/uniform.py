@@ -42,7 +42,8 @@ class Uniform(Distribution):
 
     @property
     def support(self):
-        """[low, high), the values of nonzero density.
+        """[low, high], the values of nonzero density and high (PyTorch's interval; its
+        density there is 0: log_prob gives -inf, cdf 1).
 
         Returns
         -------
@@ -52,9 +53,9 @@ class Uniform(Distribution):
         --------
         >>> from pydevtensor.distributions import Uniform
         >>> Uniform(0.0, 1.0).support
-        HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)
+        Interval(lower_bound=0.0, upper_bound=1.0)
         """
-        return constraints.half_open_interval(self.low, self.high)
+        return constraints.interval(self.low, self.high)
 
     @property
     def mean(self):

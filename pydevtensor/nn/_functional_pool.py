@@ -448,7 +448,10 @@ def _adaptive_avg_pool(input, output_size, where):
     wide = _wide(x.dtype)  # half types: averaged in float32, rounded once
     ph = _averaging(h, oh, wide, x.device)  # (oh, h)
     pw = _averaging(w, ow, wide, x.device)  # (ow, w)
-    mean = _C.matmul(_C.matmul(ph, x if wide == x.dtype else x.to(wide)), pw.T)
+    # the plain product, not autocast's: PyTorch's adaptive pooling is a kernel of its
+    # own, which autocast leaves in the input's dtype
+    mm = getattr(_C.matmul, "__wrapped__", _C.matmul)
+    mean = mm(mm(ph, x if wide == x.dtype else x.to(wide)), pw.T)
     return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
 
 

@@ -86,7 +86,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch == 0:
+        if self.last_epoch == 0 or self._is_initial:
             return self._current()
         return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current())]
 
@@ -216,7 +216,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         e, n = self.last_epoch, self.total_iters
-        if e == 0 or e > n:
+        if e == 0 or e > n or self._is_initial:
             return self._current()
         factor = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
         return [lr * factor for lr in self._current()]

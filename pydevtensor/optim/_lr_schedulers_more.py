@@ -35,7 +35,11 @@ def _per_group(value, name, optimizer, where):
 def _initial_step(scheduler):
     """The step a scheduler makes when it is made (PyTorch's _initial_step)."""
     scheduler._step_count = 0
-    scheduler.step()
+    scheduler._is_initial = True
+    try:
+        scheduler.step()
+    finally:
+        scheduler._is_initial = False
 
 
 def _state_with_children(self) -> dict[str, Any]:
@@ -164,7 +168,7 @@ class LinearLR(LRScheduler):
         e, start, end = self.last_epoch, self.start_factor, self.end_factor
         if e == 0:
             return [lr * start for lr in self._current()]
-        if e > self.total_iters:
+        if e > self.total_iters or self._is_initial:
             return self._current()
         ratio = 1.0 + (end - start) / (self.total_iters * start + (e - 1) * (end - start))
         return [lr * ratio for lr in self._current()]
@@ -650,6 +654,9 @@ class ReduceLROnPlateau(LRScheduler):
                              f"{threshold_mode!r}")
         self.optimizer = optimizer
         self.min_lrs = _per_group(min_lr, "min_lr", optimizer, where)
+        # a single min_lr also covers groups added later (PyTorch's default_min_lr)
+        self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else self.min_lrs[0] \
+            if self.min_lrs else _real(min_lr, "min_lr", where)
         self.patience = _int(patience, "patience", where, 0)
         self.cooldown = _int(cooldown, "cooldown", where, 0)
         self.threshold = _real(threshold, "threshold", where)
@@ -734,7 +741,16 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for group, low in zip(self.optimizer.param_groups, self.min_lrs):
+            groups = self.optimizer.param_groups
+            if len(groups) != len(self.min_lrs):  # a group added since: PyTorch's rule
+                if getattr(self, "default_min_lr", None) is None:
+                    raise RuntimeError(
+                        f"ReduceLROnPlateau: the optimizer has {len(groups)} param groups, "
+                        f"{len(self.min_lrs)} when the scheduler was made (a group added "
+                        f"since?) and min_lr was a list; set the scheduler's min_lrs to "
+                        f"one value per group")
+                self.min_lrs = [self.default_min_lr] * len(groups)
+            for group, low in zip(groups, self.min_lrs):
                 old = float(group["lr"])
                 new = max(old * self.factor, low)
                 if old - new > self.eps:

@@ -129,8 +129,13 @@ class LRScheduler:
         optimizer.__dict__.setdefault("_opt_called", False)
         self._step_count = 0
         # the first step, made here: epoch 0 keeps the rates; a resumed schedule
-        # (last_epoch=k) moves on to epoch k + 1, as PyTorch's
-        self.step()
+        # (last_epoch=k) moves on to epoch k + 1, and the schedules that compute a rate
+        # from the one in force keep it in this step (_is_initial), as PyTorch's
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
         """The rates of epoch ``last_epoch``, one per parameter group, computed by the
@@ -427,7 +432,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch == 0:
+        if self.last_epoch == 0 or self._is_initial:
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 
@@ -483,7 +488,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         e, low = self.last_epoch, self.eta_min
-        if e == 0:
+        if e == 0 or self._is_initial:
             return self._current()
         if self._step_count == 1 and e > 0:  # resumed: no current rate to start from
             return self._closed_form()

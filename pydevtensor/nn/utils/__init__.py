@@ -44,7 +44,10 @@ def _gradients(parameters, where):
 
 
 def _limit(value, name, where):
-    """value as a float, when it is a number >= 0 (inf allowed)."""
+    """value as a float, when it is a number >= 0 (inf allowed), or a one-element
+    Tensor holding one (PyTorch takes those; a GPU's is read back, a counted copy)."""
+    if isinstance(value, _C.Tensor) and value.numel() == 1 and value.dtype != _C.bool:
+        value = float(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
     if not value >= 0:

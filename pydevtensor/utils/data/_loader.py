@@ -211,7 +211,13 @@ class DataLoader:
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
         self.num_workers = num_workers
-        self.collate_fn = collate_fn
+        if collate_fn is None:  # PyTorch's defaults, shown as the attribute
+            batched = batch_size is not None or batch_sampler is not None
+            collate_fn = default_collate if batched else default_convert
+            self.collate_fn = collate_fn
+            collate_fn = None  # still the fast path's "none given"
+        else:
+            self.collate_fn = collate_fn
         self.drop_last = bool(drop_last)
         self.pin_memory = bool(pin_memory)
         self.pin_memory_device = pin_memory_device
