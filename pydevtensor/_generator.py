@@ -9,6 +9,7 @@ other way round.  Its state, ``get_state()``, is 16 bytes, the seed then the pos
 each little-endian, in a uint8 tensor, as PyTorch's (``set_state`` also takes the int32
 tensors of byte values that earlier versions gave).
 """
+import operator
 import os
 
 from . import _C
@@ -48,9 +49,19 @@ def _state_from(where, new_state):
 
 
 def _seed_arg(where, seed):
+    """seed as PyTorch takes it: an integer (a NumPy integer or a one-element integer
+    tensor too) in [-2**63, 2**64), a negative one taken modulo 2**64."""
+    if not isinstance(seed, bool) and not isinstance(seed, int):
+        try:
+            seed = operator.index(seed)
+        except TypeError:
+            pass
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"{where}: seed must be an int, got {type(seed).__name__}")
-    return seed % _U64  # any int: reduced modulo 2**64, as PyTorch does
+    if not -2**63 <= seed < _U64:
+        raise ValueError(f"{where}: seed {seed} is out of range: it must be in "
+                         f"[-2**63, 2**64), as PyTorch's")
+    return seed % _U64
 
 
 def _generator_arg(where, generator):

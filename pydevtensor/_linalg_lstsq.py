@@ -13,7 +13,7 @@ import collections
 from . import _C
 from ._linalg_decomp import _check_matrix, qr, svd
 from ._linalg_solve import _broadcast_batch, _float_dtype, _solve_matrices, solve
-from ._linalg_spectral import _EPS, _inverse_kept
+from ._linalg_spectral import _EPS, _inverse_kept, pinv
 from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
 
@@ -122,7 +122,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
         U, S, Vh = svd(A, full_matrices=False)
         tol = (rcond if rcond is not None and rcond >= 0 else _EPS[A.dtype] * max(m, n))
         keep = S > tol * S.detach().amax(-1, keepdim=True) if S.shape[-1] else S > 0
-        X = Vh.mT @ (_inverse_kept(S, keep).unsqueeze(-1) * (U.mT @ Bm))
+        if _C.is_grad_enabled() and A.requires_grad and min(m, n):
+            # pinv(A) @ B, PyTorch's lstsq backward: the pseudo-inverse's own gradient
+            # (Note [pinv derivative]) is finite where svd's is not (repeated singular
+            # values: the identity gave NaN)
+            X = pinv(A, rtol=tol) @ Bm
+        else:
+            X = Vh.mT @ (_inverse_kept(S, keep).unsqueeze(-1) * (U.mT @ Bm))
         rank = keep.sum(-1)
         with_residuals = False
         if driver in ("gelsd", "gelss"):

@@ -8,6 +8,7 @@ from . import _C
 from ._linalg_decomp import _check_matrix, eigh, eigvalsh, svd, svdvals
 from ._linalg_solve import _square, inv_ex
 from ._ops_index import where
+from .autograd.dispatch import recorded
 
 _EPS = {_C.float32: 1.1920928955078125e-07, _C.float64: 2.220446049250313e-16}
 
@@ -97,6 +98,7 @@ def _values(A, hermitian, op):
     return svdvals(A)
 
 
+@recorded("linalg_pinv")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD (eigh with
     hermitian=True), singular values at or below ``max(atol, rtol * largest)`` taken
@@ -114,8 +116,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     Returns
     -------
     Tensor
-        (..., n, m).  Its gradient goes through svd's (eigh's): finite where the
-        singular values are distinct.
+        (..., n, m).  Its gradient is the pseudo-inverse's own (Note [pinv
+        derivative] in autograd/derivatives_linalg_decomp.py), finite at repeated and
+        zero singular values, as PyTorch's.
 
     Raises
     ------

@@ -15,7 +15,8 @@ from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _tensor_arg, where
 from ._ops_shortcuts import _floating as _as_floating
-from .autograd import no_grad
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
 
 # the largest finite value of each floating dtype (nan_to_num's default for +inf)
 _FLOAT_MAX = {_C.float16: 65504.0, _C.bfloat16: 3.3895313892515355e38,
@@ -89,17 +90,43 @@ def logsumexp(input, dim, keepdim=False):
     """
     x = _as_floating(_tensor_arg(input, "logsumexp"))
     dims = _dims(dim, x.ndim, "logsumexp")
+    return _logsumexp(x, tuple(dims), bool(keepdim))
+
+
+@recorded("logsumexp")
+def _logsumexp(x, dims, keepdim):
+    """logsumexp's values, shifted by the maximum (so it never overflows), recorded as
+    one LogsumexpBackward0."""
     if x.ndim == 0:
-        with no_grad():
-            m = x.masked_fill(x.isinf(), 0.0)
+        m = x.masked_fill(x.isinf(), 0.0)
         return (x - m).exp().log() + m
     if any(x.shape[d] == 0 for d in dims):  # an empty sum: log(0) = -inf
         return x.sum(dims, keepdim=keepdim) - math.inf
-    with no_grad():  # the shift does not change the value: no gradient through it
-        m = x.amax(dims, keepdim=True)
-        m = m.masked_fill(m.isinf(), 0.0)
+    m = x.amax(dims, keepdim=True)
+    m = m.masked_fill(m.isinf(), 0.0)
     s = (x - m).exp().sum(dims, keepdim=keepdim).log()
     return s + (m if keepdim else m.reshape(_reduced_shape(tuple(x.shape), dims, False)))
+
+
+@derivative("logsumexp")
+class LogsumexpBackward0(Node):
+    """PyTorch's logsumexp_backward: g * exp(x - result), result broadcast back over the
+    reduced dims.  A result of +inf gives 0 to every finite x (the composed form took
+    exp(x) * (1 / inf): NaN for an x whose exp overflows, 1000 in float32)."""
+
+    def save(self, result, x, dims, keepdim):
+        self.dims, self.keepdim = dims, keepdim
+        self.save_tensors(x, result.detach(), outputs=(1,))
+        return (x,)
+
+    def backward(self, g):
+        x, y = self.saved_tensors
+        if not self.keepdim and x.ndim:
+            shape = list(x.shape)
+            for d in self.dims:
+                shape[d] = 1
+            g, y = g.reshape(shape), y.reshape(shape)
+        return (g * (x - y).exp(),)
 
 
 logaddexp = _C.logaddexp  # a C op: Note [float binary functions] (pdt_elementwise.c)

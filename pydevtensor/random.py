@@ -8,7 +8,7 @@ the code draws on; ``cuda.manual_seed`` and ``cuda.get_rng_state`` are these fun
 import contextlib
 
 from . import _C
-from ._generator import _nondeterministic_seed, _state_from, default_generator
+from ._generator import _nondeterministic_seed, _seed_arg, _state_from, default_generator
 
 __all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
@@ -20,7 +20,8 @@ def manual_seed(seed):
     Parameters
     ----------
     seed : int
-        Any int (reduced modulo 2**64, as PyTorch does).
+        An int in [-2**63, 2**64), or a NumPy integer or one-element integer tensor
+        (a negative one taken modulo 2**64, as PyTorch does).
 
     Returns
     -------
@@ -31,6 +32,8 @@ def manual_seed(seed):
     ------
     TypeError
         seed is not an int.
+    ValueError
+        seed is outside [-2**63, 2**64).
 
     Examples
     --------
@@ -40,7 +43,7 @@ def manual_seed(seed):
     >>> bool((pydevtensor.rand(2) == a).all())
     True
     """
-    _C.manual_seed(seed)
+    _C.manual_seed(_seed_arg("manual_seed()", seed))
     return default_generator
 
 

@@ -80,4 +80,11 @@ RANDOM_CASES = [
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
       "pdt.distributions.Exponential(1.0))", "NotImplementedError",
       r"kl_divergence\(\): no KL divergence registered for Normal and Exponential"),
+    C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
+      r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
+      r"\[-2\*\*63, 2\*\*64\)", isolated=True),
+    C("Generator-manual_seed-too-small", "pdt.Generator().manual_seed(-2 ** 63 - 1)",
+      "ValueError", r"Generator.manual_seed\(\): seed -9223372036854775809 is out of range"),
+    C("Size-float", "pdt.Size([2.5, 3])", "TypeError",
+      r"pydevtensor.Size\(\) takes an iterable of 'int' \(item 0 is 'float'\)"),
 ]

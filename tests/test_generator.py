@@ -78,6 +78,26 @@ def test_manual_seed_returns_the_default_generator_and_reduces_modulo_2_64():
         pdt.manual_seed(1.5)
 
 
+@pytest.mark.parametrize("seed", [2**64, -2**63 - 1, 2**70])
+def test_manual_seed_refuses_seeds_out_of_range(seed):
+    """PyTorch's range, [-2**63, 2**64): a seed beyond was taken modulo 2**64, silently
+    the seed of another stream (2**64 seeded 0)."""
+    pdt.manual_seed(7)
+    with pytest.raises(ValueError, match=r"out of range: it must be in \[-2\*\*63, 2\*\*64\)"):
+        pdt.manual_seed(seed)
+    with pytest.raises(ValueError, match="out of range"):
+        pdt.Generator().manual_seed(seed)
+    assert pdt.initial_seed() == 7  # unchanged
+
+
+def test_manual_seed_takes_numpy_and_tensor_integers():
+    pdt.manual_seed(np.int64(9))
+    assert pdt.initial_seed() == 9
+    pdt.manual_seed(pdt.tensor(11))
+    assert pdt.initial_seed() == 11
+    assert pdt.Generator().manual_seed(np.uint64(2**64 - 1)).initial_seed() == 2**64 - 1
+
+
 def test_fork_rng_restores_the_stream(device):
     pdt.manual_seed(4)
     with pdt.random.fork_rng():

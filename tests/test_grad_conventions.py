@@ -1,6 +1,8 @@
 """Gradient conventions at special points, as PyTorch 2.15 gives them (run side by
 side): max()/min() of everything with NaNs, atan2 at (0, 0), index_fill with repeated
 indices, a tensor overwritten by zero_/fill_/copy_, fmax/fmin at ties, on every device."""
+import math
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,87 @@ def test_random_fills_in_place_carry_no_gradient(device, fill):
         leaf = _leaf([1.0, 2.0], device)
         getattr(leaf, fill)(*FILLS[fill])
     assert leaf.requires_grad and leaf.grad_fn is None
+
+
+def _pinv_grad_numpy(a, w):
+    """The gradient of sum(pinv(A) * W), Golub and Pereyra's formula in NumPy."""
+    p = np.linalg.pinv(a)
+    pt, gt = p.T, w.T
+    eye_m, eye_n = np.eye(a.shape[0]), np.eye(a.shape[1])
+    return -pt @ w @ pt + (eye_m - a @ p) @ gt @ p @ pt + pt @ p @ gt @ (eye_n - p @ a)
+
+
+@pytest.mark.parametrize("a", [np.eye(3), np.array([[0.0, 1.0], [1.0, 0.0]]), np.zeros((3, 3)),
+                               np.arange(12.0).reshape(4, 3), np.arange(15.0).reshape(3, 5)])
+def test_pinv_gradient_is_finite_at_repeated_and_zero_singular_values(device, a):
+    """pinv's own derivative (was through svd's 1 / (s_i^2 - s_j^2): NaN for the
+    identity); checked against the closed form in NumPy (rank-deficient arange
+    matrices included) and by central differences where the rank is full."""
+    w = np.random.default_rng(4).standard_normal(a.shape[::-1])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    (pdt.linalg.pinv(x) * pdt.tensor(w, device=device)).sum().backward()
+    got = x.grad.cpu().numpy()
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, _pinv_grad_numpy(a, w), rtol=1e-9, atol=1e-12)
+    if np.linalg.matrix_rank(a) == min(a.shape) and a.any():
+        h, fd = 1e-6, np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            e = np.zeros_like(a)
+            e[idx] = h
+            fd[idx] = ((np.linalg.pinv(a + e) - np.linalg.pinv(a - e)) * w).sum() / (2 * h)
+        np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_lstsq_gradient_of_the_identity_is_finite(device):
+    if pdt.device(device).type == "cuda":
+        pytest.skip("CUDA's lstsq has the 'gels' driver only (QR), as PyTorch's")
+    a = pdt.eye(3, dtype=pdt.float64, device=device, requires_grad=True)
+    b = pdt.ones(3, 1, dtype=pdt.float64, device=device, requires_grad=True)
+    pdt.linalg.lstsq(a, b, driver="gelsd").solution.sum().backward()
+    # X = A^+ B: dX/dA at I is -X^T-like (the pinv formula), dX/dB = A^+T
+    np.testing.assert_allclose(a.grad.cpu().numpy(), -np.ones((3, 3)), rtol=1e-12)
+    np.testing.assert_allclose(b.grad.cpu().numpy(), np.ones((3, 1)), rtol=1e-12)
+
+
+def test_logsumexp_gradient_where_the_result_is_infinite(device):
+    """PyTorch's g * exp(x - result): 0 for a finite x beside an inf (the composed form
+    gave NaN where exp(x) overflows float32), NaN for the inf itself."""
+    x = pdt.tensor([math.inf, 1000.0, 1.0], device=device, requires_grad=True)
+    y = pdt.logsumexp(x, 0)
+    y.backward()
+    assert y.item() == math.inf and type(y.grad_fn).__name__ == "LogsumexpBackward0"
+    got = x.grad.cpu().numpy()
+    assert np.isnan(got[0]) and got[1:].tolist() == [0.0, 0.0]
+    a = np.random.default_rng(6).standard_normal((3, 4))
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    pdt.logsumexp(x, 1).sum().backward()
+    soft = np.exp(a - np.log(np.exp(a).sum(1, keepdims=True)))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), soft, rtol=1e-12)
+
+
+@pytest.mark.parametrize("how", ["relu_", "zero_", "copy_", "fill_"])
+def test_second_derivative_through_an_overwritten_tensor(device, how):
+    """The old value's zero gradient counts as recorded (its derivative is zero), so
+    create_graph=True works through in-place ops, as PyTorch's (gradient penalties on
+    models with inplace=True activations)."""
+    a = np.array([1.0, 2.0])
+    x = _leaf(a, device)
+    y = x ** 3
+    if how == "relu_":
+        y.relu_()
+    elif how == "zero_":
+        y.zero_()
+    elif how == "copy_":
+        y.copy_(x * x)
+    else:
+        y.fill_(1.0)
+    z = y + x * x
+    (g,) = pdt.autograd.grad((z * z).sum(), x, create_graph=True)
+    (h,) = pdt.autograd.grad(g.sum(), x)
+    # z = f(x) + x^2 with f = x^3 (relu of positives), 0, x^2 or 1: sum(z^2)'s
+    # first derivative 2 z z', second 2 (z'^2 + z z'')
+    f, f1, f2 = {"relu_": (a ** 3, 3 * a ** 2, 6 * a), "zero_": (0 * a, 0 * a, 0 * a),
+                 "copy_": (a ** 2, 2 * a, 2 + 0 * a), "fill_": (1 + 0 * a, 0 * a, 0 * a)}[how]
+    z0, z1, z2 = f + a ** 2, f1 + 2 * a, f2 + 2
+    np.testing.assert_allclose(g.detach().cpu().numpy(), 2 * z0 * z1, rtol=1e-12)
+    np.testing.assert_allclose(h.cpu().numpy(), 2 * (z1 * z1 + z0 * z2), rtol=1e-12)

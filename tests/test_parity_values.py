@@ -138,3 +138,30 @@ def test_embedding_bag_repr_names_every_set_option():
                               padding_idx=2)
     assert repr(bag) == ("EmbeddingBag(10, 3, max_norm=1.0, norm_type=1.0, "
                          "scale_grad_by_freq=True, mode='mean', padding_idx=2)")
+
+
+def test_size_checks_its_items_and_sums_stay_sizes():
+    s = pdt.ones(2, 3, 4).shape
+    for other in (s + (5,), (5,) + s, s * 2, 2 * s):
+        assert type(other) is pdt.Size
+    assert (s + (5,)).numel() == 120 and (2 * s) == (2, 3, 4, 2, 3, 4)
+    assert pdt.Size([pdt.tensor(2), 3]) == (2, 3) and type(pdt.Size([2])[0]) is int
+    for bad, item in (([2.5, 3], "item 0 is 'float'"), ([-1, "a"], "item 1 is 'str'")):
+        with pytest.raises(TypeError, match=item):
+            pdt.Size(bad)
+    import pickle
+    assert type(pickle.loads(pickle.dumps(s))) is pdt.Size
+
+
+def test_cross_entropy_and_nll_take_uint8_class_targets(device):
+    """PyTorch takes Long or Byte targets: labels stored as uint8 (MNIST's) work."""
+    a = np.random.default_rng(7).standard_normal((3, 4))
+    x = pdt.tensor(a, device=device)
+    labels = [1, 2, 3]
+    logp = a - np.log(np.exp(a).sum(1, keepdims=True))
+    want = -logp[np.arange(3), labels].mean()
+    for dtype in (pdt.uint8, pdt.int64):
+        t = pdt.tensor(labels, dtype=dtype, device=device)
+        np.testing.assert_allclose(F.cross_entropy(x, t).item(), want, rtol=1e-12)
+        np.testing.assert_allclose(F.nll_loss(pdt.tensor(logp, device=device), t).item(),
+                                   want, rtol=1e-12)

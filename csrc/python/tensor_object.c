@@ -98,7 +98,7 @@ PyObject *pdt_shape_tuple(const pdt_tensor *t)
 /* Note [the shape kept]
  * ~~~~~~~~~~~~~~~~~~~~~
  * x.shape is a Size, a tuple subclass written in Python (pydevtensor/_tensor_py.py), made
- * by calling it on a tuple of the sizes: 136 ns, NumPy's a.shape 82, and the Python layers
+ * by tuple's constructor on a tuple of the sizes: 136 ns, NumPy's a.shape 82, and the Python layers
  * read shapes on every call.  The Size given last is kept on the tensor object and given
  * again while it still holds the tensor's sizes (compared item by item: a tensor's shape
  * changes in place through .data, resize_, set_ and the in-place view ops, and whichever
@@ -126,8 +126,12 @@ static PyObject *shape_object(PyObject *self)
     }
     if (!S->size_type) /* before pydevtensor/__init__ installs Size: a plain tuple */
         return tuple;
-    PyObject *size = PyObject_CallOneArg(S->size_type, tuple);
+    /* tuple's own constructor for the subtype, not Size.__new__ (which checks the
+       items of a Size made in Python; these are ints already) */
+    PyObject *args = PyTuple_Pack(1, tuple);
     Py_DECREF(tuple);
+    PyObject *size = args ? PyTuple_Type.tp_new((PyTypeObject *)S->size_type, args, NULL) : NULL;
+    Py_XDECREF(args);
     if (size && PyTuple_Check(size))
         Py_XSETREF(o->size, Py_NewRef(size));
     return size;

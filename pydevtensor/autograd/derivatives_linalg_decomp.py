@@ -185,3 +185,27 @@ class LinalgQrBackward0(Node):
         if gQ is not None:
             B = B + gQ
         return (_solve(R, B.mT, "linalg.qr backward").mT,)
+
+
+@derivative("linalg_pinv")
+class LinalgPinvBackward0(Node):
+    """Note [pinv derivative]: with P = A^+ (n, m) and G its gradient,
+    gA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A), the derivative of a
+    pseudo-inverse of locally constant rank (Golub and Pereyra, SIAM J. Numer. Anal.
+    10(2), 1973, eq. 4.12), written with A and P alone: finite at repeated and zero
+    singular values, where the way through svd's gradient (1 / (s_i^2 - s_j^2)) gave
+    NaN for the identity.  The same for hermitian=True and for truncated (rtol/atol)
+    pseudo-inverses, as PyTorch's pinv_backward."""
+
+    def save(self, out, A, **kw):
+        self.save_tensors(A, out.detach(), outputs=(1,))
+        return (A,)
+
+    def backward(self, g):
+        A, P = self.saved_tensors
+        Pt, Gt = P.mT, g.mT
+        first = -(Pt @ g @ Pt)
+        second = (Gt - A @ (P @ Gt)) @ (P @ Pt)
+        third = (Pt @ P) @ (Gt - (Gt @ P) @ A)
+        return first + second + third
+

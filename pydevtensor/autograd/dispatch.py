@@ -233,6 +233,8 @@ class _Overwritten(Node):
     zeros, not None); src (copy_) gets g, brought back to src's dtype, device and
     shape."""
 
+    zero_grad_inputs = (0,)  # the old value's zeros: a second derivative through them is 0
+
     def backward(self, g):
         src_meta = self.src_meta
         old = _C.zeros_like(g) if self.next_functions[0] is not None else None

@@ -79,6 +79,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     where = "nll_loss()"
     reduction = _L._legacy_reduction(size_average, reduce, reduction, where)
+    target = _byte_classes(target)
     rows = _L.as_rows(input, target, where)
     if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows
         out = nll_loss(rows[0], rows[1], weight, ignore_index=ignore_index,
@@ -89,6 +90,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if weight is None and not _any_ignored(target, ignore_index):
         return _reduce(_picked(input, target).neg(), reduction)
     return _L._class_loss(input, target, weight, ignore_index, reduction, 0.0)
+
+
+def _byte_classes(target):
+    """A uint8 target (classes as a dataset stores them) as int64: PyTorch takes Long or
+    Byte targets."""
+    if isinstance(target, _C.Tensor) and target.dtype == _C.uint8:
+        return target.to(_C.int64)
+    return target
 
 
 def _class_options(input, target, weight, ignore_index, reduction, where, what="logits"):
@@ -112,8 +121,8 @@ def _any_ignored(target, ignore_index):
 def _check_target(target, logits, where="cross_entropy()", ignore_index=None):
     n, c = logits.shape
     if target.dtype not in (_C.int32, _C.int64):
-        raise _C.DTypeError(f"{where}: target must hold integer class indices (int64 or "
-                        f"int32), got {target.dtype}")
+        raise _C.DTypeError(f"{where}: target must hold integer class indices (int64, "
+                            f"int32 or uint8), got {target.dtype}")
     if tuple(target.shape) != (n,):
         raise ValueError(f"{where}: target of shape {tuple(target.shape)} does not "
                          f"match input of shape {(n, c)}: expected ({n},)")
@@ -249,6 +258,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     reduction = _L._legacy_reduction(size_average, reduce, reduction, "cross_entropy()")
     e = _label_smoothing(label_smoothing)
+    target = _byte_classes(target)
     rows = _L.as_rows(input, target, "cross_entropy()")
     if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows
         out = cross_entropy(rows[0], rows[1], weight, ignore_index=ignore_index,
