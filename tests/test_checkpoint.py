@@ -219,3 +219,26 @@ def test_load_state_dict_is_all_or_nothing():
     assert snapshot(other) == before
     other.load_state_dict(good)  # and the good one is taken whole
     assert snapshot(other) == snapshot(opt)
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_grad_through_a_checkpoint_writes_no_other_grad(device, use_reentrant):
+    """autograd.grad() and backward(inputs=...) through a checkpoint give the tensors
+    asked for their gradients and write no parameter's .grad (the inner plain backward
+    filled every parameter's), as PyTorch's non-reentrant checkpoint."""
+    lin = pdt.nn.Linear(2, 2, dtype=pdt.float64, device=device)
+    w = pdt.ones(1, 2, dtype=pdt.float64, device=device, requires_grad=True)
+    x = pdt.ones(1, 2, dtype=pdt.float64, device=device, requires_grad=True)
+    want = lin.weight.detach().sum(0, keepdim=True)  # d sum(W x + b) / dx
+    y = pdt.utils.checkpoint.checkpoint(lin, x, use_reentrant=use_reentrant)
+    (g,) = pdt.autograd.grad(y.sum(), x)
+    np.testing.assert_allclose(g.cpu().numpy(), want.cpu().numpy(), rtol=1e-15)
+    assert lin.weight.grad is None and lin.bias.grad is None and x.grad is None
+    y = pdt.utils.checkpoint.checkpoint(lambda a: lin(a) * w, x, use_reentrant=use_reentrant)
+    y.sum().backward(inputs=[x])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), want.cpu().numpy(), rtol=1e-15)
+    assert lin.weight.grad is None and w.grad is None
+    x.grad = None
+    y = pdt.utils.checkpoint.checkpoint(lin, x, use_reentrant=use_reentrant)
+    y.sum().backward()  # the plain pass: every gradient, as before
+    assert lin.weight.grad is not None and x.grad is not None

@@ -26,6 +26,8 @@ create_graph=True)[0].sum(), x) follows it.  Three things make that exact:
   gives an input a gradient that is not recorded while the gradient it got is
   raises at once (node.check_recorded), unless its op is piecewise constant.
 """
+import threading
+
 from .. import _C
 from .anomaly_mode import _STATE as _ANOMALY, check_gradients
 from .hooks import finish_captures, prepare_captures
@@ -69,11 +71,26 @@ def run_backward(outputs, grad_outputs, retain_graph, inputs=None, accumulate=Tr
     autograd.grad, with accumulate=False) or the only leaves accumulated into;
     create_graph: the pass records (Note [higher-order gradients])."""
     prev = _C._set_grad_enabled(bool(create_graph))
+    runs = _RUNS.__dict__.setdefault("stack", [])
+    runs.append((inputs, accumulate))
     try:
         return _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where,
                     create_graph)
     finally:
+        runs.pop()
         _C._set_grad_enabled(prev)
+
+
+_RUNS = threading.local()  # this thread's passes, innermost last: (inputs, accumulate)
+
+
+def current_run():
+    """(inputs, accumulate) of the innermost backward pass of this thread: inputs None
+    for loss.backward(), the tensors asked for by autograd.grad (accumulate False) or
+    backward(inputs=...) (accumulate True); None outside a pass.  A Function whose
+    backward runs a pass of its own (utils.checkpoint) reads it."""
+    runs = _RUNS.__dict__.get("stack")
+    return runs[-1] if runs else None
 
 
 # The loop runs in C (_C._engine_run, Note [the engine in C] in

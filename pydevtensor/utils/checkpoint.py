@@ -12,8 +12,12 @@ inside fn need gradients, as PyTorch's non-reentrant checkpoint allows).  Its ba
 recomputes fn on detached copies of the arguments and runs a backward through the
 recomputed graph: the gradients of the parameters used inside fn are accumulated into
 their .grad there (PyTorch's reentrant way), those of the arguments are returned.
-So autograd.grad() cannot ask for a parameter used inside fn (PyTorch's reentrant
-checkpoint has the same limit); loss.backward() gives exactly the plain gradients.
+When the outer pass asked for some tensors only (autograd.grad, backward(inputs=...);
+autograd.engine.current_run), the inner pass is an autograd.grad over the arguments
+and the tensors asked for: no other .grad is written, a parameter asked for by
+backward(inputs=...) is accumulated, and one asked for by autograd.grad() raises (it
+cannot be handed back; PyTorch's reentrant checkpoint refuses grad() altogether);
+loss.backward() gives exactly the plain gradients.
 The recomputation runs under the autocast state of the first run, and the tensor
 arguments are saved as any op saves them (changed in place before the backward, they
 are refused).  Its backward is once differentiable: a gradient taken with
@@ -67,8 +71,37 @@ def _autocast_as(saved: dict) -> Any:
     return stack
 
 
+def _restricted(pairs, inputs, wanted, accumulate):
+    """The recomputed graph's gradients for an outer pass that asked for some tensors
+    only (autograd.grad, or backward(inputs=...)): those of fn's arguments, returned,
+    and those of the tensors asked for that fn used inside (its parameters),
+    accumulated for backward(inputs=...) and refused for autograd.grad, which cannot be
+    handed them; no other .grad is written (a plain backward here filled every
+    parameter's .grad)."""
+    from ..autograd import grad as _grad
+    args = [a for a in inputs if isinstance(a, _C.Tensor) and a.requires_grad]
+    inner = [t for t in wanted if isinstance(t, _C.Tensor) and t.requires_grad and
+             not any(t is a for a in args)]
+    got = _grad([o for o, _ in pairs], args + inner, [g for _, g in pairs],
+                allow_unused=True) if pairs and (args or inner) else [None] * (len(args) +
+                                                                              len(inner))
+    for t, g in zip(inner, got[len(args):]):
+        if g is None:
+            continue
+        if not accumulate:
+            raise RuntimeError("checkpoint: autograd.grad() asked for a tensor used inside "
+                               "the checkpointed function (a parameter); its gradient can "
+                               "only be accumulated: use backward(inputs=[...]) or "
+                               "loss.backward()")
+        t.grad = g if t.grad is None else t.grad + g
+    by_arg = iter(got[:len(args)])
+    return tuple(next(by_arg) if isinstance(a, _C.Tensor) and a.requires_grad else None
+                 for a in inputs)
+
+
 def _function():
     from ..autograd import Function, backward
+    from ..autograd.engine import current_run
     from ..autograd.function import once_differentiable
     from ..autograd.grad_mode import enable_grad
 
@@ -112,6 +145,9 @@ def _function():
             outs = (out,) if isinstance(out, _C.Tensor) else tuple(out)
             pairs = [(o, g) for o, g in zip(outs, grads)
                      if isinstance(o, _C.Tensor) and o.requires_grad and g is not None]
+            run = current_run()
+            if run is not None and run[0] is not None:
+                return (None, None, None, None) + _restricted(pairs, inputs, *run)
             if pairs:
                 backward([o for o, _ in pairs], [g for _, g in pairs])
             return (None, None, None, None) + tuple(
