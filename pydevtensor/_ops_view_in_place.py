@@ -9,9 +9,10 @@ does, so every check of the view op applies and x keeps its own version counter.
 counter is bumped, as PyTorch's in-place ops bump it: a graph that saved x (``y = w *
 x`` saves x for w's gradient) would otherwise read it in its new shape; with the bump,
 its backward refuses, naming the change.  A leaf that requires grad is refused with
-grad mode on (PyTorch's in-place leaf rule); a tensor with a grad_fn too (PyTorch
-records a view node in its place, which this graph does not model): ``x = x.t()`` is
-the way there.
+grad mode on (PyTorch's in-place leaf rule).  A tensor with a grad_fn takes the view's
+node in its place, as PyTorch records it (``b = a * 2; b.unsqueeze_(0)``: b's grad_fn
+is UnsqueezeBackward0 after MulBackward0); a view with a grad_fn is still refused
+(its base's other views would have to follow): ``x = x.t()`` is the way there.
 """
 from . import _C
 
@@ -20,16 +21,22 @@ LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place oper
 
 def _into(self, view, name):
     """self, now with view's shape, strides and offset (view shares its memory)."""
-    if self.requires_grad:
-        if self.grad_fn is not None:
-            raise RuntimeError(f"{name}(): a tensor in the autograd graph (grad_fn "
+    node = None
+    if self.requires_grad and _C.is_grad_enabled():
+        if self.grad_fn is None:
+            raise RuntimeError(LEAF_MSG)
+        if self._base is not None:
+            raise RuntimeError(f"{name}(): a view in the autograd graph (grad_fn "
                                f"{type(self.grad_fn).__name__}) cannot change its shape in "
                                f"place; write x = x.{name[:-1]}(...) instead (shape "
                                f"{tuple(self.shape)}, on {self.device})")
-        if _C.is_grad_enabled():
-            raise RuntimeError(LEAF_MSG)
+        # PyTorch's: the view op takes the tensor's place in the graph (view, made
+        # with grad mode on, is recorded after self's node)
+        node = (view.grad_fn, view.output_nr)
     self._bump_version()
-    self.data = view
+    self.data = view.detach() if node is not None else view
+    if node is not None:
+        self._set_grad_fn(*node)
     return self
 
 
@@ -44,8 +51,8 @@ def t_(self):
     Raises
     ------
     RuntimeError
-        When self has more than 2 dimensions, or is in the autograd graph (Note
-        [in-place views and autograd]).
+        When self has more than 2 dimensions, or is a leaf that requires grad or a view
+        in the autograd graph (Note [in-place views and autograd]).
 
     Examples
     --------
@@ -74,7 +81,8 @@ def transpose_(self, dim0, dim1):
     IndexError
         When a dim is out of range.
     RuntimeError
-        When self is in the autograd graph (Note [in-place views and autograd]).
+        When self is a leaf that requires grad or a view in the autograd graph
+        (Note [in-place views and autograd]).
 
     Examples
     --------
@@ -132,7 +140,8 @@ def unsqueeze_(self, dim):
     IndexError
         When dim is out of range.
     RuntimeError
-        When self is in the autograd graph (Note [in-place views and autograd]).
+        When self is a leaf that requires grad or a view in the autograd graph
+        (Note [in-place views and autograd]).
 
     Examples
     --------
@@ -160,7 +169,8 @@ def squeeze_(self, dim=None):
     IndexError
         When a dim is out of range.
     RuntimeError
-        When self is in the autograd graph (Note [in-place views and autograd]).
+        When self is a leaf that requires grad or a view in the autograd graph
+        (Note [in-place views and autograd]).
 
     Examples
     --------
@@ -188,8 +198,8 @@ def as_strided_(self, size, stride, storage_offset=None):
     Raises
     ------
     RuntimeError
-        When the view reaches past the storage, or self is in the autograd graph (Note
-        [in-place views and autograd]).
+        When the view reaches past the storage, or self is a leaf that requires grad
+        or a view in the autograd graph (Note [in-place views and autograd]).
 
     Examples
     --------

@@ -61,19 +61,46 @@ def test_a_graph_that_saved_the_tensor_refuses_its_backward(device):
         out.backward()
 
 
-def test_tensors_in_the_graph_are_refused(device):
+def test_leaves_are_refused_and_views_in_the_graph_too(device):
     w = pdt.ones(2, 3, device=device, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         w.t_()
     assert tuple(w.shape) == (2, 3) and w._version == 0
-    h = w * 2.0
-    with pytest.raises(RuntimeError, match=r"t_\(\): a tensor in the autograd graph \(grad_fn "
-                                           r"MulBackward0\) cannot change its shape in place"):
-        h.t_()
-    assert tuple(h.shape) == (2, 3)
+    v = (w * 2.0)[0]
+    with pytest.raises(RuntimeError, match=r"unsqueeze_\(\): a view in the autograd graph "
+                                           r"\(grad_fn SelectBackward0\) cannot change its "
+                                           r"shape in place"):
+        v.unsqueeze_(0)
+    assert tuple(v.shape) == (3,)
     with pdt.no_grad():  # a leaf under no_grad, as PyTorch's in-place rule
         w.unsqueeze_(0)
     assert tuple(w.shape) == (1, 2, 3)
+
+
+@pytest.mark.parametrize("name,args,shape", [("unsqueeze_", (0,), (1, 2, 3)),
+                                             ("t_", (), (3, 2)),
+                                             ("transpose_", (1, 0), (3, 2))])
+def test_a_tensor_in_the_graph_takes_the_view_node(device, name, args, shape):
+    """As PyTorch's: b = a * 2; b.t_() makes b's grad_fn the view's node after Mul's,
+    and gradients flow through the new shape (also to a view of b taken after)."""
+    a_np = np.arange(6.0).reshape(2, 3)
+    a = pdt.tensor(a_np, device=device, requires_grad=True)
+    b = a * 2.0
+    assert getattr(b, name)(*args) is b and tuple(b.shape) == shape
+    assert type(b.grad_fn).__name__.startswith(name[:-1].capitalize()[:5])
+    w_np = np.arange(1.0, 7.0).reshape(shape)
+    row = b[0]
+    (b * b * pdt.tensor(w_np, device=device)).sum().backward(retain_graph=True)
+    view_back = {"unsqueeze_": lambda g: g[0], "t_": lambda g: g.T,
+                 "transpose_": lambda g: g.T}[name]
+    np.testing.assert_allclose(a.grad.cpu().numpy(), 8 * a_np * view_back(w_np), rtol=1e-12)
+    a.grad = None
+    row.sum().backward()
+    want = np.zeros((2, 3))
+    {"unsqueeze_": lambda: want.__setitem__((slice(None), slice(None)), 2.0),
+     "t_": lambda: want.__setitem__((slice(None), 0), 2.0),
+     "transpose_": lambda: want.__setitem__((slice(None), 0), 2.0)}[name]()
+    np.testing.assert_allclose(a.grad.cpu().numpy(), want, rtol=1e-15)
 
 
 def test_bad_arguments_leave_the_tensor_as_it_was(device):
