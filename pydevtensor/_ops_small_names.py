@@ -339,3 +339,45 @@ is in host memory (a CPU device, a logical one included).
 
 __all__ = ["cosine_similarity", "empty_strided", "exp_", "is_floating_point", "randint_like",
            "relu_", "sigmoid_", "tanh_", "unravel_index"]
+
+
+_fill_number = _C.Tensor.fill_
+
+
+def _fill_(self, value):
+    """Every element becomes value.
+
+    Parameters
+    ----------
+    value : number or 0-d Tensor
+        Converted to self's dtype; a 0-d tensor (on any device) is copied in, and
+        receives the gradient (the sum of self's), as PyTorch's ``fill_``.
+
+    Returns
+    -------
+    Tensor
+        self, changed in place.
+
+    Raises
+    ------
+    RuntimeError
+        When value is a tensor of more than 0 dimensions.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., 2., 3.])
+    >>> x.fill_(7)
+    tensor([7., 7., 7.])
+    >>> x.fill_(pydevtensor.tensor(2.5))
+    tensor([2.5000, 2.5000, 2.5000])
+    """
+    if isinstance(value, _C.Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions (shape {tuple(value.shape)}, "
+                               f"on {value.device})")
+        return self.copy_(value.expand(tuple(self.shape)))
+    return _fill_number(self, value)
+
+
+_C.Tensor.fill_ = _fill_

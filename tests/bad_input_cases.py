@@ -352,7 +352,10 @@ CASES = [
     C("operator-object", "t + object()", "TypeError", r"unsupported operand type\(s\) for \+"),
     C("fill_-int32-overflow", "ti.fill_(2**40)", "OverflowError",
       r"1099511627776 cannot be converted to int32"),
-    C("fill_-tensor", "t.fill_(t)", "TypeError", r"value must be a number"),
+    C("fill_-tensor", "t.fill_(t)", "RuntimeError", r"fill_ only supports 0-dimension value "
+      r"tensor but got tensor with 2 dimensions \(shape \(2, 3\), on cpu\)"),
+    C("fill_-str", "t.fill_('x')", "TypeError",
+      r"fill_\(\): argument 'value' must be a Tensor or a number, got str"),
     C("setitem-int32-overflow", "ti[0] = 2**40", "ValueError",
       r"1099511627776 cannot be converted to int32"),
     C("index_put-values-number", "pdt.index_put(t, (pdt.tensor([0]),), 1.0)", "TypeError",

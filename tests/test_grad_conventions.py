@@ -199,3 +199,16 @@ def test_second_derivative_through_an_overwritten_tensor(device, how):
     z0, z1, z2 = f + a ** 2, f1 + 2 * a, f2 + 2
     np.testing.assert_allclose(g.detach().cpu().numpy(), 2 * z0 * z1, rtol=1e-12)
     np.testing.assert_allclose(h.cpu().numpy(), 2 * (z1 * z1 + z0 * z2), rtol=1e-12)
+
+
+def test_fill_with_a_0d_tensor_passes_it_the_gradient(device):
+    """PyTorch's fill_(Tensor): the value is copied in and gets the sum of the gradient."""
+    v = pdt.tensor(2.0, dtype=pdt.float64, device=device, requires_grad=True)
+    y = pdt.zeros(3, dtype=pdt.float64, device=device)
+    assert y.fill_(v) is y and y.tolist() == [2.0, 2.0, 2.0]
+    (y * pdt.tensor([1.0, 2.0, 3.0], dtype=pdt.float64, device=device)).sum().backward()
+    assert v.grad.item() == 6.0
+    ints = pdt.ones(3, dtype=pdt.int64, device=device).fill_(pdt.tensor(2.7, device=device))
+    assert ints.tolist() == [2, 2, 2]
+    with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor"):
+        pdt.ones(3, device=device).fill_(pdt.ones(2, device=device))
