@@ -203,19 +203,21 @@ def masked_fill(input, mask, value):
     input : Tensor
         The values (also the method ``x.masked_fill(mask, value)``).
     mask : Tensor
-        bool, broadcast to input's shape.
+        bool, broadcast with input (a wider mask widens the result, as PyTorch's).
     value : number or 0-d Tensor
         The new value.
 
     Returns
     -------
     Tensor
-        A new tensor of input's shape and dtype.
+        A new tensor of input's dtype and the broadcast shape.
 
     Raises
     ------
     TypeError
         When mask is not bool.
+    RuntimeError
+        When the shapes do not broadcast.
 
     Examples
     --------
@@ -232,10 +234,11 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s)")
     ms, xs = tuple(mask.shape), tuple(input.shape)
-    if len(ms) > len(xs) or any(m != 1 and m != x for m, x in zip(ms[::-1], xs[::-1])):
-        # checked first: where() would name itself, or build a widened result in vain
-        raise RuntimeError(f"masked_fill: the mask of shape {ms} does not broadcast to the "
-                           f"input's shape {xs} (on {input.device})")
+    try:  # the result has the broadcast shape: a wider mask widens it, as PyTorch's
+        _broadcast_shape(ms, xs)
+    except ValueError:  # checked first: where() would name itself
+        raise RuntimeError(f"masked_fill: the mask of shape {ms} does not broadcast with "
+                           f"the input's shape {xs} (on {input.device})") from None
     if mask.device != input.device:  # checked first: where() would blame its 'out'
         raise _C.DeviceError(f"masked_fill(): the mask is on {mask.device}, the input on "
                              f"{input.device} (shapes {ms} and {xs}); move one with .to(), "
@@ -275,7 +278,12 @@ def masked_fill_(input, mask, value):
     """
     if isinstance(input, _C.Tensor) and _C._masked_fill_(input, mask, value):
         return input  # one where into input itself, in C (Note [mask writes in C])
-    input.copy_(masked_fill(input, mask, value))
+    filled = masked_fill(input, mask, value)
+    if tuple(filled.shape) != tuple(input.shape):
+        raise RuntimeError(f"masked_fill_: the mask of shape {tuple(mask.shape)} would widen "
+                           f"the input's shape {tuple(input.shape)} to "
+                           f"{tuple(filled.shape)} in place (on {input.device})")
+    input.copy_(filled)
     return input
 
 

@@ -496,10 +496,11 @@ CASES = [
     C("masked_fill-tensor-value", "pdt.masked_fill(t, t > 0, t)", "RuntimeError",
       r"0-dimensional value tensor, but got tensor with 2 dimension"),
     C("masked_fill-mask-shape", "pdt.masked_fill(t, pdt.tensor([True, False]), 9.0)",
-      "RuntimeError", r"masked_fill: the mask of shape \(2,\) does not broadcast to the "
+      "RuntimeError", r"masked_fill: the mask of shape \(2,\) does not broadcast with the "
       r"input's shape \(2, 3\)"),
-    C("masked_fill-mask-widens", "t[:1].masked_fill(pdt.ones(3, 1, dtype=pdt.bool), 9.0)",
-      "RuntimeError", r"masked_fill: the mask of shape \(3, 1\) does not broadcast"),
+    C("masked_fill_-mask-widens", "t[:1].masked_fill_(pdt.ones(3, 1, dtype=pdt.bool), 9.0)",
+      "RuntimeError", r"masked_fill_: the mask of shape \(3, 1\) would widen the input's "
+      r"shape \(1, 3\) to \(3, 3\) in place"),
     C("masked_fill-mask-on-another-device",
       't.masked_fill(pdt.ones(3, dtype=pdt.bool, device="cpu:1"), 9.0)',
       "pydevtensor.DeviceError",

@@ -215,8 +215,12 @@ def test_where_in_one_call_agrees_with_the_composed_path(dev):
             want = composed(tc[0, 0], pdt.full((), value, dtype=ta.dtype, device=dev), ta)
             assert got.dtype == ta.dtype and got.shape == ta.shape
             np.testing.assert_array_equal(host(got), host(want))
-        with pytest.raises(RuntimeError, match="does not broadcast to the input's shape"):
-            ta.masked_fill(tc, 1)  # the mask would widen input
+        # a wider mask widens the result, as PyTorch's; in place it cannot
+        widened = ta.masked_fill(tc, 1)
+        assert widened.shape == (3, 2, 4) and widened.dtype == ta.dtype
+        np.testing.assert_array_equal(host(widened), np.where(c, np.ones((), a.dtype), a))
+        with pytest.raises(RuntimeError, match="would widen"):
+            ta.clone().masked_fill_(tc, 1)
     with pytest.raises(ValueError, match=r"shapes \(3, 1, 4\), \(2, 3\) and \(4,\) cannot be "
                                          r"broadcast together"):
         pdt.where(tc, pdt.zeros(2, 3, device=dev), pdt.zeros(4, device=dev))

@@ -211,7 +211,7 @@ def test_a_mask_sharing_memory_through_another_storage():
 
 def test_masked_fill_in_place_errors_and_grad(dev):
     x = pdt.tensor(B, device=dev)
-    with pytest.raises(RuntimeError, match=r"the mask of shape \(2,\) does not broadcast to "
+    with pytest.raises(RuntimeError, match=r"the mask of shape \(2,\) does not broadcast with "
                                            r"the input's shape \(3, 4, 5\)"):
         x.masked_fill_(pdt.tensor([True, False], device=dev), 1.0)
     with pytest.raises(TypeError):
