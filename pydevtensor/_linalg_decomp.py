@@ -14,6 +14,8 @@ in autograd/derivatives_linalg_decomp.py.
 """
 import collections
 
+import math
+
 from . import _C
 from ._linalg_solve import _by_columns, _float_dtype, _raise_for, _square
 from ._ops_index import _tensor_arg
@@ -149,6 +151,17 @@ def _svd(A, vectors, op):
         return ((eye(m, m), S, eye(n, n)) if vectors == 2 else (eye(m, 0), S, eye(0, n)))
     tall = m >= n
     big, small = (m, n) if tall else (n, m)
+    # LAPACK's gesdd (OpenBLAS's) can loop forever on a matrix holding inf: such a
+    # matrix goes in as zeros and comes out NaN, as PyTorch's result is (the CPU reads
+    # the check for free; cuSOLVER's gesvd returns).  One holding NaN is refused by
+    # gesdd's own check (info < 0: LinAlgError below, PyTorch's error too)
+    bad = None
+    if dev.type == "cpu":
+        flat = A.reshape(batch + (m * n,))
+        inf = flat.isinf().any(-1) & flat.isnan().any(-1).logical_not()
+        if bool(inf.any()):
+            bad = inf
+            A = A.masked_fill(bad.reshape(batch + (1, 1)), 0.0)
     # the column-major big x small matrix: A's by columns, or A^T's (A itself, row-major)
     a = _by_columns(A) if tall else (A.clone() if A.is_contiguous() else A.contiguous())
     S = _C.empty(batch + (small,), dtype=dt, device=dev)
@@ -162,6 +175,11 @@ def _svd(A, vectors, op):
         "values" if v < 0 else
         "The algorithm failed to converge because the input matrix is ill-conditioned or "
         f"has too many repeated singular values (error code: {v})"))
+    if bad is not None:
+        S = S.masked_fill(bad.reshape(batch + (1,)), math.nan)
+        if vectors:
+            u = u.masked_fill(bad.reshape(batch + (1, 1)), math.nan)
+            vt = vt.masked_fill(bad.reshape(batch + (1, 1)), math.nan)
     if not vectors:
         return None, S, None
     # u holds U' by columns, vt V'^T by columns (V' row-major)

@@ -61,7 +61,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     Returns
     -------
     Tensor
-        Of shape (variables, variables); 0-d for a 1-d input.
+        Of shape (variables, variables); 0-d for one variable (a 1-d input or one row).
 
     Raises
     ------
@@ -103,7 +103,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             norm = wsum - correction * (w * aw).sum() / wsum
         xm = x - mean
         c = _C.matmul(xm * w, xm.t()) / norm.clamp(min=0)
-    return c.reshape(()) if _C.Tensor.dim(input) < 2 else c
+    # one variable (a 1-d input, or a single row) gives a 0-d result, as PyTorch's
+    return c.reshape(()) if _C.Tensor.dim(input) < 2 or c.shape[0] == 1 else c
 
 
 def corrcoef(input):
@@ -118,7 +119,7 @@ def corrcoef(input):
     Returns
     -------
     Tensor
-        Of shape (variables, variables); 0-d for a 1-d input.  A variable that never
+        Of shape (variables, variables); 0-d for one variable.  A variable that never
         varies gives NaN, as PyTorch's.
 
     Raises

@@ -230,7 +230,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     keepdim : bool, optional
         Keep the reduced dims, with size 1 (default False).
     dtype : pydevtensor.dtype, optional
-        Converts input to this dtype first.
+        Converts input to this dtype first, and the sum is of it.
 
     Returns
     -------
@@ -250,8 +250,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if x.is_floating_point():
         x = x.masked_fill(x.isnan(), 0.0)
     if x.ndim == 0:
-        return x.sum()
-    return x.sum(dims, keepdim=keepdim)
+        return x.sum(dtype=dtype)
+    return x.sum(dims, keepdim=keepdim, dtype=dtype)  # dtype kept: sum would widen ints
 
 
 @numpy_names

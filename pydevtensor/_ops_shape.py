@@ -246,7 +246,8 @@ def unflatten(input, dim, sizes):
 
 def ravel(input):
     """input as one dimension: a view when input is contiguous, else a contiguous copy
-    (``input.reshape(-1)``).
+    (``input.contiguous().view(-1)``, as PyTorch's: a strided input that reshape could
+    view is copied too, so the result is always contiguous).
 
     Parameters
     ----------
@@ -264,7 +265,7 @@ def ravel(input):
     tensor([1, 2, 3, 4])
     """
     _tensor_arg(input, "ravel")
-    return input.reshape(-1)
+    return input.contiguous().view(-1)
 
 
 def _reversed(self):

@@ -34,6 +34,8 @@ def square(input):
     tensor([4.0000, 0.2500, 9.0000])
     """
     x = _tensor(input, "square")
+    if x.dtype == _C.bool:  # PyTorch's pow(x, 2): a bool squares to int64
+        x = x.to(_C.int64)
     return x * x
 
 

@@ -413,14 +413,14 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             f"isclose(): rtol and atol must be greater than or equal to zero, got "
             f"rtol={rtol} and atol={atol}")
     # PyTorch's steps: equal values (equal infinities too) are close; else a finite
-    # error within the tolerance, integers' included (their tolerance in the default
-    # float dtype), bools as numbers of that dtype
+    # error within the tolerance, integers and bools compared as numbers of the default
+    # float dtype (a uint8 difference would wrap)
     close = input == other
     if equal_nan and input.is_floating_point():
         close = close | (isnan(input) & isnan(other))
     if rtol == 0 and atol == 0:
         return close
-    if input.dtype == _C.bool:
+    if not input.is_floating_point():
         from ._default_dtype import get_default_dtype
         input, other = input.to(get_default_dtype()), other.to(get_default_dtype())
     actual = (input - other).abs()

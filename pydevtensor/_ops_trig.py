@@ -159,9 +159,9 @@ def logcumsumexp(input, dim, *, out=None):
         tail = logaddexp(y.narrow(d, k, n - k), y.narrow(d, 0, n - k))
         y = cat([head, tail], d)
         k *= 2
-    if y is input:
-        y = input.clone()
-    elif input.ndim == 0:
+    if k == 1:  # nothing was added up (n <= 1): y is input, or a view of it
+        y = y.clone()
+    if input.ndim == 0:
         y = y.reshape(())
     if out is not None:
         if tuple(out.shape) != tuple(y.shape):

@@ -165,3 +165,59 @@ def test_cross_entropy_and_nll_take_uint8_class_targets(device):
         np.testing.assert_allclose(F.cross_entropy(x, t).item(), want, rtol=1e-12)
         np.testing.assert_allclose(F.nll_loss(pdt.tensor(logp, device=device), t).item(),
                                    want, rtol=1e-12)
+
+
+def test_svd_of_a_matrix_with_inf_or_nan_returns_nan_not_a_hang():
+    """OpenBLAS's gesdd looped forever on [[inf, -1, 0, 3]] * 3 (and so pinv and
+    pinverse); a matrix holding inf comes out NaN, as PyTorch's, the others of a batch
+    as they are (one holding NaN still raises, as PyTorch's).  Run in a child process
+    with a time limit, so a hang fails the test."""
+    import subprocess
+    import sys
+    code = (
+        "import math, pydevtensor as T\n"
+        "x = T.tensor([[math.inf, -1., 0., 3.]] * 3)\n"
+        "U, S, Vh = T.linalg.svd(x)\n"
+        "assert S.isnan().all() and U.isnan().all() and Vh.isnan().all()\n"
+        "assert T.linalg.pinv(x).isnan().all() and T.linalg.svdvals(x.T).isnan().all()\n"
+        "b = T.stack([T.eye(3)[:2], T.tensor([[-math.inf, 0., 1.], [0., 1., 2.]])])\n"
+        "S = T.linalg.svd(b, full_matrices=False).S\n"
+        "assert S[0].tolist() == [1.0, 1.0] and S[1].isnan().all()\n"
+        "try:\n"
+        "    T.linalg.svd(T.tensor([[math.nan, 1.], [2., 3.], [4., 5.]]))\n"
+        "except T.linalg.LinAlgError:\n"
+        "    print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_fuzzed_differences_fixed(device):
+    """Found by a differential fuzzer against PyTorch 2.15: results that shared memory
+    with their input (repeat_interleave(1), ravel of a strided input, logcumsumexp of a
+    0-d tensor), nansum's dtype, isclose on uint8 (a wrapping difference), square of
+    bools, cov/corrcoef of one variable."""
+    x = pdt.arange(6.0, device=device).reshape(2, 3)
+    x.repeat_interleave(1).fill_(100.0)
+    assert x[0, 0].item() == 0.0
+    y = pdt.arange(12.0, device=device).reshape(3, 4)[:, ::2]
+    r = y.ravel()
+    assert r.is_contiguous() and r.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+    r.fill_(-1.0)
+    assert y[0, 0].item() == 0.0
+    t = pdt.tensor(3.0, device=device)
+    t.logcumsumexp(0).fill_(100.0)
+    assert t.item() == 3.0
+    ints = pdt.tensor([1, 2, 300], device=device)
+    got = ints.nansum(0, dtype=pdt.int8)
+    assert got.dtype == pdt.int8 and got.item() == int(np.array([1, 2, 300]).astype(np.int8)
+                                                         .sum(dtype=np.int8))
+    assert ints.nansum(dtype=pdt.bool).item() is True
+    u = pdt.tensor([4, 8, 1], dtype=pdt.uint8, device=device)
+    v = pdt.tensor([5, 9, 0], dtype=pdt.uint8, device=device)
+    assert u.isclose(v, 0.0, 1.0).tolist() == [True, True, True]
+    sq = pdt.tensor([True, False], device=device).square()
+    assert sq.dtype == pdt.int64 and sq.tolist() == [1, 0]
+    one = pdt.tensor([[1.0, 2.0, 4.0]], dtype=pdt.float64, device=device)
+    np.testing.assert_allclose(pdt.cov(one).item(), np.cov([1.0, 2.0, 4.0]), rtol=1e-15)
+    assert pdt.cov(one).shape == () and pdt.corrcoef(one).shape == ()
