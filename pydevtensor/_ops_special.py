@@ -48,9 +48,15 @@ def _x_log(op, x, y, log, scalar_log, neutral, low):
     if not isinstance(x, _C.Tensor) and not isinstance(y, _C.Tensor):
         raise TypeError(f"{op}(): expected a Tensor for input or other, got two numbers")
     if isinstance(y, _C.Tensor):
-        if not y.is_floating_point():  # (int y).log() is float32; a floating x decides
-            y = y.to(x.dtype if isinstance(x, _C.Tensor) and x.is_floating_point()
-                     else _C._get_default_dtype())
+        if isinstance(x, _C.Tensor):
+            # the log in the result's dtype: a float16 y beside a float64 x is widened
+            # first (its log in float16 lost digits), an integer pair gives the default
+            dt = result_type(x, y)
+            dt = dt if dt.is_floating_point else _C._get_default_dtype()
+            if y.dtype != dt:
+                y = y.to(dt)
+        elif not y.is_floating_point():  # (int y).log() is float32
+            y = y.to(_C._get_default_dtype())
         if isinstance(x, _C.Tensor):
             # y at or below log's domain where x is 0: the log of a neutral value there
             # (log(1) = log1p(0) = 0), so the product is 0 and x's gradient 0, not NaN

@@ -221,3 +221,16 @@ def test_fuzzed_differences_fixed(device):
     one = pdt.tensor([[1.0, 2.0, 4.0]], dtype=pdt.float64, device=device)
     np.testing.assert_allclose(pdt.cov(one).item(), np.cov([1.0, 2.0, 4.0]), rtol=1e-15)
     assert pdt.cov(one).shape == () and pdt.corrcoef(one).shape == ()
+
+
+def test_xlogy_takes_the_log_in_the_result_dtype(device):
+    """A float16 other beside a float64 input: its log in float64 (it was taken in
+    float16, 1.1309 for log(3.1) instead of 1.1313)."""
+    x = pdt.tensor([1.0, 0.0, 2.0], dtype=pdt.float64, device=device)
+    y = pdt.tensor([3.1, 0.0, 5.0], dtype=pdt.float16, device=device)
+    yv = y.double().cpu().numpy()
+    for fn, want in ((pdt.xlogy, np.array([1.0, 0.0, 2.0]) * np.log(np.where(yv == 0, 1, yv))),
+                     (pdt.special.xlog1py, np.array([1.0, 0.0, 2.0]) * np.log1p(yv))):
+        got = fn(x, y)
+        assert got.dtype == pdt.float64
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-15)
