@@ -203,8 +203,14 @@ def result_type(tensor, other):
     ...                         pydevtensor.tensor(1.0, dtype=pydevtensor.float64))
     pydevtensor.float16
     """
+    return _result_type_of((tensor, "tensor"), (other, "other"))
+
+
+def _result_type_of(*named):
+    """result_type of any number of (operand, name) pairs, as an op of that many
+    operands promotes them all at once (addcmul's three)."""
     by_priority = [None, None, None]
-    for x, name in ((tensor, "tensor"), (other, "other")):
+    for x, name in named:
         p, d = _operand(x, name)
         by_priority[p] = d if by_priority[p] is None else _C.promote_types(by_priority[p], d)
     return _combine(by_priority[0], _combine(by_priority[1], by_priority[2]))

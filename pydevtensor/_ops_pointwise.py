@@ -168,6 +168,15 @@ def _addc(op, input, tensor1, tensor2, value, combine):
     if len(devices) > 1:
         raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but found "
                            f"at least two devices, {', '.join(sorted(map(str, devices)))}")
+    # the three promote at once, as PyTorch's: a pair first would lift the third (a 0-d
+    # float64 beside float32 tensors) or compute in a narrower type (float16 / int32)
+    from ._dtype_info import _result_type_of
+    dt = _result_type_of((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))
+    if op == "addcdiv" and not (tensor1.is_floating_point() or tensor2.is_floating_point()):
+        dt = None  # integer division: combine refuses it, as PyTorch does
+    if dt is not None:
+        input, tensor1, tensor2 = (t if t.dtype == dt else t.to(dt)
+                                   for t in (input, tensor1, tensor2))
     term = combine(tensor1, tensor2)
     return input + (term if value == 1 else value * term)
 

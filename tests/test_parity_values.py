@@ -234,3 +234,18 @@ def test_xlogy_takes_the_log_in_the_result_dtype(device):
         got = fn(x, y)
         assert got.dtype == pdt.float64
         np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-15)
+
+
+def test_addcmul_addcdiv_promote_their_three_operands_at_once(device):
+    """PyTorch's: a 0-d float64 factor beside float32 tensors stays float32 (pairwise
+    promotion made float64), a bfloat16 input with integer and 0-d float factors stays
+    bfloat16, and a float16 numerator over an int32 denominator divides in float32."""
+    def t(v, dt):
+        return pdt.tensor(v, device=device).to(dt)
+    got = t([1.0, 2.0], pdt.float32).addcmul(t([1, 2], pdt.int64), t(2.0, pdt.float64))
+    assert got.dtype == pdt.float32 and got.tolist() == [3.0, 6.0]
+    got = t([1.0, 2.0], pdt.bfloat16).addcmul(t([1, 2], pdt.int64), t(2.0, pdt.float32))
+    assert got.dtype == pdt.bfloat16 and got.float().tolist() == [3.0, 6.0]
+    got = t([1.0], pdt.float32).addcdiv(t([1.0], pdt.float16), t([3], pdt.int32))
+    assert got.dtype == pdt.float32
+    assert got.item() == float(np.float32(1) + np.float32(1) / np.float32(3))
