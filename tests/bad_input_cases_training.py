@@ -439,8 +439,12 @@ TRAINING_CASES = [
       r"pydevtensor\.float32"),
     C("GRU-input_size-0", "pdt.nn.GRU(0, 5)", "ValueError",
       r"GRU: input_size must be greater than zero, got 0"),
-    C("LSTM-proj_size", "pdt.nn.LSTM(3, 5, proj_size=2)", "NotImplementedError",
-      r"LSTM: proj_size=2 .*not supported"),
+    C("LSTM-proj_size", "pdt.nn.LSTM(3, 5, proj_size=5)", "ValueError",
+      r"LSTM: proj_size has to be smaller than hidden_size, got proj_size=5 and "
+      r"hidden_size=5"),
+    C("LSTM-proj_size-h0", "pdt.nn.LSTM(3, 5, proj_size=2)(pdt.ones(4, 1, 3), "
+      "(pdt.zeros(1, 1, 5), pdt.zeros(1, 1, 5)))", "ValueError",
+      r"expected h0 of shape \(1, 1, 2\) \(num_layers \* num_directions, N, proj_size\)"),
     C("GRUCell-4d", "pdt.nn.GRUCell(3, 5)(t.reshape(1, 1, 2, 3))",
       "pydevtensor.InvalidArgumentError", r"GRUCell: expected input to be 1-D \(H_in\) or "
       r"2-D \(N, H_in\), got 4-D input of shape \(1, 1, 2, 3\) \(on cpu\)"),

@@ -42,8 +42,9 @@ def _sigmoid(v):
 
 
 def ref_step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
-    """One step for x (N, H_in), h and c (N, H); PyTorch's documented equations."""
-    hidden = h.shape[-1]
+    """One step for x (N, H_in), h and c (N, H); PyTorch's documented equations (with
+    projections h is (N, P), c still (N, H))."""
+    hidden = h.shape[-1] if c is None else c.shape[-1]
     gi = x @ w_ih.T + (0 if b_ih is None else b_ih)
     gh = h @ w_hh.T + (0 if b_hh is None else b_hh)
     if mode == "rnn_tanh":
@@ -79,6 +80,8 @@ def ref_rnn(mode, x, h0, c0, params, num_layers, directions):
                 h, c = ref_step(mode, layer_in[t], h, c, params["weight_ih" + sfx],
                                 params["weight_hh" + sfx], params.get("bias_ih" + sfx),
                                 params.get("bias_hh" + sfx))
+                if "weight_hr" + sfx in params:  # an LSTM with projections
+                    h = h @ params["weight_hr" + sfx].T
                 out[t] = h
             outs.append(np.stack(out))
             h_n.append(h)
@@ -525,8 +528,11 @@ def test_device_mismatch(device):
     (lambda: nn.GRU(3, 4, num_layers=2, dropout=1.5), ValueError,
      r"dropout should be a number in range \[0, 1\].*got 1.5"),
     (lambda: nn.GRU(3, 4, num_layers=2, dropout="0.1"), ValueError, r"got '0.1'"),
-    (lambda: nn.LSTM(3, 4, proj_size=2), NotImplementedError,
-     r"LSTM: proj_size=2 .* is not supported by pydevtensor; use proj_size=0"),
+    (lambda: nn.LSTM(3, 4, proj_size=4), ValueError,
+     r"LSTM: proj_size has to be smaller than hidden_size, got proj_size=4 and "
+     r"hidden_size=4"),
+    (lambda: nn.RNNBase("GRU", 3, 4, proj_size=2), ValueError,
+     r"proj_size argument is only supported for LSTM, not RNN or GRU"),
     (lambda: nn.RNNBase("CELL", 3, 4), ValueError, r"unrecognized RNN mode 'CELL'"),
     (lambda: nn.GRUCell(3, -4), ValueError, r"GRUCell: hidden_size must be greater than zero"),
 ])
@@ -670,3 +676,55 @@ def test_cells_take_input_size_zero_layers_do_not(device):
     for cls in (nn.RNN, nn.GRU, nn.LSTM):
         with pytest.raises(ValueError, match="input_size must be greater than zero"):
             cls(0, 4, device=device)
+
+
+@pytest.mark.parametrize("num_layers,bidirectional", LAYOUTS)
+@pytest.mark.parametrize("form", ["batched", "batch_first_h0", "unbatched_h0", "packed"])
+def test_lstm_with_projections_matches_numpy(device, num_layers, bidirectional, form):
+    """proj_size (LSTMP, PyTorch's): h = W_hr (o * tanh(c)) of size P after each step,
+    so W_hh is (4H, P), the next layer reads D * P features, h0/h_n have P and c H."""
+    rng = np.random.default_rng(num_layers * 10 + bidirectional)
+    lstm = nn.LSTM(3, 5, num_layers=num_layers, bidirectional=bidirectional, proj_size=2,
+                   batch_first=form == "batch_first_h0", dtype=pdt.float64, device=device)
+    d = 2 if bidirectional else 1
+    names = [n for n, _ in lstm.named_parameters()]
+    assert "weight_hr_l0" in names and tuple(lstm.weight_hr_l0.shape) == (2, 5)
+    assert tuple(lstm.weight_hh_l0.shape) == (20, 2)
+    if num_layers == 2:
+        assert tuple(lstm.weight_ih_l1.shape) == (20, 2 * d)
+    params = numpy_params(lstm)
+    x = rng.standard_normal((4, 2, 3))
+    h0 = rng.standard_normal((num_layers * d, 2, 2))
+    c0 = rng.standard_normal((num_layers * d, 2, 5))
+    out, h_n, c_n = ref_rnn("lstm", x, h0, c0, params, num_layers, d)
+    t = lambda a: pdt.tensor(a, device=device)  # noqa: E731
+    if form == "batched":
+        got, (gh, gc) = lstm(t(x), (t(h0), t(c0)))
+    elif form == "batch_first_h0":
+        got, (gh, gc) = lstm(t(x.swapaxes(0, 1)), (t(h0), t(c0)))
+        got = got.transpose(0, 1)
+    elif form == "unbatched_h0":
+        got, (gh, gc) = lstm(t(x[:, 0]), (t(h0[:, 0]), t(c0[:, 0])))
+        out, h_n, c_n = out[:, 0], h_n[:, 0], c_n[:, 0]
+    else:  # the full-length packed batch: the same steps
+        packed = nn.utils.rnn.pack_padded_sequence(t(x), [4, 4])
+        got, (gh, gc) = lstm(packed, (t(h0), t(c0)))
+        got = nn.utils.rnn.pad_packed_sequence(got)[0]
+    close(got, out)
+    close(gh, h_n)
+    close(gc, c_n)
+    assert "proj_size=2" in repr(lstm)
+
+
+def test_lstm_with_projections_gradients(device):
+    lstm = nn.LSTM(2, 3, proj_size=2, dtype=pdt.float64, device=device)
+    names = [n for n, _ in lstm.named_parameters()]
+    x = np.random.default_rng(3).standard_normal((3, 1, 2))
+    params = [p.detach().cpu().numpy() for p in lstm.parameters()]
+
+    def fn(xt, *ps):
+        out = _with_params(lstm, names, xt, None, ps)
+        return out[0]
+
+    gradcheck(fn, [x] + params, device)
+

@@ -81,13 +81,20 @@ def step_unfused(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tenso
 
 
 def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
-                  b_hh: Tensor | None, reverse: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+                  b_hh: Tensor | None, reverse: bool, w_hr: Tensor | None = None
+                  ) -> tuple[Tensor, Tensor, Tensor | None]:
     """The steps of one layer in one direction over the projected sequence xp
     (L, N, G * H), from the state h (and c).  Returns the hidden states (L, N, H) in
-    time order, and the last state h (and c): after step 0 when reverse."""
+    time order, and the last state h (and c): after step 0 when reverse.  With w_hr
+    (an LSTM's projection, (P, H)), each step's h is h @ W_hr^T, of size P."""
     steps = xp.unbind(0)  # Note [the input projection]
     outputs = []
-    if mode in ("GRU", "LSTM") and fusable(xp):
+    if w_hr is not None:
+        for xt in (reversed(steps) if reverse else steps):
+            h, c = step(mode, xt, h, c, w_hh, b_hh)
+            h = F.linear(h, w_hr)
+            outputs.append(h)
+    elif mode in ("GRU", "LSTM") and fusable(xp):
         # the fused cells, and h @ W_hh^T + b_hh whose W_hh and b_hh gradients are one
         # GEMM and one sum for all the steps (Note [one GEMM for W_hh's gradient])
         # collected only when W_hh or b_hh will have a gradient; otherwise every step
@@ -117,7 +124,8 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
 def run(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None,
         weights: Sequence[Weights], num_layers: int, num_directions: int,
         dropout: float, training: bool,
-        direction: Callable[..., tuple[Tensor, Tensor, Tensor | None]] | None = None
+        direction: Callable[..., tuple[Tensor, Tensor, Tensor | None]] | None = None,
+        projections: Sequence[Tensor] | None = None
         ) -> tuple[Tensor, Tensor, Tensor | None]:
     """A multi-layer, possibly bidirectional recurrent network over x (L, N, H_in) from
     h0 (and c0) of shape (num_layers * num_directions, N, H).  weights holds, for
@@ -125,7 +133,8 @@ def run(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None,
     with None for absent biases.  Dropout with probability dropout is applied to the
     output of every layer but the last, in training.  Returns output (L, N,
     num_directions * H), h_n and c_n (None but for the LSTM), as PyTorch does.
-    direction replaces run_direction (a PackedSequence's steps: _packed_rnn.py)."""
+    direction replaces run_direction (a PackedSequence's steps: _packed_rnn.py);
+    projections, an LSTM's W_hr per layer and direction (proj_size: h is P wide)."""
     direction = run_direction if direction is None else direction
     layer_input = x
     last_h, last_c = [], []
@@ -135,8 +144,9 @@ def run(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None,
             k = layer * num_directions + d
             w_ih, w_hh, b_ih, b_hh = weights[k]
             xp = F.linear(layer_input, w_ih, b_ih)  # Note [the input projection]
+            extra = {} if projections is None else {"w_hr": projections[k]}
             out, h, c = direction(mode, xp, h0[k], None if c0 is None else c0[k],
-                                  w_hh, b_hh, reverse=d == 1)
+                                  w_hh, b_hh, reverse=d == 1, **extra)
             outs.append(out)
             last_h.append(h)
             last_c.append(c)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, List, Sequence
 
 from .._ops_join import cat
 from . import _functional_rnn as FR
+from . import functional as F
 from ._functional_rnn import Weights, step
 
 if TYPE_CHECKING:
@@ -31,15 +32,18 @@ def _keep_rest(new: Tensor, old: Tensor) -> Tensor:
 
 def run_direction(batch_sizes: Sequence[int], mode: str, xp: Tensor, h: Tensor,
                   c: Tensor | None, w_hh: Tensor, b_hh: Tensor | None,
-                  reverse: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+                  reverse: bool, w_hr: Tensor | None = None
+                  ) -> tuple[Tensor, Tensor, Tensor | None]:
     """One layer in one direction over the packed projection xp (sum of batch_sizes,
     G * H) from h (and c), (N, H).  Returns the packed hidden states and the final
-    h (and c)."""
+    h (and c); w_hr: an LSTM's projection of each step's h."""
     steps = xp.split(list(batch_sizes))
     outputs: List[Tensor] = [None] * len(steps)  # type: ignore[list-item]
     for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
         n = batch_sizes[t]
         h_t, c_t = step(mode, steps[t], h[:n], None if c is None else c[:n], w_hh, b_hh)
+        if w_hr is not None:
+            h_t = F.linear(h_t, w_hr)
         outputs[t] = h_t
         h = _keep_rest(h_t, h)
         c = None if c is None else _keep_rest(c_t, c)
@@ -48,9 +52,11 @@ def run_direction(batch_sizes: Sequence[int], mode: str, xp: Tensor, h: Tensor,
 
 def run(mode: str, data: Tensor, batch_sizes: Sequence[int], h0: Tensor, c0: Tensor | None,
         weights: Sequence[Weights], num_layers: int, num_directions: int,
-        dropout: float, training: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+        dropout: float, training: bool, projections: Sequence[Tensor] | None = None
+        ) -> tuple[Tensor, Tensor, Tensor | None]:
     """_functional_rnn.run over packed data (sum of batch_sizes, H_in), with h0 (and
     c0) in the packed (sorted) order of the sequences.  Returns the packed output and
     h_n, c_n (None but for the LSTM), in the sorted order."""
     return FR.run(mode, data, h0, c0, weights, num_layers, num_directions, dropout,
-                  training, functools.partial(run_direction, list(batch_sizes)))
+                  training, functools.partial(run_direction, list(batch_sizes)),
+                  projections)

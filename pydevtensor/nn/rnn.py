@@ -115,13 +115,18 @@ def check_input(where: str, input: Any, own: Tensor, input_size: int, ndims: tup
 
 
 def initial_states(where: str, hx: Any, own: Tensor, input: Tensor, shape: tuple[int, ...],
-                   meaning: str, names: tuple[str, ...]) -> tuple[Tensor, Tensor | None]:
+                   meaning: str, names: tuple[str, ...],
+                   c_shape: tuple[int, ...] | None = None) -> tuple[Tensor, Tensor | None]:
     """(h, c) from hx: a Tensor (names has one entry) or an LSTM's pair (two names), as
-    given and checked against shape, or zeros when hx is None; c is None but for the
-    LSTM."""
+    given and checked against shape (c against c_shape when given: an LSTM with
+    projections), or zeros when hx is None; c is None but for the LSTM."""
     lstm = len(names) == 2
+    shapes = (shape, shape if c_shape is None else c_shape)
+    meanings = (meaning, meaning if c_shape is None else meaning.replace("proj_size",
+                                                                          "hidden_size"))
     if hx is None:
-        states = tuple(_C.zeros(shape, device=input.device, dtype=input.dtype) for _ in names)
+        states = tuple(_C.zeros(shapes[k], device=input.device, dtype=input.dtype)
+                       for k in range(len(names)))
     elif lstm:
         if not isinstance(hx, (tuple, list)) or len(hx) != 2:
             raise TypeError(f"{where}: hx must be a tuple ({names[0]}, {names[1]}) of two "
@@ -131,8 +136,8 @@ def initial_states(where: str, hx: Any, own: Tensor, input: Tensor, shape: tuple
     else:
         states = (hx,)
     if hx is not None:
-        for name, t in zip(names, states):
-            check_state(where, name, t, own, input, shape, meaning)
+        for k, (name, t) in enumerate(zip(names, states)):
+            check_state(where, name, t, own, input, shapes[k], meanings[k])
     return states[0], states[1] if lstm else None
 
 
@@ -148,7 +153,7 @@ class RNNBase(Module):
     input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional
         As in :class:`RNN`.
     proj_size : int, optional
-        0 (LSTM projections are not supported).
+        An LSTM's projection size (default 0: none); see :class:`LSTM`.
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
@@ -157,9 +162,8 @@ class RNNBase(Module):
     Raises
     ------
     TypeError, ValueError
-        When a size is not a positive int, dropout is not in [0, 1] or mode unknown.
-    NotImplementedError
-        When proj_size is not 0.
+        When a size is not a positive int, dropout is not in [0, 1], mode unknown, or
+        proj_size given for another mode than 'LSTM' or not below hidden_size.
 
     Examples
     --------
@@ -193,28 +197,33 @@ class RNNBase(Module):
                           f"but got dropout={dropout} and num_layers={num_layers}",
                           UserWarning, stacklevel=3)
         check_size("proj_size", proj_size, where, 0)
-        if proj_size != 0:
-            raise NotImplementedError(
-                f"{where}: proj_size={proj_size} (an LSTM with projections, h = W_hr h) is "
-                f"not supported by pydevtensor; use proj_size=0")
+        if proj_size and mode != "LSTM":
+            raise ValueError(f"{where}: proj_size argument is only supported for LSTM, not "
+                             f"RNN or GRU")
+        if proj_size >= hidden_size:
+            raise ValueError(f"{where}: proj_size has to be smaller than hidden_size, got "
+                             f"proj_size={proj_size} and hidden_size={hidden_size}")
         self.mode = mode
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first = bool(bias), bool(batch_first)
         self.dropout = float(dropout)
         self.bidirectional = bool(bidirectional)
-        self.proj_size = 0
+        self.proj_size = proj_size
         directions = 2 if self.bidirectional else 1
         gate_size = FR.GATES[mode] * hidden_size
+        real_hidden = proj_size or hidden_size  # h's size: projected by W_hr (LSTMP)
         dtype = _C._get_default_dtype() if dtype is None else dtype
         self._all_weights: list[list[str]] = []
         for layer in range(num_layers):
-            layer_in = input_size if layer == 0 else hidden_size * directions
+            layer_in = input_size if layer == 0 else real_hidden * directions
             for d in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if d == 1 else "")
                 shapes: list[tuple[str, tuple[int, ...]]] = [
-                    ("weight_ih", (gate_size, layer_in)), ("weight_hh", (gate_size, hidden_size))]
+                    ("weight_ih", (gate_size, layer_in)), ("weight_hh", (gate_size, real_hidden))]
                 if self.bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size:  # PyTorch's order: after the biases
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 names = []
                 for name, shape in shapes:
                     setattr(self, name + suffix,
@@ -246,9 +255,16 @@ class RNNBase(Module):
         m.weight_hh_l0; m.weight_hh_l0 = w * mask``) is used."""
         out = []
         for names in self._all_weights:
-            w = [getattr(self, n) for n in names]
-            out.append((w[0], w[1], w[2], w[3]) if len(w) == 4 else (w[0], w[1], None, None))
+            w = {n[:n.rindex("_l")]: getattr(self, n) for n in names}
+            out.append((w["weight_ih"], w["weight_hh"], w.get("bias_ih"), w.get("bias_hh")))
         return out
+
+    def _projections(self) -> list[Tensor] | None:
+        """W_hr of each layer and direction (an LSTM with proj_size), else None."""
+        if not self.proj_size:
+            return None
+        return [getattr(self, next(n for n in names if n.startswith("weight_hr")))
+                for names in self._all_weights]
 
     @property
     def all_weights(self) -> list[list[Tensor]]:
@@ -313,16 +329,21 @@ class RNNBase(Module):
             raise _Invalid(f"{where}: expected a sequence length larger than 0, got an input "
                            f"of shape {tuple(input.shape)} (on {input.device})")
         directions = 2 if self.bidirectional else 1
-        shape = (self.num_layers * directions, x.shape[1], self.hidden_size)
+        real = self.proj_size or self.hidden_size
+        shape = (self.num_layers * directions, x.shape[1], real)
+        c_shape = (shape[0], shape[1], self.hidden_size) if self.proj_size else None
         meaning = "(num_layers * num_directions, " + ("N, " if batched else "") + \
-            "hidden_size)"
+            ("proj_size)" if self.proj_size else "hidden_size)")
+        if c_shape is not None and not batched:
+            c_shape = (c_shape[0], c_shape[2])
         states = initial_states(where, hx, own, input, shape if batched else
                                 (shape[0], shape[2]), meaning,
-                                ("h0", "c0") if self.mode == "LSTM" else ("h0",))
+                                ("h0", "c0") if self.mode == "LSTM" else ("h0",), c_shape)
         h0, c0 = states if batched else (states[0].unsqueeze(1), None if states[1] is None
                                          else states[1].unsqueeze(1))
         output, h_n, c_n = FR.run(self.mode, x, h0, c0, self._weights(), self.num_layers,
-                                  directions, self.dropout, self.training)
+                                  directions, self.dropout, self.training,
+                                  projections=self._projections())
         if not batched:
             output, h_n = output.squeeze(1), h_n.squeeze(1)
             c_n = None if c_n is None else c_n.squeeze(1)
@@ -338,17 +359,19 @@ class RNNBase(Module):
         check_input(where, input.data, own, self.input_size, (2, 2), "packed (steps, H_in)")
         sizes = [int(n) for n in input.batch_sizes.tolist()]
         directions = 2 if self.bidirectional else 1
-        shape = (self.num_layers * directions, sizes[0], self.hidden_size)
+        shape = (self.num_layers * directions, sizes[0], self.proj_size or self.hidden_size)
+        c_shape = (shape[0], shape[1], self.hidden_size) if self.proj_size else None
         lstm = self.mode == "LSTM"
         h0, c0 = initial_states(where, hx, own, input.data, shape,
-                                "(num_layers * num_directions, N, hidden_size)",
-                                ("h0", "c0") if lstm else ("h0",))
+                                "(num_layers * num_directions, N, " +
+                                ("proj_size)" if self.proj_size else "hidden_size)"),
+                                ("h0", "c0") if lstm else ("h0",), c_shape)
         if input.sorted_indices is not None and hx is not None:
             h0 = h0.index_select(1, input.sorted_indices)
             c0 = None if c0 is None else c0.index_select(1, input.sorted_indices)
         output, h_n, c_n = _packed_rnn.run(self.mode, input.data, sizes, h0, c0,
                                            self._weights(), self.num_layers, directions,
-                                           self.dropout, self.training)
+                                           self.dropout, self.training, self._projections())
         if input.unsorted_indices is not None:
             h_n = h_n.index_select(1, input.unsorted_indices)
             c_n = None if c_n is None else c_n.index_select(1, input.unsorted_indices)
@@ -358,6 +381,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:  # PyTorch's place for it, before num_layers
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -555,7 +580,9 @@ class LSTM(RNNBase):
     bidirectional : bool, optional
         Run every layer both ways in time and concatenate (default False).
     proj_size : int, optional
-        0 only: projections raise NotImplementedError.
+        P > 0 (below hidden_size): an LSTM with projections (LSTMP, PyTorch's): each
+        step's h is ``W_hr (o * tanh(c))``, of size P, so h0, h_n and the output have P
+        features (c stays H); default 0, none.
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
@@ -565,15 +592,16 @@ class LSTM(RNNBase):
     ----------
     weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
         Layer k's [W_ii; W_if; W_ig; W_io] of shape (4 H, H_in), [W_hi; W_hf; W_hg; W_ho] of
-        shape (4 H, H) and the biases (4 H,), ``_reverse`` for the backward direction;
-        drawn from U(-1/sqrt(H), 1/sqrt(H)).
+        shape (4 H, H) (4 H, P with proj_size) and the biases (4 H,), ``_reverse`` for
+        the backward direction; drawn from U(-1/sqrt(H), 1/sqrt(H)).
+    weight_hr_l{k}
+        With proj_size: layer k's projection, of shape (P, H).
 
     Raises
     ------
     TypeError, ValueError
-        As :class:`RNN`; at the call also when hx is not a pair (h0, c0).
-    NotImplementedError
-        When proj_size is not 0.
+        As :class:`RNN`, or proj_size not below hidden_size; at the call also when hx
+        is not a pair (h0, c0).
 
     Notes
     -----
