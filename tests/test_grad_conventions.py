@@ -212,3 +212,16 @@ def test_fill_with_a_0d_tensor_passes_it_the_gradient(device):
     assert ints.tolist() == [2, 2, 2]
     with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor"):
         pdt.ones(3, device=device).fill_(pdt.ones(2, device=device))
+
+
+def test_a_once_differentiable_node_with_two_results_names_itself(device):
+    """Differentiating both results of scatter_reduce('prod')'s backward (of different
+    shapes) raised an add's shape error: the two shared one slot of the error node."""
+    x = pdt.tensor(np.arange(1.0, 13.0).reshape(3, 4), device=device, requires_grad=True)
+    s = pdt.tensor(np.arange(1.0, 7.0).reshape(3, 2), device=device, requires_grad=True)
+    index = pdt.tensor([[0, 1], [3, 3], [1, 1]], device=device)
+    out = pdt.scatter_reduce(x, 1, index, s, "prod")
+    gx, gs = pdt.autograd.grad(out.sum(), [x, s], create_graph=True)
+    with pytest.raises(RuntimeError, match="ScatterProdBackward0 does not support double "
+                                           "backward"):
+        pdt.autograd.grad(gx.sum() + gs.sum(), [x, s])

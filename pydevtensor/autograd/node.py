@@ -326,10 +326,15 @@ def delay_error(result, edges, msg):
     err = DelayedError(edges, msg)
     single = not isinstance(result, tuple)
     marked = []
+    slot = 0
     for r in (result,) if single else result:
         if isinstance(r, _C.Tensor) and r.is_floating_point():
-            r = r.detach()._set_grad_fn(err, 0)
+            # an output slot of its own: the gradients of results of different shapes
+            # (scatter_reduce's input and src) are not added up before the error
+            r = r.detach()._set_grad_fn(err, slot)
+            slot += 1
         marked.append(r)
+    err.num_outputs = max(slot, 1)
     return marked[0] if single else tuple(marked)
 
 
