@@ -76,6 +76,9 @@ AUTOGRAD_CASES = [
       "lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))\n"
       "lin(pdt.ones(1, 2, requires_grad=True)).sum().backward()", "RuntimeError",
       r"backward hook of Linear returned 2 gradients for 1 inputs"),
+    C("register_post_accumulate_grad_hook-not-callable",
+      "pdt.ones(1, requires_grad=True).register_post_accumulate_grad_hook(2)", "TypeError",
+      r"register_post_accumulate_grad_hook\(\): hook must be callable, got int"),
     C("register_full_backward_pre_hook-not-callable",
       "pdt.nn.Linear(1, 1).register_full_backward_pre_hook(None)", "TypeError",
       r"register_full_backward_pre_hook\(\): hook must be callable, got NoneType"),

@@ -225,3 +225,21 @@ def test_a_once_differentiable_node_with_two_results_names_itself(device):
     with pytest.raises(RuntimeError, match="ScatterProdBackward0 does not support double "
                                            "backward"):
         pdt.autograd.grad(gx.sum() + gs.sum(), [x, s])
+
+
+def test_post_accumulate_grad_hook_on_any_leaf(device):
+    """Tensor.register_post_accumulate_grad_hook (it was Parameter's only): called
+    after each accumulation with the leaf, .grad already summed; refused on non-leaves."""
+    w = pdt.ones(2, dtype=pdt.float64, device=device, requires_grad=True)
+    seen = []
+    handle = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    (w * 3).sum().backward()
+    (w * 2).sum().backward()
+    assert seen == [[3.0, 3.0], [5.0, 5.0]]
+    handle.remove()
+    (w * 2).sum().backward()
+    assert len(seen) == 2
+    with pytest.raises(RuntimeError, match="cannot be registered on non-leaf tensors"):
+        (w * 2).register_post_accumulate_grad_hook(print)
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        pdt.ones(2, device=device).register_post_accumulate_grad_hook(print)

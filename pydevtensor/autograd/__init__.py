@@ -255,6 +255,7 @@ _C.Tensor.backward = _tensor_backward
 _C.Tensor.retain_grad = _hooks.retain_grad
 _C.Tensor.retains_grad = property(_hooks.retains_grad)
 _C.Tensor.register_hook = _hooks.register_hook
+_C.Tensor.register_post_accumulate_grad_hook = _hooks.register_post_accumulate_grad_hook
 _C._set_autograd_dispatcher(_dispatch)
 
 

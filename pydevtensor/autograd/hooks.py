@@ -50,11 +50,12 @@ class _Hooks(dict):
     gradient after the hooks, kept for autograd.grad when it asked for this tensor
     (prepare_captures), else None."""
 
-    __slots__ = ("__weakref__", "captured")
+    __slots__ = ("__weakref__", "captured", "post")
 
     def __init__(self):
         super().__init__()
         self.captured = None
+        self.post = None  # a leaf's post-accumulate-grad hooks (another _Hooks), or None
 
 
 def new_hooks():
@@ -168,6 +169,58 @@ def carry_retained(t, node, nr):
 def _retain(t, g):
     old = t.grad
     t.grad = g.clone() if old is None else old + g
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """Registers ``hook(tensor)``, called each time backward has accumulated a gradient
+    into this leaf's ``.grad`` (PyTorch's; an optimizer step per parameter during the
+    backward, DistributedDataParallel's buckets).
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(tensor) -> None``.
+
+    Returns
+    -------
+    RemovableHandle
+        Its ``remove()`` unregisters the hook.
+
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
+    RuntimeError
+        When the tensor does not require grad, or is not a leaf.
+
+    Examples
+    --------
+    >>> w = pydevtensor.ones(2, requires_grad=True)
+    >>> h = w.register_post_accumulate_grad_hook(lambda p: print('grad', p.grad))
+    >>> (w * 3).sum().backward()
+    grad tensor([3., 3.])
+    >>> h.remove()
+    """
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook(): hook must be callable, got "
+                        f"{type(hook).__name__}")
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise RuntimeError(f"post accumulate grad hooks cannot be registered on non-leaf "
+                           f"tensors (this one has grad_fn {type(self.grad_fn).__name__})")
+    table = _leaf_hooks_for_adding(self)
+    if table.post is None:
+        table.post = _Hooks()
+    key = max(table.post, default=-1) + 1
+    table.post[key] = hook
+    return RemovableHandle(table.post, key)
+
+
+def post_accumulate_hooks(leaf):
+    """The leaf's post-accumulate-grad hooks (a dict), or None."""
+    table = leaf._leaf_hooks
+    return None if table is None else table.post
 
 
 def register_hook(self, hook):

@@ -10,7 +10,7 @@ so the graph has no reference cycles and dies with the last tensor that reaches 
 import weakref
 
 from .. import _C
-from .hooks import leaf_hooks, run_hooks, seen_by_hook
+from .hooks import leaf_hooks, post_accumulate_hooks, run_hooks, seen_by_hook
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -245,8 +245,8 @@ class AccumulateGrad(Node):
             leaf.grad = g if fresh else g.clone()
         else:
             old.add_(g)
-        # Parameter.register_post_accumulate_grad_hook (DistributedDataParallel's buckets)
-        hooks = getattr(leaf, "_post_accumulate_grad_hooks", None)
+        # Tensor.register_post_accumulate_grad_hook (DistributedDataParallel's buckets)
+        hooks = post_accumulate_hooks(leaf)
         if hooks:
             for hook in tuple(hooks.values()):
                 hook(leaf)

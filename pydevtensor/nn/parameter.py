@@ -43,62 +43,10 @@ class Parameter(_C.Tensor):
         self.requires_grad = bool(requires_grad)
         self.grad = None
 
-    def register_post_accumulate_grad_hook(self, hook):
-        """Calls ``hook(param)`` each time backward has accumulated a gradient into
-        ``param.grad`` (PyTorch's name; DistributedDataParallel starts its bucket
-        all-reduces from it).  Returns a handle whose ``remove()`` unregisters it.
-
-        Parameters
-        ----------
-        hook : callable
-            Called as hook(param).
-
-        Returns
-        -------
-        handle
-            Its remove() unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
-        RuntimeError
-            When the parameter does not require a gradient.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> w = nn.Parameter(pydevtensor.ones(2))
-        >>> handle = w.register_post_accumulate_grad_hook(lambda p: print('grad', p.grad))
-        >>> (w * 3).sum().backward()
-        grad tensor([3., 3.])
-        >>> handle.remove()
-        """
-        if not callable(hook):
-            raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got "
-                            f"{type(hook).__name__}")
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a parameter that does not require "
-                               "a gradient")
-        hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", {})
-        key = max(hooks, default=-1) + 1
-        hooks[key] = hook
-        return _HookHandle(hooks, key)
-
     def __repr__(self) -> str:
         return "Parameter containing:\n" + _C.Tensor.__repr__(self)
 
     __str__ = __repr__
-
-
-class _HookHandle:
-    """What register_post_accumulate_grad_hook returns: ``remove()`` unregisters."""
-
-    def __init__(self, hooks, key):
-        self._hooks, self._key = hooks, key
-
-    def remove(self):
-        self._hooks.pop(self._key, None)
 
 
 class UninitializedParameter(Parameter):
