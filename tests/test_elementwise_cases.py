@@ -234,7 +234,8 @@ ERRORS = [
     (lambda d: pdt.clamp(pdt.ones(3, device=d)), ValueError, "at least one of 'min' or 'max'"),
     (lambda d: pdt.div(pdt.ones(3, device=d), 2, rounding_mode="round"), ValueError,
      "rounding_mode must be None, 'floor' or 'trunc', got 'round'"),
-    (lambda d: pdt.ones(3, device=d).fill_(pdt.ones((), device=d)), TypeError, "item"),
+    (lambda d: pdt.ones(3, device=d).fill_(pdt.ones(2, device=d)), RuntimeError,
+     "fill_ only supports 0-dimension value tensor"),
 ]
 
 
