@@ -61,10 +61,24 @@ def reciprocal(input):
     return 1 / _tensor(input, "reciprocal")
 
 
-def _random_like(fn, input, dtype, device, requires_grad, op):
+def _random_like(fn, input, dtype, device, requires_grad, op, memory_format=None, **more):
     x = _tensor(input, op)
-    return fn(tuple(x.shape), dtype=x.dtype if dtype is None else dtype,
-              device=x.device if device is None else device, requires_grad=requires_grad)
+    r = fn(tuple(x.shape), dtype=x.dtype if dtype is None else dtype,
+           device=x.device if device is None else device, requires_grad=requires_grad, **more)
+    return _laid_out_like(r, x, memory_format, requires_grad)
+
+
+def _laid_out_like(r, x, memory_format, requires_grad):
+    """r (a new row-major draw of x's shape) in the layout memory_format asks of a
+    result like x (empty_like's rule: preserve_format keeps x's memory order); the
+    values stay those of the row-major draw, so the numbers do not depend on layout."""
+    if memory_format is None and x.is_contiguous():
+        return r  # the common case: nothing to lay out
+    out = _C.empty_like(x, dtype=r.dtype, device=r.device, memory_format=memory_format)
+    if out.is_contiguous():
+        return r
+    out.copy_(r.detach())
+    return out.requires_grad_() if requires_grad else out
 
 
 _LIKE = """
@@ -78,6 +92,9 @@ _LIKE = """
         Where the result lives (default: input's device).
     requires_grad : bool, optional
         Whether autograd records operations on the result.
+    memory_format : pydevtensor.memory_format, optional
+        The layout, as empty_like's (default preserve_format: input's memory order).
+        The values do not depend on it.
 """
 
 
@@ -88,7 +105,7 @@ def _like_doc(fn):
 
 
 @_like_doc
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Uniform random numbers in [0, 1), in input's shape: ``rand(input.shape, ...)``.
 
     {like}
@@ -104,11 +121,12 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False):
     >>> pydevtensor.rand_like(pydevtensor.zeros(2, 3)).shape
     pydevtensor.Size([2, 3])
     """
-    return _random_like(_C.rand, input, dtype, device, requires_grad, "rand_like")
+    return _random_like(_C.rand, input, dtype, device, requires_grad, "rand_like",
+                        memory_format)
 
 
 @_like_doc
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Standard normal random numbers in input's shape: ``randn(input.shape, ...)``.
 
     {like}
@@ -124,7 +142,8 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False):
     >>> pydevtensor.randn_like(pydevtensor.zeros(4), dtype=pydevtensor.float64).dtype
     pydevtensor.float64
     """
-    return _random_like(_C.randn, input, dtype, device, requires_grad, "randn_like")
+    return _random_like(_C.randn, input, dtype, device, requires_grad, "randn_like",
+                        memory_format)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):

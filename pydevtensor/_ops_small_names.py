@@ -72,7 +72,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
-                 generator=None):
+                 generator=None, memory_format=None):
     """Integers drawn uniformly from [low, high) in input's shape (its dtype and device
     unless given), as PyTorch's: ``randint_like(x, 10)`` is [0, 10), ``randint_like(x, 2,
     10)`` is [2, 10).
@@ -91,6 +91,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
         For a floating dtype.
     generator : pydevtensor.Generator, optional
         Where the numbers come from.
+    memory_format : pydevtensor.memory_format, optional
+        The layout, as empty_like's (default: input's memory order).
 
     Returns
     -------
@@ -110,10 +112,12 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     _tensor_arg(input, "randint_like")
     if high is None:
         low, high = 0, low
-    return _C.randint(low, high, tuple(input.shape),
-                      dtype=input.dtype if dtype is None else dtype,
-                      device=input.device if device is None else device,
-                      requires_grad=requires_grad, generator=generator)
+    from ._ops_shortcuts import _laid_out_like
+
+    r = _C.randint(low, high, tuple(input.shape), dtype=input.dtype if dtype is None else dtype,
+                   device=input.device if device is None else device,
+                   requires_grad=requires_grad, generator=generator)
+    return _laid_out_like(r, input, memory_format, requires_grad)
 
 
 def unravel_index(indices, shape):

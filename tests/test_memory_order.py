@@ -325,3 +325,58 @@ def test_copies_with_grad(device):
     w = RNG.standard_normal((6, 4)).astype(np.float32)
     (c * pdt.tensor(w, device=device) + d * 2).sum().backward()
     np.testing.assert_allclose(np.asarray(x.grad.cpu()), w.T + 2, rtol=1e-6, atol=1e-6)
+
+
+LIKES = {"zeros_like": 0.0, "ones_like": 1.0, "full_like": 2.5, "empty_like": None,
+         "rand_like": "rand", "randn_like": "randn", "randint_like": "randint"}
+
+
+def _like(name, t, **kw):
+    if name == "full_like":
+        return pdt.full_like(t, 2.5, **kw)
+    if name == "randint_like":
+        return pdt.randint_like(t, 7, **kw)
+    return getattr(pdt, name)(t, **kw)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", list(SHAPES))
+@pytest.mark.parametrize("name", list(LIKES))
+def test_likes_keep_the_order_and_draw_the_same_numbers(device, layout, name):
+    """*_like(x) takes x's memory order by default (PyTorch's preserve_format, as clone()
+    here), row-major with memory_format=contiguous_format; the numbers drawn do not depend on
+    the layout: rand_like(x) is rand(x.shape) from the same seed."""
+    a, _, ta, _ = pair(device, layout)
+    pdt.manual_seed(3)
+    r = _like(name, ta)
+    assert r.stride() == dense_strides_like(a) and tuple(r.shape) == a.shape
+    assert r.device == ta.device and r.dtype == ta.dtype
+    pdt.manual_seed(3)
+    c = _like(name, ta, memory_format=pdt.contiguous_format)
+    assert c.is_contiguous()
+    want = LIKES[name]
+    if want is None:
+        return
+    if isinstance(want, str):
+        pdt.manual_seed(3)
+        args = (0, 7, tuple(a.shape)) if want == "randint" else (tuple(a.shape),)
+        want = np.asarray(getattr(pdt, want)(*args, dtype=ta.dtype, device=device).cpu())
+    np.testing.assert_array_equal(np.asarray(r.cpu()), np.broadcast_to(want, a.shape))
+    np.testing.assert_array_equal(np.asarray(c.cpu()), np.broadcast_to(want, a.shape))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_likes_take_memory_formats(device):
+    x = pdt.zeros(2, 3, 4, 5, device=device)
+    for name in LIKES:
+        r = _like(name, x, memory_format=pdt.channels_last)
+        assert r.is_contiguous(memory_format=pdt.channels_last) and not r.is_contiguous()
+        assert _like(name, r).stride() == r.stride()  # preserved
+        g = _like(name, x.permute(0, 2, 3, 1), requires_grad=name not in ("randint_like",))
+        assert g.is_leaf and g.stride() == (60, 5, 1, 20)
+        with pytest.raises(pdt.InvalidArgumentError,
+                           match=r"required rank 4 tensor to use channels_last format, got "
+                                 r"shape \(3, 4, 5\)"):
+            _like(name, x[0], memory_format=pdt.channels_last)
+        with pytest.raises(TypeError, match="memory_format must be a pydevtensor.memory_format"):
+            _like(name, x, memory_format="rows")

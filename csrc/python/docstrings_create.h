@@ -22,12 +22,16 @@
     "(CPU tensors only).\n"
 #define DOC_RG_PARAM                                                                               \
     "requires_grad : bool, optional\n    Whether autograd records operations on the result.\n"
+#define DOC_LIKE_FORMAT_PARAM                                                                      \
+    "memory_format : pydevtensor.memory_format, optional\n    The layout: preserve_format (or "    \
+    "None, the default) keeps input's memory order, as clone() does; contiguous_format, "          \
+    "channels_last or channels_last_3d lay it out so.\n"
 #define DOC_LIKE_PARAMS(WHAT)                                                                      \
     "Parameters\n----------\ninput : Tensor\n    Gives the shape, and the dtype and device "       \
-    "unless given.\n" WHAT DOC_DTYPE_PARAM("input's") "device : str or pydevtensor.device, "       \
-                                                      "optional\n    Where the tensor lives "      \
-                                                      "(default: input's device).\n" DOC_RG_PARAM  \
-                                                      "\n"
+    "unless given.\n" WHAT DOC_DTYPE_PARAM(                                                        \
+        "input's") "device : str or pydevtensor.device, "                                          \
+                   "optional\n    Where the tensor lives "                                         \
+                   "(default: input's device).\n" DOC_RG_PARAM DOC_LIKE_FORMAT_PARAM "\n"
 #define DOC_RAISES_SHAPE_DEVICE                                                                    \
     "Raises\n------\nValueError\n    When a size is negative.\npydevtensor.DeviceError\n    "      \
     "When the device does not exist.\npydevtensor.OutOfMemoryError\n    When the device has no "   \
@@ -49,8 +53,8 @@
                  DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)               \
                      DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
 #define DOC_LIKE_FN(NAME, SIG, WHAT, EXTRA, EXAMPLE)                                               \
-    NAME "(input" SIG ", *, dtype=None, device=None, requires_grad=False)\n--\n\n" WHAT            \
-         "\n\n" DOC_LIKE_PARAMS(EXTRA) DOC_RETURNS_T(                                              \
+    NAME "(input" SIG ", *, dtype=None, device=None, requires_grad=False, "                        \
+         "memory_format=None)\n--\n\n" WHAT "\n\n" DOC_LIKE_PARAMS(EXTRA) DOC_RETURNS_T(           \
              "A new tensor of input's shape.") "Examples\n--------\n>>> x = "                      \
                                                "pydevtensor.tensor([[1, 2], [3, 4]])\n" EXAMPLE
 

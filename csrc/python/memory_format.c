@@ -84,6 +84,26 @@ int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_f
     return -1;
 }
 
+int pdt_like_order(pdt_state *S, PyObject *obj, const pdt_tensor *src, const char *where, int *perm,
+                   const int **order)
+{
+    pdt_memory_format fmt;
+    *order = NULL;
+    if (pdt_memory_format_from_object(S, obj, PDT_PRESERVE_FORMAT, where, &fmt) < 0)
+        return -1;
+    if (fmt == PDT_CONTIGUOUS_FORMAT)
+        return 0;
+    if (fmt == PDT_PRESERVE_FORMAT) {
+        if (!pdt_tensor_is_contiguous(src) && pdt_memory_order(src, perm))
+            *order = perm;
+        return 0;
+    }
+    if (pdt_check_memory_format_rank(S, src, fmt, where) < 0)
+        return -1;
+    pdt_memory_format_perm(fmt, order);
+    return 0;
+}
+
 int pdt_memory_format_arg(pdt_state *S, const char *fname, const char *where, PyObject *const *args,
                           Py_ssize_t nargs, PyObject *kwnames, pdt_memory_format dflt,
                           pdt_memory_format *out)

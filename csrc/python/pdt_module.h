@@ -152,6 +152,14 @@ int pdt_follows_memory_format(const pdt_tensor *t, pdt_memory_format fmt);
  * InvalidArgumentError naming where, the shape and the device. */
 int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_format fmt,
                                  const char *where);
+/* The layout of a *_like(src, memory_format=obj) result, as PyTorch's: preserve_format
+ * (obj NULL or None too) src's memory order (Note [memory order] in pdt_tensor.h, as
+ * clone() keeps it), contiguous_format row-major, channels_last(_3d) theirs (src of
+ * their rank, else InvalidArgumentError naming where).  *order: NULL for row-major,
+ * else the dims outermost first (perm, PDT_MAX_DIMS slots, or a static table).
+ * -1 with an exception set. */
+int pdt_like_order(pdt_state *S, PyObject *obj, const pdt_tensor *src, const char *where, int *perm,
+                   const int **order);
 /* The one argument memory_format, keyword-only as PyTorch's (a positional one
  * is a TypeError), of the method fname ("clone"; where: "clone()"), parsed as
  * above (dflt when not given). */

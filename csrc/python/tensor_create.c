@@ -278,9 +278,11 @@ static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_
                                   PyObject *kwnames, const char *fname, const pdt_scalar *value,
                                   int want_fill)
 {
-    static const char *const names[] = {"dtype",         "device",     "pin_memory",
-                                        "requires_grad", "fill_value", NULL};
-    PyObject *kw[KW_COUNT + 1] = {NULL};
+    static const char *const names[] = {"dtype",      "device",
+                                        "pin_memory", "requires_grad",
+                                        "fill_value", "memory_format",
+                                        NULL};
+    PyObject *kw[KW_COUNT + 2] = {NULL};
     create_opts o;
     if (parse_create_opts(S, fname, args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
@@ -305,9 +307,23 @@ static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_
             return NULL;
         value = &v;
     }
-    pdt_tensor t;
-    if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : (int)src->dtype, src->ndim, src->shape, &t))
+    int perm[PDT_MAX_DIMS];
+    const int *order;
+    if (pdt_like_order(S, kw[KW_EXTRA + 1], src, fname, perm, &order) < 0)
         return NULL;
+    /* made row-major in the order's dims, then seen in src's (the strides of the order) */
+    int64_t shape[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
+    for (int i = 0; i < src->ndim; i++)
+        shape[i] = src->shape[order ? order[i] : i];
+    pdt_tensor t;
+    if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : (int)src->dtype, src->ndim, shape, &t))
+        return NULL;
+    if (order) {
+        for (int i = 0; i < src->ndim; i++)
+            strides[order[i]] = t.strides[i];
+        for (int i = 0; i < src->ndim; i++)
+            t.shape[i] = src->shape[i], t.strides[i] = strides[i];
+    }
     return finish_fill(S, fname, &t, value);
 }
 
