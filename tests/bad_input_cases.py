@@ -417,7 +417,11 @@ CASES = [
     C("reshape-huge", "t.reshape(2**62, 2**62)", "ValueError", r"more than \d+ elements"),
     C("view-non-contiguous", "t.T.view(6)", "ValueError",
       r"cannot view a tensor of shape \(3, 2\) with strides \(1, 3\)"),
-    C("view-dtype", "t.view(pdt.int32)", "NotImplementedError", r"view\(dtype\)"),
+    C("view-dtype-size", "t.view(pdt.float64)", "pydevtensor.InvalidArgumentError",
+      r"view\(float64\): cannot view a float32 tensor of shape \(2, 3\) and strides \(3, 1\) "
+      r"\(on cpu\) as float64 .*divisible"),
+    C("view-dtype-strided", "t.T.view(pdt.float16)", "pydevtensor.InvalidArgumentError",
+      r"the last dim must be contiguous"),
     C("permute-repeated", "pdt.permute(t, (0, 0))", "ValueError", r"dim 0 appears more than once"),
     C("permute-count", "t.permute(0)", "ValueError", r"number of dims \(1\) does not match"),
     C("transpose-out-of-range", "pdt.transpose(t, 0, 5)", "IndexError",

@@ -332,7 +332,7 @@ ERRORS = [
     (lambda x: x.__setitem__(0, pdt.ones(2, device=x.device)), ValueError,
      r"setitem\(\): a tensor of shape \(2,\) cannot be broadcast to shape \(3,\)"),
     (lambda x: x.__delitem__(0), TypeError, r"does not support item deletion"),
-    (lambda x: x.t().t().view(pdt.float64), NotImplementedError, r"view\(dtype\)"),
+    (lambda x: x.t().t().view(pdt.float64), pdt.InvalidArgumentError, r"view\(float64\).*divisible"),
     (lambda x: x.unsqueeze(0).unsqueeze(0).t(), ValueError, r"t\(\) expects .* <= 2 dim"),
     (lambda x: pdt.transpose(x, 0), TypeError, r"missing required argument 'dim1'"),
 ]
@@ -386,3 +386,54 @@ def test_view_and_reduce_cycles_do_not_leak(device):
     assert pdt.memory_allocated(device) == allocated
     if not sanitized:  # ASan's quarantine holds freed memory
         assert rss() - before < 2 * 2 ** 20
+
+
+VIEW_DTYPES = ["float32", "float64", "float16", "int8", "uint8", "int16", "int32", "int64", "bool"]
+
+
+@pytest.mark.parametrize("to", VIEW_DTYPES)
+@pytest.mark.parametrize("frm", ["float32", "int16", "float64", "uint8"])
+def test_view_dtype_reads_the_same_bytes_as_numpy(device, frm, to):
+    """view(dtype) sees the bytes as NumPy's ndarray.view(dtype) does: same size elements
+    keep the shape and strides; other sizes regroup the last dim; the storage is shared
+    (a write shows through both) and autograd does not record it, as in PyTorch."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 2, (3, 8)).astype(frm) if to == "bool" else \
+        rng.standard_normal((3, 8)).astype(frm) * 7
+    x = pdt.tensor(a, device=device)
+    cases = [(x, a), (x[1:], a[1:]), (x[:, 4:], a[:, 4:])]
+    if np.dtype(frm).itemsize == np.dtype(to).itemsize:
+        cases.append((x.T, a.T))  # any strides when the sizes agree
+    for t, ref in cases:
+        if np.dtype(to).itemsize > np.dtype(frm).itemsize and \
+                (ref.shape[-1] * ref.itemsize) % np.dtype(to).itemsize:
+            continue
+        got = t.view(getattr(pdt, to))
+        want = ref.view(to)
+        assert got.dtype == getattr(pdt, to) and tuple(got.shape) == want.shape
+        assert got.stride() == tuple(s // want.itemsize for s in want.strides)
+        np.testing.assert_array_equal(np.ascontiguousarray(got.cpu().numpy()).view(np.uint8),
+                                      np.ascontiguousarray(want).view(np.uint8))
+    y = x.view(getattr(pdt, to))
+    y.zero_()  # the storage is shared: x reads zeros too
+    assert not x.cpu().numpy().any()
+
+
+def test_view_dtype_is_not_recorded(device):
+    w = pdt.ones(2, 4, device=device, requires_grad=True)
+    for dt in (pdt.int32, pdt.float16, pdt.float32):
+        v = w.view(dt)
+        assert not v.requires_grad and v.grad_fn is None and v._base is None
+    assert (w * 2).view(pdt.int32).grad_fn is None
+
+
+@pytest.mark.parametrize("expr, problem", [
+    ("pdt.zeros(3, device=d).view(pdt.float64)", "divisible by the ratio"),
+    ("pdt.zeros(4, device=d)[1:3].view(pdt.float64)", "divisible by the ratio"),
+    ("pdt.zeros(2, 4, device=d)[:, ::2].view(pdt.float16)", "must be contiguous"),
+    ("pdt.zeros((), device=d).view(pdt.float64)", "a 0-d tensor has no last dim"),
+    ("pdt.zeros(3, 4, device=d)[:, :2][::1].T.view(pdt.float64)", "must be contiguous"),
+])
+def test_view_dtype_refusals_name_the_problem(device, expr, problem):
+    with pytest.raises(pdt.InvalidArgumentError, match=problem):
+        eval(expr, {"pdt": pdt, "d": device})

@@ -65,18 +65,26 @@ PyDoc_STRVAR(doc_m_reshape,
 PyDoc_STRVAR(doc_m_view,
              "view(*shape)\n--\n\n"
              "A view with a new shape (one size may be -1); unlike reshape it never copies.\n"
+             "``view(dtype)`` instead reads self's bytes as dtype, as PyTorch's (and NumPy's "
+             "ndarray.view): elements of another size regroup the last dim, which must be "
+             "contiguous; the result shares the storage, and autograd does not record it.\n"
              "\n"
              "Parameters\n"
              "----------\n"
-             "*shape : int or tuple of ints\n"
-             "    The new shape, of the same number of elements.\n" DOC_VIEW_TAIL "\n"
+             "*shape : int or tuple of ints, or one pydevtensor.dtype\n"
+             "    The new shape, of the same number of elements; or the dtype to read the "
+             "bytes as.\n" DOC_VIEW_TAIL "pydevtensor.InvalidArgumentError\n"
+             "    For view(dtype) of a 0-d tensor, a strided last dim, or (to a wider dtype) a "
+             "last size, offset or stride the ratio of the sizes does not divide.\n\n"
              "Examples\n"
              "--------\n"
              ">>> x = pydevtensor.arange(6)\n"
              ">>> x.view(3, 2)\n"
              "tensor([[0, 1],\n"
              "        [2, 3],\n"
-             "        [4, 5]])\n");
+             "        [4, 5]])\n"
+             ">>> pydevtensor.tensor([1.0, -2.0]).view(pydevtensor.int32)\n"
+             "tensor([ 1065353216, -1073741824], dtype=pydevtensor.int32)\n");
 #define DOC_FLATTEN_PARAMS                                                                         \
     "start_dim : int, optional\n"                                                                  \
     "    The first dimension to merge (default 0).\n"                                              \

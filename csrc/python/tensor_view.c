@@ -125,18 +125,69 @@ static PyObject *t_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return shape_method(self, args, nargs, kwnames, "reshape", 1);
 }
 
-static PyObject *t_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* view(dtype): self's bytes read as dtype, as PyTorch's (not recorded by autograd, no
+ * _base: the result shares the storage and its version counter only).  Elements of
+ * another size regroup the last dim, which must be contiguous; a wider dtype needs the
+ * last size, the offset and the other strides divisible by the ratio. */
+static PyObject *view_dtype(pdt_state *S, PyObject *self, pdt_dtype dt)
 {
-    PDT_AUTOGRAD_HOOK("view", 1, self, args, nargs, kwnames);
-    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S)
-        return NULL;
-    if (nargs == 1 && (Py_IS_TYPE(args[0], S->dtype_type) || PyType_Check(args[0]))) {
-        PyErr_SetString(PyExc_NotImplementedError,
-                        "view(dtype) (reinterpreting the bytes) is not supported; use .to(dtype) "
-                        "to convert the values");
+    const pdt_tensor *t = pdt_tensor_of(self);
+    const int64_t from = (int64_t)pdt_dtype_size(t->dtype), to = (int64_t)pdt_dtype_size(dt);
+    const int last = t->ndim - 1;
+    char shape[128], strides[128], dev[32];
+    const char *problem = NULL;
+    if (from != to) {
+        const int64_t r = from > to ? from / to : to / from;
+        if (t->ndim == 0)
+            problem = "a 0-d tensor has no last dim to regroup";
+        else if (t->strides[last] != 1 && t->shape[last] != 1)
+            problem = "the last dim must be contiguous (stride 1)";
+        else if (to > from && (t->shape[last] % r || t->offset % r))
+            problem = "the last dim's size and the storage offset must be divisible by the ratio "
+                      "of the element sizes";
+        for (int i = 0; !problem && to > from && i < last; i++)
+            if (t->strides[i] % r)
+                problem = "every stride but the last must be divisible by the ratio of the "
+                          "element sizes";
+    }
+    if (problem) {
+        PyErr_Format(S->InvalidArgumentError,
+                     "view(%s): cannot view a %s tensor of shape %s and strides %s (on %s) as %s "
+                     "(elements of %d and %d bytes): %s; use .to(%s) to convert the values",
+                     pdt_dtype_name(dt), pdt_dtype_name(t->dtype),
+                     pdt_shape_str(t->ndim, t->shape, shape, sizeof shape),
+                     pdt_shape_str(t->ndim, t->strides, strides, sizeof strides),
+                     pdt_device_str(t->device, dev, sizeof dev), pdt_dtype_name(dt), (int)from,
+                     (int)to, problem, pdt_dtype_name(dt));
         return NULL;
     }
+    pdt_tensor out;
+    pdt_tensor_share(&out, t);
+    out.dtype = dt;
+    if (from > to) {
+        const int64_t r = from / to;
+        for (int i = 0; i < last; i++)
+            out.strides[i] *= r;
+        out.shape[last] *= r, out.strides[last] = 1, out.offset *= r;
+    } else if (to > from) {
+        const int64_t r = to / from;
+        for (int i = 0; i < last; i++)
+            out.strides[i] /= r;
+        out.shape[last] /= r, out.strides[last] = 1, out.offset /= r;
+    }
+    return pdt_tensor_wrap_new(S, &out);
+}
+
+static PyObject *t_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs == 1 && !kwnames && !PyLong_Check(args[0]) && !PyTuple_Check(args[0])) {
+        pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+        if (!S)
+            return NULL;
+        if (Py_IS_TYPE(args[0], S->dtype_type)) /* before autograd: not differentiable */
+            return view_dtype(S, self, ((PdtDTypeObject *)args[0])->dtype);
+    }
+    PDT_AUTOGRAD_HOOK("view", 1, self, args, nargs, kwnames);
     return shape_method(self, args, nargs, kwnames, "view", 0);
 }
 
