@@ -175,6 +175,9 @@ def _count(input, dim, keepdim, op, nonzero):
     its zeros are the elements less its count."""
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{op}(): input must be a Tensor, got {type(input).__name__}")
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:  # PyTorch: dim=() reduces nothing
+        t = input != 0 if input.dtype != _C.bool else input
+        return t.to(_C.int64) if nonzero else (t == False).to(_C.int64)  # noqa: E712
     if input.dtype == _C.bool:
         t = input
     else:
@@ -201,7 +204,8 @@ def any(input, dim=None, keepdim=False):
     input : Tensor
         Any dtype; nonzero (and NaN) counts as True.
     dim : int or tuple of ints, optional
-        The dims to reduce (default: all of them).
+        The dims to reduce (default: all of them); ``dim=()`` reduces none, giving
+        ``input != 0``, as in PyTorch.
     keepdim : bool, optional
         Keep the reduced dims, with size 1.
 
@@ -228,7 +232,8 @@ def all(input, dim=None, keepdim=False):
     input : Tensor
         Any dtype; nonzero (and NaN) counts as True.
     dim : int or tuple of ints, optional
-        The dims to reduce (default: all of them).
+        The dims to reduce (default: all of them); ``dim=()`` reduces none, giving
+        ``input != 0``, as in PyTorch.
     keepdim : bool, optional
         Keep the reduced dims, with size 1.
 

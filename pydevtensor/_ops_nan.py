@@ -337,10 +337,22 @@ def count_nonzero(input, dim=None):
     return mask.sum(dims)
 
 
+def _count_nonzero_method(self, *dims, dim=None):
+    """x.count_nonzero(dim) also as x.count_nonzero(0, 1), as PyTorch's method takes it."""
+    if dims and dim is not None:
+        raise TypeError("count_nonzero(): dims given both positionally and as dim=")
+    if len(dims) > 1:
+        dim = dims
+    elif dims:
+        dim = dims[0]
+    return count_nonzero(self, dim)
+
+
+_count_nonzero_method.__doc__ = count_nonzero.__doc__
 for _name_, _fn in (("logsumexp", logsumexp),
                     ("nan_to_num", nan_to_num), ("nan_to_num_", nan_to_num_),
                     ("nansum", nansum), ("nanmean", nanmean),
-                    ("count_nonzero", count_nonzero)):
+                    ("count_nonzero", _count_nonzero_method)):
     setattr(_C.Tensor, _name_, _fn)
 
 __all__ = ["count_nonzero", "logaddexp", "logsumexp", "nan_to_num", "nan_to_num_", "nanmean",

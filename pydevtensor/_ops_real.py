@@ -246,7 +246,8 @@ def _sum_to_size(self, *size):
     Returns
     -------
     Tensor
-        Of shape size (self itself when it has it).
+        Of shape size (self itself when it has it); an integer or bool self summed
+        gives int64, as ``sum`` does.
 
     Raises
     ------
@@ -266,7 +267,16 @@ def _sum_to_size(self, *size):
                            f"{_where(self)}")
     from .autograd.derivatives import reduce_grad  # a broadcast operand's gradient: the same sum
 
+    if size != shape and not self.is_floating_point():
+        return _int_sum_to(self, size, lead)
     return reduce_grad(self, (size, self.dtype, self.device))
+
+
+def _int_sum_to(self, size, lead):
+    """An integer or bool tensor summed to size: int64, as sum() gives it (PyTorch's)."""
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                      if s == 1 and self.shape[lead + i] != 1)
+    return self.sum(dims, keepdim=True).reshape(size) if dims else self.to(_C.int64)
 
 
 def _floating(self, name):

@@ -71,3 +71,27 @@ def test_uint8_any_all_keep_uint8(device):
     assert x.all(1).dtype == pdt.uint8 and x.any(1).dtype == pdt.uint8
     np.testing.assert_array_equal(x.all(1).cpu().numpy(), [0, 0])
     np.testing.assert_array_equal(x.any(1).cpu().numpy(), [1, 0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "uint8"])
+def test_any_all_of_no_dims_reduce_nothing(device, dtype):
+    # dim=() reduces no dim, in PyTorch: the elementwise truth of the input
+    a = np.array([[0, 1, 2], [3, 0, 5]]).astype(dtype)
+    x = pdt.tensor(a, device=device)
+    want = a != 0
+    for op in ("any", "all"):
+        for got in (getattr(x, op)(dim=()), getattr(pdt, op)(x, ()), getattr(x, op)((), True)):
+            assert got.dtype == (pdt.uint8 if dtype == "uint8" else pdt.bool)
+            np.testing.assert_array_equal(got.cpu().numpy().astype(bool), want)
+
+
+def test_count_nonzero_method_takes_dims_as_varargs(device):
+    a = np.array([[[0, 1, 2], [3, 0, 5]], [[0, 0, 1], [1, 1, 1]]])
+    x = pdt.tensor(a, device=device)
+    for args, axis in [((0, 1), (0, 1)), (((0, 2),), (0, 2)), ((-1,), -1), ((), None)]:
+        np.testing.assert_array_equal(x.count_nonzero(*args).cpu().numpy(),
+                                      np.count_nonzero(a, axis=axis))
+    np.testing.assert_array_equal(x.count_nonzero(dim=(1, 2)).cpu().numpy(),
+                                  np.count_nonzero(a, axis=(1, 2)))
+    with pytest.raises(TypeError, match="both positionally and as dim="):
+        x.count_nonzero(0, dim=1)

@@ -128,3 +128,20 @@ def test_random_fills_refuse_bad_arguments(device):
         with pytest.raises(TypeError, match=f"{fill}\\(\\): argument '.*' must be a number"):
             getattr(x, fill)(*args)
     assert (x.cpu().numpy() == 0).all()
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "bool"])
+def test_sum_to_size_of_integers_sums_in_int64(device, dtype):
+    # PyTorch's sum_to_size sums integers and bools as sum() does, to int64: a uint8 sum
+    # that wrapped at 256 used to come back
+    a = (np.arange(2 * 3 * 300).reshape(2, 3, 300) % 7 > 0) if dtype == "bool" else \
+        np.arange(2 * 3 * 300).reshape(2, 3, 300) % 100
+    x = pdt.tensor(a.astype(dtype), device=device)
+    for size in [(300,), (1, 1, 300), (3, 1), (1, 1, 1), (2, 1, 300)]:
+        got = x.sum_to_size(size)
+        assert got.dtype == pdt.int64 and tuple(got.shape) == size
+        lead = a.ndim - len(size)
+        want = a.astype(np.int64).sum(axis=tuple(range(lead)))
+        want = want.sum(axis=tuple(i for i, s in enumerate(size) if s == 1), keepdims=True)
+        np.testing.assert_array_equal(got.cpu().numpy(), want.reshape(size))
+    assert x.sum_to_size(2, 3, 300) is x  # nothing summed: self, its own dtype
