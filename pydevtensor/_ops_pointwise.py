@@ -8,6 +8,7 @@ import builtins
 
 from . import _C
 from ._ops_index import _tensor_arg, where
+from .autograd.dispatch import _wants_grad
 
 
 def _number(x):
@@ -255,7 +256,10 @@ def _in_place(fn, example=None):
     args, result = example or (_EXAMPLE_ARGS[fn.__name__], _EXAMPLE_RESULTS[fn.__name__])
 
     def method(self, *args, **kwargs):
-        out = fn(self, *args, **kwargs)
+        # a recorded fn may save its input: it reads a copy of self's old value then, so
+        # that writing the result into self does not change what the node saved
+        src = self.clone() if _wants_grad((self,) + args, kwargs) else self
+        out = fn(src, *args, **kwargs)
         if tuple(out.shape) != tuple(self.shape):
             raise RuntimeError(f"{name}(): the result's shape {tuple(out.shape)} is not "
                                f"self's {tuple(self.shape)} (on {self.device}): self cannot "

@@ -156,7 +156,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord!r} not supported (fro, nuc, 1, "
                            f"-1, 2, -2, inf, -inf)")
-    out = s.amax(red, keepdim=True) if ord in (1, math.inf) else s.amin(red, keepdim=True)
+    if ord in (1, math.inf):
+        # the max of no sums is 0, as PyTorch's (a norm of an empty matrix); the min refuses
+        out = s.amax(red, keepdim=True) if s.shape[red] else s.sum(red, keepdim=True)
+    else:
+        out = s.amin(red, keepdim=True)
     return out if keepdim else out.squeeze((r, c) if r < c else (c, r))
 
 
@@ -169,7 +173,7 @@ def _singular_norm(A, ord, r, c, keepdim):
     rest = [d for d in range(A.ndim) if d not in (r, c)]
     x = A.permute(*rest, r, c)
     m, n = x.shape[-2], x.shape[-1]
-    if (m == 0 or n == 0) and ord == "nuc":  # the sum of no singular values
+    if (m == 0 or n == 0) and ord in ("nuc", 2):  # the sum or max of no singular values
         out = _C.zeros(tuple(x.shape[:-2]), dtype=A.dtype, device=A.device)
         if keepdim:
             for d in sorted((r, c)):
@@ -179,7 +183,8 @@ def _singular_norm(A, ord, r, c, keepdim):
         raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} of an empty matrix "
                            f"{tuple(A.shape)} (on {A.device})")
     sv = svdvals(x)
-    out = sv.sum(-1) if ord == "nuc" else sv[..., 0] if ord == 2 else sv[..., -1]
+    # amax / amin: tied extreme singular values share the gradient, as PyTorch's
+    out = sv.sum(-1) if ord == "nuc" else sv.amax(-1) if ord == 2 else sv.amin(-1)
     if keepdim:
         for d in sorted((r, c)):
             out = out.unsqueeze(d)

@@ -257,14 +257,15 @@ class HypotBackward0(_SavesOperands):
 @derivative("logaddexp")
 class LogaddexpBackward0(_SavesOperands):
     """d logaddexp(a, b) = sigmoid(a - b) da + sigmoid(b - a) db, the difference of two
-    equal values (infinities too) taken as 0, so 1/2 each."""
+    equal infinities taken as 0, so 1/2 each.  Only those are masked: a mask at every tie
+    made the second derivative at a == b (x = y = 0, say) 0 instead of 1/4."""
     scale = 1.0
 
     def backward(self, g):
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
-        same = a == b
+        same = (a == b) & (a.isinf() if isinstance(a, _C.Tensor) else b.isinf())
         # each weight from its own difference: 1 - sigmoid(d) cancels to 0 where d is large
         wa = ((a - b).masked_fill(same, 0.0) * self.scale).sigmoid() if need_a else None
         wb = ((b - a).masked_fill(same, 0.0) * self.scale).sigmoid() if need_b else None
@@ -574,7 +575,9 @@ class ProdBackward0(_ReductionOfValues):
             others, count = ones_for_zeros, zero.to(_C.int64)
         from .._ops_index import where  # imported late: _ops_index imports the recorder
         at_zero = (g * others).masked_fill(count != 1, 0)
-        return reduce_grad(where(zero, at_zero, g * y / x), self.in_meta)
+        # y / x with the zeros divided by 1: the branch where() drops has a finite
+        # derivative there, so a second derivative is not 0 * inf = NaN everywhere
+        return reduce_grad(where(zero, at_zero, g * y / ones_for_zeros), self.in_meta)
 
 
 class _AmaxBackward(_ReductionOfValues):

@@ -196,9 +196,11 @@ class EluBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved_tensors
-        positive = x > 0
-        slope = x.where(~positive, 0.0).exp() * self.alpha  # out of place: exp saved it
-        return (g * slope.where(~positive, 1.0),)
+        negative = x < 0
+        slope = x.where(negative, 0.0).exp() * self.alpha  # out of place: exp saved it
+        # at 0 the slope is alpha (the left one, as PyTorch's), a constant there: its
+        # own derivative at 0 is 0, as PyTorch's double backward gives (its mask: x < 0)
+        return (g * slope.where(negative, (x == 0).to(x.dtype) * (self.alpha - 1.0) + 1.0),)
 
 
 def softplus(input, beta=1.0, threshold=20.0):

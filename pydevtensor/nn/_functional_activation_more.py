@@ -309,7 +309,9 @@ def celu(input, alpha=1.0, inplace=False):
         raise ValueError("celu(): alpha cannot be 0 (it divides the input)")
 
     def fn(x):
-        positive = x > 0
+        # 0 on x's side: both sides' slope is 1 there, and the second derivative at 0 is
+        # then x's (0), as PyTorch's double backward gives it
+        positive = x >= 0
         negative = (x.where(positive.logical_not(), 0.0) / alpha).expm1() * alpha
         return x.where(positive, negative)
     return _act._result(input, fn, inplace)
