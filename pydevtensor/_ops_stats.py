@@ -35,10 +35,10 @@ def _softmax(input, dim, dtype, log):
     """softmax or log_softmax, recorded as one op whose backward reads its output only
     (Note [softmax saves its output])."""
     x, d = _along(input, dim, dtype, "log_softmax" if log else "softmax")
+    if d is None:  # 0-d: 1 (log: 0) through the op, so that a graph records it, as PyTorch's
+        d = 0
     if x.dtype == _C.float16 or x.dtype == _C.bfloat16:  # in float32, rounded once, as PyTorch
         return _softmax(x.float(), d, None, log).to(x.dtype)
-    if d is None:
-        return _C.zeros_like(x) if log else _C.ones_like(x)
     if x.numel() == 0:  # nothing to normalise (a dim of size 0 has no max)
         return x.clone()
     return (_log_softmax_op if log else _softmax_op)(x, d)

@@ -474,6 +474,9 @@ TRAINING_CASES = [
     C("prelu-weight-size", "pdt.nn.functional.prelu(t, pdt.ones(2))", "ValueError",
       r"prelu\(\): mismatch of parameter numbers and input channel size: weight has 2 "
       r"elements, the input of shape \(2, 3\) has 3 channels \(on cpu\)"),
+    C("prelu-weight-2d", "pdt.nn.functional.prelu(t, pdt.ones(1, 3))", "ValueError",
+      r"prelu\(\): Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2 \(shape "
+      r"\(1, 3\), on cpu\)"),
     C("PReLU-other-device", 'pdt.nn.PReLU(3)(pdt.ones(2, 3, device="cpu:1"))',
       "pydevtensor.DeviceError", r"cpu:1", setup=TWO_CPUS),
     C("PReLU-zero", "pdt.nn.PReLU(0)", "ValueError", r"PReLU: num_parameters must be >= 1, got 0"),

@@ -156,7 +156,8 @@ def test_rrelu_training_draws_slopes(device):
     np.testing.assert_allclose(m.eval()(x.detach()).cpu().numpy(), -0.2)
 
 
-@pytest.mark.parametrize("shape,nw", [((4, 3, 5), 3), ((4, 3), 1), ((6,), 1), ((2, 3, 2, 2), 3)])
+@pytest.mark.parametrize("shape,nw", [((4, 3, 5), 3), ((4, 3), 1), ((6,), 1), ((2, 3, 2, 2), 3),
+                                      ((), 1)])
 def test_prelu(device, shape, nw):
     rng = np.random.default_rng(2)
     a, w = rng.standard_normal(shape), rng.uniform(0.1, 0.5, nw)
@@ -165,7 +166,15 @@ def test_prelu(device, shape, nw):
     bshape = (1, nw) + (1,) * (len(shape) - 2) if nw > 1 else ()
     ref = np.where(a > 0, a, a * w.reshape(bshape))
     np.testing.assert_allclose(F.prelu(x, wt).cpu().numpy(), ref, rtol=1e-15)
-    gradcheck(F.prelu, [a, w], device)
+    if shape:  # gradcheck's arrays are at least 1-d
+        gradcheck(F.prelu, [a, w], device)
+    else:  # a 0-d input, as PyTorch's: d/dx is 1 or the slope, d/dw is 0 or x
+        for v in (-2.0, 3.0):
+            t = pdt.tensor(v, device=device, dtype=pdt.float64, requires_grad=True)
+            s = wt.clone().requires_grad_()
+            F.prelu(t, s).backward()
+            assert t.grad.shape == () and s.grad.shape == (1,)
+            assert (t.grad.item(), s.grad.item()) == ((w[0], v) if v < 0 else (1.0, 0.0))
     torch = torch_or_skip()
     tx, tw = torch.tensor(a, requires_grad=True), torch.tensor(w, requires_grad=True)
     torch.nn.functional.prelu(tx, tw).sum().backward()
@@ -315,8 +324,14 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match=r"prelu\(\): mismatch .* weight has 3 elements, the "
                                          r"input of shape \(2, 4\) has 4 channels"):
         F.prelu(pdt.ones(2, 4), pdt.ones(3))
-    with pytest.raises(RuntimeError, match=r"prelu\(\): the input is 0-d"):
-        F.prelu(pdt.tensor(1.0), pdt.ones(1))
+    with pytest.raises(RuntimeError, match=r"prelu\(\): Not allow zero-dim input tensor "
+                                           r"with more than one slope: .* weight has 2"):
+        F.prelu(pdt.tensor(1.0), pdt.ones(2))
+    with pytest.raises(ValueError, match=r"prelu\(\): Expected `weight` to be a scalar or 1D "
+                                         r"tensor, but got: ndim = 2 \(shape \(1, 3\)"):
+        F.prelu(pdt.ones(2, 3), pdt.ones(1, 3))
+    assert F.prelu(pdt.tensor(-2.0), pdt.tensor([0.25])).item() == -0.5  # as PyTorch's
+    assert F.prelu(pdt.tensor(-2.0), pdt.tensor(0.5)).item() == -1.0
     with pytest.raises(TypeError, match=r"weight is pydevtensor.float64 but input is"):
         F.prelu(pdt.ones(2, 4), pdt.ones(4, dtype=pdt.float64))
     with pytest.raises(RuntimeError, match=r"glu\(\): halving dimension must be even, but "

@@ -70,6 +70,8 @@ SDPA_CASES = {  # name: (q shape, k shape, v shape, mask shape or None, mask kin
     "float mask": ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6), (3, 1, 5), "float"),
     "broadcast kv": ((2, 3, 4, 8), (1, 3, 5, 8), (1, 3, 5, 6), None, None),
     "broadcast q": ((1, 4, 8), (3, 5, 8), (3, 5, 6), (4, 5), "bool"),
+    "broadcast k and v apart": ((2, 3, 4, 8), (2, 1, 5, 8), (1, 3, 5, 6), None, None),
+    "broadcast v": ((4, 8), (5, 8), (2, 5, 6), (4, 5), "float"),
     "fully masked rows": ((2, 4, 8), (2, 5, 8), (2, 5, 6), (4, 5), "dead"),
     "-inf float rows": ((2, 4, 8), (2, 5, 8), (2, 5, 6), (4, 5), "dead float"),
 }
@@ -146,6 +148,41 @@ def test_sdpa_fully_masked_rows_have_zero_gradient(device):
     assert not _np(q.grad)[1].any() and np.isfinite(_np(k.grad)).all()
 
 
+@pytest.mark.parametrize("mask", [None, "bool", "float", "causal"])
+def test_sdpa_with_no_keys_gives_zeros(device, mask):
+    """S = 0: zeros of shape (..., L, Ev), masked or not, as PyTorch's (a mask or
+    is_causal reduced over the empty key dim and raised), and a zero gradient."""
+    q = pdt.randn(2, 3, 4, device=device, dtype=pdt.float64).requires_grad_()
+    k, v = pdt.zeros(2, 0, 4, device=device), pdt.zeros(2, 0, 5, device=device)
+    m = {"bool": pdt.ones(3, 0, dtype=pdt.bool, device=device),
+         "float": pdt.zeros(2, 3, 0, device=device)}.get(mask)
+    out = F.scaled_dot_product_attention(q, k.double(), v.double(), attn_mask=m,
+                                         is_causal=mask == "causal")
+    assert tuple(out.shape) == (2, 3, 5) and not _np(out).any()
+    out.sum().backward()
+    assert tuple(q.grad.shape) == (2, 3, 4) and not _np(q.grad).any()
+
+
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_sdpa_takes_a_4d_mask_of_3d_inputs(device, kind):
+    """3-d query, key and value take a (1, N, L, S) mask, as PyTorch's (which sees
+    their scores as (1, N, L, S)); the result keeps the (N, L, Ev) shape."""
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal(s) for s in ((2, 4, 8), (2, 5, 8), (2, 5, 6)))
+    for shape in ((1, 2, 4, 5), (1, 1, 4, 5), (1, 1, 1, 5)):
+        m = _mask(shape, kind, rng)
+        got = F.scaled_dot_product_attention(_t(q, device), _t(k, device), _t(v, device),
+                                             attn_mask=_t(m, device))
+        _close(got, ref_sdpa(q, k, v, m[0]))
+    for qs, ms in (((2, 4, 8), (1, 1, 1, 4, 5)), ((2, 4, 8), (2, 1, 4, 5)),
+                   ((4, 8), (1, 4, 5))):
+        with pytest.raises(ValueError, match=r"attn_mask of shape \(" + str(ms[0])):
+            F.scaled_dot_product_attention(_t(q.reshape(qs) if len(qs) == 3 else q[0], device),
+                                           _t(k if len(qs) == 3 else k[0], device),
+                                           _t(v if len(qs) == 3 else v[0], device),
+                                           attn_mask=_t(_mask(ms, kind, rng), device))
+
+
 def test_sdpa_dropout(device):
     q, k, v = (pdt.randn(*s, device=device, dtype=pdt.float64) for s in
                ((4, 64, 8), (4, 64, 8), (4, 64, 8)))
@@ -201,6 +238,9 @@ SDPA_ERRORS = [
      {"attn_mask": "ok", "is_causal": True}, RuntimeError, "should not be set"),
     (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 8, device=d), pdt.ones(5, 3, device=d)),
      {"dropout_p": 1.5}, ValueError, "dropout probability"),
+    (lambda d: (pdt.ones(2, 4, 8, device=d), pdt.ones(2, 5, 8, device=d),
+                pdt.ones(3, 5, 3, device=d)), {}, ValueError,
+     r"batch dims of query and key, and of value: shapes \(2,\) and \(3,\)"),
 ]
 
 

@@ -138,6 +138,27 @@ def test_pool_gradients_and_layers(device):
         F.max_pool3d(v, 2, return_indices=True)
 
 
+@pytest.mark.parametrize("dtype", [pdt.float16, pdt.bfloat16])
+def test_conv_transpose3d_half_backward(device, dtype):
+    """float16/bfloat16 gradients of conv_transpose3d (its depth slices added in place
+    into the output: index_add raised for those dtypes), within rounding of the
+    float64 ones of the same (rounded) values."""
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((1, 2, 3, 3, 3)), rng.standard_normal((2, 3, 2, 2, 2))
+    grads = {}
+    for dt in (dtype, pdt.float64):
+        x = pdt.tensor(a, device=device).to(dtype).to(dt).requires_grad_()
+        w = pdt.tensor(b, device=device).to(dtype).to(dt).requires_grad_()
+        y = F.conv_transpose3d(x, w, stride=2, padding=1)
+        r = pdt.linspace(-1, 1, y.numel(), device=device).reshape(y.shape)
+        (y * r.to(dt)).sum().backward()
+        assert x.grad.dtype == w.grad.dtype == dt
+        grads[dt] = [g.double().cpu().numpy() for g in (y.detach(), x.grad, w.grad)]
+    tol = 1e-2 if dtype == pdt.float16 else 6e-2
+    for got, want in zip(grads[dtype], grads[pdt.float64]):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
 @pytest.mark.parametrize("size", [(3, 2, 4), (1, 1, 1), (7, 6, 5)])
 def test_adaptive_pools(device, size):
     x = RNG.standard_normal((2, 3, 7, 6, 5))

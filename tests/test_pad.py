@@ -76,6 +76,27 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("pad", [(0, 0), (0, 0, 0, 0), (-1, 0), (0, -2, 0, 0), (0, 0, -1, 0)])
+def test_pad_returns_a_new_tensor(device, mode, pad):
+    """All-zero and cropping pads copy, as PyTorch's: writing into the result leaves
+    the input (and a view of it) as it was, and the gradient still flows."""
+    a = np.arange(24.).reshape(2, 3, 4)
+    for x in (_t(a, device), _t(a, device)[:, 1:]):
+        want = x.cpu().numpy().copy()
+        got = F.pad(x, pad, mode)
+        assert got is not x
+        got[(0,) * got.ndim] = -99.0
+        np.testing.assert_array_equal(x.cpu().numpy(), want)
+    x = _t(a, device).requires_grad_()
+    (F.pad(x, pad, mode) * 2).sum().backward()
+    lo, hi = max(-pad[0], 0), 4 - max(-pad[1], 0)
+    rows = slice(max(-pad[2], 0), 3 - max(-pad[3], 0)) if len(pad) == 4 else slice(None)
+    want = np.zeros_like(a)
+    want[:, rows, lo:hi] = 2.0
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), want)
+
+
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_pad_matches_numpy(device, case):
     shape, pad, mode = CASES[case]

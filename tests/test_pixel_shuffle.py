@@ -45,6 +45,23 @@ def test_pixel_shuffle_gradients(device):
     gradcheck(lambda t: F.pixel_unshuffle(t, 2), [rng.standard_normal((2, 1, 4, 2))], device)
 
 
+@pytest.mark.parametrize("fn, shape, r", [
+    (F.pixel_shuffle, (1, 2, 3, 4), 1), (F.pixel_unshuffle, (1, 2, 3, 4), 1),
+    (F.channel_shuffle, (1, 2, 3, 4), 1), (F.pixel_shuffle, (1, 4, 1, 1), 2),
+    (F.pixel_unshuffle, (1, 1, 2, 2), 2), (F.channel_shuffle, (1, 4, 1), 1)])
+def test_shuffles_return_a_new_tensor(device, fn, shape, r):
+    """Shuffles that move nothing still copy, as PyTorch's: writing into the result
+    leaves the input as it was, and the gradient still flows."""
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    got = fn(x, r)
+    (got * 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full(shape, 3.0))
+    got = fn(x.detach(), r)
+    got[(0,) * got.ndim] = -99.0
+    np.testing.assert_array_equal(x.detach().cpu().numpy(), a)
+
+
 def test_pixel_shuffle_matches_torch(device):
     torch = torch_or_skip()
     a = np.random.default_rng(2).standard_normal((2, 3, 18, 2, 4))

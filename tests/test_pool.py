@@ -322,3 +322,45 @@ def test_pools_in_half_types_match_torch(device, dtype):
     big = pdt.full((1, 1, 10, 10), 1000.0, dtype=getattr(pdt, dtype), device=device)
     assert F.adaptive_avg_pool2d(big, 1).item() == 1000.0
     assert F.avg_pool2d(big, 10).item() == 1000.0
+
+
+def _ref_adaptive_mean(x, out):
+    """The mean over each adaptive bin of x's trailing len(out) dimensions (loops), and
+    the matrix that maps the output's gradient to the input's: cell j of bin i gets
+    1 / (the bin's size)."""
+    spatial = x.shape[x.ndim - len(out):]
+    res = np.zeros(x.shape[:x.ndim - len(out)] + tuple(out))
+    grad = np.zeros(tuple(out) + tuple(spatial))
+    for idx in np.ndindex(*out):
+        cut = tuple(slice(*_bins(n, m)[i]) for i, n, m in zip(idx, spatial, out))
+        cells = x[(Ellipsis,) + cut]
+        res[(Ellipsis,) + idx] = cells.reshape(cells.shape[:x.ndim - len(out)] + (-1,)).mean(-1)
+        grad[idx + cut] = 1.0 / cells[(0,) * (x.ndim - len(out))].size
+    return res, grad
+
+
+@pytest.mark.parametrize("shape, out", [((2, 3, 7), (3,)), ((2, 3, 7, 5), (3, 2)),
+                                        ((1, 2, 10, 11), (4, 4)), ((1, 2, 5, 7, 6), (2, 3, 4))])
+def test_adaptive_avg_pool_keeps_nan_and_inf_in_their_bins(device, shape, out):
+    """An uneven adaptive average is each bin's own mean, as PyTorch's: a NaN or inf
+    reaches only the bins that hold it (an averaging-matrix product spread it to all,
+    0 * inf being NaN); the gradient is 1 / (bin size) for each bin holding a cell."""
+    x = np.random.default_rng(5).standard_normal(shape)
+    x.flat[3], x.flat[17], x.flat[-5] = np.nan, -np.inf, np.inf
+    want, grad = _ref_adaptive_mean(x, out)
+    fn = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[len(out) - 1]
+    for got in (fn(_t(x, device), out), F.interpolate(_t(x, device), size=out, mode="area")):
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12, equal_nan=True)
+    assert 0 < np.isnan(want).sum() < want.size // 2
+    for dtype in (pdt.float32, pdt.float16):
+        np.testing.assert_allclose(fn(_t(x, device, dtype), out).double().cpu().numpy(),
+                                   want, rtol=2e-3, atol=2e-3, equal_nan=True)
+    t = _t(np.nan_to_num(x), device).requires_grad_()
+    w = np.random.default_rng(6).standard_normal(want.shape)
+    (fn(t, out) * _t(w, device)).sum().backward()
+    k = len(out)
+    lead = "abcdefgh"[:x.ndim - k]
+    outs, ins = "ijk"[:k], "lmn"[:k]
+    np.testing.assert_allclose(t.grad.cpu().numpy(),
+                               np.einsum(f"{lead}{outs},{outs}{ins}->{lead}{ins}", w, grad),
+                               rtol=1e-12)

@@ -167,3 +167,26 @@ def test_on_a_logical_cpu_device():
 @pytest.fixture(params=DEVICES)
 def dev(request):
     return request.param
+
+
+@pytest.mark.parametrize("dtype", [pdt.float64, pdt.float32, pdt.float16])
+def test_softmax_of_a_0d_input_keeps_the_graph(device, dtype):
+    """softmax, log_softmax and softmin of a 0-d input are 1, 0 and 1 with a grad_fn,
+    as PyTorch's (the result did not require grad), and a zero gradient; an inf or
+    NaN input gives NaN, as there."""
+    from pydevtensor import special
+    from pydevtensor.nn import functional as F
+    forms = [(lambda t: pdt.softmax(t, 0), 1.0), (lambda t: t.softmax(-1), 1.0),
+             (lambda t: F.softmax(t, 0), 1.0), (lambda t: special.softmax(t, 0), 1.0),
+             (lambda t: pdt.log_softmax(t, 0), 0.0), (lambda t: t.log_softmax(-1), 0.0),
+             (lambda t: F.log_softmax(t, 0), 0.0), (lambda t: special.log_softmax(t, 0), 0.0),
+             (lambda t: F.softmin(t, 0), 1.0)]
+    for fn, want in forms:
+        x = pdt.tensor(3.0, dtype=dtype, device=device, requires_grad=True)
+        y = fn(x)
+        assert y.requires_grad and y.grad_fn is not None and y.shape == ()
+        assert y.dtype == dtype and y.item() == want
+        y.backward()
+        assert x.grad.item() == 0.0
+    for v in (float("inf"), float("-inf"), float("nan")):
+        assert np.isnan(pdt.softmax(pdt.tensor(v, device=device), 0).item())

@@ -127,9 +127,12 @@ class AsStridedBackward0(Node):
             n *= s
 
         def make(gv):
-            out = _C.zeros(n, dtype=gv.dtype, device=gv.device)
-            _C._index_add(out, 0, pos.reshape(-1), gv.reshape(-1))
-            return out.reshape(geo.base_shape)
+            # float16 and bfloat16 summed in float32 (index_add takes neither) and rounded
+            # once: conv_transpose3d's slices added in place into its output
+            half = gv.dtype == _C.float16 or gv.dtype == _C.bfloat16
+            out = _C.zeros(n, dtype=_C.float32 if half else gv.dtype, device=gv.device)
+            _C._index_add(out, 0, pos.reshape(-1), (gv.float() if half else gv).reshape(-1))
+            return (out.to(gv.dtype) if half else out).reshape(geo.base_shape)
 
         return linear_in_g(make, lambda g2: g2.reshape(-1)[pos], g)
 

@@ -443,9 +443,10 @@ def prelu(input, weight):
     Parameters
     ----------
     input : Tensor
-        Floating point, at least 1-d.
+        Floating point; 0-d with a single slope.
     weight : Tensor
-        The slopes: 1 element, or input.shape[1] of them; input's dtype and device.
+        0-d or 1-d, the slopes: 1 element, or input.shape[1] of them; input's dtype
+        and device.
 
     Returns
     -------
@@ -459,8 +460,9 @@ def prelu(input, weight):
     NotImplementedError
         When input is not floating point.
     ValueError
-        When input is 0-d, or weight's size is neither 1 nor the channels' (an
-        InvalidArgumentError, also a RuntimeError as PyTorch's).
+        When weight has more than 1 dimension, or more than 1 element for a 0-d input,
+        or a size neither 1 nor the channels' (an InvalidArgumentError, also a
+        RuntimeError as PyTorch's).
 
     Examples
     --------
@@ -475,11 +477,16 @@ def prelu(input, weight):
     if weight.dtype != input.dtype:
         raise _C.DTypeError(f"prelu(): weight is {weight.dtype} but input is {input.dtype} (on "
                             f"{input.device}); type promotion is not supported, as in PyTorch")
-    if input.ndim == 0:
-        raise _C.InvalidArgumentError(f"prelu(): the input is 0-d (on {input.device}); a "
-                                      f"0-d input is not allowed, as in PyTorch")
-    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.ndim > 1:
+        raise _C.InvalidArgumentError(f"prelu(): Expected `weight` to be a scalar or 1D tensor, "
+                                      f"but got: ndim = {weight.ndim} (shape "
+                                      f"{tuple(weight.shape)}, on {weight.device})")
     n = weight.numel()
+    if input.ndim == 0 and n != 1:
+        raise _C.InvalidArgumentError(f"prelu(): Not allow zero-dim input tensor with more than "
+                                      f"one slope: a 0-d input takes 1, weight has {n} (on "
+                                      f"{input.device})")
+    channels = input.shape[1] if input.ndim >= 2 else 1
     if n != 1 and n != channels:
         raise _C.InvalidArgumentError(
             f"prelu(): mismatch of parameter numbers and input channel size: weight has {n} "

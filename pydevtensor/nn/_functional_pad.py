@@ -21,6 +21,15 @@ _Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad sha
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
+def fresh(out: Tensor, input: Tensor) -> Tensor:
+    """out, or a clone of it where it shares input's memory (input itself, or a view of
+    the same storage), as PyTorch's pad and shuffles, which always return a new tensor:
+    writing into the result must leave input as it was.  Differentiable (a clone)."""
+    def root(t):
+        return t if t._base is None else t._base
+    return out.clone() if out is input or root(out) is root(input) else out
+
+
 def pad_constant(x: Tensor, pairs: tuple, value: float) -> Tensor:
     """x with pairs[i] = (before, after) entries of value added to dimension
     x.ndim - 1 - i (a negative count crops); differentiable (slices and a cat).
@@ -156,7 +165,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     Returns
     -------
     Tensor
-        On input's device, of its dtype; differentiable.
+        On input's device, of its dtype; differentiable; a new tensor (also for all-zero
+        or cropping pads), sharing no memory with input.
 
     Raises
     ------
@@ -191,7 +201,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if mode == "constant":
         if value is not None and not isinstance(value, _C.Tensor) and value != 0:
             _C._number_fits("pad", value, input)  # named here, not by the blocks made of it
-        return pad_constant(input, pairs, 0.0 if value is None else value)
+        return fresh(pad_constant(input, pairs, 0.0 if value is None else value), input)
     if mode not in _MODES:
         raise NotImplementedError(f"{where}: Unrecognised padding mode {mode!r}, expected one "
                                   f"of {_MODES}")
@@ -203,4 +213,4 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     for i, (before, after) in enumerate(pairs):
         if before or after:
             out = _pad_dim(out, input.ndim - 1 - i, before, after, mode)
-    return out
+    return fresh(out, input)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from ._functional_conv import _tensor
+from ._functional_pad import fresh
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -49,7 +50,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     Returns
     -------
     Tensor
-        ``(*, C, H * r, W * r)``, of input's dtype.
+        ``(*, C, H * r, W * r)``, of input's dtype; a new tensor (also for r = 1).
 
     Raises
     ------
@@ -81,7 +82,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     lead, k = tuple(lead), len(lead)
     y = x.reshape(lead + (c // (r * r), r, r, h, w))
     y = y.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)  # (*, C, H, r, W, r)
-    return y.reshape(lead + (c // (r * r), h * r, w * r))
+    return fresh(y.reshape(lead + (c // (r * r), h * r, w * r)), x)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -99,7 +100,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     Returns
     -------
     Tensor
-        ``(*, C * r * r, H, W)``, of input's dtype.
+        ``(*, C * r * r, H, W)``, of input's dtype; a new tensor (also for r = 1).
 
     Raises
     ------
@@ -134,4 +135,4 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     lead, k = tuple(lead), len(lead)
     y = x.reshape(lead + (c, h // r, r, w // r, r))
     y = y.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)  # (*, C, r, r, H, W)
-    return y.reshape(lead + (c * r * r, h // r, w // r))
+    return fresh(y.reshape(lead + (c * r * r, h // r, w // r)), x)

@@ -10,11 +10,13 @@ window's count (PyTorch's divisor: the padding counts with count_include_pad, th
 cells that ceil_mode adds past the padding never do).  The adaptive pools split each
 side into PyTorch's bins, ``[floor(i * H / out), ceil((i + 1) * H / out))``: when out
 divides H they are the windowed pools with kernel = stride = H / out; otherwise the
-average is two products with averaging matrices and the maximum is read through one
-index_select of the bins' cells.  float16 and bfloat16 are summed and divided in
-float32 and rounded once, as PyTorch does.
+average sums each side's bins in turn, an index_select of their cells padded with a
+zero (not a product with an averaging matrix, whose 0 * inf would spread a NaN or
+inf to every bin), and the maximum is read through one index_select of the bins'
+cells.  float16 and bfloat16 are summed and divided in float32 and rounded once, as
+PyTorch does.
 
-The constant tensors (divisors, averaging matrices, bin offsets, first real taps)
+The constant tensors (divisors, bin counts and cells, bin offsets, first real taps)
 are made on the device from aranges and kept in nn/_index_cache.py; indices are
 computed with integer arithmetic, so that no pool but the uneven adaptive max
 (its index_select's range check) reads anything back from a GPU besides im2col.
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from .._ops_index import where
+from .._ops_join import cat
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from . import _index_cache
@@ -391,16 +394,48 @@ def _adaptive_args(input, output_size, where):
     return x, unbatched, hw, out
 
 
-def _averaging(size: int, out: int, dtype, device) -> Tensor:
-    """(out, size): row i averages bin i, kept per device."""
+def _bin_taps(size: int, out: int, device) -> tuple:
+    """(taps, padded, k) for the adaptive bins of a side of size cells: taps (out * k,)
+    int64 holds each bin's cells, each bin padded to the widest (k) with the index
+    size (a zero the caller appends), padded whether any bin is narrower.  Kept per
+    device."""
+    k = _widest(size, out)
+    padded = any((-(-((i + 1) * size) // out)) - (i * size) // out < k for i in range(out))
+
     def build():
         start, end = _bin_ends(size, out, device)
-        start, end = start.reshape(out, 1), end.reshape(out, 1)
-        j = _int_range(size, device).reshape(1, size)
-        inside = (j >= start).to(dtype) * (j < end).to(dtype)
-        return inside / (end - start).to(dtype)
+        taps = start.reshape(out, 1) + _int_range(k, device).reshape(1, k)
+        return where(taps < end.reshape(out, 1), taps, size).reshape(-1)
 
-    return _index_cache.get(("adaptive averaging", size, out, dtype), device, build)
+    return _index_cache.get(("adaptive bin taps", size, out), device, build), padded, k
+
+
+def _bin_sums(x: Tensor, dim: int, out: int) -> Tensor:
+    """x summed over PyTorch's adaptive bins along dim, which becomes out long.  Each
+    sum reads its bin's cells only (and zeros), so a NaN or inf reaches the bins that
+    hold it and no other (a product with an averaging matrix spread it everywhere:
+    0 * inf is NaN).  Differentiable: a reshape or an index_select, and a sum."""
+    size = x.shape[dim]
+    shape = list(x.shape)
+    if size % out == 0:  # equal bins side by side
+        shape[dim:dim + 1] = [out, size // out]
+        return x.reshape(shape).sum(dim + 1)
+    taps, padded, k = _bin_taps(size, out, x.device)
+    if padded:
+        zero = list(x.shape)
+        zero[dim] = 1
+        x = cat([x, _C.zeros(tuple(zero), dtype=x.dtype, device=x.device)], dim)
+    shape[dim:dim + 1] = [out, k]
+    return x.index_select(dim, taps).reshape(shape).sum(dim + 1)
+
+
+def _bin_counts(hw: tuple, out: tuple, dtype, device) -> Tensor:
+    """(out_h, out_w): the number of cells in each adaptive bin, kept per device."""
+    def build():
+        (sh, eh), (sw, ew) = _bin_ends(hw[0], out[0], device), _bin_ends(hw[1], out[1], device)
+        return ((eh - sh).reshape(out[0], 1) * (ew - sw).reshape(1, out[1])).to(dtype)
+
+    return _index_cache.get(("adaptive bin counts", hw, out, dtype), device, build)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
@@ -446,12 +481,8 @@ def _adaptive_avg_pool(input, output_size, where):
     if h % oh == 0 and w % ow == 0:
         return _avg_pool(input, (h // oh, w // ow), None, 0, False, True, None, where)
     wide = _wide(x.dtype)  # half types: averaged in float32, rounded once
-    ph = _averaging(h, oh, wide, x.device)  # (oh, h)
-    pw = _averaging(w, ow, wide, x.device)  # (ow, w)
-    # the plain product, not autocast's: PyTorch's adaptive pooling is a kernel of its
-    # own, which autocast leaves in the input's dtype
-    mm = getattr(_C.matmul, "__wrapped__", _C.matmul)
-    mean = mm(mm(ph, x if wide == x.dtype else x.to(wide)), pw.T)
+    sums = _bin_sums(_bin_sums(x if wide == x.dtype else x.to(wide), 2, oh), 3, ow)
+    mean = sums / _bin_counts((h, w), (oh, ow), wide, x.device)
     return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import operator
 
 from .. import _C
+from ._functional_pad import fresh
 
 _Invalid = _C.InvalidArgumentError
 
@@ -25,7 +26,7 @@ def channel_shuffle(input, groups):
     Returns
     -------
     Tensor
-        Of input's shape (a copy).
+        Of input's shape (a copy, also for groups = 1).
 
     Raises
     ------
@@ -59,7 +60,7 @@ def channel_shuffle(input, groups):
                        f"on {input.device})")
     rest = tuple(input.shape[2:])
     grid = input.reshape(n, groups, c // groups, *rest)
-    return grid.transpose(1, 2).reshape(n, c, *rest)
+    return fresh(grid.transpose(1, 2).reshape(n, c, *rest), input)
 
 
 def unflattened_sizes(sizes, where):
