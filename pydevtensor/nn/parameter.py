@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import _C
+from .._copies import _deep_values
 
 
 class Parameter(_C.Tensor):
@@ -42,6 +43,16 @@ class Parameter(_C.Tensor):
     def __init__(self, data: _C.Tensor | None = None, requires_grad: bool = True) -> None:
         self.requires_grad = bool(requires_grad)
         self.grad = None
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        # PyTorch's: a fresh parameter of the same class and requires_grad holding a
+        # copy of the values, without the grad or the attributes set on this one
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _C.Tensor.__new__(type(self), _deep_values(self, memo))
+        new.requires_grad = self.requires_grad
+        memo[id(self)] = new
+        return new
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + _C.Tensor.__repr__(self)
