@@ -203,6 +203,25 @@ def test_an_attribute_set_before_a_parameter_or_child_does_not_hide_it():
         m.sub = pdt.zeros(1)
 
 
+def test_a_module_is_not_assigned_over_a_parameter(device):
+    """As PyTorch's __setattr__: a registered parameter takes a Parameter or None only
+    (a Module is refused, the parameter kept); a Parameter over a child, or a child
+    over a buffer, replaces it."""
+    m = nn.Module()
+    p = nn.Parameter(pdt.ones(2, device=device))
+    m.p = p
+    with pytest.raises(TypeError, match=r"cannot assign ReLU to parameter 'p' \(expected "
+                                        r"nn.Parameter or None\)"):
+        m.p = nn.ReLU()
+    assert m.p is p and list(m._modules) == [] and list(m._parameters) == ["p"]
+    m.c = nn.ReLU()
+    m.c = nn.Parameter(pdt.zeros(1, device=device))
+    assert list(m._parameters) == ["p", "c"] and list(m._modules) == []
+    m.register_buffer("b", pdt.ones(1, device=device))
+    m.b = nn.Tanh()
+    assert list(m._modules) == ["b"] and list(m._buffers) == []
+
+
 def test_train_and_eval_call_each_childs_own_train():
     """A child that overrides train() (a frozen BatchNorm) keeps its choice, as
     PyTorch's train() calls each child's; a mode that is not a bool is refused."""

@@ -103,17 +103,16 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             self._modules.pop(name, None)
             self._forget_buffer(name)
             params[name] = value
-        elif isinstance(value, Module):
-            self.__dict__.pop(name, None)
-            params.pop(name, None)
-            self._forget_buffer(name)
-            self._modules[name] = value
-            object.__setattr__(value, "_name", name)
-        elif name in params:
+        elif name in params:  # a module too is refused here, as in PyTorch
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
                                 f"(expected nn.Parameter or None)")
             params[name] = None
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            self._forget_buffer(name)
+            self._modules[name] = value
+            object.__setattr__(value, "_name", name)
         elif name in self._modules:  # a child set to None is dropped from the model
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} as child module "
