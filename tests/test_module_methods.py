@@ -375,3 +375,20 @@ def test_backward_pre_hook_alone_on_a_first_layer_and_after_deepcopy():
     twin = copy.deepcopy(lin)
     twin(pdt.ones(3, 2)).sum().backward()
     assert len(seen) == 2 and seen[1] is twin and twin.weight.grad.abs().sum().item() == 0.0
+
+
+def test_zero_grad_without_none_detaches_a_grad_in_a_graph(device):
+    """zero_grad(set_to_none=False) as PyTorch's: a grad made with create_graph=True is
+    detached in place (same object, no grad_fn), one that requires grad stops requiring
+    it, then each is zeroed."""
+    lin = nn.Linear(2, 1).to(device)
+    x = pdt.ones(1, 2, device=device)
+    (lin(x) ** 2).sum().backward(create_graph=True)
+    g = lin.weight.grad
+    assert g.grad_fn is not None
+    lin.bias.grad = pdt.ones(1, device=device).requires_grad_()
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is g and g.grad_fn is None and not g.requires_grad
+    assert not lin.bias.grad.requires_grad
+    np.testing.assert_array_equal(g.cpu().numpy(), np.zeros((1, 2)))
+    np.testing.assert_array_equal(lin.bias.grad.detach().cpu().numpy(), np.zeros(1))

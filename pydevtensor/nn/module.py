@@ -397,7 +397,8 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clears the gradients of every parameter: ``.grad = None`` (the default, as in
-        PyTorch), or zeroed in place with set_to_none=False.
+        PyTorch), or zeroed in place with set_to_none=False (a grad that is part of a
+        graph, made with create_graph=True, is detached from it first, as PyTorch's).
 
         Parameters
         ----------
@@ -420,7 +421,11 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         for p in self.parameters():
             if set_to_none:
                 p.grad = None
-            elif p.grad is not None:
+            elif p.grad is not None:  # PyTorch's: out of any graph first, then zeroed
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
                 p.grad.zero_()
 
     def requires_grad_(self: _M, requires_grad: bool = True) -> _M:
