@@ -150,6 +150,9 @@ NN_API_CASES = [
     C("optim-hook-not-callable",
       "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1).register_state_dict_pre_hook(3)",
       "TypeError", r"SGD.register_state_dict_pre_hook\(\): the hook must be callable, got int"),
+    C("Module-to-extra-argument", "pdt.nn.Linear(3, 4).to('cpu', pdt.float64, False, 1)",
+      "TypeError", r"to\(\): unexpected argument 1: expected to\(device, dtype, "
+      r"non_blocking\)"),
     C("Module-to-int-dtype", "pdt.nn.Linear(3, 4).to(pdt.int32)", "TypeError",
       r"only accepts floating point dtypes"),
     C("Parameter-list", "pdt.nn.Parameter([1, 2])", "TypeError",
