@@ -22,6 +22,11 @@ NN_API_CASES = [
       r"prefix must be a str, got int"),
     C("get-submodule-missing", "pdt.nn.Sequential(pdt.nn.ReLU()).get_submodule('0.x')",
       "AttributeError", r"ReLU has no attribute `x`"),
+    C("set-submodule-strict-missing", "pdt.nn.Sequential(pdt.nn.ReLU()).set_submodule("
+      "'act', pdt.nn.Tanh(), strict=True)", "AttributeError",
+      r"Sequential has no attribute `act`"),
+    C("set-submodule-not-module", "pdt.nn.Sequential(pdt.nn.ReLU()).set_submodule('0', 3)",
+      "ValueError", r"`module` is not an nn.Module, found int"),
     C("forward-hook-not-callable", "pdt.nn.ReLU().register_forward_hook(3)", "TypeError",
       r"hook must be callable, got int"),
     C("sequential-insert-range", "pdt.nn.Sequential(pdt.nn.ReLU()).insert(5, pdt.nn.ReLU())",

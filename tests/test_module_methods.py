@@ -408,3 +408,29 @@ def test_to_takes_non_blocking_positionally(device):
     for bad in [(device, pdt.float64, False, 1), (pdt.float64, device), (device, device)]:
         with pytest.raises(TypeError, match="to\\(\\): unexpected argument"):
             nn.Linear(2, 1).to(*bad)
+
+
+def test_set_submodule_replaces_or_adds_and_get_name(device):
+    """set_submodule(target, module, strict=False) as PyTorch's: replaces the submodule
+    at target or adds it to the parent the path leads to; strict refuses a new name;
+    a non-Module there, an empty target or a module that is not one are refused."""
+    inner = nn.Sequential(nn.Linear(2, 3))
+    net = nn.Sequential(inner, nn.ReLU()).to(device)
+    new = nn.Linear(2, 5).to(device)
+    net.set_submodule("0.0", new)
+    net.set_submodule("0.act", nn.Tanh())
+    assert net[0] is inner and inner[0] is new and list(inner._modules) == ["0", "act"]
+    assert net(pdt.ones(1, 2, device=device)).shape == (1, 5)
+    assert [n for n, _ in net.named_parameters()] == ["0.0.weight", "0.0.bias"]
+    net.set_submodule("1", nn.Sigmoid(), strict=True)
+    assert type(net[1]) is nn.Sigmoid
+    with pytest.raises(AttributeError, match="Sequential has no attribute `x`"):
+        net.set_submodule("0.x", nn.Tanh(), strict=True)
+    assert "x" not in inner._modules
+    with pytest.raises(AttributeError, match="`weight` is not an nn.Module"):
+        net.set_submodule("0.0.weight", nn.Tanh())
+    with pytest.raises(ValueError, match="without a target name"):
+        net.set_submodule("", nn.Tanh())
+    with pytest.raises(ValueError, match="`module` is not an nn.Module, found int"):
+        net.set_submodule("1", 3)
+    assert nn.Linear(1, 1)._get_name() == "Linear" and net._get_name() == "Sequential"

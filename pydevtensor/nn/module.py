@@ -77,6 +77,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
     register_forward_pre_hook = _ForwardHooksMixin.register_forward_pre_hook
     get_submodule, get_parameter = _AccessMixin.get_submodule, _AccessMixin.get_parameter
     get_buffer, register_module = _AccessMixin.get_buffer, _AccessMixin.register_module
+    set_submodule = _AccessMixin.set_submodule
     state_dict, load_state_dict = _StateMixin.state_dict, _StateMixin.load_state_dict
 
     def __init__(self) -> None:
