@@ -27,6 +27,8 @@ NN_API_CASES = [
       r"Sequential has no attribute `act`"),
     C("set-submodule-not-module", "pdt.nn.Sequential(pdt.nn.ReLU()).set_submodule('0', 3)",
       "ValueError", r"`module` is not an nn.Module, found int"),
+    C("Buffer-not-tensor", "pdt.nn.Buffer([1.0])", "TypeError",
+      r"Buffer\(data\) needs a Tensor, got list"),
     C("forward-hook-not-callable", "pdt.nn.ReLU().register_forward_hook(3)", "TypeError",
       r"hook must be callable, got int"),
     C("sequential-insert-range", "pdt.nn.Sequential(pdt.nn.ReLU()).insert(5, pdt.nn.ReLU())",

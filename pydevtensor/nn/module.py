@@ -14,7 +14,7 @@ from ._module_devices import _DevicesMixin
 from ._backward_hooks import _BackwardHooksMixin
 from ._module_hooks import _ForwardHooksMixin, call_with_forward_hooks
 from ._module_state import IncompatibleKeys, _StateMixin
-from .parameter import Parameter
+from .parameter import Parameter, buffer_persistence
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -119,11 +119,15 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                 raise TypeError(f"cannot assign {type(value).__name__} as child module "
                                 f"'{name}' (expected nn.Module or None)")
             self._modules[name] = None
-        elif name in buffers:  # a buffer stays one (and keeps its persistence), as in PyTorch
+        elif name in buffers or buffer_persistence(value) is not None:
+            # a buffer stays one (and keeps its persistence, unless an nn.Buffer says),
+            # and an nn.Buffer registers one, as in PyTorch
             if value is not None and not isinstance(value, _C.Tensor):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' "
                                 f"(expected a Tensor or None)")
-            buffers[name] = value
+            marked = buffer_persistence(value)
+            self.register_buffer(name, value, name not in self._non_persistent_buffers_set
+                                 if marked is None else marked)
         else:
             object.__setattr__(self, name, value)
 
