@@ -24,7 +24,10 @@ Note [copies of objects]
 - Pickled views are written as their values: two views of one storage pickled
   together come back as two storages, as PyTorch's plain pickle does.
 - Tensor subclasses (nn.Parameter) come back as the same class with the same
-  instance attributes, themselves copied (deepcopy, pickle) or shared (copy).
+  instance attributes, themselves copied (deepcopy, pickle) or shared (copy), except
+  that ``copy.deepcopy`` of a Parameter (so of a module) is PyTorch's: a fresh
+  Parameter with a copy of the values and the same requires_grad, without the grad
+  or other attributes (nn/parameter.py).
 
 ``pydevtensor.save()`` does not use pickle: it writes a NumPy ``.npz``
 (pydevtensor/serialization.py).  Pickle runs code from the file it reads: unpickle

@@ -22,6 +22,13 @@ NN_API_CASES = [
       r"prefix must be a str, got int"),
     C("get-submodule-missing", "pdt.nn.Sequential(pdt.nn.ReLU()).get_submodule('0.x')",
       "AttributeError", r"ReLU has no attribute `x`"),
+    C("set-submodule-strict-missing", "pdt.nn.Sequential(pdt.nn.ReLU()).set_submodule("
+      "'act', pdt.nn.Tanh(), strict=True)", "AttributeError",
+      r"Sequential has no attribute `act`"),
+    C("set-submodule-not-module", "pdt.nn.Sequential(pdt.nn.ReLU()).set_submodule('0', 3)",
+      "ValueError", r"`module` is not an nn.Module, found int"),
+    C("Buffer-not-tensor", "pdt.nn.Buffer([1.0])", "TypeError",
+      r"Buffer\(data\) needs a Tensor, got list"),
     C("forward-hook-not-callable", "pdt.nn.ReLU().register_forward_hook(3)", "TypeError",
       r"hook must be callable, got int"),
     C("sequential-insert-range", "pdt.nn.Sequential(pdt.nn.ReLU()).insert(5, pdt.nn.ReLU())",
@@ -150,6 +157,9 @@ NN_API_CASES = [
     C("optim-hook-not-callable",
       "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1).register_state_dict_pre_hook(3)",
       "TypeError", r"SGD.register_state_dict_pre_hook\(\): the hook must be callable, got int"),
+    C("Module-to-extra-argument", "pdt.nn.Linear(3, 4).to('cpu', pdt.float64, False, 1)",
+      "TypeError", r"to\(\): unexpected argument 1: expected to\(device, dtype, "
+      r"non_blocking\)"),
     C("Module-to-int-dtype", "pdt.nn.Linear(3, 4).to(pdt.int32)", "TypeError",
       r"only accepts floating point dtypes"),
     C("Parameter-list", "pdt.nn.Parameter([1, 2])", "TypeError",

@@ -384,6 +384,14 @@ TRAINING_CASES = [
       r"index 1 is out of range for a ParameterList of 1"),
     C("ParameterDict-key", "pdt.nn.ParameterDict({2: t})", "TypeError",
       r"ParameterDict: keys must be str, got int"),
+    C("Sequential-times-zero", "pdt.nn.Sequential(pdt.nn.ReLU()) * 0", "ValueError",
+      r"Non-positive multiplication factor 0 for Sequential"),
+    C("ModuleList-plus-int", "pdt.nn.ModuleList() + [3]", "TypeError",
+      r"ModuleList.__add__: expected an nn.Module, got int"),
+    C("ParameterDict-popitem-empty", "pdt.nn.ParameterDict().popitem()", "KeyError",
+      r"popitem\(\): dictionary is empty"),
+    C("ParameterDict-fromkeys-key", "pdt.nn.ParameterDict().fromkeys([1], t)", "TypeError",
+      r"ParameterDict: keys must be str, got int"),
 
     # ---- nn.DataParallel and nn.parallel (several devices of one process)
     C("DataParallel-not-a-module", "pdt.nn.DataParallel(t)", "TypeError",

@@ -207,3 +207,43 @@ def test_against_torch_state_dict_order():
     fresh = torch.nn.Sequential(torch.nn.LazyLinear(4))
     fresh.load_state_dict(lazy_sd)  # PyTorch's behaviour, which ours follows
     assert isinstance(fresh[0].weight, torch.nn.parameter.UninitializedParameter)
+
+
+def test_nn_buffer_assigned_registers_a_buffer(device):
+    """nn.Buffer, PyTorch 2.x's marker: assigned as an attribute it registers a buffer,
+    persistent or not as asked; it is a plain Tensor sharing the data's storage."""
+    t = pdt.ones(2, device=device)
+    b = nn.Buffer(t)
+    assert type(b) is pdt.Tensor and isinstance(b, nn.Buffer) and not isinstance(t, nn.Buffer)
+    assert not isinstance(pdt.ones(1), nn.Buffer) and not b.requires_grad
+    b.add_(1)
+    assert t.tolist() == [2.0, 2.0]
+    m = nn.Module()
+    m.b = b
+    m.c = nn.Buffer(pdt.zeros(1, device=device), persistent=False)
+    m.plain = pdt.zeros(1, device=device)  # a plain Tensor is an attribute only
+    assert [n for n, _ in m.named_buffers()] == ["b", "c"] and list(m.state_dict()) == ["b"]
+    assert m.b is b and type(m.b) is pdt.Tensor
+    g = pdt.ones(1, device=device, requires_grad=True)
+    m.g = nn.Buffer(g)
+    assert m.g is not g and m.g.requires_grad and m.g.is_leaf
+    m.c = nn.Buffer(pdt.ones(3, device=device))  # an nn.Buffer says its persistence
+    assert list(m.state_dict()) == ["b", "c", "g"]
+    m.c = pdt.ones(4, device=device)  # a plain one keeps the buffer's
+    assert list(m.state_dict()) == ["b", "c", "g"] and m.c.shape == (4,)
+    assert nn.Buffer().shape == (0,)
+
+
+def test_nn_buffer_refused_where_pytorch_refuses_it():
+    m = nn.Module()
+    m.p = nn.Parameter(pdt.ones(1))
+    with pytest.raises(TypeError, match="cannot assign Tensor to parameter 'p'"):
+        m.p = nn.Buffer(pdt.ones(1))
+    m.c = nn.ReLU()
+    with pytest.raises(TypeError, match="cannot assign Tensor as child module 'c'"):
+        m.c = nn.Buffer(pdt.ones(1))
+    m.x = 3
+    with pytest.raises(KeyError, match="attribute 'x' already exists"):
+        m.x = nn.Buffer(pdt.ones(1))
+    with pytest.raises(TypeError, match="Buffer\\(data\\) needs a Tensor, got int"):
+        nn.Buffer(3)

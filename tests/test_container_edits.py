@@ -1,5 +1,6 @@
 """Sequential and ModuleList edits (extend, append, insert, pop, del with an index or a
 slice, +, +=, item assignment) and nn.Identity's ignored arguments, against torch."""
+import numpy as np
 import pytest
 
 import pydevtensor as pdt
@@ -65,7 +66,9 @@ def test_bad_edits():
     with pytest.raises(IndexError):
         del seq[3]
     with pytest.raises(TypeError):
-        nn.ModuleList() + nn.Sequential()
+        nn.Sequential() + nn.ModuleList()
+    with pytest.raises(TypeError, match="ModuleList.__add__: expected an nn.Module, got int"):
+        nn.ModuleList() + [3]
 
 
 def test_identity_takes_any_arguments():
@@ -90,3 +93,60 @@ def test_parameter_dict_get_setdefault_copy_and_list_iadd():
     same = pl
     pl += [pdt.zeros(2), pdt.zeros(3)]
     assert pl is same and len(pl) == 3 and len(list(pl.parameters())) == 3
+
+
+@pytest.mark.parametrize("cls", ["Sequential", "ModuleList"])
+def test_any_integer_indexes(device, cls):
+    """Anything with __index__ (a NumPy integer, a 0-d integer tensor, a bool) is a
+    position, as PyTorch's operator.index; a float is not."""
+    mods = [nn.ReLU(), nn.Tanh(), nn.Sigmoid()]
+    seq = nn.Sequential(*mods) if cls == "Sequential" else nn.ModuleList(mods)
+    assert seq[np.int64(1)] is mods[1] and seq[pdt.tensor(-1, device=device)] is mods[2]
+    assert seq[True] is mods[1]
+    with pytest.raises(TypeError):
+        seq[1.0]
+    seq[np.int32(0)] = nn.ELU()
+    del seq[pdt.tensor(1, device=device)]
+    assert [type(m).__name__ for m in seq] == ["ELU", "Sigmoid"]
+
+
+def test_sequential_times_n_repeats_the_same_modules(device):
+    lin, act = nn.Linear(2, 2).to(device), nn.Tanh()
+    seq = nn.Sequential(lin, act)
+    for twice in (seq * 2, 2 * seq):
+        assert type(twice) is nn.Sequential and list(twice._modules) == ["0", "1", "2", "3"]
+        assert twice[0] is lin and twice[2] is lin and twice[3] is act
+        assert len(list(twice.parameters())) == 2  # shared, counted once
+    x = pdt.ones(1, 2, device=device)
+    np.testing.assert_allclose((seq * 2)(x).detach().cpu().numpy(),
+                               seq(seq(x)).detach().cpu().numpy())
+    same = seq
+    seq *= 3
+    assert seq is same and len(seq) == 6 and seq[4] is lin and seq[5] is act
+    assert len(nn.Sequential(act) * True) == 1
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match=f"Non-positive multiplication factor {bad}"):
+            seq * bad
+    with pytest.raises(ValueError):
+        seq *= 0
+    for bad in (2.0, np.int64(2)):  # PyTorch's: an int only
+        with pytest.raises(TypeError, match="for \\*: 'Sequential' and"):
+            seq * bad
+    assert len(seq) == 6
+
+
+def test_pop_of_a_slice_and_module_list_plus_an_iterable():
+    mods = [nn.ReLU(), nn.Tanh(), nn.Sigmoid()]
+    ml = nn.ModuleList(mods)
+    popped = ml.pop(slice(0, 2))
+    assert type(popped) is nn.ModuleList and list(popped) == mods[:2]
+    assert list(ml) == mods[2:] and list(ml._modules) == ["0"]
+    seq = nn.Sequential(*mods)
+    popped = seq.pop(slice(1, None))
+    assert type(popped) is nn.Sequential and list(popped) == mods[1:] and list(seq) == mods[:1]
+    assert ml.pop(np.int64(0)) is mods[2] and len(ml) == 0
+    ml = nn.ModuleList(mods[:1])
+    for other in ([mods[1]], (mods[1],), nn.Sequential(mods[1]), nn.ModuleList([mods[1]])):
+        both = ml + other
+        assert type(both) is nn.ModuleList and list(both) == mods[:2] and len(ml) == 1
+        assert list(both._modules) == ["0", "1"]

@@ -203,6 +203,25 @@ def test_an_attribute_set_before_a_parameter_or_child_does_not_hide_it():
         m.sub = pdt.zeros(1)
 
 
+def test_a_module_is_not_assigned_over_a_parameter(device):
+    """As PyTorch's __setattr__: a registered parameter takes a Parameter or None only
+    (a Module is refused, the parameter kept); a Parameter over a child, or a child
+    over a buffer, replaces it."""
+    m = nn.Module()
+    p = nn.Parameter(pdt.ones(2, device=device))
+    m.p = p
+    with pytest.raises(TypeError, match=r"cannot assign ReLU to parameter 'p' \(expected "
+                                        r"nn.Parameter or None\)"):
+        m.p = nn.ReLU()
+    assert m.p is p and list(m._modules) == [] and list(m._parameters) == ["p"]
+    m.c = nn.ReLU()
+    m.c = nn.Parameter(pdt.zeros(1, device=device))
+    assert list(m._parameters) == ["p", "c"] and list(m._modules) == []
+    m.register_buffer("b", pdt.ones(1, device=device))
+    m.b = nn.Tanh()
+    assert list(m._modules) == ["b"] and list(m._buffers) == []
+
+
 def test_train_and_eval_call_each_childs_own_train():
     """A child that overrides train() (a frozen BatchNorm) keeps its choice, as
     PyTorch's train() calls each child's; a mode that is not a bool is refused."""
@@ -356,3 +375,62 @@ def test_backward_pre_hook_alone_on_a_first_layer_and_after_deepcopy():
     twin = copy.deepcopy(lin)
     twin(pdt.ones(3, 2)).sum().backward()
     assert len(seen) == 2 and seen[1] is twin and twin.weight.grad.abs().sum().item() == 0.0
+
+
+def test_zero_grad_without_none_detaches_a_grad_in_a_graph(device):
+    """zero_grad(set_to_none=False) as PyTorch's: a grad made with create_graph=True is
+    detached in place (same object, no grad_fn), one that requires grad stops requiring
+    it, then each is zeroed."""
+    lin = nn.Linear(2, 1).to(device)
+    x = pdt.ones(1, 2, device=device)
+    (lin(x) ** 2).sum().backward(create_graph=True)
+    g = lin.weight.grad
+    assert g.grad_fn is not None
+    lin.bias.grad = pdt.ones(1, device=device).requires_grad_()
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is g and g.grad_fn is None and not g.requires_grad
+    assert not lin.bias.grad.requires_grad
+    np.testing.assert_array_equal(g.cpu().numpy(), np.zeros((1, 2)))
+    np.testing.assert_array_equal(lin.bias.grad.detach().cpu().numpy(), np.zeros(1))
+
+
+def test_to_takes_non_blocking_positionally(device):
+    """Module.to's forms as PyTorch's: to(device, dtype, non_blocking), to(dtype,
+    non_blocking), to(tensor, non_blocking); anything else after them is refused."""
+    for args in [(device, pdt.float64, False), (pdt.float64, True),
+                 (pdt.ones(1, dtype=pdt.float64, device=device), False),
+                 (device, None, True)]:
+        lin = nn.Linear(2, 1)
+        w = lin.weight
+        want = pdt.float32 if args[1] is None else pdt.float64
+        assert lin.to(*args) is lin and lin.weight is w
+        assert w.dtype == want and w.device == pdt.device(device)
+    for bad in [(device, pdt.float64, False, 1), (pdt.float64, device), (device, device)]:
+        with pytest.raises(TypeError, match="to\\(\\): unexpected argument"):
+            nn.Linear(2, 1).to(*bad)
+
+
+def test_set_submodule_replaces_or_adds_and_get_name(device):
+    """set_submodule(target, module, strict=False) as PyTorch's: replaces the submodule
+    at target or adds it to the parent the path leads to; strict refuses a new name;
+    a non-Module there, an empty target or a module that is not one are refused."""
+    inner = nn.Sequential(nn.Linear(2, 3))
+    net = nn.Sequential(inner, nn.ReLU()).to(device)
+    new = nn.Linear(2, 5).to(device)
+    net.set_submodule("0.0", new)
+    net.set_submodule("0.act", nn.Tanh())
+    assert net[0] is inner and inner[0] is new and list(inner._modules) == ["0", "act"]
+    assert net(pdt.ones(1, 2, device=device)).shape == (1, 5)
+    assert [n for n, _ in net.named_parameters()] == ["0.0.weight", "0.0.bias"]
+    net.set_submodule("1", nn.Sigmoid(), strict=True)
+    assert type(net[1]) is nn.Sigmoid
+    with pytest.raises(AttributeError, match="Sequential has no attribute `x`"):
+        net.set_submodule("0.x", nn.Tanh(), strict=True)
+    assert "x" not in inner._modules
+    with pytest.raises(AttributeError, match="`weight` is not an nn.Module"):
+        net.set_submodule("0.0.weight", nn.Tanh())
+    with pytest.raises(ValueError, match="without a target name"):
+        net.set_submodule("", nn.Tanh())
+    with pytest.raises(ValueError, match="`module` is not an nn.Module, found int"):
+        net.set_submodule("1", 3)
+    assert nn.Linear(1, 1)._get_name() == "Linear" and net._get_name() == "Sequential"

@@ -1,5 +1,7 @@
 """Module.state_dict(destination=, prefix=, keep_vars=), load_state_dict(assign=),
 named_parameters / named_modules / named_buffers(remove_duplicate=), against torch."""
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,31 @@ def test_load_state_dict_assign_against_torch():
 def test_bad_prefix():
     with pytest.raises(TypeError, match="prefix must be a str, got int"):
         nn.Linear(1, 1).state_dict(prefix=3)
+
+
+def test_batchnorm_loads_a_checkpoint_without_num_batches_tracked(device):
+    """PyTorch's _NormBase is at version 2 (state_dict's _metadata says so): a state dict
+    of an older version, or a plain dict with no _metadata, may lack num_batches_tracked,
+    and loading it keeps the module's own count; at version 2 the key is required."""
+    net = nn.Sequential(nn.Linear(1, 2), nn.BatchNorm1d(2)).to(device)
+    full = net.state_dict()
+    assert full._metadata["1"] == {"version": 2} and full._metadata["0"] == {"version": 1}
+    net[1].num_batches_tracked.fill_(5)
+    net[1].running_mean.fill_(9.0)
+    old = OrderedDict((k, v.clone()) for k, v in full.items() if k != "1.num_batches_tracked")
+    old["1.running_mean"].fill_(3.0)
+    plain = dict(old)
+    assert repr(net.load_state_dict(plain)) == "<All keys matched successfully>"
+    assert "1.num_batches_tracked" not in plain  # the caller's dict is left as it was
+    assert int(net[1].num_batches_tracked) == 5
+    assert net[1].running_mean.tolist() == [3.0, 3.0]
+    old._metadata = OrderedDict(full._metadata)
+    old._metadata["1"] = {"version": 1}
+    assert not net.load_state_dict(old).missing_keys
+    old._metadata["1"] = {"version": 2}
+    with pytest.raises(RuntimeError, match="missing key '1.num_batches_tracked'"):
+        net.load_state_dict(old)
+    assert net.load_state_dict(old, strict=False).missing_keys == ["1.num_batches_tracked"]
+    off = nn.BatchNorm1d(2, track_running_stats=False)
+    assert list(off.state_dict()) == ["weight", "bias"]
+    assert not off.load_state_dict(dict(off.state_dict())).missing_keys

@@ -237,7 +237,10 @@ class AccumulateGrad(Node):
         fresh = fresh and not seen_by_hook(g)
         old = leaf.grad
         if _C.is_grad_enabled():  # create_graph: the sum recorded, out of place
-            leaf.grad = (g if fresh else g.clone()) if old is None else old + g
+            # a view is cloned, as PyTorch's grad is never one (zero_grad detaches it
+            # in place)
+            adopt = fresh and not g._is_view()
+            leaf.grad = (g if adopt else g.clone()) if old is None else old + g
         elif old is None:
             # Adopt the engine's buffer when nothing else can see its storage; copy it
             # otherwise (a gradient passed through unchanged to two leaves, or the

@@ -22,7 +22,7 @@ from .normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d
 from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d,
                       ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,
                       ZeroPad1d, ZeroPad2d)
-from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 # more activations, losses and layers with PyTorch's names
@@ -52,7 +52,7 @@ from .layers_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNo
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 
-__all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
+__all__ = ["Module", "Parameter", "Buffer", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
            "Dropout", "Flatten", "Identity", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss",
            "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "LogSoftmax", "KLDivLoss", "functional", "init",

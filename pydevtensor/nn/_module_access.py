@@ -1,4 +1,5 @@
-"""Module.get_submodule, get_parameter, get_buffer and register_module (a mixin of
+"""Module.get_submodule, set_submodule, get_parameter, get_buffer and register_module (a
+mixin of
 nn.Module, in a file of its own): reaching a module's parts by dotted name, as
 PyTorch's."""
 from __future__ import annotations
@@ -48,6 +49,65 @@ class _AccessMixin:
             if not isinstance(mod, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module (looking up {target!r})")
         return mod
+
+    def set_submodule(self, target: str, module: Any, strict: bool = False) -> None:
+        """Puts module at the dotted path target: replaces the submodule there, or (unless
+        strict) adds it to the module the path leads to, as PyTorch's.
+
+        Parameters
+        ----------
+        target : str
+            As named_modules() names it: ``'encoder.layers.0'``.
+        module : Module
+            The new submodule.
+        strict : bool, optional
+            Only replace a submodule that exists (default False: a new name is added).
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            When target is empty or module not a Module.
+        AttributeError
+            When the path to the parent is missing or not Modules, the name there is an
+            attribute that is not a Module, or (strict) the name is missing.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Sequential(nn.Linear(2, 3)), nn.ReLU())
+        >>> net.set_submodule('0.0', nn.Linear(2, 5))
+        >>> net.set_submodule('0.act', nn.Tanh())
+        >>> net[0]
+        Sequential(
+          (0): Linear(in_features=2, out_features=5, bias=True)
+          (act): Tanh()
+        )
+        """
+        from .module import Module
+        if not isinstance(target, str):
+            raise TypeError(f"set_submodule(): target must be a str, got "
+                            f"{type(target).__name__}")
+        if target == "":
+            raise ValueError("set_submodule(): Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"set_submodule(): `module` is not an nn.Module, found "
+                             f"{type(module).__name__}")
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}` (setting "
+                                 f"{target!r}, strict=True)")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module (setting {target!r})")
+        setattr(parent, name, module)
+
+    def _get_name(self) -> str:
+        """The class's name, as PyTorch's (its repr begins with it)."""
+        return type(self).__name__
 
     def _owner_and_name(self, target: str, what: str) -> tuple[Any, str]:
         if not isinstance(target, str):

@@ -25,9 +25,11 @@ class _DevicesMixin:
         Parameters
         ----------
         *args, **kwargs
-            As Tensor.to: a device, a dtype, or both (device=, dtype=); and
-            memory_format= (channels_last: the 4-d parameters, as PyTorch's;
-            channels_last_3d the 5-d ones).
+            As PyTorch's: ``to(device=None, dtype=None, non_blocking=False)``,
+            ``to(dtype, non_blocking=False)`` or ``to(tensor, non_blocking=False)`` (its
+            device and dtype; non_blocking has no effect here); and memory_format=
+            (channels_last: the 4-d parameters, as PyTorch's; channels_last_3d the 5-d
+            ones).
 
         Returns
         -------
@@ -294,22 +296,27 @@ class _DevicesMixin:
 
 
 def _parse_to(args, kwargs):
-    """(device, dtype) from Module.to's arguments: to(device), to(dtype), to(device, dtype),
-    to(tensor), and the device=/dtype= keywords."""
+    """(device, dtype) from Module.to's arguments, PyTorch's three forms:
+    to(device=None, dtype=None, non_blocking=False), to(dtype, non_blocking=False) and
+    to(tensor, non_blocking=False) (non_blocking is accepted and has no effect here)."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, _C.Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, _C.dtype):
-            dtype = a
-        elif device is None:
-            device = a
-        else:
-            raise TypeError(f"to(): unexpected argument {a!r}")
+    rest = list(args)
+    if rest and isinstance(rest[0], _C.Tensor):
+        t = rest.pop(0)
+        device, dtype = t.device, t.dtype
+    elif rest and isinstance(rest[0], _C.dtype):
+        dtype = rest.pop(0)
+    elif rest and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], _C.dtype)):
+            dtype = rest.pop(0)
+    if len(rest) > 1 or (rest and not isinstance(rest[0], bool)):
+        raise TypeError(f"to(): unexpected argument {rest[-1]!r}: expected to(device, dtype, "
+                        f"non_blocking), to(dtype, non_blocking) or to(tensor, non_blocking)")
     if device is not None and not isinstance(device, _C.device):
         device = _C.device(device) if isinstance(device, str) else _C.device("cuda", device)
     if dtype is not None and not isinstance(dtype, _C.dtype):

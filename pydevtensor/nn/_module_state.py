@@ -311,7 +311,10 @@ class _StateMixin:
         unexpected keys (with strict) and shape mismatches raise before anything is
         written: a failed load changes nothing.  An uninitialized lazy layer takes its
         shapes from the state dict, and stays uninitialized when the state dict's
-        parameters are uninitialized too (one taken before a first forward).
+        parameters are uninitialized too (one taken before a first forward).  A
+        batch or instance norm's num_batches_tracked may be missing from a state dict
+        whose _metadata gives the layer a version below 2, or that has no _metadata (a
+        plain dict): the layer keeps its count, as PyTorch's.
 
         Parameters
         ----------
@@ -366,6 +369,17 @@ class _StateMixin:
                 local = {} if metadata is None else metadata.get(name, {})
                 for hook in tuple(m.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
                     hook(m, state_dict, dot, local, True, missing, unexpected, problems)
+        # an old checkpoint's missing entries that a module fills (BatchNorm's count)
+        old = {}
+        for name, m in walk:
+            if hasattr(m, "_old_checkpoint_entries"):
+                local = {} if metadata is None else metadata.get(name, {})
+                dot = f"{name}." if name else ""
+                old.update((k, v) for k, v in m._old_checkpoint_entries(
+                    dot, local.get("version")).items() if k not in state_dict)
+        if old:
+            state_dict = OrderedDict(state_dict)  # a copy: the caller's is left as it is
+            state_dict.update(old)
         own = {name: (t, is_param) for name, t, is_param in self._named_state()}
         extra = {(f"{name}." if name else "") + "_extra_state": m for name, m in walk
                  if type(m).set_extra_state is not _StateMixin.set_extra_state}

@@ -5,6 +5,7 @@ are numbered again from "0", as PyTorch does."""
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 _S = TypeVar("_S", bound="_SequenceEditsMixin")
@@ -83,17 +84,18 @@ class _SequenceEditsMixin:
         self._renumber(members)
         return self
 
-    def pop(self, index: int = -1) -> Any:
-        """Removes the member at index and returns it.
+    def pop(self, index: int | slice = -1) -> Any:
+        """Removes the member at index and returns it, or the members of a slice, as a
+        container of the same kind.
 
         Parameters
         ----------
-        index : int, optional
+        index : int or slice, optional
             Which (default the last).
 
         Returns
         -------
-        Module
+        Module, or Sequential or ModuleList for a slice
 
         Examples
         --------
@@ -101,7 +103,13 @@ class _SequenceEditsMixin:
         >>> seq = nn.Sequential(nn.ReLU(), nn.Tanh())
         >>> seq.pop(0), len(seq)
         (ReLU(), 1)
+        >>> len(nn.ModuleList([nn.ReLU(), nn.Tanh()]).pop(slice(0, 2)))
+        2
         """
+        if isinstance(index, slice):
+            popped = self[index]
+            del self[index]
+            return popped
         members = list(self._modules.values())
         m = members.pop(self._position(operator.index(index)))
         self._renumber(members)
@@ -115,11 +123,14 @@ class _SequenceEditsMixin:
             del members[self._position(operator.index(idx))]
         self._renumber(members)
 
+    _adds_any_iterable = False  # ModuleList + any iterable of modules; Sequential + Sequential
+
     def __add__(self, other: Any) -> Any:
-        if not isinstance(other, type(self)):
+        if not isinstance(other, type(self)) and not (self._adds_any_iterable
+                                                      and isinstance(other, Iterable)):
             return NotImplemented
         out = type(self)()
-        for m in list(self) + list(other):
+        for m in list(self) + [self._member(m, "__add__") for m in other]:
             out.add_module(str(len(out._modules)), m)
         return out
 

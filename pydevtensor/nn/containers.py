@@ -4,6 +4,7 @@ ModuleList are in layers.py."""
 from __future__ import annotations
 
 import operator
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -13,8 +14,9 @@ from .parameter import Parameter
 
 
 def _pairs(items: Any, kind: str) -> list[tuple[Any, Any]]:
-    """(key, value) pairs of a mapping or an iterable of pairs."""
-    if isinstance(items, Mapping):
+    """(key, value) pairs of a mapping (a ModuleDict or ParameterDict too) or of an
+    iterable of pairs."""
+    if isinstance(items, (Mapping, _DictContainer)):
         return list(items.items())
     pairs = []
     for i, item in enumerate(items):
@@ -40,6 +42,7 @@ class _DictContainer(Module):
     kept in _members() (the Module's _modules or _parameters)."""
 
     _kind = "DictContainer"  # the class's name in messages
+    _sorts_plain_mappings = False  # ParameterDict.update takes a plain dict's keys sorted
 
     def _members(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -55,6 +58,9 @@ class _DictContainer(Module):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._members())
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(list(self._members()))
 
     def __contains__(self, key: object) -> bool:
         return key in self._members()
@@ -177,7 +183,8 @@ class _DictContainer(Module):
         ----------
         members : mapping or iterable of (str, value)
             The new members: Modules for a ModuleDict, Parameters or Tensors for a
-            ParameterDict.
+            ParameterDict (which, as PyTorch's, adds a plain dict's members in sorted
+            key order; an OrderedDict's, a ModuleDict's or a ParameterDict's in theirs).
 
         Returns
         -------
@@ -198,6 +205,9 @@ class _DictContainer(Module):
         """
         pairs = [(_key(k, self._kind), self._checked(k, v))
                  for k, v in _pairs(members, self._kind)]
+        if self._sorts_plain_mappings and isinstance(members, Mapping) \
+                and not isinstance(members, OrderedDict):
+            pairs.sort(key=lambda pair: pair[0])  # PyTorch's ParameterDict sorts a dict's keys
         for key, value in pairs:
             self._add(key, value)
 
@@ -392,8 +402,10 @@ class ParameterList(Module):
 
 class ParameterDict(_DictContainer):
     """Parameters by name, each registered (the container's ``parameters()``,
-    ``state_dict()`` and ``.to()`` reach them); insertion order is kept.  A plain Tensor
-    added becomes a Parameter.
+    ``state_dict()`` and ``.to()`` reach them); insertion order is kept, except that the
+    members of a plain (not ordered) mapping are added in sorted key order, as
+    PyTorch's.  A plain Tensor added becomes a Parameter.  ``a | b`` is a new
+    ParameterDict with b's members added to a's, ``a |= b`` updates a.
 
     Parameters
     ----------
@@ -414,6 +426,7 @@ class ParameterDict(_DictContainer):
     """
 
     _kind = "ParameterDict"
+    _sorts_plain_mappings = True
     keys, values, items, pop, clear, update = (getattr(_DictContainer, n)
                                                for n in _DictContainer._shared)
 
@@ -470,7 +483,74 @@ class ParameterDict(_DictContainer):
         >>> pd.copy()['a'] is pd['a']
         True
         """
-        return ParameterDict(self.items())
+        return ParameterDict(OrderedDict(self.items()))
+
+    def popitem(self) -> tuple[str, Parameter | None]:
+        """Removes the last member added and returns it with its name.
+
+        Returns
+        -------
+        (str, Parameter or None)
+
+        Raises
+        ------
+        KeyError
+            When the ParameterDict is empty.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> pd = nn.ParameterDict([('a', pydevtensor.ones(1)), ('b', pydevtensor.ones(2))])
+        >>> pd.popitem()[0], list(pd)
+        ('b', ['a'])
+        """
+        if not self._parameters:
+            raise KeyError("popitem(): dictionary is empty")
+        return self._parameters.popitem()
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        """A new ParameterDict with each of keys holding default (a Tensor becomes a
+        Parameter for each key, all sharing its storage).
+
+        Parameters
+        ----------
+        keys : iterable of str
+            The names.
+        default : Parameter, Tensor or None, optional
+            The value of each (default None).
+
+        Returns
+        -------
+        ParameterDict
+
+        Raises
+        ------
+        TypeError
+            When a key is not a str or default neither a Parameter, a Tensor nor None.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> list(nn.ParameterDict().fromkeys(['w', 'b'], pydevtensor.zeros(2)))
+        ['w', 'b']
+        """
+        return ParameterDict([(k, default) for k in keys])
+
+    def __or__(self, other: Any) -> ParameterDict:
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other: Any) -> Any:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        out = other.copy()  # a dict stays a dict, as with PyTorch's ParameterDict
+        out.update(self.items())
+        return out
+
+    def __ior__(self, other: Any) -> ParameterDict:
+        self.update(other)
+        return self
 
     def __repr__(self) -> str:
         return _parameters_repr(self)

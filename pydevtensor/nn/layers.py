@@ -303,9 +303,32 @@ class Sequential(_ModuleSequence):
         items = list(self._modules.items())
         if isinstance(idx, slice):
             return Sequential(OrderedDict(items[idx]))
-        if isinstance(idx, bool) or not isinstance(idx, int):
-            raise TypeError(f"Sequential indices must be ints or slices, not {type(idx).__name__}")
-        return items[self._position(idx)][1]
+        try:  # any integer (a NumPy one, a 0-d integer tensor), as PyTorch's
+            i = operator.index(idx)
+        except TypeError:
+            raise TypeError(f"Sequential indices must be integers or slices, not "
+                            f"{type(idx).__name__}") from None
+        return items[self._position(i)][1]
+
+    def __mul__(self, other: int) -> Sequential:
+        """PyTorch's ``seq * n``: a Sequential of seq's members n times over (the same
+        module objects, so their parameters are shared)."""
+        out = Sequential()
+        out.extend(list(self) * self._repeats(other, "*"))
+        return out
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int) -> Sequential:
+        return self.extend(list(self) * (self._repeats(other, "*=") - 1))
+
+    def _repeats(self, n: Any, op: str) -> int:
+        if not isinstance(n, int):  # a bool is an int here, as in PyTorch
+            raise TypeError(f"unsupported operand type(s) for {op}: 'Sequential' and "
+                            f"'{type(n).__name__}' (the number of repeats must be an int)")
+        if n <= 0:
+            raise ValueError(f"Non-positive multiplication factor {n} for Sequential")
+        return n
 
     def __setitem__(self, idx: int, module: Module) -> None:
         key = list(self._modules)[self._position(operator.index(idx))]
@@ -626,6 +649,7 @@ class ModuleList(_ModuleSequence):
     """
 
     _kind = "ModuleList"
+    _adds_any_iterable = True  # ModuleList + [modules], as PyTorch's
 
     def __repr__(self) -> str:
         """PyTorch's: a run of members with the same repr is one line, "(i-j): n x ..."."""

@@ -14,7 +14,7 @@ from ._module_devices import _DevicesMixin
 from ._backward_hooks import _BackwardHooksMixin
 from ._module_hooks import _ForwardHooksMixin, call_with_forward_hooks
 from ._module_state import IncompatibleKeys, _StateMixin
-from .parameter import Parameter
+from .parameter import Parameter, buffer_persistence
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -77,6 +77,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
     register_forward_pre_hook = _ForwardHooksMixin.register_forward_pre_hook
     get_submodule, get_parameter = _AccessMixin.get_submodule, _AccessMixin.get_parameter
     get_buffer, register_module = _AccessMixin.get_buffer, _AccessMixin.register_module
+    set_submodule = _AccessMixin.set_submodule
     state_dict, load_state_dict = _StateMixin.state_dict, _StateMixin.load_state_dict
 
     def __init__(self) -> None:
@@ -103,27 +104,30 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             self._modules.pop(name, None)
             self._forget_buffer(name)
             params[name] = value
-        elif isinstance(value, Module):
-            self.__dict__.pop(name, None)
-            params.pop(name, None)
-            self._forget_buffer(name)
-            self._modules[name] = value
-            object.__setattr__(value, "_name", name)
-        elif name in params:
+        elif name in params:  # a module too is refused here, as in PyTorch
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
                                 f"(expected nn.Parameter or None)")
             params[name] = None
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            self._forget_buffer(name)
+            self._modules[name] = value
+            object.__setattr__(value, "_name", name)
         elif name in self._modules:  # a child set to None is dropped from the model
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} as child module "
                                 f"'{name}' (expected nn.Module or None)")
             self._modules[name] = None
-        elif name in buffers:  # a buffer stays one (and keeps its persistence), as in PyTorch
+        elif name in buffers or buffer_persistence(value) is not None:
+            # a buffer stays one (and keeps its persistence, unless an nn.Buffer says),
+            # and an nn.Buffer registers one, as in PyTorch
             if value is not None and not isinstance(value, _C.Tensor):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' "
                                 f"(expected a Tensor or None)")
-            buffers[name] = value
+            marked = buffer_persistence(value)
+            self.register_buffer(name, value, name not in self._non_persistent_buffers_set
+                                 if marked is None else marked)
         else:
             object.__setattr__(self, name, value)
 
@@ -398,7 +402,8 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clears the gradients of every parameter: ``.grad = None`` (the default, as in
-        PyTorch), or zeroed in place with set_to_none=False.
+        PyTorch), or zeroed in place with set_to_none=False (a grad that is part of a
+        graph, made with create_graph=True, is detached from it first, as PyTorch's).
 
         Parameters
         ----------
@@ -421,7 +426,11 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         for p in self.parameters():
             if set_to_none:
                 p.grad = None
-            elif p.grad is not None:
+            elif p.grad is not None:  # PyTorch's: out of any graph first, then zeroed
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
                 p.grad.zero_()
 
     def requires_grad_(self: _M, requires_grad: bool = True) -> _M:

@@ -158,6 +158,16 @@ class _NormBase(Module):
 
     _ndims = (2, 3)
     _layout = "2D or 3D input (N, C) or (N, C, L)"
+    _version = 2  # PyTorch's: num_batches_tracked came with version 2
+
+    def _old_checkpoint_entries(self, prefix: str, version: int | None) -> dict[str, Tensor]:
+        """What load_state_dict adds to a state dict saved before version 2 (or a plain
+        dict, without _metadata) where it lacks it, as PyTorch's
+        _NormBase._load_from_state_dict: num_batches_tracked, the module's own (so the
+        count is kept)."""
+        if (version is None or version < 2) and self.num_batches_tracked is not None:
+            return {prefix + "num_batches_tracked": self.num_batches_tracked}
+        return {}
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,

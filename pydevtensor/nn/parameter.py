@@ -1,7 +1,10 @@
 """nn.Parameter: a tensor marked as a module's parameter."""
 from __future__ import annotations
 
+import weakref
+
 from .. import _C
+from .._copies import _deep_values
 
 
 class Parameter(_C.Tensor):
@@ -43,10 +46,92 @@ class Parameter(_C.Tensor):
         self.requires_grad = bool(requires_grad)
         self.grad = None
 
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        # PyTorch's: a fresh parameter of the same class and requires_grad holding a
+        # copy of the values, without the grad or the attributes set on this one
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _C.Tensor.__new__(type(self), _deep_values(self, memo))
+        new.requires_grad = self.requires_grad
+        memo[id(self)] = new
+        return new
+
     def __repr__(self) -> str:
         return "Parameter containing:\n" + _C.Tensor.__repr__(self)
 
     __str__ = __repr__
+
+
+# What nn.Buffer marked: id -> (weak reference, persistent).  A plain Tensor has no
+# instance attributes here (PyTorch sets t.persistent and t._is_buffer on it), so the
+# marks are kept aside, each dropped when its tensor dies.
+_BUFFER_MARKS: dict[int, tuple[weakref.ref, bool]] = {}
+
+
+def buffer_persistence(t) -> bool | None:
+    """Whether nn.Buffer marked t persistent (True/False), or None when it did not mark t."""
+    entry = _BUFFER_MARKS.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
+
+
+def _unmark(ref, key):
+    if _BUFFER_MARKS.get(key, (None,))[0] is ref:
+        del _BUFFER_MARKS[key]
+
+
+class _BufferMeta(type(_C.Tensor)):
+    """isinstance(t, Buffer): t was made by Buffer (PyTorch's marker class)."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer:
+            return buffer_persistence(instance) is not None
+        return super().__instancecheck__(instance)
+
+
+class Buffer(_C.Tensor, metaclass=_BufferMeta):
+    """Marks a tensor as a buffer: assigned as a Module's attribute it is registered as
+    one (``register_buffer``, persistent or not as asked), as PyTorch 2.x's.  A plain
+    Tensor assigned is not.
+
+    ``Buffer(data)`` is a plain Tensor sharing data's storage, detached from its graph,
+    with data's requires_grad, that ``isinstance(t, nn.Buffer)`` recognises; ``type()``
+    of it, and of the module's attribute after assignment, is Tensor, as in PyTorch.
+    Unlike PyTorch's, it has no ``persistent`` attribute (a plain Tensor here takes no
+    attributes): the module reads the persistence when it is assigned.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values (shared, not copied); an empty tensor by default.
+    persistent : bool, optional
+        Whether the buffer is part of the module's state_dict (default True).
+
+    Raises
+    ------
+    TypeError
+        When data is not a Tensor.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> m = nn.Module()
+    >>> m.count = nn.Buffer(pydevtensor.zeros(2))
+    >>> m.scratch = nn.Buffer(pydevtensor.ones(1), persistent=False)
+    >>> [name for name, _ in m.named_buffers()], list(m.state_dict())
+    (['count', 'scratch'], ['count'])
+    >>> type(m.count).__name__, isinstance(m.count, nn.Buffer)
+    ('Tensor', True)
+    """
+
+    def __new__(cls, data: _C.Tensor | None = None, *, persistent: bool = True) -> _C.Tensor:
+        if data is None:
+            data = _C.empty(0)
+        if not isinstance(data, _C.Tensor):
+            raise TypeError(f"Buffer(data) needs a Tensor, got {type(data).__name__}")
+        t = data.detach().requires_grad_(data.requires_grad)
+        key = id(t)
+        _BUFFER_MARKS[key] = (weakref.ref(t, lambda ref: _unmark(ref, key)), bool(persistent))
+        return t
 
 
 class UninitializedParameter(Parameter):
