@@ -7,8 +7,9 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import _C
 from ._module_hooks import add_hook, hook_table
+from ._module_state_load import (check_entries, has_extra_state, hooks_of, initialized,
+                                 load_one, load_walk, own_entries, write_entries)
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -39,30 +40,61 @@ class _PublicHook:
         return self.hook(*args)
 
 
+class _WithoutModule:
+    """A load_state_dict pre-hook registered without its module (PyTorch's
+    _register_load_state_dict_pre_hook(hook, with_module=False))."""
+
+    __slots__ = ("hook",)
+
+    def __init__(self, hook: Any):
+        self.hook = hook
+
+    def __call__(self, module: Any, *args: Any) -> Any:
+        return self.hook(*args)
+
+
 class _StateMixin:
     """nn.Module's state dicts."""
 
-    def _named_state(self, prefix: str = ""):
-        """(name, tensor, is_parameter) of what state_dict() holds: each module's
-        parameters, then its persistent buffers (not None), in registration order, the
-        module before its children (PyTorch's order).  A module or parameter shared
-        under several names is there under each, as in PyTorch's state_dict (unlike
-        named_parameters), so that checkpoints of tied weights load either way."""
-        stack = [(prefix, self, frozenset())]
-        while stack:
-            mname, m, above = stack.pop()
-            dot = f"{mname}." if mname else ""
-            for pname, p in m._parameters.items():
-                if p is not None:
-                    yield dot + pname, p, True
-            for bname, b in m._buffers.items():
-                if b is not None and bname not in m._non_persistent_buffers_set:
-                    yield dot + bname, b, False
-            inner = above | {id(m)}  # a module inside itself would never end
-            stack.extend(reversed([(dot + n, c, inner) for n, c in m._modules.items()
-                                   if c is not None and id(c) not in inner]))
-
     _version = 1  # PyTorch's: what state_dict's _metadata records for each module
+
+    def _save_to_state_dict(self, destination: Any, prefix: str, keep_vars: bool) -> None:
+        """Puts this module's own entries (not its children's) into destination, as
+        PyTorch's: its parameters, its persistent buffers, then its extra state.
+        state_dict() calls it on every module of the tree; a subclass overrides it to
+        save more (calling ``super()._save_to_state_dict(...)``), and then overrides
+        _load_from_state_dict to take the entries back."""
+        # detach(), as PyTorch's: sharing the version counter; an uninitialized
+        # parameter or buffer (a lazy layer's) is there as itself
+        from .parameter import is_uninitialized
+        for name, t in self._parameters.items():
+            if t is not None:
+                destination[prefix + name] = \
+                    t if keep_vars or is_uninitialized(t) else t.detach()
+        for name, t in self._buffers.items():
+            if t is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = \
+                    t if keep_vars or is_uninitialized(t) else t.detach()
+        if has_extra_state(self, "get_extra_state"):
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def _load_from_state_dict(self, state_dict: Any, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:
+        """Loads this module's own entries (not its children's) from state_dict, as
+        PyTorch's: runs this module's load_state_dict pre-hooks, checks and copies its
+        parameters and persistent buffers (or puts them in place where local_metadata
+        has ``assign_to_params_buffers``), takes its extra state; with strict, appends
+        its keys that state_dict lacks to missing_keys and the keys under prefix that
+        name nothing of it to unexpected_keys; appends what is wrong (a size
+        mismatch) to error_msgs, and then writes nothing of this module.
+
+        A subclass overrides it to read old checkpoints (renaming a key of
+        state_dict, a copy it may change, then calling
+        ``super()._load_from_state_dict(...)``); where one does, load_state_dict
+        walks the tree as PyTorch's (see load_state_dict)."""
+        load_one(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs)
 
     def register_state_dict_pre_hook(self, hook: Any) -> Any:
         """Calls ``hook(module, prefix, keep_vars)`` before state_dict() saves this
@@ -163,6 +195,12 @@ class _StateMixin:
         """
         return _register(self, "_load_state_dict_pre_hooks", hook,
                          "register_load_state_dict_pre_hook")
+
+    def _register_load_state_dict_pre_hook(self, hook: Any, with_module: bool = False) -> Any:
+        # PyTorch's older form: without with_module the hook is not given the module
+        hooks = hook_table(self, "_load_state_dict_pre_hooks", hook,
+                           "_register_load_state_dict_pre_hook")
+        return add_hook(hooks, hook if with_module else _WithoutModule(hook))
 
     def register_load_state_dict_post_hook(self, hook: Any) -> Any:
         """Calls ``hook(module, incompatible_keys)`` after load_state_dict(); the hook
@@ -316,6 +354,12 @@ class _StateMixin:
         whose _metadata gives the layer a version below 2, or that has no _metadata (a
         plain dict): the layer keeps its count, as PyTorch's.
 
+        Where a module of the tree overrides ``_load_from_state_dict`` (to rename
+        the keys of old checkpoints), the load follows PyTorch's walk instead: each
+        module's _load_from_state_dict in turn (the parent's, then its children's,
+        then its post-hooks), and the errors raised at the end, so that a failed load
+        may leave the modules before the failure loaded, as in PyTorch.
+
         Parameters
         ----------
         state_dict : mapping of str to Tensor
@@ -354,8 +398,9 @@ class _StateMixin:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
                             f"got {type(state_dict).__name__}")
-        from .parameter import is_uninitialized as lazy
-
+        if any(type(m)._load_from_state_dict is not _StateMixin._load_from_state_dict
+               for m in self.modules()):
+            return load_walk(self, state_dict, strict, assign)  # PyTorch's walk
         walk = list(self.named_modules(remove_duplicate=False))
         problems: list[str] = []
         missing: list[str] = []
@@ -367,7 +412,7 @@ class _StateMixin:
             for name, m in walk:
                 dot = f"{name}." if name else ""
                 local = {} if metadata is None else metadata.get(name, {})
-                for hook in tuple(m.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                for hook in hooks_of(m, "_load_state_dict_pre_hooks"):
                     hook(m, state_dict, dot, local, True, missing, unexpected, problems)
         # an old checkpoint's missing entries that a module fills (BatchNorm's count)
         old = {}
@@ -380,33 +425,18 @@ class _StateMixin:
         if old:
             state_dict = OrderedDict(state_dict)  # a copy: the caller's is left as it is
             state_dict.update(old)
-        own = {name: (t, is_param) for name, t, is_param in self._named_state()}
-        extra = {(f"{name}." if name else "") + "_extra_state": m for name, m in walk
-                 if type(m).set_extra_state is not _StateMixin.set_extra_state}
-        missing += [k for k in own if k not in state_dict]
-        missing += [k for k in extra if k not in state_dict]
-        unexpected += [k for k in state_dict if k not in own and k not in extra]
-        for k, (t, is_param) in own.items():
-            if k not in state_dict:
-                continue
-            v = state_dict[k]
-            what = "parameter" if is_param else "buffer"
-            if not isinstance(v, _C.Tensor):
-                problems.append(f"'{k}' is a {type(v).__name__}, not a Tensor")
-            elif lazy(t):
-                continue  # its layer checks the shapes (nn.LazyLinear)
-            elif lazy(v):
-                problems.append(f"'{k}' is an uninitialized {what} (its lazy layer never "
-                                f"ran), the {what} has shape {tuple(t.shape)}")
-            elif tuple(v.shape) != tuple(t.shape):
-                problems.append(f"size mismatch for '{k}': copying a tensor of shape "
-                                f"{tuple(v.shape)}, the {what} has shape {tuple(t.shape)}")
         # uninitialized entries give a lazy layer nothing: it stays uninitialized
-        given = {k: v for k, v in state_dict.items() if not lazy(v)}
-        lazy_layers = [(name + "." if name else "", m) for name, m in self.named_modules()
-                       if hasattr(m, "_lazy_load_check")]
-        for prefix, m in lazy_layers:
-            problems += m._lazy_load_check(prefix, given)
+        given = initialized(state_dict)
+        checked, expected = [], set()
+        for name, m in walk:  # every module checked before any is written
+            dot = f"{name}." if name else ""
+            own = own_entries(m)
+            expected.update(dot + k for k in own)
+            if has_extra_state(m, "set_extra_state"):
+                expected.add(dot + "_extra_state")
+            problems += check_entries(m, dot, own, state_dict, missing, given)
+            checked.append((m, dot, own))
+        unexpected += [k for k in state_dict if k not in expected]
         self._state_check(problems)
         result = IncompatibleKeys(missing, unexpected)
         post = _post_order(self, frozenset())
@@ -419,17 +449,8 @@ class _StateMixin:
         if strict:
             self._state_check([f"missing key '{k}'" for k in missing]
                               + [f"unexpected key '{k}'" for k in unexpected])
-        for prefix, m in lazy_layers:  # lazy layers take their shapes from state_dict
-            m._lazy_load(prefix, given)
-        if assign:
-            self._assign_state(given)
-        else:
-            for k, (t, _) in own.items():
-                if k in given and not lazy(t):
-                    t.detach().copy_(given[k])  # a write to t (its version), as in PyTorch
-        for k, m in extra.items():
-            if k in state_dict:
-                m.set_extra_state(state_dict[k])
+        for m, dot, own in checked:
+            write_entries(m, dot, own, state_dict, given, assign)
         if not hooked:
             _run_post_hooks(post, result)
         return result
@@ -439,55 +460,24 @@ class _StateMixin:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
                                + "; ".join(problems))
 
-    def _assign_state(self, given: Mapping[str, Tensor]) -> None:
-        """load_state_dict(assign=True)'s part: each module's entries put in place of
-        its parameters (as Parameters keeping the old requires_grad) and buffers."""
-        from .parameter import Parameter
-        for mname, m in self.named_modules(remove_duplicate=False):
-            dot = f"{mname}." if mname else ""
-            for pname, p in list(m._parameters.items()):
-                v = given.get(dot + pname)
-                if p is not None and v is not None:
-                    m._parameters[pname] = v if isinstance(v, Parameter) else \
-                        Parameter(v, requires_grad=p.requires_grad)
-            for bname, b in list(m._buffers.items()):
-                v = given.get(dot + bname)
-                if b is not None and v is not None and \
-                        bname not in m._non_persistent_buffers_set:
-                    m._buffers[bname] = v
-
-
-def _hooks_of(m: Any, table: str) -> tuple:
-    hooks = m.__dict__.get(table)
-    return tuple(hooks.values()) if hooks else ()
 
 
 def _save(m: Any, out: Any, prefix: str, keep_vars: bool, above: frozenset,
           root: bool) -> Any:
     """state_dict() of m into out, PyTorch's steps: the pre-hooks, the parameters, the
     persistent buffers, the extra state, the children, the post-hooks."""
-    from .parameter import is_uninitialized
     local_metadata = {"version": getattr(type(m), "_version", 1)}
     meta = getattr(out, "_metadata", None)
     if meta is not None:
         meta[prefix[:-1]] = local_metadata
-    for hook in _hooks_of(m, "_state_dict_pre_hooks"):
+    for hook in hooks_of(m, "_state_dict_pre_hooks"):
         hook(m, prefix, keep_vars)
-    # detach(), as PyTorch's: sharing the version counter; an uninitialized parameter
-    # or buffer (a lazy layer's) is there as itself
-    for name, t in m._parameters.items():
-        if t is not None:
-            out[prefix + name] = t if keep_vars or is_uninitialized(t) else t.detach()
-    for name, t in m._buffers.items():
-        if t is not None and name not in m._non_persistent_buffers_set:
-            out[prefix + name] = t if keep_vars or is_uninitialized(t) else t.detach()
-    if type(m).get_extra_state is not _StateMixin.get_extra_state:
-        out[prefix + "_extra_state"] = m.get_extra_state()
+    m._save_to_state_dict(out, prefix, keep_vars)
     inner = above | {id(m)}  # a module inside itself would never end
     for name, child in m._modules.items():
         if child is not None and id(child) not in inner:
             _save(child, out, f"{prefix}{name}.", keep_vars, inner, False)
-    for hook in _hooks_of(m, "_state_dict_hooks"):
+    for hook in hooks_of(m, "_state_dict_hooks"):
         result = hook(m, out, prefix, local_metadata)
         if getattr(hook, "_from_public_api", False):
             if result is not None:
@@ -512,7 +502,7 @@ def _post_order(m: Any, above: frozenset) -> list:
 
 def _run_post_hooks(modules: list, result: IncompatibleKeys) -> None:
     for m in modules:
-        for hook in _hooks_of(m, "_load_state_dict_post_hooks"):
+        for hook in hooks_of(m, "_load_state_dict_post_hooks"):
             if hook(m, result) is not None:
                 raise RuntimeError(f"a load_state_dict post-hook of {type(m).__name__} "
                                    f"returned a value; it must return None and change "
