@@ -15,9 +15,9 @@ NN_API_CASES = [
     C("pad-packed-total-length", "pdt.nn.utils.rnn.pad_packed_sequence("
       "pdt.nn.utils.rnn.pack_sequence([pdt.ones(3)]), total_length=2)", "ValueError",
       r"Expected total_length to be at least the length of the longest sequence"),
-    C("vector-to-parameters-size", "pdt.nn.utils.vector_to_parameters(pdt.ones(5), "
+    C("vector-to-parameters-size", "pdt.nn.utils.vector_to_parameters(pdt.ones(2), "
       "pdt.nn.Linear(2, 1).parameters())", "ValueError",
-      r"vec must be 1-D with the parameters' 3 elements, got shape \(5,\)"),
+      r"vec must be 1-D with at least the parameters' 3 elements, got shape \(2,\)"),
     C("state-dict-prefix-int", "pdt.nn.Linear(1, 1).state_dict(prefix=3)", "TypeError",
       r"prefix must be a str, got int"),
     C("get-submodule-missing", "pdt.nn.Sequential(pdt.nn.ReLU()).get_submodule('0.x')",

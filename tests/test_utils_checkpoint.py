@@ -98,10 +98,39 @@ def test_parameters_to_vector_against_torch(device):
         np.testing.assert_array_equal(p.detach().cpu().numpy(), tp.detach().numpy())
     with pytest.raises(TypeError, match="expected a Tensor, but got: list"):
         vector_to_parameters([1.0], net.parameters())
+
+
+def test_vector_to_parameters_shares_vec_and_its_version_counter(device):
+    """As PyTorch's, the parameters become views of vec (a longer vec is taken); its
+    version counter is shared too, so a write to vec before backward raises."""
+    net = nn.Sequential(nn.Linear(3, 2, device=device), nn.Linear(2, 1, device=device))
     before = net[0].weight.detach().cpu().numpy().copy()
-    with pytest.raises(ValueError, match="vec must be 1-D with the parameters' 11 elements"):
-        vector_to_parameters(pdt.ones(12, device=device), net.parameters())
+    with pytest.raises(ValueError, match="vec must be 1-D with at least the parameters' 11 "
+                                         r"elements, got shape \(10,\)"):
+        vector_to_parameters(pdt.ones(10, device=device), net.parameters())
+    with pytest.raises(ValueError, match=r"got shape \(1, 11\)"):
+        vector_to_parameters(pdt.ones(1, 11, device=device), net.parameters())
     np.testing.assert_array_equal(net[0].weight.detach().cpu().numpy(), before)
+    first = net[0].weight
+    vec = pdt.arange(13, dtype=pdt.float32, device=device)
+    vector_to_parameters(vec, net.parameters())
+    assert net[0].weight is first and isinstance(first, nn.Parameter)
+    np.testing.assert_array_equal(net[1].bias.detach().cpu().numpy(), [10.0])
+    vec.mul_(2)
+    np.testing.assert_array_equal(net[0].weight.detach().cpu().numpy(),
+                                  2 * np.arange(6.0).reshape(2, 3))
+    with pdt.no_grad():
+        net[1].bias.add_(1)
+    np.testing.assert_array_equal(vec.cpu().numpy()[10:], [21.0, 22.0, 24.0])
+    # gradients still reach the parameters
+    x = pdt.ones(1, 3, device=device)
+    net(x).sum().backward()
+    np.testing.assert_array_equal(net[1].bias.grad.cpu().numpy(), [1.0])
+    # a write to vec after the forward pass: the saved weight changed, backward refuses
+    y = net(x.requires_grad_()).sum()
+    vec.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
 
 
 @pytest.mark.parametrize("reentrant", [True, False])

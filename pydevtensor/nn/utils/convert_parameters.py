@@ -64,13 +64,20 @@ def parameters_to_vector(parameters: Iterable[_C.Tensor]) -> _C.Tensor:
 
 
 def vector_to_parameters(vec: _C.Tensor, parameters: Iterable[_C.Tensor]) -> None:
-    """Copies consecutive slices of vec into the parameters (their data, in place), the
-    inverse of :func:`parameters_to_vector`.
+    """Makes each parameter's data the next slice of vec, viewed in its shape, as
+    PyTorch's (``param.data = vec[i:i + n].view_as(param)``): the parameters then share
+    vec's memory (writes to vec change them, an optimizer's steps change vec) and take
+    its dtype and device.  The inverse of :func:`parameters_to_vector`; elements of vec
+    beyond the parameters' total are left unused, as in PyTorch.
+
+    Unlike PyTorch's, the parameters also share vec's version counter, so that a
+    write to vec after a forward pass that saved a parameter makes its backward
+    raise, where PyTorch's computes with the new values without a word.
 
     Parameters
     ----------
     vec : Tensor
-        1-D, of the parameters' total number of elements.
+        1-D, of at least the parameters' total number of elements.
     parameters : iterable of Tensor
         The parameters, on one device.
 
@@ -83,28 +90,34 @@ def vector_to_parameters(vec: _C.Tensor, parameters: Iterable[_C.Tensor]) -> Non
     TypeError
         When vec is not a Tensor or the parameters are on several devices.
     ValueError
-        When vec is not 1-D of the parameters' total size (nothing is changed).
+        When vec is not 1-D or shorter than the parameters' total size (nothing is
+        changed).
 
     Examples
     --------
     >>> from pydevtensor import nn
     >>> from pydevtensor.nn.utils import vector_to_parameters
     >>> lin = nn.Linear(2, 1)
-    >>> vector_to_parameters(pydevtensor.tensor([1., 2., 3.]), lin.parameters())
+    >>> vec = pydevtensor.tensor([1., 2., 3.])
+    >>> vector_to_parameters(vec, lin.parameters())
     >>> lin.weight.data, lin.bias.data
     (tensor([[1., 2.]]), tensor([3.]))
+    >>> _ = vec.mul_(10)  # shared
+    >>> lin.bias.data
+    tensor([30.])
     """
     where = "vector_to_parameters"
     if not isinstance(vec, _C.Tensor):
         raise TypeError(f"{where}: expected a Tensor, but got: {type(vec).__name__}")
     params = _params(parameters, where)
     total = sum(p.numel() for p in params)
-    if vec.ndim != 1 or vec.numel() != total:
-        raise ValueError(f"{where}: vec must be 1-D with the parameters' {total} elements, "
-                         f"got shape {tuple(vec.shape)} (on {vec.device})")
+    if vec.ndim != 1 or vec.numel() < total:
+        raise ValueError(f"{where}: vec must be 1-D with at least the parameters' {total} "
+                         f"elements, got shape {tuple(vec.shape)} (on {vec.device})")
     start = 0
     with _no_grad():
         for p in params:
             n = p.numel()
-            p.data.copy_(vec[start:start + n].reshape(tuple(p.shape)))
+            # detach() keeps vec's version counter: in-place writes stay seen
+            p.data = vec[start:start + n].view_as(p).detach()
             start += n
