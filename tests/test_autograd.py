@@ -48,6 +48,35 @@ def test_leaves_grad_fn_names_and_repr(device):
     assert not (x > 1).requires_grad and not x.argmax().requires_grad
 
 
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
+@pytest.mark.parametrize("use_c", [True, False])
+def test_next_functions_give_none_0_for_an_input_without_grad_as_torch(device, use_c):
+    """(None, 0), not a bare None, as PyTorch's: ``for fn, nr in next_functions``
+    works, and the engine still skips the input (the C recorder's nodes and Python's,
+    the C engine and Python's, which anomaly mode's check_nan runs)."""
+    autograd._use_c_recorder(use_c)
+    try:
+        x = t64([1.0, 2.0, 3.0], device, grad=True)
+        c = t64([4.0, 5.0, 6.0], device)
+        y = x * c
+        (acc, nr), none = y.grad_fn.next_functions
+        assert acc.variable is x and nr == 0 and none == (None, 0)
+        assert y.grad_fn.next_functions == ((acc, 0), (None, 0))
+        assert repr(y.grad_fn.next_functions).endswith(", 0), (None, 0))")
+        assert list(y.grad_fn.next_functions)[1] == (None, 0)
+        assert y.grad_fn.next_functions[1:] == ((None, 0),)
+        z = c.clone()
+        z.copy_(x)  # a node built in Python: the old value needs no gradient
+        assert z.grad_fn.next_functions[0] == (None, 0)
+        for anomaly in (False, True):
+            x.grad = None
+            with autograd.detect_anomaly(check_nan=anomaly):
+                (y.sum() + (c + x).sum() + z.sum()).backward(retain_graph=True)
+            assert_close(x.grad, [6.0, 7.0, 8.0], "float64")
+    finally:
+        autograd._use_c_recorder(True)
+
+
 def test_parameters_require_grad_and_creation_flags():
     assert nn.Linear(2, 3).weight.requires_grad
     assert not nn.Parameter(pdt.ones(2), requires_grad=False).requires_grad

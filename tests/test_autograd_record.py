@@ -22,7 +22,7 @@ def graph(t):
     def walk(node):
         if type(node).__name__ == "AccumulateGrad":
             return ("leaf", tuple(node.variable.shape))
-        edges = tuple(None if e is None else (e[1], walk(e[0])) for e in node.next_functions)
+        edges = tuple(None if e[0] is None else (e[1], walk(e[0])) for e in node.next_functions)
         return (type(node).__name__, node.needs_input_grad, edges)
     return (t.output_nr, walk(t.grad_fn)) if t.grad_fn is not None else None
 
