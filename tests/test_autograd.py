@@ -355,8 +355,8 @@ def test_out_and_not_yet_differentiable_ops_raise():
     with pytest.raises(RuntimeError, match="out=... arguments don't support automatic "
                                            "differentiation"):
         pdt.add(x, 1, out=pdt.empty(2))
-    with pytest.raises(NotImplementedError, match=r"floor_divide\(\) has no derivative"):
-        x // 2
+    with pytest.raises(NotImplementedError, match=r"bitwise_and\(\) has no derivative"):
+        pdt.bitwise_and(x, x)
 
 
 def test_d2l_linear_regression_from_scratch(device):
@@ -539,3 +539,23 @@ def test_a_second_instance_of_the_extension_leaves_autograd_working():
         print(x.grad.sum().item(), (x * 3).requires_grad)
     """))
     assert out == ["0.0", "True"]
+
+
+@pytest.mark.parametrize("call", ["function", "operator", "reflected", "in-place"])
+def test_floor_divide_result_requires_grad_and_its_backward_raises_as_torch(device, call):
+    """PyTorch gives floor_divide no derivative but still runs it on a tensor that
+    requires grad: the result requires grad, and only a backward reaching it raises."""
+    x = t64([3.0, 5.0, -1.5], device, grad=True)
+    y = {"function": lambda: pdt.floor_divide(x, t64([2.0, 2.0, 2.0], device)),
+         "operator": lambda: x // 2, "reflected": lambda: 7 // x,
+         "in-place": lambda: (x * 1).floor_divide_(2)}[call]()
+    want = np.floor_divide(7.0, [3.0, 5.0, -1.5]) if call == "reflected" else \
+        np.floor_divide([3.0, 5.0, -1.5], 2.0)
+    assert_close(y, want, "float64")
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for floor_divide is not implemented"):
+        (y * 2).sum().backward()
+    (x * 3).sum().backward()  # the rest of the graph still works
+    assert_close(x.grad, [3.0, 3.0, 3.0], "float64")
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x.floor_divide_(2)

@@ -19,6 +19,22 @@ SAVED = object()  # stands in a Node's arguments for a tensor kept by save_tenso
 not_differentiable("eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin")
 
 
+class _NoDerivative(Node):
+    """PyTorch's NotImplemented node: the op's result requires grad, and a backward
+    that reaches it raises, naming the op (``op``)."""
+
+    def save(self, out, *args, **kwargs):
+        return tuple(a for a in (*args, *kwargs.values()) if isinstance(a, _C.Tensor))
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for {self.op} is not implemented (pydevtensor, as "
+                           "PyTorch, has none: compute the op on detached tensors)")
+
+
+for _name in ("floor_divide",):  # its in-place form too (dispatch._in_place_on)
+    derivative(_name)(type("NotImplemented", (_NoDerivative,), {"op": _name}))
+
+
 # meta(x): what a gradient for x must match, (shape as a tuple, dtype, device), or None
 # for a number (in C: every binary op's save() calls it twice)
 meta = _C._meta
