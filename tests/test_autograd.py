@@ -559,3 +559,22 @@ def test_floor_divide_result_requires_grad_and_its_backward_raises_as_torch(devi
     assert_close(x.grad, [3.0, 3.0, 3.0], "float64")
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         x.floor_divide_(2)
+
+
+def test_zero_gradients_as_torch_gives_them(device):
+    """matrix_power(A, 0) requires grad (A's gradient zeros), vector_norm of order 0
+    gives x no gradient (None), and materialize_grads' zeros require grad with
+    create_graph, as PyTorch's."""
+    a = t64([[1.0, 2.0], [3.0, float("inf")]], device, grad=True)
+    p = pdt.linalg.matrix_power(a, 0)
+    assert p.requires_grad and p.grad_fn.name() == "CopyBackwards"
+    assert_close(p, np.eye(2), "float64")
+    (g,) = autograd.grad(p.sum(), a)
+    assert_close(g, np.zeros((2, 2)), "float64")
+    x = t64([1.0, 0.0, 2.0], device, grad=True)
+    assert autograd.grad(pdt.linalg.vector_norm(x, ord=0), x, allow_unused=True) == (None,)
+    w = t64([1.0, 2.0], device, grad=True)
+    for cg in (False, True):
+        gx, gw = autograd.grad((x * 2).sum(), [x, w], create_graph=cg, materialize_grads=True)
+        assert_close(gw, [0.0, 0.0], "float64")
+        assert gw.requires_grad is cg and gx.requires_grad is False

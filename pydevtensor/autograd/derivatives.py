@@ -704,7 +704,8 @@ class NormBackward0(_ReductionOfValues):
 class LinalgVectorNormBackward0(NormBackward0):
     """linalg.vector_norm of an order other than 1, 2 and +-inf (linalg.py's
     _vector_norm_p): PyTorch's norm_backward, 0 where it would divide by a zero norm or
-    raise a zero to a negative power (not inf * 0 = NaN), and 0 for the order 0."""
+    raise a zero to a negative power (not inf * 0 = NaN), and none (None, as
+    PyTorch's) for the order 0."""
 
     def save(self, result, input, ord, dim=None, keepdim=False, **kw):
         self.p = float(ord)
@@ -712,8 +713,8 @@ class LinalgVectorNormBackward0(NormBackward0):
 
     def backward(self, g):
         p = self.p
-        if p == 0:  # a count: flat
-            return zeros_of(self.in_meta)
+        if p == 0:  # a count: flat, PyTorch's undefined gradient
+            return None
         if p >= 1:
             return super().backward(g)
         x, y, g = self._unreduced(g)
