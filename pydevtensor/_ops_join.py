@@ -486,7 +486,7 @@ def fliplr(input):
 
     Raises
     ------
-    IndexError
+    RuntimeError
         When input has fewer than 2 dimensions.
 
     Examples
@@ -495,7 +495,14 @@ def fliplr(input):
     tensor([[2, 1],
             [4, 3]])
     """
+    _at_least(input, 2, "fliplr")
     return flip(input, [1])
+
+
+def _at_least(input, ndim, op):
+    if isinstance(input, _C.Tensor) and input.ndim < ndim:
+        raise RuntimeError(f"{op}(): Input must be >= {ndim}-d (got a {input.ndim}-d tensor "
+                           f"of shape {list(input.shape)})")
 
 
 def flipud(input):
@@ -511,12 +518,18 @@ def flipud(input):
     Tensor
         A new tensor.
 
+    Raises
+    ------
+    RuntimeError
+        When input is 0-d.
+
     Examples
     --------
     >>> pydevtensor.flipud(pydevtensor.tensor([[1, 2], [3, 4]]))
     tensor([[3, 4],
             [1, 2]])
     """
+    _at_least(input, 1, "flipud")
     return flip(input, [0])
 
 

@@ -223,8 +223,9 @@ def matrix_power(A, n):
         raise RuntimeError(f"matrix_power(): A must be batches of square matrices, but they "
                            f"are {tuple(A.shape)} (on {A.device})")
     if n == 0:
-        eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
-        return eye.expand(*A.shape).clone()
+        eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(*A.shape)
+        # A's clone overwritten, as PyTorch's: in the graph, A gets zeros (CopyBackwards)
+        return A.clone().copy_(eye) if A.requires_grad else eye.clone()
     result, base = None, A
     if n < 0:
         from ._linalg_solve import inv  # late: it imports this module's neighbours

@@ -226,7 +226,8 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         dims = tuple(range(input.ndim))
     n = 1
     for d in dims:
-        n *= input.shape[_dim(d, input.ndim, "var")] if input.ndim else 1
+        d = _dim(d, input.ndim, "var")  # a 0-d tensor takes 0 and -1 (as PyTorch)
+        n *= input.shape[d] if input.ndim else 1
     if input.ndim == 0:
         dev = input - input
         total = dev * dev

@@ -36,8 +36,22 @@ AUTOGRAD_CASES = [
       "    def forward(ctx, x):\n        return x * 2\n"
       "Fn.apply(pdt.ones(1, requires_grad=True)).sum().backward()", "NotImplementedError",
       r"You must implement either the backward or vjp method"),
-    C("Function-keywords", FN.replace("BACKWARD", "g, None") + "Fn.apply(x, k=2.0)",
-      "TypeError", r"Fn.apply\(\) takes positional arguments only"),
+    C("Function-keyword-only", "class Fn(pdt.autograd.Function):\n    @staticmethod\n"
+      "    def forward(ctx, x, *, k):\n        return x * k\n"
+      "Fn.apply(pdt.ones(1), k=2.0)", "TypeError",
+      r"Fn.forward\(\): the inputs of Function.apply are positional: keywords may name "
+      r"the parameters after the positional arguments in order only \(got \['k'\]\)"),
+    C("Function-keyword-after-a-gap", "class Fn(pdt.autograd.Function):\n    @staticmethod\n"
+      "    def forward(ctx, x, k=1.0, m=2.0):\n        return x * k\n"
+      "Fn.apply(pdt.ones(1), m=2.0)", "TypeError",
+      r"keywords may name the parameters after the positional arguments in order only "
+      r"\(got \['m'\], 'k' missing\)"),
+    C("Function-backward-and-vjp", "class Fn(pdt.autograd.Function):\n    @staticmethod\n"
+      "    def forward(ctx, x):\n        return x * 2\n    @staticmethod\n"
+      "    def backward(ctx, g):\n        return g\n    @staticmethod\n"
+      "    def vjp(ctx, g):\n        return g\n"
+      "Fn.apply(pdt.ones(1, requires_grad=True)).sum().backward()", "RuntimeError",
+      r"Fn: implementing both 'backward' and 'vjp' for a custom Function is not allowed"),
     C("Function-save-a-number", "class Fn(pdt.autograd.Function):\n    @staticmethod\n"
       "    def forward(ctx, x):\n        ctx.save_for_backward(x, 3)\n        return x * 2\n"
       "Fn.apply(pdt.ones(1))", "TypeError",

@@ -48,6 +48,35 @@ def test_leaves_grad_fn_names_and_repr(device):
     assert not (x > 1).requires_grad and not x.argmax().requires_grad
 
 
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
+@pytest.mark.parametrize("use_c", [True, False])
+def test_next_functions_give_none_0_for_an_input_without_grad_as_torch(device, use_c):
+    """(None, 0), not a bare None, as PyTorch's: ``for fn, nr in next_functions``
+    works, and the engine still skips the input (the C recorder's nodes and Python's,
+    the C engine and Python's, which anomaly mode's check_nan runs)."""
+    autograd._use_c_recorder(use_c)
+    try:
+        x = t64([1.0, 2.0, 3.0], device, grad=True)
+        c = t64([4.0, 5.0, 6.0], device)
+        y = x * c
+        (acc, nr), none = y.grad_fn.next_functions
+        assert acc.variable is x and nr == 0 and none == (None, 0)
+        assert y.grad_fn.next_functions == ((acc, 0), (None, 0))
+        assert repr(y.grad_fn.next_functions).endswith(", 0), (None, 0))")
+        assert list(y.grad_fn.next_functions)[1] == (None, 0)
+        assert y.grad_fn.next_functions[1:] == ((None, 0),)
+        z = c.clone()
+        z.copy_(x)  # a node built in Python: the old value needs no gradient
+        assert z.grad_fn.next_functions[0] == (None, 0)
+        for anomaly in (False, True):
+            x.grad = None
+            with autograd.detect_anomaly(check_nan=anomaly):
+                (y.sum() + (c + x).sum() + z.sum()).backward(retain_graph=True)
+            assert_close(x.grad, [6.0, 7.0, 8.0], "float64")
+    finally:
+        autograd._use_c_recorder(True)
+
+
 def test_parameters_require_grad_and_creation_flags():
     assert nn.Linear(2, 3).weight.requires_grad
     assert not nn.Parameter(pdt.ones(2), requires_grad=False).requires_grad
@@ -326,8 +355,8 @@ def test_out_and_not_yet_differentiable_ops_raise():
     with pytest.raises(RuntimeError, match="out=... arguments don't support automatic "
                                            "differentiation"):
         pdt.add(x, 1, out=pdt.empty(2))
-    with pytest.raises(NotImplementedError, match=r"floor_divide\(\) has no derivative"):
-        x // 2
+    with pytest.raises(NotImplementedError, match=r"bitwise_and\(\) has no derivative"):
+        pdt.bitwise_and(x, x)
 
 
 def test_d2l_linear_regression_from_scratch(device):
@@ -510,3 +539,42 @@ def test_a_second_instance_of_the_extension_leaves_autograd_working():
         print(x.grad.sum().item(), (x * 3).requires_grad)
     """))
     assert out == ["0.0", "True"]
+
+
+@pytest.mark.parametrize("call", ["function", "operator", "reflected", "in-place"])
+def test_floor_divide_result_requires_grad_and_its_backward_raises_as_torch(device, call):
+    """PyTorch gives floor_divide no derivative but still runs it on a tensor that
+    requires grad: the result requires grad, and only a backward reaching it raises."""
+    x = t64([3.0, 5.0, -1.5], device, grad=True)
+    y = {"function": lambda: pdt.floor_divide(x, t64([2.0, 2.0, 2.0], device)),
+         "operator": lambda: x // 2, "reflected": lambda: 7 // x,
+         "in-place": lambda: (x * 1).floor_divide_(2)}[call]()
+    want = np.floor_divide(7.0, [3.0, 5.0, -1.5]) if call == "reflected" else \
+        np.floor_divide([3.0, 5.0, -1.5], 2.0)
+    assert_close(y, want, "float64")
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for floor_divide is not implemented"):
+        (y * 2).sum().backward()
+    (x * 3).sum().backward()  # the rest of the graph still works
+    assert_close(x.grad, [3.0, 3.0, 3.0], "float64")
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x.floor_divide_(2)
+
+
+def test_zero_gradients_as_torch_gives_them(device):
+    """matrix_power(A, 0) requires grad (A's gradient zeros), vector_norm of order 0
+    gives x no gradient (None), and materialize_grads' zeros require grad with
+    create_graph, as PyTorch's."""
+    a = t64([[1.0, 2.0], [3.0, float("inf")]], device, grad=True)
+    p = pdt.linalg.matrix_power(a, 0)
+    assert p.requires_grad and p.grad_fn.name() == "CopyBackwards"
+    assert_close(p, np.eye(2), "float64")
+    (g,) = autograd.grad(p.sum(), a)
+    assert_close(g, np.zeros((2, 2)), "float64")
+    x = t64([1.0, 0.0, 2.0], device, grad=True)
+    assert autograd.grad(pdt.linalg.vector_norm(x, ord=0), x, allow_unused=True) == (None,)
+    w = t64([1.0, 2.0], device, grad=True)
+    for cg in (False, True):
+        gx, gw = autograd.grad((x * 2).sum(), [x, w], create_graph=cg, materialize_grads=True)
+        assert_close(gw, [0.0, 0.0], "float64")
+        assert gw.requires_grad is cg and gx.requires_grad is False

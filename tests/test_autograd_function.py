@@ -282,8 +282,79 @@ def test_unimplemented_forward_backward_and_keyword_arguments():
 
     with pytest.raises(NotImplementedError, match="implement either the backward"):
         NoBackward.apply(pdt.ones(1, requires_grad=True)).sum().backward()
-    with pytest.raises(TypeError, match="positional arguments only"):
-        NoBackward.apply(x=pdt.ones(1))
+    with pytest.raises(TypeError, match="after the positional arguments in order only"):
+        type("KeywordOnly", (autograd.Function,), {
+            "forward": staticmethod(lambda ctx, x, *, k: x * k)}).apply(pdt.ones(1), k=2.0)
+
+
+def test_keywords_name_the_next_inputs_and_edges_are_per_tensor_as_torch(device):
+    """apply(x, k=...) binds k to forward's parameter of that name, an input as a
+    positional one (needs_input_grad and the gradients count it, defaults left out);
+    next_functions has one edge per Tensor input, (None, 0) for one without grad."""
+    class Scale(autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k=1.0, m=None):
+            ctx.k = k
+            return x * k if m is None else x * k * m
+
+        @staticmethod
+        def backward(ctx, g):
+            return (g * ctx.k,) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+    x = t64([1.0, 2.0], device, True)
+    y = Scale.apply(x, k=3.0)
+    assert_close(y, [3.0, 6.0], "float64")
+    assert y.grad_fn.needs_input_grad == (True, False)
+    ((acc, nr),) = y.grad_fn.next_functions
+    assert acc.variable is x and nr == 0
+    y.sum().backward()
+    assert_close(x.grad, [3.0, 3.0], "float64")
+    assert Scale.apply(x).grad_fn.needs_input_grad == (True,)  # no default filled in
+    m = t64([5.0, 7.0], device)
+    y = Scale.apply(x, m=m, k=2.0)  # keywords in the order of forward's parameters
+    assert_close(y, [10.0, 28.0], "float64")
+    assert y.grad_fn.needs_input_grad == (True, False, False)
+    (acc, nr), none = y.grad_fn.next_functions
+    assert acc.variable is x and nr == 0 and none == (None, 0)
+    for fn, nr in MulScaled.apply(x, m, 2.0).grad_fn.next_functions:  # 2 Tensors, 2 edges
+        assert nr == 0 and (fn is None or fn.variable is x)
+    with pytest.raises(TypeError, match=r"\(got \['m'\], 'k' missing\)"):
+        Scale.apply(x, m=m)
+    with pytest.raises(TypeError, match="multiple values for argument 'k'"):
+        Scale.apply(x, 2.0, k=2.0)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "float32"])
+def test_a_gradient_of_another_dtype_is_cast_to_the_inputs_as_torch(device, dtype):
+    class Cast(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return (g * 3).to(getattr(pdt, dtype))
+
+    x = t64([1.0, 2.0], device, True)
+    Cast.apply(x).sum().backward()
+    assert x.grad.dtype == pdt.float64
+    assert_close(x.grad, [1.0, 1.0] if dtype == "bool" else [3.0, 3.0], "float64")
+
+
+def test_a_function_may_define_vjp_instead_of_backward(device):
+    class Triple(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 3
+
+    x = t64([1.0, 2.0], device, True)
+    Triple.apply(x).sum().backward()
+    assert_close(x.grad, [3.0, 3.0], "float64")
+    assert Exp.vjp is autograd.Function.backward  # defining backward leaves vjp the base's
 
 
 # ---- hooks ----

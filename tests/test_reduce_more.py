@@ -490,3 +490,19 @@ def test_var_and_std_of_an_empty_dim_list_reduce_everything(device, dim):
         s, _ = pdt.std_mean(x, dim=dim, correction=corr)
         np.testing.assert_allclose(float(s), np.sqrt(want), rtol=1e-15)
     assert tuple(x.var(dim=dim, keepdim=True).shape) == (1, 1)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+def test_var_std_of_a_0d_tensor_take_dims_0_and_minus_1_only(device, fn):
+    """As PyTorch's (and sum's): a 0-d tensor has dims 0 and -1; others raise (they gave
+    nan)."""
+    s = pdt.tensor(2.0, dtype=pdt.float64, device=device)
+    for d in (0, -1, (0,), None):
+        r = getattr(pdt, fn)(s, d, correction=0)
+        np.testing.assert_array_equal(np.asarray([t.item() for t in r] if isinstance(
+            r, tuple) else [r.item()]), [0.0, 2.0] if fn.endswith("mean") else [0.0])
+    for d in (5, 1, -2, (1,), (0, 2)):
+        with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in "
+                                             r"range of \[-1, 0\]"):
+            getattr(pdt, fn)(s, d)

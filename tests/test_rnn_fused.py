@@ -300,7 +300,7 @@ def _graph_nodes(out):
             continue
         seen.add(id(n))
         refs.append(weakref.ref(n))
-        todo.extend(e[0] for e in getattr(n, "next_functions", ()) if e is not None)
+        todo.extend(e[0] for e in getattr(n, "next_functions", ()))
     return refs
 
 

@@ -230,3 +230,18 @@ def test_tile_and_broadcast_to_take_sizes_as_expand_does(device):
         x.tile(np.array([2, 1]))
     with pytest.raises(TypeError, match=r"broadcast_to\(\): argument 'size' must be int"):
         x.broadcast_to(np.array([3, 2]))
+
+
+def test_flipud_and_fliplr_need_1_and_2_dims(device):
+    s = pdt.tensor(2.0, device=device)
+    for f in (pdt.flipud, pdt.Tensor.flipud):
+        with pytest.raises(RuntimeError, match=r"flipud\(\): Input must be >= 1-d \(got a "
+                                               r"0-d tensor of shape \[\]\)"):
+            f(s)
+    for t in (s, pdt.ones(2, device=device)):
+        with pytest.raises(RuntimeError, match=r"fliplr\(\): Input must be >= 2-d"):
+            t.fliplr()
+    np.testing.assert_array_equal(pdt.flipud(pdt.tensor([1, 2, 3], device=device)).cpu().numpy(),
+                                  [3, 2, 1])
+    np.testing.assert_array_equal(pdt.fliplr(pdt.tensor([[1, 2]], device=device)).cpu().numpy(),
+                                  [[2, 1]])

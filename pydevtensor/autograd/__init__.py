@@ -189,7 +189,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "have been used in the graph. Set allow_unused=True if this is "
                                "the desired behavior.")
     if materialize_grads:
-        result = [_C.zeros_like(x) if g is None else g for x, g in zip(inputs, result)]
+        # with create_graph, zeros that require grad (PyTorch's)
+        result = [_C.zeros_like(x, requires_grad=bool(create_graph)) if g is None else g
+                  for x, g in zip(inputs, result)]
     return tuple(result)
 
 

@@ -19,6 +19,22 @@ SAVED = object()  # stands in a Node's arguments for a tensor kept by save_tenso
 not_differentiable("eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin")
 
 
+class _NoDerivative(Node):
+    """PyTorch's NotImplemented node: the op's result requires grad, and a backward
+    that reaches it raises, naming the op (``op``)."""
+
+    def save(self, out, *args, **kwargs):
+        return tuple(a for a in (*args, *kwargs.values()) if isinstance(a, _C.Tensor))
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for {self.op} is not implemented (pydevtensor, as "
+                           "PyTorch, has none: compute the op on detached tensors)")
+
+
+for _name in ("floor_divide",):  # its in-place form too (dispatch._in_place_on)
+    derivative(_name)(type("NotImplemented", (_NoDerivative,), {"op": _name}))
+
+
 # meta(x): what a gradient for x must match, (shape as a tuple, dtype, device), or None
 # for a number (in C: every binary op's save() calls it twice)
 meta = _C._meta
@@ -688,7 +704,8 @@ class NormBackward0(_ReductionOfValues):
 class LinalgVectorNormBackward0(NormBackward0):
     """linalg.vector_norm of an order other than 1, 2 and +-inf (linalg.py's
     _vector_norm_p): PyTorch's norm_backward, 0 where it would divide by a zero norm or
-    raise a zero to a negative power (not inf * 0 = NaN), and 0 for the order 0."""
+    raise a zero to a negative power (not inf * 0 = NaN), and none (None, as
+    PyTorch's) for the order 0."""
 
     def save(self, result, input, ord, dim=None, keepdim=False, **kw):
         self.p = float(ord)
@@ -696,8 +713,8 @@ class LinalgVectorNormBackward0(NormBackward0):
 
     def backward(self, g):
         p = self.p
-        if p == 0:  # a count: flat
-            return zeros_of(self.in_meta)
+        if p == 0:  # a count: flat, PyTorch's undefined gradient
+            return None
         if p >= 1:
             return super().backward(g)
         x, y, g = self._unreduced(g)

@@ -237,7 +237,7 @@ class _Overwritten(Node):
 
     def backward(self, g):
         src_meta = self.src_meta
-        old = _C.zeros_like(g) if self.next_functions[0] is not None else None
+        old = _C.zeros_like(g) if self.needs_input_grad[0] else None
         if src_meta is None:
             return (old,)
         from .derivatives import reduce_grad
@@ -282,7 +282,8 @@ def _overwrite(cls, x, src, do):
     else:
         node.src_meta = None
         node.next_functions = (prev_edge,)
-    node.needs_input_grad = tuple(e is not None for e in node.next_functions)
+    node.needs_input_grad = (prev_edge is not None,) + (
+        () if src is None else (src_edge is not None,))
     carry_retained(x, node, 0)
     x._set_grad_fn(node, 0)
     return x

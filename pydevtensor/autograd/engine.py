@@ -138,9 +138,9 @@ def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captur
     while stack:
         node = stack.pop()
         for e in node.next_functions:
-            if e is None:
-                continue
             nxt = e[0]
+            if nxt is None:  # Note [no edge] in node.py
+                continue
             if preds is not None:
                 preds.setdefault(nxt, []).append(node)
             if nxt in deps:
@@ -187,10 +187,9 @@ def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captur
                 check_gradients(node, in_grads)
             if not retain_graph:
                 node.release()
-        for e, g in zip(nexts, in_grads):
-            if e is None:
+        for (nxt, nr), g in zip(nexts, in_grads):
+            if nxt is None:
                 continue
-            nxt, nr = e
             if g is not None:
                 buf = buffers.get(nxt)
                 if buf is None:

@@ -243,9 +243,23 @@ class BackwardCFunction(Node, FunctionCtx):
                 if g is None and self._output_metas[k] is not None:
                     shape, dtype, device = self._output_metas[k]
                     grads[k] = _C.zeros(shape, dtype=dtype, device=device)
-        result = cls.backward(self, *grads)
+        result = _user_backward(cls)(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
-        return _check_gradients(name, result, self._input_metas, self.needs_input_grad)
+        result = _check_gradients(name, result, self._input_metas, self.needs_input_grad)
+        # one per Tensor input, as next_functions
+        return tuple(g for g, m in zip(result, self._input_metas) if m is not None)
+
+
+def _user_backward(cls):
+    """cls's backward, or its vjp (PyTorch's aliases: a Function defines one of them)."""
+    backward, vjp = cls.backward, cls.vjp
+    if backward is Function.backward:
+        return vjp
+    if vjp is not Function.vjp:
+        raise RuntimeError(f"{cls.__name__}: implementing both 'backward' and 'vjp' for a "
+                           "custom Function is not allowed. You should only implement one "
+                           "of them.")
+    return backward
 
 
 def _check_gradients(name, result, metas, needs):
@@ -281,10 +295,7 @@ def _check_gradients(name, result, metas, needs):
         if g.device != device:
             raise RuntimeError(f"function {name} returned an invalid gradient at index {k} - "
                                f"expected device {device} but got {g.device}")
-        if g.dtype != dtype:
-            if not g.is_floating_point():
-                raise RuntimeError(f"function {name} returned an invalid gradient at index {k} "
-                                   f"- expected dtype {dtype} but got {g.dtype}")
+        if g.dtype != dtype:  # any dtype, integers and bool too, as PyTorch
             g = g.to(dtype)
         out.append(g)
     return tuple(out)
@@ -314,8 +325,11 @@ class Function(metaclass=_FunctionMeta):
     """Base class of an op with a hand-written backward (as torch.autograd.Function).
 
     Subclass it with two static methods, ``forward(ctx, *args)`` and ``backward(ctx,
-    *grad_outputs)`` (one gradient, or None, per forward argument), and call it as
-    ``MyOp.apply(*args)``.  Or write ``forward(*args)`` without ctx and a
+    *grad_outputs)`` (one gradient, or None, per forward argument; or ``vjp``, its
+    alias: define one of the two), and call it as ``MyOp.apply(*args)``.  Keywords
+    given to apply() name the forward's parameters after the positional arguments (in
+    order, no gap): they are inputs as the positional ones are, and the defaults left
+    out are none.  ``grad_fn.next_functions`` has one edge per Tensor input.  Or write ``forward(*args)`` without ctx and a
     ``setup_context(ctx, inputs, output)`` that saves what backward needs (PyTorch's
     newer form).  The forward runs with grad mode off; the ctx is the result's
     ``grad_fn``.  ``ctx`` offers save_for_backward/saved_tensors, needs_input_grad,
@@ -325,7 +339,7 @@ class Function(metaclass=_FunctionMeta):
     The backward is checked when it runs: the number of gradients must be the
     number of forward arguments (extra ones must be None), a non-Tensor argument gets
     None, and each gradient has its input's shape (or one that sums to it by
-    broadcasting) and device.
+    broadcasting) and device; one of another dtype is cast to its input's.
 
     Examples
     --------
@@ -496,8 +510,7 @@ class Function(metaclass=_FunctionMeta):
             # PyTorch's bind_default_args (setup_context sees every input)
             args = _bound(cls.forward, args, kwargs)
         elif kwargs:
-            raise TypeError(f"{cls.__name__}.apply() takes positional arguments only (as "
-                            "torch.autograd.Function.apply)")
+            args = _by_position(cls.forward, args, kwargs)
         recording = _C.is_grad_enabled() and any(
             isinstance(a, _C.Tensor) and a.requires_grad for a in args)
         needs = tuple(isinstance(a, _C.Tensor) and a.requires_grad and recording for a in args)
@@ -532,6 +545,27 @@ def _bound(forward, args, kwargs):
     return tuple(bound.args)
 
 
+def _by_position(forward, args, kwargs):
+    """args and the keywords that name forward's next parameters (after ctx), as one
+    positional tuple: the inputs of a forward that takes ctx, as PyTorch's (no
+    defaults filled in, no keyword-only or gap)."""
+    import inspect
+    sig = inspect.signature(forward)
+    params = list(sig.parameters.values())[1:]  # ctx dropped
+    try:
+        bound = sig.replace(parameters=params).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{forward.__qualname__}(): {e}") from None
+    if bound.kwargs:  # a keyword-only parameter, or one after a gap left to its default
+        nxt = params[len(bound.args)] if len(bound.args) < len(params) else None
+        gap = f", '{nxt.name}' missing" if nxt is not None and \
+            nxt.kind == nxt.POSITIONAL_OR_KEYWORD else ""
+        raise TypeError(f"{forward.__qualname__}(): the inputs of Function.apply are "
+                        f"positional: keywords may name the parameters after the positional "
+                        f"arguments in order only (got {sorted(bound.kwargs)}{gap})")
+    return tuple(bound.args)
+
+
 def _record(ctx, args, out):
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
@@ -548,8 +582,8 @@ def _record(ctx, args, out):
     for _, o in dirty_views:
         check_view_in_place(o)
     base_edges = [edge_of(o._base) for _, o in dirty_views]
-    ctx.next_functions = tuple(edge_of(a) if isinstance(a, _C.Tensor) else None
-                               for a in args)
+    # one edge per Tensor input, as PyTorch's (the gradients of the others dropped)
+    ctx.next_functions = tuple(edge_of(a) for a in args if isinstance(a, _C.Tensor))
     ctx._input_metas = tuple(_meta(a) for a in args)
     ctx._output_metas = tuple(_meta(o) for o in outs)
     ctx.num_outputs = len(outs)
@@ -682,7 +716,8 @@ def once_differentiable(fn):
         name = ctx.name() if isinstance(ctx, Node) else fn.__qualname__
         # the inputs' edges too (PyTorch takes the gradients' only): differentiating
         # the result raises, rather than finding it does not require grad
-        edges = tuple(edge_of(g) for g in grads) + getattr(ctx, "next_functions", ())
+        edges = tuple(edge_of(g) for g in grads) + tuple(
+            e for e in getattr(ctx, "next_functions", ()) if e[0] is not None)
         return delay_error(result, edges,
                            "trying to differentiate twice a function that was marked with "
                            f"@once_differentiable ({name})")

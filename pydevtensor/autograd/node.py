@@ -3,8 +3,8 @@ and saved tensors with their version check.
 
 A tensor that a recorded op made holds its Node (``grad_fn``) and which of the Node's
 outputs it is (``output_nr``); a Node holds its inputs' edges (``next_functions``:
-``(node, output_nr)`` or None for an input that needs no gradient) and what its backward
-formula needs.  Nodes never hold their own outputs (a saved output is a detached view),
+``(node, output_nr)``, or ``(None, 0)`` for an input that needs no gradient: Note [no
+edge]) and what its backward formula needs.  Nodes never hold their own outputs (a saved output is a detached view),
 so the graph has no reference cycles and dies with the last tensor that reaches it.
 """
 import weakref
@@ -55,6 +55,60 @@ def check_recorded(node, grads):
                 "create_graph=True cannot be differentiated through it")
 
 
+# Note [no edge]
+# ~~~~~~~~~~~~~~
+# PyTorch's next_functions gives (None, 0) for an input that needs no gradient.  The
+# engine (autograd_engine.c) and the C recorder store and skip a bare None there, so a
+# Node keeps its edges as an Edges tuple: its items, as C reads them, are the edges or
+# None; iterated, indexed, compared or printed from Python, a None reads (None, 0).
+# Python code that walks the graph tests ``e[0] is None``.
+
+NO_EDGE = (None, 0)
+
+
+class Edges(tuple):
+    """A Node's next_functions (Note [no edge])."""
+
+    __slots__ = ()
+
+    def __iter__(self):
+        for e in tuple.__iter__(self):
+            yield NO_EDGE if e is None else e
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self)[k]
+        e = tuple.__getitem__(self, k)
+        return NO_EDGE if e is None else e
+
+    def __repr__(self):
+        return repr(tuple(self))
+
+    def __eq__(self, other):
+        return tuple(self) == other
+
+    def __ne__(self, other):
+        return tuple(self) != other
+
+    def __hash__(self):
+        return hash(tuple(self))
+
+    def __contains__(self, item):
+        return item in tuple(self)
+
+    def __add__(self, other):
+        return tuple(self) + other
+
+    def __radd__(self, other):
+        return other + tuple(self)
+
+    def count(self, item):
+        return tuple(self).count(item)
+
+    def index(self, *args):
+        return tuple(self).index(*args)
+
+
 class Node:
     """One recorded op.  Subclasses (derivatives.py) define ``save(out, *args, **kw)``,
     called once after the forward with the op's own arguments, which stores what the
@@ -71,13 +125,30 @@ class Node:
     True
     """
 
-    __slots__ = ("next_functions", "needs_input_grad", "_saved", "_versions", "__weakref__",
+    __slots__ = ("_edges", "needs_input_grad", "_saved", "_versions", "__weakref__",
                  "__dict__")
     num_outputs = 1
     is_view = False  # True for the ops whose output shares its input's storage
     pick = None  # or a function of the op's arguments choosing the Node class
     zero_derivative = False  # True for piecewise constant ops (check_recorded)
     zero_grad_inputs = ()  # the inputs whose gradient is always zeros (check_recorded)
+
+    @property
+    def next_functions(self):
+        """The edges to the nodes of this op's inputs, one per input: ``(node,
+        output_nr)``, or ``(None, 0)`` for an input that needs no gradient.
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> (w * pydevtensor.ones(2)).grad_fn.next_functions
+        ((<AccumulateGrad object at 0x...>, 0), (None, 0))
+        """
+        return self._edges
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._edges = edges if type(edges) is Edges else Edges(edges)
 
     def name(self):
         """The class's name, as PyTorch's Node.name().
@@ -356,7 +427,8 @@ def once_differentiable_node(cls):
             result = inner(self, grads)
         finally:
             _C._set_grad_enabled(True)
-        edges = tuple(edge_of(g) for g in grads if g is not None) + self.next_functions
+        edges = tuple(edge_of(g) for g in grads if g is not None) + tuple(
+            e for e in self.next_functions if e[0] is not None)
         return delay_error(tuple(result), edges,
                            f"{self.name()} does not support double backward: its backward "
                            "is not differentiable, so a gradient computed with "

@@ -151,7 +151,7 @@ class DistributedDataParallel(Module):
             var = getattr(fn, "variable", None)
             if var is not None:
                 reached.add(id(var))
-            stack.extend(nxt for nxt, _ in (e for e in fn.next_functions if e is not None))
+            stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
         for b in self._buckets:
             for p in b.params:
                 if id(p) not in reached:
