@@ -15,6 +15,7 @@ factorization's ``info`` back to the host: one counted copy on a GPU
 import collections
 
 from . import _C
+from ._numpy_names import native_names
 from ._ops_index import _tensor_arg, where
 from ._ops_reduce import return_types
 from .autograd.dispatch import recorded
@@ -494,6 +495,7 @@ def _cholesky(A, upper, op, check):
     return (F.triu() if upper else F.tril()), info
 
 
+@native_names(input="A")
 @recorded("linalg_cholesky_ex")
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """The Cholesky factor of each symmetric positive-definite matrix and potrf's info,
@@ -503,7 +505,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     ----------
     A : Tensor
         (..., n, n), float32 or float64; only its lower triangle is read (the upper one
-        with upper=True).
+        with upper=True).  Also by PyTorch's keyword ``input=``.
     upper : bool, optional
         Return U with ``A = U^T U`` instead of L with ``A = L L^T``.
     check_errors : bool, optional
@@ -535,6 +537,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
                                                       check_errors))
 
 
+@native_names(input="A")
 @recorded("linalg_cholesky")
 def cholesky(A, *, upper=False):
     """The Cholesky factor L (``A = L L^T``, L lower triangular with a positive
@@ -544,7 +547,7 @@ def cholesky(A, *, upper=False):
     ----------
     A : Tensor
         (..., n, n), float32 or float64; only its lower triangle is read (the upper one
-        with upper=True).
+        with upper=True).  Also by PyTorch's keyword ``input=``.
     upper : bool, optional
         Return U with ``A = U^T U`` instead.
 
@@ -573,6 +576,7 @@ def cholesky(A, *, upper=False):
     return _cholesky(A, upper, "linalg.cholesky", True)[0]
 
 
+@native_names(input="B", input2="L")
 def cholesky_solve(B, L, upper=False):
     """The solution X of ``A X = B`` given A's Cholesky factor (``A = L L^T``, or
     ``A = U^T U`` with upper=True), as torch.cholesky_solve: two triangular solves
@@ -581,9 +585,10 @@ def cholesky_solve(B, L, upper=False):
     Parameters
     ----------
     B : Tensor
-        (..., n, k).
+        (..., n, k) (also by PyTorch's keyword ``input=``).
     L : Tensor
-        (..., n, n), lower triangular (upper with upper=True); batch dims broadcast.
+        (..., n, n), lower triangular (upper with upper=True); batch dims broadcast
+        (also by PyTorch's keyword ``input2=``).
     upper : bool, optional
         L is upper triangular.
 
