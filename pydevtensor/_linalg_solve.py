@@ -13,6 +13,7 @@ factorization's ``info`` back to the host: one counted copy on a GPU
 ``check_errors=True``.  The derivatives are in autograd/derivatives_linalg.py.
 """
 import collections
+import math
 
 from . import _C
 from ._numpy_names import native_names
@@ -180,16 +181,35 @@ def _solve(A, B, op, check):
     return (X.squeeze(-1) if vector else X), info
 
 
+def _nan_pivot_before(lu, info):
+    """Note [NaN in a solve]: which failed factorizations met a NaN pivot at or before
+    their zero one (...).  OpenBLAS's getrf takes a NaN pivot as too small to divide by,
+    so the rows below keep their values and a later pivot can come out exactly 0: an
+    accident of the NaN, not a singularity to report (torch's LAPACK divides by it, and
+    NaN runs through the rest).  Such a matrix's X is NaN, as PyTorch's.  A zero pivot
+    before any NaN one (a zero column) is singular, as in PyTorch.  Read only where a
+    failure is read back anyway: the _ex forms without check_errors report the LU's
+    info as it is."""
+    n = lu.shape[-1]
+    diag = lu.diagonal(dim1=-2, dim2=-1)
+    upto = _C.arange(n, device=lu.device) < info.unsqueeze(-1)
+    return (diag.isnan() & upto).any(-1)
+
+
 def _solve_matrices(A, Bm, op, check):
     """(X, info) for A X = Bm, Bm (..., n, k) (no vector rule), the batch dims
     broadcast."""
     A, Bm = _broadcast_batch(op, A, Bm)
     lu, piv, info = _lu(A)
-    if check:
+    nan = None
+    if check and _first_failure(info) is not None:
+        nan = _nan_pivot_before(lu, info)
+        info = where(nan, 0, info)
         _raise_for(op, info, A, _singular)
     x = _by_columns(Bm)  # (..., k, n): the right-hand sides by columns
     _C._lu_solve(lu, piv, x)
-    return x.mT, info
+    X = x.mT
+    return (X if nan is None else X.masked_fill(nan[..., None, None], math.nan)), info
 
 
 @recorded("linalg_solve_ex")
@@ -278,7 +298,8 @@ def solve(A, B, *, left=True):
     Raises
     ------
     pydevtensor.linalg.LinAlgError
-        When a matrix is singular (names the batch element and the pivot).
+        When a matrix is singular (names the batch element and the pivot); not for
+        one holding NaN, whose result is NaN, as PyTorch's (Note [NaN in a solve]).
     RuntimeError
         When the shapes, dtypes or devices do not fit.
     NotImplementedError
@@ -356,7 +377,8 @@ def inv(A):
     Raises
     ------
     pydevtensor.linalg.LinAlgError
-        When a matrix is singular (names the batch element and the pivot).
+        When a matrix is singular (names the batch element and the pivot); not for
+        one holding NaN, whose result is NaN, as PyTorch's (Note [NaN in a solve]).
     RuntimeError
         When A is not a stack of square matrices.
     NotImplementedError
