@@ -169,7 +169,7 @@ def cond(A, p=None):
     """The condition number of each matrix in the norm p, as torch.linalg.cond: the
     ratio of the largest to the smallest singular value for p None or 2 (the inverse
     for -2), else ``matrix_norm(A, p) * matrix_norm(inv(A), p)`` (square A; inf where
-    A is singular).
+    A is singular, NaN for 'nuc' of a zero matrix, as PyTorch's).
 
     Parameters
     ----------
@@ -208,9 +208,17 @@ def cond(A, p=None):
     if A.shape[-1] == 0:
         return _C.zeros(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device)
     Ainv, info = inv_ex(A)
-    out = matrix_norm(A, p) * matrix_norm(Ainv, p)
+    singular = info > 0
+    # a singular matrix's inverse holds inf and NaN, which svdvals ('nuc') refuses: its
+    # norm is inf, kept out of the norms
+    norm_a = matrix_norm(A, p)
+    out = norm_a * matrix_norm(Ainv.masked_fill(singular[..., None, None], 0), p)
     inf = _C.full((), math.inf, dtype=out.dtype, device=out.device)
-    return where(info > 0, inf, out)
+    if p == "nuc":  # PyTorch's ||A|| * inf: NaN for A = 0, as the 2-norm's 0 / 0 (a
+        # constant, not a product: 0 * inf in its gradient made every gradient NaN)
+        inf = where(norm_a == 0, _C.full((), math.nan, dtype=out.dtype, device=out.device),
+                    inf)
+    return where(singular, inf, out)
 
 
 __all__ = ["cond", "matrix_rank", "pinv"]
