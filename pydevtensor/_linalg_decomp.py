@@ -17,6 +17,7 @@ import collections
 import math
 
 from . import _C
+from ._numpy_names import native_names
 from ._linalg_solve import _by_columns, _float_dtype, _raise_for, _square
 from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
@@ -49,6 +50,7 @@ def _eigh(A, UPLO, vectors, op):
     return w, (a.mT if vectors else None)
 
 
+@native_names(input="A")
 @recorded("linalg_eigh")
 def eigh(A, UPLO="L"):
     """The eigenvalues (ascending) and orthonormal eigenvectors of each real symmetric
@@ -58,7 +60,7 @@ def eigh(A, UPLO="L"):
     ----------
     A : Tensor
         (..., n, n), float32 or float64; only its lower triangle is read (the upper one
-        with UPLO='U').
+        with UPLO='U').  Also by PyTorch's keyword ``input=``.
     UPLO : {'L', 'U'}, optional
         The triangle read.
 
@@ -92,6 +94,7 @@ def eigh(A, UPLO="L"):
     return return_types.linalg_eigh(*_eigh(A, UPLO, True, "linalg.eigh"))
 
 
+@native_names(input="A")
 @recorded("linalg_eigvalsh")
 def eigvalsh(A, UPLO="L"):
     """The eigenvalues (ascending) of each real symmetric matrix, as
@@ -101,7 +104,7 @@ def eigvalsh(A, UPLO="L"):
     ----------
     A : Tensor
         (..., n, n), float32 or float64; only its lower triangle is read (the upper one
-        with UPLO='U').
+        with UPLO='U').  Also by PyTorch's keyword ``input=``.
     UPLO : {'L', 'U'}, optional
         The triangle read.
 

@@ -2,9 +2,11 @@
 the solvers and elementwise ops (so they run, and record their gradients, on every
 device)."""
 from . import _C
+from ._numpy_names import native_names
 from ._ops_index import _tensor_arg
 
 
+@native_names(input="A")
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """The solution X of ``A X = B`` (``X A = B`` with left=False) for a triangular A,
     as torch.linalg.solve_triangular: only A's upper (upper=True) or lower triangle is
@@ -13,7 +15,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     Parameters
     ----------
     A : Tensor
-        (..., n, n).
+        (..., n, n) (also by PyTorch's keyword ``input=``).
     B : Tensor
         (..., n, k), or (..., k, n) with left=False: always matrices (no vector rule);
         the batch dims broadcast against A's.

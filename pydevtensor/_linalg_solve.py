@@ -13,8 +13,10 @@ factorization's ``info`` back to the host: one counted copy on a GPU
 ``check_errors=True``.  The derivatives are in autograd/derivatives_linalg.py.
 """
 import collections
+import math
 
 from . import _C
+from ._numpy_names import native_names
 from ._ops_index import _tensor_arg, where
 from ._ops_reduce import return_types
 from .autograd.dispatch import recorded
@@ -179,16 +181,35 @@ def _solve(A, B, op, check):
     return (X.squeeze(-1) if vector else X), info
 
 
+def _nan_pivot_before(lu, info):
+    """Note [NaN in a solve]: which failed factorizations met a NaN pivot at or before
+    their zero one (...).  OpenBLAS's getrf takes a NaN pivot as too small to divide by,
+    so the rows below keep their values and a later pivot can come out exactly 0: an
+    accident of the NaN, not a singularity to report (torch's LAPACK divides by it, and
+    NaN runs through the rest).  Such a matrix's X is NaN, as PyTorch's.  A zero pivot
+    before any NaN one (a zero column) is singular, as in PyTorch.  Read only where a
+    failure is read back anyway: the _ex forms without check_errors report the LU's
+    info as it is."""
+    n = lu.shape[-1]
+    diag = lu.diagonal(dim1=-2, dim2=-1)
+    upto = _C.arange(n, device=lu.device) < info.unsqueeze(-1)
+    return (diag.isnan() & upto).any(-1)
+
+
 def _solve_matrices(A, Bm, op, check):
     """(X, info) for A X = Bm, Bm (..., n, k) (no vector rule), the batch dims
     broadcast."""
     A, Bm = _broadcast_batch(op, A, Bm)
     lu, piv, info = _lu(A)
-    if check:
+    nan = None
+    if check and _first_failure(info) is not None:
+        nan = _nan_pivot_before(lu, info)
+        info = where(nan, 0, info)
         _raise_for(op, info, A, _singular)
     x = _by_columns(Bm)  # (..., k, n): the right-hand sides by columns
     _C._lu_solve(lu, piv, x)
-    return x.mT, info
+    X = x.mT
+    return (X if nan is None else X.masked_fill(nan[..., None, None], math.nan)), info
 
 
 @recorded("linalg_solve_ex")
@@ -277,7 +298,8 @@ def solve(A, B, *, left=True):
     Raises
     ------
     pydevtensor.linalg.LinAlgError
-        When a matrix is singular (names the batch element and the pivot).
+        When a matrix is singular (names the batch element and the pivot); not for
+        one holding NaN, whose result is NaN, as PyTorch's (Note [NaN in a solve]).
     RuntimeError
         When the shapes, dtypes or devices do not fit.
     NotImplementedError
@@ -355,7 +377,8 @@ def inv(A):
     Raises
     ------
     pydevtensor.linalg.LinAlgError
-        When a matrix is singular (names the batch element and the pivot).
+        When a matrix is singular (names the batch element and the pivot); not for
+        one holding NaN, whose result is NaN, as PyTorch's (Note [NaN in a solve]).
     RuntimeError
         When A is not a stack of square matrices.
     NotImplementedError
@@ -494,6 +517,7 @@ def _cholesky(A, upper, op, check):
     return (F.triu() if upper else F.tril()), info
 
 
+@native_names(input="A")
 @recorded("linalg_cholesky_ex")
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """The Cholesky factor of each symmetric positive-definite matrix and potrf's info,
@@ -503,7 +527,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     ----------
     A : Tensor
         (..., n, n), float32 or float64; only its lower triangle is read (the upper one
-        with upper=True).
+        with upper=True).  Also by PyTorch's keyword ``input=``.
     upper : bool, optional
         Return U with ``A = U^T U`` instead of L with ``A = L L^T``.
     check_errors : bool, optional
@@ -535,6 +559,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
                                                       check_errors))
 
 
+@native_names(input="A")
 @recorded("linalg_cholesky")
 def cholesky(A, *, upper=False):
     """The Cholesky factor L (``A = L L^T``, L lower triangular with a positive
@@ -544,7 +569,7 @@ def cholesky(A, *, upper=False):
     ----------
     A : Tensor
         (..., n, n), float32 or float64; only its lower triangle is read (the upper one
-        with upper=True).
+        with upper=True).  Also by PyTorch's keyword ``input=``.
     upper : bool, optional
         Return U with ``A = U^T U`` instead.
 
@@ -573,6 +598,7 @@ def cholesky(A, *, upper=False):
     return _cholesky(A, upper, "linalg.cholesky", True)[0]
 
 
+@native_names(input="B", input2="L")
 def cholesky_solve(B, L, upper=False):
     """The solution X of ``A X = B`` given A's Cholesky factor (``A = L L^T``, or
     ``A = U^T U`` with upper=True), as torch.cholesky_solve: two triangular solves
@@ -581,9 +607,10 @@ def cholesky_solve(B, L, upper=False):
     Parameters
     ----------
     B : Tensor
-        (..., n, k).
+        (..., n, k) (also by PyTorch's keyword ``input=``).
     L : Tensor
-        (..., n, n), lower triangular (upper with upper=True); batch dims broadcast.
+        (..., n, n), lower triangular (upper with upper=True); batch dims broadcast
+        (also by PyTorch's keyword ``input2=``).
     upper : bool, optional
         L is upper triangular.
 

@@ -5,6 +5,7 @@ every device that decomposes matrices and differentiate through those ops' gradi
 import math
 
 from . import _C
+from ._numpy_names import native_names
 from ._linalg_decomp import _check_matrix, eigh, eigvalsh, svd, svdvals
 from ._linalg_solve import _square, inv_ex
 from ._ops_index import where
@@ -53,7 +54,8 @@ def _inverse_kept(S, keep):
     return where(keep, 1 / where(keep, S, _C.ones_like(S)), _C.zeros_like(S))
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+@native_names(input="A")
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The numerical rank of each matrix: the number of singular values (absolute
     eigenvalues with hermitian=True) above ``max(atol, rtol * largest)``, as
     torch.linalg.matrix_rank.
@@ -61,14 +63,15 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     Parameters
     ----------
     A : Tensor
-        (..., m, n), float32 or float64.
+        (..., m, n), float32 or float64 (also by PyTorch's keyword ``input=``).
+    tol : float or Tensor, optional
+        The deprecated absolute tolerance (atol with rtol 0), as PyTorch's older
+        ``matrix_rank(A, tol, hermitian)``; not with atol or rtol.
+    hermitian : bool, optional
+        A is symmetric: eigvalsh instead of svdvals (only its lower triangle read).
     atol, rtol : float or Tensor, optional
         Absolute and relative tolerances (tensors broadcast with the batch).  Neither
         given: rtol is ``eps * max(m, n)``; only atol > 0 given: rtol is 0.
-    hermitian : bool, optional
-        A is symmetric: eigvalsh instead of svdvals (only its lower triangle read).
-    tol : float or Tensor, optional
-        The deprecated absolute tolerance (atol with rtol 0).
 
     Returns
     -------
@@ -84,6 +87,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     --------
     >>> pydevtensor.linalg.matrix_rank(pydevtensor.tensor([[1., 2.], [2., 4.]]))
     tensor(1)
+    >>> pydevtensor.linalg.matrix_rank(pydevtensor.tensor([[10., 0.], [0., 1.]]), 2.0)
+    tensor(1)
     """
     S = _values(A, hermitian, "linalg.matrix_rank").detach()
     return (S > _tolerance("linalg.matrix_rank", A, S, atol, rtol, tol)).sum(-1)
@@ -98,8 +103,8 @@ def _values(A, hermitian, op):
     return svdvals(A)
 
 
-@recorded("linalg_pinv")
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+@native_names(input="A")
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD (eigh with
     hermitian=True), singular values at or below ``max(atol, rtol * largest)`` taken
     as zero, as torch.linalg.pinv.
@@ -107,11 +112,14 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     Parameters
     ----------
     A : Tensor
-        (..., m, n), float32 or float64.
-    atol, rtol : float or Tensor, optional
-        As matrix_rank's.
+        (..., m, n), float32 or float64 (also by PyTorch's keyword ``input=``).
+    rcond : float or Tensor, optional
+        The deprecated relative tolerance (rtol), as PyTorch's older
+        ``pinv(A, rcond, hermitian)``; not with atol or rtol.
     hermitian : bool, optional
         A is symmetric (only its lower triangle read).
+    atol, rtol : float or Tensor, optional
+        As matrix_rank's.
 
     Returns
     -------
@@ -130,7 +138,20 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     >>> pydevtensor.linalg.pinv(pydevtensor.tensor([[2., 0.], [0., 0.]]))
     tensor([[0.5000, 0.0000],
             [0.0000, 0.0000]])
+    >>> pydevtensor.linalg.pinv(pydevtensor.tensor([[10., 0.], [0., 1.]]), 0.5)
+    tensor([[0.1000, 0.0000],
+            [0.0000, 0.0000]])
     """
+    if rcond is not None:
+        if atol is not None or rtol is not None:
+            raise RuntimeError(f"linalg.pinv: rcond cannot be given with atol or rtol (on "
+                               f"{A.device})")
+        rtol = rcond
+    return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+@recorded("linalg_pinv")
+def _pinv(A, *, atol, rtol, hermitian):
     op = "linalg.pinv"
     if hermitian:
         _square(op, A)
@@ -143,16 +164,18 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     return (Vh.mT * _inverse_kept(S, keep).unsqueeze(-2)) @ U.mT
 
 
+@native_names(input="A")
 def cond(A, p=None):
     """The condition number of each matrix in the norm p, as torch.linalg.cond: the
     ratio of the largest to the smallest singular value for p None or 2 (the inverse
     for -2), else ``matrix_norm(A, p) * matrix_norm(inv(A), p)`` (square A; inf where
-    A is singular).
+    A is singular, NaN for 'nuc' of a zero matrix, as PyTorch's).
 
     Parameters
     ----------
     A : Tensor
-        (..., m, n), float32 or float64 (square for p other than None, 2 and -2).
+        (..., m, n), float32 or float64 (square for p other than None, 2 and -2); also
+        by PyTorch's keyword ``input=``.
     p : {None, 2, -2, 'fro', 'nuc', inf, -inf, 1, -1}, optional
         The norm.
 
@@ -185,9 +208,17 @@ def cond(A, p=None):
     if A.shape[-1] == 0:
         return _C.zeros(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device)
     Ainv, info = inv_ex(A)
-    out = matrix_norm(A, p) * matrix_norm(Ainv, p)
+    singular = info > 0
+    # a singular matrix's inverse holds inf and NaN, which svdvals ('nuc') refuses: its
+    # norm is inf, kept out of the norms
+    norm_a = matrix_norm(A, p)
+    out = norm_a * matrix_norm(Ainv.masked_fill(singular[..., None, None], 0), p)
     inf = _C.full((), math.inf, dtype=out.dtype, device=out.device)
-    return where(info > 0, inf, out)
+    if p == "nuc":  # PyTorch's ||A|| * inf: NaN for A = 0, as the 2-norm's 0 / 0 (a
+        # constant, not a product: 0 * inf in its gradient made every gradient NaN)
+        inf = where(norm_a == 0, _C.full((), math.nan, dtype=out.dtype, device=out.device),
+                    inf)
+    return where(singular, inf, out)
 
 
 __all__ = ["cond", "matrix_rank", "pinv"]

@@ -7,6 +7,7 @@ a tensor on another is refused with a RuntimeError naming both.
 """
 import builtins
 import functools
+import numbers
 
 from . import _C
 from ._ops_index import _tensor_arg, result_type
@@ -227,6 +228,39 @@ def _run_plan2(plan, a, b):
     return out if out_perm is None else out.permute(out_perm)
 
 
+def _subscript(n, k):
+    """The letter of sublist entry n (operand k's, or the output's for k None): PyTorch's
+    0-25 -> 'A'-'Z', 26-51 -> 'a'-'z', Ellipsis -> '...'."""
+    if n is Ellipsis:
+        return "..."
+    where = "the output's subscripts" if k is None else f"operand {k}'s subscripts"
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"einsum(): {where} must be ints in [0, 52) or Ellipsis, got "
+                        f"{type(n).__name__} {n!r}")
+    if not 0 <= n < 52:
+        raise ValueError(f"einsum(): subscript {n} in {where} is not within the valid range "
+                         f"[0, 52)")
+    return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+
+
+def _sublist_equation(args):
+    """(equation, operands) of the sublist form einsum(a, [0, 1], b, [1, 2], [0, 2])."""
+    operands, sublists = args[0::2], list(args[1::2])
+    out = None
+    if len(args) % 2:  # the last argument is the output's sublist
+        operands, out = operands[:-1], args[-1]
+    for k, sub in enumerate(sublists + ([out] if out is not None else [])):
+        if isinstance(sub, _C.Tensor) or not isinstance(sub, (list, tuple)):
+            who = "the output" if k == len(sublists) else f"operand {k}"
+            raise TypeError(f"einsum(): in the sublist form, {who}'s subscripts must be a "
+                            f"list of ints, got {type(sub).__name__}")
+    terms = ["".join(_subscript(n, k) for n in sub) for k, sub in enumerate(sublists)]
+    equation = ",".join(terms)
+    if out is not None:
+        equation += "->" + "".join(_subscript(n, None) for n in out)
+    return equation, tuple(operands)
+
+
 def einsum(equation, *operands):
     """Einstein summation, with PyTorch's (and NumPy's) meaning.
 
@@ -237,9 +271,12 @@ def einsum(equation, *operands):
 
     Parameters
     ----------
-    equation : str
+    equation : str or Tensor
         The subscripts, as 'ij,jk->ik'; without '->' the output is the letters used
-        once, in alphabetical order.
+        once, in alphabetical order.  Or, PyTorch's sublist form, the first operand:
+        ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` is ``einsum('AB,BC->AC', a, b)``
+        (each operand followed by its subscripts, ints 0-25 for 'A'-'Z' and 26-51 for
+        'a'-'z', ``Ellipsis`` for '...'; the output's list last, optional).
     *operands : Tensor
         One or more tensors (or one list of them), on one device.
 
@@ -251,7 +288,9 @@ def einsum(equation, *operands):
     Raises
     ------
     ValueError
-        When there is no operand.
+        When there is no operand, or a sublist's int is not in [0, 52).
+    TypeError
+        When, in the sublist form, a subscripts list is not a list of ints.
     RuntimeError
         When the equation does not fit the operands' shapes or devices.
 
@@ -263,7 +302,12 @@ def einsum(equation, *operands):
             [15, 22]])
     >>> pydevtensor.einsum("ii", a)
     tensor(5)
+    >>> pydevtensor.einsum(a, [0, 1], a, [1, 2], [0, 2])
+    tensor([[ 7, 10],
+            [15, 22]])
     """
+    if isinstance(equation, _C.Tensor):
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:

@@ -7,6 +7,7 @@ gradients.
 import builtins
 
 from . import _C
+from ._numpy_names import native_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_matmul import addmm, baddbmm
 from .autograd.dispatch import _wants_grad
@@ -185,6 +186,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _combine("addbmm", input, left.matmul(right), beta, alpha)
 
 
+@native_names(input="A")
 def matrix_power(A, n):
     """A (a square matrix, or a batch of them) to the integer power n, by repeated
     squaring (n = 0 gives the identity; n < 0 the power -n of A's inverse,
@@ -194,7 +196,7 @@ def matrix_power(A, n):
     ----------
     A : Tensor
         (..., m, m) (also the method ``A.matrix_power(n)``; also
-        ``pydevtensor.linalg.matrix_power``).
+        ``pydevtensor.linalg.matrix_power``; also by PyTorch's keyword ``input=``).
     n : int
         The power.
 

@@ -42,15 +42,17 @@ def _no_grad():
 
 
 def _with_out(name, f):
-    def op(input, other, *, out=None):
+    # f (the C function) parses the operands, by PyTorch's names: matmul(input, other),
+    # mm(input, mat2)
+    def op(*args, out=None, **kwargs):
         if out is None:
-            return f(input, other)
+            return f(*args, **kwargs)
         if _C.is_grad_enabled() and any(isinstance(t, _C.Tensor) and t.requires_grad
-                                        for t in (input, other, out)):
+                                        for t in (*args, *kwargs.values(), out)):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments "
                                f"requires grad.")
-        return _write_out(f(input, other), out, name)
+        return _write_out(f(*args, **kwargs), out, name)
 
     op.__name__ = op.__qualname__ = name
     doc = f.__doc__ or ""
@@ -63,8 +65,27 @@ def _with_out(name, f):
 matmul = _with_out("matmul", _C.matmul)
 mm = _with_out("mm", _C.mm)
 bmm = _C.bmm
-addmm = _C.addmm
 dot = _C.dot
+_SMALL_INTS = (_C.int8, _C.uint8, _C.int16)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    try:
+        return _C.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+    except NotImplementedError:  # the GEMMs have no uint8, int8 or int16 (all else checked)
+        if mat1.dtype not in _SMALL_INTS:
+            raise
+    # as mm's (Note [small integers] in pdt_dtype.h): in int32, whose wrapping sums keep
+    # the low bits exact, then wrapped back
+    wide = _C.addmm(input.to(_C.int32), mat1.to(_C.int32), mat2.to(_C.int32), beta=beta,
+                    alpha=alpha)
+    return wide.to(mat1.dtype)
+
+
+addmm.__doc__ = _C.addmm.__doc__.replace(
+    "one GEMM.\n", "one GEMM\n(uint8, int8 and int16 in int32, wrapped back, as mm's).\n", 1)
+addmm.__module__ = "pydevtensor"
+_C.Tensor.addmm = addmm
 
 
 def mv(input, vec):

@@ -47,6 +47,12 @@ def kron(input, other):
 
 
 def _dims_arg(dims, a, b):
+    if isinstance(dims, _C.Tensor) and dims.numel() == 1:  # a count, as PyTorch's
+        value = dims.item()
+        if isinstance(value, float) and not value.is_integer():
+            raise TypeError(f"tensordot(): dims must be an int or a pair of lists of dims, "
+                            f"got a {dims.dtype} tensor holding {value}")
+        dims = int(value)
     if isinstance(dims, numbers.Integral) and not isinstance(dims, bool):
         n = int(dims)
         if n < 0:
@@ -92,7 +98,7 @@ def tensordot(a, b, dims=2, out=None):
     a, b : Tensor
         On one device, of one dtype.
     dims : int or pair of lists of int, optional
-        Default 2.
+        Default 2.  Also a tensor: of one element, a count; else the pair, (2, k).
     out : Tensor, optional
         Written with the result.
 
@@ -103,7 +109,8 @@ def tensordot(a, b, dims=2, out=None):
     Raises
     ------
     RuntimeError
-        When paired dimensions differ in size, or the lists differ in length.
+        When paired dimensions differ in size (neither of them 1: a size 1 broadcasts,
+        as PyTorch's), or the lists differ in length.
 
     Examples
     --------
@@ -117,7 +124,13 @@ def tensordot(a, b, dims=2, out=None):
     _tensor_arg(b, "tensordot")
     da, db = _dims_arg(dims, a, b)
     for i, j in zip(da, db):
-        if a.shape[i] != b.shape[j]:
+        if a.shape[i] == b.shape[j]:
+            continue
+        if a.shape[i] == 1:  # broadcast, as PyTorch: the other summed over that dim
+            b = b.sum(j, keepdim=True, dtype=b.dtype)
+        elif b.shape[j] == 1:
+            a = a.sum(i, keepdim=True, dtype=a.dtype)
+        else:
             raise RuntimeError(f"tensordot(): contracted dimensions need to match, but first "
                                f"has size {a.shape[i]} in dim {i} and second has size "
                                f"{b.shape[j]} in dim {j}{_where(a)}")

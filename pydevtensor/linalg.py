@@ -7,6 +7,7 @@ pinv and cond in _linalg_spectral.py."""
 import math
 
 from . import _C
+from ._numpy_names import native_names
 from ._ops_index import _dim
 from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
                             solve, solve_ex)
@@ -25,6 +26,7 @@ def _dims(dim, ndim):
     return tuple(_dim(d, ndim, "linalg.norm") for d in dims)
 
 
+@native_names(input="x")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """``(sum |x|**ord)**(1/ord)`` over dim (every element when None); ord inf / -inf gives
     the max / min of ``|x|``, ord 0 the count of non-zeros.
@@ -32,7 +34,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     Parameters
     ----------
     x : Tensor
-        Floating point.
+        Floating point (also by PyTorch's keyword ``input=``).
     ord : float, optional
         The order (default 2).
     dim : int or tuple of ints, optional
@@ -92,6 +94,7 @@ def _vector_norm_p(x, ord, dims, keepdim):
     return (a ** ord).sum(dims, **kw) ** (1.0 / ord)
 
 
+@native_names(input="A")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm over the two dimensions dim: 'fro' (Frobenius), 1 / -1 (the max /
     min column sum of ``|A|``), inf / -inf (the max / min row sum), 2 / -2 (the largest /
@@ -100,7 +103,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     Parameters
     ----------
     A : Tensor
-        At least 2-D, floating point.
+        At least 2-D, floating point (also by PyTorch's keyword ``input=``).
     ord : {'fro', 1, -1, inf, -inf, 2, -2, 'nuc'}, optional
         The norm (default 'fro'). 2, -2 and 'nuc' take the singular values
         (linalg.svdvals, and its gradient).
@@ -191,6 +194,7 @@ def _singular_norm(A, ord, r, c, keepdim):
     return out
 
 
+@native_names(input="A")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.norm: ord=None gives the 2-norm of the flattened input (the Frobenius
     norm of a matrix); a vector ord with dim an int or None on 1-D input, a matrix ord
@@ -199,7 +203,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     Parameters
     ----------
     A : Tensor
-        Floating point.
+        Floating point (also by PyTorch's keyword ``input=``).
     ord : float or str, optional
         As vector_norm or matrix_norm.
     dim : int or tuple of ints, optional

@@ -97,6 +97,11 @@ LINALG_CASES = [
       r"Got Bool"),
     C("linalg.matrix_rank-tol-and-atol", "pdt.linalg.matrix_rank(pdt.eye(2), tol=1, atol=1)",
       "RuntimeError", r"linalg\.matrix_rank: tol cannot be given with atol or rtol \(on cpu\)"),
+    C("linalg.pinv-rcond-and-rtol", "pdt.linalg.pinv(pdt.eye(2), 0.5, rtol=0.1)",
+      "RuntimeError", r"linalg\.pinv: rcond cannot be given with atol or rtol \(on cpu\)"),
+    C("linalg.cholesky-input-twice", "pdt.linalg.cholesky(pdt.eye(2), input=pdt.eye(2))",
+      "TypeError", r"cholesky\(\) got multiple values for argument 'A' \(PyTorch's native "
+      r"name 'input'\)"),
     C("linalg.cond-p", "pdt.linalg.cond(pdt.eye(2), 3)", "RuntimeError",
       r"linalg\.cond: got an invalid norm type: 3 \(on cpu\)"),
     C("linalg.cond-not-square", "pdt.linalg.cond(pdt.ones(2, 3), 1)", "RuntimeError",

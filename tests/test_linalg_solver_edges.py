@@ -134,6 +134,30 @@ def test_lu_zero_column_with_nan_is_singular(device):
     assert pdt.linalg.inv_ex(A).info.item() == 1
 
 
+@pytest.mark.parametrize("rows", [[[NAN, 1.0], [1.0, 1.0]],
+                                  [[NAN, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]])
+def test_lu_zero_pivot_after_a_nan_one_is_not_singular(device, rows):
+    """Note [NaN in a solve]: OpenBLAS leaves the rows under a NaN pivot unscaled, so a
+    later pivot can be exactly 0 (it raised "diagonal element 2 is zero"); torch gives
+    NaN.  Every raising form gives NaN, and raises for a singular matrix beside it."""
+    A = pdt.tensor(rows, dtype=pdt.float64, device=device)
+    n = A.shape[-1]
+    b = pdt.ones(n, dtype=pdt.float64, device=device)
+    for got in (pdt.linalg.inv(A), pdt.inverse(A), pdt.linalg.solve(A, b),
+                pdt.linalg.solve(A, b.reshape(1, n), left=False),
+                pdt.linalg.solve_ex(A, b, check_errors=True).result,
+                pdt.linalg.inv_ex(A, check_errors=True).inverse):
+        assert np.isnan(got.cpu().numpy()).all()
+    assert pdt.linalg.inv_ex(A, check_errors=True).info.item() == 0
+    eye = pdt.eye(n, dtype=pdt.float64, device=device)
+    got = pdt.linalg.inv(pdt.stack([A, eye])).cpu().numpy()
+    assert np.isnan(got[0]).all()
+    np.testing.assert_array_equal(got[1], np.eye(n))
+    with pytest.raises(pdt.linalg.LinAlgError, match=r"\(Batch element 1\): The diagonal "
+                                                     r"element 1 is zero"):
+        pdt.linalg.inv(pdt.stack([A, pdt.zeros(n, n, dtype=pdt.float64, device=device)]))
+
+
 # ------------------------------------------------------ cuSOLVER's 32-bit sizes
 
 # Device memory of the emulated device is mapped lazily and pdt.empty never writes it,

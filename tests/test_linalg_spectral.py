@@ -117,6 +117,32 @@ def test_cond_singular_and_rectangular(device):
         pdt.linalg.cond(_t(a, device), 3)
 
 
+def test_cond_nuc_of_singular_matrices(device):
+    # the inverse's inf and NaN went to svdvals, which raised LinAlgError; PyTorch's: inf,
+    # and ||0|| * inf = NaN for the zero matrix (as the 2-norm's 0 / 0)
+    a = np.random.default_rng(7).standard_normal((3, 3)) + 3 * np.eye(3)
+    batch = np.stack([np.zeros((3, 3)), np.diag([1.0, 2.0, 0.0]), np.ones((3, 3)), a])
+    got = _np(pdt.linalg.cond(_t(batch, device), "nuc"))
+    assert np.isnan(got[0]) and np.isinf(got[1]) and got[1] > 0 and np.isinf(got[2])
+    np.testing.assert_allclose(got[3], np.linalg.cond(a, "nuc"), **TOL)
+    assert math.isnan(pdt.linalg.cond(pdt.zeros(2, 2, device=device), "nuc").item())
+    for p in ("fro", 1, -1, math.inf, -math.inf):  # inf for them all, the zero matrix too
+        assert np.isinf(_np(pdt.linalg.cond(_t(batch[:3], device), p))).all()
+    # the gradient of the regular matrix's, beside singular ones (whose are NaN, as
+    # PyTorch's), is finite and cond's own, by central differences
+    A = _t(batch, device).requires_grad_()
+    pdt.linalg.cond(A, "nuc").sum().backward()
+    g = _np(A.grad)
+    assert np.isfinite(g[3]).all()
+    h, fd = 1e-6, np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            e = np.zeros((3, 3))
+            e[i, j] = h
+            fd[i, j] = (np.linalg.cond(a + e, "nuc") - np.linalg.cond(a - e, "nuc")) / (2 * h)
+    np.testing.assert_allclose(g[3], fd, rtol=1e-6, atol=1e-8)
+
+
 def test_a_tensor_atol_of_zero_keeps_the_default_rtol():
     """PyTorch's rule per matrix: rtol = where(atol > 0, 0, eps * max(m, n)). A tensor
     atol of 0 kept no rtol at all, so 1e-17 counted as a singular value (rank 2, and

@@ -363,6 +363,39 @@ def test_addmm_integers(device):
         pdt.addmm(*(pdt.tensor(x, device=device) for x in (inp, m1, m2)), alpha=0.5)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_addmm_small_integers_wrap_as_mm(device, dtype):
+    # the GEMMs have none of these: computed in int32 and wrapped back, as mm's products
+    rng = np.random.default_rng(7)
+    info = np.iinfo(dtype)
+    inp, m1, m2 = (rng.integers(info.min, info.max, s, endpoint=True).astype(dtype)
+                   for s in ((1, 5), (4, 7), (7, 5)))
+    args = [pdt.tensor(x, device=device) for x in (inp, m1, m2)]
+    wide = [x.astype(np.int64) for x in (inp, m1, m2)]
+    for beta, alpha in ((1, 1), (3, -7), (0, 5)):
+        got = pdt.addmm(*args, beta=beta, alpha=alpha)
+        assert got.dtype == getattr(pdt, dtype) and got.device == device
+        ref = (beta * wide[0] + alpha * (wide[1] @ wide[2])).astype(dtype)  # wraps
+        np.testing.assert_array_equal(host(got), ref)
+    x = pdt.tensor(np.broadcast_to(inp, (4, 5)).copy(), device=device)
+    assert x.addmm_(args[1], args[2]) is x
+    np.testing.assert_array_equal(host(x), (wide[0] + wide[1] @ wide[2]).astype(dtype))
+    np.testing.assert_array_equal(host(args[0].addmm(args[1], args[2], alpha=2)),
+                                  (wide[0] + 2 * (wide[1] @ wide[2])).astype(dtype))
+    with pytest.raises(TypeError, match=f"addmm: for {dtype} tensors, beta and alpha must be"):
+        pdt.addmm(*args, beta=0.5)
+    with pytest.raises(ValueError, match=r"addmm: input of shape \(2, 5\) cannot be broadcast"):
+        pdt.addmm(args[0].expand(2, 5), *args[1:])
+
+
+def test_mm_names_its_operands_as_pytorch(device):
+    x = pdt.ones(2, 2, device=device)
+    assert pdt.mm(x, mat2=x).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert pdt.mm(input=x, mat2=x, out=pdt.empty(2, 2, device=device)).tolist() == [[2.0] * 2] * 2
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        pdt.mm(x, other=x)
+
+
 # ---- integers ------------------------------------------------------------------------
 
 

@@ -209,6 +209,35 @@ def test_tensordot_like_numpy(device, dims):
         pdt.tensordot(pdt.ones(2, 3, device=device), pdt.ones(2, 3, device=device), dims=1)
 
 
+def test_tensordot_dims_as_a_tensor(device):
+    # PyTorch's: a tensor of one element is the count, others the pair of lists
+    a = np.random.default_rng(0).standard_normal((2, 3))
+    b = np.random.default_rng(1).standard_normal((3, 4))
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    for dims, axes in ((pdt.tensor(1), 1), (pdt.tensor(0), 0), (pdt.tensor([1]), 1),
+                       (pdt.tensor(1.0), 1), (pdt.tensor([[1], [0]]), ([1], [0]))):
+        assert_close(pdt.tensordot(ta, tb, dims=dims), np.tensordot(a, b, axes=axes), "float64")
+    with pytest.raises(TypeError, match="got a pydevtensor.float32 tensor holding 1.5"):
+        pdt.tensordot(ta, tb, dims=pdt.tensor(1.5))
+    with pytest.raises(RuntimeError, match="dims must be >= 0, got -1"):
+        pdt.tensordot(ta, tb, dims=pdt.tensor(-1))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_tensordot_broadcasts_a_size_one_dim(device, dtype):
+    # as PyTorch's: a contracted dim of size 1 against size n is NumPy's broadcast of it
+    rng = np.random.default_rng(2)
+    a = rng.integers(-5, 5, (2, 1, 4)).astype(dtype)
+    b = rng.integers(-5, 5, (3, 4, 5)).astype(dtype)
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    want = np.tensordot(np.broadcast_to(a, (2, 3, 4)), b, axes=([1, 2], [0, 1]))
+    got = pdt.tensordot(ta, tb, dims=([1, 2], [0, 1]))
+    assert got.dtype == getattr(pdt, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    np.testing.assert_array_equal(pdt.tensordot(tb, ta, dims=([0, 1], [1, 2])).cpu().numpy(),
+                                  want.T)
+
+
 def test_mm_matmul_out(device):
     a = pdt.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
     out = pdt.empty(2, 2, device=device)
