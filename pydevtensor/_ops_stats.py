@@ -632,16 +632,25 @@ def tensor(data, **kwargs):
     except TypeError:
         if not (isinstance(data, (list, tuple)) and _has_tensor(data)):
             raise
-    # lists holding 0-d tensors
-    inner = _dtype_of(data)
-    data = _numbers(data)
+    # lists holding 0-d tensors: the promotion of the tensors' dtypes and of the other
+    # leaves' (Python floats as the default dtype, ints as int64, NumPy scalars as
+    # theirs), as PyTorch's: [t_float16, 2.5] is float32, [t_int32, t_int32] int32
     if kwargs.get("dtype") is None:
-        plain = _C.tensor(data)  # its dtype says which kinds of numbers it holds
+        kwargs["dtype"] = _dtype_of(data)
+        others = _other_leaves(data, [])
+        if others:
+            kwargs["dtype"] = _C.promote_types(kwargs["dtype"], _C.tensor(others).dtype)
+    return _C.tensor(_numbers(data), **kwargs)
 
-        def kind(d):
-            return 0 if d == _C.bool else 2 if d.is_floating_point else 1
-        kwargs["dtype"] = inner if kind(inner) >= kind(plain.dtype) else plain.dtype
-    return _C.tensor(data, **kwargs)
+
+def _other_leaves(data, out):
+    """The leaves of nested lists data that are not tensors, into out."""
+    if isinstance(data, (list, tuple)):
+        for x in data:
+            _other_leaves(x, out)
+    elif not isinstance(data, _C.Tensor):
+        out.append(data)
+    return out
 
 
 tensor.__wrapped__ = _C.tensor

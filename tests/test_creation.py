@@ -286,3 +286,37 @@ def test_integer_arguments_take_one_element_integer_tensors(device, dtype):
         with pytest.raises(TypeError, match=r"topk\(\): argument 'k' must be int, got a Tensor "
                                             r"of shape .* on " + str(device)):
             x.topk(bad)
+
+
+def test_tensor_of_0d_tensors_keeps_their_dtypes(device):
+    """tensor([t0, t1]) of 0-d tensors promotes their dtypes, as NumPy scalars' and
+    PyTorch's (Python floats count as the default dtype, ints as int64): a list of
+    comparisons is a bool mask (it was int64, so x[mask] indexed by 0/1 and returned wrong
+    values)."""
+    x = pdt.tensor([1.0, -2.0, 3.0], device=device)
+    mask = pdt.tensor([x[0] > 0, x[1] > 0, x[2] > 0])
+    assert mask.dtype == pdt.bool and mask.tolist() == [True, False, True]
+    assert x[mask.to(x.device)].tolist() == [1.0, 3.0]
+
+    def t(v, dt):
+        return pdt.tensor(v, dtype=dt, device=device)
+    cases = [([t(1, pdt.int32), t(2, pdt.int32)], pdt.int32),
+             ([t(1, pdt.int32), 5], pdt.int64),
+             ([t(1, pdt.int8), 5.5], pdt.float32),
+             ([t(1.0, pdt.float16), 2.5], pdt.float32),
+             ([t(1.0, pdt.float16), t(2.0, pdt.float16)], pdt.float16),
+             ([t(1.0, pdt.float64), 2.5], pdt.float64),
+             ([np.float64(1.0), t(2.0, pdt.float32)], pdt.float64),
+             ([t(True, pdt.bool), True], pdt.bool),
+             ([t(True, pdt.bool), 2], pdt.int64),
+             ([[t(1.5, pdt.float64)], [2]], pdt.float64),
+             ([t(1, pdt.uint8), t(1, pdt.int8)], pdt.int16)]
+    for data, want in cases:
+        got = pdt.tensor(data)
+        assert got.dtype == want, (data, got.dtype)
+        ref = np.array([[float(v) for v in row] if isinstance(row, list) else float(row)
+                        for row in data])
+        np.testing.assert_array_equal(got.to(pdt.float64).numpy(), ref)
+    assert pdt.as_tensor([t(True, pdt.bool), t(False, pdt.bool)]).dtype == pdt.bool
+    assert pdt.tensor([t(1.5, pdt.float32)], dtype=pdt.float64).dtype == pdt.float64
+

@@ -16,7 +16,7 @@ typedef struct {
     int64_t shape[PDT_MAX_DIMS];
     int seen_float, seen_int, seen_bool;
     int seen_array;  /* a NumPy array (any buffer that is a sequence) among the data */
-    int numpy_dtype; /* the promoted dtype of the NumPy scalars among the data, or -1 */
+    int numpy_dtype; /* the promoted dtype of the NumPy scalars and 0-d tensors there, or -1 */
 } infer_state;
 
 /* An array where a number or a sequence is expected: an object with a buffer that is a
@@ -93,7 +93,11 @@ static int numpy_scalar_dtype(PyObject *o)
 static int check_nested(PyObject *o, int depth, infer_state *st, const char *where)
 {
     if (depth == st->ndim) {
-        const int np_dt = numpy_scalar_dtype(o);
+        /* a 0-d tensor keeps its dtype, as a NumPy scalar does (PyTorch promotes the
+         * leaves' dtypes): tensor([t > 0 for t in ...]) is a bool mask, not int64 */
+        const int np_dt = pdt_is_tensor(st->S, o) && pdt_tensor_of(o)->ndim == 0
+                              ? (int)pdt_tensor_of(o)->dtype
+                              : numpy_scalar_dtype(o);
         if (np_dt >= 0)
             st->numpy_dtype = st->numpy_dtype < 0
                                   ? np_dt
