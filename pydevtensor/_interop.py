@@ -106,8 +106,13 @@ def _scalar_operator(ufunc, a, b):
     if not ((isinstance(a, _Tensor) and is_scalar(b)) or
             (isinstance(b, _Tensor) and is_scalar(a))):
         return None
-    fn = _operator_ufuncs().get(ufunc)
     scalar = a if isinstance(b, _Tensor) else b
+    fn = _operator_ufuncs().get(ufunc)
+    if fn is None and scalar.dtype.kind in "biu":  # np.int64(3) << t: the operator's op
+        import operator
+        fn = {np.bitwise_and: operator.and_, np.bitwise_or: operator.or_,
+              np.bitwise_xor: operator.xor, np.left_shift: operator.lshift,
+              np.right_shift: operator.rshift}.get(ufunc)
     if fn is None or scalar.dtype.kind not in "biuf":
         return None
     number = scalar.item()

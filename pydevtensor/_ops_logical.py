@@ -365,15 +365,28 @@ def bitwise_not(input):
     return _invert(input)
 
 
+def _plain(x):
+    """A NumPy integer or bool scalar as the Python int or bool it holds, as PyTorch reads
+    one beside a tensor (np.int64(3) & t is t's dtype, not an int64 ndarray); anything
+    else as it is."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and not isinstance(x, _C.Tensor) and getattr(x, "ndim", 1) == 0 \
+            and type(x).__module__ == "numpy" and dtype.kind in "iub":
+        return x.item()
+    return x
+
+
 def _shift(op):
     """<< and >> (and their reflected and in-place forms): integers only."""
     kernel, method = getattr(_C, _BITWISE[op]), _BITWISE[op] + "_"
 
     def forward(self, other):
+        other = _plain(other)
         return kernel(self, other) if isinstance(other, (_C.Tensor, builtins.int)) \
             else NotImplemented
 
     def reflected(self, other):
+        other = _plain(other)
         return kernel(other, self) if isinstance(other, builtins.int) else NotImplemented
 
     def inplace(self, other):
@@ -381,6 +394,8 @@ def _shift(op):
     return forward, reflected, inplace
 
 
+_SLOTS = {"&": operator.and_, "|": operator.or_, "^": operator.xor, "&=": operator.iand,
+          "|=": operator.ior, "^=": operator.ixor}
 _OPERATORS = {"&": _binary("&", _and), "|": _binary("|", _or), "^": _binary("^", _xor),
               "&=": _inplace("&=", _and), "|=": _inplace("|=", _or), "^=": _inplace("^=", _xor)}
 
@@ -392,6 +407,9 @@ def _operator_fallback(op, a, b):
     op in the slot)."""
     if op == "~":
         return _invert(a)
+    pa, pb = _plain(a), _plain(b)
+    if pa is not a or pb is not b:  # a NumPy integer: the C op in the slot, on its number
+        return _SLOTS[op](pa, pb)
     fn = _OPERATORS[op]
     if op.endswith("="):
         return fn(a, b)

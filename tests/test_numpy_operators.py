@@ -155,3 +155,28 @@ def test_numpy_scalars_in_lists_keep_their_rule_whatever_the_order():
     assert pdt.tensor([1.0, np.array(2.0)]).tolist() == [1.0, 2.0]
     with pytest.raises(ValueError, match="only one element tensors"):
         pdt.tensor([pdt.ones(2), pdt.ones(2)])
+
+
+@pytest.mark.parametrize("op", ["&", "|", "^", "<<", ">>"])
+@pytest.mark.parametrize("scalar", [np.int64(3), np.int32(3), np.uint8(3)])
+def test_bitwise_operators_read_numpy_integer_scalars_as_numbers(device, op, scalar):
+    """t << np.int64(3), np.int64(3) & t and t &= np.int64(3) are tensor ops of t's dtype,
+    the scalar read as a Python int (as PyTorch reads it; NumPy computed an int64 array,
+    without uint8's wrap-around, before)."""
+    import operator
+    fn = {"&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+          ">>": operator.rshift}[op]
+    a = np.array([1, 2, 200], dtype=np.uint8)
+    t = pdt.tensor(a, device=device)
+    for got, want in ((fn(t, scalar), fn(a, np.uint8(3))), (fn(scalar, t), fn(np.uint8(3), a))):
+        assert isinstance(got, pdt.Tensor) and got.dtype == pdt.uint8, (op, got)
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+    if op in "&|^":
+        m = pdt.tensor([True, False], device=device)
+        r = fn(m, np.bool_(True))
+        assert isinstance(r, pdt.Tensor) and r.dtype == pdt.bool
+        np.testing.assert_array_equal(r.cpu().numpy(), fn(np.array([True, False]), True))
+        u = t.clone()
+        u = {"&": operator.iand, "|": operator.ior, "^": operator.ixor}[op](u, scalar)
+        assert isinstance(u, pdt.Tensor)
+        np.testing.assert_array_equal(u.cpu().numpy(), fn(a, np.uint8(3)))
