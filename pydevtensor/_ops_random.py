@@ -4,6 +4,9 @@ from numbers import Real
 from . import _C
 from ._ops_index import _broadcast_shape
 from .autograd import no_grad
+from .autograd.dispatch import _wants_grad, derivative, record
+from .autograd.derivatives import zeros_of
+from .autograd.node import Node
 
 __all__ = ["normal"]
 
@@ -97,7 +100,26 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         with no_grad():
             out = (_C.randn(shape, dtype=wide, device=like.device, generator=generator) * std
                    + mean).to(like.dtype)
+        if _wants_grad((mean, std), None):
+            out = record(NormalBackward3, out, (mean, std), {})
     if requires_grad:
         out.requires_grad_()
     return out
 
+
+
+@derivative("normal")
+class NormalBackward3(Node):
+    """normal(mean, std) with tensors that require grad: the result is recorded, with
+    zero gradients for mean and std, as PyTorch's (a draw, not reparameterised: write
+    ``mean + std * randn_like(std)`` for a gradient through it)."""
+    zero_grad_inputs = (0, 1)
+
+    def save(self, result, mean, std):
+        self.metas = [(tuple(t.shape), t.dtype, t.device) if isinstance(t, _C.Tensor) else None
+                      for t in (mean, std)]
+        return mean, std
+
+    def backward(self, g):
+        need = self.needs_input_grad
+        return tuple(zeros_of(m) if n else None for m, n in zip(self.metas, need))

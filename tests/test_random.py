@@ -141,8 +141,8 @@ def test_normal_forms_statistics_and_errors(device):
     y = pdt.normal(m, s)
     pdt.manual_seed(5)
     z = pdt.randn(2, 3, device=device)
-    assert y.shape == (2, 3) and y.device == device and not y.requires_grad
-    np.testing.assert_array_equal(y.cpu().numpy(), (z * s + m.detach()).cpu().numpy())
+    assert y.shape == (2, 3) and y.device == device and y.requires_grad  # recorded, as PyTorch
+    np.testing.assert_array_equal(y.detach().cpu().numpy(), (z * s + m.detach()).cpu().numpy())
     assert y[1, 1].item() == 10.0  # std 0: the mean itself
     assert pdt.normal(m, 2.0).shape == (2, 1) and pdt.normal(1.0, s).shape == (3,)
     # mean's dtype (computed in float32 or wider, rounded once), else std's
@@ -165,3 +165,22 @@ def test_normal_forms_statistics_and_errors(device):
     ]:
         with pytest.raises(exc, match=words):
             call()
+
+
+def test_normal_of_tensors_that_require_grad_is_recorded_with_zero_gradients(device):
+    """normal(mean, std) is a draw: PyTorch records it (NormalBackward3) with zero
+    gradients for mean and std; it lost the graph here, and backward() raised."""
+    m = pdt.zeros(2, 3, device=device, requires_grad=True)
+    s = pdt.ones(3, device=device, dtype=pdt.float32, requires_grad=True)
+    for args, inputs in (((m, s), (m, s)), ((m, 1.0), (m,)), ((0.5, s), (s,))):
+        pdt.manual_seed(0)
+        r = pdt.normal(*args)
+        pdt.manual_seed(0)
+        with pdt.no_grad():
+            same = pdt.normal(*args)
+        np.testing.assert_array_equal(r.detach().cpu().numpy(), same.cpu().numpy())
+        assert r.requires_grad and type(r.grad_fn).__name__ == "NormalBackward3"
+        grads = pdt.autograd.grad(r.sum(), inputs)
+        for g, x in zip(grads, inputs):
+            assert tuple(g.shape) == tuple(x.shape) and not g.cpu().numpy().any()
+    assert not pdt.normal(m.detach(), s.detach()).requires_grad
