@@ -52,6 +52,10 @@ def test_names_aliases_and_properties():
         assert pdt.zeros(1, dtype=name).dtype is d
         assert pdt.zeros(1, dtype=np.dtype(name)).dtype is d
     assert pdt.float32.is_signed and not pdt.bool.is_signed
+    # PyTorch's is_complex, False for each dtype here (there are no complex ones)
+    for d in (pdt.float32, pdt.float64, pdt.float16, pdt.bfloat16, pdt.int64, pdt.int32,
+              pdt.int16, pdt.int8, pdt.uint8, pdt.bool):
+        assert d.is_complex is False
     torch = torch_or_skip()
     for name in SMALL:
         assert getattr(torch, name).is_signed == getattr(pdt, name).is_signed

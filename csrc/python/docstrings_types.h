@@ -78,6 +78,14 @@ PyDoc_STRVAR(doc_dtype_is_signed,
              "--------\n"
              ">>> pydevtensor.uint8.is_signed, pydevtensor.int8.is_signed\n"
              "(False, True)\n");
+PyDoc_STRVAR(doc_dtype_is_complex,
+             "Whether the dtype is complex: False for every dtype here (PyTorch's attribute; "
+             "pydevtensor has no complex dtypes).\n"
+             "\n"
+             "Examples\n"
+             "--------\n"
+             ">>> pydevtensor.float32.is_complex\n"
+             "False\n");
 PyDoc_STRVAR(doc_tensor_type,
              "Tensor(t) or Tensor(*sizes, device=None) or Tensor(data, device=None)\n--\n\n"
              "A tensor on a device.  Make one with pydevtensor.tensor(), zeros(), ones(), rand(), "

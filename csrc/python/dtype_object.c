@@ -158,6 +158,12 @@ static PyObject *dtype_get_is_signed(PyObject *self, void *c)
     return PyBool_FromLong(dt != PDT_BOOL && dt != PDT_UINT8);
 }
 
+static PyObject *dtype_get_is_complex(PyObject *self, void *c)
+{
+    (void)self, (void)c;
+    Py_RETURN_FALSE; /* no complex dtypes (yet) */
+}
+
 static PyObject *dtype_get_name(PyObject *self, void *c)
 {
     (void)c;
@@ -181,6 +187,7 @@ static PyGetSetDef dtype_getset[] = {
     {"itemsize", dtype_get_itemsize, NULL, doc_dtype_itemsize, NULL},
     {"is_floating_point", dtype_get_is_floating, NULL, doc_dtype_is_floating_point, NULL},
     {"is_signed", dtype_get_is_signed, NULL, doc_dtype_is_signed, NULL},
+    {"is_complex", dtype_get_is_complex, NULL, doc_dtype_is_complex, NULL},
     {"name", dtype_get_name, NULL, doc_dtype_name, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
