@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from ..autograd.dispatch import _wants_grad
 from ._conv_direct import conv2d_direct, direct_backward, usable
-from ._functional_pad import pad_constant
+from ._functional_pad import _index, pad_constant
 from ._im2col import col2im, im2col
 
 if TYPE_CHECKING:
@@ -36,10 +36,13 @@ def _tuple(value: Any, n: int, name: str, where: str) -> tuple:
         raise TypeError(f"{where}: {name} must be an int or a tuple of {n} ints, got bool")
     if isinstance(value, int):
         return (value,) * n
+    if _index(value) is not None:  # a NumPy integer, a 0-d integer tensor
+        return (_index(value),) * n
     if isinstance(value, (tuple, list)):
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+        if any(_index(v) is None for v in value):
             raise TypeError(f"{where}: {name} must be an int or a tuple of {n} ints, got "
                             f"{value!r}")
+        value = type(value)(_index(v) for v in value)
         if len(value) != n:
             raise _Invalid(f"{where}: expected {name} to be a single integer value or a list "
                            f"of {n} values to match the {n}-d operation, but got {name}="

@@ -23,6 +23,7 @@ from .. import _C
 from .._memory_format import channels_last, channels_last_3d
 from . import _interpolate_taps as taps
 from ._functional_norm import _wide
+from ._functional_pad import _index
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -33,10 +34,6 @@ _LINEAR_DIMS = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 
 
 # ---- sizes and scales ----
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -60,10 +57,10 @@ def _output_sizes(x: Tensor, size, scale_factor, recompute, where: str) -> tuple
             raise ValueError(f"{where}: Input and output must have the same number of spatial "
                              f"dimensions, but got {_spatial(x)} and output size of {size!r} "
                              f"(on {x.device})")
-        if not all(_is_int(v) for v in sizes):
+        if not all(_index(v) is not None for v in sizes):
             raise TypeError(f"{where}: expected size to be an int or a tuple of {dim} ints, "
                             f"but got {size!r}")
-        return tuple(sizes), (None,) * dim
+        return tuple(_index(v) for v in sizes), (None,) * dim
     if scale_factor is None:
         raise ValueError(f"{where}: either size or scale_factor should be defined")
     scales = list(scale_factor) if isinstance(scale_factor, (tuple, list)) else \

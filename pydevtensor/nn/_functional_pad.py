@@ -9,6 +9,7 @@ border's gradient added back onto the entries it copied.
 """
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
@@ -81,15 +82,30 @@ def _pad_dim(x: Tensor, dim: int, before: int, after: int, mode: str) -> Tensor:
     return cat([p for p, k in ((left, b), (middle, 1), (right, a)) if k], dim)
 
 
+def _index(v: Any) -> int | None:
+    """An integer argument (a size, a pad): v if an int, the int of a NumPy integer or a
+    0-d integer tensor (anything with __index__, as PyTorch takes them), None for anything
+    else, bools included."""
+    if isinstance(v, int):
+        return None if isinstance(v, bool) else v
+    if not hasattr(type(v), "__index__") or (isinstance(v, _C.Tensor) and v.dtype == _C.bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:  # np.bool_, a float tensor
+        return None
+
+
 def _pad_pairs(pad: Any, input: Tensor, where: str) -> tuple:
     """pad (a tuple or list of an even number of ints, last dimension first) as
     ((before, after), ...) pairs, checked against input's dimensions."""
     if not isinstance(pad, (tuple, list)):
         raise TypeError(f"{where}: pad must be a tuple of ints, got {type(pad).__name__}")
     for k, v in enumerate(pad):
-        if isinstance(v, bool) or not isinstance(v, int):
+        if _index(v) is None:
             raise TypeError(f"{where}: pad must be a tuple of ints, but found element of type "
                             f"{type(v).__name__} at pos {k}")
+    pad = [_index(v) for v in pad]
     if len(pad) % 2:
         raise _Invalid(f"{where}: Padding length must be divisible by 2, got pad="
                        f"{tuple(pad)} (input of shape {tuple(input.shape)} on {input.device})")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import _C
 from . import functional as F
 from ._functional_activation_more import _softmax_dim
+from ._functional_pad import _index
 from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
@@ -60,8 +61,8 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
-        for name, v in (("in_features", in_features), ("out_features", out_features)):
-            _check_features(name, v)
+        in_features = _check_features("in_features", in_features)
+        out_features = _check_features("out_features", out_features)
         self.in_features = in_features
         self.out_features = out_features
         dtype = _C._get_default_dtype() if dtype is None else dtype
@@ -87,11 +88,14 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
-def _check_features(name: str, v: Any) -> None:
-    if isinstance(v, bool) or not isinstance(v, int):
+def _check_features(name: str, v: Any) -> int:
+    """v as an int (a NumPy integer too, as PyTorch takes it), checked."""
+    n = _index(v)
+    if n is None:
         raise TypeError(f"Linear: {name} must be an int, got {type(v).__name__}")
-    if v < 0:
-        raise ValueError(f"Linear: {name} must be >= 0, got {v}")
+    if n < 0:
+        raise ValueError(f"Linear: {name} must be >= 0, got {n}")
+    return n
 
 
 def _draw_linear(weight: Tensor, bias: Tensor | None, in_features: int) -> None:
@@ -147,7 +151,7 @@ class LazyLinear(Linear):
     def __init__(self, out_features: int, bias: bool = True,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         Module.__init__(self)
-        _check_features("out_features", out_features)
+        out_features = _check_features("out_features", out_features)
         self.in_features = 0
         self.out_features = out_features
         self.weight = UninitializedParameter(device=device, dtype=dtype)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._functional_pad import pad
+from ._functional_pad import _index, pad
 from .module import Module
 
 if TYPE_CHECKING:
@@ -21,12 +21,12 @@ def _padding(padding: Any, nd: int, where: str) -> tuple:
     2 * nd ints."""
     if isinstance(padding, bool):
         raise TypeError(f"{where}: padding must be an int or a tuple of {2 * nd} ints, got bool")
-    if isinstance(padding, int):
-        return (padding,) * (2 * nd)
-    if not isinstance(padding, (tuple, list)) or any(
-            isinstance(v, bool) or not isinstance(v, int) for v in padding):
+    if _index(padding) is not None:  # an int, a NumPy integer
+        return (_index(padding),) * (2 * nd)
+    if not isinstance(padding, (tuple, list)) or any(_index(v) is None for v in padding):
         raise TypeError(f"{where}: padding must be an int or a tuple of {2 * nd} ints, got "
                         f"{padding!r}")
+    padding = [_index(v) for v in padding]
     if len(padding) != 2 * nd:
         raise ValueError(f"{where}: padding must be an int or a tuple of {2 * nd} ints "
                          f"({_SIDES[nd - 1]}), got "
