@@ -380,3 +380,22 @@ def test_likes_take_memory_formats(device):
             _like(name, x[0], memory_format=pdt.channels_last)
         with pytest.raises(TypeError, match="memory_format must be a pydevtensor.memory_format"):
             _like(name, x, memory_format="rows")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", list(SHAPES))
+def test_leaf_grads_take_the_leafs_layout(device, layout):
+    """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides (a
+    transposed weight's grad is transposed), whatever layout the gradient arrived in; it
+    stays so as later backwards add into it.  Values against NumPy."""
+    a, b, ta, tb = pair(device, layout)
+    if not ta.is_contiguous() and dense_strides_like(a) != ta.stride():
+        pytest.skip("a leaf with gaps (sliced) has no dense layout to keep")
+    w = ta.detach().requires_grad_()
+    for k in (1, 2):
+        (w * tb.contiguous()).sum().backward()  # the gradient arrives row-major
+        assert w.grad.stride() == w.stride()
+        check(w.grad, k * b)
+    e = pdt.ones(3, 1, device=device).expand(3, 4).detach().requires_grad_()
+    (e * 2).sum().backward()
+    assert e.grad.is_contiguous()  # an overlapping leaf: no layout to keep

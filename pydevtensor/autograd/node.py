@@ -315,15 +315,32 @@ class AccumulateGrad(Node):
         elif old is None:
             # Adopt the engine's buffer when nothing else can see its storage; copy it
             # otherwise (a gradient passed through unchanged to two leaves, or the
-            # user's own gradient tensor).
+            # user's own gradient tensor).  A dense leaf's grad takes the leaf's strides
+            # (PyTorch's gradient layout contract: a transposed weight's grad is
+            # transposed too, so an optimizer step runs in memory order)
+            if g.stride() != leaf.stride() and not _same_layout(g, leaf):
+                laid = _C.empty_like(leaf, dtype=g.dtype)
+                if _same_layout(laid, leaf):  # leaf dense, without overlaps
+                    laid.copy_(g)
+                    leaf.grad = laid
+                    return self._after(leaf)
             leaf.grad = g if fresh else g.clone()
         else:
             old.add_(g)
+        self._after(leaf)
+
+    @staticmethod
+    def _after(leaf):
         # Tensor.register_post_accumulate_grad_hook (DistributedDataParallel's buckets)
         hooks = post_accumulate_hooks(leaf)
         if hooks:
             for hook in tuple(hooks.values()):
                 hook(leaf)
+
+
+def _same_layout(a, b):
+    """a and b (one shape) laid out alike: equal strides in the dims of size past 1."""
+    return all(n < 2 or sa == sb for n, sa, sb in zip(a.shape, a.stride(), b.stride()))
 
 
 def accumulator(leaf):
