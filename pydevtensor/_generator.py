@@ -17,6 +17,7 @@ from . import _C
 __all__ = ["Generator", "default_generator"]
 
 _STATE_BYTES = 16
+_CPU = _C.device("cpu")
 _U64 = 1 << 64
 
 
@@ -93,6 +94,16 @@ class Generator(_C._Generator):
     device : str or pydevtensor.device, optional
         The device it is meant for (default ``"cpu"``), reported by ``.device``.
 
+    Raises
+    ------
+    pydevtensor.DeviceError
+        The device does not exist here (``"cuda"`` without a GPU).
+
+    Notes
+    -----
+    ``copy.deepcopy`` and ``pickle`` give a generator on the same device in the same
+    state, which then draws the same numbers as the original.
+
     Examples
     --------
     >>> g = pydevtensor.Generator().manual_seed(42)
@@ -106,6 +117,19 @@ class Generator(_C._Generator):
 
     def __init__(self, device="cpu"):
         self._device = _C.device(device)
+        if self._device == _CPU:  # always there (checking it would start the runtime)
+            return
+        try:  # a device that does not exist here is refused, as for a tensor (PyTorch too)
+            self._device = _C._check_device(self._device)
+        except _C.DeviceError as e:
+            raise _C.DeviceError(f"Generator(): {e}") from None
+
+    def __reduce__(self):
+        # copy.deepcopy and pickle: a generator on the same device in the same state
+        return type(self), (str(self._device),), self._get_state()
+
+    def __setstate__(self, state):
+        self._set_state(*state)
 
     @property
     def device(self):

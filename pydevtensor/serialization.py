@@ -22,6 +22,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _C
+from ._serialization_stream import WriteOnly, archive_at
 
 __all__ = ["save", "load", "FormatError"]
 
@@ -39,7 +40,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     as given: no '.npz' is appended.  A path is written atomically: to a temporary
     file in the same folder, flushed, fsynced and renamed over f, so a failure or a
     crash midway leaves the old file as it was (and no temporary file, except after
-    kill -9 or a power cut: ``.NAME.*.tmp`` beside it).
+    kill -9 or a power cut: ``.NAME.*.tmp`` beside it).  A binary file is written
+    front to back from its position, never seeking back, so a file opened in append
+    mode, a pipe, or a stream already holding data (another save's) gets a whole
+    archive; load() reads such archives one after another.
 
     A tensor that appears in several places (the same object) is written once and
     comes back as one object; tensors that share a storage (a tensor and its views)
@@ -120,7 +124,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     if isinstance(f, (str, os.PathLike)):
         _write_atomically(os.fspath(f), lambda fh: _write_npz(fh, arrays))
     else:
-        _write_npz(f, arrays)
+        _write_npz(WriteOnly(f), arrays)  # front to back: see _serialization_stream.py
 
 
 def _write_npz(fh, arrays):
@@ -173,14 +177,6 @@ def _umask():
     return umask
 
 
-class _WriteOnly:
-    """A file seen as a stream: zipfile then writes its members one after another with
-    their sizes after them, instead of seeking back (APPNOTE 4.3.9)."""
-
-    def __init__(self, fh):
-        self.write, self.flush = fh.write, fh.flush
-
-
 def _write_atomically(path, write):
     """Calls write(fh) on a temporary file in path's folder, flushes and fsyncs it, then
     renames it over path (and fsyncs the folder): a crash or kill -9 at any moment leaves
@@ -203,7 +199,7 @@ def _write_atomically(path, write):
             raise IsADirectoryError(errno.EISDIR, "save(): the path is a folder", path)
         if not stat.S_ISREG(st.st_mode):
             with open(path, "wb") as fh:
-                write(_WriteOnly(fh))  # /dev/null tells 0 after any write: no offsets
+                write(WriteOnly(fh))  # /dev/null tells 0 after any write: no offsets
             return
         mode = st.st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
@@ -464,16 +460,18 @@ def _v3_problem(entries, storages, array_names):
 
 
 def _parse(fh, json):
-    """(zip, members, (kind, tree or None, array names, entries), [(name, entry, shape,
-    fortran, np dtype, pdt dtype, header bytes)] of the tensors and shared storages
-    stored) from an open file, reading only headers."""
+    """(zip, the position after it, members, (kind, tree or None, array names, entries),
+    [(name, entry, shape, fortran, np dtype, pdt dtype, header bytes)] of the tensors and
+    shared storages stored) from an open file's position on, reading only headers."""
     import zipfile
     start = fh.read(len(_NPY_MAGIC))
     if start == _NPY_MAGIC:
         raise FormatError("is a single NumPy array, not a pydevtensor file")
     fh.seek(-len(start), 1)
     try:
-        zf = zipfile.ZipFile(fh)
+        zf, end = archive_at(fh, FormatError)
+    except FormatError:
+        raise
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
         if isinstance(e, OSError) and e.errno is not None:
             raise
@@ -526,7 +524,7 @@ def _parse(fh, json):
                               f"{nbytes} bytes, but its member holds "
                               f"{info.file_size - used} bytes of data")
         specs.append((name, e, shape, fortran, dtype, pdtype, used, nbytes))
-    return zf, members, (kind, structure, array_names, entries), specs
+    return zf, end, members, (kind, structure, array_names, entries), specs
 
 
 def _check_limits(label, specs, targets):
@@ -604,7 +602,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     - FileNotFoundError, PermissionError and other OSErrors as open() raises them.
 
     Only headers are read before the sizes are checked, and each tensor is then read
-    once, straight into its storage.
+    once, straight into its storage.  From a binary file, the archive that starts at
+    its position is read (further save() calls may have written others after it), and
+    the file is left just after it; a position inside an archive is a FormatError.
 
     Parameters
     ----------
@@ -665,7 +665,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     fh = open(f, "rb") if own else f
     try:
         try:
-            zf, members, (kind, structure, array_names, entries), specs = _parse(fh, json)
+            zf, end, members, (kind, structure, array_names, entries), specs = _parse(
+                fh, json)
         except Exception as e:
             if isinstance(e, FormatError):
                 raise _reworded(label, e) from None
@@ -700,6 +701,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 read[spec[0]] = t if mapper is None else _mapped(t, spec[1]["device"], mapper)
             out = _with_views(label, read, entries)
             arrays = {name: _read_array(label, zf, members, name) for name in array_names}
+        fh.seek(end)  # just after the archive: the next one on the stream reads next
     finally:
         if own:
             fh.close()

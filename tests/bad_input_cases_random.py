@@ -22,6 +22,8 @@ RANDOM_CASES = [
       r"Generator.manual_seed\(\): seed must be an int, got str"),
     C("Generator-device-bad", "pdt.Generator('xpu')", "ValueError",
       r"invalid device string 'xpu'"),
+    C("Generator-device-missing", "pdt.Generator('cuda:63')", "pydevtensor.DeviceError",
+      r"Generator\(\): cuda:63 unknown device"),
     C("rand-generator-int", "pdt.rand(2, generator=3)", "TypeError",
       r"rand\(\): generator must be a pydevtensor.Generator or None, got int"),
     C("randint-generator-str", "pdt.randint(5, (2,), generator='g')", "TypeError",

@@ -613,8 +613,8 @@ TRAINING_CASES = [
     C("DataLoader-batch-float", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), 2.5)",
       "TypeError", r"DataLoader\(\): batch_size must be an int, got float"),
     C("DataLoader-not-a-dataset", "pdt.utils.data.DataLoader(3)", "TypeError",
-      r"dataset must have __getitem__ and __len__ \(a Dataset\), or be an IterableDataset; "
-      r"got int"),
+      r"dataset must have __getitem__ and __len__ \(a Dataset; __getitem__ alone with a "
+      r"sampler or batch_sampler\), or be an IterableDataset; got int"),
     C("DataLoader-generator", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), "
       "generator=object())", "TypeError",
       r"generator must be a pydevtensor.Generator or None, got object"),

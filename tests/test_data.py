@@ -355,3 +355,67 @@ def test_default_collate_keeps_a_defaultdict():
     assert type(out) is collections.defaultdict and out.default_factory is list
     assert out["a"].tolist() == [1, 1] and out["b"].tolist() == [2.5, 2.5]
     assert sample["a"] == 1  # the sample itself is untouched
+
+
+class _Batched(data.Dataset):
+    """A dataset that reads a batch at once: its samples are -i there, i one by one."""
+
+    def __init__(self, n=5):
+        self.n, self.calls = n, []
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return i
+
+    def __getitems__(self, indices):
+        self.calls.append(list(indices))
+        return [-i for i in indices]
+
+
+def test_a_datasets_getitems_reads_each_batch_at_once():
+    """PyTorch's fetcher calls __getitems__(indices) once per batch (then collate_fn);
+    it was ignored.  Subset passes it on to its dataset's, else reads one by one."""
+    ds = _Batched()
+    assert [b.tolist() for b in data.DataLoader(ds, batch_size=2)] == [[0, -1], [-2, -3], [-4]]
+    assert ds.calls == [[0, 1], [2, 3], [4]]
+    seen = []
+    loader = data.DataLoader(ds, batch_sampler=[[4, 1]], collate_fn=lambda s: seen.append(s))
+    list(loader)
+    assert seen == [[-4, -1]]
+    assert list(data.DataLoader(ds, batch_size=None)) == [0, 1, 2, 3, 4]  # no batches
+    sub = data.Subset(ds, [4, 2, 3])
+    assert [b.tolist() for b in data.DataLoader(sub, batch_size=2)] == [[-4, -2], [-3]]
+    assert ds.calls[-2:] == [[4, 2], [3]]
+    plain = data.Subset([10, 20, 30], [2, 0, 1])
+    assert plain.__getitems__([1, 2]) == [10, 20]
+    assert [b.tolist() for b in data.DataLoader(plain, batch_size=3)] == [[30, 10, 20]]
+
+
+def test_a_dataset_without_len_is_taken_with_a_sampler():
+    class NoLen(data.Dataset):
+        def __getitem__(self, i):
+            return i * 10
+
+    loader = data.DataLoader(NoLen(), sampler=[2, 0, 1], batch_size=2)
+    assert [b.tolist() for b in loader] == [[20, 0], [10]] and len(loader) == 2
+    loader = data.DataLoader(NoLen(), batch_sampler=[[3], [1, 0]])
+    assert [b.tolist() for b in loader] == [[30], [10, 0]] and len(loader) == 2
+    with pytest.raises(TypeError):
+        len(data.DataLoader(NoLen(), sampler=iter([1, 2])))  # as PyTorch: only when asked
+    with pytest.raises(TypeError, match=r"__getitem__ alone with a sampler or batch_sampler"):
+        data.DataLoader(NoLen())  # the samplers made here need len()
+
+
+def test_batches_of_a_non_contiguous_dataset_are_contiguous(dev):
+    """PyTorch's batches are stacked samples, contiguous; slices of a transposed tensor
+    were cloned with its strides, and .view(-1) of them failed."""
+    x = pdt.tensor(X, device=dev).t().contiguous().t()  # X's values, column-major
+    assert not x.is_contiguous()
+    for shuffle in (False, True):
+        for xb, in data.DataLoader(data.TensorDataset(x), batch_size=4, shuffle=shuffle):
+            assert xb.is_contiguous() and xb.stride() == (F, 1)
+            assert xb.view(-1).shape == (xb.shape[0] * F,)
+    xb, = next(iter(data.DataLoader(data.TensorDataset(x), batch_size=4)))
+    np.testing.assert_array_equal(xb.cpu().numpy(), X[:4])

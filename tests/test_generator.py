@@ -139,7 +139,12 @@ def test_a_generator_starts_at_pytorchs_default_seed():
     g = pdt.Generator()
     assert g.initial_seed() == 67280421310721
     assert g.device == pdt.device("cpu")
-    assert pdt.Generator("cuda").device == pdt.device("cuda")
+    for dev in ("cuda", "cuda:0"):
+        if pdt.cuda.is_available():
+            assert pdt.Generator(dev).device == pdt.device("cuda:0")
+        else:  # a device that does not exist is refused, as for a tensor (PyTorch's too)
+            with pytest.raises(pdt.DeviceError, match=r"Generator\(\): cuda:0 unknown device"):
+                pdt.Generator(dev)
     assert g.get_state().tolist() == list((67280421310721).to_bytes(8, "little")) + [0] * 8
     assert isinstance(g, pdt.Generator) and isinstance(pdt.default_generator, pdt.Generator)
 
@@ -228,3 +233,22 @@ def test_dataloader_and_random_split_take_a_generator(device):
         data.DataLoader(ds, generator=1)
     with pytest.raises(TypeError, match=r"random_split\(\): generator must be"):
         data.random_split(ds, [10, 10], generator="g")
+
+
+def test_a_generator_is_copied_and_pickled_in_its_state(device):
+    """copy.deepcopy and pickle failed (TypeError); PyTorch's keep device and state."""
+    import copy
+    import pickle
+    g = pdt.Generator(device).manual_seed(5)
+    pdt.rand(3, generator=g)
+    for twin in (copy.deepcopy(g), copy.copy(g), pickle.loads(pickle.dumps(g))):
+        assert type(twin) is pdt.Generator and twin is not g
+        assert twin.device == g.device and twin.initial_seed() == 5
+        assert twin.get_state().tolist() == g.get_state().tolist()
+        a = pdt.rand(4, device=device, generator=twin)
+        b = pdt.rand(4, device=device, generator=copy.deepcopy(g))
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+    assert twin.get_state().tolist() != g.get_state().tolist()  # a stream of its own
+    state = pdt.get_rng_state().tolist()
+    copy.deepcopy(pdt.default_generator).manual_seed(0)  # a new one: the default untouched
+    assert pdt.get_rng_state().tolist() == state

@@ -122,6 +122,30 @@ class Subset(Dataset):
             return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
 
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """The samples at indices, as a list: the dataset's own ``__getitems__`` when it
+        has one (a DataLoader's batch is then read at once), else one by one.
+
+        Parameters
+        ----------
+        indices : list of int
+            Indices into the subset.
+
+        Returns
+        -------
+        list
+
+        Examples
+        --------
+        >>> from pydevtensor.utils import data
+        >>> data.Subset([10, 20, 30], [2, 0]).__getitems__([1, 0])
+        [10, 30]
+        """
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if callable(getitems):
+            return getitems([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
     def __len__(self) -> int:
         return len(self.indices)
 

@@ -3,14 +3,15 @@
 A TensorDataset read in plain order or with shuffle=True (no sampler given, no
 collate_fn) is batched by indexing its tensors once per batch (a slice, or a slice of
 one permutation when shuffling) rather than by stacking samples one by one; the batches
-are new tensors (not views of the dataset) on the dataset tensors' own devices, so
-nothing is copied between devices.  The permutation is ``randperm``'s, drawn on the
-first tensor's device (the same on every device for one ``manual_seed``), and copied
-once per epoch to any other device the dataset's tensors are on.  (On a GPU, indexing
+are new contiguous tensors (not views of the dataset) on the dataset tensors' own
+devices, so nothing is copied between devices.  The permutation is ``randperm``'s, drawn
+on the first tensor's device (the same on every device for one ``manual_seed``), and
+copied once per epoch to any other device the dataset's tensors are on.  (On a GPU, indexing
 a shuffled batch reads its index's min and max to the host, 16 bytes: the indexing
 op's bounds check; batches in order are slices and read nothing.)  Other datasets, and
 any loader given a sampler or batch_sampler, read sample by sample through the
-sampler's indices and collate_fn (``default_collate``).
+sampler's indices (a batch's indices at once where the dataset has ``__getitems__``)
+and collate_fn (``default_collate``).
 
 Loading happens in the calling process: ``num_workers`` and the worker options
 (``worker_init_fn``, ``persistent_workers``, ``prefetch_factor``, ``timeout``,
@@ -27,6 +28,7 @@ from typing import Any
 from ... import _C
 from ... import cuda as _cuda
 from ..._generator import Generator
+from ..._memory_format import contiguous_format
 from ..._ops_shortcuts import randperm as _randperm
 from ._collate import default_collate, default_convert
 from ._dataset import IterableDataset, TensorDataset
@@ -112,7 +114,10 @@ class DataLoader:
     Parameters
     ----------
     dataset : Dataset or IterableDataset
-        Any object with ``__getitem__`` and ``__len__``, or an IterableDataset.
+        Any object with ``__getitem__`` and ``__len__`` (``__len__`` may be missing when
+        a sampler or batch_sampler is given), or an IterableDataset.  A dataset with
+        ``__getitems__(indices)`` gets each batch's indices at once (it returns the
+        list of samples that collate_fn joins), as in PyTorch.
     batch_size : int or None, optional
         Samples per batch (default 1); None yields the samples one by one.
     shuffle : bool, optional
@@ -145,7 +150,8 @@ class DataLoader:
     Raises
     ------
     TypeError
-        When dataset has no ``__getitem__`` or ``__len__``, or batch_size is not an int.
+        When dataset has no ``__getitem__``, or no ``__len__`` and no sampler or
+        batch_sampler, or batch_size is not an int.
     ValueError
         When batch_size < 1, num_workers < 0, or the options conflict as in PyTorch
         (sampler with shuffle; batch_sampler with batch_size, shuffle, sampler or
@@ -180,10 +186,12 @@ class DataLoader:
                  pin_memory_device: str = "") -> None:
         where = "DataLoader()"
         iterable = isinstance(dataset, IterableDataset)
-        if not iterable and not (hasattr(dataset, "__getitem__")
-                                 and hasattr(dataset, "__len__")):
-            raise TypeError(f"{where}: dataset must have __getitem__ and __len__ (a Dataset), "
-                            f"or be an IterableDataset; got {type(dataset).__name__}")
+        # __len__ is needed only for the samplers made here (as PyTorch's need it)
+        sized = hasattr(dataset, "__len__") or sampler is not None or batch_sampler is not None
+        if not iterable and not (hasattr(dataset, "__getitem__") and sized):
+            raise TypeError(f"{where}: dataset must have __getitem__ and __len__ (a Dataset; "
+                            f"__getitem__ alone with a sampler or batch_sampler), or be an "
+                            f"IterableDataset; got {type(dataset).__name__}")
         _check_worker_options(where, num_workers, timeout, prefetch_factor,
                               persistent_workers, multiprocessing_context, worker_init_fn)
         if iterable:
@@ -299,8 +307,9 @@ class DataLoader:
         for start, stop in self._bounds(n):
             if self.shuffle:
                 yield [t[orders[t.device][start:stop]] for t in tensors]
-            else:
-                yield [t[start:stop].clone() for t in tensors]
+            else:  # contiguous, as the stacked samples of PyTorch's batches are
+                yield [t[start:stop].clone(memory_format=contiguous_format)
+                       for t in tensors]
 
     def _convert(self, sample):
         return self.collate_fn(sample) if self.collate_fn is not None else \
@@ -312,8 +321,11 @@ class DataLoader:
                 yield self._convert(self.dataset[i])
             return
         collate = self.collate_fn if self.collate_fn is not None else default_collate
+        getitems = getattr(self.dataset, "__getitems__", None)
         for indices in self.batch_sampler:
-            yield collate([self.dataset[i] for i in indices])
+            # a dataset's __getitems__ reads a batch at once, as PyTorch's fetcher calls it
+            yield collate(getitems(indices) if getitems else
+                          [self.dataset[i] for i in indices])
 
     def _stream_batches(self):
         if self.batch_size is None:
