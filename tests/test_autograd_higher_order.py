@@ -173,14 +173,15 @@ def test_functional_bad_input():
 
 
 def test_nodes_without_double_backward_raise_naming_themselves(device):
-    cell = pdt.nn.LSTMCell(3, 2).to(device).double()
-    x = pdt.ones(1, 3, dtype=pdt.float64, device=device, requires_grad=True)
-    h, c = cell(x)
-    (g,) = autograd.grad(h.sum(), x, create_graph=True)
-    assert_close(g, autograd.grad(cell(x)[0].sum(), x)[0].cpu().numpy(), "float64")
-    if h.grad_fn.name() != "LstmCellBackward0" and "Lstm" not in repr(h.grad_fn.next_functions):
-        pytest.skip("this LSTMCell is not the fused cell")
-    with pytest.raises(RuntimeError, match="does not support double backward"):
+    """scatter_reduce('prod')'s backward is not differentiable (@once_differentiable_node):
+    its gradient is right, and differentiating it raises naming the node."""
+    x = pdt.tensor([2.0, 3.0, 4.0], dtype=pdt.float64, device=device, requires_grad=True)
+    index = pdt.tensor([0, 0, 0], device=device)
+    src = pdt.zeros(1, dtype=pdt.float64, device=device).fill_(1.0)
+    (g,) = autograd.grad(src.scatter_reduce(0, index, x, "prod").sum(), x, create_graph=True)
+    assert_close(g, np.array([12.0, 8.0, 6.0]), "float64")
+    with pytest.raises(RuntimeError, match="ScatterProdBackward0 does not support double "
+                                           "backward"):
         g.sum().backward()
 
 

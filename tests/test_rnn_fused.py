@@ -172,7 +172,8 @@ def _unfused(monkeypatch):
 def _close_grads(got, want, dtype):
     atol, rtol = TOL[dtype]
     for a, b in zip(got, want):
-        np.testing.assert_allclose(a.cpu().numpy(), b.cpu().numpy(), atol=atol, rtol=rtol)
+        np.testing.assert_allclose(a.detach().cpu().numpy(), b.cpu().numpy(), atol=atol,
+                                   rtol=rtol)
 
 
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
@@ -371,3 +372,85 @@ def test_gru_gate_gradients_are_written_into_one_buffer(device):
     out.backward(g)
     for a, b in zip(first, m.parameters()):
         assert np.array_equal(a.cpu().numpy(), b.grad.cpu().numpy())
+
+
+# ---- double backward (Note [the fused cells' double backward])
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_cells_second_and_third_derivatives(device, mode):
+    """The cells' gradients taken with create_graph=True are the kernels' (float64,
+    within 1e-15) and differentiable twice more: gradgradcheck of the cell, and of
+    its gradient (third derivatives), against central differences.  They raised
+    'LstmCellBackward0 does not support double backward'."""
+    ig, hg, s, _, _ = _arrays(mode, B=2, H=3, seed=7)
+    args = [_t(a, device, pdt.float64).requires_grad_() for a in (ig, hg, s)]
+    fn = _cell_fn(mode)
+    r = _t(np.random.default_rng(8).standard_normal(tuple(fn(*args).shape)), device,
+           pdt.float64)
+    got = autograd.grad((fn(*args) * r).sum(), args, create_graph=True)
+    want = autograd.grad((fn(*args) * r).sum(), args)
+    _close_grads(got, want, "float64")
+    assert all(g.requires_grad for g in got)
+    assert autograd.gradgradcheck(fn, args)
+
+    def first(*a):
+        return pdt.cat(autograd.grad((fn(*a) * r).sum(), a, create_graph=True), 1)
+    assert autograd.gradgradcheck(first, args)
+    if mode == "LSTM":  # one output's gradient missing
+        for k in (0, 1):
+            assert autograd.gradgradcheck(lambda *a: _fused_rnn.lstm_cell(*a)[k], args)
+
+
+def _second_order(module, mode, x, h0, r, wrt):
+    """The gradient of a loss of module(x, h0) with respect to wrt (x, h0 and
+    weights), with create_graph=True."""
+    state = (h0, h0 * 0.5) if mode == "LSTM" else h0
+    out = module(x, state)
+    y = out[0] if isinstance(out, tuple) else out
+    return autograd.grad((y * r).sum() + (y * y).sum() * 0.1, wrt, create_graph=True)
+
+
+@pytest.mark.parametrize("mode,cell,layers,bidirectional", [
+    ("LSTM", True, 1, False), ("GRU", True, 1, False), ("LSTM", False, 1, False),
+    ("GRU", False, 1, False), ("LSTM", False, 2, True), ("GRU", False, 2, True)])
+def test_layers_double_backward(device, mode, cell, layers, bidirectional, monkeypatch):
+    """nn.LSTM, nn.GRU and their cells, float64: the gradient with respect to x, h0
+    and every weight of a projection of the first gradient (of x, h0 and W_hh) is
+    its central difference along random directions (rtol 1e-6), and the
+    composition's (within TOL)."""
+    rng = np.random.default_rng(9)
+    pdt.manual_seed(1)
+    D = 2 if bidirectional else 1
+    m = (getattr(nn, mode + "Cell")(3, 4) if cell else
+         getattr(nn, mode)(3, 4, num_layers=layers, bidirectional=bidirectional))
+    m = m.to(device).double()
+    x = _t(rng.standard_normal((2, 3) if cell else (5, 2, 3)), device, pdt.float64)
+    h0 = _t(rng.standard_normal((2, 4) if cell else (layers * D, 2, 4)), device,
+            pdt.float64)
+    x.requires_grad_()
+    h0.requires_grad_()
+    w = m.weight_hh if cell else m.weight_hh_l0
+    r = _t(rng.standard_normal((2, 4) if cell else (5, 2, 4 * D)), device, pdt.float64)
+    wrt = [x, h0, w]
+    proj = [_t(rng.standard_normal(tuple(t.shape)), device, pdt.float64) for t in wrt]
+
+    def penalty():
+        return sum((g * p).sum() for g, p in zip(_second_order(m, mode, x, h0, r, wrt),
+                                                 proj))
+    params = [x, h0] + list(m.parameters())
+    second = autograd.grad(penalty(), params)
+    eps = 1e-5
+    at = [next(k for k, p in enumerate(params) if p is t) for t in wrt]
+    for t, s in zip(wrt, [second[k] for k in at]):
+        v = _t(rng.standard_normal(tuple(t.shape)), device, pdt.float64)
+        values = []
+        for step in (eps, -2 * eps, eps):
+            with pdt.no_grad():
+                t.add_(v * step)
+            values.append(penalty().item())
+        want = (values[0] - values[1]) / (2 * eps)
+        assert abs((s * v).sum().item() - want) <= 1e-6 * (1 + abs(want))
+    with monkeypatch.context() as mp:
+        _unfused(mp)
+        second0 = autograd.grad(penalty(), params)
+    _close_grads(second, second0, "float64")

@@ -431,7 +431,7 @@ def delay_error(result, edges, msg):
 
 def once_differentiable_node(cls):
     """Class decorator for a Node whose backward calls kernels with no derivative of
-    their own (fused RNN cells...): with grad mode on (create_graph=True) it runs
+    their own (scatter_reduce 'prod'...): with grad mode on (create_graph=True) it runs
     with grad mode off, and its gradients carry a node that raises, naming cls,
     when they are differentiated (Note [higher-order gradients] in engine.py)."""
     inner = cls.apply

@@ -101,7 +101,7 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
         # is its own (and holds nothing for a first step that may have no node)
         collect = is_grad_enabled() and (w_hh.requires_grad or (
             b_hh is not None and b_hh.requires_grad))
-        collected = StepGradients(len(steps), mode == "GRU") if collect else None
+        collected = StepGradients(len(steps), mode == "GRU", w_hh) if collect else None
         w_d, b_d = w_hh.detach(), None if b_hh is None else b_hh.detach()
         for t, xt in enumerate(reversed(steps) if reverse else steps):
             first = t == 0 or not collect
