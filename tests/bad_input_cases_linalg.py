@@ -2,7 +2,7 @@
 (pydevtensor/_linalg_solve.py): solve, inv, det, slogdet, cholesky, their _ex forms,
 inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
-matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py).
+matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py) and matrix_exp.
 tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py
 runs them."""
 from bad_input_cases import C
@@ -140,4 +140,7 @@ LINALG_CASES = [
     C("lu_unpack-pivots-shape", "pdt.lu_unpack(pdt.eye(3), pdt.ones(2, dtype=pdt.int32))",
       "RuntimeError", r"lu_unpack: pivots of shape \(2,\) do not fit LU of shape \(3, 3\): "
       r"expected \(3,\) \(on cpu\)"),
+    C("linalg.matrix_exp-not-square", "pdt.linalg.matrix_exp(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.matrix_exp: A must be batches of square matrices, but they are 2 by 3 "
+      r"matrices \(shape \(2, 3\), on cpu\)"),
 ]
