@@ -2,9 +2,9 @@
 (pydevtensor/_linalg_solve.py): solve, inv, det, slogdet, cholesky, their _ex forms,
 inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
-matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py) and matrix_exp.
-tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py
-runs them."""
+matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), matrix_exp,
+vander and cholesky_inverse.  tests/bad_input_cases.py (where Case is) adds them to
+CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 LAE = "pydevtensor.linalg.LinAlgError"
@@ -143,4 +143,8 @@ LINALG_CASES = [
     C("linalg.matrix_exp-not-square", "pdt.linalg.matrix_exp(pdt.ones(2, 3))", "RuntimeError",
       r"linalg\.matrix_exp: A must be batches of square matrices, but they are 2 by 3 "
       r"matrices \(shape \(2, 3\), on cpu\)"),
+    C("linalg.vander-N", "pdt.linalg.vander(pdt.ones(3), N=1)", "RuntimeError",
+      r"linalg\.vander: N must be greater than 1, got 1 \(x of shape \(3,\), on cpu\)"),
+    C("cholesky_inverse-1d", "pdt.cholesky_inverse(pdt.ones(3))", "RuntimeError",
+      r"cholesky_inverse: The input tensor A must have at least 2 dimensions"),
 ]
