@@ -93,6 +93,9 @@ from . import _ops_linalg_small, _ops_scatter
 from ._linalg_solve import (cholesky_solve, det, inverse, logdet,  # noqa: E402
                             torch_slogdet as slogdet)
 from ._linalg_decomp import torch_svd as svd  # noqa: E402
+from ._linalg_lu import lu_unpack  # noqa: E402
+from ._linalg_exp import matrix_exp  # noqa: E402
+from ._linalg_names import cholesky_inverse  # noqa: E402
 # everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
@@ -170,7 +173,8 @@ __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
 __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
-__all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet", "svd"]
+__all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
+            "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "polygamma", "poisson"]
 __all__ += _ops_trig.__all__

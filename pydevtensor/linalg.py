@@ -3,7 +3,9 @@ reductions so it runs on every device (and has their gradients); the matrix norm
 ord 2, -2 and 'nuc' come from svdvals (with its gradient).  The solvers (solve, inv,
 det, slogdet, cholesky and their ``_ex`` forms, LinAlgError) are in _linalg_solve.py;
 the decompositions (eigh, eigvalsh, svd, svdvals) in _linalg_decomp.py; matrix_rank,
-pinv and cond in _linalg_spectral.py."""
+pinv and cond in _linalg_spectral.py; lu, lu_factor, lu_factor_ex and lu_solve in
+_linalg_lu.py; matrix_exp in _linalg_exp.py; vander, diagonal and matmul in
+_linalg_names.py."""
 import math
 
 from . import _C
@@ -13,6 +15,9 @@ from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex
                             solve, solve_ex)
 from ._linalg_decomp import eigh, eigvalsh, qr, svd, svdvals
 from ._linalg_lstsq import lstsq
+from ._linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
+from ._linalg_exp import matrix_exp
+from ._linalg_names import diagonal, matmul, vander
 from ._linalg_more import solve_triangular, vecdot
 from ._linalg_spectral import cond, matrix_rank, pinv
 from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
@@ -246,8 +251,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh",
-           "inv", "inv_ex", "lstsq", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
-           "norm",
-           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
-           "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+           "svdvals", "vander", "vecdot", "vector_norm"]

@@ -2,8 +2,9 @@
 (pydevtensor/_linalg_solve.py): solve, inv, det, slogdet, cholesky, their _ex forms,
 inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
-matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq).  tests/bad_input_cases.py (where
-Case is) adds them to CASES; tests/test_bad_input.py runs them."""
+matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), matrix_exp,
+vander and cholesky_inverse.  tests/bad_input_cases.py (where Case is) adds them to
+CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 LAE = "pydevtensor.linalg.LinAlgError"
@@ -122,4 +123,28 @@ LINALG_CASES = [
       r"linalg\.lstsq: input\.dim\(\) must be greater or equal to other\.dim\(\)"),
     C("linalg.lstsq-half", "pdt.linalg.lstsq(pdt.ones(4, 3, dtype=pdt.float16), pdt.ones(4, 2))",
       "NotImplementedError", r"linalg\.lstsq: Low precision dtypes not supported. Got Half"),
+    C("linalg.lu_factor-singular", "pdt.linalg.lu_factor(pdt.zeros(2, 3, 3))", LAE,
+      r"linalg\.lu_factor: \(Batch element 0\): U\[0,0\] is zero and using it on lu_solve "
+      r"would result in a division by zero"),
+    C("linalg.lu-no-pivot", "pdt.linalg.lu(pdt.eye(2), pivot=False)", "RuntimeError",
+      r"linalg\.lu: LU without pivoting is not implemented on the CPU"),
+    C("linalg.lu_factor_ex-1d", "pdt.linalg.lu_factor_ex(pdt.ones(3))", "RuntimeError",
+      r"linalg\.lu_factor_ex: Expected tensor with 2 or more dimensions. Got size: \[3\]"),
+    C("linalg.lu_solve-pivots-dtype", "pdt.linalg.lu_solve(pdt.eye(2), pdt.ones(2, "
+      "dtype=pdt.int64), pdt.ones(2, 1))", "RuntimeError",
+      r"linalg\.lu_solve: pivots should be a Tensor of scalar type pydevtensor\.int32, got "
+      r"pydevtensor\.int64 \(on cpu\)"),
+    C("linalg.lu_solve-shapes", "pdt.linalg.lu_solve(pdt.eye(2), pdt.ones(2, dtype=pdt.int32), "
+      "pdt.ones(3, 1))", "RuntimeError", r"linalg\.lu_solve: Incompatible shapes of A and B "
+      r"for the equation AX = B: LU \(2, 2\), B \(3, 1\) \(on cpu\)"),
+    C("lu_unpack-pivots-shape", "pdt.lu_unpack(pdt.eye(3), pdt.ones(2, dtype=pdt.int32))",
+      "RuntimeError", r"lu_unpack: pivots of shape \(2,\) do not fit LU of shape \(3, 3\): "
+      r"expected \(3,\) \(on cpu\)"),
+    C("linalg.matrix_exp-not-square", "pdt.linalg.matrix_exp(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.matrix_exp: A must be batches of square matrices, but they are 2 by 3 "
+      r"matrices \(shape \(2, 3\), on cpu\)"),
+    C("linalg.vander-N", "pdt.linalg.vander(pdt.ones(3), N=1)", "RuntimeError",
+      r"linalg\.vander: N must be greater than 1, got 1 \(x of shape \(3,\), on cpu\)"),
+    C("cholesky_inverse-1d", "pdt.cholesky_inverse(pdt.ones(3))", "RuntimeError",
+      r"cholesky_inverse: The input tensor A must have at least 2 dimensions"),
 ]

@@ -17,6 +17,15 @@ a singular A raises LinAlgError in backward).
 With A = L L^T:   gA = sym(L^-T Phi(L^T gL) L^-1), Phi(M) = M's lower triangle with
 its diagonal halved, sym(S) = (S + S^T) / 2 (the gradient of a symmetric input;
 PyTorch's convention).  U = L^T with upper=True: gL = gU^T.
+
+Note [LU derivative]
+~~~~~~~~~~~~~~~~~~~~
+PyTorch's (linalg_lu_backward), with A = P L U (m, n), k = min(m, n).  Square:
+gA = P L^-T (tril_-1(L^T gL) + triu(gU U^T)) U^-T.  Wide (m < n, U = [U1 U2]):
+gA = P L^-T [tril_-1(L^T gL - triu(gU) U^T) U1^-T + triu(gU1), gU2].  Tall (m > n,
+L = [L1; L2]): gA = P [L1^-T triu(gU U^T - L^T tril_-1(gL)) + tril_-1(gL1); gL2] U^-T.
+lu_factor's gLU gives gL = gLU[..., :k] and gU = gLU[..., :k, :] (each formula reads
+only the triangle of them that L or U occupies).
 """
 from .. import _C
 from .derivatives import meta, reduce_grad
@@ -168,3 +177,75 @@ class LinalgCholeskyExBackward0(Node):
         T = _solve(L.mT, phi, "linalg.cholesky backward")  # L^-T Phi
         S = _solve(L.mT, T.mT, "linalg.cholesky backward").mT
         return 0.5 * (S + S.mT)
+
+
+def _lu_grad(P, L, U, gL, gU):
+    """gA of ``A = P L U`` (m, n), L (m, k), U (k, n), from gL and gU (either None),
+    PyTorch's formulas (Note [LU derivative]): U's leading k x k block and L's must
+    be nonsingular."""
+    from .._ops_join import cat
+    op = "linalg.lu backward"
+    m, n = L.shape[-2], U.shape[-1]
+    if m <= n:  # square or wide: L (m, m), U = [U1 U2], U1 (m, m)
+        M = _C.zeros_like(L)
+        if m == n:
+            if gL is not None:
+                M = M + (L.mT @ gL).tril(-1)
+            if gU is not None:
+                M = M + (gU @ U.mT).triu()
+        else:
+            if gL is not None:
+                M = M + L.mT @ gL
+            if gU is not None:
+                M = M - gU.triu() @ U.mT
+            M = M.tril(-1)
+        G = _solve(U[..., :m], M.mT, op).mT  # M U1^-T
+        if m < n:
+            G = cat([G + gU[..., :m].triu(), gU[..., m:]] if gU is not None else
+                    [G, _C.zeros_like(U[..., m:])], -1)
+        return P @ _solve(L.mT, G, op)
+    # tall: L = [L1; L2], L1 (n, n), U (n, n)
+    M = _C.zeros_like(U)
+    if gU is not None:
+        M = M + gU @ U.mT
+    if gL is not None:
+        M = M - L.mT @ gL.tril(-1)
+    G = _solve(L[..., :n, :].mT, M.triu(), op)
+    G = cat([G + gL[..., :n, :].tril(-1), gL[..., n:, :]] if gL is not None else
+            [G, _C.zeros_like(L[..., n:, :])], -2)
+    return P @ _solve(U, G.mT, op).mT  # G U^-T
+
+
+@derivative("linalg_lu")
+class LinalgLuBackward0(Node):
+    num_outputs = 3  # P (no gradient), L, U
+
+    def save(self, out, A, **kw):
+        self.save_tensors(*[t.detach() for t in out], outputs=(0, (1, 1), (2, 2)))
+        return (A,)
+
+    def apply(self, grads):
+        _, gL, gU = grads
+        if gL is None and gU is None:
+            return (None,)
+        return (_lu_grad(*self.saved_tensors, gL, gU),)
+
+
+@derivative("linalg_lu_factor", "linalg_lu_factor_ex")
+class LinalgLuFactorExBackward0(Node):
+    num_outputs = 3  # LU, pivots and info (integers: no gradient)
+
+    def save(self, out, A, **kw):
+        self.num_outputs = len(out)
+        self.save_tensors(out[0].detach(), out[1], outputs=(0,))
+        return (A,)
+
+    def apply(self, grads):
+        g = grads[0]
+        if g is None:
+            return (None,)
+        from .._linalg_lu import _unpack
+        LU, piv = self.saved_tensors
+        P, L, U = _unpack(LU, piv, True, True)
+        k = min(LU.shape[-2], LU.shape[-1])
+        return (_lu_grad(P, L, U, g[..., :k], g[..., :k, :]),)
