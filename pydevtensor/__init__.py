@@ -97,10 +97,11 @@ from ._linalg_decomp import torch_svd as svd  # noqa: E402
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
 from ._ops_diag import *  # noqa: F401,F403  (diagonal, diag, diag_embed, block_diag, ...)
+from ._ops_view_scatter import *  # noqa: F401,F403  (select_scatter, slice_scatter, ...)
 from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_cast)
 from ._repr import set_printoptions
 from ._default_dtype import get_default_dtype, set_default_dtype
-from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
+from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack, _ops_view_scatter
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._ops_strided import as_strided, put, trace
 from ._ops_products import inner, kron, tensordot, vander
@@ -163,6 +164,7 @@ __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions", "func"]
 __all__ += ["cdist", "dist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
+__all__ += _ops_view_scatter.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
             "preserve_format"]
