@@ -18,6 +18,11 @@ EVERYDAY3_CASES = [
     C("index_add-shape", "pdt.index_add(t, 0, pdt.tensor([0, 1]), pdt.ones(3, 3))",
       "RuntimeError", r"source must have shape \(2, 3\) \(self \(2, 3\) with len\(index\) = 2 "
       r"along dim 0\), got \(3, 3\) \(on cpu\)"),
+    C("index_reduce-sum", "pdt.index_reduce(t, 0, pdt.tensor([0]), pdt.ones(1, 3), 'sum')",
+      "RuntimeError", r"index_reduce\(\): Expected reduce to be one of prod, mean, amax or amin "
+      r"but got 'sum'"),
+    C("index_reduce-shape", "pdt.index_reduce(t, 0, pdt.tensor([0, 1]), pdt.ones(3, 3), 'prod')",
+      "RuntimeError", r"index_reduce\(\): source must have shape \(2, 3\)"),
     C("index_copy-out-of-range", "pdt.index_copy(t, 0, pdt.tensor([2]), pdt.ones(1, 3))",
       "IndexError", r"index_copy: index 2 is out of bounds for dimension 0 with size 2"),
     C("index_fill-matrix-value", "pdt.index_fill(t, 0, pdt.tensor([0]), pdt.ones(2))",
