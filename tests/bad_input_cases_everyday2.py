@@ -81,6 +81,7 @@ EVERYDAY2_CASES = [
     C("get_default_dtype-argument", "pdt.get_default_dtype(pdt.float64)", "TypeError",
       r"takes 0 positional arguments"),
     C("outer-2d", "pdt.outer(t, t)", "RuntimeError", r"expected 1-D tensors"),
+    C("ger-2d", "pdt.ger(t, t)", "RuntimeError", r"expected 1-D tensors"),
     C("einsum-sizes", "pdt.einsum('ij,jk->ik', t, t)", "RuntimeError",
       r"subscript 'j' has size 3 and 2"),
     C("einsum-sublist-range", "pdt.einsum(t, [0, 52])", "ValueError",

@@ -50,6 +50,7 @@ bilinear, channel_shuffle = _bil.bilinear, _reshape.channel_shuffle
 layer_norm, batch_norm, embedding = _norm.layer_norm, _norm.batch_norm, _norm.embedding
 normalize, cosine_similarity = _norm.normalize, _norm.cosine_similarity
 pairwise_distance = _norm.pairwise_distance
+from .._ops_distance import pdist  # noqa: E402  (torch.pdist, also nn.functional's)
 # convolutions and pooling (_functional_conv.py, _functional_pool.py)
 unfold, fold, conv1d, conv2d = _conv.unfold, _conv.fold, _conv.conv1d, _conv.conv2d
 max_pool2d, avg_pool2d = _pool.max_pool2d, _pool.avg_pool2d
