@@ -63,6 +63,7 @@ from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted
 from ._ops_multinomial import multinomial
 from ._ops_bernoulli import bernoulli
 from ._ops_gamma import mvlgamma, polygamma
+from ._ops_special_more import i0
 from ._ops_poisson import poisson
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
@@ -174,7 +175,7 @@ __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
 __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
 __all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet", "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
-            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson"]
+            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson", "i0"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]

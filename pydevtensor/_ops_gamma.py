@@ -1,8 +1,8 @@
 """mvlgamma(x, p), the multivariate log-gamma function (a sum of lgammas; its gradient
-recorded through them), and polygamma(n, x), the n-th derivative of digamma, written on the elementwise ops (so it
-runs on every device and in float64 inside, the result rounded to x's dtype once), with
-its gradient polygamma(n + 1, x); lgamma and digamma themselves are C kernels
-(csrc/python/tensor_gamma.c).
+recorded through them), and polygamma(n, x), the n-th derivative of digamma, written
+on the elementwise ops (so it runs on every device and in float64 inside, the result
+rounded to x's dtype once), with its gradient polygamma(n + 1, x); lgamma and digamma
+themselves are C kernels (csrc/python/tensor_gamma.c).
 
 Note [polygamma]
 ----------------
