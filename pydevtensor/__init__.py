@@ -49,7 +49,7 @@ from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
 from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
-from ._ops_distance import cdist, dist
+from ._ops_distance import cdist, dist, pdist
 from ._ops_logical import *  # noqa: F401,F403  (logical_and, any, all, ...; & | ^ ~ on masks)
 from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like, is_tensor, ...)
 from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
@@ -62,7 +62,8 @@ from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.
 from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
 from ._ops_multinomial import multinomial
 from ._ops_bernoulli import bernoulli
-from ._ops_gamma import polygamma
+from ._ops_gamma import mvlgamma, polygamma
+from ._ops_special_more import i0
 from ._ops_poisson import poisson
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
@@ -100,10 +101,11 @@ from ._linalg_names import cholesky_inverse  # noqa: E402
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
 from ._ops_diag import *  # noqa: F401,F403  (diagonal, diag, diag_embed, block_diag, ...)
+from ._ops_view_scatter import *  # noqa: F401,F403  (select_scatter, slice_scatter, ...)
 from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_cast)
 from ._repr import set_printoptions
 from ._default_dtype import get_default_dtype, set_default_dtype
-from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
+from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack, _ops_view_scatter
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._ops_strided import as_strided, put, trace
 from ._ops_products import inner, kron, tensordot, vander
@@ -164,8 +166,9 @@ __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions", "func"]
-__all__ += ["cdist", "dist"]
+__all__ += ["cdist", "dist", "pdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
+__all__ += _ops_view_scatter.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
             "preserve_format"]
@@ -176,7 +179,7 @@ __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
             "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
-            "set_rng_state", "bernoulli", "polygamma", "poisson"]
+            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson", "i0"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]

@@ -1,4 +1,5 @@
-"""cdist: the p-norm distances between two sets of row vectors, as a composition; dist:
+"""cdist: the p-norm distances between two sets of row vectors, as a composition; pdist:
+those between the rows of one set, each pair once (cdist's, its upper triangle); dist:
 the p-norm of a difference.
 
 Like _ops_einsum.py's ops it is built of device-generic pieces (broadcasting, sums,
@@ -180,6 +181,56 @@ def dist(input, other, p=2):
     return vector_norm(input - other, p)
 
 
+def pdist(input, p=2):
+    """The p-norm distance between each pair of rows of input, each pair once: the
+    upper triangle (above the diagonal, row by row) of ``cdist(input, input, p)``, as
+    ``torch.pdist`` (also ``nn.functional.pdist``).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, M)``, floating point.
+    p : float, optional
+        The norm's degree, >= 0 (default 2; ``float('inf')`` for the largest
+        difference, 0 for the count of differing coordinates).
+
+    Returns
+    -------
+    Tensor
+        ``(N * (N - 1) / 2,)``, of input's dtype: the distances of the pairs (0, 1),
+        (0, 2), ..., (1, 2), ...; differentiable (a zero distance gets a zero
+        gradient, as PyTorch's).
+
+    Raises
+    ------
+    RuntimeError
+        When input is not 2-d or not floating point, or p is negative.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[0., 0.], [3., 4.], [6., 8.]])
+    >>> pydevtensor.pdist(x)
+    tensor([ 5., 10.,  5.])
+    >>> pydevtensor.nn.functional.pdist(x, p=1)
+    tensor([ 7., 14.,  7.])
+    """
+    _tensor_arg(input, "pdist")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist(): only supports 2D tensors, got: {input.ndim}D (shape "
+                           f"{tuple(input.shape)}, on {input.device})")
+    if not input.is_floating_point():
+        raise RuntimeError(f"pdist(): only supports floating-point dtypes, got {input.dtype} "
+                           f"(shape {tuple(input.shape)}, on {input.device})")
+    if not isinstance(p, (builtins.int, builtins.float)) or isinstance(p, builtins.bool):
+        raise TypeError(f"pdist(): argument 'p' must be a number, got {type(p).__name__}")
+    if not p >= 0:
+        raise RuntimeError(f"pdist(): only supports non-negative p values, got {p}")
+    from ._ops_diag import triu_indices
+    n = input.shape[0]
+    rows, cols = triu_indices(n, n, 1, device=input.device)
+    return cdist(input, input, p, "donot_use_mm_for_euclid_dist")[rows, cols]
+
+
 _C.Tensor.dist = dist
 
-__all__ = ["cdist", "dist"]
+__all__ = ["cdist", "dist", "pdist"]

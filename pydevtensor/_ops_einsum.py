@@ -346,4 +346,6 @@ def einsum(equation, *operands):
 
 _C.Tensor.outer = _C.Tensor.ger = outer
 
-__all__ = ["einsum", "outer"]
+ger = outer  # PyTorch's alias (deprecated there)
+
+__all__ = ["einsum", "ger", "outer"]

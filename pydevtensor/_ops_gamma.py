@@ -1,7 +1,8 @@
-"""polygamma(n, x), the n-th derivative of digamma, written on the elementwise ops (so it
-runs on every device and in float64 inside, the result rounded to x's dtype once), with
-its gradient polygamma(n + 1, x); lgamma and digamma themselves are C kernels
-(csrc/python/tensor_gamma.c).
+"""mvlgamma(x, p), the multivariate log-gamma function (a sum of lgammas; its gradient
+recorded through them), and polygamma(n, x), the n-th derivative of digamma, written
+on the elementwise ops (so it runs on every device and in float64 inside, the result
+rounded to x's dtype once), with its gradient polygamma(n + 1, x); lgamma and digamma
+themselves are C kernels (csrc/python/tensor_gamma.c).
 
 Note [polygamma]
 ----------------
@@ -22,10 +23,11 @@ import math
 
 from . import _C
 from ._ops_index import where
+from ._ops_pointwise import _in_place
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 
-__all__ = ["polygamma"]
+__all__ = ["mvlgamma", "polygamma"]
 
 _N_MAX = 170  # the largest n whose n! float64 holds
 
@@ -196,3 +198,59 @@ _polygamma_method.__doc__ = polygamma.__doc__
 _polygamma_method.__name__ = "polygamma"
 _C.Tensor.polygamma = _polygamma_method
 _C.Tensor.polygamma_ = _polygamma_
+
+
+def mvlgamma(input, p):
+    """The multivariate log-gamma function of dimension p, elementwise, as PyTorch's
+    ``torch.mvlgamma`` (``special.multigammaln``):
+    ``p (p - 1) / 4 log(pi) + sum_{i=0}^{p-1} lgamma(x - i / 2)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Also the methods ``x.mvlgamma(p)`` and ``x.mvlgamma_(p)``; integers and bools
+        give the default floating dtype.
+    p : int
+        The dimension, >= 1.
+
+    Returns
+    -------
+    Tensor
+        input's shape, floating; differentiable (through lgamma: a sum of digammas).
+
+    Raises
+    ------
+    RuntimeError
+        When p < 1.
+    TypeError
+        When input is not a Tensor or p not an int.
+
+    Examples
+    --------
+    >>> pydevtensor.mvlgamma(pydevtensor.tensor([2.5]), 2)
+    tensor([0.8570])
+    >>> pydevtensor.special.multigammaln(pydevtensor.tensor([3.0]), 1)
+    tensor([0.6931])
+    """
+    from ._ops_index import _int_arg, _tensor_arg
+    from ._ops_math import lgamma
+    _tensor_arg(input, "mvlgamma")
+    p = _int_arg(p, "mvlgamma", "p")
+    if p < 1:
+        raise RuntimeError(f"mvlgamma(): p has to be greater than or equal to 1, got {p} "
+                           f"(input {_describe(input)})")
+    x = input if input.is_floating_point() else input.to(_C.empty(0).dtype)
+    out = lgamma(x)
+    for i in range(1, p):
+        out = out + lgamma(x - i / 2)
+    return out + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def _mvlgamma_method(self, p):
+    return mvlgamma(self, p)
+
+
+_mvlgamma_method.__doc__ = mvlgamma.__doc__
+_mvlgamma_method.__name__ = "mvlgamma"
+_C.Tensor.mvlgamma = _mvlgamma_method
+_C.Tensor.mvlgamma_ = _in_place(mvlgamma, ("1", "tensor([0., 0.])"))

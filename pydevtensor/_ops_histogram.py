@@ -375,7 +375,10 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     return cumsum(area, d)
 
 
-__all__ = ["cumulative_trapezoid", "histc", "histogram", "trapezoid", "unique_consecutive"]
+trapz = trapezoid  # PyTorch's alias
+
+
+__all__ = ["cumulative_trapezoid", "histc", "histogram", "trapezoid", "trapz", "unique_consecutive"]
 
 for _n in ("histc", "unique_consecutive"):
     setattr(_C.Tensor, _n, globals()[_n])

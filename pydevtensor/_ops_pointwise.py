@@ -302,5 +302,6 @@ for _name_, _fn in (("frac", frac), ("signbit", signbit), ("sgn", sgn), ("lerp",
     setattr(_C.Tensor, _name_, _fn)
 for _fn in (frac, lerp, addcmul, addcdiv):
     setattr(_C.Tensor, _fn.__name__ + "_", _in_place(_fn))
+_C.Tensor.sgn_ = _in_place(sgn, ("", "tensor([1., 1.])"))
 
 __all__ = ["addcdiv", "addcmul", "frac", "lerp", "sgn", "signbit"]

@@ -1,4 +1,4 @@
-"""Scattering: index_add, scatter, scatter_add and scatter_reduce (and their ``_``
+"""Scattering: index_add, index_reduce, scatter, scatter_add and scatter_reduce (and their ``_``
 in-place forms).
 
 Every op here turns its (dim, index) into flat row-major offsets into the
@@ -264,6 +264,72 @@ def index_add(input, dim, index, source, *, alpha=1):
     flat_x = x if x.ndim else x.reshape(1)
     out = _index_add(flat_x, d, index, source if source.ndim else source.reshape(1))
     return out if x.ndim else out.reshape(())
+
+
+_INDEX_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """input with the slices of source reduced into it along dim at the positions in
+    index: for dim 0, ``out[index[j]]`` is the reduction ('prod', 'mean', 'amax' or
+    'amin') of the rows ``source[j]`` sent to it, and of input's own row when
+    include_self.  Rows no index names keep input's values.
+
+    It is scatter_reduce with index broadcast along the other dims: 'mean' divides by
+    the number of values taken (integers: rounded down, as PyTorch's); 'amax' and
+    'amin' propagate NaN.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the methods ``x.index_reduce(...)`` and ``x.index_reduce_(...)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        1-d (or 0-d), int32 or int64, each in ``[0, input.shape[dim])``.
+    source : Tensor
+        input's dtype and shape, but ``len(index)`` along dim.
+    reduce : {'prod', 'mean', 'amax', 'amin'}
+        The reduction.
+    include_self : bool, optional
+        Whether input's values at the named positions take part (default True).
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype, with scatter_reduce's gradients in
+        input and source.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range, or index is not a vector.
+    RuntimeError
+        For an unknown reduce, or a source whose shape or dtype does not fit.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1., 2.], [3., 4.]])
+    >>> s = pydevtensor.tensor([[5., 1.], [2., 6.]])
+    >>> x.index_reduce(0, pydevtensor.tensor([1, 1]), s, "amax")
+    tensor([[1., 2.],
+            [5., 6.]])
+    >>> x.index_reduce(0, pydevtensor.tensor([0, 0]), s, "mean", include_self=False)
+    tensor([[3.5000, 3.5000],
+            [3.0000, 4.0000]])
+    """
+    op = "index_reduce"
+    if reduce not in _INDEX_REDUCES:
+        raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but "
+                           f"got {reduce!r}")
+    d, index = along(op, input, dim, index, source)
+    x = input if input.ndim else input.reshape(1)
+    src = source if source.ndim else source.reshape(1)
+    shape = [1] * x.ndim
+    shape[d] = index.shape[0]
+    out = scatter_reduce(x, d, index.reshape(shape).expand(*src.shape), src, reduce,
+                         include_self=include_self, _op=op)
+    return out if input.ndim else out.reshape(())
 
 
 # ---------------------------------------------------------------- scatter
@@ -604,7 +670,7 @@ class ScatterProdBackward0(ScatterReduceBackward0):
         return ga, gb
 
 
-__all__ = ["index_add", "scatter", "scatter_add", "scatter_reduce"]
+__all__ = ["index_add", "index_reduce", "scatter", "scatter_add", "scatter_reduce"]
 
 for _n in __all__:
     setattr(_C.Tensor, _n, globals()[_n])
@@ -613,6 +679,10 @@ _C.Tensor.index_add_ = in_place_method("index_add_", index_add, """\
     >>> x = pydevtensor.zeros(3)
     >>> x.index_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 2.]), alpha=2)
     tensor([0., 6., 0.])""", _index_add_into)
+_C.Tensor.index_reduce_ = in_place_method("index_reduce_", index_reduce, """\
+    >>> x = pydevtensor.tensor([2., 3.])
+    >>> x.index_reduce_(0, pydevtensor.tensor([0, 0]), pydevtensor.tensor([4., 5.]), "prod")
+    tensor([40.,  3.])""")
 _C.Tensor.scatter_ = in_place_method("scatter_", scatter, """\
     >>> x = pydevtensor.zeros(4)
     >>> x.scatter_(0, pydevtensor.tensor([3, 1]), 2.)

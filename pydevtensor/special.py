@@ -2,14 +2,16 @@
 
 The functions of their own are in pydevtensor/_ops_special.py (logit, xlogy, xlog1py,
 entr, exp2, sinc, ndtr); the rest are the top-level functions under torch.special's
-names (expit is sigmoid, gammaln lgamma, psi digamma; polygamma is in _ops_gamma.py).
-Not here (they need kernels of their own): ndtri, erfcx and log_ndtr, the
-Bessel functions, zeta.
+names (expit is sigmoid, gammaln lgamma, psi digamma; polygamma and multigammaln
+(mvlgamma) are in _ops_gamma.py); i0, i0e, i1, i1e, ndtri, log_ndtr and erfcx are in
+_ops_special_more.py.
+Not here: zeta and the Bessel functions of other kinds.
 """
-from ._ops_gamma import polygamma
+from ._ops_gamma import mvlgamma as multigammaln, polygamma
 from ._ops_math import digamma, erf, erfc, expm1, lgamma, log1p, round, sigmoid
 from ._ops_nan import logsumexp
 from ._ops_special import entr, exp2, logit, ndtr, sinc, xlog1py, xlogy
+from ._ops_special_more import erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri
 from ._ops_stats import log_softmax, softmax
 from ._ops_trig import erfinv  # the inverse error function (tensor_trig.c)
 
@@ -17,7 +19,7 @@ expit = sigmoid
 gammaln = lgamma
 psi = digamma
 
-__all__ = ["digamma", "gammaln", "polygamma", "psi",
+__all__ = ["digamma", "gammaln", "multigammaln", "polygamma", "psi",
            "entr", "erf", "erfc", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit",
            "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py", "xlogy"]
-__all__ += ["erfinv"]
+__all__ += ["erfinv", "erfcx", "i0", "i0e", "i1", "i1e", "log_ndtr", "ndtri"]

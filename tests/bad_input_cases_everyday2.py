@@ -81,6 +81,7 @@ EVERYDAY2_CASES = [
     C("get_default_dtype-argument", "pdt.get_default_dtype(pdt.float64)", "TypeError",
       r"takes 0 positional arguments"),
     C("outer-2d", "pdt.outer(t, t)", "RuntimeError", r"expected 1-D tensors"),
+    C("ger-2d", "pdt.ger(t, t)", "RuntimeError", r"expected 1-D tensors"),
     C("einsum-sizes", "pdt.einsum('ij,jk->ik', t, t)", "RuntimeError",
       r"subscript 'j' has size 3 and 2"),
     C("einsum-sublist-range", "pdt.einsum(t, [0, 52])", "ValueError",
@@ -90,4 +91,14 @@ EVERYDAY2_CASES = [
     C("index-float-ndarray", "t[np.array([0.5])]", "IndexError", r"must be long, int, byte"),
     C("tensor-of-vectors", "pdt.tensor([t, t])", "ValueError", r"only one element tensors"),
     C("format-vector", "format(t, '.3f')", "TypeError", r"only 0-d tensors take a format"),
+    # t is (2, 3) float32
+    C("select_scatter-shape", "pdt.select_scatter(t, pdt.ones(2), 0, 1)", "RuntimeError",
+      r"select_scatter\(\): expected src to have a size equal to the slice of self. src size "
+      r"= \[2\], slice size = \[3\] \(a tensor of shape \(2, 3\) on cpu\)"),
+    C("select_scatter-index", "pdt.select_scatter(t, pdt.ones(3), 0, 2)", "IndexError",
+      r"index 2 out of range"),
+    C("slice_scatter-step", "pdt.slice_scatter(t, pdt.ones(2, 3), 0, step=0)", "RuntimeError",
+      r"slice_scatter\(\): slice step must be positive, got 0"),
+    C("diagonal_scatter-shape", "pdt.diagonal_scatter(t, pdt.ones(3))", "RuntimeError",
+      r"diagonal_scatter\(\): expected src .* src size = \[3\], slice size = \[2\]"),
 ]

@@ -61,6 +61,11 @@ RANDOM_CASES = [
       r"polygamma\(n, x\) does not support negative n, got n=-1"),
     C("polygamma-float-n", "pdt.polygamma(1.5, t)", "TypeError",
       r"polygamma\(\): argument 'n' must be int, got float"),
+    C("mvlgamma-p-zero", "pdt.mvlgamma(t, 0)", "RuntimeError",
+      r"mvlgamma\(\): p has to be greater than or equal to 1, got 0 \(input .*float32 of "
+      r"shape \(2, 3\) on cpu\)"),
+    C("special-multigammaln-float-p", "pdt.special.multigammaln(t, 1.5)", "TypeError",
+      r"mvlgamma\(\): argument 'p' must be int, got float"),
     C("special-gammaln-list", "pdt.special.gammaln([2.0])", "TypeError",
       r"lgamma\(\): argument 'input' must be a Tensor, got list"),
     C("distributions-normal-scale", "pdt.distributions.Normal(0.0, pdt.tensor([1.0, -1.0]))",

@@ -39,6 +39,12 @@ SPECIAL_CASES = [
       "pydevtensor.DeviceError", r"embedding\(\): Expected all tensors to be on the same "
       r"device, but the indices \(2,\) are on cpu(:0)? and weight \(5, 3\) on cpu:1",
       setup=TWO_CPUS),
+    C("i0-list", "pdt.i0([1.0])", "TypeError",
+      r"i0\(\): argument 'input' must be a Tensor, got list"),
+    C("special-ndtri-number", "pdt.special.ndtri(0.5)", "TypeError",
+      r"ndtri\(\): argument 'input' must be a Tensor, got float"),
+    C("special-erfcx-none", "pdt.special.erfcx(None)", "TypeError",
+      r"erfcx\(\): argument 'input' must be a Tensor, got NoneType"),
     C("special-ndtr-int", "pdt.special.ndtr(3)", "TypeError",
       r"ndtr\(\): argument 'input' must be a Tensor, got int"),
 ]

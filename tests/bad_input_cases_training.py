@@ -261,6 +261,13 @@ TRAINING_CASES = [
     C("ReflectionPad2d-2-ints", "pdt.nn.ReflectionPad2d((1, 2))", "ValueError",
       r"ReflectionPad2d: padding must be an int or a tuple of 4 ints \(left, right, top, "
       r"bottom\), got \(1, 2\)"),
+    C("alpha_dropout-p", "pdt.nn.functional.alpha_dropout(t, 1.5, True)", "ValueError",
+      r"dropout probability has to be between 0 and 1, but got 1.5"),
+    C("feature_alpha_dropout-1d", "pdt.nn.functional.feature_alpha_dropout(pdt.ones(3), 0.5, "
+      "True)", "RuntimeError", r"feature_alpha_dropout\(\): Feature dropout requires at least "
+      r"2 dimensions in the input, got shape \(3,\) \(on cpu\)"),
+    C("alpha_dropout-int", "pdt.nn.AlphaDropout()(pdt.ones(3, dtype=pdt.int64))",
+      "RuntimeError", r"alpha_dropout\(\): expected a floating point tensor, got .*int64"),
     C("dropout1d-4d", "pdt.nn.Dropout1d()(pdt.zeros(2, 3, 4, 4))", "pydevtensor.InvalidArgumentError",
       r"dropout1d\(\): Expected 2D or 3D input, but received a 4D input of shape \(2, 3, 4, 4\) "
       r"\(on cpu\)"),

@@ -10,6 +10,7 @@ from .containers import ModuleDict, ParameterDict, ParameterList
 from .data_parallel import DataParallel
 from .layers import (Dropout, Dropout1d, Dropout2d, Flatten, Identity, LazyLinear, LeakyReLU,
                      Linear, LogSoftmax, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .layers import AlphaDropout, FeatureAlphaDropout
 from .losses import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
 from .group_norm import GroupNorm, InstanceNorm1d, InstanceNorm2d
@@ -78,6 +79,7 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
             "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
             "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
+__all__ += ["AlphaDropout", "FeatureAlphaDropout"]
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
             "TransformerEncoderLayer", "TransformerDecoderLayer"]
 

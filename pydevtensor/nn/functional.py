@@ -50,6 +50,7 @@ bilinear, channel_shuffle = _bil.bilinear, _reshape.channel_shuffle
 layer_norm, batch_norm, embedding = _norm.layer_norm, _norm.batch_norm, _norm.embedding
 normalize, cosine_similarity = _norm.normalize, _norm.cosine_similarity
 pairwise_distance = _norm.pairwise_distance
+from .._ops_distance import pdist  # noqa: E402  (torch.pdist, also nn.functional's)
 # convolutions and pooling (_functional_conv.py, _functional_pool.py)
 unfold, fold, conv1d, conv2d = _conv.unfold, _conv.fold, _conv.conv1d, _conv.conv2d
 max_pool2d, avg_pool2d = _pool.max_pool2d, _pool.avg_pool2d
@@ -80,6 +81,7 @@ from ._functional_mha import multi_head_attention_forward  # noqa: E402
 from ._functional_3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d,  # noqa: E402
                              conv3d, conv_transpose3d, max_pool3d)
 from ._functional_dropout import dropout3d  # noqa: E402
+from ._functional_alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: E402
 from .embedding_bag import embedding_bag  # noqa: E402
 
 

@@ -582,6 +582,51 @@ class Dropout1d(_DropoutNd):
     _fn = staticmethod(F.dropout1d)
 
 
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout (:func:`~pydevtensor.nn.functional.alpha_dropout`) as a layer, as
+    ``torch.nn.AlphaDropout``: in training each element is dropped with probability p
+    to SELU's saturation value and the result mapped to keep a standard input's mean
+    and variance; in evaluation the input passes unchanged.
+
+    Parameters
+    ----------
+    p : float, optional
+        The probability of dropping an element (default 0.5).
+    inplace : bool, optional
+        Change the input in place (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.AlphaDropout(0.2).eval()(pydevtensor.ones(3))
+    tensor([1., 1., 1.])
+    """
+
+    _fn = staticmethod(F.alpha_dropout)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels
+    (:func:`~pydevtensor.nn.functional.feature_alpha_dropout`) as a layer, as
+    ``torch.nn.FeatureAlphaDropout``; in evaluation the input passes unchanged.
+
+    Parameters
+    ----------
+    p : float, optional
+        The probability of dropping a channel (default 0.5).
+    inplace : bool, optional
+        Change the input in place (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.FeatureAlphaDropout(0.2)
+    FeatureAlphaDropout(p=0.2, inplace=False)
+    """
+
+    _fn = staticmethod(F.feature_alpha_dropout)
+
+
 class Softmax(Module):
     """softmax along dim, as a layer.
 

@@ -1,0 +1,326 @@
+"""The special functions of ``torch.special`` with no kernel of their own here: the
+modified Bessel functions i0, i0e, i1, i1e (i0 also at the top level and as a method),
+and the normal-distribution functions ndtri, log_ndtr and erfcx.
+
+Each is computed in float64 from the elementwise ops (so it runs on every device) and
+rounded to the input's dtype once; integers and bools give the default float dtype.
+Their gradients are PyTorch's closed forms (Nodes below), not the derivatives of the
+series.
+
+Note [modified Bessel functions]
+--------------------------------
+exp(-a) I_nu(a) for a = |x| and nu in {0, 1}:
+
+- a <= 25: the power series I_nu(a) = sum_k (a/2)^(2k+nu) / (k! (k+nu)!), positive
+  terms (no cancellation), 50 of them: the first left out is below 1e-19 of the sum.
+- a > 25: the asymptotic series exp(-a) I_nu(a) = (2 pi a)^(-1/2) sum_k (-1)^k
+  a_k(nu) / a^k, a_k(nu) = prod_{j<=k} (4 nu^2 - (2j-1)^2) / (k! 8^k), 25 terms: the
+  first left out is below 1e-18.
+
+Note [erfcx]
+------------
+erfcx(x) = exp(x^2) erfc(x).  For x < 10, exp(x^2) erfc(x) with x^2 split exactly
+(x = hi + lo, hi a multiple of 2^-12, so hi^2 is exact and exp(x^2) =
+exp(hi^2) exp(lo (2 hi + lo)) loses no digits to the rounding of x^2); it overflows to
+inf below x = -26.6, as erfcx does.  For x >= 10 the asymptotic series
+(x sqrt(pi))^-1 sum_k (-1)^k (2k-1)!! / (2 x^2)^k, 16 terms (the first left out is
+below 1e-18).  log_ndtr(x) is log1p(-erfc(x / sqrt 2) / 2) for x >= 0 and
+log(erfcx(-x / sqrt 2) / 2) - x^2 / 2 below (no underflow).  ndtri solves
+ndtr(x) = p by Newton's method: in [1/4, 3/4] on erf(x / sqrt 2) / 2 = p - 1/2 (both
+sides exact near 0, so x keeps its relative accuracy there), in the tails on
+log_ndtr(x) = log(q), q = min(p, 1 - p) (exact), from sqrt(2) erfinv(2q - 1) or, below
+q = 1e-5, the asymptotic -sqrt(t - log t - log 2 pi), t = -2 log q.
+"""
+import math
+
+from . import _C
+from ._ops_index import where
+from ._ops_pointwise import _in_place
+from ._ops_special import _floating
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
+
+_SWITCH = 25.0
+_SERIES_TERMS = 50
+_ASYMPTOTIC_TERMS = 25
+
+
+def _scaled_bessel(nu, a):
+    """exp(-a) I_nu(a) for float64 a >= 0 (Note [modified Bessel functions])."""
+    s = a.clamp(max=_SWITCH)
+    q = s * s * 0.25
+    term = s * 0.5 if nu else _C.ones_like(s)
+    total = term
+    for k in range(1, _SERIES_TERMS):
+        term = term * q / (k * (k + nu))
+        total = total + term
+    series = total * (-s).exp()
+    z = a.clamp(min=_SWITCH)
+    term = _C.ones_like(z)
+    total = term
+    for k in range(1, _ASYMPTOTIC_TERMS):
+        term = term * (((2 * k - 1) ** 2 - 4 * nu * nu) / (8 * k)) / z
+        total = total + term
+    return where(a <= _SWITCH, series, total / (z * (2 * math.pi)).sqrt())
+
+
+def _unscaled(scaled, a):
+    """scaled * exp(a), inf at a = inf (not NaN)."""
+    return where(a == math.inf, math.inf, scaled * a.clamp(max=1e300).exp())
+
+
+def _i0e_f64(x):
+    return _scaled_bessel(0, x.abs())
+
+
+def _i1e_f64(x):
+    return _scaled_bessel(1, x.abs()) * x.sign()
+
+
+def _i0_f64(x):
+    a = x.abs()
+    return _unscaled(_scaled_bessel(0, a), a)
+
+
+def _i1_f64(x):
+    a = x.abs()
+    return _unscaled(_scaled_bessel(1, a), a) * x.sign()
+
+
+_SQRT_HALF = math.sqrt(0.5)
+_ERFCX_SWITCH = 10.0
+_ERFCX_TERMS = 16
+
+
+def _erfcx_f64(x):
+    """Note [erfcx]."""
+    d = x.clamp(min=-30.0, max=_ERFCX_SWITCH)  # exp(900) is inf already
+    hi = (d * 4096.0).round() / 4096.0
+    lo = d - hi
+    direct = (hi * hi).exp() * (lo * (hi * 2.0 + lo)).exp() * d.erfc()
+    z = x.clamp(min=_ERFCX_SWITCH)
+    w = (z * z * 2.0).reciprocal()
+    term = _C.ones_like(z)
+    total = term
+    for k in range(1, _ERFCX_TERMS):
+        term = term * w * -(2 * k - 1)
+        total = total + term
+    return where(x < _ERFCX_SWITCH, direct, total / (z * math.sqrt(math.pi)))
+
+
+def _log_ndtr_f64(x):
+    neg = x.clamp(max=0.0)
+    pos = x.clamp(min=0.0)
+    lower = (_erfcx_f64(neg * -_SQRT_HALF) * 0.5).log() - neg * neg * 0.5
+    upper = ((pos * _SQRT_HALF).erfc() * -0.5).log1p()
+    return where(x < 0, lower, upper)
+
+
+def _normal_ratio_f64(x):
+    """phi(x) / Phi(x), the derivative of log_ndtr, without underflow or overflow."""
+    neg = x.clamp(max=0.0)
+    pos = x.clamp(min=0.0)
+    lower = math.sqrt(2 / math.pi) / _erfcx_f64(neg * -_SQRT_HALF)
+    upper = (pos * pos * -0.5).exp() / ((pos * -_SQRT_HALF).erfc() * 0.5 * math.sqrt(
+        2 * math.pi))
+    return where(x < 0, lower, upper)
+
+
+_NEWTON_STEPS = 6
+
+
+def _ndtri_f64(p):
+    """Note [erfcx] (its last part)."""
+    from ._ops_trig import erfinv
+    mid = (p - 0.5).clamp(min=-0.25, max=0.25)  # exact: Sterbenz
+    x = erfinv(mid * 2.0) * math.sqrt(2)
+    for _ in range(2):
+        x = x - ((x * _SQRT_HALF).erf() * 0.5 - mid) / (
+            (x * x * -0.5).exp() / math.sqrt(2 * math.pi))
+    central = x
+    q = where(p > 0.5, 1.0 - p, p).clamp(min=1e-320, max=0.25)
+    lq = q.log()
+    t = lq * -2.0
+    tail = (t - t.log() - math.log(2 * math.pi)).clamp(min=0.0).sqrt().neg()
+    x = where(q < 1e-5, tail, erfinv(q * 2.0 - 1.0) * math.sqrt(2))
+    for _ in range(_NEWTON_STEPS):
+        x = x - (_log_ndtr_f64(x) - lq) / _normal_ratio_f64(x)
+    x = where(p > 0.5, -x, x)
+    out = where((p - 0.5).abs() <= 0.25, central, x)
+    out = where(p == 0, -math.inf, where(p == 1, math.inf, out))
+    return where((p < 0).logical_or(p > 1), math.nan, where(p != p, p, out))
+
+
+def _in_f64(fn):
+    """x -> fn(x in float64) rounded to x's dtype."""
+    return lambda x: fn(x.to(_C.float64)).to(x.dtype)
+
+
+@recorded("special_i0")
+def _i0(x):
+    return _in_f64(_i0_f64)(x)
+
+
+@recorded("special_i0e")
+def _i0e(x):
+    return _in_f64(_i0e_f64)(x)
+
+
+@recorded("special_i1")
+def _i1(x):
+    return _in_f64(_i1_f64)(x)
+
+
+@recorded("special_i1e")
+def _i1e(x):
+    return _in_f64(_i1e_f64)(x)
+
+
+@recorded("special_ndtri")
+def _ndtri(x):
+    return _in_f64(_ndtri_f64)(x)
+
+
+@recorded("special_log_ndtr")
+def _log_ndtr(x):
+    return _in_f64(_log_ndtr_f64)(x)
+
+
+@recorded("special_erfcx")
+def _erfcx(x):
+    return _in_f64(_erfcx_f64)(x)
+
+
+class _UnaryBackward(Node):
+    """g times the derivative, a closed form of x and the result (``grad`` of the
+    subclass, computed in float64 and rounded to x's dtype)."""
+
+    def save(self, result, x):
+        self.save_tensors(x, result, outputs=(1,))
+        return (x,)
+
+    def backward(self, g):
+        x, r = self.saved_tensors
+        return (g * self.grad(x.to(_C.float64), r.to(_C.float64)).to(g.dtype),)
+
+
+def _limit_at_zero(x, value, fn):
+    """fn(x) away from 0, value at 0 (fn fed a harmless 1 there)."""
+    zero = x == 0
+    return where(zero, value, fn(where(zero, 1.0, x)))
+
+
+@derivative("special_i0")
+class I0Backward0(_UnaryBackward):
+    """PyTorch's: ``g i1(x)``."""
+    grad = staticmethod(lambda x, r: _i1_f64(x))
+
+
+@derivative("special_i0e")
+class SpecialI0EBackward0(_UnaryBackward):
+    """PyTorch's: ``g (i1e(x) - sign(x) i0e(x))``."""
+    grad = staticmethod(lambda x, r: _i1e_f64(x) - x.sign() * r)
+
+
+@derivative("special_i1")
+class SpecialI1Backward0(_UnaryBackward):
+    """PyTorch's: ``g (i0(x) - i1(x) / x)``, 1/2 at 0."""
+    grad = staticmethod(lambda x, r: _limit_at_zero(
+        x, 0.5, lambda y: _i0_f64(y) - _i1_f64(y) / y))
+
+
+@derivative("special_i1e")
+class SpecialI1EBackward0(_UnaryBackward):
+    """PyTorch's: ``g (i0e(x) - i1e(x) (sign(x) + 1 / x))``, 1/2 at 0."""
+    grad = staticmethod(lambda x, r: _limit_at_zero(
+        x, 0.5, lambda y: _i0e_f64(y) - _i1e_f64(y) * (y.sign() + y.reciprocal())))
+
+
+@derivative("special_ndtri")
+class SpecialNdtriBackward0(_UnaryBackward):
+    """PyTorch's: ``g sqrt(2 pi) exp(ndtri(p)^2 / 2)``."""
+    grad = staticmethod(lambda x, r: (r * r * 0.5).exp() * math.sqrt(2 * math.pi))
+
+
+@derivative("special_log_ndtr")
+class SpecialLogNdtrBackward0(_UnaryBackward):
+    """PyTorch's: ``g phi(x) / Phi(x)`` (computed without underflow)."""
+    grad = staticmethod(lambda x, r: _normal_ratio_f64(x))
+
+
+@derivative("special_erfcx")
+class SpecialErfcxBackward0(_UnaryBackward):
+    """PyTorch's: ``g (2 x erfcx(x) - 2 / sqrt(pi))``."""
+    grad = staticmethod(lambda x, r: x * r * 2.0 - 2 / math.sqrt(math.pi))
+
+
+_DOC = """{what}, elementwise, as ``torch.special.{name}``{also}.
+
+    Computed in float64 and rounded to input's dtype once (Note [{note}] in
+    pydevtensor/_ops_special_more.py); differentiable ({grad}).
+
+    Parameters
+    ----------
+    input : Tensor
+        Integers and bools give the default float dtype.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape{ret}.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+
+    Examples
+    --------
+    >>> pydevtensor.special.{name}(pydevtensor.tensor({arg}))
+    {result}
+    """
+
+
+def _public(name, op, what, note, grad, arg, result, also="", ret=""):
+    def fn(input):
+        return op(_floating(input, name))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _DOC.format(name=name, what=what, note=note, grad=grad, arg=arg,
+                             result=result, also=also, ret=ret)
+    return fn
+
+
+_BESSEL = "modified Bessel functions"
+i0 = _public("i0", _i0, "The modified Bessel function of the first kind of order 0, "
+             "I0(x)", _BESSEL, "its derivative is i1", "[0.0, 1.0, -2.0]",
+             "tensor([1.0000, 1.2661, 2.2796])", also=" (also ``pydevtensor.i0`` and the "
+             "methods ``x.i0()`` and ``x.i0_()``)", ret="; inf beyond about 713")
+i0e = _public("i0e", _i0e, "The exponentially scaled modified Bessel function of order "
+              "0, exp(-|x|) I0(x)", _BESSEL, "its derivative is i1e(x) - sign(x) i0e(x)",
+              "[0.0, 1.0, 100.0]", "tensor([1.0000, 0.4658, 0.0399])")
+i1 = _public("i1", _i1, "The modified Bessel function of the first kind of order 1, "
+             "I1(x) (odd)", _BESSEL, "its derivative is i0(x) - i1(x) / x, 1/2 at 0",
+             "[0.0, 1.0, -2.0]", "tensor([ 0.0000,  0.5652, -1.5906])")
+i1e = _public("i1e", _i1e, "The exponentially scaled modified Bessel function of order "
+              "1, exp(-|x|) I1(x)", _BESSEL,
+              "its derivative is i0e(x) - i1e(x) (sign(x) + 1 / x), 1/2 at 0",
+              "[0.0, 1.0, -100.0]", "tensor([ 0.0000,  0.2079, -0.0397])")
+ndtri = _public("ndtri", _ndtri, "The inverse of the standard normal distribution "
+                "function ndtr: the x with ndtr(x) = p", "erfcx",
+                "its derivative is sqrt(2 pi) exp(ndtri(p)^2 / 2)", "[0.0, 0.5, 0.975]",
+                "tensor([  -inf, 0.0000, 1.9600])",
+                ret=": -inf at 0, inf at 1, NaN outside [0, 1]")
+log_ndtr = _public("log_ndtr", _log_ndtr, "The log of the standard normal distribution "
+                   "function, log(ndtr(x)), accurate in both tails", "erfcx",
+                   "its derivative is phi(x) / ndtr(x), computed without underflow",
+                   "[-40.0, 0.0, 3.0]", "tensor([-8.0461e+02, -6.9315e-01, -1.3508e-03])")
+erfcx = _public("erfcx", _erfcx, "The scaled complementary error function, "
+                "exp(x^2) erfc(x)", "erfcx", "its derivative is 2 x erfcx(x) - 2 / sqrt(pi)",
+                "[-1.0, 0.0, 30.0]", "tensor([5.0090, 1.0000, 0.0188])",
+                ret="; inf below about -26.6")
+
+_C.Tensor.i0 = i0
+_C.Tensor.i0_ = _in_place(i0, ("", "tensor([1.2661, 2.2796])"))
+
+__all__ = ["erfcx", "i0", "i0e", "i1", "i1e", "log_ndtr", "ndtri"]

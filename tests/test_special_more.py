@@ -1,0 +1,166 @@
+"""special.i0, i0e, i1, i1e, ndtri, log_ndtr and erfcx (pydevtensor/_ops_special_more.py)
+and the top-level i0 / Tensor.i0 / i0_, on every device.
+
+References, in float64 results: np.i0, and 50-digit Decimal sums of the power series
+of I0 and I1 (positive terms, so exact to the digits kept) scaled by Decimal exp;
+erfcx from math.erfc times a Decimal exp(x^2) of the exact square up to x = 26 and
+the asymptotic series in Decimal beyond; log_ndtr from math.erfc / math.log1p (and
+the Decimal erfcx in the far lower tail).  Tolerance: 4e-15 relative (a few ulps)
+for the Bessel functions and erfcx, 1e-14 for log_ndtr (plus 1e-15 x^2 in the upper
+tail, whose condition number is x^2); ndtri by the round trip
+ndtr(ndtri(p)) = p within 1e-15 (1 + x^2) relative (math.erfc's own error grows
+with x^2 there).  Gradients by central differences."""
+import decimal
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from test_gradcheck import gradcheck
+
+S = pdt.special
+D = decimal.Decimal
+CTX = decimal.Context(prec=50)
+
+
+def _t(a, device):
+    return pdt.from_numpy(np.array(a, dtype=np.float64)).to(device)
+
+
+def _bessel_ref(nu, x, scaled):
+    a = CTX.abs(D(x))
+    q = CTX.multiply(a, a) / 4
+    term = a / 2 if nu else D(1)
+    total = term
+    k = 1
+    while True:
+        term = CTX.divide(CTX.multiply(term, q), D(k * (k + nu)))
+        total = CTX.add(total, term)
+        if term <= total * D("1e-40"):
+            break
+        k += 1
+    if scaled:
+        total = CTX.multiply(total, CTX.exp(-a))
+    return math.copysign(float(total), x) if nu else float(total)
+
+
+X = [0.0, 1e-8, 0.3, 1.0, 2.5, 7.9, 8.1, 15.0, 24.9, 25.1, 30.0, 60.0, 120.0, -0.7, -3.0,
+     -40.0]
+
+
+@pytest.mark.parametrize("name,nu,scaled", [("i0", 0, False), ("i0e", 0, True),
+                                            ("i1", 1, False), ("i1e", 1, True)])
+def test_bessel_against_decimal_series(device, name, nu, scaled):
+    out = getattr(S, name)(_t(X, device))
+    assert out.dtype == pdt.float64 and out.device == pdt.device(device)
+    expect = [_bessel_ref(nu, v, scaled) for v in X]
+    np.testing.assert_allclose(out.cpu().numpy(), expect, rtol=4e-15, atol=0)
+
+
+def test_i0_against_numpy_and_its_other_names(device):
+    x = np.linspace(-30, 30, 61)
+    for out in (pdt.i0(_t(x, device)), _t(x, device).i0(), S.i0(_t(x, device))):
+        np.testing.assert_allclose(out.cpu().numpy(), np.i0(x), rtol=4e-15)
+    y = _t(x, device)
+    assert y.i0_() is y
+    np.testing.assert_allclose(y.cpu().numpy(), np.i0(x), rtol=4e-15)
+    np.testing.assert_allclose(S.i0e(_t(x, device)).cpu().numpy(),
+                               np.i0(x) * np.exp(-np.abs(x)), rtol=1e-14)
+
+
+def test_bessel_limits_dtypes(device):
+    inf = math.inf
+    x = _t([inf, -inf, math.nan], device)
+    assert S.i0(x).cpu().tolist()[:2] == [inf, inf]  # PyTorch's CPU gives NaN at inf
+    assert S.i1(x).cpu().tolist()[:2] == [inf, -inf]
+    assert S.i0e(x).cpu().tolist()[:2] == [0.0, 0.0]
+    assert S.i1e(x).cpu().tolist()[:2] == [0.0, -0.0]
+    assert all(math.isnan(f(x).cpu().tolist()[2]) for f in (S.i0, S.i0e, S.i1, S.i1e))
+    out = S.i1(pdt.tensor([1, 2], device=device))
+    assert out.dtype == pdt.float32
+    np.testing.assert_allclose(out.cpu().numpy(), [_bessel_ref(1, 1, False),
+                                                   _bessel_ref(1, 2, False)], rtol=1e-6)
+    f32 = S.i0e(pdt.tensor([3.0], device=device))
+    assert f32.dtype == pdt.float32
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        S.i1e([1.0])
+
+
+def _erfcx_ref(x):
+    if x < 26:
+        return float(D(math.erfc(x)) * CTX.exp(CTX.multiply(D(x), D(x))))
+    z2 = CTX.multiply(D(x), D(x)) * 2
+    term = total = D(1)
+    for k in range(1, 40):
+        term = -term * (2 * k - 1) / z2
+        total += term
+    return float(total / (D(x) * CTX.sqrt(D(math.pi))))
+
+
+E = [-26.0, -5.0, -1.0, -1e-3, 0.0, 0.5, 2.0, 5.0, 9.99, 10.01, 20.0, 26.5, 30.0, 1e3, 1e200]
+
+
+def test_erfcx(device):
+    out = S.erfcx(_t(E, device))
+    np.testing.assert_allclose(out.cpu().numpy(), [_erfcx_ref(v) for v in E], rtol=4e-15)
+    lim = S.erfcx(_t([math.inf, -math.inf, -27.0], device)).cpu().tolist()
+    assert lim == [0.0, math.inf, math.inf]
+
+
+def _log_ndtr_ref(x):
+    if x >= 0:
+        return math.log1p(-0.5 * math.erfc(x / math.sqrt(2)))
+    if x > -30:
+        return math.log(0.5 * math.erfc(-x / math.sqrt(2)))
+    return math.log(0.5 * _erfcx_ref(-x / math.sqrt(2))) - x * x / 2
+
+
+L = [-1e5, -300.0, -38.0, -20.0, -3.0, -0.5, 0.0, 0.1, 2.0, 8.0, 30.0]
+
+
+def test_log_ndtr(device):
+    out = S.log_ndtr(_t(L, device)).cpu().numpy()
+    for x, got in zip(L, out):
+        # the upper tail's condition number is about x^2: the rounding of x / sqrt(2)
+        # (here and in the reference) moves erfc by x^2 ulps
+        rtol = 1e-14 if x <= 0 else 1e-14 + 1e-15 * x * x
+        np.testing.assert_allclose(got, _log_ndtr_ref(x), rtol=rtol, err_msg=str(x))
+    assert S.log_ndtr(_t([math.inf, -math.inf], device)).cpu().tolist() == [0.0, -math.inf]
+
+
+P = [1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 1e-3, 0.1, 0.2499, 0.25, 0.3, 0.5 - 1e-9, 0.5,
+     0.5 + 1e-9, 0.7, 0.75, 0.9, 0.999, 1 - 1e-12]
+
+
+def test_ndtri_round_trip(device):
+    x = S.ndtri(_t(P, device)).cpu().numpy()
+    for p, v in zip(P, x):
+        back = 0.5 * math.erfc(-v / math.sqrt(2))
+        assert abs(back / p - 1) <= 1e-15 * (1 + v * v), (p, v, back)
+    assert x[P.index(0.5)] == 0.0
+    np.testing.assert_allclose(x[P.index(0.5 + 1e-9)], (0.5 + 1e-9 - 0.5) * math.sqrt(2 * math.pi),
+                               rtol=1e-12)  # the relative accuracy near 0 is kept
+    out = S.ndtri(_t([0.0, 1.0, -0.1, 1.1, math.nan], device)).cpu().tolist()
+    assert out[:2] == [-math.inf, math.inf] and all(math.isnan(v) for v in out[2:])
+    np.testing.assert_allclose(S.ndtri(_t([0.975], device)).cpu().numpy(),
+                               [1.959963984540054], rtol=1e-15)
+
+
+@pytest.mark.parametrize("name,points", [
+    ("i0", [-3.0, -0.7, 0.3, 1.5, 4.0, 9.0]),
+    ("i1", [-3.0, -0.7, 0.3, 1.5, 4.0, 9.0]),
+    ("i0e", [-30.0, -3.0, -0.7, 0.3, 1.5, 4.0, 26.0, 40.0]),
+    ("i1e", [-30.0, -3.0, -0.7, 0.3, 1.5, 4.0, 26.0, 40.0]),
+    ("erfcx", [-3.0, -0.7, 0.3, 1.5, 4.0, 9.9, 10.1, 26.0, 40.0]),
+    ("log_ndtr", [-50.0, -3.0, -0.7, 0.3, 1.5, 4.0, 9.9]),
+    ("ndtri", [0.02, 0.1, 0.3, 0.5, 0.8, 0.98])])
+def test_gradients(device, name, points):
+    gradcheck(getattr(S, name), [np.array(points)], device)
+
+
+@pytest.mark.parametrize("name", ["i1", "i1e"])
+def test_gradient_at_zero_is_half(device, name):
+    x = _t([0.0], device).requires_grad_()
+    getattr(S, name)(x).sum().backward()
+    assert x.grad.cpu().tolist() == [0.5]
