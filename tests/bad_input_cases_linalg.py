@@ -143,6 +143,9 @@ LINALG_CASES = [
     C("linalg.matrix_exp-not-square", "pdt.linalg.matrix_exp(pdt.ones(2, 3))", "RuntimeError",
       r"linalg\.matrix_exp: A must be batches of square matrices, but they are 2 by 3 "
       r"matrices \(shape \(2, 3\), on cpu\)"),
+    C("matrix_exp-int", "pdt.matrix_exp(pdt.ones(2, 2, dtype=pdt.int64))",
+      "NotImplementedError", r"matrix_exp: Expected a floating point tensor as input\. Got Long "
+      r"\(shape \(2, 2\), on cpu\)"),
     C("linalg.vander-N", "pdt.linalg.vander(pdt.ones(3), N=1)", "RuntimeError",
       r"linalg\.vander: N must be greater than 1, got 1 \(x of shape \(3,\), on cpu\)"),
     C("cholesky_inverse-1d", "pdt.cholesky_inverse(pdt.ones(3))", "RuntimeError",
