@@ -297,13 +297,13 @@ i0 = _public("i0", _i0, "The modified Bessel function of the first kind of order
              "tensor([1.0000, 1.2661, 2.2796])", also=" (also ``pydevtensor.i0`` and the "
              "methods ``x.i0()`` and ``x.i0_()``)", ret="; inf beyond about 713")
 i0e = _public("i0e", _i0e, "The exponentially scaled modified Bessel function of order "
-              "0, exp(-|x|) I0(x)", _BESSEL, "its derivative is i1e(x) - sign(x) i0e(x)",
+              "0, ``exp(-abs(x)) I0(x)``", _BESSEL, "its derivative is i1e(x) - sign(x) i0e(x)",
               "[0.0, 1.0, 100.0]", "tensor([1.0000, 0.4658, 0.0399])")
 i1 = _public("i1", _i1, "The modified Bessel function of the first kind of order 1, "
              "I1(x) (odd)", _BESSEL, "its derivative is i0(x) - i1(x) / x, 1/2 at 0",
              "[0.0, 1.0, -2.0]", "tensor([ 0.0000,  0.5652, -1.5906])")
 i1e = _public("i1e", _i1e, "The exponentially scaled modified Bessel function of order "
-              "1, exp(-|x|) I1(x)", _BESSEL,
+              "1, ``exp(-abs(x)) I1(x)``", _BESSEL,
               "its derivative is i0e(x) - i1e(x) (sign(x) + 1 / x), 1/2 at 0",
               "[0.0, 1.0, -100.0]", "tensor([ 0.0000,  0.2079, -0.0397])")
 ndtri = _public("ndtri", _ndtri, "The inverse of the standard normal distribution "

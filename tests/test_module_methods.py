@@ -397,14 +397,15 @@ def test_zero_grad_without_none_detaches_a_grad_in_a_graph(device):
 def test_to_takes_non_blocking_positionally(device):
     """Module.to's forms as PyTorch's: to(device, dtype, non_blocking), to(dtype,
     non_blocking), to(tensor, non_blocking); anything else after them is refused."""
-    for args in [(device, pdt.float64, False), (pdt.float64, True),
-                 (pdt.ones(1, dtype=pdt.float64, device=device), False),
-                 (device, None, True)]:
+    for args, moved in [((device, pdt.float64, False), True), ((pdt.float64, True), False),
+                        ((pdt.ones(1, dtype=pdt.float64, device=device), False), True),
+                        ((device, None, True), True)]:
         lin = nn.Linear(2, 1)
         w = lin.weight
         want = pdt.float32 if args[1] is None else pdt.float64
         assert lin.to(*args) is lin and lin.weight is w
-        assert w.dtype == want and w.device == pdt.device(device)
+        # to(dtype, non_blocking) changes the dtype only: the module stays on the CPU
+        assert w.dtype == want and w.device == pdt.device(device if moved else "cpu")
     for bad in [(device, pdt.float64, False, 1), (pdt.float64, device), (device, device)]:
         with pytest.raises(TypeError, match="to\\(\\): unexpected argument"):
             nn.Linear(2, 1).to(*bad)
