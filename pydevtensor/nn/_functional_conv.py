@@ -34,15 +34,15 @@ def _tuple(value: Any, n: int, name: str, where: str) -> tuple:
     """value (an int, or a tuple or list of n ints) as a tuple of n ints."""
     if isinstance(value, bool):
         raise TypeError(f"{where}: {name} must be an int or a tuple of {n} ints, got bool")
-    if isinstance(value, int):
-        return (value,) * n
-    if _index(value) is not None:  # a NumPy integer, a 0-d integer tensor
-        return (_index(value),) * n
+    one = _index(value)  # an int, a NumPy integer, a 0-d integer tensor
+    if one is not None:
+        return (one,) * n
     if isinstance(value, (tuple, list)):
-        if any(_index(v) is None for v in value):
+        ints = [_index(v) for v in value]
+        if None in ints:
             raise TypeError(f"{where}: {name} must be an int or a tuple of {n} ints, got "
                             f"{value!r}")
-        value = type(value)(_index(v) for v in value)
+        value = type(value)(ints)
         if len(value) != n:
             raise _Invalid(f"{where}: expected {name} to be a single integer value or a list "
                            f"of {n} values to match the {n}-d operation, but got {name}="

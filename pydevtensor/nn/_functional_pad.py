@@ -101,11 +101,12 @@ def _pad_pairs(pad: Any, input: Tensor, where: str) -> tuple:
     ((before, after), ...) pairs, checked against input's dimensions."""
     if not isinstance(pad, (tuple, list)):
         raise TypeError(f"{where}: pad must be a tuple of ints, got {type(pad).__name__}")
-    for k, v in enumerate(pad):
-        if _index(v) is None:
+    ints = [_index(v) for v in pad]
+    for k, (v, i) in enumerate(zip(pad, ints)):
+        if i is None:
             raise TypeError(f"{where}: pad must be a tuple of ints, but found element of type "
                             f"{type(v).__name__} at pos {k}")
-    pad = [_index(v) for v in pad]
+    pad = ints
     if len(pad) % 2:
         raise _Invalid(f"{where}: Padding length must be divisible by 2, got pad="
                        f"{tuple(pad)} (input of shape {tuple(input.shape)} on {input.device})")

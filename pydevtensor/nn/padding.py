@@ -21,12 +21,14 @@ def _padding(padding: Any, nd: int, where: str) -> tuple:
     2 * nd ints."""
     if isinstance(padding, bool):
         raise TypeError(f"{where}: padding must be an int or a tuple of {2 * nd} ints, got bool")
-    if _index(padding) is not None:  # an int, a NumPy integer
-        return (_index(padding),) * (2 * nd)
-    if not isinstance(padding, (tuple, list)) or any(_index(v) is None for v in padding):
+    one = _index(padding)  # an int, a NumPy integer
+    if one is not None:
+        return (one,) * (2 * nd)
+    ints = [_index(v) for v in padding] if isinstance(padding, (tuple, list)) else [None]
+    if None in ints:
         raise TypeError(f"{where}: padding must be an int or a tuple of {2 * nd} ints, got "
                         f"{padding!r}")
-    padding = [_index(v) for v in padding]
+    padding = ints
     if len(padding) != 2 * nd:
         raise ValueError(f"{where}: padding must be an int or a tuple of {2 * nd} ints "
                          f"({_SIDES[nd - 1]}), got "
