@@ -23,8 +23,8 @@ Note [copies of objects]
   tensor to the CPU before pickling it to carry it to such a machine).
 - Pickled views are written as their values: two views of one storage pickled
   together come back as two storages, as PyTorch's plain pickle does.
-- Tensor subclasses (nn.Parameter) come back as the same class with the same
-  instance attributes, themselves copied (deepcopy, pickle) or shared (copy), except
+- Tensors and their subclasses (nn.Parameter) come back as the same class with the
+  same instance attributes (``t.tag = ...``), themselves copied (deepcopy, pickle) or shared (copy), except
   that ``copy.deepcopy`` of a Parameter (so of a module) is PyTorch's: a fresh
   Parameter with a copy of the values and the same requires_grad, without the grad
   or other attributes (nn/parameter.py).

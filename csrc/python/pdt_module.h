@@ -44,6 +44,7 @@ typedef struct {
     int64_t view_version; /* the version when the view's place in the graph was last set */
     int view_flags;       /* PDT_VIEW_NO_GRAD, PDT_VIEW_MULTI_OUTPUT */
     PyObject *size;       /* NULL, or the Size shape gave last (Note [the shape kept]) */
+    PyObject *dict;       /* NULL, or the instance attributes (Note [a tensor's __dict__]) */
 } PdtTensorObject;
 
 /* ---- module state (one per module object; see module.c) ---- */

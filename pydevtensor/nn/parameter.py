@@ -62,9 +62,9 @@ class Parameter(_C.Tensor):
     __str__ = __repr__
 
 
-# What nn.Buffer marked: id -> (weak reference, persistent).  A plain Tensor has no
-# instance attributes here (PyTorch sets t.persistent and t._is_buffer on it), so the
-# marks are kept aside, each dropped when its tensor dies.
+# What nn.Buffer marked: id -> (weak reference, persistent).  PyTorch sets t.persistent
+# and t._is_buffer on the tensor; here the marks are kept aside, so that they stay out of
+# the tensor's own attributes (and its copies), each dropped when its tensor dies.
 _BUFFER_MARKS: dict[int, tuple[weakref.ref, bool]] = {}
 
 
