@@ -151,6 +151,11 @@ def lerp(input, end, weight):
             raise RuntimeError(f"lerp(): Expected all tensors to be on the same device, but "
                                f"found at least two devices, {start.device} and {t.device} "
                                f"({name})")
+    half = start.dtype in (_C.float16, _C.bfloat16)
+    if half:  # computed in float32 and rounded once, as PyTorch's kernel does
+        start, end = start.float(), end.float()
+        weight = weight.float() if isinstance(weight, _C.Tensor) else weight
+        return lerp(start, end, weight).to(input.dtype)
     diff = end - start
     if not isinstance(weight, _C.Tensor):
         weight = float(weight)
@@ -178,8 +183,13 @@ def _addc(op, input, tensor1, tensor2, value, combine):
     if dt is not None:
         input, tensor1, tensor2 = (t if t.dtype == dt else t.to(dt)
                                    for t in (input, tensor1, tensor2))
-    term = combine(tensor1, tensor2)
-    return input + (term if value == 1 else value * term)
+    # PyTorch's kernel: input + (value * tensor1) op tensor2, a half dtype computed in
+    # float32 and rounded once, value as given (Note [scalars meeting halves])
+    half = dt in (_C.float16, _C.bfloat16)
+    if half:
+        input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()
+    result = input + combine(tensor1 if value == 1 else value * tensor1, tensor2)
+    return result.to(dt) if half else result
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):

@@ -19,7 +19,9 @@
  * the operands of an addition), as it is between devices.  It is used for
  * float32 and float64 compute dtypes (float16 and bfloat16 results compute in
  * float32) when input is a tensor; integers, bool, and a scalar input keep the
- * temporary. */
+ * temporary.  For a half result alpha (and a scalar other) is first rounded to the
+ * half dtype, as PyTorch's kernels take it: `p.add_(g, alpha=-lr)` in float16 is
+ * then PyTorch's step bit for bit (Note [scalars meeting halves]). */
 
 /* alpha converted to the compute dtype c, after PyTorch's alpha_check: a bool
  * alpha only for a bool result, a float alpha only for a floating one, and an
@@ -90,6 +92,7 @@ pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_a
         st = pdt_ew_binary_dtypes(name, op, a, b, &compute, &res);
     if (st == PDT_OK)
         st = alpha_for(name, compute, alpha, &al);
+    pdt_ew_round_scalar(res, &al); /* Note [scalars meeting halves] in pdt_elementwise.c */
     if (st == PDT_OK)
         st = pdt_ew_broadcast_shape(name, a.t, b.t, &ndim, shape);
     if (st == PDT_OK && out)
@@ -103,7 +106,9 @@ pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_a
         st = pdt_ew_scalar_for(name, compute, res, b, &bs);
         if (st != PDT_OK)
             return st;
-        return pdt_binary(name, op, a, scaled_scalar(compute, bs, al, b.is_bool), out, result);
+        pdt_ew_round_scalar(res, &bs); /* cast to the common dtype, then scaled */
+        return pdt_ew_binary_impl(name, op, a, scaled_scalar(compute, bs, al, b.is_bool), out,
+                                  result, (int)res, NULL);
     }
     const pdt_backend *be = pdt_backend_of(dev.kind);
     if (be->binary_scaled && a.t && (op == PDT_OP_ADD || op == PDT_OP_SUB) &&

@@ -12,6 +12,9 @@ pdt_status pdt_ew_binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
 /* The scalar x in the compute dtype c, as the backends read it; an integer scalar
  * with a small-integer operand dtype `wrap` is first wrapped into it, as PyTorch
  * does (Note [small integers] in pdt_dtype.h). */
+/* s, a floating scalar, rounded to the half dtype `half` (else unchanged): Note
+ * [scalars meeting halves] in pdt_elementwise.c. */
+void pdt_ew_round_scalar(pdt_dtype half, pdt_scalar *s);
 pdt_status pdt_ew_scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_arg x,
                              pdt_scalar *out);
 /* The broadcast shape of a and b (either may be NULL for a scalar). */
