@@ -1,0 +1,80 @@
+"""pydevtensor.distributions where they differed from PyTorch's: parameters derived
+lazily (probs from logits) keep their graph when first derived under no_grad (in
+sample()), Bernoulli's log_prob at infinite logits, Binomial's sampler for large
+total_count, and the constraints and attributes PyTorch's have."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import distributions as D
+from pydevtensor.autograd import no_grad
+
+F64 = pdt.float64
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def _t(x, device="cpu"):
+    return pdt.tensor(x, dtype=F64, device=device)
+
+
+def _fd_grad(f, x, h=1e-6):
+    """Central differences of the scalar f at the float64 array x."""
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = h
+        g.flat[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+def _sample(d):
+    d.sample()
+
+
+def _log_prob_no_grad(d):
+    with no_grad():
+        d.log_prob(pdt.ones(d.batch_shape, dtype=F64, device=d.mean.device))
+
+
+# (make(param), what touches the lazily derived parameter first, the scalar after)
+LAZY_CASES = {
+    "categorical-entropy": (lambda x: D.Categorical(logits=x), _sample,
+                            lambda d: d.entropy().sum()),
+    "categorical-probs-log_prob-after-no_grad": (
+        lambda x: D.Categorical(probs=x.exp()), _log_prob_no_grad,
+        lambda d: d.log_prob(pdt.tensor(1)).sum()),
+    "bernoulli-entropy": (lambda x: D.Bernoulli(logits=x), _sample,
+                          lambda d: d.entropy().sum()),
+    "binomial-mean": (lambda x: D.Binomial(7, logits=x), _sample, lambda d: d.mean.sum()),
+    "multinomial-mean": (lambda x: D.Multinomial(4, logits=x, validate_args=False), _sample,
+                         lambda d: (d.mean * pdt.arange(3, dtype=F64)).sum()),
+    "bernoulli-kl": (lambda x: D.Bernoulli(logits=x), _sample,
+                     lambda d: D.kl_divergence(d, D.Bernoulli(_t([0.3, 0.6, 0.5]))).sum()),
+    "bernoulli-probs-log_prob-after-no_grad": (
+        lambda x: D.Bernoulli(probs=x.sigmoid()), _log_prob_no_grad,
+        lambda d: d.log_prob(_t([1.0, 0.0, 1.0])).sum()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAZY_CASES))
+def test_lazy_parameters_keep_their_graph_after_a_no_grad_use(case, device):
+    """The gradient after sample() (or a log_prob under no_grad) equals the finite
+    differences: the derived probs (logits) are computed with gradients enabled."""
+    make, touch, scalar = LAZY_CASES[case]
+    x0 = np.array([0.1, 0.5, -0.3])
+
+    def f(x):
+        with no_grad():
+            return scalar(make(_t(x, device).cpu())).item()
+
+    x = _t(x0, device).requires_grad_()
+    d = make(x)
+    pdt.manual_seed(0)
+    touch(d)
+    out = scalar(d)
+    assert out.requires_grad
+    out.backward()
+    np.testing.assert_allclose(_np(x.grad), _fd_grad(f, x0), rtol=1e-6, atol=1e-8)
