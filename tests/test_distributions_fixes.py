@@ -78,3 +78,20 @@ def test_lazy_parameters_keep_their_graph_after_a_no_grad_use(case, device):
     assert out.requires_grad
     out.backward()
     np.testing.assert_allclose(_np(x.grad), _fd_grad(f, x0), rtol=1e-6, atol=1e-8)
+
+
+def test_bernoulli_log_prob_at_infinite_logits_and_its_gradient(device):
+    """-inf where the value is impossible, 0 where it is certain (PyTorch gives NaN for
+    some of these); at finite logits the closed form v*l - log(1 + e^l) and its
+    gradient v - sigmoid(l)."""
+    inf = float("inf")
+    got = D.Bernoulli(logits=_t([inf, -inf, inf, -inf], device)).log_prob(
+        _t([0.0, 1.0, 1.0, 0.0], device))
+    np.testing.assert_array_equal(_np(got), [-inf, -inf, 0.0, 0.0])
+    lg = np.array([-40.0, -2.0, 0.0, 0.5, 3.0, 40.0])
+    v = np.array([1.0, 0.0, 1.0, 0.0, 1.0, 0.0])
+    x = _t(lg, device).requires_grad_()
+    lp = D.Bernoulli(logits=x).log_prob(_t(v, device))
+    np.testing.assert_allclose(_np(lp), v * lg - np.logaddexp(0.0, lg), rtol=1e-14)
+    lp.sum().backward()
+    np.testing.assert_allclose(_np(x.grad), v - 1 / (1 + np.exp(-lg)), rtol=1e-14, atol=1e-300)
