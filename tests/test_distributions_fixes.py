@@ -95,3 +95,46 @@ def test_bernoulli_log_prob_at_infinite_logits_and_its_gradient(device):
     np.testing.assert_allclose(_np(lp), v * lg - np.logaddexp(0.0, lg), rtol=1e-14)
     lp.sum().backward()
     np.testing.assert_allclose(_np(x.grad), v - 1 / (1 + np.exp(-lg)), rtol=1e-14, atol=1e-300)
+
+
+def _within(x, mean, var, k=5.0):
+    se = np.sqrt(var / x.shape[0])
+    assert np.all(np.abs(x.mean(0) - mean) <= k * se), (x.mean(0), mean, se)
+
+
+def test_binomial_sample_by_moments_for_small_and_huge_total_count(device):
+    """BTRS (n * min(p, 1-p) >= 10, p above and below 1/2) and inversion: the mean and
+    the variance within 5 standard errors; edge parameters exact; a fixed seed repeats."""
+    n = np.array([1e8, 1000.0, 20.0, 50.0, 3e4, 0.0, 5.0, 5.0])
+    p = np.array([0.3, 0.7, 0.3, 0.999, 1e-4, 0.5, 0.0, 1.0])
+    d = D.Binomial(_t(n, device), _t(p, device))
+    pdt.manual_seed(3)
+    x = _np(d.sample((4000,)))
+    assert x.shape == (4000, 8) and np.all(x == np.round(x)) and np.all((x >= 0) & (x <= n))
+    np.testing.assert_array_equal(x[:, 5:], np.broadcast_to([0.0, 0.0, 5.0], (4000, 3)))
+    n, p, x = n[:5], p[:5], x[:, :5]
+    var = n * p * (1 - p)
+    mu4 = var * (1 + 3 * p * (1 - p) * (n - 2))
+    _within(x, n * p, var)
+    _within((x - n * p) ** 2, var, mu4 - var ** 2)
+    pdt.manual_seed(3)
+    np.testing.assert_array_equal(_np(d.sample((4000,))), np.concatenate(
+        [x, np.broadcast_to([0.0, 0.0, 5.0], (4000, 3))], 1))
+
+
+@pytest.mark.parametrize("n, p", [(12, 0.4), (40, 0.5), (60, 0.8)])
+def test_binomial_sample_frequencies_by_chi_square(n, p, device):
+    """The counts of each k in 20000 draws against the pmf: Pearson's statistic below
+    its dof + 5 standard deviations (cells of expected count >= 5 only)."""
+    from math import comb
+    pdt.manual_seed(11)
+    draws = 20000
+    x = _np(D.Binomial(_t(float(n), device), _t(p, device)).sample((draws,)))
+    pmf = np.array([comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)])
+    seen = np.bincount(x.astype(np.int64), minlength=n + 1)
+    cells = pmf * draws >= 5
+    expected = pmf[cells] * draws
+    stat = (((seen[cells] - expected) ** 2) / expected).sum()
+    dof = cells.sum() - 1
+    assert stat < dof + 5 * np.sqrt(2 * dof), (stat, dof)
+    assert seen[~cells].sum() <= 5 * max(1.0, pmf[~cells].sum() * draws) + 10
