@@ -138,3 +138,35 @@ def test_binomial_sample_frequencies_by_chi_square(n, p, device):
     dof = cells.sum() - 1
     assert stat < dof + 5 * np.sqrt(2 * dof), (stat, dof)
     assert seen[~cells].sum() <= 5 * max(1.0, pmf[~cells].sum() * draws) + 10
+
+
+def test_multinomial_checks_its_categorical_with_the_default_setting(device):
+    """As PyTorch's: validate_args=False does not reach the Categorical inside."""
+    with pytest.raises(ValueError, match=r"Expected parameter probs .* Simplex"):
+        D.Multinomial(3, _t([-1.0, 2.0], device), validate_args=False)
+    m = D.Multinomial(3, _t([1.0, 3.0], device), validate_args=False)
+    assert not m._validate_args and m._categorical._validate_args
+    D.Distribution.set_default_validate_args(False)
+    try:
+        D.Multinomial(3, _t([-1.0, 2.0], device))
+    finally:
+        D.Distribution.set_default_validate_args(True)
+
+
+def test_bools_are_numbers_and_a_tensor_is_a_sample_shape(device):
+    """Python bools as parameters (1.0 and 0.0), as PyTorch takes them; a 1-d integer
+    tensor as sample_shape (torch.Size takes one), not a 0-d or a float one."""
+    assert D.Normal(True, 1.0).loc.item() == 1.0
+    assert _np(D.Normal(_t([0.5], device), True).scale).tolist() == [1.0]
+    assert D.Bernoulli(True).probs.item() == 1.0
+    assert D.Bernoulli(logits=False).logits.item() == 0.0
+    assert D.Binomial(True, _t(0.5, device)).total_count.item() == 1.0
+    m = D.Multinomial(True, _t([0.0, 1.0], device))
+    assert _np(m.sample()).tolist() == [0.0, 1.0]
+    d = D.Normal(pdt.zeros(2, device=device), 1.0)
+    assert tuple(d.sample(pdt.tensor([2, 3])).shape) == (2, 3, 2)
+    assert tuple(D.Categorical(pdt.ones(4, device=device)).sample(
+        pdt.tensor([5], device=device)).shape) == (5,)
+    for bad in (pdt.tensor(4), pdt.tensor([2.0])):
+        with pytest.raises(TypeError, match=r"sample_shape must be a tuple of ints"):
+            d.sample(bad)

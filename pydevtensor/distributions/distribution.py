@@ -12,6 +12,9 @@ __all__ = ["Distribution"]
 
 
 def _shape_arg(where, sample_shape):
+    if isinstance(sample_shape, _C.Tensor) and sample_shape.ndim == 1 and not (
+            sample_shape.is_floating_point() or sample_shape.is_complex()):
+        sample_shape = sample_shape.tolist()  # a 1-d integer tensor, as torch.Size takes
     if isinstance(sample_shape, (int, _C.Tensor)) or not hasattr(sample_shape, "__iter__"):
         raise TypeError(f"{where}: sample_shape must be a tuple of ints (a Size), e.g. (5,), "
                         f"got {type(sample_shape).__name__}")

@@ -41,7 +41,7 @@ def broadcast_all(*values):
     tensor([1., 1.])
     """
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (_C.Tensor, Number)):
+        if not isinstance(v, (_C.Tensor, Number)):  # a bool is a Number, as in PyTorch
             raise ValueError(f"Input arguments must all be instances of numbers.Number or "
                              f"Tensor, got {type(v).__name__}")
     like = next((v for v in values if isinstance(v, _C.Tensor)), None)
