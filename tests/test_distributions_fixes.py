@@ -170,3 +170,31 @@ def test_bools_are_numbers_and_a_tensor_is_a_sample_shape(device):
     for bad in (pdt.tensor(4), pdt.tensor([2.0])):
         with pytest.raises(TypeError, match=r"sample_shape must be a tuple of ints"):
             d.sample(bad)
+
+
+def test_dependent_supports_read_on_the_class_and_constraint_reprs():
+    """PyTorch's constraints.dependent_property: on the class a dependent constraint
+    with is_discrete and event_dim, on an instance the support itself."""
+    C = D.constraints
+    for cls, discrete, event_dim in ((D.Binomial, True, 0), (D.Categorical, True, 0),
+                                     (D.Multinomial, True, 1), (D.Uniform, False, 0)):
+        support = cls.support
+        assert C.is_dependent(support), cls
+        assert (support.is_discrete, support.event_dim) == (discrete, event_dim), cls
+    assert not C.is_dependent(D.Binomial(3, _t(0.5)).support)
+    assert C.is_dependent(C.dependent) and not C.is_dependent(C.real)
+    assert (C.dependent.is_discrete, C.dependent.event_dim) == (False, 0)
+    assert C.dependent(is_discrete=True, event_dim=2).event_dim == 2
+    with pytest.raises(ValueError, match="Cannot determine validity of dependent constraint"):
+        C.dependent.check(_t([1.0]))
+    with pytest.raises(ValueError, match=r"Expected value.dim\(\) >= 1 but got 0"):
+        C.real_vector.check(_t(1.0))
+    assert repr(C.nonnegative_integer) == "IntegerGreaterThan(lower_bound=0)"
+    assert repr(C.real_vector) == "IndependentConstraint(Real(), 1)"
+    assert repr(D.Binomial.support) == "DependentProperty()"
+
+
+def test_a_dependent_argument_constraint_is_not_checked():
+    class Shifted(D.Normal):
+        arg_constraints = dict(D.Normal.arg_constraints, loc=D.constraints.dependent)
+    assert Shifted(_t([1.0]), 1.0).loc.item() == 1.0

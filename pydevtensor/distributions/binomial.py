@@ -71,7 +71,7 @@ class Binomial(Distribution):
     logits = Bernoulli.__dict__["logits"]
     probs = Bernoulli.__dict__["probs"]
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         """The counts 0 .. total_count.
 

@@ -7,6 +7,7 @@ import operator
 from .. import _C
 from .._tensor_py import Size
 from ..autograd import no_grad
+from . import constraints
 
 __all__ = ["Distribution"]
 
@@ -92,6 +93,8 @@ class Distribution:
             self._validate_args = bool(validate_args)
         if self._validate_args:
             for param, constraint in self.arg_constraints.items():
+                if constraints.is_dependent(constraint):
+                    continue  # cannot be checked (PyTorch skips it too)
                 if param not in self.__dict__ and isinstance(
                         getattr(type(self), param, None), _lazy_types()):
                     continue  # a lazily derived parameter (probs from logits) is fine

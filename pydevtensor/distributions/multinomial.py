@@ -112,7 +112,7 @@ class Multinomial(Distribution):
         """
         return self._categorical.param_shape
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         """Counts >= 0 summing to at most total_count (PyTorch's check).
 
