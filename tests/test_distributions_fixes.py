@@ -198,3 +198,14 @@ def test_a_dependent_argument_constraint_is_not_checked():
     class Shifted(D.Normal):
         arg_constraints = dict(D.Normal.arg_constraints, loc=D.constraints.dependent)
     assert Shifted(_t([1.0]), 1.0).loc.item() == 1.0
+
+
+def test_param_and_param_shape(device):
+    """_param is the parameter given (probs or logits), as PyTorch's; Binomial has
+    param_shape."""
+    p = _t([0.2, 0.7], device)
+    assert _np(D.Bernoulli(p)._param).tolist() == [0.2, 0.7]
+    b = D.Binomial(5, logits=p)
+    assert _np(b._param).tolist() == [0.2, 0.7] and tuple(b.param_shape) == (2,)
+    assert tuple(b.expand((3, 2))._param.shape) == (3, 2)
+    assert _np(D.Categorical(p)._param).sum() == pytest.approx(1.0)

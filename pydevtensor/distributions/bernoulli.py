@@ -60,6 +60,7 @@ class Bernoulli(Distribution):
         else:
             (self.logits,) = broadcast_all(logits)
             shape = tuple(self.logits.shape)
+        self._param = self.__dict__.get("probs", self.__dict__.get("logits"))
         super().__init__(shape, (), validate_args)
 
     @lazy_property

@@ -65,11 +65,14 @@ class Binomial(Distribution):
             self.total_count, self.logits = broadcast_all(total_count, logits)
             self.total_count = self.total_count.to(self.logits.dtype)
             shape = tuple(self.logits.shape)
+        self._param = self.__dict__.get("probs", self.__dict__.get("logits"))
         super().__init__(shape, (), validate_args)
 
-    # probs and logits, each computed from the other on first use: Bernoulli's
+    # probs and logits, each computed from the other on first use, and param_shape:
+    # Bernoulli's
     logits = Bernoulli.__dict__["logits"]
     probs = Bernoulli.__dict__["probs"]
+    param_shape = Bernoulli.__dict__["param_shape"]
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
