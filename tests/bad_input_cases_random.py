@@ -83,6 +83,12 @@ RANDOM_CASES = [
     C("distributions-log_prob-support",
       "pdt.distributions.Poisson(pdt.tensor([1.0])).log_prob(pdt.tensor([-1.0]))", "ValueError",
       r"Poisson.log_prob\(\): the value argument must be within the support"),
+    C("distributions-dependent-check",
+      "pdt.distributions.constraints.dependent.check(pdt.ones(2))", "ValueError",
+      r"Cannot determine validity of dependent constraint"),
+    C("distributions-real_vector-0d",
+      "pdt.distributions.constraints.real_vector.check(pdt.tensor(1.0))", "ValueError",
+      r"Expected value.dim\(\) >= 1 but got 0"),
     C("distributions-kl-pair",
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
       "pdt.distributions.Exponential(1.0))", "NotImplementedError",

@@ -1,4 +1,6 @@
 """Bernoulli(probs or logits): PyTorch's ``torch.distributions.Bernoulli``."""
+import math
+
 from .. import _C
 from .._ops_bernoulli import bernoulli
 from ..autograd import no_grad
@@ -58,6 +60,7 @@ class Bernoulli(Distribution):
         else:
             (self.logits,) = broadcast_all(logits)
             shape = tuple(self.logits.shape)
+        self._param = self.__dict__.get("probs", self.__dict__.get("logits"))
         super().__init__(shape, (), validate_args)
 
     @lazy_property
@@ -130,7 +133,13 @@ class Bernoulli(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return logits * value - _softplus(logits)
+        # -BCE-with-logits; a term of weight 0 adds 0 even where its softplus is inf
+        # (logits of -inf with value 0, of inf with value 1): not NaN, and -inf where
+        # the value is impossible
+        ones = (value * _softplus(-logits)).masked_fill((value == 0) & (logits == -math.inf), 0.0)
+        zeros = ((1 - value) * _softplus(logits)).masked_fill((value == 1) & (logits == math.inf),
+                                                             0.0)
+        return -(ones + zeros)
 
     def entropy(self):
         return _softplus(self.logits) - self.logits * self.probs

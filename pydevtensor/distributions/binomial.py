@@ -1,5 +1,6 @@
 """Binomial(total_count, probs or logits): PyTorch's ``torch.distributions.Binomial``."""
 from .. import _C
+from .._ops_index import where
 from ..autograd import no_grad
 from . import constraints
 from .bernoulli import Bernoulli, _one_of
@@ -8,7 +9,12 @@ from .utils import broadcast_all, enumerate_values
 
 __all__ = ["Binomial"]
 
-_TRIAL_CHUNK = 256  # trials drawn at once by sample(): memory of 256 uniforms an element
+_BTRS_MIN_MEAN = 10.0  # n * min(p, 1 - p) from which sample() uses BTRS, not inversion
+# log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(2 pi) / 2 for k = 0 .. 9 (Stirling's tail)
+_STIRLING_TAIL = (0.08106146679532726, 0.04134069595540929, 0.02767792568499834,
+                  0.02079067210376509, 0.01664469118982119, 0.01387612882307075,
+                  0.01189670994589177, 0.01041126526197209, 0.009255462182712733,
+                  0.008330563433362871)
 
 
 def _clamp_by_zero(x):
@@ -19,8 +25,9 @@ class Binomial(Distribution):
     """The number of successes in total_count independent trials, each a success with
     probability ``probs`` (or ``sigmoid(logits)``).
 
-    A draw counts the float64 uniforms below probs among total_count of them (trials
-    drawn 256 at a time): exact, and its cost grows with total_count.
+    A draw takes a number of uniforms that does not grow with total_count: Hormann's
+    BTRS (transformed rejection with squeeze) where ``n * min(p, 1 - p) >= 10``, else
+    inversion by geometric waiting times (as PyTorch's sampler), in float64.
 
     Parameters
     ----------
@@ -58,13 +65,16 @@ class Binomial(Distribution):
             self.total_count, self.logits = broadcast_all(total_count, logits)
             self.total_count = self.total_count.to(self.logits.dtype)
             shape = tuple(self.logits.shape)
+        self._param = self.__dict__.get("probs", self.__dict__.get("logits"))
         super().__init__(shape, (), validate_args)
 
-    # probs and logits, each computed from the other on first use: Bernoulli's
+    # probs and logits, each computed from the other on first use, and param_shape:
+    # Bernoulli's
     logits = Bernoulli.__dict__["logits"]
     probs = Bernoulli.__dict__["probs"]
+    param_shape = Bernoulli.__dict__["param_shape"]
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         """The counts 0 .. total_count.
 
@@ -95,17 +105,9 @@ class Binomial(Distribution):
     def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
-            probs = self.probs.to(_C.float64).expand(*shape).contiguous()
-            count = self.total_count.to(_C.float64).expand(*shape).contiguous()
-            n = int(count.max().item()) if count.numel() else 0
-            total = _C.zeros(shape, dtype=_C.float64, device=probs.device)
-            for start in range(0, n, _TRIAL_CHUNK):
-                k = min(_TRIAL_CHUNK, n - start)
-                u = _C.rand((k,) + shape, dtype=_C.float64, device=probs.device)
-                trial = _C.arange(start, start + k, dtype=_C.float64, device=probs.device)
-                trial = trial.reshape((k,) + (1,) * len(shape))
-                total = total + ((u < probs) & (trial < count)).sum(0)
-            return total.to(self.probs.dtype)
+            probs = self.probs.to(_C.float64).expand(*shape).reshape(-1)
+            count = self.total_count.to(_C.float64).expand(*shape).reshape(-1)
+            return _sample_binomial(count, probs).reshape(shape).to(self.probs.dtype)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -155,3 +157,85 @@ class Binomial(Distribution):
                                       "by enumerate_support and entropy (as in PyTorch)")
         values = _C.arange(1 + n, dtype=count.dtype, device=count.device)
         return enumerate_values(values, self.batch_shape, expand)
+
+
+def _stirling_tail(k):
+    table = _C.tensor(_STIRLING_TAIL, dtype=k.dtype, device=k.device)
+    big = k.clamp(min=10.0)
+    big2 = big * big
+    series = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / big2) / big2) / big
+    return where(k < 10, table[k.clamp(0, 9).to(_C.int64)], series)
+
+
+def _draw_rounds(todo, out, draw):
+    """Rounds of draw(idx) -> (accepted, values) over the flat indices todo until every
+    one is accepted; out[idx] takes the accepted values."""
+    while todo.numel():
+        accepted, values = draw(todo)
+        out[todo[accepted]] = values[accepted]
+        todo = todo[~accepted]
+
+
+def _inversion(n, q, out, todo):
+    """Counts of successes before the total of the geometric waiting times passes n:
+    about n * q + 1 rounds of one uniform an element (for n * q < 10); a total past n
+    stays past it (each waiting time is >= 0)."""
+    n, log_q = n[todo], (-q[todo]).log1p()
+    total = _C.zeros(todo.shape, dtype=n.dtype, device=n.device)
+    found = _C.zeros(todo.shape, dtype=n.dtype, device=n.device)
+    while todo.numel():
+        u = _C.rand(todo.shape, dtype=n.dtype, device=n.device)
+        total = total + (u.log() / log_q).ceil()
+        within = total <= n
+        if not bool(within.any()):
+            break
+        found = found + within.to(n.dtype)
+    out[todo] = found
+
+
+def _btrs(n, q, out, todo):
+    """Hormann (1993), BTRS: k = floor((2a/us + b) U + c), accepted by the squeeze or
+    by the bound of log f(k) / f(m) (Stirling's tails); for n * q >= 10, where about 9
+    in 10 proposals are accepted."""
+    n_all, q_all = n, q
+
+    def draw(idx):
+        n, p = n_all[idx], q_all[idx]
+        spq = (n * p * (1 - p)).sqrt()
+        b = 1.15 + 2.53 * spq
+        a = -0.0873 + 0.0248 * b + 0.01 * p
+        c = n * p + 0.5
+        v_r = 0.92 - 4.2 / b
+        r = p / (1 - p)
+        alpha = (2.83 + 5.1 / b) * spq
+        m = ((n + 1) * p).floor()
+        u = _C.rand(idx.shape, dtype=n.dtype, device=n.device) - 0.5
+        v = _C.rand(idx.shape, dtype=n.dtype, device=n.device)
+        us = 0.5 - u.abs()
+        k = ((2 * a / us + b) * u + c).floor()
+        inside = (k >= 0) & (k <= n)
+        kk = k.clamp(min=0.0).minimum(n)
+        squeeze = (us >= 0.07) & (v <= v_r)
+        log_v = (v * alpha / (a / (us * us) + b)).log()
+        bound = ((m + 0.5) * ((m + 1) / (r * (n - m + 1))).log()
+                 + (n + 1) * ((n - m + 1) / (n - kk + 1)).log()
+                 + (kk + 0.5) * (r * (n - kk + 1) / (kk + 1)).log()
+                 + _stirling_tail(m) + _stirling_tail(n - m)
+                 - _stirling_tail(kk) - _stirling_tail(n - kk))
+        return inside & (squeeze | (log_v <= bound)), k
+
+    _draw_rounds(todo, out, draw)
+
+
+def _sample_binomial(n, p):
+    """One draw of Binomial(n, p) for each element of the flat float64 n and p, in a
+    time that does not grow with n: for q = min(p, 1 - p), inversion where n * q < 10,
+    BTRS elsewhere; the count of failures where p > 1/2."""
+    flip = p > 0.5
+    q = where(flip, 1 - p, p)
+    out = _C.zeros(n.shape, dtype=n.dtype, device=n.device)
+    live = (n > 0) & (q > 0)
+    small = live & (n * q < _BTRS_MIN_MEAN)
+    _inversion(n, q, out, small.nonzero().reshape(-1))
+    _btrs(n, q, out, (live & ~small).nonzero().reshape(-1))
+    return where(flip, n - out, out)

@@ -106,7 +106,7 @@ class Categorical(Distribution):
         """
         return self._param.shape
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         """The categories, 0 .. K-1.
 

@@ -4,9 +4,10 @@
 ``c.check(value)`` gives a bool tensor: per element, or per event for an event
 constraint (``event_dim`` > 0, such as ``simplex``).
 """
-__all__ = ["Constraint", "boolean", "greater_than", "half_open_interval", "integer_interval",
-           "interval", "less_than", "multinomial", "nonnegative", "nonnegative_integer",
-           "positive", "real", "real_vector", "simplex", "unit_interval"]
+__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
+           "half_open_interval", "integer_interval", "interval", "is_dependent", "less_than",
+           "multinomial", "nonnegative", "nonnegative_integer", "positive", "real",
+           "real_vector", "simplex", "unit_interval"]
 
 
 class Constraint:
@@ -44,6 +45,90 @@ class Constraint:
 
     def __repr__(self):
         return type(self).__name__.lstrip("_") + "()"
+
+
+class _Dependent(Constraint):
+    """A constraint that depends on the distribution's parameters (a support such as
+    Binomial's 0 .. total_count), as PyTorch's: ``check`` cannot tell, and argument
+    validation skips it; is_discrete and event_dim as given (default False and 0)."""
+
+    def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        self._is_discrete, self._event_dim = is_discrete, event_dim
+
+    @property
+    def is_discrete(self):
+        return False if self._is_discrete is NotImplemented else self._is_discrete
+
+    @property
+    def event_dim(self):
+        return 0 if self._event_dim is NotImplemented else self._event_dim
+
+    def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        """The same constraint with other is_discrete or event_dim."""
+        if is_discrete is NotImplemented:
+            is_discrete = self._is_discrete
+        if event_dim is NotImplemented:
+            event_dim = self._event_dim
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+
+    def check(self, value):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+def is_dependent(constraint):
+    """Whether a constraint depends on the distribution's parameters (``dependent``, or
+    a ``dependent_property`` read on the class).
+
+    Parameters
+    ----------
+    constraint : Constraint
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Binomial, constraints
+    >>> constraints.is_dependent(Binomial.support), constraints.is_dependent(constraints.real)
+    (True, False)
+    """
+    return isinstance(constraint, _Dependent)
+
+
+class dependent_property(property, _Dependent):
+    """A property whose value is a constraint computed from the instance's parameters
+    and which, read on the class, is a dependent constraint with is_discrete and
+    event_dim (PyTorch's ``constraints.dependent_property``): the supports of Binomial,
+    Categorical, Multinomial and Uniform.
+
+    Parameters
+    ----------
+    fn : callable, optional
+        The getter; without it, ``dependent_property(is_discrete=..., event_dim=...)``
+        decorates one.
+    is_discrete : bool, optional
+    event_dim : int, optional
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Binomial
+    >>> Binomial.support.is_discrete, Binomial.support.event_dim
+    (True, 0)
+    >>> Binomial(3, pydevtensor.tensor(0.5)).support
+    IntegerInterval(lower_bound=0, upper_bound=3.0)
+    """
+
+    def __init__(self, fn=None, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        property.__init__(self, fn)
+        _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
+
+    def __call__(self, fn):
+        return dependent_property(fn, is_discrete=self._is_discrete,
+                                  event_dim=self._event_dim)
+
+    def __repr__(self):
+        return "DependentProperty()"
 
 
 class _Real(Constraint):
@@ -136,12 +221,20 @@ class _NonnegativeInteger(Constraint):
         whole = _whole(value)
         return whole & (value >= 0)
 
+    def __repr__(self):
+        return "IntegerGreaterThan(lower_bound=0)"
+
 
 class _RealVector(Constraint):
     event_dim = 1
 
     def check(self, value):
+        if value.ndim < 1:
+            raise ValueError(f"Expected value.dim() >= 1 but got {value.ndim}")
         return (value == value).all(-1)
+
+    def __repr__(self):
+        return "IndependentConstraint(Real(), 1)"
 
 
 class _Simplex(Constraint):
@@ -153,6 +246,7 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+dependent = _Dependent()
 real = _Real()
 real_vector = _RealVector()
 boolean = _Boolean()

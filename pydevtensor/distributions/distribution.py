@@ -7,11 +7,15 @@ import operator
 from .. import _C
 from .._tensor_py import Size
 from ..autograd import no_grad
+from . import constraints
 
 __all__ = ["Distribution"]
 
 
 def _shape_arg(where, sample_shape):
+    if isinstance(sample_shape, _C.Tensor) and sample_shape.ndim == 1 and not (
+            sample_shape.is_floating_point() or sample_shape.is_complex()):
+        sample_shape = sample_shape.tolist()  # a 1-d integer tensor, as torch.Size takes
     if isinstance(sample_shape, (int, _C.Tensor)) or not hasattr(sample_shape, "__iter__"):
         raise TypeError(f"{where}: sample_shape must be a tuple of ints (a Size), e.g. (5,), "
                         f"got {type(sample_shape).__name__}")
@@ -89,6 +93,8 @@ class Distribution:
             self._validate_args = bool(validate_args)
         if self._validate_args:
             for param, constraint in self.arg_constraints.items():
+                if constraints.is_dependent(constraint):
+                    continue  # cannot be checked (PyTorch skips it too)
                 if param not in self.__dict__ and isinstance(
                         getattr(type(self), param, None), _lazy_types()):
                     continue  # a lazily derived parameter (probs from logits) is fine

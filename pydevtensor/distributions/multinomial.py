@@ -27,7 +27,8 @@ class Multinomial(Distribution):
         Unnormalised log-probabilities, (..., K).
     validate_args : bool, optional
         Check the parameters and, in log_prob, the values (default: ``Distribution``'s
-        setting).
+        setting); the Categorical inside checks probs (or logits) with the default
+        setting whatever this is, as PyTorch's.
 
     Raises
     ------
@@ -49,14 +50,15 @@ class Multinomial(Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if isinstance(total_count, bool) or not isinstance(total_count, int):
+        if not isinstance(total_count, int):  # a bool is one, as in PyTorch
             raise TypeError(f"Multinomial(): total_count must be an int, got "
                             f"{type(total_count).__name__} (inhomogeneous counts are not "
                             f"supported, as in PyTorch)")
         if total_count < 0:
             raise ValueError(f"Multinomial(): total_count must be >= 0, got {total_count}")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
+        # with the default validation whatever validate_args is, as PyTorch's
+        self._categorical = Categorical(probs=probs, logits=logits)
         self._binomial = None
         batch_shape = self._categorical.batch_shape
         event_shape = tuple(self._categorical.param_shape[-1:])
@@ -110,7 +112,7 @@ class Multinomial(Distribution):
         """
         return self._categorical.param_shape
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         """Counts >= 0 summing to at most total_count (PyTorch's check).
 
@@ -140,7 +142,7 @@ class Multinomial(Distribution):
         with no_grad():
             if self.total_count == 0:
                 return _C.zeros(tuple(shape), dtype=self.probs.dtype, device=self.probs.device)
-            draws = self._categorical.sample((self.total_count,) + sample_dims)
+            draws = self._categorical.sample((int(self.total_count),) + sample_dims)
             # draws: (total_count, *sample, *batch) -> counts per category
             k = self._categorical._num_events
             counts = _C.zeros(tuple(draws.shape[1:]) + (k,), dtype=self.probs.dtype,

@@ -40,7 +40,7 @@ class Uniform(Distribution):
                              f"the constraint LessThan(upper_bound=high), but found invalid "
                              f"values:\n{self.low}")
 
-    @property
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
         """[low, high], the values of nonzero density and high (PyTorch's interval; its
         density there is 0: log_prob gives -inf, cdf 1).

@@ -41,7 +41,7 @@ def broadcast_all(*values):
     tensor([1., 1.])
     """
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (_C.Tensor, Number)):
+        if not isinstance(v, (_C.Tensor, Number)):  # a bool is a Number, as in PyTorch
             raise ValueError(f"Input arguments must all be instances of numbers.Number or "
                              f"Tensor, got {type(v).__name__}")
     like = next((v for v in values if isinstance(v, _C.Tensor)), None)
@@ -109,7 +109,9 @@ def logits_to_probs(logits, is_binary=False):
 
 class lazy_property:
     """A property computed on first use and then stored on the instance (probs from
-    logits, or logits from probs)."""
+    logits, or logits from probs), as PyTorch's: computed with gradients enabled, so
+    that a first use under ``no_grad`` (in ``sample()``) stores a value that still has
+    the parameter's graph for later log_prob, entropy or mean."""
 
     def __init__(self, wrapped):
         self.wrapped = wrapped
@@ -119,7 +121,9 @@ class lazy_property:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        value = self.wrapped(instance)
+        from ..autograd import enable_grad
+        with enable_grad():
+            value = self.wrapped(instance)
         instance.__dict__[self.wrapped.__name__] = value
         return value
 
