@@ -1,0 +1,194 @@
+"""pydevtensor.distributions' Laplace, LogNormal, Gumbel, HalfNormal, Cauchy and
+Geometric against their closed forms in float64 (log_prob, cdf, icdf, entropy, mean,
+mode, variance), their draws by moments with a fixed seed (each sample statistic within
+5 standard errors), and the gradients of rsample and log_prob against central finite
+differences, on every device."""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import distributions as D
+
+F64 = pdt.float64
+EULER = 0.57721566490153286060
+_erf = np.vectorize(math.erf)
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def _t(x, device="cpu"):
+    return pdt.tensor(x, dtype=F64, device=device)
+
+
+LOC = np.array([0.0, 1.5, -2.0])
+SCALE = np.array([1.0, 0.3, 2.5])
+
+
+def _phi(z):
+    return 0.5 * (1 + _erf(z / math.sqrt(2)))
+
+
+# name: (make(device), x for log_prob/cdf, log_prob, cdf, entropy, mean, mode, variance)
+def _closed_forms():
+    m, b = LOC, SCALE
+    x = np.array([0.3, 1.2, -7.0])
+    xp = np.array([0.3, 1.2, 7.0])
+    z = (x - m) / b
+    zl = (np.log(xp) - m) / b
+    return {
+        "Laplace": (lambda d: D.Laplace(_t(m, d), _t(b, d)), x,
+                    -np.log(2 * b) - np.abs(x - m) / b,
+                    np.where(x < m, 0.5 * np.exp(z), 1 - 0.5 * np.exp(-z)),
+                    1 + np.log(2 * b), m, m, 2 * b ** 2),
+        "LogNormal": (lambda d: D.LogNormal(_t(m, d), _t(b, d)), xp,
+                      -zl ** 2 / 2 - np.log(b * xp * math.sqrt(2 * math.pi)), _phi(zl),
+                      m + 0.5 + 0.5 * np.log(2 * math.pi * b ** 2), np.exp(m + b ** 2 / 2),
+                      np.exp(m - b ** 2), (np.exp(b ** 2) - 1) * np.exp(2 * m + b ** 2)),
+        "Gumbel": (lambda d: D.Gumbel(_t(m, d), _t(b, d)), x,
+                   -np.log(b) - z - np.exp(-z), np.exp(-np.exp(-z)),
+                   np.log(b) + EULER + 1, m + EULER * b, m, math.pi ** 2 / 6 * b ** 2),
+        "HalfNormal": (lambda d: D.HalfNormal(_t(b, d)), xp,
+                       np.log(math.sqrt(2 / math.pi) / b) - xp ** 2 / (2 * b ** 2),
+                       _erf(xp / (b * math.sqrt(2))),
+                       0.5 * np.log(math.pi * b ** 2 / 2) + 0.5, b * math.sqrt(2 / math.pi),
+                       0 * b, b ** 2 * (1 - 2 / math.pi)),
+        "Cauchy": (lambda d: D.Cauchy(_t(m, d), _t(b, d)), x,
+                   -np.log(math.pi * b * (1 + z ** 2)), np.arctan(z) / math.pi + 0.5,
+                   np.log(4 * math.pi * b), np.full(3, np.nan), m, np.full(3, np.inf)),
+    }
+
+
+@pytest.mark.parametrize("name", ["Laplace", "LogNormal", "Gumbel", "HalfNormal", "Cauchy"])
+def test_continuous_against_closed_forms(device, name):
+    make, x, logp, cdf, ent, mean, mode, var = _closed_forms()[name]
+    d = make(device)
+    assert d.has_rsample and tuple(d.batch_shape) == (3,) and tuple(d.event_shape) == ()
+    got = d.log_prob(_t(x, device))
+    assert got.dtype == F64 and got.device == d.sample().device
+    np.testing.assert_allclose(_np(got), logp, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.cdf(_t(x, device))), cdf, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.entropy()), ent, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.mean), mean, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.mode), mode, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(_np(d.variance), var, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.stddev), np.sqrt(var), rtol=1e-12)
+    q = np.array([0.05, 0.5, 0.9])
+    np.testing.assert_allclose(_np(d.cdf(d.icdf(_t(q, device)))), q, rtol=1e-12)
+
+
+def _within(x, mean, var, k=5.0):
+    se = np.sqrt(var / x.shape[0])
+    assert np.all(np.abs(x.mean(0) - mean) <= k * se + 1e-12), (x.mean(0), mean, se)
+
+
+@pytest.mark.parametrize("name", ["Laplace", "LogNormal", "Gumbel", "HalfNormal", "Cauchy"])
+def test_continuous_samples_by_quantiles_and_moments(device, name):
+    """The fraction of draws below each quantile is that probability; the sample mean is
+    the mean where the variance is finite (LogNormal's by log x)."""
+    make, _, _, _, _, mean, _, var = _closed_forms()[name]
+    d = make(device)
+    pdt.manual_seed(3)
+    n = 40000
+    x = d.sample((n,))
+    assert tuple(x.shape) == (n, 3) and not x.requires_grad
+    for q in (0.1, 0.5, 0.9):
+        below = _np(x <= d.icdf(_t([q] * 3, device))).astype(np.float64)
+        _within(below, q, q * (1 - q))
+    xs = _np(x)
+    if name == "LogNormal":
+        assert np.all(xs > 0)
+        _within(np.log(xs), LOC, SCALE ** 2)
+    elif name != "Cauchy":
+        _within(xs, mean, var)
+    if name == "HalfNormal":
+        assert np.all(xs >= 0)
+
+
+@pytest.mark.parametrize("name", ["Laplace", "LogNormal", "Gumbel", "Cauchy", "HalfNormal"])
+def test_rsample_and_log_prob_gradients_against_finite_differences(device, name):
+    """The same seed gives the same uniform draws, so d rsample / d param is the finite
+    difference of two draws at param +- h; log_prob's likewise, at fixed values."""
+    cls = getattr(D, name)
+    m, b = np.array([0.2, -1.0]), np.array([0.7, 1.9])
+    params = [b] if name == "HalfNormal" else [m, b]
+    x = np.array([0.4, 2.5])
+
+    def draw(vals, seed=5):
+        pdt.manual_seed(seed)
+        return _np(cls(*[_t(v, device) for v in vals]).rsample((3,)))
+
+    ts = [_t(v, device).requires_grad_() for v in params]
+    pdt.manual_seed(5)
+    cls(*ts).rsample((3,)).sum().backward()
+    cls(*[_t(v, device) for v in params]).rsample()  # no parameter, no gradient
+    ts2 = [_t(v, device).requires_grad_() for v in params]
+    cls(*ts2).log_prob(_t(x, device)).sum().backward()
+    h = 1e-6
+    for i, v in enumerate(params):
+        up = [p.copy() for p in params]
+        dn = [p.copy() for p in params]
+        up[i] = v + h
+        dn[i] = v - h
+        fd = (draw(up) - draw(dn)).sum(0) / (2 * h)
+        np.testing.assert_allclose(_np(ts[i].grad), fd, rtol=1e-6, atol=1e-8)
+
+        def lp(vals):
+            return _np(cls(*[_t(a, device) for a in vals]).log_prob(_t(x, device)))
+        np.testing.assert_allclose(_np(ts2[i].grad), (lp(up) - lp(dn)) / (2 * h), rtol=1e-6)
+
+
+def test_geometric_against_closed_forms_and_draws(device):
+    p = np.array([0.1, 0.5, 0.75])
+    d = D.Geometric(_t(p, device))
+    k = np.array([3.0, 0.0, 2.0])
+    assert not d.has_rsample and tuple(d.batch_shape) == (3,)
+    np.testing.assert_allclose(_np(d.log_prob(_t(k, device))),
+                               k * np.log1p(-p) + np.log(p), rtol=1e-12)
+    np.testing.assert_allclose(_np(d.mean), (1 - p) / p, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.variance), (1 - p) / p ** 2, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.entropy()),
+                               -((1 - p) * np.log1p(-p) + p * np.log(p)) / p, rtol=1e-12)
+    np.testing.assert_array_equal(_np(d.mode), [0.0, 0.0, 0.0])
+    lg = D.Geometric(logits=_t(np.log(p / (1 - p)), device))
+    np.testing.assert_allclose(_np(lg.probs), p, rtol=1e-12)
+    np.testing.assert_allclose(_np(lg.log_prob(_t(k, device))), _np(d.log_prob(_t(k, device))),
+                               rtol=1e-12)
+    # certain success: 0 failures has probability 1 (log 0, not nan)
+    assert _np(D.Geometric(_t([1.0], device)).log_prob(_t([0.0], device))).tolist() == [0.0]
+    pdt.manual_seed(2)
+    n = 40000
+    x = _np(d.sample((n,)))
+    assert x.shape == (n, 3) and np.all(x >= 0) and np.all(x == np.floor(x))
+    _within(x, (1 - p) / p, (1 - p) / p ** 2)
+    _within((x == 0).astype(np.float64), p, p * (1 - p))
+
+
+def test_validation_expand_and_shapes(device):
+    for call in (lambda: D.Laplace(0.0, -1.0), lambda: D.LogNormal(0.0, 0.0),
+                 lambda: D.Gumbel(_t([0.0], device), _t([-1.0], device)),
+                 lambda: D.HalfNormal(-1.0), lambda: D.Cauchy(0.0, -2.0),
+                 lambda: D.Geometric(_t([1.5], device))):
+        with pytest.raises(ValueError, match=r"Expected parameter (scale|probs) .* constraint"):
+            call()
+    with pytest.raises(ValueError, match=r"Expected parameter probs .* to be positive"):
+        D.Geometric(_t([0.0, 0.5], device))
+    with pytest.raises(ValueError, match="Either `probs` or `logits`"):
+        D.Geometric()
+    for d, bad in ((D.LogNormal(0.0, 1.0), -1.0), (D.HalfNormal(1.0), -0.5),
+                   (D.Geometric(0.3), 0.5)):
+        with pytest.raises(ValueError, match="within the support"):
+            d.log_prob(pdt.tensor(bad))
+    assert _np(D.HalfNormal(_t(1.0, device), validate_args=False).log_prob(
+        _t(-1.0, device))).item() == -math.inf
+    for d in (D.Laplace(_t([0.0, 1.0], device), 1.0), D.LogNormal(_t([0.0, 1.0], device), 1.0),
+              D.Gumbel(_t([0.0, 1.0], device), 1.0), D.HalfNormal(_t([1.0, 2.0], device)),
+              D.Cauchy(_t([0.0, 1.0], device), 1.0), D.Geometric(_t([0.3, 0.6], device))):
+        e = d.expand((4, 2))
+        assert tuple(e.batch_shape) == (4, 2) and tuple(e.sample((3,)).shape) == (3, 4, 2)
+        assert tuple(e.log_prob(_t([1.0, 2.0], device)).shape) == (4, 2)
+        assert tuple(e.mean.shape) == (4, 2) and tuple(e.entropy().shape) == (4, 2)
+    assert D.Laplace(0.0, 1.0).sample().dtype == pdt.float32
