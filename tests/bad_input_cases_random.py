@@ -96,6 +96,14 @@ RANDOM_CASES = [
     C("distributions-lognormal-support",
       "pdt.distributions.LogNormal(0.0, 1.0).log_prob(pdt.tensor(-1.0))", "ValueError",
       r"LogNormal.log_prob\(\): the value argument must be within the support"),
+    C("distributions-independent-ndims",
+      "pdt.distributions.Independent(pdt.distributions.Normal(pdt.zeros(3), 1.0), 2)",
+      "ValueError", r"Expected reinterpreted_batch_ndims <= len\(base_distribution."
+      r"batch_shape\), actual 2 vs 1"),
+    C("distributions-onehotcategorical-support",
+      "pdt.distributions.OneHotCategorical(pdt.ones(3)).log_prob(pdt.tensor([0.5, 0.5, 0.0]))",
+      "ValueError", r"OneHotCategorical.log_prob\(\): the value argument must be within the "
+      r"support of the distribution \(OneHot\(\)\)"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

@@ -192,3 +192,77 @@ def test_validation_expand_and_shapes(device):
         assert tuple(e.log_prob(_t([1.0, 2.0], device)).shape) == (4, 2)
         assert tuple(e.mean.shape) == (4, 2) and tuple(e.entropy().shape) == (4, 2)
     assert D.Laplace(0.0, 1.0).sample().dtype == pdt.float32
+
+
+def test_one_hot_categorical(device):
+    w = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, 0.5]])
+    p = w / w.sum(-1, keepdims=True)
+    d = D.OneHotCategorical(_t(w, device))
+    assert tuple(d.batch_shape) == (2,) and tuple(d.event_shape) == (3,)
+    v = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    np.testing.assert_allclose(_np(d.log_prob(_t(v, device))), np.log([p[0, 2], p[1, 0]]),
+                               rtol=1e-12)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ent = -np.where(p > 0, p * np.log(p), 0.0).sum(-1)
+    np.testing.assert_allclose(_np(d.entropy()), ent, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.mean), p, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.variance), p * (1 - p), rtol=1e-12)
+    np.testing.assert_array_equal(_np(d.mode), [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    lg = D.OneHotCategorical(logits=_t(np.log(w[:1]), device))
+    np.testing.assert_allclose(_np(lg.probs), p[:1], rtol=1e-12)
+    support = _np(d.enumerate_support())
+    assert support.shape == (3, 2, 3)
+    np.testing.assert_array_equal(support[:, 0], np.eye(3))
+    assert tuple(d.enumerate_support(expand=False).shape) == (3, 1, 3)
+    pdt.manual_seed(4)
+    n = 20000
+    x = _np(d.sample((n,)))
+    assert x.shape == (n, 2, 3) and x.dtype == np.float64 and np.all(x.sum(-1) == 1)
+    _within(x, p, p * (1 - p))
+    e = d.expand((4, 2))
+    assert tuple(e.sample((5,)).shape) == (5, 4, 2, 3)
+    assert tuple(e.log_prob(_t(v, device)).shape) == (4, 2)
+    with pytest.raises(ValueError, match="within the support"):
+        d.log_prob(_t([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]], device))
+    with pytest.raises(ValueError, match="Either `probs` or `logits`"):
+        D.OneHotCategorical()
+
+
+def test_independent(device):
+    """log_prob and entropy sum the base's over the reinterpreted dimensions; draws,
+    moments and gradients are the base's."""
+    m = np.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    s = np.linspace(0.5, 2.0, 24).reshape(2, 3, 4)
+    x = np.cos(np.arange(24.0)).reshape(2, 3, 4)
+    lp = -0.5 * ((x - m) / s) ** 2 - np.log(s) - 0.5 * math.log(2 * math.pi)
+    ent = 0.5 + 0.5 * math.log(2 * math.pi) + np.log(s)
+    loc = _t(m, device).requires_grad_()
+    base = D.Normal(loc, _t(s, device))
+    for k in range(4):
+        d = D.Independent(base, k)
+        assert tuple(d.batch_shape) == (2, 3, 4)[:3 - k]
+        assert tuple(d.event_shape) == (2, 3, 4)[3 - k:]
+        axes = tuple(range(3 - k, 3))
+        np.testing.assert_allclose(_np(d.log_prob(_t(x, device))), lp.sum(axes), rtol=1e-12)
+        np.testing.assert_allclose(_np(d.entropy()), ent.sum(axes), rtol=1e-12)
+        np.testing.assert_allclose(_np(d.mean), m, rtol=1e-12)
+        np.testing.assert_allclose(_np(d.variance), s ** 2, rtol=1e-12)
+        assert d.has_rsample and tuple(d.rsample((5,)).shape) == (5, 2, 3, 4)
+        e = d.expand((7,) + tuple(d.batch_shape))
+        assert tuple(e.batch_shape) == (7,) + tuple(d.batch_shape)
+        assert tuple(e.event_shape) == tuple(d.event_shape)
+        assert tuple(e.sample().shape) == (7, 2, 3, 4)
+    D.Independent(base, 2).log_prob(_t(x, device)).sum().backward()
+    np.testing.assert_allclose(_np(loc.grad), (x - m) / s ** 2, rtol=1e-12)
+    assert repr(D.Independent(D.Normal(_t([0.0], device), 1.0), 1)).startswith(
+        "Independent(Normal(")
+    with pytest.raises(ValueError, match=r"reinterpreted_batch_ndims <= "
+                                         r"len\(base_distribution.batch_shape\), actual 4 vs 3"):
+        D.Independent(base, 4)
+    b = D.Bernoulli(_t([0.5, 0.3], device))
+    assert D.Independent(b, 0).has_enumerate_support
+    assert not D.Independent(b, 1).has_enumerate_support
+    with pytest.raises(NotImplementedError, match="cartesian product"):
+        D.Independent(b, 1).enumerate_support()
+    with pytest.raises(ValueError, match="within the support"):
+        D.Independent(b, 1).log_prob(_t([0.5, 1.0], device))
