@@ -104,6 +104,14 @@ RANDOM_CASES = [
       "pdt.distributions.OneHotCategorical(pdt.ones(3)).log_prob(pdt.tensor([0.5, 0.5, 0.0]))",
       "ValueError", r"OneHotCategorical.log_prob\(\): the value argument must be within the "
       r"support of the distribution \(OneHot\(\)\)"),
+    C("distributions-mvn-two-matrices",
+      "pdt.distributions.MultivariateNormal(pdt.zeros(2), pdt.eye(2), scale_tril=pdt.eye(2))",
+      "ValueError", r"MultivariateNormal\(\): Exactly one of covariance_matrix or "
+      r"precision_matrix or scale_tril may be specified"),
+    C("distributions-mvn-not-pd",
+      "pdt.distributions.MultivariateNormal(pdt.zeros(2), pdt.tensor([[1.0, 2.0], [2.0, 1.0]]))",
+      "ValueError", r"Expected parameter covariance_matrix \(Tensor of shape \(2, 2\)\) .* "
+      r"PositiveDefinite\(\)"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

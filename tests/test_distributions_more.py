@@ -266,3 +266,102 @@ def test_independent(device):
         D.Independent(b, 1).enumerate_support()
     with pytest.raises(ValueError, match="within the support"):
         D.Independent(b, 1).log_prob(_t([0.5, 1.0], device))
+
+
+def _mvn_case():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(2, 3, 3))
+    cov = a @ a.transpose(0, 2, 1) + 0.5 * np.eye(3)
+    loc = rng.normal(size=(4, 1, 3))
+    return loc, cov
+
+
+@pytest.mark.parametrize("given", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_multivariate_normal_against_closed_forms(device, given):
+    """log_prob, entropy and the matrices against NumPy's inverse and determinant, loc
+    (4, 1, 3) broadcast with matrices (2, 3, 3) to the batch (4, 2)."""
+    loc, cov = _mvn_case()
+    mat = {"covariance_matrix": cov, "precision_matrix": np.linalg.inv(cov),
+           "scale_tril": np.linalg.cholesky(cov)}[given]
+    d = D.MultivariateNormal(_t(loc, device), **{given: _t(mat, device)})
+    assert tuple(d.batch_shape) == (4, 2) and tuple(d.event_shape) == (3,)
+    x = np.random.default_rng(1).normal(size=(5, 4, 2, 3))
+    diff = x - loc
+    maha = np.einsum("...i,...ij,...j->...", diff, np.linalg.inv(cov), diff)
+    logdet = np.linalg.slogdet(cov)[1]
+    want = -0.5 * (3 * math.log(2 * math.pi) + maha + logdet)
+    got = d.log_prob(_t(x, device))
+    assert tuple(got.shape) == (5, 4, 2)
+    np.testing.assert_allclose(_np(got), want, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.entropy()),
+                               np.broadcast_to(0.5 * (3 * (1 + math.log(2 * math.pi)) + logdet),
+                                               (4, 2)), rtol=1e-12)
+    full = np.broadcast_to(cov, (4, 2, 3, 3))
+    np.testing.assert_allclose(_np(d.covariance_matrix), full, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(_np(d.precision_matrix), np.linalg.inv(full), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(_np(d.scale_tril), np.linalg.cholesky(full), rtol=1e-12,
+                               atol=1e-13)
+    np.testing.assert_allclose(_np(d.variance), np.diagonal(full, axis1=-2, axis2=-1),
+                               rtol=1e-12)
+    np.testing.assert_allclose(_np(d.mean), np.broadcast_to(loc, (4, 2, 3)))
+    e = d.expand((3, 4, 2))
+    assert tuple(e.batch_shape) == (3, 4, 2) and tuple(e.sample((2,)).shape) == (2, 3, 4, 2, 3)
+    np.testing.assert_allclose(_np(e.log_prob(_t(x[0], device))), np.broadcast_to(want[0],
+                                                                                  (3, 4, 2)),
+                               rtol=1e-12)
+
+
+def test_multivariate_normal_draws_gradients_and_errors(device):
+    cov = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
+    loc = np.array([1.0, -1.0, 0.5])
+    d = D.MultivariateNormal(_t(loc, device), _t(cov, device))
+    pdt.manual_seed(6)
+    n = 40000
+    x = _np(d.sample((n,)))
+    assert x.shape == (n, 3)
+    _within(x, loc, np.diag(cov))
+    for i, j in ((0, 1), (1, 2), (0, 2)):  # the covariances, by (x_i - m_i)(x_j - m_j)
+        prod = (x[:, i] - loc[i]) * (x[:, j] - loc[j])
+        _within(prod, cov[i, j], cov[i, i] * cov[j, j] + cov[i, j] ** 2)
+    # rsample's gradient through scale_tril: the same seed gives the same eps
+    L = np.linalg.cholesky(cov)
+    lt = _t(L, device).requires_grad_()
+    pdt.manual_seed(8)
+    D.MultivariateNormal(_t(loc, device), scale_tril=lt).rsample((4,)).pow(2).sum().backward()
+    h = 1e-6
+
+    def draws(Lv):
+        pdt.manual_seed(8)
+        return (_np(D.MultivariateNormal(_t(loc, device), scale_tril=_t(Lv, device))
+                    .rsample((4,))) ** 2).sum()
+    for i, j in ((0, 0), (1, 0), (2, 1), (2, 2)):
+        up, dn = L.copy(), L.copy()
+        up[i, j] += h
+        dn[i, j] -= h
+        np.testing.assert_allclose(_np(lt.grad)[i, j], (draws(up) - draws(dn)) / (2 * h),
+                                   rtol=1e-6)
+    # log_prob's gradient in loc: cov^-1 (x - loc)
+    lc = _t(loc, device).requires_grad_()
+    v = np.array([0.3, 0.2, -0.4])
+    D.MultivariateNormal(lc, _t(cov, device)).log_prob(_t(v, device)).backward()
+    np.testing.assert_allclose(_np(lc.grad), np.linalg.solve(cov, v - loc), rtol=1e-12)
+    eye = _t(np.eye(2), device)
+    with pytest.raises(ValueError, match="loc must be at least one-dimensional"):
+        D.MultivariateNormal(_t(0.0, device), eye)
+    with pytest.raises(ValueError, match="Exactly one of covariance_matrix or"):
+        D.MultivariateNormal(_t([0.0, 0.0], device))
+    with pytest.raises(ValueError, match="Exactly one of covariance_matrix or"):
+        D.MultivariateNormal(_t([0.0, 0.0], device), eye, scale_tril=eye)
+    with pytest.raises(ValueError, match="covariance_matrix must be at least two-dim"):
+        D.MultivariateNormal(_t([0.0, 0.0], device), _t([1.0, 1.0], device))
+    with pytest.raises(ValueError, match=r"Expected parameter covariance_matrix .* "
+                                         r"PositiveDefinite"):
+        D.MultivariateNormal(_t([0.0, 0.0], device), _t([[1.0, 2.0], [2.0, 1.0]], device))
+    with pytest.raises(ValueError, match=r"Expected parameter scale_tril .* LowerCholesky"):
+        D.MultivariateNormal(_t([0.0, 0.0], device), scale_tril=_t([[1.0, 1.0], [0.0, 1.0]],
+                                                                   device))
+    with pytest.raises(ValueError, match=r"is not \(\.\.\., 3, 3\) for loc of shape \(3,\)"):
+        D.MultivariateNormal(_t([0.0, 0.0, 0.0], device), eye)
+    with pytest.raises(ValueError, match="right-most size of value must match event_shape"):
+        D.MultivariateNormal(_t([0.0, 0.0], device), eye).log_prob(_t([0.0, 0.0, 1.0], device))

@@ -1,7 +1,8 @@
 """``pydevtensor.distributions``: PyTorch's ``torch.distributions`` for the
 distributions of D2L 2.6 and the usual ones (Normal, Uniform, Bernoulli, Categorical,
 Multinomial, Binomial, Poisson, Exponential), Laplace, LogNormal, Gumbel, HalfNormal,
-Cauchy, Geometric, OneHotCategorical, Independent, and ``kl_divergence``.
+Cauchy, Geometric, OneHotCategorical, Independent, MultivariateNormal, and
+``kl_divergence``.
 
 Pure Python on the package's ops, so every distribution works on every device its
 parameters are on; draws come from the default generator's Philox stream (one seed, the
@@ -23,6 +24,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
@@ -30,5 +32,5 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential",
            "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
-           "Multinomial", "Normal", "OneHotCategorical", "Poisson", "Uniform", "constraints",
-           "kl_divergence", "register_kl"]
+           "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+           "Uniform", "constraints", "kl_divergence", "register_kl"]
