@@ -29,6 +29,7 @@ from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .uniform import Uniform
+from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
 __all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential",
            "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
