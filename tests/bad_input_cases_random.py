@@ -93,6 +93,31 @@ RANDOM_CASES = [
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
       "pdt.distributions.Exponential(1.0))", "NotImplementedError",
       r"kl_divergence\(\): no KL divergence registered for Normal and Exponential"),
+    C("distributions-laplace-scale", "pdt.distributions.Laplace(0.0, -1.0)", "ValueError",
+      r"Expected parameter scale \(Tensor of shape \(\)\) of distribution Laplace\(.*\) to "
+      r"satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-geometric-zero", "pdt.distributions.Geometric(pdt.tensor([0.0, 0.5]))",
+      "ValueError", r"Expected parameter probs \(Tensor of shape \(2,\)\) of distribution "
+      r"Geometric\(.*\) to be positive"),
+    C("distributions-lognormal-support",
+      "pdt.distributions.LogNormal(0.0, 1.0).log_prob(pdt.tensor(-1.0))", "ValueError",
+      r"LogNormal.log_prob\(\): the value argument must be within the support"),
+    C("distributions-independent-ndims",
+      "pdt.distributions.Independent(pdt.distributions.Normal(pdt.zeros(3), 1.0), 2)",
+      "ValueError", r"Expected reinterpreted_batch_ndims <= len\(base_distribution."
+      r"batch_shape\), actual 2 vs 1"),
+    C("distributions-onehotcategorical-support",
+      "pdt.distributions.OneHotCategorical(pdt.ones(3)).log_prob(pdt.tensor([0.5, 0.5, 0.0]))",
+      "ValueError", r"OneHotCategorical.log_prob\(\): the value argument must be within the "
+      r"support of the distribution \(OneHot\(\)\)"),
+    C("distributions-mvn-two-matrices",
+      "pdt.distributions.MultivariateNormal(pdt.zeros(2), pdt.eye(2), scale_tril=pdt.eye(2))",
+      "ValueError", r"MultivariateNormal\(\): Exactly one of covariance_matrix or "
+      r"precision_matrix or scale_tril may be specified"),
+    C("distributions-mvn-not-pd",
+      "pdt.distributions.MultivariateNormal(pdt.zeros(2), pdt.tensor([[1.0, 2.0], [2.0, 1.0]]))",
+      "ValueError", r"Expected parameter covariance_matrix \(Tensor of shape \(2, 2\)\) .* "
+      r"PositiveDefinite\(\)"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

@@ -1,6 +1,8 @@
 """``pydevtensor.distributions``: PyTorch's ``torch.distributions`` for the
 distributions of D2L 2.6 and the usual ones (Normal, Uniform, Bernoulli, Categorical,
-Multinomial, Binomial, Poisson, Exponential) and ``kl_divergence``.
+Multinomial, Binomial, Poisson, Exponential), Laplace, LogNormal, Gumbel, HalfNormal,
+Cauchy, Geometric, OneHotCategorical, Independent, MultivariateNormal, and
+``kl_divergence``.
 
 Pure Python on the package's ops, so every distribution works on every device its
 parameters are on; draws come from the default generator's Philox stream (one seed, the
@@ -11,14 +13,25 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
 from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .uniform import Uniform
+from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
-__all__ = ["Bernoulli", "Binomial", "Categorical", "Distribution", "Exponential",
-           "Multinomial", "Normal", "Poisson", "Uniform", "constraints", "kl_divergence",
-           "register_kl"]
+__all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential",
+           "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
+           "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+           "Uniform", "constraints", "kl_divergence", "register_kl"]

@@ -281,3 +281,69 @@ def half_open_interval(lower_bound, upper_bound):
     """
     return _Interval(lower_bound, upper_bound, half_open=True)
 
+
+
+# The constraints of OneHotCategorical, Independent and MultivariateNormal.
+__all__ += ["independent", "lower_cholesky", "one_hot", "positive_definite"]
+
+
+class _OneHot(Constraint):
+    """Events (the last dimension) of zeros and a single one."""
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_int = (value == 0) | (value == 1)
+        return is_int.all(-1) & (value.sum(-1) == 1)
+
+
+class _IndependentConstraint(Constraint):
+    """base_constraint over events of reinterpreted_batch_ndims more dimensions: an event
+    is in it when each of its elements (or base events) is."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        self.is_discrete = base_constraint.is_discrete
+        self.event_dim = base_constraint.event_dim + reinterpreted_batch_ndims
+
+    def check(self, value):
+        result = self.base_constraint.check(value)
+        n = self.reinterpreted_batch_ndims
+        if result.ndim < n:
+            raise ValueError(f"Expected value.dim() >= {n + self.base_constraint.event_dim} "
+                             f"but got {value.ndim} (shape {tuple(value.shape)})")
+        return result.reshape(tuple(result.shape[:result.ndim - n]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return (f"IndependentConstraint({self.base_constraint!r}, "
+                f"{self.reinterpreted_batch_ndims})")
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular square matrices of a positive diagonal."""
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).all(-1).all(-1)
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
+class _PositiveDefinite(Constraint):
+    """Symmetric (within 1e-6) positive-definite matrices: those with a Cholesky
+    factor."""
+    event_dim = 2
+
+    def check(self, value):
+        from .._ops_stats import isclose
+        from ..linalg import cholesky_ex
+        symmetric = isclose(value, value.mT, atol=1e-6).all(-1).all(-1)
+        if not bool(symmetric.all()):
+            return symmetric
+        return cholesky_ex(value).info == 0
+
+
+one_hot = _OneHot()
+independent = _IndependentConstraint
+lower_cholesky = _LowerCholesky()
+positive_definite = _PositiveDefinite()

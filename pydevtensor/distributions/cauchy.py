@@ -1,0 +1,79 @@
+"""Cauchy(loc, scale): PyTorch's ``torch.distributions.Cauchy``."""
+import math
+
+from .. import _C
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Cauchy"]
+
+
+class Cauchy(Distribution):
+    """The Cauchy (Lorentz) distribution of density
+    ``1 / (pi scale (1 + ((x - loc) / scale)^2))``, batched over the broadcast shape of
+    loc and scale; reparameterisable (``rsample``).  It has no mean and no variance:
+    ``mean`` is NaN and ``variance`` inf, as PyTorch's.
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The median (and mode).
+    scale : float or Tensor
+        The half width at half maximum, > 0.
+    validate_args : bool, optional
+        Check that scale > 0 (default: ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Cauchy
+    >>> d = Cauchy(pydevtensor.tensor([0.0]), 1.0)
+    >>> d.log_prob(pydevtensor.tensor([1.0])), d.cdf(pydevtensor.tensor([1.0]))
+    (tensor([-1.8379]), tensor([0.7500]))
+    >>> d.mean, d.variance
+    (tensor([nan]), tensor([inf]))
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(tuple(self.loc.shape), (), validate_args)
+
+    @property
+    def mean(self):
+        return _C.full(tuple(self._extended_shape()), math.nan, dtype=self.loc.dtype,
+                       device=self.loc.device)
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return _C.full(tuple(self._extended_shape()), math.inf, dtype=self.loc.dtype,
+                       device=self.loc.device)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        u = _C.rand(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + (math.pi * (u - 0.5)).tan() * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        return -math.log(math.pi) - self.scale.log() - (z * z).log1p()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
+
+    def icdf(self, value):
+        return (math.pi * (value - 0.5)).tan() * self.scale + self.loc
+
+    def entropy(self):
+        return math.log(4 * math.pi) + self.scale.log()

@@ -1,0 +1,85 @@
+"""Laplace(loc, scale): PyTorch's ``torch.distributions.Laplace``."""
+import math
+
+from .. import _C
+from .._dtype_info import finfo
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Laplace"]
+
+
+class Laplace(Distribution):
+    """The Laplace (double exponential) distribution of density
+    ``exp(-|x - loc| / scale) / (2 scale)``, batched over the broadcast shape of loc and
+    scale; reparameterisable (``rsample``).
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The mean (and median).
+    scale : float or Tensor
+        The scale, > 0 (the variance is 2 scale^2).
+    validate_args : bool, optional
+        Check that scale > 0 (default: ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Laplace
+    >>> d = Laplace(pydevtensor.tensor([0.0, 1.0]), 2.0)
+    >>> d.log_prob(pydevtensor.tensor([0.0, 3.0]))
+    tensor([-1.3863, -2.3863])
+    >>> d.variance, d.cdf(pydevtensor.tensor([0.0, 1.0]))
+    (tensor([8., 8.]), tensor([0.5000, 0.5000]))
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(tuple(self.loc.shape), (), validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        return math.sqrt(2) * self.scale
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        eps = finfo(self.loc.dtype).eps
+        # uniform on [eps - 1, 1), as PyTorch's: log1p(-|u|) stays finite
+        u = _C.rand(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
+        u = u * (2 - eps) + (eps - 1)
+        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        z = value - self.loc
+        return 0.5 - 0.5 * z.sign() * (-z.abs() / self.scale).expm1()
+
+    def icdf(self, value):
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
+
+    def entropy(self):
+        return 1 + (2 * self.scale).log()
