@@ -300,3 +300,15 @@ def test_scheduler_before_optimizer_warns_once(order):
                    if order[0] == "sched" else [])
     torch = torch_or_skip()
     assert got == _order_warnings(order, torch)
+
+
+def test_zero_grad_in_place_detaches_a_graph_grad(device):
+    w = nn.Parameter(pdt.tensor([1.0, 2.0], device=device))
+    opt = optim.SGD([w], lr=0.1)
+    (w * w * w).sum().backward(create_graph=True)
+    assert w.grad.requires_grad
+    grad = w.grad
+    opt.zero_grad(set_to_none=False)
+    assert w.grad is grad  # zeroed in place, as PyTorch's, but out of the graph
+    assert not w.grad.requires_grad and w.grad.grad_fn is None
+    assert w.grad.cpu().tolist() == [0.0, 0.0]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _C
+from ..autograd.engine import clear_grads
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
 from . import _optimizer_hooks as _hooks
@@ -181,7 +182,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """``.grad = None`` for every parameter (the default, as in PyTorch), or zeroed in
-        place with set_to_none=False.
+        place with set_to_none=False (a grad that is part of a graph, made with
+        create_graph=True, is detached from it first, as PyTorch's).
 
         Parameters
         ----------
@@ -202,11 +204,7 @@ class Optimizer:
         >>> w.grad is None
         True
         """
-        for p in self._all_params():
-            if set_to_none:
-                p.grad = None
-            elif getattr(p, "grad", None) is not None:
-                p.grad.zero_()
+        clear_grads(self._all_params(), set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Updates every parameter that has a gradient, in place on its device; all or
