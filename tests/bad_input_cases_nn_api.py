@@ -33,6 +33,9 @@ NN_API_CASES = [
       r"hook must be callable, got int"),
     C("sequential-insert-range", "pdt.nn.Sequential(pdt.nn.ReLU()).insert(5, pdt.nn.ReLU())",
       "IndexError", r"index 5 is out of range for a Sequential of 1"),
+    C("optimizer-step-pre-hook-not-callable",
+      "pdt.optim.optimizer.register_optimizer_step_pre_hook(3)", "TypeError",
+      r"register_optimizer_step_pre_hook\(\): the hook must be callable, got int"),
     C("adam-fused-foreach", "pdt.optim.Adam([pdt.nn.Parameter(pdt.ones(1))], fused=True, "
       "foreach=True)", "RuntimeError", r"`fused` and `foreach` cannot be `True` together"),
     # optimnames: the schedulers, optimizers and clipping helpers PyTorch 2.x adds

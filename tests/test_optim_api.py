@@ -238,13 +238,14 @@ def test_step_hooks():
     h1 = opt.register_step_pre_hook(lambda o, a, k: calls.append(("pre", o is opt, a, k)))
     h2 = opt.register_step_post_hook(lambda o, a, k: calls.append(("post", a, k)))
     opt.step()
-    assert calls == [("pre", True, (), {}), ("post", (), {})]
+    # args are the method's, the optimizer first (PyTorch's)
+    assert calls == [("pre", True, (opt,), {}), ("post", (opt,), {})]
     h1.remove()
     h2.remove()
     opt.step()
     assert len(calls) == 2
     # a pre-hook replacing the arguments: here it adds a closure
-    opt.register_step_pre_hook(lambda o, a, k: ((), {"closure": lambda: 7}))
+    opt.register_step_pre_hook(lambda o, a, k: (a, {"closure": lambda: 7}))
     assert opt.step() == 7
     with pytest.raises(TypeError, match=r"hook must be callable, got int"):
         opt.register_step_post_hook(3)
@@ -312,3 +313,29 @@ def test_zero_grad_in_place_detaches_a_graph_grad(device):
     assert w.grad is grad  # zeroed in place, as PyTorch's, but out of the graph
     assert not w.grad.requires_grad and w.grad.grad_fn is None
     assert w.grad.cpu().tolist() == [0.0, 0.0]
+
+
+def test_global_step_hooks_run_around_every_optimizer():
+    from pydevtensor.optim.optimizer import (register_optimizer_step_post_hook,
+                                             register_optimizer_step_pre_hook)
+    w = nn.Parameter(pdt.ones(1))
+    opts = [optim.SGD([w], lr=0.1), optim.Adam([w])]
+    calls = []
+    opts[0].register_step_pre_hook(lambda o, a, k: calls.append("own pre"))
+    opts[0].register_step_post_hook(lambda o, a, k: calls.append("own post"))
+    with register_optimizer_step_pre_hook(
+            lambda o, a, k: calls.append(("pre", type(o).__name__, a[0] is o, a[1:], k))):
+        h = register_optimizer_step_post_hook(lambda o, a, k: calls.append("post"))
+        opts[0].step(None)
+        opts[1].step(closure=None)
+        h.remove()
+        opts[1].step()
+    assert calls == [("pre", "SGD", True, (None,), {}), "own pre", "own post", "post",
+                     ("pre", "Adam", True, (), {"closure": None}), "post",
+                     ("pre", "Adam", True, (), {})]
+    calls.clear()
+    opts[1].step()
+    assert calls == []
+    with pytest.raises(TypeError, match=r"register_optimizer_step_pre_hook\(\): the hook must "
+                                        r"be callable, got int"):
+        register_optimizer_step_pre_hook(3)

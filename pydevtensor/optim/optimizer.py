@@ -15,7 +15,8 @@ from ..autograd.engine import clear_grads
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
 from . import _optimizer_hooks as _hooks
-from ._optimizer_hooks import chain_hooks, hooked_step, run_hooks
+from ._optimizer_hooks import (chain_hooks, hooked_step, register_optimizer_step_post_hook,
+                               register_optimizer_step_pre_hook, run_hooks)
 
 _C_no_grad = _no_grad()
 
