@@ -278,7 +278,7 @@ class Optimizer:
         >>> sd['state']
         {0: {'momentum_buffer': tensor([2., 4.])}}
         >>> sd['param_groups']
-        [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0.0, 'weight_decay': 0.0,
+        [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0, 'weight_decay': 0,
           'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False,
           'fused': None, 'params': [0]}]
         """
@@ -553,11 +553,14 @@ def _check_lr(value, where):
 
 
 def _nonnegative(value, name, where):
+    """value, a number >= 0: an int stays an int (as PyTorch keeps it in param_groups:
+    the defaults weight_decay=0 and momentum=0 are ints there), any other number a
+    float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
     if not value >= 0:
         raise ValueError(f"{where}: invalid {name} {value}: it must be >= 0")
-    return float(value)
+    return value if isinstance(value, int) else float(value)
 
 
 def _apart(x, y):
