@@ -150,8 +150,9 @@ NN_API_CASES = [
     C("optim-names-partly", "pdt.optim.SGD([('w', pdt.nn.Parameter(t)), "
       "pdt.nn.Parameter(pdt.ones(1))], lr=0.1)", "ValueError",
       r"all optimizer params should be with/without names; 1 of 2 have no name"),
-    C("optim-params-set", "pdt.optim.SGD({pdt.nn.Parameter(t)}, lr=0.1)", "TypeError",
-      r"SGD: params must be an ordered collection \(a list\), not a set"),
+    C("optim-params-set", "pdt.optim.SGD([{'params': {pdt.nn.Parameter(t)}}], lr=0.1)",
+      "TypeError", r"SGD: a group's params must be an ordered collection \(a list\), not a "
+      r"set"),
     C("optim-step-pre-hook-result",
       "opt = pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1)\n"
       "opt.register_step_pre_hook(lambda o, a, k: 5)\nopt.step()", "RuntimeError",

@@ -227,8 +227,11 @@ def test_non_leaf_refused(device):
     q = p * 2
     q.retain_grad()
     optim.SGD([q], lr=0.1)
+    with pytest.warns(FutureWarning, match=r"ordering of tensors in sets will change"):
+        opt = optim.SGD({p}, lr=0.1)  # PyTorch warns, and takes it
+    assert len(opt.param_groups[0]["params"]) == 1 and opt.param_groups[0]["params"][0] is p
     with pytest.raises(TypeError, match=r"not a set"):
-        optim.SGD({p}, lr=0.1)
+        optim.SGD([{"params": {p}}], lr=0.1)  # a group's set raises, as there
 
 
 def test_step_hooks():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -37,7 +38,8 @@ class Optimizer:
     Raises
     ------
     TypeError
-        When params is a single Tensor or a set.
+        When params is a single Tensor, or a group's 'params' a set (params itself as a
+        set gives a FutureWarning, as in PyTorch: its order changes between runs).
     ValueError
         When params is empty, or a parameter is not a leaf (a tensor computed from
         others: optimize the tensor it came from).
@@ -91,9 +93,11 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
                             f"or of dicts, got a single Tensor; pass [tensor] or "
                             f"module.parameters()")
-        if isinstance(params, (set, frozenset)):
-            raise TypeError(f"{type(self).__name__}: params must be an ordered collection "
-                            f"(a list), not a set, whose order changes between runs")
+        if isinstance(params, (set, frozenset)):  # PyTorch's warning (a group's set raises)
+            warnings.warn("optimizer parameters need to be organized in ordered collections, "
+                          "but the ordering of tensors in sets will change between runs. "
+                          "Please use a list instead. This will be an error in a future "
+                          "release.", FutureWarning, stacklevel=2)
         groups = list(params)
         if not groups:
             raise ValueError(f"{type(self).__name__} got an empty parameter list")
