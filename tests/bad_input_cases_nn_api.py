@@ -359,7 +359,7 @@ NN_API_CASES = [
       r"orthogonal_\(\): gain must be a number, got '2'"),
     C("SGD-nesterov-no-momentum", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, nesterov=True)",
       "ValueError", r"SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
-      r"momentum=0.0 and dampening=0.0"),
+      r"momentum=0 and dampening=0"),
     C("SGD-nesterov-dampening", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, momentum=0.9, "
       "dampening=0.1, nesterov=True)", "ValueError",
       r"Nesterov momentum requires a momentum > 0 and zero dampening"),
