@@ -277,6 +277,9 @@ class Adam(_Adaptive):
         super()._check_group(group)
         betas = group["betas"]
         where = type(self).__name__
+        if len({isinstance(b, _C.Tensor) for b in betas}) > 1:  # as PyTorch
+            raise ValueError(f"{where}: betas must be either both floats or both Tensors, "
+                             f"got {tuple(type(b).__name__ for b in betas)}")
         if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", where) < 1.0
                                       for b in betas):
             raise ValueError(f"{where}: invalid betas {betas}: two numbers in [0, 1)")

@@ -559,7 +559,11 @@ def _check_lr(value, where):
 def _nonnegative(value, name, where):
     """value, a number >= 0: an int stays an int (as PyTorch keeps it in param_groups:
     the defaults weight_decay=0 and momentum=0 are ints there), any other number a
-    float."""
+    float.  A one-element real tensor (PyTorch takes 0-d ones for betas, eps and
+    weight_decay) is read as its number, once, here."""
+    if isinstance(value, _C.Tensor) and value.numel() == 1 and value.dtype != _C.bool and \
+            not value.is_complex():
+        value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
     if not value >= 0:
