@@ -33,6 +33,9 @@ NN_API_CASES = [
       r"hook must be callable, got int"),
     C("sequential-insert-range", "pdt.nn.Sequential(pdt.nn.ReLU()).insert(5, pdt.nn.ReLU())",
       "IndexError", r"index 5 is out of range for a Sequential of 1"),
+    C("optimizer-step-pre-hook-not-callable",
+      "pdt.optim.optimizer.register_optimizer_step_pre_hook(3)", "TypeError",
+      r"register_optimizer_step_pre_hook\(\): the hook must be callable, got int"),
     C("adam-fused-foreach", "pdt.optim.Adam([pdt.nn.Parameter(pdt.ones(1))], fused=True, "
       "foreach=True)", "RuntimeError", r"`fused` and `foreach` cannot be `True` together"),
     # optimnames: the schedulers, optimizers and clipping helpers PyTorch 2.x adds
@@ -147,8 +150,9 @@ NN_API_CASES = [
     C("optim-names-partly", "pdt.optim.SGD([('w', pdt.nn.Parameter(t)), "
       "pdt.nn.Parameter(pdt.ones(1))], lr=0.1)", "ValueError",
       r"all optimizer params should be with/without names; 1 of 2 have no name"),
-    C("optim-params-set", "pdt.optim.SGD({pdt.nn.Parameter(t)}, lr=0.1)", "TypeError",
-      r"SGD: params must be an ordered collection \(a list\), not a set"),
+    C("optim-params-set", "pdt.optim.SGD([{'params': {pdt.nn.Parameter(t)}}], lr=0.1)",
+      "TypeError", r"SGD: a group's params must be an ordered collection \(a list\), not a "
+      r"set"),
     C("optim-step-pre-hook-result",
       "opt = pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1)\n"
       "opt.register_step_pre_hook(lambda o, a, k: 5)\nopt.step()", "RuntimeError",
@@ -355,7 +359,7 @@ NN_API_CASES = [
       r"orthogonal_\(\): gain must be a number, got '2'"),
     C("SGD-nesterov-no-momentum", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, nesterov=True)",
       "ValueError", r"SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
-      r"momentum=0.0 and dampening=0.0"),
+      r"momentum=0 and dampening=0"),
     C("SGD-nesterov-dampening", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, momentum=0.9, "
       "dampening=0.1, nesterov=True)", "ValueError",
       r"Nesterov momentum requires a momentum > 0 and zero dampening"),

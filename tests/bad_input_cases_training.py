@@ -117,7 +117,7 @@ TRAINING_CASES = [
       r"StepLR: list is not an Optimizer"),
     C("StepLR-step-size-zero",
       "pdt.optim.lr_scheduler.StepLR(pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 0)",
-      "ValueError", r"StepLR: step_size must be >= 1, got 0"),
+      "ValueError", r"StepLR: step_size must be > 0, got 0"),
     C("MultiStepLR-float-milestone",
       "pdt.optim.lr_scheduler.MultiStepLR(pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), [2.5])",
       "TypeError", r"MultiStepLR: a milestone must be an int, got float"),

@@ -44,7 +44,9 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "scaled_dot_product_attention"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_", "dirac_", "sparse_"),
          "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply",
-                         "data_parallel")}
+                         "data_parallel"),
+         "optim.optimizer": ("register_optimizer_step_pre_hook",
+                             "register_optimizer_step_post_hook")}
 
 # layers2: 1-d and power-average pools, resampling, pixel shuffle, LRN and RMSNorm
 NAMED["nn.functional"] += ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",

@@ -169,10 +169,10 @@ def test_resuming_and_step_with_an_epoch():
 def test_errors():
     with pytest.raises(TypeError, match=r"StepLR: list is not an Optimizer"):
         sched.StepLR([], 3)
-    with pytest.raises(ValueError, match=r"StepLR: step_size must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"StepLR: step_size must be > 0, got 0"):
         sched.StepLR(_ours(), 0)
-    with pytest.raises(TypeError, match=r"StepLR: step_size must be an int, got float"):
-        sched.StepLR(_ours(), 2.0)
+    with pytest.raises(TypeError, match=r"StepLR: step_size must be a number, got str"):
+        sched.StepLR(_ours(), "2")
     with pytest.raises(TypeError, match=r"ExponentialLR: gamma must be a number, got str"):
         sched.ExponentialLR(_ours(), "0.9")
     with pytest.raises(TypeError, match=r"MultiStepLR: a milestone must be an int, got float"):
@@ -250,3 +250,16 @@ def test_a_schedule_resumed_with_last_epoch_keeps_the_rate_then_goes_on(name):
     assert s2.last_epoch == k + 6
     want = [run[k]] + [run[k] * run[k + 1 + j] / run[k + 1] for j in range(1, 6)]
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def test_step_lr_float_step_size():
+    # PyTorch's rule with a float: decays at the epochs that are multiples of it
+    opt = _ours()
+    s = sched.StepLR(opt, step_size=2.5, gamma=0.5)
+    rates = []
+    for _ in range(10):
+        opt.step()
+        s.step()
+        rates.append(s.get_last_lr()[0] / s.base_lrs[0])
+    assert rates == [1.0] * 4 + [0.5] * 5 + [0.25]
+    assert s.state_dict()["step_size"] == 2.5

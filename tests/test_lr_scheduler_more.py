@@ -117,6 +117,8 @@ def test_warm_restarts_follow_their_closed_form(mult):
     s = sched.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=mult, eta_min=0.002)
     _close(_rates(s, opt, 30), [[_warm_restarts(b, e, 3, mult, 0.002) for b in BASES]
                                  for e in range(30)])
+    # its step does not count its calls, as PyTorch's: _step_count stays 0
+    assert s._step_count == 0 and s.state_dict()["_step_count"] == 0
 
 
 @pytest.mark.parametrize("mult", [1, 2])

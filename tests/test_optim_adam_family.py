@@ -269,3 +269,26 @@ def test_match_torch(device, name, kw):
     np.testing.assert_allclose(w.detach().cpu().numpy(), tw.detach().numpy(),
                                rtol=1e-8 if name == "NAdam" else 1e-10,
                                atol=1e-9 if name == "NAdam" else 1e-14)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"])
+def test_tensor_betas_eps_and_weight_decay_read_as_numbers(name, device):
+    # PyTorch takes 0-d tensors there: the steps are those of the same floats
+    def run(**kw):
+        w = nn.Parameter(pdt.tensor([1.0, -2.0], dtype=pdt.float64, device=device))
+        opt = getattr(optim, name)([w], lr=0.1, **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            (w * w * w).sum().backward()
+            opt.step()
+        return w.detach().cpu().numpy(), opt.param_groups[0]
+    want, _ = run(betas=(0.8, 0.95), eps=1e-6, weight_decay=0.25)
+    got, group = run(betas=(pdt.tensor(0.8), pdt.tensor(0.95)), eps=pdt.tensor(1e-6),
+                     weight_decay=pdt.tensor(0.25))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert group["betas"] == (float(np.float32(0.8)), float(np.float32(0.95)))
+    with pytest.raises(ValueError, match=r"betas must be either both floats or both Tensors"):
+        getattr(optim, name)([nn.Parameter(pdt.ones(1))], betas=(pdt.tensor(0.9), 0.99))
+    with pytest.raises(ValueError, match=r"invalid betas"):
+        getattr(optim, name)([nn.Parameter(pdt.ones(1))],
+                             betas=(pdt.tensor(1.5), pdt.tensor(0.99)))

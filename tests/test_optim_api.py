@@ -227,8 +227,11 @@ def test_non_leaf_refused(device):
     q = p * 2
     q.retain_grad()
     optim.SGD([q], lr=0.1)
+    with pytest.warns(FutureWarning, match=r"ordering of tensors in sets will change"):
+        opt = optim.SGD({p}, lr=0.1)  # PyTorch warns, and takes it
+    assert len(opt.param_groups[0]["params"]) == 1 and opt.param_groups[0]["params"][0] is p
     with pytest.raises(TypeError, match=r"not a set"):
-        optim.SGD({p}, lr=0.1)
+        optim.SGD([{"params": {p}}], lr=0.1)  # a group's set raises, as there
 
 
 def test_step_hooks():
@@ -238,13 +241,14 @@ def test_step_hooks():
     h1 = opt.register_step_pre_hook(lambda o, a, k: calls.append(("pre", o is opt, a, k)))
     h2 = opt.register_step_post_hook(lambda o, a, k: calls.append(("post", a, k)))
     opt.step()
-    assert calls == [("pre", True, (), {}), ("post", (), {})]
+    # args are the method's, the optimizer first (PyTorch's)
+    assert calls == [("pre", True, (opt,), {}), ("post", (opt,), {})]
     h1.remove()
     h2.remove()
     opt.step()
     assert len(calls) == 2
     # a pre-hook replacing the arguments: here it adds a closure
-    opt.register_step_pre_hook(lambda o, a, k: ((), {"closure": lambda: 7}))
+    opt.register_step_pre_hook(lambda o, a, k: (a, {"closure": lambda: 7}))
     assert opt.step() == 7
     with pytest.raises(TypeError, match=r"hook must be callable, got int"):
         opt.register_step_post_hook(3)
@@ -300,3 +304,41 @@ def test_scheduler_before_optimizer_warns_once(order):
                    if order[0] == "sched" else [])
     torch = torch_or_skip()
     assert got == _order_warnings(order, torch)
+
+
+def test_zero_grad_in_place_detaches_a_graph_grad(device):
+    w = nn.Parameter(pdt.tensor([1.0, 2.0], device=device))
+    opt = optim.SGD([w], lr=0.1)
+    (w * w * w).sum().backward(create_graph=True)
+    assert w.grad.requires_grad
+    grad = w.grad
+    opt.zero_grad(set_to_none=False)
+    assert w.grad is grad  # zeroed in place, as PyTorch's, but out of the graph
+    assert not w.grad.requires_grad and w.grad.grad_fn is None
+    assert w.grad.cpu().tolist() == [0.0, 0.0]
+
+
+def test_global_step_hooks_run_around_every_optimizer():
+    from pydevtensor.optim.optimizer import (register_optimizer_step_post_hook,
+                                             register_optimizer_step_pre_hook)
+    w = nn.Parameter(pdt.ones(1))
+    opts = [optim.SGD([w], lr=0.1), optim.Adam([w])]
+    calls = []
+    opts[0].register_step_pre_hook(lambda o, a, k: calls.append("own pre"))
+    opts[0].register_step_post_hook(lambda o, a, k: calls.append("own post"))
+    with register_optimizer_step_pre_hook(
+            lambda o, a, k: calls.append(("pre", type(o).__name__, a[0] is o, a[1:], k))):
+        h = register_optimizer_step_post_hook(lambda o, a, k: calls.append("post"))
+        opts[0].step(None)
+        opts[1].step(closure=None)
+        h.remove()
+        opts[1].step()
+    assert calls == [("pre", "SGD", True, (None,), {}), "own pre", "own post", "post",
+                     ("pre", "Adam", True, (), {"closure": None}), "post",
+                     ("pre", "Adam", True, (), {})]
+    calls.clear()
+    opts[1].step()
+    assert calls == []
+    with pytest.raises(TypeError, match=r"register_optimizer_step_pre_hook\(\): the hook must "
+                                        r"be callable, got int"):
+        register_optimizer_step_pre_hook(3)

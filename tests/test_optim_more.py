@@ -128,3 +128,61 @@ def test_sgd_and_adamw_match_torch(dev):
             topt.step()
         np.testing.assert_allclose(w.detach().cpu().numpy(), tw.detach().numpy(), rtol=1e-12,
                                    err_msg=f"{ours.__name__} {kw}")
+
+
+# PyTorch's positional order and keyword-only markers (inspect.signature of torch 2.x):
+# the hyperparameters each optimizer takes positionally after params, in order.
+POSITIONAL = {
+    "SGD": ("lr", "momentum", "dampening", "weight_decay", "nesterov"),
+    "Adam": ("lr", "betas", "eps", "weight_decay", "amsgrad"),
+    "AdamW": ("lr", "betas", "eps", "weight_decay", "amsgrad"),
+    "Adagrad": ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps",
+                "foreach"),
+    "RMSprop": ("lr", "alpha", "eps", "weight_decay", "momentum", "centered", "capturable",
+                "foreach", "maximize", "differentiable"),
+    "Adadelta": ("lr", "rho", "eps", "weight_decay", "foreach"),
+    "Adamax": ("lr", "betas", "eps", "weight_decay", "foreach"),
+    "NAdam": ("lr", "betas", "eps", "weight_decay", "momentum_decay",
+              "decoupled_weight_decay"),
+    "RAdam": ("lr", "betas", "eps", "weight_decay", "decoupled_weight_decay"),
+    "Rprop": ("lr", "etas", "step_sizes"),
+    "ASGD": ("lr", "lambd", "alpha", "t0", "weight_decay", "foreach", "maximize",
+             "differentiable", "capturable"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIONAL))
+def test_positional_hyperparameters_in_torch_order(name):
+    import inspect
+    params = list(inspect.signature(getattr(optim, name)).parameters.values())
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert positional == ["params", *POSITIONAL[name]]
+    # given positionally, each lands in the group under its own name
+    w = nn.Parameter(pdt.ones(2))
+    defaults = {p.name: p.default for p in params[1:]}
+    values = [defaults[n] for n in POSITIONAL[name]]
+    values[0] = 0.25  # lr
+    opt = getattr(optim, name)([w], *values)
+    for n, v in zip(POSITIONAL[name], values):
+        assert opt.param_groups[0][n] == v, n
+
+
+def test_rmsprop_maximize_given_positionally_ascends():
+    w = nn.Parameter(pdt.tensor([1.0, 2.0]))
+    opt = optim.RMSprop([w], 0.01, 0.99, 1e-8, 0, 0, False, False, None, True)
+    (w * w).sum().backward()
+    opt.step()
+    # square_avg = 0.01 g^2, so the step is lr * g / (0.1 |g|) = 0.1, upwards
+    np.testing.assert_allclose(w.detach().numpy(), [1.1, 2.1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(POSITIONAL))
+def test_zero_defaults_are_ints_as_torch_keeps_them(name):
+    opt = getattr(optim, name)([nn.Parameter(pdt.ones(1))], lr=0.1)
+    group = opt.param_groups[0]
+    zeros = {"momentum", "dampening", "lr_decay", "initial_accumulator_value"}
+    if name != "AdamW":  # its default is 1e-2
+        zeros.add("weight_decay")
+    for n in zeros & set(group):
+        assert group[n] == 0 and type(group[n]) is int, (n, group[n])
+        assert f"    {n}: 0\n" in repr(opt)

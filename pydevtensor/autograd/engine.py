@@ -214,3 +214,18 @@ def _above(captures, preds):
                 above.add(p)
                 stack.append(p)
     return above
+
+
+def clear_grads(params, set_to_none=True):
+    """PyTorch's zero_grad for each tensor of params (Module's and Optimizer's):
+    ``.grad = None``, or, with set_to_none=False, the grad taken out of any graph (one
+    made with create_graph=True) and then zeroed in place."""
+    for p in params:
+        if set_to_none:
+            p.grad = None
+        elif getattr(p, "grad", None) is not None:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()

@@ -14,6 +14,7 @@ from ._module_devices import _DevicesMixin
 from ._backward_hooks import _BackwardHooksMixin
 from ._module_hooks import _ForwardHooksMixin, call_with_forward_hooks
 from ._module_state import IncompatibleKeys, _StateMixin
+from ..autograd.engine import clear_grads
 from .parameter import Parameter, buffer_persistence
 
 if TYPE_CHECKING:
@@ -423,15 +424,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         >>> net[0].weight.grad is None
         True
         """
-        for p in self.parameters():
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:  # PyTorch's: out of any graph first, then zeroed
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+        clear_grads(self.parameters(), set_to_none)
 
     def requires_grad_(self: _M, requires_grad: bool = True) -> _M:
         """Sets requires_grad on every parameter: False freezes them (fine-tuning), True

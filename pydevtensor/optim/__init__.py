@@ -100,8 +100,8 @@ class SGD(Optimizer):
     _STATE = {"momentum_buffer": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
-                 lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *,
+                 lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False,
                  fused: bool | None = None) -> None:
@@ -250,7 +250,7 @@ class Adam(_Adaptive):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 weight_decay: float = 0, amsgrad: bool = False, *,
                  maximize: bool = False,
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
@@ -277,6 +277,9 @@ class Adam(_Adaptive):
         super()._check_group(group)
         betas = group["betas"]
         where = type(self).__name__
+        if len({isinstance(b, _C.Tensor) for b in betas}) > 1:  # as PyTorch
+            raise ValueError(f"{where}: betas must be either both floats or both Tensors, "
+                             f"got {tuple(type(b).__name__ for b in betas)}")
         if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", where) < 1.0
                                       for b in betas):
             raise ValueError(f"{where}: invalid betas {betas}: two numbers in [0, 1)")
@@ -408,11 +411,10 @@ class Adagrad(_Adaptive):
     _STATE = {"step": "count", "sum": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
-                 lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *,
-                 maximize: bool = False,
-                 foreach: bool | None = None, differentiable: bool = False,
-                 fused: bool | None = None) -> None:
+                 lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
                                   "eps": eps, "maximize": maximize,
@@ -482,10 +484,9 @@ class RMSprop(_Adaptive):
     _STATE = {"step": "count", "square_avg": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
-                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
-                 momentum: float = 0.0, centered: bool = False, *,
-                 maximize: bool = False,
-                 capturable: bool = False, foreach: bool | None = None,
+                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0,
+                 momentum: float = 0, centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
                                   "weight_decay": weight_decay, "momentum": momentum,
@@ -567,10 +568,9 @@ class Adadelta(_Adaptive):
     _STATE = {"step": "count", "square_avg": "tensor", "acc_delta": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1.0,
-                 rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0, *,
-                 maximize: bool = False,
-                 capturable: bool = False, foreach: bool | None = None,
-                 differentiable: bool = False) -> None:
+                 rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
+                 foreach: bool | None = None, *, capturable: bool = False,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
                                   "weight_decay": weight_decay, "maximize": maximize,
             **_hints(capturable=capturable, foreach=foreach, differentiable=differentiable)})

@@ -65,8 +65,8 @@ class Adamax(Adam):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, *, maximize: bool = False,
-                 foreach: bool | None = None, differentiable: bool = False,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
         super(Adam, self).__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                             "weight_decay": weight_decay, "maximize": maximize,
@@ -147,7 +147,7 @@ class NAdam(Adam):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False) -> None:
@@ -231,7 +231,7 @@ class RAdam(Adam):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  maximize: bool = False,
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False) -> None:

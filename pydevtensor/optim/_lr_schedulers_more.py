@@ -375,7 +375,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             epoch = _real(epoch, "epoch", where)
             if epoch < 0:
                 raise ValueError(f"{where}: expected a non-negative epoch, got {epoch}")
-        self._step_count += 1
+        # _step_count stays 0, as PyTorch's (whose step does not count its calls)
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:

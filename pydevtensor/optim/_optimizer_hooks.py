@@ -1,9 +1,12 @@
-"""The hooks of an Optimizer, as PyTorch's (methods of Optimizer, defined here): ``register_step_pre_hook``,
-``register_step_post_hook``, ``register_state_dict_pre_hook``,
+"""The hooks of an Optimizer, as PyTorch's (methods of Optimizer, defined here):
+``register_step_pre_hook``, ``register_step_post_hook``, ``register_state_dict_pre_hook``,
 ``register_state_dict_post_hook``, ``register_load_state_dict_pre_hook`` and
-``register_load_state_dict_post_hook``, each returning a RemovableHandle; and the wrapper
-every optimizer class's ``step`` gets (Optimizer.__init_subclass__), which runs the step
-hooks and records, for the learning-rate schedulers, that the optimizer has stepped."""
+``register_load_state_dict_post_hook``, each returning a RemovableHandle; the step hooks of
+every optimizer, ``register_optimizer_step_pre_hook`` and
+``register_optimizer_step_post_hook`` (re-exported by pydevtensor.optim.optimizer, where
+PyTorch has them); and the wrapper every optimizer class's ``step`` gets
+(Optimizer.__init_subclass__), which runs the step hooks and records, for the
+learning-rate schedulers, that the optimizer has stepped."""
 from __future__ import annotations
 
 import functools
@@ -53,10 +56,21 @@ def chain_hooks(optimizer, name, state_dict):
     return state_dict
 
 
+# The hooks of every optimizer (register_optimizer_step_pre_hook and
+# register_optimizer_step_post_hook): the pre-hooks run before each optimizer's own,
+# the post-hooks after, as PyTorch's.
+_global_pre_hooks = new_hooks()
+_global_post_hooks = new_hooks()
+
+
 def hooked_step(step: Callable[..., Any]) -> Callable[..., Any]:
-    """step, running the optimizer's step pre-hooks before it and post-hooks after it,
-    and marking the optimizer as stepped (``_opt_called``) where a learning-rate
-    scheduler watches it.  A subclass's step that calls ``super().step()`` runs the
+    """step, running the step pre-hooks (every optimizer's, then this one's) before it
+    and the post-hooks (this one's, then every optimizer's) after it, and marking the
+    optimizer as stepped (``_opt_called``) where a learning-rate scheduler watches
+    it.  The hooks get ``hook(optimizer, args, kwargs)`` with args the arguments of
+    the call to the method, the optimizer first, as PyTorch's: ``opt.step()`` gives
+    ``args == (opt,)``; a pre-hook's ``(new_args, new_kwargs)`` replaces them (the
+    optimizer still first).  A subclass's step that calls ``super().step()`` runs the
     hooks once: the inner call goes straight through."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
@@ -64,8 +78,10 @@ def hooked_step(step: Callable[..., Any]) -> Callable[..., Any]:
         if state.get("_in_step"):
             return step(self, *args, **kwargs)
         state["_in_step"] = True
+        args = (self, *args)
         try:
-            for hook in list(state.get("_step_pre_hooks", {}).values()):
+            for hook in [*_global_pre_hooks.values(),
+                         *state.get("_step_pre_hooks", {}).values()]:
                 result = hook(self, args, kwargs)
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
@@ -73,16 +89,95 @@ def hooked_step(step: Callable[..., Any]) -> Callable[..., Any]:
                             f"{type(self).__name__}.step(): a step pre-hook must return None "
                             f"or a tuple (new_args, new_kwargs), got {type(result).__name__}")
                     args, kwargs = result
-            out = step(self, *args, **kwargs)
+            out = step(*args, **kwargs)
             if "_opt_called" in state:  # a scheduler watches: PyTorch's flag
                 state["_opt_called"] = True
-            for hook in list(state.get("_step_post_hooks", {}).values()):
+            for hook in [*state.get("_step_post_hooks", {}).values(),
+                         *_global_post_hooks.values()]:
                 hook(self, args, kwargs)
             return out
         finally:
             state["_in_step"] = False
     wrapper._pdt_hooked = True
     return wrapper
+
+
+def _register_global(table, hook, where):
+    if not callable(hook):
+        raise TypeError(f"{where}(): the hook must be callable, got {type(hook).__name__}")
+    handle = RemovableHandle(table, object())
+    table[handle._key] = hook
+    return handle
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Registers ``hook(optimizer, args, kwargs)``, called before the ``step()`` of
+    every optimizer (before the optimizer's own pre-hooks), as PyTorch's
+    ``torch.optim.optimizer.register_optimizer_step_pre_hook``.
+
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs); args are
+        step's arguments, the optimizer first.
+
+    Returns
+    -------
+    RemovableHandle
+        To unregister the hook: ``remove()`` it, or leave its ``with`` block.
+
+    Raises
+    ------
+    TypeError
+        For a hook that is not callable.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> from pydevtensor.optim.optimizer import register_optimizer_step_pre_hook
+    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+    >>> def show(o, args, kwargs):
+    ...     print(type(o).__name__, args[0] is o, kwargs)
+    >>> with register_optimizer_step_pre_hook(show):
+    ...     opt.step()
+    SGD True {}
+    >>> opt.step()
+    """
+    return _register_global(_global_pre_hooks, hook, "register_optimizer_step_pre_hook")
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Registers ``hook(optimizer, args, kwargs)``, called after the ``step()`` of
+    every optimizer (after the optimizer's own post-hooks), as PyTorch's
+    ``torch.optim.optimizer.register_optimizer_step_post_hook``.
+
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer, args, kwargs) -> None; args are step's arguments, the
+        optimizer first.
+
+    Returns
+    -------
+    RemovableHandle
+        To unregister the hook: ``remove()`` it, or leave its ``with`` block.
+
+    Raises
+    ------
+    TypeError
+        For a hook that is not callable.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> from pydevtensor.optim.optimizer import register_optimizer_step_post_hook
+    >>> opt = optim.Adam([nn.Parameter(pydevtensor.ones(1))])
+    >>> handle = register_optimizer_step_post_hook(lambda o, a, k: print('stepped', a[1:], k))
+    >>> opt.step(closure=None)
+    stepped () {'closure': None}
+    >>> handle.remove()
+    """
+    return _register_global(_global_post_hooks, hook, "register_optimizer_step_post_hook")
 
 
 # The registrars, methods of Optimizer (assigned in its class body), made by
@@ -129,7 +224,8 @@ def _registrar(name, table, summary, hook, example, prepend=True):
 register_step_pre_hook = _registrar(
     "register_step_pre_hook", "_step_pre_hooks",
     "Registers ``hook(optimizer, args, kwargs)``, called before each ``step()``\nwith "
-    "step's arguments; returning ``(new_args, new_kwargs)`` replaces them.",
+    "step's arguments, the optimizer first (``args == (optimizer,)`` for\n``step()``), "
+    "as PyTorch's; returning ``(new_args, new_kwargs)`` replaces them.",
     "hook(optimizer, args, kwargs) -> None or (args, kwargs).", """\
 >>> calls = []
 >>> handle = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append('pre'))

@@ -70,6 +70,15 @@ def _int(value, name, where, least):
     return int(value)
 
 
+def _positive(value, name, where):
+    """A number > 0, an int kept an int (PyTorch takes a float step_size too)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
+    if not value > 0:
+        raise ValueError(f"{where}: {name} must be > 0, got {value}")
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
+
+
 def _real(value, name, where):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise TypeError(f"{where}: {name} must be a number, got "
@@ -298,8 +307,9 @@ class StepLR(LRScheduler):
     ----------
     optimizer : Optimizer
         The optimizer whose rates are scheduled.
-    step_size : int
-        Epochs between two decays (>= 1).
+    step_size : int or float
+        Epochs between two decays (> 0).  A float, as PyTorch takes it, decays where
+        the epoch is a multiple of it: 2.5 decays at epochs 5, 10, ...
     gamma : float, optional
         The factor (default 0.1).
     last_epoch : int, optional
@@ -308,9 +318,9 @@ class StepLR(LRScheduler):
     Raises
     ------
     TypeError
-        When step_size is not an int or gamma not a number.
+        When step_size or gamma is not a number.
     ValueError
-        When step_size < 1.
+        When step_size is not > 0.
 
     Examples
     --------
@@ -328,7 +338,7 @@ class StepLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
-        self.step_size = _int(step_size, "step_size", "StepLR", 1)
+        self.step_size = _positive(step_size, "step_size", "StepLR")
         self.gamma = _real(gamma, "gamma", "StepLR")
         super().__init__(optimizer, last_epoch)
 

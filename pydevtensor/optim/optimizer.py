@@ -6,15 +6,18 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _C
+from ..autograd.engine import clear_grads
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
 from . import _optimizer_hooks as _hooks
-from ._optimizer_hooks import chain_hooks, hooked_step, run_hooks
+from ._optimizer_hooks import (chain_hooks, hooked_step, register_optimizer_step_post_hook,
+                               register_optimizer_step_pre_hook, run_hooks)
 
 _C_no_grad = _no_grad()
 
@@ -35,7 +38,8 @@ class Optimizer:
     Raises
     ------
     TypeError
-        When params is a single Tensor or a set.
+        When params is a single Tensor, or a group's 'params' a set (params itself as a
+        set gives a FutureWarning, as in PyTorch: its order changes between runs).
     ValueError
         When params is empty, or a parameter is not a leaf (a tensor computed from
         others: optimize the tensor it came from).
@@ -89,9 +93,11 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
                             f"or of dicts, got a single Tensor; pass [tensor] or "
                             f"module.parameters()")
-        if isinstance(params, (set, frozenset)):
-            raise TypeError(f"{type(self).__name__}: params must be an ordered collection "
-                            f"(a list), not a set, whose order changes between runs")
+        if isinstance(params, (set, frozenset)):  # PyTorch's warning (a group's set raises)
+            warnings.warn("optimizer parameters need to be organized in ordered collections, "
+                          "but the ordering of tensors in sets will change between runs. "
+                          "Please use a list instead. This will be an error in a future "
+                          "release.", FutureWarning, stacklevel=2)
         groups = list(params)
         if not groups:
             raise ValueError(f"{type(self).__name__} got an empty parameter list")
@@ -181,7 +187,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """``.grad = None`` for every parameter (the default, as in PyTorch), or zeroed in
-        place with set_to_none=False.
+        place with set_to_none=False (a grad that is part of a graph, made with
+        create_graph=True, is detached from it first, as PyTorch's).
 
         Parameters
         ----------
@@ -202,11 +209,7 @@ class Optimizer:
         >>> w.grad is None
         True
         """
-        for p in self._all_params():
-            if set_to_none:
-                p.grad = None
-            elif getattr(p, "grad", None) is not None:
-                p.grad.zero_()
+        clear_grads(self._all_params(), set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Updates every parameter that has a gradient, in place on its device; all or
@@ -279,7 +282,7 @@ class Optimizer:
         >>> sd['state']
         {0: {'momentum_buffer': tensor([2., 4.])}}
         >>> sd['param_groups']
-        [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0.0, 'weight_decay': 0.0,
+        [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0, 'weight_decay': 0,
           'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False,
           'fused': None, 'params': [0]}]
         """
@@ -554,11 +557,18 @@ def _check_lr(value, where):
 
 
 def _nonnegative(value, name, where):
+    """value, a number >= 0: an int stays an int (as PyTorch keeps it in param_groups:
+    the defaults weight_decay=0 and momentum=0 are ints there), any other number a
+    float.  A one-element real tensor (PyTorch takes 0-d ones for betas, eps and
+    weight_decay) is read as its number, once, here."""
+    if isinstance(value, _C.Tensor) and value.numel() == 1 and value.dtype != _C.bool and \
+            not value.is_complex():
+        value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
     if not value >= 0:
         raise ValueError(f"{where}: invalid {name} {value}: it must be >= 0")
-    return float(value)
+    return value if isinstance(value, int) else float(value)
 
 
 def _apart(x, y):
