@@ -1,4 +1,4 @@
-"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, heaviside and
+"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, heaviside, angle and
 float_power (and the ``_`` in-place methods), composed of the C elementwise ops, so they
 run on every device and record their gradients; hypot, copysign, logaddexp2 (and
 logaddexp) and fmod are C binary ops (Note [float binary functions] in
@@ -6,6 +6,7 @@ csrc/core/pdt_elementwise.c; fmod C's own, exact, in cpu_elementwise.c and
 cuda_element_ops.cuh), re-exported here.
 """
 import builtins
+import math
 
 from . import _C
 from ._ops_index import _tensor_arg, where
@@ -314,8 +315,36 @@ def positive(input):
     return input
 
 
-__all__ = ["clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "copysign", "float_power",
-           "fmax", "fmin", "fmod", "heaviside", "hypot", "logaddexp2", "positive"]
+def angle(input):
+    """The argument of each element as a complex number: 0 for x >= 0 (and -0.0), pi for
+    x < 0, NaN for NaN, as PyTorch's angle of a real tensor.  Its gradient is 0.
+
+    Parameters
+    ----------
+    input : Tensor
+        Real (also the method ``x.angle()``); integers and bools give the default float
+        dtype.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape, in its floating dtype.
+
+    Examples
+    --------
+    >>> pydevtensor.angle(pydevtensor.tensor([2.0, -0.5, 0.0]))
+    tensor([0.0000, 3.1416, 0.0000])
+    """
+    _tensor_arg(input, "angle")
+    x = input if input.is_floating_point() else input.to(_C._get_default_dtype())
+    # x * 0 is NaN where x is (and gives x a zero gradient there; elsewhere where() passes 0)
+    pi = where(x < 0, _C.full_like(x, math.pi), 0.0)  # pi rounded once, in x's dtype
+    return where(x.isnan(), x * 0, pi)
+
+
+__all__ = ["angle", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "copysign",
+           "float_power", "fmax", "fmin", "fmod", "heaviside", "hypot", "logaddexp2",
+           "positive"]
 
 for _n in __all__:
     if not hasattr(globals()[_n], "__code__") and not isinstance(globals()[_n],

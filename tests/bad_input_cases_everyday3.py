@@ -55,6 +55,8 @@ EVERYDAY3_CASES = [
     C("fmod-bool", "pdt.fmod(tb, tb)", "TypeError", r"fmod: not supported for two bool operands"),
     C("copysign-str", "pdt.copysign(t, 'x')", "TypeError",
       r"copysign\(\): argument 'other' must be a Tensor or a number, got str"),
+    C("angle-list", "pdt.angle([1.0])", "TypeError",
+      r"angle\(\): argument 'input' must be a Tensor, got list"),
     C("heaviside-dtypes", "pdt.heaviside(t, pdt.tensor(0.5, dtype=pdt.float64))",
       "RuntimeError", r"different dtypes, got .*float32 and .*float64 \(shapes \(2, 3\) and "
       r"\(\), on cpu\)"),

@@ -195,3 +195,31 @@ def test_copysign_scalar_other_gradient(device):
         got = _grads(pdt, lambda lib, a: lib.copysign(a, other),
                      [np.array([[1.5, 0.0, -2.0], [3.0, -0.0, 1.0]])], device)
         np.testing.assert_array_equal(got[0], ref[0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "bool"])
+def test_angle_of_real_tensors(device, dtype):
+    # PyTorch's angle of the reals: 0 for x >= 0 and for -0.0 (where numpy.angle gives
+    # pi), pi for x < 0, NaN for NaN
+    vals = np.array([2.0, -0.5, 0.0, -0.0, np.inf, -np.inf, np.nan, -3.0, 1.0])
+    if dtype in ("int64", "int8", "bool"):
+        vals = np.array([2, -1, 0, 5, -128])
+    a = vals.astype(dtype)
+    x = pdt.tensor(a, device=device)
+    got = pdt.angle(x)
+    want_dtype = dtype if dtype.startswith("float") else "float32"
+    assert got.dtype == getattr(pdt, want_dtype)
+    f = a.astype("float64")
+    want = np.where(np.isnan(f), np.nan, np.where(f < 0, np.pi, 0.0)).astype(want_dtype)
+    np.testing.assert_array_equal(got.cpu().to(pdt.float64).numpy(), want.astype("float64"))
+    np.testing.assert_array_equal(x.angle().cpu().to(pdt.float64).numpy(), want)
+    assert not np.signbit(got.cpu().to(pdt.float64).numpy()).any()
+
+
+def test_angle_gradient_is_zero(device):
+    x = pdt.tensor([1.5, -2.0, 0.0, np.nan, -np.inf], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    pdt.angle(x).sum().backward()
+    assert x.grad.tolist() == [0.0] * 5
+    with pytest.raises(TypeError, match=r"angle\(\): argument 'input' must be a Tensor"):
+        pdt.angle([1.0])
