@@ -57,6 +57,10 @@ EVERYDAY3_CASES = [
       r"copysign\(\): argument 'other' must be a Tensor or a number, got str"),
     C("angle-list", "pdt.angle([1.0])", "TypeError",
       r"angle\(\): argument 'input' must be a Tensor, got list"),
+    C("gcd-float", "pdt.gcd(t, ti)", "TypeError",
+      r"gcd\(\): \"gcd\" not implemented for the result dtype pydevtensor.float32"),
+    C("lcm-number", "pdt.lcm(ti, 3)", "TypeError",
+      r"lcm\(\): argument 'other' must be a Tensor, got int"),
     C("heaviside-dtypes", "pdt.heaviside(t, pdt.tensor(0.5, dtype=pdt.float64))",
       "RuntimeError", r"different dtypes, got .*float32 and .*float64 \(shapes \(2, 3\) and "
       r"\(\), on cpu\)"),
