@@ -1,14 +1,17 @@
-"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, heaviside and
-float_power (and the ``_`` in-place methods), composed of the C elementwise ops, so they
-run on every device and record their gradients; hypot, copysign, logaddexp2 (and
+"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, heaviside, angle, gcd,
+lcm and float_power (and the ``_`` in-place methods), composed of the C elementwise ops,
+so they run on every device and record their gradients; hypot, copysign, logaddexp2 (and
 logaddexp) and fmod are C binary ops (Note [float binary functions] in
 csrc/core/pdt_elementwise.c; fmod C's own, exact, in cpu_elementwise.c and
 cuda_element_ops.cuh), re-exported here.
 """
 import builtins
+import math
 
 from . import _C
+from ._dtype_info import result_type
 from ._ops_index import _tensor_arg, where
+from ._ops_pointwise import _in_place
 from ._ops_scatter import _same_device
 from .autograd.dispatch import _wants_grad, recorded
 
@@ -314,8 +317,121 @@ def positive(input):
     return input
 
 
-__all__ = ["clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "copysign", "float_power",
-           "fmax", "fmin", "fmod", "heaviside", "hypot", "logaddexp2", "positive"]
+def angle(input):
+    """The argument of each element as a complex number: 0 for x >= 0 (and -0.0), pi for
+    x < 0, NaN for NaN, as PyTorch's angle of a real tensor.  Its gradient is 0.
+
+    Parameters
+    ----------
+    input : Tensor
+        Real (also the method ``x.angle()``); integers and bools give the default float
+        dtype.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape, in its floating dtype.
+
+    Examples
+    --------
+    >>> pydevtensor.angle(pydevtensor.tensor([2.0, -0.5, 0.0]))
+    tensor([0.0000, 3.1416, 0.0000])
+    """
+    _tensor_arg(input, "angle")
+    x = input if input.is_floating_point() else input.to(_C._get_default_dtype())
+    # x * 0 is NaN where x is (and gives x a zero gradient there; elsewhere where() passes 0)
+    pi = where(x < 0, _C.full_like(x, math.pi), 0.0)  # pi rounded once, in x's dtype
+    return where(x.isnan(), x * 0, pi)
+
+
+def _integer_pair(op, input, other):
+    """input and other in their promoted dtype, which must be an integer one (not bool)."""
+    _tensor_arg(input, op)
+    _tensor_arg(other, op, "other")
+    _same_device(op, input, other)
+    dt = result_type(input, other)
+    if dt.is_floating_point or dt == _C.bool:
+        raise _C.DTypeError(f"{op}(): \"{op}\" not implemented for the result dtype {dt} of "
+                            f"{input.dtype} and {other.dtype} (shapes {tuple(input.shape)} "
+                            f"and {tuple(other.shape)} on {input.device}); it takes integer "
+                            f"tensors")
+    return input.to(dt), other.to(dt)
+
+
+def _gcd(a, b):
+    """Euclid's algorithm on |a| and |b| (broadcast), all elements at once until every
+    remainder is 0; in the operands' dtype, so that |min| wraps as PyTorch's C loop's."""
+    a, b = a.abs(), b.abs()
+    a, b = a + b * 0, b + a * 0  # broadcast
+    while bool((a != 0).any()):
+        nonzero = a != 0
+        a, b = where(nonzero, _C.fmod(b, where(nonzero, a, 1)), 0), where(nonzero, a, b)
+    return b
+
+
+def gcd(input, other):
+    """The greatest common divisor of each pair, as PyTorch's: non-negative, ``gcd(0, 0)``
+    is 0 (the smallest value of the dtype, whose absolute value wraps, can stay negative).
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Integer tensors, broadcast together, on one device (also the methods
+        ``x.gcd(other)`` and ``x.gcd_(other)``); the result has their promoted dtype.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        When their promoted dtype is floating or bool.
+
+    Examples
+    --------
+    >>> pydevtensor.gcd(pydevtensor.tensor([12, -18, 0]), pydevtensor.tensor([8, 12, 0]))
+    tensor([4, 6, 0])
+    """
+    return _gcd(*_integer_pair("gcd", input, other))
+
+
+def lcm(input, other):
+    """The least common multiple of each pair, as PyTorch's: ``|input / gcd * other|``,
+    0 where either is 0 (wrapping in the dtype where it overflows, as PyTorch's).
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Integer tensors, broadcast together, on one device (also the methods
+        ``x.lcm(other)`` and ``x.lcm_(other)``); the result has their promoted dtype.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        When their promoted dtype is floating or bool.
+
+    Examples
+    --------
+    >>> pydevtensor.lcm(pydevtensor.tensor([4, -6, 0]), pydevtensor.tensor([6, 4, 5]))
+    tensor([12, 12,  0])
+    """
+    a, b = _integer_pair("lcm", input, other)
+    g = _gcd(a, b)
+    zero = g == 0
+    q = _C.div(a, where(zero, 1, g), rounding_mode="trunc")  # exact
+    return where(zero, 0, (q * b).abs())
+
+
+__all__ = ["angle", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "copysign",
+           "float_power", "fmax", "fmin", "fmod", "gcd", "heaviside", "hypot", "lcm",
+           "logaddexp2", "positive"]
 
 for _n in __all__:
     if not hasattr(globals()[_n], "__code__") and not isinstance(globals()[_n],
@@ -324,3 +440,5 @@ for _n in __all__:
     setattr(_C.Tensor, _n, globals()[_n])
 for _n in ("float_power", "heaviside"):
     setattr(_C.Tensor, _n + "_", _method_in_place(_n + "_", globals()[_n]))
+_C.Tensor.gcd_ = _in_place(gcd, ("pydevtensor.tensor([6, 4])", "tensor([2, 4])"), "[4, 8]")
+_C.Tensor.lcm_ = _in_place(lcm, ("pydevtensor.tensor([6, 4])", "tensor([12,  8])"), "[4, 8]")

@@ -176,9 +176,9 @@ def nextafter(input, other):
     Parameters
     ----------
     input, other : Tensor
-        Floating tensors, broadcast together, on one device (also the methods
-        ``x.nextafter(other)`` and ``x.nextafter_(other)``); the result has their
-        promoted dtype.
+        Broadcast together, on one device (also the methods ``x.nextafter(other)`` and
+        ``x.nextafter_(other)``); the result has their promoted dtype, which must be
+        floating (an integer or bool tensor beside a float one is promoted).
 
     Returns
     -------
@@ -188,7 +188,7 @@ def nextafter(input, other):
     Raises
     ------
     TypeError
-        When either is not a floating tensor.
+        When their promoted dtype is not floating.
     RuntimeError
         When they are on different devices.
 
@@ -198,10 +198,12 @@ def nextafter(input, other):
     >>> pydevtensor.nextafter(x, pydevtensor.tensor([2., 0.], dtype=pydevtensor.float64)) - x
     tensor([ 2.2204e-16, -1.1102e-16], dtype=pydevtensor.float64)
     """
-    _float_arg(input, "nextafter")
-    _float_arg(other, "nextafter", "other")
+    _tensor_arg(input, "nextafter")
+    _tensor_arg(other, "nextafter", "other")
     _same_device("nextafter", input, other)
     dt = result_type(input, other)  # a 0-d operand counts less, as in PyTorch
+    if not dt.is_floating_point:  # two integer or bool tensors (one beside a float promotes)
+        _float_arg(input, "nextafter")
     p, emin = _P_EMIN[_dtype_name(dt)]
     wide = _C.float32 if dt in (_C.float16, _C.bfloat16) else dt
     with no_grad():

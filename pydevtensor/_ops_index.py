@@ -12,6 +12,7 @@ wait for the device).
 """
 import builtins
 import math
+import warnings
 
 from . import _C
 from ._dtype_info import result_type as _elementwise_result_type
@@ -130,7 +131,8 @@ def where(condition, input=None, other=None):
     Parameters
     ----------
     condition : Tensor
-        bool.
+        bool (a uint8 condition, nonzero as True, is deprecated: a UserWarning, as in
+        PyTorch).
     input, other : Tensor or number, optional
         The values to choose from, on condition's device.
 
@@ -159,6 +161,12 @@ def where(condition, input=None, other=None):
         return out
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if isinstance(condition, _C.Tensor) and condition.dtype == _C.uint8:
+        # PyTorch still takes a uint8 condition (nonzero is True), with a deprecation
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                      "and will be removed in a future version of PyTorch. Use a boolean "
+                      "condition instead.", UserWarning, stacklevel=2)
+        condition = condition != 0
     return _where(condition, input, other)
 
 

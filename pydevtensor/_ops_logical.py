@@ -13,6 +13,7 @@ import builtins
 import operator
 
 from . import _C
+from ._ops_pointwise import _in_place
 
 _TENSOR, _BOOL = _C.Tensor, _C.bool  # _logical's test for two masks
 
@@ -425,6 +426,14 @@ for _name_, _fn in (("logical_and", logical_and), ("logical_or", logical_or),
                     ("logical_xor", logical_xor), ("logical_not", logical_not),
                     ("any", any), ("all", all)):
     setattr(_C.Tensor, _name_, _fn)
+# the in-place forms write the bool result in self's dtype (0 and 1 in a float self), as
+# PyTorch's; bitwise_not_ refuses a float self as bitwise_not does
+for _fn, _example in ((logical_and, ("pydevtensor.tensor([0.0, 3.0])", "tensor([0., 1.])")),
+                      (logical_or, ("pydevtensor.tensor([0.0, 0.0])", "tensor([1., 1.])")),
+                      (logical_xor, ("pydevtensor.tensor([0.0, 3.0])", "tensor([1., 0.])")),
+                      (logical_not, ("", "tensor([0., 0.])"))):
+    setattr(_C.Tensor, _fn.__name__ + "_", _in_place(_fn, _example))
+_C.Tensor.bitwise_not_ = _in_place(bitwise_not, ("", "tensor([-2, -3])"), "[1, 2]")
 
 __all__ = ["all", "any", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
            "bitwise_right_shift", "bitwise_xor", "logical_and", "logical_not", "logical_or",

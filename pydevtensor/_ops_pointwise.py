@@ -257,11 +257,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return _addc("addcdiv", input, tensor1, tensor2, value, divide)
 
 
-def _in_place(fn, example=None):
+def _in_place(fn, example=None, values="[1.0, 2.0]"):
     """Tensor.<fn>_: self takes fn(self, ...) (a view writes through), as in PyTorch; the
     result must keep self's shape, and a floating result does not go into an integer
     self.  example: (the arguments after self, the result) for the docstring's example
-    on ``x = tensor([1.0, 2.0])`` (default: _EXAMPLE_ARGS and _EXAMPLE_RESULTS)."""
+    on ``x = tensor(values)`` (default: _EXAMPLE_ARGS and _EXAMPLE_RESULTS)."""
     name = fn.__name__ + "_"
     args, result = example or (_EXAMPLE_ARGS[fn.__name__], _EXAMPLE_RESULTS[fn.__name__])
 
@@ -295,7 +295,7 @@ def _in_place(fn, example=None):
 
         Examples
         --------
-        >>> x = pydevtensor.tensor([1.0, 2.0])
+        >>> x = pydevtensor.tensor({values})
         >>> x.{name}({args})
         {result}
         """

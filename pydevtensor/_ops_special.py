@@ -41,10 +41,11 @@ def _x_log(op, x, y, log, scalar_log, neutral, low):
     dtype rules are those of ``*``; so are the broadcasting and the device checks."""
     number = (builtins.int, builtins.float)
     for name, v in (("input", x), ("other", y)):
-        if not isinstance(v, _C.Tensor) and (isinstance(v, builtins.bool)
-                                             or not isinstance(v, number)):
+        if not isinstance(v, (_C.Tensor, number)):
             raise TypeError(f"{op}(): argument '{name}' must be a Tensor or a number, got "
                             f"{type(v).__name__}")
+    # a bool number is 0 or 1, as PyTorch reads it (xlogy(t, True) is t * log(1))
+    x, y = (builtins.int(v) if isinstance(v, builtins.bool) else v for v in (x, y))
     if not isinstance(x, _C.Tensor) and not isinstance(y, _C.Tensor):
         raise TypeError(f"{op}(): expected a Tensor for input or other, got two numbers")
     if isinstance(y, _C.Tensor):

@@ -55,6 +55,12 @@ EVERYDAY3_CASES = [
     C("fmod-bool", "pdt.fmod(tb, tb)", "TypeError", r"fmod: not supported for two bool operands"),
     C("copysign-str", "pdt.copysign(t, 'x')", "TypeError",
       r"copysign\(\): argument 'other' must be a Tensor or a number, got str"),
+    C("angle-list", "pdt.angle([1.0])", "TypeError",
+      r"angle\(\): argument 'input' must be a Tensor, got list"),
+    C("gcd-float", "pdt.gcd(t, ti)", "TypeError",
+      r"gcd\(\): \"gcd\" not implemented for the result dtype pydevtensor.float32"),
+    C("lcm-number", "pdt.lcm(ti, 3)", "TypeError",
+      r"lcm\(\): argument 'other' must be a Tensor, got int"),
     C("heaviside-dtypes", "pdt.heaviside(t, pdt.tensor(0.5, dtype=pdt.float64))",
       "RuntimeError", r"different dtypes, got .*float32 and .*float64 \(shapes \(2, 3\) and "
       r"\(\), on cpu\)"),
@@ -65,8 +71,8 @@ EVERYDAY3_CASES = [
     C("frexp-int", "pdt.frexp(ti)", "TypeError",
       r"frexp\(\): \"frexp\" not implemented for 'int32' \(argument 'input' of shape \(6,\) "
       r"on cpu\)"),
-    C("nextafter-int-other", "pdt.nextafter(t, ti)", "TypeError",
-      r"nextafter\(\): .* for 'int32' \(argument 'other'"),
+    C("nextafter-ints", "pdt.nextafter(ti, ti)", "TypeError",
+      r"nextafter\(\): .* for 'int32' \(argument 'input'"),
     C("ldexp-number", "pdt.ldexp(t, 2)", "TypeError",
       r"ldexp\(\): argument 'other' must be a Tensor, got int"),
     C("relu_-list", "pdt.relu_([1.0])", "TypeError",

@@ -195,3 +195,75 @@ def test_copysign_scalar_other_gradient(device):
         got = _grads(pdt, lambda lib, a: lib.copysign(a, other),
                      [np.array([[1.5, 0.0, -2.0], [3.0, -0.0, 1.0]])], device)
         np.testing.assert_array_equal(got[0], ref[0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "bool"])
+def test_angle_of_real_tensors(device, dtype):
+    # PyTorch's angle of the reals: 0 for x >= 0 and for -0.0 (where numpy.angle gives
+    # pi), pi for x < 0, NaN for NaN
+    vals = np.array([2.0, -0.5, 0.0, -0.0, np.inf, -np.inf, np.nan, -3.0, 1.0])
+    if dtype in ("int64", "int8", "bool"):
+        vals = np.array([2, -1, 0, 5, -128])
+    a = vals.astype(dtype)
+    x = pdt.tensor(a, device=device)
+    got = pdt.angle(x)
+    want_dtype = dtype if dtype.startswith("float") else "float32"
+    assert got.dtype == getattr(pdt, want_dtype)
+    f = a.astype("float64")
+    want = np.where(np.isnan(f), np.nan, np.where(f < 0, np.pi, 0.0)).astype(want_dtype)
+    np.testing.assert_array_equal(got.cpu().to(pdt.float64).numpy(), want.astype("float64"))
+    np.testing.assert_array_equal(x.angle().cpu().to(pdt.float64).numpy(), want)
+    assert not np.signbit(got.cpu().to(pdt.float64).numpy()).any()
+
+
+def test_angle_gradient_is_zero(device):
+    x = pdt.tensor([1.5, -2.0, 0.0, np.nan, -np.inf], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    pdt.angle(x).sum().backward()
+    assert x.grad.tolist() == [0.0] * 5
+    with pytest.raises(TypeError, match=r"angle\(\): argument 'input' must be a Tensor"):
+        pdt.angle([1.0])
+
+
+INT_DTYPES = ["int8", "uint8", "int16", "int32", "int64"]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_gcd_lcm_match_numpy(device, dtype):
+    rng = np.random.default_rng(7)
+    info = np.iinfo(dtype)
+    hi = min(info.max, 10**6)
+    lo = max(info.min + 1, -hi)  # |min| wraps (as in PyTorch); numpy's does not
+    a = rng.integers(lo, hi, (40, 1)).astype(dtype)
+    b = rng.integers(lo, hi, (1, 30)).astype(dtype)
+    a[:4, 0], b[0, :3] = 0, 0  # gcd(0, 0) = 0, lcm with 0 is 0
+    b[0, 3:8] = rng.integers(1, 13, 5)  # small divisors: nontrivial gcds
+    x, y = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    g = np.gcd(a, b)
+    with np.errstate(over="ignore"):  # PyTorch's |a / gcd * b|, wrapping in the dtype
+        lcm = np.abs(a // np.where(g == 0, 1, g) * b)
+    small = np.abs(a.astype(np.int64) // np.maximum(g, 1) * b) <= info.max
+    np.testing.assert_array_equal(lcm[small], np.lcm(a, b)[small])
+    for name, want in (("gcd", g), ("lcm", lcm)):
+        got = getattr(pdt, name)(x, y)
+        assert got.dtype == x.dtype and tuple(got.shape) == (40, 30)
+        np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=name)
+        np.testing.assert_array_equal(getattr(x, name)(y).cpu().numpy(), want)
+        assert (got.cpu().numpy()[:4] >= 0).all()
+        col = pdt.tensor(a[:, 0], device=device)
+        assert getattr(col, name + "_")(pdt.tensor(b[0, 5], device=device)) is col
+        np.testing.assert_array_equal(col.cpu().numpy(), want[:, 5])
+
+
+def test_gcd_lcm_promote_and_refuse_floats(device):
+    x = pdt.tensor([12, -18], dtype=pdt.int8, device=device)
+    y = pdt.tensor([8, 12], dtype=pdt.uint8, device=device)
+    got = pdt.gcd(x, y)
+    assert got.dtype == pdt.int16 and got.tolist() == [4, 6]
+    assert pdt.lcm(x, pdt.tensor(10, device=device)).tolist() == [60, 90]  # 0-d: x's dtype
+    for bad in (pdt.float32, pdt.bool):
+        with pytest.raises(TypeError, match=r"gcd\(\): \"gcd\" not implemented for the result "
+                                            r"dtype pydevtensor\.%s" % str(bad)[12:]):
+            pdt.gcd(x.to(bad), x.to(bad))
+    with pytest.raises(TypeError, match=r"lcm\(\): argument 'other' must be a Tensor, got int"):
+        pdt.lcm(x, 3)

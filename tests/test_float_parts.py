@@ -78,6 +78,27 @@ def test_nextafter_broadcasts_promotes_and_is_not_differentiable(device):
                                                                          np.float32(0))]
 
 
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize("other", ["int64", "int8", "bool"])
+def test_nextafter_promotes_an_integer_or_bool_tensor(device, name, other):
+    # PyTorch promotes the integer side to the float one's dtype, on either side
+    f = np.array([1.0, 2.0, 0.0, -3.0, 5.0], dtype=name)
+    i = np.array([3, 0, -1, -3, 1]).astype(other)
+    x, y = pdt.tensor(f, device=device), pdt.tensor(i, device=device)
+    for a, b, fa, fb in ((x, y, f, i), (y, x, i, f)):
+        r = pdt.nextafter(a, b)
+        assert r.dtype == getattr(pdt, name)
+        want = np.nextafter(fa.astype(name), fb.astype(name))
+        np.testing.assert_array_equal(r.cpu().numpy(), want)
+    assert x.nextafter_(y) is x
+    np.testing.assert_array_equal(x.cpu().numpy(), np.nextafter(f, i.astype(name)))
+    with pytest.raises(RuntimeError, match=r"nextafter_\(\): result type .* output type"):
+        y.nextafter_(x)
+    with pytest.raises(TypeError, match=r"nextafter\(\): \"nextafter\" not implemented for "
+                                        r"'%s' \(argument 'input'" % other):
+        pdt.nextafter(y, y)
+
+
 def test_frexp_gradient_and_round_trip(device):
     x = pdt.tensor([8.0, -0.75, 3.0, 0.0], dtype=pdt.float64, device=device,
                    requires_grad=True)

@@ -106,3 +106,20 @@ def test_where_by_rows_in_every_layout(dev, dtype):
             got = np.ascontiguousarray(host(ta.masked_fill(tc, 1)))
             want = np.ascontiguousarray(np.where(c, np.ones((), dtype), a))
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (cn, an)
+
+
+def test_where_takes_a_uint8_condition_with_pytorchs_deprecation_warning(dev):
+    # nonzero counts as True; int8 and float conditions are still refused, as PyTorch's
+    c = np.array([[1, 0, 2], [0, 255, 0]], dtype=np.uint8)
+    a, b = data((2, 3), "float32", 1), data((3,), "int64", 2)
+    tc, ta, tb = (pdt.tensor(x, device=dev) for x in (c, a, b))
+    with pytest.warns(UserWarning, match=r"^where received a uint8 condition tensor\. This "
+                                         r"behavior is deprecated"):
+        got = pdt.where(tc, ta, tb)
+    assert got.dtype == pdt.float32
+    exact(got, np.where(c != 0, a, b).astype("float32"))
+    with pytest.warns(UserWarning, match="uint8 condition"):
+        exact(ta.where(tc, 0.5), np.where(c != 0, a, np.float32(0.5)))
+    for bad in ("int8", "float32"):
+        with pytest.raises(TypeError, match="condition must be a bool tensor"):
+            pdt.where(tc.to(getattr(pdt, bad)), ta, tb)

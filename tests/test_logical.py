@@ -43,6 +43,33 @@ def test_logical_not_matches_numpy(dev, dtype):
                                   np.logical_not(a))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor", "logical_not"])
+def test_in_place_logical_ops_write_in_selfs_dtype(dev, dtype, name):
+    # PyTorch's in-place forms keep self's dtype: 0 and 1 in a float or integer self
+    a = np.nan_to_num(A, nan=7.0).astype(dtype)
+    b = B.astype("float64")
+    x = pdt.tensor(a, device=dev)
+    args = () if name == "logical_not" else (pdt.tensor(b, device=dev),)
+    got = getattr(x, name + "_")(*args)
+    assert got is x and x.dtype == getattr(pdt, dtype)
+    want = getattr(np, name)(a, *([b] if args else [])).astype(dtype)
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
+    if args:  # self cannot grow to the broadcast shape
+        with pytest.raises(RuntimeError, match=r"logical_.*_\(\): .*\(3, 4\) is not self's"):
+            getattr(pdt.tensor(b, device=dev), name + "_")(x)
+
+
+def test_bitwise_not_in_place(dev):
+    for dtype in ("int8", "uint8", "int64", "bool"):
+        a = np.array([0, 1, 5, 100]).astype(dtype)
+        x = pdt.tensor(a, device=dev)
+        assert x.bitwise_not_() is x
+        np.testing.assert_array_equal(x.cpu().numpy(), np.invert(a))
+    with pytest.raises(TypeError, match=r"bitwise_not\(\): .* got pydevtensor.float32"):
+        pdt.ones(2, device=dev).bitwise_not_()
+
+
 def test_mask_operators(dev):
     a = np.arange(8)
     x = pdt.tensor(a, device=dev)

@@ -246,6 +246,28 @@ def test_methods_and_in_place(device):
     assert i.tolist() == [1, 2]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_bool_numbers_read_as_0_and_1(device, dtype):
+    # PyTorch takes a bool number as 0 or 1: xlogy(t, True) is t * log(1) = 0
+    a = np.array([0.0, 1.0, 2.0, 3.0]).astype(dtype)
+    want_dtype = dtype if dtype.startswith("float") else "float32"
+    t = pdt.tensor(a, device=device)
+    f = a.astype("float64")
+    for fn, ref in ((pdt.special.xlogy, lambda x, y: x * np.log(y)),
+                    (pdt.special.xlog1py, lambda x, y: x * np.log1p(y))):
+        for b in (True, False):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                want = np.where(f == 0, 0.0, ref(f, float(b)))
+                got = fn(t, b)
+                assert got.dtype == getattr(pdt, want_dtype)
+                np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-6)
+                got = fn(b, t)
+                want = np.zeros(4) if not b else ref(1.0, f)
+                np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-6)
+    y = pdt.tensor([1.0, 2.0], device=device)
+    assert y.xlogy_(True) is y and y.tolist() == [0.0, 0.0]
+
+
 def test_special_namespace():
     """torch.special's names that pydevtensor has, each the function it names."""
     sp = pdt.special
