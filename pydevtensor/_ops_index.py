@@ -195,6 +195,23 @@ def _where(condition, input, other):
     return run_no_grad(_C._where_fast, condition, a, b, False)
 
 
+def _value_fits(input, value, op):
+    """Refuses a 0-d CPU tensor value that input's dtype cannot hold (1e40 into float32),
+    as the number itself is refused: PyTorch reads such a value by item() and checks it.
+    A value of input's dtype, a complex one, or one on another device passes unread."""
+    if (isinstance(value, _C.Tensor) and isinstance(input, _C.Tensor) and value.ndim == 0
+            and value.dtype != input.dtype and value.device.type == "cpu"
+            and not value.dtype.is_complex):
+        number = value.item()
+        try:
+            _C.full((), number, dtype=input.dtype)
+        except _C.InvalidArgumentError:
+            raise _C.InvalidArgumentError(
+                f"{op}: the value {number:g} (a 0-d {_name(value.dtype)} tensor) cannot be converted "
+                f"to {_name(input.dtype)} without overflow (into a tensor of shape "
+                f"{tuple(input.shape)} on {input.device})") from None
+
+
 def masked_fill(input, mask, value):
     """input with the elements where mask is True replaced by value.
 
@@ -225,6 +242,7 @@ def masked_fill(input, mask, value):
     >>> x.masked_fill(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    _value_fits(input, value, "masked_fill")
     out = _C._where_fast(mask, value, input, True)  # the common call, in C
     if out is not None:
         return out
@@ -276,6 +294,7 @@ def masked_fill_(input, mask, value):
     >>> x.masked_fill_(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    _value_fits(input, value, "masked_fill_")
     if isinstance(input, _C.Tensor) and _C._masked_fill_(input, mask, value):
         return input  # one where into input itself, in C (Note [mask writes in C])
     filled = masked_fill(input, mask, value)
