@@ -207,8 +207,8 @@ def _value_fits(input, value, op):
             _C.full((), number, dtype=input.dtype)
         except _C.InvalidArgumentError:
             raise _C.InvalidArgumentError(
-                f"{op}: the value {number:g} (a 0-d {_name(value.dtype)} tensor) cannot be converted "
-                f"to {_name(input.dtype)} without overflow (into a tensor of shape "
+                f"{op}: the value {number:g} (a 0-d {_name(value.dtype)} tensor) cannot be "
+                f"converted to {_name(input.dtype)} without overflow (into a tensor of shape "
                 f"{tuple(input.shape)} on {input.device})") from None
 
 
@@ -381,7 +381,7 @@ def _linear_offsets(shape, device):
 
 
 @recorded("gather")
-def gather(input, dim, index):
+def gather(input, dim, index, *, sparse_grad=False):
     """Values of input picked along dim: ``out[i][j] = input[index[i][j]][j]`` for dim 0,
     ``input[i][index[i][j]]`` for dim 1, and so on.
 
@@ -393,7 +393,9 @@ def gather(input, dim, index):
         The dimension to index.
     index : Tensor
         int32 or int64, with input's number of dimensions and, outside dim, sizes no
-        larger than input's.
+        larger than input's (a 0-d index counts as 1-d).
+    sparse_grad : bool, optional
+        False (the default): a dense gradient; True (a sparse one) is not supported.
 
     Returns
     -------
@@ -404,6 +406,8 @@ def gather(input, dim, index):
     ------
     IndexError
         When an index or dim is out of range, or index is not an integer tensor.
+    NotImplementedError
+        For sparse_grad=True: pydevtensor has no sparse gradients.
 
     Examples
     --------
@@ -413,6 +417,11 @@ def gather(input, dim, index):
             [4, 3]])
     """
     _tensor_arg(input, "gather")
+    if sparse_grad:
+        raise NotImplementedError(f"gather(): sparse_grad=True asks for a sparse gradient, "
+                                  f"which pydevtensor does not have (input "
+                                  f"{tuple(input.shape)} on {input.device}); use "
+                                  f"sparse_grad=False")
     if (input.ndim == 1 and type(dim) is builtins.int and dim in (0, -1) and
             isinstance(index, _C.Tensor) and index.ndim == 1 and index.dtype == _C.int64 and
             input.device.type == "cpu" and index.device == input.device):
@@ -425,7 +434,7 @@ def gather(input, dim, index):
     src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
     out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
     _C._index_select(out, src, 0, flat, True, True)
-    return out.reshape(tuple(index.shape) if input.ndim else ())
+    return out.reshape(tuple(index.shape))
 
 
 def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False):
@@ -441,7 +450,9 @@ def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False)
                              f"index {tuple(index.shape)} on {index.device}, input on {device}")
     ndim = len(in_shape)
     d = _dim(dim, ndim, op)
-    if index.ndim != builtins.max(ndim, 1) and not (index.ndim == 0 and ndim == 0):
+    if index.numel() == 0:  # nothing read or written: no shape checks (as PyTorch)
+        return _C.empty((0,), dtype=_C.int64, device=device)
+    if builtins.max(index.ndim, 1) != builtins.max(ndim, 1):  # 0-d counts as 1-d
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions "
                            f"as input tensor (index {tuple(index.shape)}, input "
                            f"{in_shape})")
