@@ -322,8 +322,20 @@ def _index_tensor(index, op):
     return index if index.dtype == _C.int64 else index.to(_C.int64)
 
 
+def _out_written(result, out, op):
+    """out= of the index ops, by PyTorch's rules: an out of result's dtype and device with
+    no elements (nor a base) takes result's shape, as PyTorch resizes it; then
+    _ops_matmul._write_out's checks (a Tensor of result's dtype, device and shape) and
+    copy.  Returns out."""
+    from ._ops_matmul import _write_out
+    if (isinstance(out, _C.Tensor) and out.numel() == 0 and out._base is None
+            and out.dtype == result.dtype and out.device == result.device):
+        out.data = _C.empty(tuple(result.shape), dtype=out.dtype, device=out.device)
+    return _write_out(result, out, op)
+
+
 @recorded("index_select")
-def index_select(input, dim, index):
+def index_select(input, dim, index, *, out=None):
     """The entries of input along dim at the positions in index.
 
     Parameters
@@ -334,6 +346,9 @@ def index_select(input, dim, index):
         The dimension to index.
     index : Tensor
         1-D or 0-d, integer.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -353,6 +368,8 @@ def index_select(input, dim, index):
             [1, 2],
             [3, 4]])
     """
+    if out is not None:
+        return _out_written(index_select(input, dim, index), out, "index_select")
     out = _C._index_select_fast(input, dim, index, False)  # the common call, in C
     if out is not None:
         return out
@@ -381,7 +398,7 @@ def _linear_offsets(shape, device):
 
 
 @recorded("gather")
-def gather(input, dim, index, *, sparse_grad=False):
+def gather(input, dim, index, *, sparse_grad=False, out=None):
     """Values of input picked along dim: ``out[i][j] = input[index[i][j]][j]`` for dim 0,
     ``input[i][index[i][j]]`` for dim 1, and so on.
 
@@ -396,6 +413,9 @@ def gather(input, dim, index, *, sparse_grad=False):
         larger than input's (a 0-d index counts as 1-d).
     sparse_grad : bool, optional
         False (the default): a dense gradient; True (a sparse one) is not supported.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -416,6 +436,8 @@ def gather(input, dim, index, *, sparse_grad=False):
     tensor([[1, 1],
             [4, 3]])
     """
+    if out is not None:
+        return _out_written(gather(input, dim, index, sparse_grad=sparse_grad), out, "gather")
     _tensor_arg(input, "gather")
     if sparse_grad:
         raise NotImplementedError(f"gather(): sparse_grad=True asks for a sparse gradient, "

@@ -355,3 +355,27 @@ def test_scatter_reduce_max_min_are_amax_amin(device, alias, name):
         k = i.cpu().numpy()[r, c]
         ref[k, c] = max(ref[k, c], v) if alias == "max" else min(ref[k, c], v)
     np.testing.assert_array_equal(x.scatter_reduce(0, i, s, alias).cpu().numpy(), ref)
+
+
+def test_gather_and_index_select_out(device):
+    """out= as PyTorch's: written and returned; an out with no elements takes the
+    result's shape; another dtype, or a non-empty out of another shape, is refused."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = _t(a, device)
+    gi, si = np.array([[2, 0], [1, 1]]), np.array([2, 0])
+    cases = (("gather", lambda out: pdt.gather(x, 1, _t(gi, device), out=out),
+              np.take_along_axis(a, gi, 1)),
+             ("index_select", lambda out: pdt.index_select(x, 1, _t(si, device), out=out),
+              a[:, si]))
+    for name, f, want in cases:
+        for out in (pdt.full(want.shape, -1.0, dtype=pdt.float64, device=device),
+                    pdt.empty(0, dtype=pdt.float64, device=device)):
+            assert f(out) is out
+            np.testing.assert_array_equal(out.cpu().numpy(), want)
+        with pytest.raises(RuntimeError, match=f"{name}.*dtype"):
+            f(pdt.empty(want.shape, dtype=pdt.float32, device=device))
+        with pytest.raises(RuntimeError, match=f"{name}.*shape"):
+            f(pdt.empty(7, dtype=pdt.float64, device=device))
+    with pytest.raises(RuntimeError, match="out=.*automatic differentiation"):
+        pdt.gather(x.requires_grad_(), 1, _t(gi, device), out=pdt.empty(0, device=device,
+                                                                        dtype=pdt.float64))
