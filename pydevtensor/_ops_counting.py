@@ -207,8 +207,8 @@ def bincount(input, weights=None, minlength=0):
     -------
     Tensor
         Of length ``max(max(input) + 1, minlength)``: int64 counts; with weights, their
-        dtype when floating (float16 and bfloat16 summed in float32), else float64.
-        No gradient (as PyTorch's).
+        dtype when float32 or float64, else float64 (float16 and bfloat16 too); an empty
+        input gives int64 zeros, weights or not (as PyTorch's).  No gradient.
 
     Raises
     ------
@@ -271,11 +271,12 @@ def bincount(input, weights=None, minlength=0):
         one = _C.ones((), dtype=_C.int64, device=x.device).expand(x.numel())
         _C._index_add(out, 0, index, one, True)
         return out
-    final = weights.dtype if weights.is_floating_point() else _C.float64
-    wide = final if final in (_C.float32, _C.float64) else _C.float32
-    out = _C.zeros((size,), dtype=wide, device=x.device)
-    _C._index_add(out, 0, index, weights.detach().to(wide), True)
-    return out.to(final)
+    if not x.numel():  # PyTorch's int64 zeros, whatever the weights
+        return _C.zeros((size,), dtype=_C.int64, device=x.device)
+    final = weights.dtype if weights.dtype in (_C.float32, _C.float64) else _C.float64
+    out = _C.zeros((size,), dtype=final, device=x.device)
+    _C._index_add(out, 0, index, weights.detach().to(final), True)
+    return out
 
 
 def _lexsort_rows(rows):

@@ -184,14 +184,14 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     Parameters
     ----------
     input : Tensor
-        Floating point.
+        Floating point (also the method ``x.histogram(bins)``).
     bins : int or Tensor, optional
         The number of equal-width bins (default 100) over range, or the increasing
         1-d bin edges themselves.
     range : (float, float), optional
         The leftmost and rightmost edges for an int bins (default input's smallest and
-        largest value, read back to the host: counted copies on a GPU); equal ones are
-        widened by 0.5 each way, as NumPy's and PyTorch's.
+        largest value, read back to the host: counted copies on a GPU; [0, 1] for an
+        empty input); equal ones are widened by 0.5 each way, as NumPy's and PyTorch's.
     weight : Tensor, optional
         Of input's shape: each value counts its weight instead of 1.
     density : bool, optional
@@ -244,8 +244,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
             lo, hi = (float(e) for e in range)
         elif x.numel():
             lo, hi = cat([x.amin().reshape(1), x.amax().reshape(1)]).to(_C.float64).tolist()
-        else:
-            lo, hi = 0.0, 0.0
+        else:  # an empty input: [0, 1], as NumPy's and PyTorch's
+            lo, hi = 0.0, 1.0
         if not (abs(lo) < float("inf") and abs(hi) < float("inf")):
             raise RuntimeError(f"histogram(): range of [{lo}, {hi}] is not finite {where_}")
         if hi < lo:
@@ -380,5 +380,5 @@ trapz = trapezoid  # PyTorch's alias
 
 __all__ = ["cumulative_trapezoid", "histc", "histogram", "trapezoid", "trapz", "unique_consecutive"]
 
-for _n in ("histc", "unique_consecutive"):
+for _n in ("histc", "histogram", "unique_consecutive"):
     setattr(_C.Tensor, _n, globals()[_n])

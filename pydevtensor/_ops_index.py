@@ -203,6 +203,23 @@ def _where(condition, input, other):
     return run_no_grad(_C._where_fast, condition, a, b, False)
 
 
+def _value_fits(input, value, op):
+    """Refuses a 0-d CPU tensor value that input's dtype cannot hold (1e40 into float32),
+    as the number itself is refused: PyTorch reads such a value by item() and checks it.
+    A value of input's dtype, a complex one, or one on another device passes unread."""
+    if (isinstance(value, _C.Tensor) and isinstance(input, _C.Tensor) and value.ndim == 0
+            and value.dtype != input.dtype and value.device.type == "cpu"
+            and not value.dtype.is_complex):
+        number = value.item()
+        try:
+            _C.full((), number, dtype=input.dtype)
+        except _C.InvalidArgumentError:
+            raise _C.InvalidArgumentError(
+                f"{op}: the value {number:g} (a 0-d {_name(value.dtype)} tensor) cannot be "
+                f"converted to {_name(input.dtype)} without overflow (into a tensor of shape "
+                f"{tuple(input.shape)} on {input.device})") from None
+
+
 def masked_fill(input, mask, value):
     """input with the elements where mask is True replaced by value.
 
@@ -233,6 +250,7 @@ def masked_fill(input, mask, value):
     >>> x.masked_fill(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    _value_fits(input, value, "masked_fill")
     out = _C._where_fast(mask, value, input, True)  # the common call, in C
     if out is not None:
         return out
@@ -284,6 +302,7 @@ def masked_fill_(input, mask, value):
     >>> x.masked_fill_(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    _value_fits(input, value, "masked_fill_")
     if isinstance(input, _C.Tensor) and _C._masked_fill_(input, mask, value):
         return input  # one where into input itself, in C (Note [mask writes in C])
     filled = masked_fill(input, mask, value)
@@ -311,8 +330,20 @@ def _index_tensor(index, op):
     return index if index.dtype == _C.int64 else index.to(_C.int64)
 
 
+def _out_written(result, out, op):
+    """out= of the index ops, by PyTorch's rules: an out of result's dtype and device with
+    no elements (nor a base) takes result's shape, as PyTorch resizes it; then
+    _ops_matmul._write_out's checks (a Tensor of result's dtype, device and shape) and
+    copy.  Returns out."""
+    from ._ops_matmul import _write_out
+    if (isinstance(out, _C.Tensor) and out.numel() == 0 and out._base is None
+            and out.dtype == result.dtype and out.device == result.device):
+        out.data = _C.empty(tuple(result.shape), dtype=out.dtype, device=out.device)
+    return _write_out(result, out, op)
+
+
 @recorded("index_select")
-def index_select(input, dim, index):
+def index_select(input, dim, index, *, out=None):
     """The entries of input along dim at the positions in index.
 
     Parameters
@@ -323,6 +354,9 @@ def index_select(input, dim, index):
         The dimension to index.
     index : Tensor
         1-D or 0-d, integer.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -342,6 +376,8 @@ def index_select(input, dim, index):
             [1, 2],
             [3, 4]])
     """
+    if out is not None:
+        return _out_written(index_select(input, dim, index), out, "index_select")
     out = _C._index_select_fast(input, dim, index, False)  # the common call, in C
     if out is not None:
         return out
@@ -370,7 +406,7 @@ def _linear_offsets(shape, device):
 
 
 @recorded("gather")
-def gather(input, dim, index):
+def gather(input, dim, index, *, sparse_grad=False, out=None):
     """Values of input picked along dim: ``out[i][j] = input[index[i][j]][j]`` for dim 0,
     ``input[i][index[i][j]]`` for dim 1, and so on.
 
@@ -382,7 +418,12 @@ def gather(input, dim, index):
         The dimension to index.
     index : Tensor
         int32 or int64, with input's number of dimensions and, outside dim, sizes no
-        larger than input's.
+        larger than input's (a 0-d index counts as 1-d).
+    sparse_grad : bool, optional
+        False (the default): a dense gradient; True (a sparse one) is not supported.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -393,6 +434,8 @@ def gather(input, dim, index):
     ------
     IndexError
         When an index or dim is out of range, or index is not an integer tensor.
+    NotImplementedError
+        For sparse_grad=True: pydevtensor has no sparse gradients.
 
     Examples
     --------
@@ -401,7 +444,14 @@ def gather(input, dim, index):
     tensor([[1, 1],
             [4, 3]])
     """
+    if out is not None:
+        return _out_written(gather(input, dim, index, sparse_grad=sparse_grad), out, "gather")
     _tensor_arg(input, "gather")
+    if sparse_grad:
+        raise NotImplementedError(f"gather(): sparse_grad=True asks for a sparse gradient, "
+                                  f"which pydevtensor does not have (input "
+                                  f"{tuple(input.shape)} on {input.device}); use "
+                                  f"sparse_grad=False")
     if (input.ndim == 1 and type(dim) is builtins.int and dim in (0, -1) and
             isinstance(index, _C.Tensor) and index.ndim == 1 and index.dtype == _C.int64 and
             input.device.type == "cpu" and index.device == input.device):
@@ -414,7 +464,7 @@ def gather(input, dim, index):
     src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
     out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
     _C._index_select(out, src, 0, flat, True, True)
-    return out.reshape(tuple(index.shape) if input.ndim else ())
+    return out.reshape(tuple(index.shape))
 
 
 def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False):
@@ -430,7 +480,9 @@ def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False)
                              f"index {tuple(index.shape)} on {index.device}, input on {device}")
     ndim = len(in_shape)
     d = _dim(dim, ndim, op)
-    if index.ndim != builtins.max(ndim, 1) and not (index.ndim == 0 and ndim == 0):
+    if index.numel() == 0:  # nothing read or written: no shape checks (as PyTorch)
+        return _C.empty((0,), dtype=_C.int64, device=device)
+    if builtins.max(index.ndim, 1) != builtins.max(ndim, 1):  # 0-d counts as 1-d
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions "
                            f"as input tensor (index {tuple(index.shape)}, input "
                            f"{in_shape})")

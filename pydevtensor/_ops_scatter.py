@@ -25,6 +25,7 @@ from .autograd.dispatch import _wants_grad, derivative, recorded
 from .autograd.node import Node, once_differentiable_node
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
+_REDUCE_ALIASES = {"max": "amax", "min": "amin"}  # scatter_reduce takes both, as PyTorch
 
 
 def _wide_dtype(dtype):
@@ -345,8 +346,8 @@ def _plan(op, x, dim, index, src):
         _same_device(op, x, index, src)
         _same_dtype(op, x, src, "src")
         sshape = tuple(src.shape) if src.ndim else (1,)
-        if src.ndim != builtins.max(x.ndim, 1) and not (src.ndim == 0 and x.ndim == 0) or \
-                any(i > s for i, s in zip(ishape or (1,), sshape)):
+        if index.numel() and (builtins.max(src.ndim, 1) != builtins.max(x.ndim, 1) or
+                              any(i > s for i, s in zip(ishape or (1,), sshape))):
             raise RuntimeError(f"{op}(): Expected index {ishape} to be smaller than src "
                                f"{tuple(src.shape)} in every dimension (self "
                                f"{tuple(x.shape)}, on {x.device})")
@@ -354,8 +355,12 @@ def _plan(op, x, dim, index, src):
         _same_device(op, x, index)
     flat = gather_offsets(tuple(x.shape), x.device, dim, index, op)
     if isinstance(src, _C.Tensor):
-        part = src.reshape(1) if src.ndim == 0 else \
-            src[tuple(slice(0, k) for k in ishape)]
+        if not flat.shape[0]:
+            part = src.reshape(-1)[:0]
+        elif src.ndim == 0:
+            part = src.reshape(1)
+        else:
+            part = src[tuple(slice(0, k) for k in ishape or (1,))]
         values = part.reshape(-1)
     else:
         values = _C.full((flat.shape[0],), src, dtype=x.dtype, device=x.device)
@@ -498,7 +503,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="sc
     src : Tensor
         input's dtype; only its part of index's shape is read.
     reduce : {'sum', 'prod', 'mean', 'amax', 'amin'}
-        The reduction.
+        The reduction ('max' and 'min' are taken as 'amax' and 'amin').
     include_self : bool, optional
         Whether input's values at the named positions take part (default True).
 
@@ -526,6 +531,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="sc
     >>> x.scatter_reduce(0, i, s, "mean", include_self=False)
     tensor([5.5000, 2.0000, 4.0000])
     """
+    reduce = _REDUCE_ALIASES.get(reduce, reduce) if isinstance(reduce, str) else reduce
     if reduce not in _REDUCES:
         raise RuntimeError(f"{_op}(): reduce argument must be one of 'sum', 'prod', 'mean', "
                            f"'amax', 'amin', got {reduce!r}")

@@ -141,6 +141,24 @@ def test_bincount_of_strided_input(device, dtype):
             np.bincount(ref, weights=w), rtol=1e-12, atol=1e-12)
 
 
+def test_bincount_weights_of_half_dtypes_and_empty_input(device):
+    """float16 and bfloat16 weights sum to float64 (PyTorch's dtype), and an empty input
+    gives int64 zeros of minlength, weights or not (PyTorch's)."""
+    a = np.array([0, 3, 3, 1, 3])
+    w = np.array([0.5, 1.25, 2.0, 3.0, 1024.0])  # exact in float16 and bfloat16
+    x = pdt.tensor(a, device=device)
+    for dtype in (pdt.float16, pdt.bfloat16):
+        got = pdt.bincount(x, weights=pdt.tensor(w, device=device).to(dtype))
+        assert got.dtype == pdt.float64
+        np.testing.assert_array_equal(_np(got), np.bincount(a, weights=w))
+    empty = pdt.zeros(0, dtype=pdt.int64, device=device)
+    for dtype in (pdt.float16, pdt.float32, pdt.float64):
+        got = pdt.bincount(empty, weights=pdt.zeros(0, dtype=dtype, device=device),
+                           minlength=2)
+        assert got.dtype == pdt.int64
+        np.testing.assert_array_equal(_np(got), [0, 0])
+
+
 def test_bincount_edges_and_errors(device):
     empty = pdt.bincount(pdt.zeros(0, dtype=pdt.int64, device=device), minlength=3)
     np.testing.assert_array_equal(_np(empty), [0, 0, 0])

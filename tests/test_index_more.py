@@ -299,3 +299,83 @@ def test_gather_of_a_vector(device, step):
     x = pdt.tensor(a[:20], device=device, requires_grad=True)
     pdt.gather(x, 0, _t(i, device)).sum().backward()
     np.testing.assert_array_equal(x.grad.cpu().numpy(), np.bincount(i, minlength=20))
+
+
+def test_gather_and_scatter_take_a_0d_index_and_skip_an_empty_one(device):
+    """A 0-d index counts as 1-d (gather of a vector at tensor(1) is 0-d; scatter_add
+    of a 0-d src at a 0-d index), and an empty index reads and writes nothing without
+    the shape checks (a 1-d empty index into a matrix), as PyTorch's."""
+    a = np.arange(3.0)
+    t = _t(a, device)
+    got = t.gather(0, _t(np.array(1), device))
+    assert tuple(got.shape) == () and got.item() == 1.0
+    got = pdt.tensor(5.0, device=device).gather(0, _t(np.array([0, 0]), device))
+    np.testing.assert_array_equal(got.cpu().numpy(), [5.0, 5.0])
+    got = pdt.zeros(3, device=device).scatter_add(0, _t(np.array(2), device),
+                                                  pdt.tensor(1.0, device=device))
+    np.testing.assert_array_equal(got.cpu().numpy(), [0.0, 0.0, 1.0])
+    x = _t(np.arange(4.0).reshape(2, 2), device)
+    empty = _t(np.zeros(0, dtype=np.int64), device)
+    for got in (x.scatter_add(0, empty, pdt.zeros(1, dtype=x.dtype, device=device)),
+                x.scatter(1, empty, 2.0),
+                x.scatter_reduce(0, empty, pdt.zeros_like(x), "amax")):
+        np.testing.assert_array_equal(got.cpu().numpy(), np.arange(4.0).reshape(2, 2))
+    assert tuple(x.gather(0, empty).shape) == (0,)
+    with pytest.raises(IndexError, match="out of range"):
+        x.gather(5, empty)  # dim is still checked
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        x.gather(0, _t(np.array(0), device))  # 0-d counts as 1-d, not 2-d
+    v = pdt.tensor(a, device=device, requires_grad=True)
+    v.gather(0, _t(np.array(2), device)).backward()
+    np.testing.assert_array_equal(v.grad.cpu().numpy(), [0.0, 0.0, 1.0])
+
+
+def test_gather_sparse_grad_keyword(device):
+    x = _t(np.arange(6.0).reshape(2, 3), device)
+    i = _t(np.array([[2, 0], [1, 1]]), device)
+    np.testing.assert_array_equal(x.gather(1, i, sparse_grad=False).cpu().numpy(),
+                                  [[2.0, 0.0], [4.0, 4.0]])
+    with pytest.raises(NotImplementedError, match="sparse gradient"):
+        pdt.gather(x, 1, i, sparse_grad=True)
+
+
+@pytest.mark.parametrize("alias, name", [("max", "amax"), ("min", "amin")])
+def test_scatter_reduce_max_min_are_amax_amin(device, alias, name):
+    rng = np.random.default_rng(4)
+    x = _t(rng.standard_normal((3, 4)), device)
+    i = _t(rng.integers(0, 3, (5, 4)), device)
+    s = _t(rng.standard_normal((5, 4)), device)
+    for include_self in (True, False):
+        got = x.scatter_reduce(0, i, s, alias, include_self=include_self)
+        want = x.scatter_reduce(0, i, s, name, include_self=include_self)
+        np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+    xs = x.cpu().numpy()
+    ref = xs.copy()
+    for (r, c), v in zip(np.ndindex(5, 4), s.cpu().numpy().ravel()):
+        k = i.cpu().numpy()[r, c]
+        ref[k, c] = max(ref[k, c], v) if alias == "max" else min(ref[k, c], v)
+    np.testing.assert_array_equal(x.scatter_reduce(0, i, s, alias).cpu().numpy(), ref)
+
+
+def test_gather_and_index_select_out(device):
+    """out= as PyTorch's: written and returned; an out with no elements takes the
+    result's shape; another dtype, or a non-empty out of another shape, is refused."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = _t(a, device)
+    gi, si = np.array([[2, 0], [1, 1]]), np.array([2, 0])
+    cases = (("gather", lambda out: pdt.gather(x, 1, _t(gi, device), out=out),
+              np.take_along_axis(a, gi, 1)),
+             ("index_select", lambda out: pdt.index_select(x, 1, _t(si, device), out=out),
+              a[:, si]))
+    for name, f, want in cases:
+        for out in (pdt.full(want.shape, -1.0, dtype=pdt.float64, device=device),
+                    pdt.empty(0, dtype=pdt.float64, device=device)):
+            assert f(out) is out
+            np.testing.assert_array_equal(out.cpu().numpy(), want)
+        with pytest.raises(RuntimeError, match=f"{name}.*dtype"):
+            f(pdt.empty(want.shape, dtype=pdt.float32, device=device))
+        with pytest.raises(RuntimeError, match=f"{name}.*shape"):
+            f(pdt.empty(7, dtype=pdt.float64, device=device))
+    with pytest.raises(RuntimeError, match="out=.*automatic differentiation"):
+        pdt.gather(x.requires_grad_(), 1, _t(gi, device), out=pdt.empty(0, device=device,
+                                                                        dtype=pdt.float64))

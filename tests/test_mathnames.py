@@ -219,3 +219,19 @@ def test_creation_docstrings_name_their_function():
     for name in ("empty", "zeros", "ones", "rand", "randn"):
         doc = getattr(pdt, name).__doc__
         assert f"{name}(2, 3), {name}((2, 3))" in doc, name
+
+
+def test_histogram_of_an_empty_input_and_the_method(dev):
+    # an empty input's range is [0, 1], as NumPy's (and PyTorch's)
+    for bins in (2, 3):
+        h, e = pdt.histogram(pdt.zeros(0, dtype=pdt.float64, device=dev), bins)
+        want_h, want_e = _hist_ref(np.zeros(0), bins)
+        np.testing.assert_array_equal(h.cpu().numpy(), want_h)
+        np.testing.assert_allclose(e.cpu().numpy(), want_e, rtol=1e-15)
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=50)
+    x = pdt.tensor(a, dtype=pdt.float64, device=dev)
+    h, e = x.histogram(4, range=(-1.0, 1.0), density=True)  # the Tensor method
+    want_h, want_e = _hist_ref(a, 4, (-1.0, 1.0), density=True)
+    np.testing.assert_allclose(h.cpu().numpy(), want_h, rtol=1e-13)
+    np.testing.assert_allclose(e.cpu().numpy(), want_e, rtol=1e-15)

@@ -135,3 +135,28 @@ def test_arithmetic_is_not_asked(dev):
     h = pdt.ones(2, dtype=pdt.float16, device=dev)
     assert np.isinf((h * 1e5).to(pdt.float32).cpu().numpy()).all()
     assert pdt.tensor([1e39], dtype=pdt.float32, device=dev).cpu().numpy()[0] == np.inf
+
+
+@pytest.mark.parametrize("how", ["masked_fill", "masked_fill_"])
+def test_masked_fill_checks_a_0d_tensor_value(dev, how):
+    # PyTorch reads a 0-d CPU value by item(): refused as the number is, naming the op
+    cases = [("float32", pdt.tensor(1e40, dtype=pdt.float64)),
+             ("float16", pdt.tensor(1e5)),
+             ("int8", pdt.tensor(300)),
+             ("int32", pdt.tensor(float("nan")))]
+    for dtype, v in cases:
+        x = pdt.zeros(3, dtype=getattr(pdt, dtype), device=dev)
+        mask = pdt.tensor([True, False, True], device=dev)
+        with pytest.raises(ValueError, match=f"{how}: the value .* cannot be converted to "
+                                             f"{dtype} without overflow"):
+            getattr(x, how)(mask, v)
+        np.testing.assert_array_equal(x.cpu().numpy(), [0, 0, 0])
+    x = pdt.zeros(3, device=dev)
+    mask = pdt.tensor([True, False, True], device=dev)
+    for v, want in ((pdt.tensor(float("inf"), dtype=pdt.float64), np.inf),
+                    (pdt.tensor(2.0, dtype=pdt.float64), 2.0)):
+        np.testing.assert_array_equal(getattr(x.clone(), how)(mask, v).cpu().numpy(),
+                                      [want, 0, want])
+    xi = pdt.zeros(2, dtype=pdt.int8, device=dev)  # a float value truncates, as a number
+    got = getattr(xi, how)(pdt.tensor([True, False], device=dev), pdt.tensor(2.5))
+    np.testing.assert_array_equal(got.cpu().numpy(), [2, 0])

@@ -282,7 +282,7 @@ def test_errors_name_the_problem(device):
                                                                      device=device))
     with pytest.raises(RuntimeError, match="reduce argument"):
         x.scatter_reduce(1, pdt.tensor([[0]], device=device), pdt.ones(1, 1, device=device),
-                         "max")
+                         "maximum")
     with pytest.raises(RuntimeError, match=r"smaller than src"):
         x.scatter(1, pdt.tensor([[0, 1]], device=device), pdt.ones(1, 1, device=device))
     with pytest.raises(RuntimeError, match=r"source must have shape \(2, 3\)"):

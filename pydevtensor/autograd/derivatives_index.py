@@ -100,7 +100,7 @@ class IndexSelectBackward0(Node):
 
 @derivative("gather")
 class GatherBackward0(Node):
-    def save(self, result, input, dim, index):
+    def save(self, result, input, dim, index, sparse_grad=False):
         self.in_meta = meta(input)
         self.dim, self.index = dim, index
         return (input,)
