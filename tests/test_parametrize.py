@@ -190,6 +190,19 @@ def test_weight_norm_values_and_gradients(device, dim):
     np.testing.assert_allclose(v.grad.cpu().numpy(), num, atol=1e-7)
 
 
+def test_weight_norm_loads_the_state_dict_of_the_hook_version(device):
+    rng = np.random.default_rng(9)
+    old, w = _linear(device, rng, 4, 3)
+    nn.utils.weight_norm(old)
+    with pdt.no_grad():
+        old.weight_g.mul_(2.0)
+    sd = old.state_dict()
+    assert sorted(sd) == ["bias", "weight_g", "weight_v"]
+    new = weight_norm(nn.Linear(4, 3).to(device=device, dtype=pdt.float64))
+    new.load_state_dict(sd)
+    assert_close(new.weight, 2 * w, "float64")
+
+
 def _numeric_grad(m, C):
     X = m.parametrizations.weight.original
     x0 = X.detach().clone()

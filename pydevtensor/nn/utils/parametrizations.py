@@ -194,7 +194,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     """Weight normalization by a parametrization, as PyTorch's
     ``nn.utils.parametrizations.weight_norm``: ``module.<name>`` is ``g * v / ||v||``,
     the norm taken over every dimension but dim, g kept as
-    ``parametrizations.<name>.original0`` and v as ``original1``.
+    ``parametrizations.<name>.original0`` and v as ``original1``.  A state dict of
+    ``nn.utils.weight_norm`` (``<name>_g``, ``<name>_v``) loads into it.
 
     Parameters
     ----------
@@ -225,7 +226,17 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.parametrizations.weight.original0.shape)
     (2, 1)
     """
-    return parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def old_keys(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs):
+        # a state dict of nn.utils.weight_norm (<name>_g, <name>_v) loads, as in PyTorch
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+    module._register_load_state_dict_pre_hook(old_keys)
+    return module
 
 
 class _SpectralNorm(Module):
