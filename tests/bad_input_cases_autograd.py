@@ -11,6 +11,28 @@ FN = ("class Fn(pdt.autograd.Function):\n"
       "x = pdt.ones(2, 3, requires_grad=True)\n")
 
 AUTOGRAD_CASES = [
+    # ---- func transforms
+    C("func-grad-vector-output", "pdt.func.grad(lambda x: x * 2)(pdt.ones(2))", "RuntimeError",
+      r"Expected f\(\*args\) to return a scalar Tensor, got tensor with 1 dims"),
+    C("func-grad-argnums-range", "pdt.func.grad(lambda x: x.sum(), argnums=1)(pdt.ones(2))",
+      "RuntimeError", r"Got argnum=1, but only 1 positional inputs"),
+    C("func-grad-argnums-type", "pdt.func.grad(lambda x: x.sum(), argnums=[0])(pdt.ones(2))",
+      "RuntimeError", r"argnums must be int or Tuple\[int, \.\.\.\], got: <class 'list'>"),
+    C("func-grad-input-not-tensor", "pdt.func.grad(lambda x: x)(1.0)", "RuntimeError",
+      r"inputs to differentiate must be Tensors .* got float in argument 0"),
+    C("func-grad-aux-not-pair", "pdt.func.grad(lambda x: x.sum(), has_aux=True)(pdt.ones(2))",
+      "RuntimeError", r"should be a tuple: \(output, aux\) if has_aux is True"),
+    C("func-vjp-cotangent-structure",
+      "pdt.func.vjp(lambda x: x * 2, pdt.ones(2))[1]((pdt.ones(2), pdt.ones(2)))",
+      "RuntimeError", r"pytree structure of cotangents to be the same"),
+    C("func-vjp-cotangent-shape", "pdt.func.vjp(lambda x: x * 2, pdt.ones(2))[1](pdt.ones(3))",
+      "RuntimeError", r"a cotangent must be a Tensor of its output's shape \(2,\), got \(3,\)"),
+    C("func-jacrev-chunk-size", "pdt.func.jacrev(lambda x: x, chunk_size=0)", "ValueError",
+      r"`chunk_size` should be greater than 0"),
+    C("func-jacfwd-randomness", "pdt.func.jacfwd(lambda x: x, randomness='any')", "RuntimeError",
+      r"randomness are 'error', 'different', or 'same'. Got any"),
+    C("func-jacrev-output-not-tensor", "pdt.func.jacrev(lambda x: 3)(pdt.ones(2))",
+      "RuntimeError", r"Expected f\(\*primals\) to return only tensors"),
     # ---- autograd.Function
     C("gradcheck-no-input-requires-grad",
       "pdt.autograd.gradcheck(lambda t: t * 2, (pdt.ones(2, dtype=pdt.float64),))",

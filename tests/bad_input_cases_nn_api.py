@@ -6,6 +6,35 @@ runs them."""
 from bad_input_cases import C, TWO_CPUS
 
 NN_API_CASES = [
+    # ---- nn.utils.parametrize / parametrizations
+    C("parametrize-no-such-tensor", "pdt.nn.utils.parametrize.register_parametrization("
+      "pdt.nn.Linear(2, 2), 'w', pdt.nn.Identity())", "ValueError",
+      r"does not have a parameter, a buffer, or a parametrized element with name 'w'"),
+    C("parametrize-changes-shape", "pdt.nn.utils.parametrize.register_parametrization("
+      "pdt.nn.Linear(2, 2), 'weight', pdt.nn.Flatten(0))", "ValueError",
+      r"may not change the shape of the tensor, unless `unsafe` flag is enabled"),
+    C("parametrize-remove-unparametrized",
+      "pdt.nn.utils.parametrize.remove_parametrizations(pdt.nn.Linear(2, 2), 'weight')",
+      "ValueError", r"does not have a parametrization on weight"),
+    C("parametrize-assign-without-right-inverse",
+      "m = pdt.nn.utils.parametrize.register_parametrization(pdt.nn.Linear(2, 2), 'weight', "
+      "pdt.nn.ReLU())\nm.weight = pdt.ones(2, 2)", "RuntimeError",
+      r"parametrization ReLU does not implement right_inverse"),
+    C("orthogonal-vector", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2), "
+      "'bias')", "ValueError", r"Expected a matrix or batch of matrices. Got a tensor of 1 "
+      r"dimensions"),
+    C("orthogonal-map", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2), "
+      "orthogonal_map='qr')", "ValueError", r'has to be one of "matrix_exp", "cayley", '
+      r'"householder". Got: qr'),
+    C("spectral-norm-iterations", "pdt.nn.utils.parametrizations.spectral_norm("
+      "pdt.nn.Linear(2, 2), n_power_iterations=0)", "ValueError",
+      r"Expected n_power_iterations to be positive, but got n_power_iterations=0"),
+    C("spectral-norm-dim", "pdt.nn.utils.parametrizations.spectral_norm(pdt.nn.Linear(2, 2), "
+      "dim=2)", "IndexError", r"Dimension out of range \(expected to be in range of \[-2, 1\] "
+      r"but got 2\)"),
+    C("weight-norm-param-no-such-tensor",
+      "pdt.nn.utils.parametrizations.weight_norm(pdt.nn.Linear(2, 2), 'w')", "ValueError",
+      r"does not have a parameter, a buffer, or a parametrized element with name 'w'"),
     C("pack-unsorted", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [2, 3])",
       "RuntimeError", r"`lengths` array must be sorted in decreasing order"),
     C("pack-lengths-count", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [3])",
@@ -346,7 +375,7 @@ NN_API_CASES = [
     C("KLDivLoss-log-target", "pdt.nn.KLDivLoss(log_target=1)", "TypeError",
       r"KLDivLoss: log_target must be True or False, got 1"),
     C("trunc_normal-bounds", "pdt.nn.init.trunc_normal_(pdt.empty(3), a=1.0, b=-1.0)",
-      "ValueError", r"nn.init.trunc_normal_\(\): a must be below b, got a=1.0 and b=-1.0"),
+      "ValueError", r"nn.init.trunc_normal_\(\): a must not be above b, got a=1.0 and b=-1.0"),
     C("trunc_normal-int", "pdt.nn.init.trunc_normal_(pdt.zeros(3, dtype=pdt.int64))",
       "TypeError", r"trunc_normal_\(\): expected a floating-point tensor, got "
       r"pydevtensor.int64 on cpu"),

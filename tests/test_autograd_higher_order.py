@@ -252,6 +252,8 @@ _STRICT_CASES = {
     "hvp-linear": lambda L, F, x: F.hvp(lambda x: (x * 2).sum(), x, x, strict=True),
     "jacobian-vectorize": lambda L, F, x: F.jacobian(lambda x: x * 2, x, strict=True,
                                                      vectorize=True),
+    "hessian-vectorize": lambda L, F, x: F.hessian(lambda x: (x ** 3).sum(), x, strict=True,
+                                                   vectorize=True),
 }
 
 
@@ -266,6 +268,24 @@ def test_functional_strict_raises_as_torch(device, case):
     with pytest.raises(RuntimeError) as got:
         f(pdt, pdt.autograd.functional, pdt.tensor([1.0, 2.0], device=device))
     assert str(got.value) == str(want.value)
+
+
+def test_hessian_refuses_strict_with_vectorize(device):
+    """hessian(strict=True, vectorize=True) raises PyTorch's RuntimeError (jacobian's)
+    before calling func; either flag alone gives the Hessian."""
+    F = pdt.autograd.functional
+    x = pdt.tensor([1.0, 2.0], device=device)
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        return (x ** 3).sum()
+    with pytest.raises(RuntimeError, match=r"`strict=True` and `vectorized=True` are not "
+                                           r"supported together"):
+        F.hessian(f, x, strict=True, vectorize=True)
+    assert not calls
+    for kw in (dict(strict=True), dict(vectorize=True)):
+        assert F.hessian(f, x, **kw).tolist() == [[6.0, 0.0], [0.0, 12.0]]
 
 
 def test_functional_strict_passes_dependent_functions(device):

@@ -75,13 +75,42 @@ def test_trunc_normal_float32_parameter_and_errors(device):
     out = nn.init.trunc_normal_(p, std=0.02, a=-0.04, b=0.04)
     assert out is p and p.requires_grad and p.grad_fn is None
     assert (p.detach() >= -0.04).all().item() and (p.detach() <= 0.04).all().item()
-    with pytest.raises(ValueError, match=r"a must be below b, got a=2.0 and b=1.0"):
+    with pytest.raises(ValueError, match=r"a must not be above b, got a=2.0 and b=1.0"):
         nn.init.trunc_normal_(p, a=2.0, b=1.0)
     with pytest.raises(ValueError, match=r"std must be > 0, got 0.0"):
         nn.init.trunc_normal_(p, std=0.0)
     with pytest.raises(TypeError, match=r"expected a floating-point tensor, got "
                                         r"pydevtensor.int64"):
         nn.init.trunc_normal_(pdt.zeros(3, dtype=pdt.int64, device=device))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_trunc_normal_with_equal_bounds_fills_the_bound(device, dtype):
+    p = nn.Parameter(pdt.empty(4, dtype=getattr(pdt, dtype), device=device))
+    assert nn.init.trunc_normal_(p, mean=5.0, a=0.3, b=0.3) is p and p.grad_fn is None
+    np.testing.assert_array_equal(p.detach().cpu().numpy(), np.full(4, 0.3, dtype=dtype))
+
+
+@pytest.mark.parametrize("name", ["kaiming_uniform_", "kaiming_normal_"])
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 3)])
+def test_kaiming_on_zero_element_tensors_warns_and_returns_them(device, name, shape):
+    t = pdt.empty(shape, device=device)
+    with pytest.warns(UserWarning, match=r"Initializing zero-element tensors is a no-op"):
+        assert getattr(nn.init, name)(t, mode="fan_out") is t
+    assert tuple(t.shape) == shape
+    with pytest.raises(TypeError, match=r"expected a Tensor, got list"):
+        getattr(nn.init, name)([])
+
+
+@pytest.mark.parametrize("name", ["xavier_uniform_", "xavier_normal_"])
+def test_xavier_on_zero_element_tensors(device, name):
+    """As PyTorch: a 2-d (or more) tensor without elements is returned without a warning,
+    a 1-d one has no fans."""
+    for shape in [(0, 3), (3, 0), (2, 0, 3)]:
+        t = pdt.empty(shape, device=device)
+        assert getattr(nn.init, name)(t) is t
+    with pytest.raises(ValueError, match=r"fewer than 2 dimensions \(shape \(0,\)\)"):
+        getattr(nn.init, name)(pdt.empty(0, device=device))
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (2, 5), (5, 2)])

@@ -47,6 +47,39 @@ def test_pad_sequence_against_torch():
 
 
 @pytest.mark.parametrize("batch_first", [False, True])
+def test_unpad_sequence_returns_copies(device, batch_first):
+    ref = np.arange(12.0).reshape(3, 4)  # (B, L)
+    padded = pdt.tensor(ref if batch_first else ref.T.copy(), device=device)
+    parts = R.unpad_sequence(padded, [4, 2, 1], batch_first=batch_first)
+    for p in parts:
+        assert p.is_contiguous()
+        p.fill_(-1.0)
+    assert_close(padded, ref if batch_first else ref.T, "float64")
+    w = pdt.tensor(ref, device=device, requires_grad=True)
+    sum(p.sum() * (b + 1) for b, p in enumerate(R.unpad_sequence(w, [4, 2, 1], True))).backward()
+    assert_close(w.grad, [[1.0] * 4, [2.0, 2.0, 0, 0], [3.0, 0, 0, 0]], "float64")
+
+
+def test_pad_sequence_casts_to_the_first_dtype(device):
+    cases = [(pdt.zeros(2, device=device), pdt.ones(1, dtype=pdt.float64, device=device),
+              pdt.float32, [[0.0, 1.0], [0.0, 0.5]]),
+             (pdt.zeros(2, dtype=pdt.int64, device=device), pdt.tensor([1.7], device=device),
+              pdt.int64, [[0, 1], [0, 0]]),
+             (pdt.tensor([1.5, 2.5], device=device), pdt.tensor([3], device=device),
+              pdt.float32, [[1.5, 3.0], [2.5, 0.5]]),
+             (pdt.tensor([True], device=device), pdt.tensor([2.5, 0.0], device=device),
+              pdt.bool, [[True, True], [True, False]])]
+    for a, b, dtype, ref in cases:
+        out = R.pad_sequence([a, b], padding_value=0.5)
+        assert out.dtype == dtype and out.device == a.device
+        assert out.tolist() == ref
+    a = pdt.zeros(2, requires_grad=True, device=device)
+    b = pdt.ones(1, dtype=pdt.float64, requires_grad=True, device=device)
+    (R.pad_sequence([a, b], batch_first=True) * 3).sum().backward()
+    assert b.grad.dtype == pdt.float64 and b.grad.tolist() == [3.0]
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("lengths", [[4, 2, 2, 1], [2, 4, 1, 3]])
 def test_pack_and_pad_round_trip(device, batch_first, lengths):
     sort = lengths == sorted(lengths, reverse=True)

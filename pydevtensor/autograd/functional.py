@@ -278,9 +278,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     create_graph : bool, optional
     strict : bool, optional
         True: a gradient independent of an input (a linear function) raises a
-        RuntimeError.
+        RuntimeError (not together with vectorize, as PyTorch).
     vectorize : bool, optional
-        Accepted for PyTorch's signature.
+        Accepted for PyTorch's signature (rows are computed one by one).
     outer_jacobian_strategy : str, optional
         "reverse-mode" (the only one).
 
@@ -291,7 +291,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     Raises
     ------
     RuntimeError
-        When func's output has more than one element.
+        When func's output has more than one element, or strict and vectorize are
+        both True.
 
     Examples
     --------
@@ -313,7 +314,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         _strict_jacobian(gs, strict)
         return tuple(_C.zeros_like(a) if g is None else g for g, a in zip(gs, args))
 
-    res = jacobian(gradient, xs, create_graph=create_graph, strict=strict,
+    res = jacobian(gradient, xs, create_graph=create_graph, strict=strict, vectorize=vectorize,
                    strategy=outer_jacobian_strategy)
     return res[0][0] if single_in else res
 
@@ -337,7 +338,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     Raises
     ------
     RuntimeError
-        When func's output has more than one element.
+        When func's output has more than one element, or strict and vectorize are
+        both True.
 
     Examples
     --------
@@ -380,7 +382,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     Raises
     ------
     RuntimeError
-        When func's output has more than one element.
+        When func's output has more than one element, or strict and vectorize are
+        both True.
 
     Examples
     --------

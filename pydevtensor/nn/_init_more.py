@@ -111,7 +111,7 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     mean, std : float, optional
         The normal's mean and standard deviation (std > 0; default 0 and 1).
     a, b : float, optional
-        The bounds, a < b (default -2 and 2).
+        The bounds, a <= b (default -2 and 2); a == b fills with a.
     generator : pydevtensor.Generator, optional
         Where the uniforms come from (default: the package's generator).
 
@@ -125,7 +125,7 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     TypeError
         When tensor is not a floating-point Tensor or an argument not a number.
     ValueError
-        When std <= 0 or a >= b.
+        When std <= 0 or a > b.
 
     Examples
     --------
@@ -141,8 +141,11 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
                                                         (b, "b")))
     if not std > 0:
         raise ValueError(f"nn.init.{op}(): std must be > 0, got {std}")
-    if not a < b:
-        raise ValueError(f"nn.init.{op}(): a must be below b, got a={a} and b={b}")
+    if not a <= b:
+        raise ValueError(f"nn.init.{op}(): a must not be above b, got a={a} and b={b}")
+    if a == b:  # the one value of the interval, as PyTorch's clamped draw gives
+        with no_grad():
+            return tensor.fill_(a)
     alpha, beta = (a - mean) / std, (b - mean) / std
     flip = alpha > 0  # above the mean: draw -x in [-beta, -alpha], below it
     if flip:

@@ -11,6 +11,7 @@ and returns the tensor.
     net.apply(init_normal)
 """
 import math
+import warnings
 
 from .. import _C
 from ..autograd.grad_mode import no_grad
@@ -130,14 +131,29 @@ def _kaiming_std(tensor, a, mode, nonlinearity, op):
     return calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0
 
 
+def _no_elements(tensor, op):
+    """True, after PyTorch's warning, when tensor has no elements (kaiming's fills
+    return such a tensor as it is, whatever its dimensions and mode)."""
+    if _tensor(tensor, op).numel():
+        return False
+    warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+    return True
+
+
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He's uniform fill: U(-b, b) with b = sqrt(3) * gain / sqrt(fan)."""
+    """He's uniform fill: U(-b, b) with b = sqrt(3) * gain / sqrt(fan); a tensor with no
+    elements is returned as it is, with PyTorch's warning."""
+    if _no_elements(tensor, "kaiming_uniform_"):
+        return tensor
     b = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
     return uniform_(tensor, -b, b, generator)
 
 
 def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He's normal fill: N(0, std^2) with std = gain / sqrt(fan)."""
+    """He's normal fill: N(0, std^2) with std = gain / sqrt(fan); a tensor with no
+    elements is returned as it is, with PyTorch's warning."""
+    if _no_elements(tensor, "kaiming_normal_"):
+        return tensor
     std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_")
     return normal_(tensor, 0.0, std, generator)
 

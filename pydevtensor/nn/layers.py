@@ -709,9 +709,10 @@ class ModuleList(_ModuleSequence):
                 runs[-1][1] = i
             else:
                 runs.append([i, i, text])
+        name = self._get_name()  # a subclass's own name, as PyTorch's
         if not runs:
-            return "ModuleList()"
-        lines = ["ModuleList("]
+            return f"{name}()"
+        lines = [f"{name}("]
         for first, last, text in runs:
             text = text.replace("\n", "\n  ")
             if first == last:

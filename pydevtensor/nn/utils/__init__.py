@@ -1,7 +1,8 @@
 """nn.utils: gradient clipping, as ``torch.nn.utils`` (the RNN chapter of Dive into Deep
 Learning clips its gradients), composed from the package's ops so that it runs on every
 device; parameters_to_vector and vector_to_parameters (convert_parameters.py); and the
-variable-length sequences of ``nn.utils.rnn`` (rnn.py).
+variable-length sequences of ``nn.utils.rnn`` (rnn.py); ``nn.utils.parametrize`` and
+``nn.utils.parametrizations`` (parametrize.py, parametrizations.py).
 
 clip_grad_norm_ is get_total_norm followed by clip_grads_with_norm_ (PyTorch 2.6's
 halves of it).  It computes each gradient's norm on its own device, stacks a device's
@@ -25,14 +26,15 @@ from ..._ops_join import cat as _cat, stack as _stack
 from ..._ops_stats import isfinite as _isfinite
 from ...autograd.grad_mode import no_grad as _no_grad
 from . import rnn  # nn.utils.rnn, as torch's
+from . import parametrizations, parametrize  # nn.utils.parametrize(ations), as torch's
 from . import stateless  # nn.utils.stateless.functional_call, as torch's
 from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_parameters
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "remove_spectral_norm", "remove_weight_norm", "rnn",
-           "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "parameters_to_vector", "parametrizations", "parametrize", "remove_spectral_norm",
+           "remove_weight_norm", "rnn", "spectral_norm", "vector_to_parameters", "weight_norm"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ... import _C
+from ..._memory_format import contiguous_format as _contiguous_format
 from ..._ops_index import index_select as _index_select
 from ..._ops_join import cat as _cat
 
@@ -525,7 +526,8 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
     Parameters
     ----------
     sequences : list of Tensor
-        B tensors (L_i, ...) with the same trailing sizes, on one device.
+        B tensors (L_i, ...) with the same trailing sizes, on one device; each is
+        cast to the dtype of the first, as PyTorch does.
     batch_first : bool, optional
         Return (B, L, ...) instead of (L, B, ...) (default False).
     padding_value : float, optional
@@ -568,10 +570,7 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
         [row(t, b) for t in range(longest) for b in range(batch)]
     first = seqs[0]
     dtype = first.dtype
-    for s in seqs[1:]:
-        if s.dtype != dtype:
-            raise _Invalid(f"{where}: every sequence must have one dtype; sequence 0 is "
-                           f"{dtype} but another is {s.dtype} (on {s.device})")
+    seqs = [s if s.dtype == dtype else s.to(dtype) for s in seqs]
     filler = _C.full((1,) + tuple(first.shape[1:]), padding_value, dtype=dtype,
                      device=first.device)
     out = _index_select(_cat(seqs + [filler]), 0, _index(rows, first.device))
@@ -596,7 +595,8 @@ def unpad_sequence(padded_sequences: _C.Tensor, lengths: Any,
     Returns
     -------
     list of Tensor
-        B tensors (lengths[b], ...).
+        B tensors (lengths[b], ...), copies: writing into one leaves padded_sequences
+        as it was (PyTorch's are copies too).
 
     Examples
     --------
@@ -606,7 +606,7 @@ def unpad_sequence(padded_sequences: _C.Tensor, lengths: Any,
     """
     lens = _lengths_list(lengths, "unpad_sequence")
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
-    return [x[b, :n] for b, n in enumerate(lens)]
+    return [x[b, :n].clone(memory_format=_contiguous_format) for b, n in enumerate(lens)]
 
 
 def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence:
