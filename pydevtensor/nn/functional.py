@@ -266,17 +266,20 @@ def _piecewise(input, target, reduction, knee, where, beta):
     """The shared body of huber_loss (beta None) and smooth_l1_loss, PyTorch's formulas:
     with z = |input - target|, below the knee ``0.5 * z * z`` (divided by beta), from
     it on ``knee * (z - 0.5 * knee)`` (``z - 0.5 * beta``).  The quadratic piece reads
-    z clamped to the knee, so that its value and gradient stay finite where the linear
-    piece is taken (z = inf would give 0 * inf = NaN in the backward)."""
+    the difference zeroed where the linear piece is taken, so that its value and gradient
+    stay finite there (z = inf would give 0 * inf = NaN in the backward); a NaN takes the
+    quadratic piece, so that its gradient is NaN, as PyTorch's (abs's would be 0)."""
     _check_reduction(reduction, where)
     _check_same_shape(input, target, where)
-    z = (input - target).abs()
-    zq = z.clamp(max=knee)
+    d = input - target
+    z = d.abs()
+    inner = (z >= knee).logical_not()  # z < knee, or NaN
+    dq = d.where(inner, 0.0)
     if beta is None:
-        quadratic, linear = 0.5 * zq * zq, knee * (z - 0.5 * knee)
+        quadratic, linear = 0.5 * dq * dq, knee * (z - 0.5 * knee)
     else:
-        quadratic, linear = 0.5 * zq * zq / beta, z - 0.5 * beta
-    return _reduce(quadratic.where(z < knee, linear), reduction)
+        quadratic, linear = 0.5 * dq * dq / beta, z - 0.5 * beta
+    return _reduce(quadratic.where(inner, linear), reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
