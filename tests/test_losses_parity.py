@@ -46,3 +46,49 @@ def test_nll_loss_gradient_is_recorded_under_create_graph(device, reduction, ign
     np.testing.assert_array_equal(g.detach().cpu().numpy(), want)
     h, = pdt.autograd.grad((g * g).sum() + loss, x)  # the penalty's derivative is 0
     np.testing.assert_array_equal(h.cpu().numpy(), want)
+
+
+X = np.array([[0.0, 1.0], [2.0, 3.0]])
+T = np.array([0.5, 3.0])
+
+
+def _ref(name, d):
+    z = np.abs(d)
+    return {"mse_loss": d * d, "l1_loss": z, "kl_div": None,
+            "smooth_l1_loss": np.where(z < 1.0, 0.5 * z * z, z - 0.5),
+            "huber_loss": np.where(z < 1.0, 0.5 * z * z, z - 0.5)}[name]
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+                                  "kl_div"])
+def test_a_target_of_another_shape_is_broadcast_with_a_warning(device, name):
+    x = pdt.tensor(X, dtype=pdt.float64, device=device)
+    t = pdt.tensor(T, dtype=pdt.float64, device=device)
+    with pytest.warns(UserWarning, match=r"Using a target size .* different to the input size"):
+        got = getattr(F, name)(x, t, reduction="sum")
+    tb = np.broadcast_to(T, X.shape)
+    want = (tb * (np.log(tb) - X)).sum() if name == "kl_div" else _ref(name, X - tb).sum()
+    np.testing.assert_allclose(got.item(), want, rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one shape: no warning
+        getattr(F, name)(x, x, reduction="sum")
+    with pytest.raises(ValueError, match="do not broadcast"):
+        getattr(F, name)(x, pdt.zeros(3, dtype=pdt.float64, device=device))
+
+
+@pytest.mark.parametrize("name, by_weights", [("mse_loss", True), ("l1_loss", True),
+                                              ("huber_loss", False)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_weighted_regression_losses(device, name, by_weights, reduction):
+    w = np.array([[1.0, 2.0], [0.0, 3.0]])
+    x = pdt.tensor(X, dtype=pdt.float64, device=device, requires_grad=True)
+    t = pdt.tensor(X * 0 + 1.5, dtype=pdt.float64, device=device)
+    got = getattr(F, name)(x, t, reduction=reduction, weight=pdt.tensor(w, device=device))
+    per = _ref(name, X - 1.5) * w
+    want = per if reduction == "none" else per.sum() if reduction == "sum" else \
+        per.sum() / (w.sum() if by_weights else w.size)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want, rtol=1e-12)
+    got.sum().backward()
+    assert x.grad.shape == (2, 2)
+    with pytest.raises(ValueError, match=r"weight of shape \(2,\) and input of shape \(2, 2\)"):
+        getattr(F, name)(x, t, weight=pdt.ones(2, dtype=pdt.float64, device=device))

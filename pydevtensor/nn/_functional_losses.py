@@ -211,14 +211,20 @@ def _reduced(loss, reduction, where):
     raise ValueError(f"{where}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-def _check_pair(input, target, where):
+def _check_pair(input, target, where, broadcast=False):
+    """Floating-point input and target of one shape; with broadcast (kl_div's), other
+    shapes that broadcast are taken, with mse_loss's warning (PyTorch broadcasts them
+    silently in kl_div)."""
+    if broadcast and isinstance(input, _C.Tensor) and isinstance(target, _C.Tensor):
+        from .functional import _check_same_shape
+        _check_same_shape(input, target, where, stacklevel=4)
     if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
         raise TypeError(f"{where}: input and target must be Tensors, got "
                         f"{type(input).__name__} and {type(target).__name__}")
     if not input.is_floating_point() or not target.is_floating_point():
         raise _C.DTypeError(f"{where}: input and target must be floating point, got "
                             f"{input.dtype} and {target.dtype} on {input.device}")
-    if tuple(input.shape) != tuple(target.shape):
+    if tuple(input.shape) != tuple(target.shape) and not broadcast:
         raise ValueError(f"{where}: target of shape {tuple(target.shape)} and input of shape "
                          f"{tuple(input.shape)} differ, on {input.device}")
 
@@ -417,7 +423,8 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     input : Tensor
         Log-probabilities, floating point.
     target : Tensor
-        Probabilities (log-probabilities with log_target) of input's shape.
+        Probabilities (log-probabilities with log_target) of input's shape; another
+        shape is broadcast, with mse_loss's warning.
     size_average, reduce : bool, optional
         Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'batchmean', 'sum', 'none'}, optional
@@ -435,7 +442,7 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     TypeError
         When input or target is not a floating-point Tensor, or log_target not a bool.
     ValueError
-        When the shapes differ or reduction is unknown.
+        When the shapes do not broadcast or reduction is unknown.
 
     Examples
     --------
@@ -449,7 +456,7 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     """
     where = "kl_div()"
     reduction = _legacy_reduction(size_average, reduce, reduction, where)
-    _check_pair(input, target, where)
+    _check_pair(input, target, where, broadcast=True)
     if not isinstance(log_target, bool):
         raise TypeError(f"{where}: log_target must be True or False, got {log_target!r:.40}")
     if reduction not in ("mean", "batchmean", "sum", "none"):
