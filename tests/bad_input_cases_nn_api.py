@@ -321,6 +321,10 @@ NN_API_CASES = [
       "pdt.nn.functional.binary_cross_entropy(pdt.tensor([0.5, 1.5]), pdt.tensor([1.0, 0.0]))",
       "ValueError", r"binary_cross_entropy\(\): all elements of input should be between 0 "
       r"and 1, got 1.5 \(input of shape \(2,\) on cpu\)"),
+    C("binary_cross_entropy-target-out-of-range",
+      "pdt.nn.functional.binary_cross_entropy(pdt.tensor([0.5, 0.5]), pdt.tensor([1.0, -0.5]))",
+      "ValueError", r"binary_cross_entropy\(\): all elements of target should be between 0 "
+      r"and 1, got -0.5 \(target of shape \(2,\) on cpu\)"),
     C("BCELoss-shapes", "pdt.nn.BCELoss()(pdt.full((2,), 0.5), pdt.zeros(3))", "ValueError",
       r"binary_cross_entropy\(\): target of shape \(3,\) and input of shape \(2,\) differ"),
     C("BCELoss-int-input", "pdt.nn.BCELoss()(pdt.tensor([0, 1]), pdt.zeros(2))", "TypeError",

@@ -92,3 +92,85 @@ def test_weighted_regression_losses(device, name, by_weights, reduction):
     assert x.grad.shape == (2, 2)
     with pytest.raises(ValueError, match=r"weight of shape \(2,\) and input of shape \(2, 2\)"):
         getattr(F, name)(x, t, weight=pdt.ones(2, dtype=pdt.float64, device=device))
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, b, r: F.mse_loss(a, b, reduction=r),
+    lambda a, b, r: F.huber_loss(a, b, reduction=r),
+    lambda a, b, r: F.kl_div(a, b, reduction=r),
+    lambda a, b, r: F.soft_margin_loss(a, b, reduction=r),
+    lambda a, b, r: nn.L1Loss(reduction=r)(a, b)])
+def test_elementwise_mean_is_the_deprecated_mean(device, call):
+    a = pdt.tensor([[0.2, 0.7]], dtype=pdt.float64, device=device)
+    b = pdt.tensor([[1.0, 0.5]], dtype=pdt.float64, device=device)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = call(a, b, "elementwise_mean").item()
+    assert [str(w.message) for w in caught] == [
+        "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."]
+    assert got == call(a, b, "sum").item() / 2
+
+
+@pytest.mark.parametrize("fn", [F.multilabel_soft_margin_loss, F.poisson_nll_loss])
+def test_elementwise_mean_is_refused_where_pytorch_refuses_it(device, fn):
+    a = pdt.tensor([[0.2, 0.7]], device=device)
+    with pytest.raises(ValueError, match="elementwise_mean"):
+        fn(a, a, reduction="elementwise_mean")
+
+
+def test_cross_entropy_promotes_probabilities_of_another_dtype(device):
+    x = pdt.tensor([[1.0, 2.0, 0.5]], device=device)
+    t = pdt.tensor([[0.2, 0.3, 0.5]], dtype=pdt.float64, device=device)
+    got = F.cross_entropy(x, t)
+    assert got.dtype == pdt.float64
+    z = np.array([1.0, 2.0, 0.5], dtype=np.float32).astype(np.float64)
+    want = -(np.array([0.2, 0.3, 0.5]) * (z - np.log(np.exp(z).sum()))).sum()
+    np.testing.assert_allclose(got.item(), want, rtol=1e-6)
+
+
+def test_multi_margin_loss_takes_a_1d_input_with_a_1_element_target(device):
+    x = pdt.tensor([0.1, 0.5, 0.2], dtype=pdt.float64, device=device)
+    want = (max(0.0, 1 - 0.5 + 0.1) + max(0.0, 1 - 0.5 + 0.2)) / 3
+    assert F.multi_margin_loss(x, pdt.tensor([1], device=device)).item() == pytest.approx(want)
+    none = F.multi_margin_loss(x, pdt.tensor([1], device=device), reduction="none")
+    assert none.shape == (1,) and none.item() == pytest.approx(want)
+
+
+def test_pairwise_distance_of_0d_and_integer_inputs(device):
+    got = F.pairwise_distance(pdt.tensor(1.0, device=device), pdt.tensor(3.0, device=device))
+    assert got.shape == () and got.item() == pytest.approx(2.0 - 1e-6)
+    got = F.pairwise_distance(pdt.tensor([[1, 2]], device=device),
+                              pdt.tensor([[3, 1]], device=device))
+    assert got.dtype == pdt.float32
+    np.testing.assert_allclose(got.cpu().numpy(), [np.hypot(2 - 1e-6, 1 + 1e-6)], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn, ref", [(F.softsign, lambda v: v / (np.abs(v) + 1)),
+                                     (F.tanhshrink, lambda v: v - np.tanh(v))])
+def test_softsign_and_tanhshrink_take_integers(device, fn, ref):
+    got = fn(pdt.tensor([1, -2, 0], device=device))
+    assert got.dtype == pdt.float32
+    np.testing.assert_allclose(got.cpu().numpy(), ref(np.array([1.0, -2.0, 0.0])), rtol=1e-6)
+
+
+def test_binary_cross_entropy_refuses_a_target_outside_0_1():
+    with pytest.raises(ValueError, match="all elements of target should be between 0 and 1"):
+        F.binary_cross_entropy(pdt.tensor([0.3, 0.6]), pdt.tensor([1.5, 0.2]))
+
+
+@pytest.mark.parametrize("margin", [-1.0, 0.0])
+def test_triplet_margin_loss_refuses_a_margin_not_above_0(margin):
+    a = pdt.ones(1, 2)
+    with pytest.raises(ValueError, match="margin must be greater than 0"):
+        F.triplet_margin_loss(a, a, a, margin=margin)
+
+
+def test_hardtanh_takes_the_deprecated_min_value_and_max_value():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        layer = nn.Hardtanh(min_value=-2.0, max_value=3.0)
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (FutureWarning, f"keyword argument `{old}` is deprecated and renamed to `{new}`")
+        for old, new in (("min_value", "min_val"), ("max_value", "max_val"))]
+    assert (layer.min_val, layer.max_val) == (-2.0, 3.0)
+    np.testing.assert_array_equal(layer(pdt.tensor([-5.0, 0.5, 5.0])).numpy(), [-2.0, 0.5, 3.0])

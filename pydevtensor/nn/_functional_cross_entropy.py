@@ -258,7 +258,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         ``(N, C)`` floating-point logits.
     target : Tensor
         ``(N,)`` int64 or int32 class indices in ``[0, C)`` or ignore_index (checked
-        on the CPU); or class probabilities of input's shape and dtype.
+        on the CPU); or class probabilities of input's shape (the loss in their dtypes' promotion).
     weight : Tensor, optional
         ``(C,)`` class weights, on input's device.
     size_average, reduce : bool, optional

@@ -297,7 +297,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     anchor, positive, negative : Tensor
         ``(N, D)`` or ``(D,)``, floating point, of one number of dimensions.
     margin : float, optional
-        Default 1.
+        > 0, as PyTorch's (default 1).
     p : float, optional
         The norm's degree (default 2).
     eps : float, optional
@@ -320,7 +320,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         When an input is not a floating-point Tensor, or margin not a number.
     ValueError
         When the numbers of dimensions differ (an InvalidArgumentError, also a
-        RuntimeError as PyTorch's), or for an unknown reduction.
+        RuntimeError as PyTorch's), margin <= 0, or for an unknown reduction.
 
     Examples
     --------
@@ -334,6 +334,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _tensors(where, anchor=anchor, positive=positive, negative=negative)
     margin = _number(margin, "margin", where)
+    if not margin > 0:
+        raise ValueError(f"{where}: margin must be greater than 0, got {margin}")
     _check_reduction(reduction, where)
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise _Invalid(f"{where}: the anchor, positive, and negative tensors are expected to "
@@ -437,6 +439,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     _check_reduction(reduction, where)
     rows = _as_rows(input, where)
     n, c = rows.shape
+    one = input.ndim < 2 and isinstance(target, _C.Tensor) and tuple(target.shape) == (1,)
+    if one:  # an unbatched input's class as (1,), as PyTorch takes it (the loss (1,) too)
+        target = target.reshape(())
     target = _class_targets(input, target, where, (n,) if input.ndim == 2 else ())
     if weight is not None and isinstance(weight, _C.Tensor) and weight.ndim != 1:
         raise ValueError(f"{where}: weight must be one-dimensional, got shape "
@@ -451,7 +456,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         z = z * weight[target.reshape(n)].reshape(n, 1)
     own = _C.arange(c, device=target.device) == target
     loss = z.masked_fill(own, 0.0).sum(1) / c
-    if input.ndim == 1:
+    if input.ndim == 1 and not one:
         loss = loss.reshape(())
     return _reduced(loss, reduction, where)
 
@@ -508,7 +513,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     z = (rows.unsqueeze(1) - x_listed.unsqueeze(2)).add(1.0).clamp(min=0.0)  # (N, K, C)
     keep = listed.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1))
     loss = z.masked_fill(keep.logical_not(), 0.0).sum((1, 2)) / c
-    if input.ndim == 1:
+    if input.ndim == 1 and not one:
         loss = loss.reshape(())
     return _reduced(loss, reduction, where)
 
@@ -554,7 +559,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     tensor([1.4100, 0.3133])
     """
     where = "multilabel_soft_margin_loss()"
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, old_mean=False)
     target = _target(target, input)
     _tensors(where, input=input, target=target)
     _check_reduction(reduction, where)

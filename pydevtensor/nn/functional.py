@@ -364,6 +364,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     tensor([0.1250, 2.5000])
     """
     delta = _positive(delta, "delta", "huber_loss()", zero_ok=False)
+    reduction = _L._elementwise_mean(reduction, stacklevel=3)
     return _piecewise(input, target, reduction, delta, "huber_loss()", None, weight)
 
 

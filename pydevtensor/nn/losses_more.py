@@ -314,6 +314,8 @@ class MultiLabelSoftMarginLoss(_LegacyLoss):
     tensor(0.8616)
     """
 
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
+
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -354,6 +356,8 @@ class PoissonNLLLoss(_LegacyLoss):
     tensor(0.3591)
     """
 
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
+
     def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
                  eps: float = 1e-8, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -390,6 +394,8 @@ class GaussianNLLLoss(_Loss):
     ...                      pydevtensor.tensor([1., 0.5]))
     tensor(0.0767)
     """
+
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6,
                  reduction: str = "mean") -> None:
