@@ -527,6 +527,15 @@ TRAINING_CASES = [
       r"CosineEmbeddingLoss: margin must be a number, got str"),
     C("triplet_margin_loss-margin", "pdt.nn.functional.triplet_margin_loss(t, t, t, margin=-1)",
       "ValueError", r"triplet_margin_loss\(\): margin must be greater than 0, got -1.0"),
+    C("triplet_margin_with_distance_loss-margin",
+      "pdt.nn.functional.triplet_margin_with_distance_loss(t, t, t, margin=0)", "ValueError",
+      r"triplet_margin_with_distance_loss\(\): margin must be greater than 0, got 0.0"),
+    C("triplet_margin_with_distance_loss-distance",
+      "pdt.nn.functional.triplet_margin_with_distance_loss(t, t, t, distance_function=2)",
+      "TypeError", r"distance_function must be callable or None, got int"),
+    C("TripletMarginWithDistanceLoss-margin", "pdt.nn.TripletMarginWithDistanceLoss(margin=-1)",
+      "ValueError", r"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
+      r"got -1.0 instead"),
     C("triplet_margin_loss-dims", "pdt.nn.functional.triplet_margin_loss(t, t, pdt.ones(3))",
       "RuntimeError", r"anchor 2D, positive 2D, and negative 1D inputs \(shapes \(2, 3\), "
       r"\(2, 3\), \(3,\) on cpu\)"),

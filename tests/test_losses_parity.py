@@ -174,3 +174,50 @@ def test_hardtanh_takes_the_deprecated_min_value_and_max_value():
         for old, new in (("min_value", "min_val"), ("max_value", "max_val"))]
     assert (layer.min_val, layer.max_val) == (-2.0, 3.0)
     np.testing.assert_array_equal(layer(pdt.tensor([-5.0, 0.5, 5.0])).numpy(), [-2.0, 0.5, 3.0])
+
+
+A = np.array([[0.0, 0.0], [1.0, 2.0], [0.5, -1.0]])
+P = np.array([[3.0, 4.0], [1.0, 2.5], [0.0, 0.0]])
+N = np.array([[1.0, 0.0], [4.0, 2.0], [0.4, -1.0]])
+
+
+def _l1(x, y):
+    return np.abs(x - y).sum(-1)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("custom", [False, True])
+def test_triplet_margin_with_distance_loss(device, swap, reduction, custom):
+    a, p, n = (pdt.tensor(v, dtype=pdt.float64, device=device, requires_grad=True)
+               for v in (A, P, N))
+    if custom:
+        d, ref = (lambda x, y: (x - y).abs().sum(-1)), _l1
+    else:
+        d, ref = None, (lambda x, y: np.sqrt(((x - y + 1e-6) ** 2).sum(-1)))
+    got = F.triplet_margin_with_distance_loss(a, p, n, distance_function=d, margin=0.5,
+                                              swap=swap, reduction=reduction)
+    d_neg = np.minimum(ref(A, N), ref(P, N)) if swap else ref(A, N)
+    per = np.maximum(0.5 + ref(A, P) - d_neg, 0.0)
+    want = per if reduction == "none" else per.sum() if reduction == "sum" else per.mean()
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want, rtol=1e-12)
+    layer = nn.TripletMarginWithDistanceLoss(distance_function=d, margin=0.5, swap=swap,
+                                             reduction=reduction)
+    np.testing.assert_allclose(layer(a, p, n).detach().cpu().numpy(), want, rtol=1e-12)
+    got.sum().backward()  # d(loss)/d(positive) of the L1 distance: sign(p - a) where active
+    if custom and not swap:
+        scale = 1.0 if reduction != "mean" else 1.0 / 3
+        want_p = np.sign(P - A) * (per > 0)[:, None] * scale
+        np.testing.assert_allclose(p.grad.cpu().numpy(), want_p, rtol=1e-12)
+
+
+def test_triplet_margin_with_distance_loss_refuses_what_pytorch_refuses():
+    a = pdt.ones(2, 3)
+    with pytest.raises(ValueError, match="margin must be greater than 0, got -1.0"):
+        F.triplet_margin_with_distance_loss(a, a, a, margin=-1)
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        F.triplet_margin_with_distance_loss(a, a, pdt.ones(3))
+    with pytest.raises(ValueError, match="reduction"):
+        F.triplet_margin_with_distance_loss(a, a, a, reduction="elementwise_mean")
+    with pytest.raises(TypeError):
+        F.triplet_margin_with_distance_loss(a, a, a, None)  # keyword-only, as PyTorch's

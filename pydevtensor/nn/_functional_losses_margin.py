@@ -1,6 +1,7 @@
 """PyTorch's margin and embedding losses: margin_ranking_loss, hinge_embedding_loss,
-soft_margin_loss, cosine_embedding_loss, triplet_margin_loss, multi_margin_loss,
-multilabel_margin_loss and multilabel_soft_margin_loss (re-exported by nn.functional;
+soft_margin_loss, cosine_embedding_loss, triplet_margin_loss (and
+triplet_margin_with_distance_loss), multi_margin_loss, multilabel_margin_loss and
+multilabel_soft_margin_loss (re-exported by nn.functional;
 the layers are in nn/losses_more.py).
 
 Each is PyTorch's formula written with differentiable package ops, so autograd gives
@@ -333,6 +334,17 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     where = "triplet_margin_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _tensors(where, anchor=anchor, positive=positive, negative=negative)
+    margin = _triplet_checks(where, margin, reduction, anchor, positive, negative)
+    d_pos = _norm.pairwise_distance(anchor, positive, p, eps)
+    d_neg = _norm.pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _C.minimum(d_neg, _norm.pairwise_distance(positive, negative, p, eps))
+    return _reduced((d_pos - d_neg).add(margin).clamp(min=0.0), reduction, where)
+
+
+def _triplet_checks(where, margin, reduction, anchor, positive, negative):
+    """The triplet losses' checks: margin (> 0, as a float), reduction, and one number
+    of dimensions for the three Tensors."""
     margin = _number(margin, "margin", where)
     if not margin > 0:
         raise ValueError(f"{where}: margin must be greater than 0, got {margin}")
@@ -343,10 +355,65 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                        f"{anchor.ndim}D, positive {positive.ndim}D, and negative "
                        f"{negative.ndim}D inputs (shapes {tuple(anchor.shape)}, "
                        f"{tuple(positive.shape)}, {tuple(negative.shape)} on {anchor.device})")
-    d_pos = _norm.pairwise_distance(anchor, positive, p, eps)
-    d_neg = _norm.pairwise_distance(anchor, negative, p, eps)
+    return margin
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """PyTorch's ``triplet_margin_with_distance_loss``: ``max(0, margin + d(a, p) -
+    d(a, n))`` per triplet with a distance function d of one's choosing, reduced;
+    with swap, ``d(a, n)`` is ``min(d(a, n), d(p, n))`` (Balntas et al.'s distance
+    swap).  The gradient is autograd's through d.
+
+    Parameters
+    ----------
+    anchor, positive, negative : Tensor
+        Of one number of dimensions, as d takes them.
+    distance_function : callable, optional
+        ``d(x1, x2)`` -> a Tensor of distances, >= 0 (default pairwise_distance).
+    margin : float, optional
+        > 0 (default 1).
+    swap : bool, optional
+        The distance swap (default False).
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+
+    Returns
+    -------
+    Tensor
+        0-d, or d's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When an input is not a Tensor, margin not a number, or distance_function not
+        callable.
+    ValueError
+        When margin <= 0, the numbers of dimensions differ (an InvalidArgumentError,
+        also a RuntimeError as PyTorch's), or for an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> a = pydevtensor.tensor([[0., 0.]])
+    >>> l_inf = lambda x, y: (x - y).abs().amax(-1)
+    >>> F.triplet_margin_with_distance_loss(a, pydevtensor.tensor([[3., 4.]]),
+    ...                                     pydevtensor.tensor([[1., 0.]]),
+    ...                                     distance_function=l_inf)
+    tensor(4.)
+    """
+    where = "triplet_margin_with_distance_loss()"
+    for name, t in (("anchor", anchor), ("positive", positive), ("negative", negative)):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{where}: {name} must be a Tensor, got {type(t).__name__}")
+    if distance_function is not None and not callable(distance_function):
+        raise TypeError(f"{where}: distance_function must be callable or None, got "
+                        f"{type(distance_function).__name__}")
+    margin = _triplet_checks(where, margin, reduction, anchor, positive, negative)
+    d = _norm.pairwise_distance if distance_function is None else distance_function
+    d_pos, d_neg = d(anchor, positive), d(anchor, negative)
     if swap:
-        d_neg = _C.minimum(d_neg, _norm.pairwise_distance(positive, negative, p, eps))
+        d_neg = _C.minimum(d_neg, d(positive, negative))
     return _reduced((d_pos - d_neg).add(margin).clamp(min=0.0), reduction, where)
 
 

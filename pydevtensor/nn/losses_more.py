@@ -210,6 +210,57 @@ class TripletMarginLoss(_MarginLoss):
                                        self.eps, self.swap, reduction=self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    """``max(0, margin + d(a, p) - d(a, n))`` per triplet with a distance function d,
+    reduced (F.triplet_margin_with_distance_loss); call it as
+    ``loss_fn(anchor, positive, negative)``.
+
+    Parameters
+    ----------
+    distance_function : callable, optional
+        ``d(x1, x2)`` -> distances (default F.pairwise_distance); keyword only.
+    margin : float, optional
+        > 0 (default 1).
+    swap : bool, optional
+        The distance swap: ``d(a, n)`` is ``min(d(a, n), d(p, n))`` (default False).
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+
+    Raises
+    ------
+    TypeError
+        When margin is not a number.
+    ValueError
+        When margin <= 0, or for an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> a = pydevtensor.tensor([[0., 0.]])
+    >>> loss_fn = nn.TripletMarginWithDistanceLoss(
+    ...     distance_function=lambda x, y: (x - y).abs().sum(-1), margin=0.5)
+    >>> loss_fn(a, pydevtensor.tensor([[3., 4.]]), pydevtensor.tensor([[1., 0.]]))
+    tensor(6.5000)
+    """
+
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        margin = _LM._number(margin, "margin", "TripletMarginWithDistanceLoss")
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = distance_function
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return _LM.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
 class MultiMarginLoss(_LegacyLoss):
     """The multi-class hinge loss (F.multi_margin_loss) of ``(N, C)`` scores against
     ``(N,)`` classes.
