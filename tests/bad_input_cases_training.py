@@ -536,6 +536,11 @@ TRAINING_CASES = [
     C("TripletMarginWithDistanceLoss-margin", "pdt.nn.TripletMarginWithDistanceLoss(margin=-1)",
       "ValueError", r"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
       r"got -1.0 instead"),
+    C("ctc_loss-input-lengths", "pdt.nn.functional.ctc_loss(pdt.zeros(2, 1, 3), "
+      "pdt.tensor([[1]]), (3,), (1,))", "ValueError",
+      r"ctc_loss\(\): input_lengths must lie in \[0, 2\], got 3"),
+    C("CTCLoss-blank", "pdt.nn.CTCLoss(blank=3)(pdt.zeros(2, 1, 3), pdt.tensor([[1]]), (2,), "
+      "(1,))", "ValueError", r"ctc_loss\(\): blank must be in the label range \[0, 3\), got 3"),
     C("triplet_margin_loss-dims", "pdt.nn.functional.triplet_margin_loss(t, t, pdt.ones(3))",
       "RuntimeError", r"anchor 2D, positive 2D, and negative 1D inputs \(shapes \(2, 3\), "
       r"\(2, 3\), \(3,\) on cpu\)"),

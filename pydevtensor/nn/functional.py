@@ -45,6 +45,7 @@ margin_ranking_loss, hinge_embedding_loss = _LM.margin_ranking_loss, _LM.hinge_e
 soft_margin_loss, cosine_embedding_loss = _LM.soft_margin_loss, _LM.cosine_embedding_loss
 triplet_margin_loss, multi_margin_loss = _LM.triplet_margin_loss, _LM.multi_margin_loss
 triplet_margin_with_distance_loss = _LM.triplet_margin_with_distance_loss
+from ._functional_ctc import ctc_loss  # noqa: E402
 multilabel_margin_loss = _LM.multilabel_margin_loss
 multilabel_soft_margin_loss = _LM.multilabel_soft_margin_loss
 poisson_nll_loss, gaussian_nll_loss = _LL.poisson_nll_loss, _LL.gaussian_nll_loss

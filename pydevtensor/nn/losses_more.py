@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from . import _functional_losses_likelihood as _LL
 from . import _functional_losses_margin as _LM
+from ._functional_ctc import ctc_loss as _ctc_loss
 from .losses import _class_weight, _Loss
 
 if TYPE_CHECKING:
@@ -259,6 +260,43 @@ class TripletMarginWithDistanceLoss(_Loss):
         return _LM.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (F.ctc_loss); call it as
+    ``loss_fn(log_probs, targets, input_lengths, target_lengths)``.
+
+    Parameters
+    ----------
+    blank : int, optional
+        The blank's class (default 0).
+    reduction : {'mean', 'sum', 'none'}, optional
+        'mean' divides each loss by its target length, then averages (default).
+    zero_infinity : bool, optional
+        Gives impossible alignments (infinite losses) 0 and 0 gradient (default False).
+
+    Raises
+    ------
+    ValueError
+        For an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> log_probs = pydevtensor.full((2, 1, 2), 0.5).log()
+    >>> nn.CTCLoss()(log_probs, pydevtensor.tensor([[1]]), (2,), (1,))
+    tensor(0.2877)
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths,
+                target_lengths) -> Tensor:
+        return _ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                         self.reduction, self.zero_infinity)
 
 
 class MultiMarginLoss(_LegacyLoss):
