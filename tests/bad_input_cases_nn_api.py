@@ -267,10 +267,14 @@ NN_API_CASES = [
       r"floating-point tensor, got a pydevtensor.float32 tensor of shape \(2, 2\) on cpu"),
     C("one_hot-empty-inferred", "pdt.nn.functional.one_hot(pdt.zeros(0, dtype=pdt.int64))",
       "ValueError", r"cannot infer the number of classes from an empty tensor"),
-    C("l1_loss-shapes", "pdt.nn.functional.l1_loss(pdt.zeros(3, 1), pdt.zeros(3))", "ValueError",
-      r"l1_loss\(\): input of shape \(3, 1\) and target of shape \(3,\) differ, on cpu"),
+    C("l1_loss-shapes", "pdt.nn.functional.l1_loss(pdt.zeros(3, 2), pdt.zeros(3))", "ValueError",
+      r"l1_loss\(\): input of shape \(3, 2\) and target of shape \(3,\) differ and do not "
+      r"broadcast, on cpu"),
+    C("mse_loss-weight-shape", "pdt.nn.functional.mse_loss(t, t, weight=pdt.ones(1, 1, 1))",
+      "ValueError", r"mse_loss\(\): weight of shape \(1, 1, 1\) and input of shape"),
     C("HuberLoss-shapes", "pdt.nn.HuberLoss()(pdt.zeros(2), pdt.zeros(3))", "ValueError",
-      r"huber_loss\(\): input of shape \(2,\) and target of shape \(3,\) differ, on cpu"),
+      r"huber_loss\(\): input of shape \(2,\) and target of shape \(3,\) differ and do "
+      r"not broadcast, on cpu"),
     C("HuberLoss-delta-zero", "pdt.nn.HuberLoss(delta=0.0)", "ValueError",
       r"HuberLoss: delta must be > 0, got 0.0"),
     C("huber_loss-delta-str", "pdt.nn.functional.huber_loss(t, t, delta='1')", "TypeError",
@@ -350,6 +354,10 @@ NN_API_CASES = [
       "pdt.nn.functional.binary_cross_entropy(pdt.tensor([0.5, 1.5]), pdt.tensor([1.0, 0.0]))",
       "ValueError", r"binary_cross_entropy\(\): all elements of input should be between 0 "
       r"and 1, got 1.5 \(input of shape \(2,\) on cpu\)"),
+    C("binary_cross_entropy-target-out-of-range",
+      "pdt.nn.functional.binary_cross_entropy(pdt.tensor([0.5, 0.5]), pdt.tensor([1.0, -0.5]))",
+      "ValueError", r"binary_cross_entropy\(\): all elements of target should be between 0 "
+      r"and 1, got -0.5 \(target of shape \(2,\) on cpu\)"),
     C("BCELoss-shapes", "pdt.nn.BCELoss()(pdt.full((2,), 0.5), pdt.zeros(3))", "ValueError",
       r"binary_cross_entropy\(\): target of shape \(3,\) and input of shape \(2,\) differ"),
     C("BCELoss-int-input", "pdt.nn.BCELoss()(pdt.tensor([0, 1]), pdt.zeros(2))", "TypeError",

@@ -29,9 +29,10 @@ from .sparse import Embedding
 # more activations, losses and layers with PyTorch's names
 from .activation_more import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, PReLU, RReLU, SELU,
                               Softmax2d, Softmin, Softshrink, Softsign, Tanhshrink, Threshold)
-from .losses_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+from .losses_more import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
                           MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
-                          MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+                          MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+                          TripletMarginWithDistanceLoss)
 from .bilinear import Bilinear
 from .distance import CosineSimilarity, PairwiseDistance
 from .reshape_layers import ChannelShuffle, Unflatten
@@ -73,7 +74,8 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "Softmax2d", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
             "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "Bilinear",
+            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
+            "TripletMarginWithDistanceLoss", "CTCLoss", "Bilinear",
             "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",

@@ -317,13 +317,22 @@ def celu(input, alpha=1.0, inplace=False):
     return _act._result(input, fn, inplace)
 
 
+def _integers_as_floating(input):
+    """An integer Tensor (not bool) as the default floating dtype: softsign's and
+    tanhshrink's true division and tanh promote it so in PyTorch."""
+    if isinstance(input, _C.Tensor) and input.dtype in (_C.int8, _C.int16, _C.int32, _C.int64,
+                                                        _C.uint8):
+        return input.to(_C._get_default_dtype())
+    return input
+
+
 def softsign(input):
     """PyTorch's ``softsign``: ``x / (1 + |x|)``, elementwise.
 
     Parameters
     ----------
     input : Tensor
-        Floating point, any shape.
+        Floating point or integer (taken as the default dtype, as PyTorch), any shape.
 
     Returns
     -------
@@ -335,7 +344,7 @@ def softsign(input):
     TypeError
         When input is not a Tensor.
     NotImplementedError
-        When input is not floating point.
+        When input is neither floating point nor integer.
 
     Examples
     --------
@@ -343,6 +352,7 @@ def softsign(input):
     >>> F.softsign(pydevtensor.tensor([-3., 0., 1.]))
     tensor([-0.7500,  0.0000,  0.5000])
     """
+    input = _integers_as_floating(input)
     _act._floating(input, "softsign")
     return _act._rounded_once(lambda x: x / (x.abs() + 1.0))(input)
 
@@ -353,7 +363,7 @@ def tanhshrink(input):
     Parameters
     ----------
     input : Tensor
-        Floating point, any shape.
+        Floating point or integer (taken as the default dtype, as PyTorch), any shape.
 
     Returns
     -------
@@ -365,7 +375,7 @@ def tanhshrink(input):
     TypeError
         When input is not a Tensor.
     NotImplementedError
-        When input is not floating point.
+        When input is neither floating point nor integer.
 
     Examples
     --------
@@ -373,6 +383,7 @@ def tanhshrink(input):
     >>> F.tanhshrink(pydevtensor.tensor([-1., 0., 2.]))
     tensor([-0.2384,  0.0000,  1.0360])
     """
+    input = _integers_as_floating(input)
     _act._floating(input, "tanhshrink")
     return _act._rounded_once(lambda x: x - x.tanh())(input)
 

@@ -87,9 +87,57 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return out.reshape(rows[2]) if reduction == "none" else out
     weight, ignore_index = _class_options(input, target, weight, ignore_index, reduction,
                                           where, "log-probabilities")
-    if weight is None and not _any_ignored(target, ignore_index):
-        return _reduce(_picked(input, target).neg(), reduction)
+    if weight is None:
+        return _nll(input, target, reduction,
+                    ignore_index if _any_ignored(target, ignore_index) else None)
     return _L._class_loss(input, target, weight, ignore_index, reduction, 0.0)
+
+
+@recorded("nll_loss")
+def _nll(input, target, reduction, ignore_index):
+    """nll_loss without class weights, recorded as one node (its gradient is recorded
+    under create_graph, as PyTorch's); ignore_index None: no target is ignored."""
+    if ignore_index is None:
+        return _reduce(_picked(input, target).neg(), reduction)
+    return _L._class_loss(input, target, None, ignore_index, reduction, 0.0)
+
+
+@derivative("nll_loss")
+class NllLossBackward(Node):
+    """nll_loss's gradient for its log-probabilities: -one-hot(target) times the
+    incoming gradient (over the samples not ignored for the mean).  Under create_graph
+    the one-hot is written over input by masked_fill (no dependence on input's values:
+    the second derivative is 0, and the gradient is recorded, as PyTorch's)."""
+
+    def save(self, out, input, target, reduction, ignore_index):
+        self.save_tensors(input, target)
+        self.reduction, self.ignore_index = reduction, ignore_index
+        return (input,)
+
+    def name(self):
+        return "NllLossBackward0"  # PyTorch's name; cross_entropy's node has the class's
+
+    def backward(self, g):
+        input, target = self.saved_tensors
+        n, c = input.shape
+        picked = _C.arange(c, dtype=target.dtype, device=target.device) == target.reshape(n, 1)
+        count = n
+        if self.ignore_index is not None:
+            ignored = target == self.ignore_index
+            picked = picked.logical_and(ignored.logical_not().reshape(n, 1))
+            count = ignored.logical_not().sum().clamp(min=1).to(input.dtype)
+        if _C.is_grad_enabled():  # create_graph=True: recorded, with input's graph
+            d = input.masked_fill(picked.logical_not(), 0.0).masked_fill(picked, -1.0)
+        else:
+            d = picked.to(input.dtype).neg_()
+        if target.device.type != "cpu":  # Note [unchecked classes]
+            unmatched = picked.any(1).logical_not()
+            if self.ignore_index is not None:
+                unmatched = unmatched.logical_and(target != self.ignore_index)
+            d = d.masked_fill(unmatched.reshape(n, 1), float("nan"))
+        if self.reduction == "none":
+            return (d * g.reshape(n, 1),)
+        return (d * (g / count if self.reduction == "mean" else g),)
 
 
 def _byte_classes(target):
@@ -210,7 +258,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         ``(N, C)`` floating-point logits.
     target : Tensor
         ``(N,)`` int64 or int32 class indices in ``[0, C)`` or ignore_index (checked
-        on the CPU); or class probabilities of input's shape and dtype.
+        on the CPU); or class probabilities of input's shape (the loss in their dtypes' promotion).
     weight : Tensor, optional
         ``(C,)`` class weights, on input's device.
     size_average, reduce : bool, optional

@@ -14,13 +14,15 @@ from ..autograd.node import Node
 from ._functional_activation import softplus as _softplus
 
 
-def _legacy_reduction(size_average, reduce, reduction, where="loss"):
+def _legacy_reduction(size_average, reduce, reduction, where="loss", old_mean=True):
     """PyTorch's translation of the deprecated size_average and reduce (each None, or
     a bool) into a reduction, with its warning; reduction itself when both are None.
     A str in their place is refused: PyTorch's third argument is size_average, and it
-    would read F.mse_loss(x, y, 'sum') as size_average='sum', a mean."""
+    would read F.mse_loss(x, y, 'sum') as size_average='sum', a mean.  With old_mean,
+    reduction='elementwise_mean' is 'mean', with PyTorch's warning (the losses whose
+    reduction PyTorch reads in C take it; its Python ones, old_mean False, do not)."""
     if size_average is None and reduce is None:
-        return reduction
+        return _elementwise_mean(reduction) if old_mean else reduction
     for name, value in (("size_average", size_average), ("reduce", reduce)):
         if isinstance(value, str):
             raise TypeError(f"{where}: {name}={value!r}: the reduction comes after the "
@@ -31,6 +33,16 @@ def _legacy_reduction(size_average, reduce, reduction, where="loss"):
     reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
     warnings.warn(f"size_average and reduce args will be deprecated, please use "
                   f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
+    return reduction
+
+
+def _elementwise_mean(reduction, stacklevel=4):
+    """'mean' for PyTorch's deprecated 'elementwise_mean', with its warning; reduction
+    otherwise."""
+    if isinstance(reduction, str) and reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use "
+                      "reduction='mean' instead.", UserWarning, stacklevel=stacklevel)
+        return "mean"
     return reduction
 
 
@@ -181,9 +193,6 @@ def soft_cross_entropy(input, target, weight, ignore_index, reduction, smoothing
                          f"have input's shape, (N, C) or (C,): got input "
                          f"{tuple(input.shape)} and target {tuple(target.shape)} on "
                          f"{input.device}")
-    if target.dtype != input.dtype:
-        raise _C.DTypeError(f"{where}: target is {target.dtype} but input is {input.dtype} (on "
-                            f"{input.device}); convert it with .to(input.dtype)")
     if ignore_index >= 0:
         raise ValueError(f"{where}: ignore_index is not supported for floating point target "
                          f"(class probabilities), got ignore_index={ignore_index}")
@@ -211,14 +220,20 @@ def _reduced(loss, reduction, where):
     raise ValueError(f"{where}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-def _check_pair(input, target, where):
+def _check_pair(input, target, where, broadcast=False):
+    """Floating-point input and target of one shape; with broadcast (kl_div's), other
+    shapes that broadcast are taken, with mse_loss's warning (PyTorch broadcasts them
+    silently in kl_div)."""
+    if broadcast and isinstance(input, _C.Tensor) and isinstance(target, _C.Tensor):
+        from .functional import _check_same_shape
+        _check_same_shape(input, target, where, stacklevel=4)
     if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
         raise TypeError(f"{where}: input and target must be Tensors, got "
                         f"{type(input).__name__} and {type(target).__name__}")
     if not input.is_floating_point() or not target.is_floating_point():
         raise _C.DTypeError(f"{where}: input and target must be floating point, got "
                             f"{input.dtype} and {target.dtype} on {input.device}")
-    if tuple(input.shape) != tuple(target.shape):
+    if tuple(input.shape) != tuple(target.shape) and not broadcast:
         raise ValueError(f"{where}: target of shape {tuple(target.shape)} and input of shape "
                          f"{tuple(input.shape)} differ, on {input.device}")
 
@@ -335,8 +350,8 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
     TypeError
         When input or target is not a floating-point Tensor.
     ValueError
-        For mismatched shapes, an unknown reduction, or (on the CPU) an input outside
-        [0, 1].
+        For mismatched shapes, an unknown reduction, or (on the CPU) an input or a target
+        outside [0, 1] (PyTorch's check).
 
     Examples
     --------
@@ -352,12 +367,13 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
     weight = _check_weight(weight, input, where, convert=True)
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)
-    if input.device.type == "cpu" and input.numel():
-        outside = (input < 0).logical_or(input > 1).logical_or(input.isnan())
-        if bool(outside.any()):
-            raise ValueError(f"{where}: all elements of input should be between 0 and 1, got "
-                             f"{float(input[outside].reshape(-1)[0])} (input of shape "
-                             f"{tuple(input.shape)} on {input.device})")
+    for name, value in (("input", input), ("target", target)):
+        if value.device.type == "cpu" and value.numel():
+            outside = (value < 0).logical_or(value > 1).logical_or(value.isnan())
+            if bool(outside.any()):
+                raise ValueError(f"{where}: all elements of {name} should be between 0 and 1, "
+                                 f"got {float(value[outside].reshape(-1)[0])} ({name} of shape "
+                                 f"{tuple(value.shape)} on {value.device})")
     return _binary_cross_entropy(input, target, weight, reduction)
 
 
@@ -417,7 +433,8 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     input : Tensor
         Log-probabilities, floating point.
     target : Tensor
-        Probabilities (log-probabilities with log_target) of input's shape.
+        Probabilities (log-probabilities with log_target) of input's shape; another
+        shape is broadcast, with mse_loss's warning.
     size_average, reduce : bool, optional
         Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'batchmean', 'sum', 'none'}, optional
@@ -435,7 +452,7 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     TypeError
         When input or target is not a floating-point Tensor, or log_target not a bool.
     ValueError
-        When the shapes differ or reduction is unknown.
+        When the shapes do not broadcast or reduction is unknown.
 
     Examples
     --------
@@ -448,8 +465,10 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     tensor(0.3681)
     """
     where = "kl_div()"
-    reduction = _legacy_reduction(size_average, reduce, reduction, where)
-    _check_pair(input, target, where)
+    reduction = _legacy_reduction(size_average, reduce, reduction, where, old_mean=False)
+    warn_mean = reduction == "mean"  # not for 'elementwise_mean', as PyTorch
+    reduction = _elementwise_mean(reduction, stacklevel=3)
+    _check_pair(input, target, where, broadcast=True)
     if not isinstance(log_target, bool):
         raise TypeError(f"{where}: log_target must be True or False, got {log_target!r:.40}")
     if reduction not in ("mean", "batchmean", "sum", "none"):
@@ -462,7 +481,7 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     if reduction == "batchmean":
         total = loss.sum()
         return total / input.shape[0] if input.ndim else total
-    if reduction == "mean":
+    if warn_mean:
         warnings.warn("kl_div(): reduction='mean' divides the sum by the number of elements, "
                       "not by the batch size as the KL divergence does; use "
                       "reduction='batchmean' (as PyTorch warns)", UserWarning, stacklevel=2)

@@ -58,7 +58,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     tensor([ 1.0000, -0.2817])
     """
     where = "poisson_nll_loss()"
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, old_mean=False)
     target = _target(target, input)
     _tensors(where, input=input, target=target)
     eps = _number(eps, "eps", where)

@@ -1,6 +1,7 @@
 """PyTorch's margin and embedding losses: margin_ranking_loss, hinge_embedding_loss,
-soft_margin_loss, cosine_embedding_loss, triplet_margin_loss, multi_margin_loss,
-multilabel_margin_loss and multilabel_soft_margin_loss (re-exported by nn.functional;
+soft_margin_loss, cosine_embedding_loss, triplet_margin_loss (and
+triplet_margin_with_distance_loss), multi_margin_loss, multilabel_margin_loss and
+multilabel_soft_margin_loss (re-exported by nn.functional;
 the layers are in nn/losses_more.py).
 
 Each is PyTorch's formula written with differentiable package ops, so autograd gives
@@ -297,7 +298,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     anchor, positive, negative : Tensor
         ``(N, D)`` or ``(D,)``, floating point, of one number of dimensions.
     margin : float, optional
-        Default 1.
+        > 0, as PyTorch's (default 1).
     p : float, optional
         The norm's degree (default 2).
     eps : float, optional
@@ -320,7 +321,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         When an input is not a floating-point Tensor, or margin not a number.
     ValueError
         When the numbers of dimensions differ (an InvalidArgumentError, also a
-        RuntimeError as PyTorch's), or for an unknown reduction.
+        RuntimeError as PyTorch's), margin <= 0, or for an unknown reduction.
 
     Examples
     --------
@@ -333,7 +334,20 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     where = "triplet_margin_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _tensors(where, anchor=anchor, positive=positive, negative=negative)
+    margin = _triplet_checks(where, margin, reduction, anchor, positive, negative)
+    d_pos = _norm.pairwise_distance(anchor, positive, p, eps)
+    d_neg = _norm.pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _C.minimum(d_neg, _norm.pairwise_distance(positive, negative, p, eps))
+    return _reduced((d_pos - d_neg).add(margin).clamp(min=0.0), reduction, where)
+
+
+def _triplet_checks(where, margin, reduction, anchor, positive, negative):
+    """The triplet losses' checks: margin (> 0, as a float), reduction, and one number
+    of dimensions for the three Tensors."""
     margin = _number(margin, "margin", where)
+    if not margin > 0:
+        raise ValueError(f"{where}: margin must be greater than 0, got {margin}")
     _check_reduction(reduction, where)
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise _Invalid(f"{where}: the anchor, positive, and negative tensors are expected to "
@@ -341,10 +355,65 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                        f"{anchor.ndim}D, positive {positive.ndim}D, and negative "
                        f"{negative.ndim}D inputs (shapes {tuple(anchor.shape)}, "
                        f"{tuple(positive.shape)}, {tuple(negative.shape)} on {anchor.device})")
-    d_pos = _norm.pairwise_distance(anchor, positive, p, eps)
-    d_neg = _norm.pairwise_distance(anchor, negative, p, eps)
+    return margin
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """PyTorch's ``triplet_margin_with_distance_loss``: ``max(0, margin + d(a, p) -
+    d(a, n))`` per triplet with a distance function d of one's choosing, reduced;
+    with swap, ``d(a, n)`` is ``min(d(a, n), d(p, n))`` (Balntas et al.'s distance
+    swap).  The gradient is autograd's through d.
+
+    Parameters
+    ----------
+    anchor, positive, negative : Tensor
+        Of one number of dimensions, as d takes them.
+    distance_function : callable, optional
+        ``d(x1, x2)`` -> a Tensor of distances, >= 0 (default pairwise_distance).
+    margin : float, optional
+        > 0 (default 1).
+    swap : bool, optional
+        The distance swap (default False).
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+
+    Returns
+    -------
+    Tensor
+        0-d, or d's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When an input is not a Tensor, margin not a number, or distance_function not
+        callable.
+    ValueError
+        When margin <= 0, the numbers of dimensions differ (an InvalidArgumentError,
+        also a RuntimeError as PyTorch's), or for an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> a = pydevtensor.tensor([[0., 0.]])
+    >>> l_inf = lambda x, y: (x - y).abs().amax(-1)
+    >>> F.triplet_margin_with_distance_loss(a, pydevtensor.tensor([[3., 4.]]),
+    ...                                     pydevtensor.tensor([[1., 0.]]),
+    ...                                     distance_function=l_inf)
+    tensor(4.)
+    """
+    where = "triplet_margin_with_distance_loss()"
+    for name, t in (("anchor", anchor), ("positive", positive), ("negative", negative)):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{where}: {name} must be a Tensor, got {type(t).__name__}")
+    if distance_function is not None and not callable(distance_function):
+        raise TypeError(f"{where}: distance_function must be callable or None, got "
+                        f"{type(distance_function).__name__}")
+    margin = _triplet_checks(where, margin, reduction, anchor, positive, negative)
+    d = _norm.pairwise_distance if distance_function is None else distance_function
+    d_pos, d_neg = d(anchor, positive), d(anchor, negative)
     if swap:
-        d_neg = _C.minimum(d_neg, _norm.pairwise_distance(positive, negative, p, eps))
+        d_neg = _C.minimum(d_neg, d(positive, negative))
     return _reduced((d_pos - d_neg).add(margin).clamp(min=0.0), reduction, where)
 
 
@@ -437,6 +506,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     _check_reduction(reduction, where)
     rows = _as_rows(input, where)
     n, c = rows.shape
+    one = input.ndim < 2 and isinstance(target, _C.Tensor) and tuple(target.shape) == (1,)
+    if one:  # an unbatched input's class as (1,), as PyTorch takes it (the loss (1,) too)
+        target = target.reshape(())
     target = _class_targets(input, target, where, (n,) if input.ndim == 2 else ())
     if weight is not None and isinstance(weight, _C.Tensor) and weight.ndim != 1:
         raise ValueError(f"{where}: weight must be one-dimensional, got shape "
@@ -451,7 +523,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         z = z * weight[target.reshape(n)].reshape(n, 1)
     own = _C.arange(c, device=target.device) == target
     loss = z.masked_fill(own, 0.0).sum(1) / c
-    if input.ndim == 1:
+    if input.ndim == 1 and not one:
         loss = loss.reshape(())
     return _reduced(loss, reduction, where)
 
@@ -508,7 +580,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     z = (rows.unsqueeze(1) - x_listed.unsqueeze(2)).add(1.0).clamp(min=0.0)  # (N, K, C)
     keep = listed.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1))
     loss = z.masked_fill(keep.logical_not(), 0.0).sum((1, 2)) / c
-    if input.ndim == 1:
+    if input.ndim == 1 and not one:
         loss = loss.reshape(())
     return _reduced(loss, reduction, where)
 
@@ -554,7 +626,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     tensor([1.4100, 0.3133])
     """
     where = "multilabel_soft_margin_loss()"
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, old_mean=False)
     target = _target(target, input)
     _tensors(where, input=input, target=target)
     _check_reduction(reduction, where)

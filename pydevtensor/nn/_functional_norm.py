@@ -513,7 +513,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     Parameters
     ----------
     x1, x2 : Tensor
-        Floating point, of broadcastable shapes (N, D) or (D,).
+        Of broadcastable shapes (N, D), (D,) or () (a 0-d pair: ``|x1 - x2 + eps|``);
+        integers are taken as the default floating dtype, as PyTorch.
     p : float, optional
         The norm's exponent (default 2).
     eps : float, optional
@@ -528,7 +529,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     Raises
     ------
     TypeError
-        When an input is not a floating point Tensor.
+        When an input is not a floating point or integer Tensor.
     ValueError
         When the shapes do not broadcast.
 
@@ -540,10 +541,17 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     tensor([5.])
     """
     where = "pairwise_distance()"
-    _floating(x1, where, "x1")
-    _floating(x2, where, "x2")
+    x1, x2 = _as_floating(x1, where, "x1"), _as_floating(x2, where, "x2")
     x1, x2 = _broadcast(x1, x2, where)
-    if x1.ndim == 0:
-        raise _Invalid(f"{where}: the inputs are 0-d; expected vectors (D,) or (N, D) "
-                       f"(on {x1.device})")
+    if x1.ndim == 0:  # PyTorch's: the norm of the one difference
+        return _vector_norm((x1 - x2 + eps).reshape(1), p, dim=0)
     return _vector_norm(x1 - x2 + eps, p, dim=x1.ndim - 1, keepdim=keepdim)
+
+
+def _as_floating(x, where, what):
+    """x, integers (not bool) as the default floating dtype (PyTorch's promotion)."""
+    if isinstance(x, _C.Tensor) and not x.is_floating_point() and not x.is_complex() and \
+            x.dtype != _C.bool:
+        x = x.to(_C._get_default_dtype())
+    _floating(x, where, what)
+    return x

@@ -1,6 +1,8 @@
 """The activation layers after ReLU, with PyTorch's names, arguments and reprs: GELU,
 SiLU, ELU, Softplus, Mish, LogSigmoid, Hardtanh and ReLU6 (their functions:
 _functional_activation.py, re-exported by nn.functional)."""
+import warnings
+
 from . import _functional_activation as _F
 from .layers import _Activation
 
@@ -192,6 +194,9 @@ class Hardtanh(_Activation):
         The upper bound (default 1.0).
     inplace : bool, optional
         Writes the result into the input (default False).
+    min_value, max_value : float, optional
+        Deprecated names of min_val and max_val, with PyTorch's FutureWarning; given,
+        they replace them.
 
     Raises
     ------
@@ -207,10 +212,18 @@ class Hardtanh(_Activation):
     tensor([-2.0000,  0.5000,  2.0000])
     """
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0,
-                 inplace: bool = False) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
         name = type(self).__name__
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
         _F._number(min_val, "min_val", name)
         _F._number(max_val, "max_val", name)
         if min_val > max_val:

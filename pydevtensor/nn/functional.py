@@ -1,10 +1,13 @@
 """nn.functional: the layers' computations as functions."""
+import warnings as _warnings
+
 from .. import _C
 from ..amp import _state as _amp
 from .._numpy_names import numpy_names
 from .. import _ops_stats as _stats
 from . import _functional_norm as _norm
 from .._ops_join import stack as _stack
+from .._ops_shape import broadcast_shapes as _broadcast_shapes
 from . import _functional_activation as _act
 from . import _functional_activation_more as _act2
 from . import _functional_losses_likelihood as _LL
@@ -41,6 +44,8 @@ tanhshrink, threshold = _act2.tanhshrink, _act2.threshold
 margin_ranking_loss, hinge_embedding_loss = _LM.margin_ranking_loss, _LM.hinge_embedding_loss
 soft_margin_loss, cosine_embedding_loss = _LM.soft_margin_loss, _LM.cosine_embedding_loss
 triplet_margin_loss, multi_margin_loss = _LM.triplet_margin_loss, _LM.multi_margin_loss
+triplet_margin_with_distance_loss = _LM.triplet_margin_with_distance_loss
+from ._functional_ctc import ctc_loss  # noqa: E402
 multilabel_margin_loss = _LM.multilabel_margin_loss
 multilabel_soft_margin_loss = _LM.multilabel_soft_margin_loss
 poisson_nll_loss, gaussian_nll_loss = _LL.poisson_nll_loss, _LL.gaussian_nll_loss
@@ -191,23 +196,59 @@ def flatten(input, start_dim=1, end_dim=-1):
     return input.flatten(start_dim, end_dim)
 
 
-def _check_same_shape(input, target, where):
+def _check_same_shape(input, target, where, stacklevel=3):
+    """input and target, Tensors of one shape; other shapes are broadcast, with
+    PyTorch's UserWarning (an (N, 1) input against an (N,) target is almost always a
+    mistake), or refused when they do not broadcast."""
     if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
         raise TypeError(f"{where}: input and target must be Tensors, got "
                         f"{type(input).__name__} and {type(target).__name__}")
-    if tuple(input.shape) != tuple(target.shape):
+    if tuple(input.shape) == tuple(target.shape):
+        return
+    try:
+        _broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    except (ValueError, RuntimeError):
         raise ValueError(f"{where}: input of shape {tuple(input.shape)} and target of shape "
-                         f"{tuple(target.shape)} differ, on {input.device} (no broadcasting "
-                         f"here: it is almost always a mistake, e.g. (N, 1) against (N,))")
+                         f"{tuple(target.shape)} differ and do not broadcast, on "
+                         f"{input.device}") from None
+    _warnings.warn(f"Using a target size ({_size(target)}) that is different to the input size "
+                   f"({_size(input)}). This will likely lead to incorrect results due to "
+                   f"broadcasting. Please ensure they have the same size.", UserWarning,
+                   stacklevel=stacklevel)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """mean (or sum) of (input - target) ** 2; input and target of one shape (size_average
-    and reduce: PyTorch's deprecated arguments, translated into reduction)."""
+def _size(t):
+    return f"pydevtensor.Size({list(t.shape)})"
+
+
+def _weighted(loss, weight, input, reduction, where, by_weights):
+    """loss (elementwise) times weight, of input's shape, reduced: the mean divides by the
+    sum of the weights (by_weights, mse_loss's and l1_loss's) or by the count
+    (huber_loss's), as PyTorch's."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    weight = _L._check_weight(weight, input, where, convert=True)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"{where}: weight of shape {tuple(weight.shape)} and input of shape "
+                         f"{tuple(input.shape)} differ, on {input.device}: the weights and "
+                         f"the input must have the same size")
+    loss = loss * weight
+    if reduction == "mean" and by_weights:
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """mean (or sum) of (input - target) ** 2 (size_average and reduce: PyTorch's deprecated
+    arguments, translated into reduction).  A target of another shape is broadcast, with
+    PyTorch's warning.  weight (input's shape) multiplies each squared error; the mean
+    then divides by the sum of the weights, as PyTorch's."""
+    _check_same_shape(input, target, "mse_loss()")
     reduction = _LM._legacy_reduction(size_average, reduce, reduction, "mse_loss()")
     _check_reduction(reduction, "mse_loss()")
-    _check_same_shape(input, target, "mse_loss()")
     diff = input - target
+    if weight is not None:
+        return _weighted(diff * diff, weight, input, reduction, "mse_loss()", True)
     if diff.requires_grad:  # recorded: the square as its own op
         return _reduce(diff * diff, reduction)
     return _reduce(diff.mul_(diff), reduction)  # diff is this function's own: no new temporary
@@ -222,7 +263,7 @@ def _positive(value, name, where, zero_ok):
     return float(value)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """PyTorch's ``l1_loss``: the mean (or sum) of ``|input - target|``.
 
     The gradient at ``input == target`` is 0, as PyTorch's (the sign of 0).
@@ -232,11 +273,13 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     input : Tensor
         Any shape, floating point.
     target : Tensor
-        input's shape (no broadcasting), on its device.
+        input's shape, on its device; another shape is broadcast, with PyTorch's warning.
     size_average, reduce : bool, optional
         Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'sum', 'none'}, optional
         How the absolute errors are combined (default 'mean').
+    weight : Tensor, optional
+        input's shape: multiplies each error; the mean then divides by its sum.
 
     Returns
     -------
@@ -248,7 +291,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     TypeError
         When input or target is not a Tensor.
     ValueError
-        For an unknown reduction, or shapes that differ (naming both, and the device).
+        For an unknown reduction, shapes that do not broadcast (naming both, and the
+        device), or a weight not of input's shape.
 
     Examples
     --------
@@ -256,30 +300,33 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     >>> F.l1_loss(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 5.]))
     tensor(1.5000)
     """
+    _check_same_shape(input, target, "l1_loss()")
     reduction = _LM._legacy_reduction(size_average, reduce, reduction, "l1_loss()")
     _check_reduction(reduction, "l1_loss()")
-    _check_same_shape(input, target, "l1_loss()")
-    return _reduce((input - target).abs(), reduction)
+    return _weighted((input - target).abs(), weight, input, reduction, "l1_loss()", True)
 
 
-def _piecewise(input, target, reduction, knee, where, beta):
+def _piecewise(input, target, reduction, knee, where, beta, weight=None):
     """The shared body of huber_loss (beta None) and smooth_l1_loss, PyTorch's formulas:
     with z = |input - target|, below the knee ``0.5 * z * z`` (divided by beta), from
     it on ``knee * (z - 0.5 * knee)`` (``z - 0.5 * beta``).  The quadratic piece reads
-    z clamped to the knee, so that its value and gradient stay finite where the linear
-    piece is taken (z = inf would give 0 * inf = NaN in the backward)."""
+    the difference zeroed where the linear piece is taken, so that its value and gradient
+    stay finite there (z = inf would give 0 * inf = NaN in the backward); a NaN takes the
+    quadratic piece, so that its gradient is NaN, as PyTorch's (abs's would be 0)."""
     _check_reduction(reduction, where)
-    _check_same_shape(input, target, where)
-    z = (input - target).abs()
-    zq = z.clamp(max=knee)
+    _check_same_shape(input, target, where, stacklevel=4)
+    d = input - target
+    z = d.abs()
+    inner = (z >= knee).logical_not()  # z < knee, or NaN
+    dq = d.where(inner, 0.0)
     if beta is None:
-        quadratic, linear = 0.5 * zq * zq, knee * (z - 0.5 * knee)
+        quadratic, linear = 0.5 * dq * dq, knee * (z - 0.5 * knee)
     else:
-        quadratic, linear = 0.5 * zq * zq / beta, z - 0.5 * beta
-    return _reduce(quadratic.where(z < knee, linear), reduction)
+        quadratic, linear = 0.5 * dq * dq / beta, z - 0.5 * beta
+    return _weighted(quadratic.where(inner, linear), weight, input, reduction, where, False)
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """PyTorch's ``huber_loss``: with ``z = |input - target|``, elementwise
     ``0.5 * z * z`` where ``z < delta`` and ``delta * (z - 0.5 * delta)`` elsewhere,
     then the mean (or sum).
@@ -289,11 +336,14 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     input : Tensor
         Any shape, floating point.
     target : Tensor
-        input's shape (no broadcasting), on its device.
+        input's shape, on its device; another shape is broadcast, with PyTorch's warning.
     reduction : {'mean', 'sum', 'none'}, optional
         How the elementwise losses are combined (default 'mean').
     delta : float, optional
         Where the quadratic piece turns linear, > 0 (default 1.0).
+    weight : Tensor, optional
+        input's shape: multiplies each loss; the mean still divides by the count, as
+        PyTorch's.
 
     Returns
     -------
@@ -305,7 +355,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     TypeError
         When input or target is not a Tensor, or delta not a number.
     ValueError
-        For an unknown reduction, shapes that differ, or delta <= 0.
+        For an unknown reduction, shapes that do not broadcast, a weight not of input's
+        shape, or delta <= 0.
 
     Examples
     --------
@@ -315,7 +366,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     tensor([0.1250, 2.5000])
     """
     delta = _positive(delta, "delta", "huber_loss()", zero_ok=False)
-    return _piecewise(input, target, reduction, delta, "huber_loss()", None)
+    reduction = _L._elementwise_mean(reduction, stacklevel=3)
+    return _piecewise(input, target, reduction, delta, "huber_loss()", None, weight)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -329,7 +381,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     input : Tensor
         Any shape, floating point.
     target : Tensor
-        input's shape (no broadcasting), on its device.
+        input's shape, on its device; another shape is broadcast, with PyTorch's warning.
     size_average, reduce : bool, optional
         Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'sum', 'none'}, optional
@@ -347,7 +399,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     TypeError
         When input or target is not a Tensor, or beta not a number.
     ValueError
-        For an unknown reduction, shapes that differ, or beta < 0.
+        For an unknown reduction, shapes that do not broadcast, or beta < 0.
 
     Examples
     --------

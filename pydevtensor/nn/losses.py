@@ -18,12 +18,16 @@ if TYPE_CHECKING:
 
 class _Loss(Module):
     """The base of the losses: PyTorch's deprecated size_average and reduce come first,
-    translated into reduction (with its warning)."""
+    translated into reduction (with its warning); so is 'elementwise_mean', 'mean' (but
+    in the losses PyTorch computes in Python: _old_mean False)."""
+
+    _old_mean = True
 
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__()
-        reduction = _L._legacy_reduction(size_average, reduce, reduction, type(self).__name__)
+        reduction = _L._legacy_reduction(size_average, reduce, reduction, type(self).__name__,
+                                         self._old_mean)
         F._check_reduction(reduction, type(self).__name__)
         self.reduction = reduction
 

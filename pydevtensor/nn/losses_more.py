@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from . import _functional_losses_likelihood as _LL
 from . import _functional_losses_margin as _LM
+from ._functional_ctc import ctc_loss as _ctc_loss
 from .losses import _class_weight, _Loss
 
 if TYPE_CHECKING:
@@ -210,6 +211,94 @@ class TripletMarginLoss(_MarginLoss):
                                        self.eps, self.swap, reduction=self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    """``max(0, margin + d(a, p) - d(a, n))`` per triplet with a distance function d,
+    reduced (F.triplet_margin_with_distance_loss); call it as
+    ``loss_fn(anchor, positive, negative)``.
+
+    Parameters
+    ----------
+    distance_function : callable, optional
+        ``d(x1, x2)`` -> distances (default F.pairwise_distance); keyword only.
+    margin : float, optional
+        > 0 (default 1).
+    swap : bool, optional
+        The distance swap: ``d(a, n)`` is ``min(d(a, n), d(p, n))`` (default False).
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+
+    Raises
+    ------
+    TypeError
+        When margin is not a number.
+    ValueError
+        When margin <= 0, or for an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> a = pydevtensor.tensor([[0., 0.]])
+    >>> loss_fn = nn.TripletMarginWithDistanceLoss(
+    ...     distance_function=lambda x, y: (x - y).abs().sum(-1), margin=0.5)
+    >>> loss_fn(a, pydevtensor.tensor([[3., 4.]]), pydevtensor.tensor([[1., 0.]]))
+    tensor(6.5000)
+    """
+
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        margin = _LM._number(margin, "margin", "TripletMarginWithDistanceLoss")
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = distance_function
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return _LM.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (F.ctc_loss); call it as
+    ``loss_fn(log_probs, targets, input_lengths, target_lengths)``.
+
+    Parameters
+    ----------
+    blank : int, optional
+        The blank's class (default 0).
+    reduction : {'mean', 'sum', 'none'}, optional
+        'mean' divides each loss by its target length, then averages (default).
+    zero_infinity : bool, optional
+        Gives impossible alignments (infinite losses) 0 and 0 gradient (default False).
+
+    Raises
+    ------
+    ValueError
+        For an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> log_probs = pydevtensor.full((2, 1, 2), 0.5).log()
+    >>> nn.CTCLoss()(log_probs, pydevtensor.tensor([[1]]), (2,), (1,))
+    tensor(0.2877)
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths,
+                target_lengths) -> Tensor:
+        return _ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                         self.reduction, self.zero_infinity)
+
+
 class MultiMarginLoss(_LegacyLoss):
     """The multi-class hinge loss (F.multi_margin_loss) of ``(N, C)`` scores against
     ``(N,)`` classes.
@@ -314,6 +403,8 @@ class MultiLabelSoftMarginLoss(_LegacyLoss):
     tensor(0.8616)
     """
 
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
+
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -354,6 +445,8 @@ class PoissonNLLLoss(_LegacyLoss):
     tensor(0.3591)
     """
 
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
+
     def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
                  eps: float = 1e-8, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
@@ -390,6 +483,8 @@ class GaussianNLLLoss(_Loss):
     ...                      pydevtensor.tensor([1., 0.5]))
     tensor(0.0767)
     """
+
+    _old_mean = False  # PyTorch refuses reduction='elementwise_mean' here
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6,
                  reduction: str = "mean") -> None:
