@@ -14,7 +14,7 @@ EVERYDAY3_CASES = [
       "dtype=pdt.float64))", "RuntimeError", r"scatter_add\(\): self \(.*float32\) and src "
       r"\(.*float64\) must have the same dtype \(self \(2, 3\), src \(1, 1\), on cpu\)"),
     C("scatter_reduce-unknown", "pdt.scatter_reduce(t, 1, pdt.tensor([[0]]), pdt.ones(1, 1), "
-      "'max')", "RuntimeError", r"reduce argument must be one of 'sum'.*got 'max'"),
+      "'maximum')", "RuntimeError", r"reduce argument must be one of 'sum'.*got 'maximum'"),
     C("index_add-shape", "pdt.index_add(t, 0, pdt.tensor([0, 1]), pdt.ones(3, 3))",
       "RuntimeError", r"source must have shape \(2, 3\) \(self \(2, 3\) with len\(index\) = 2 "
       r"along dim 0\), got \(3, 3\) \(on cpu\)"),

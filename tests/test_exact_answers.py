@@ -171,13 +171,15 @@ def test_alpha_special_values_match_the_two_ops_in_turn(device, dtype):
 
 
 def test_alpha_with_half_and_mixed_operands(device):
-    # float16 operands compute in float32 and round once at the end; an int32
-    # other is cast to the float32 result first.
+    # float16 operands compute in float32 and round once at the end, alpha first rounded
+    # to float16 as PyTorch does (Note [scalars meeting halves]); an int32 other is cast
+    # to the float32 result first.
     rng = np.random.default_rng(8)
     a = rng.standard_normal(1000).astype(np.float16)
     b = rng.standard_normal(1000).astype(np.float16)
     got = pdt.add(pdt.from_numpy(a).to(device), pdt.from_numpy(b).to(device), alpha=0.3)
-    want = (a.astype(np.float32) + b.astype(np.float32) * np.float32(0.3)).astype(np.float16)
+    alpha = np.float32(np.float16(0.3))
+    want = (a.astype(np.float32) + b.astype(np.float32) * alpha).astype(np.float16)
     assert got.dtype == pdt.float16
     np.testing.assert_array_equal(host(got), want)
     i = rng.integers(-1000, 1000, 1000).astype(np.int32)
