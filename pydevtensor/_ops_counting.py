@@ -16,6 +16,7 @@ from . import _C
 from ._ops_index import _dim, _int_arg, _tensor_arg, gather, index_select, nonzero
 from ._ops_join import cat
 from ._ops_sort import argsort, cumsum, sort
+from ._out import _out_written
 
 
 def _values_tensor(values, seq, op, name):
@@ -48,7 +49,7 @@ def _positions(seq, values, right):
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None):
+                 sorter=None, out=None):
     """Where input's values would go in sorted_sequence to keep it sorted: for each value,
     the number of entries < value (side "left", the default) or <= value (side "right"),
     as NumPy's np.searchsorted; NaN sorts as the largest value.
@@ -67,6 +68,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         As right (they must agree when both are given).
     sorter : Tensor, optional
         Indices that sort an unsorted sorted_sequence along its last dim.
+    out : Tensor, optional
+        Written with the indices and returned: int64 (int32 with out_int32=True), on the
+        device, of the result's shape or with no elements (then given that shape).
 
     Returns
     -------
@@ -78,7 +82,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     Raises
     ------
     RuntimeError
-        When the shapes do not fit, or the tensors are on two devices.
+        When the shapes do not fit, or the tensors are on two devices; for an out of
+        another dtype, device or shape.
 
     Examples
     --------
@@ -88,6 +93,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     >>> pydevtensor.searchsorted(seq, pydevtensor.tensor([3, 6, 9]), right=True)
     tensor([2, 3, 4])
     """
+    if out is not None:
+        return _out_written(searchsorted(sorted_sequence, input, out_int32=out_int32,
+                                         right=right, side=side, sorter=sorter),
+                            out, "searchsorted")
     if side is None and sorter is None and out_int32 is False:
         # the everyday call (a 1-d sequence, a tensor of values of its dtype) straight to
         # the device's kernel, which gives None for the rest: 1 value in 1,000 0.30 us
@@ -141,7 +150,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return out.to(_C.int32) if out_int32 else out
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False):
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """The bucket of each value of input between the sorted 1-d boundaries:
     ``searchsorted(boundaries, input, right=right)``.  With right=False value v goes to
     i with ``boundaries[i-1] < v <= boundaries[i]``; with right=True to
@@ -157,6 +166,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
         int32 indices instead of int64.
     right : bool, optional
         As above.
+    out : Tensor, optional
+        Written with the indices and returned: int64 (int32 with out_int32=True), on the
+        device, of the result's shape or with no elements (then given that shape).
 
     Returns
     -------
@@ -166,7 +178,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     Raises
     ------
     RuntimeError
-        When boundaries is not 1-d.
+        When boundaries is not 1-d; for an out of another dtype, device or shape.
 
     Examples
     --------
@@ -178,6 +190,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if b.ndim != 1:
         raise RuntimeError(f"bucketize(): boundaries must be 1-d, got shape {tuple(b.shape)} "
                            f"(on {b.device})")
+    if out is not None:
+        return _out_written(bucketize(input, b, out_int32=out_int32, right=right), out,
+                            "bucketize")
     return searchsorted(b, input, out_int32=out_int32, right=right)
 
 

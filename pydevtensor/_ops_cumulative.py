@@ -15,6 +15,7 @@ from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
+from ._out import _out_written, refuse_grad
 
 
 def _narrow(x, d, start, stop):
@@ -98,7 +99,7 @@ def _cumprod(x, d):
 
 
 @numpy_names
-def cumprod(input, dim, *, dtype=None):
+def cumprod(input, dim, *, dtype=None, out=None):
     """Running products along dim.  Floating inputs keep their dtype; integers and bool
     give int64 (as cumsum).
 
@@ -118,6 +119,11 @@ def cumprod(input, dim, *, dtype=None):
         The dimension to multiply along.
     dtype : pydevtensor.dtype, optional
         Converts input to this dtype first.
+    out : Tensor, optional
+        Written with the result and returned: of its shape or with no elements (then
+        given the result's shape), on input's device.  Without dtype, out's dtype is
+        the one the products are made in (input converted to it first, as
+        dtype=out.dtype would), as PyTorch's; with dtype, out must have it.
 
     Returns
     -------
@@ -129,6 +135,9 @@ def cumprod(input, dim, *, dtype=None):
     ------
     IndexError
         When dim is out of range.
+    RuntimeError
+        For an out of another dtype than dtype=, of another device or shape, or out=
+        where input requires grad.
 
     Examples
     --------
@@ -137,6 +146,11 @@ def cumprod(input, dim, *, dtype=None):
     >>> pydevtensor.tensor([[2.0, 0.5, 0.0, 3.0]]).cumprod(1)
     tensor([[2., 1., 0., 0.]])
     """
+    if out is not None:
+        refuse_grad("cumprod", input, out)
+        if dtype is None and isinstance(out, _C.Tensor):
+            dtype = out.dtype  # PyTorch multiplies in out's dtype
+        return _out_written(cumprod(input, dim, dtype=dtype), out, "cumprod")
     x = _tensor_arg(input, "cumprod")
     d = _dim(_int_arg(dim, "cumprod", "dim"), x.ndim, "cumprod")
     if dtype is not None:

@@ -21,6 +21,7 @@ from . import _C
 from ._ops_index import _dim, _int_arg, _tensor_arg, index_select, nonzero, where
 from ._ops_join import cat
 from ._ops_sort import cumsum
+from ._out import _out_written
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -86,7 +87,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return results[0] if len(results) == 1 else tuple(results)
 
 
-def histc(input, bins=100, min=0, max=0):
+def histc(input, bins=100, min=0, max=0, *, out=None):
     """A histogram of input's values: bins equal-width bins between min and max
     (the last bin includes max; values outside, and NaN, are not counted).  With
     min == max (the default 0, 0) the range is input's own smallest and largest
@@ -101,6 +102,9 @@ def histc(input, bins=100, min=0, max=0):
         The number of bins (default 100).
     min, max : number, optional
         The range.
+    out : Tensor, optional
+        Written with the counts and returned: of input's dtype and device, of length
+        bins or with no elements (then given that length).
 
     Returns
     -------
@@ -110,13 +114,16 @@ def histc(input, bins=100, min=0, max=0):
     Raises
     ------
     RuntimeError
-        For bins < 1, max < min, a non-finite range, or an integer input.
+        For bins < 1, max < min, a non-finite range, or an integer input; for an out of
+        another dtype, device or shape.
 
     Examples
     --------
     >>> pydevtensor.histc(pydevtensor.tensor([1., 2., 1., 4.]), bins=4, min=0, max=4)
     tensor([0., 2., 1., 1.])
     """
+    if out is not None:
+        return _out_written(histc(input, bins, min, max), out, "histc")
     x = _tensor_arg(input, "histc").detach()
     bins = _int_arg(bins, "histc", "bins")
     if not x.is_floating_point():

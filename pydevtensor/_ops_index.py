@@ -16,6 +16,7 @@ import warnings
 
 from . import _C
 from ._dtype_info import result_type as _elementwise_result_type
+from ._out import _out_written
 from .autograd.dispatch import recorded, run_no_grad
 
 # the slots' basic paths (the index ops use them for views that are only basic;
@@ -330,18 +331,6 @@ def _index_tensor(index, op):
     return index if index.dtype == _C.int64 else index.to(_C.int64)
 
 
-def _out_written(result, out, op):
-    """out= of the index ops, by PyTorch's rules: an out of result's dtype and device with
-    no elements (nor a base) takes result's shape, as PyTorch resizes it; then
-    _ops_matmul._write_out's checks (a Tensor of result's dtype, device and shape) and
-    copy.  Returns out."""
-    from ._ops_matmul import _write_out
-    if (isinstance(out, _C.Tensor) and out.numel() == 0 and out._base is None
-            and out.dtype == result.dtype and out.device == result.device):
-        out.data = _C.empty(tuple(result.shape), dtype=out.dtype, device=out.device)
-    return _write_out(result, out, op)
-
-
 @recorded("index_select")
 def index_select(input, dim, index, *, out=None):
     """The entries of input along dim at the positions in index.
@@ -511,7 +500,7 @@ def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False)
     return flat.reshape(-1).contiguous()
 
 
-def nonzero(input, *, as_tuple=False):
+def nonzero(input, *, out=None, as_tuple=False):
     """The indices of the non-zero elements.  Their count is read back to the host (a
     counted copy on a GPU).
 
@@ -519,6 +508,10 @@ def nonzero(input, *, as_tuple=False):
     ----------
     input : Tensor
         The values (also the method ``x.nonzero()``).
+    out : Tensor, optional
+        Written with the (n, ndim) result and returned: int64, on input's device, of
+        the result's shape or with no elements (then given the result's shape); not
+        with as_tuple=True.
     as_tuple : bool, optional
         One 1-D tensor per dimension instead of one (n, ndim) tensor.
 
@@ -526,6 +519,11 @@ def nonzero(input, *, as_tuple=False):
     -------
     Tensor or tuple of Tensor
         int64 indices.
+
+    Raises
+    ------
+    RuntimeError
+        For out= with as_tuple=True, or an out of another dtype, device or shape.
 
     Examples
     --------
@@ -537,6 +535,11 @@ def nonzero(input, *, as_tuple=False):
     (tensor([1, 2]),)
     """
     _tensor_arg(input, "nonzero")
+    if out is not None:
+        if as_tuple:
+            raise RuntimeError(f"nonzero(): out= is not supported with as_tuple=True (input "
+                               f"{tuple(input.shape)}, on {input.device})")
+        return _out_written(nonzero(input), out, "nonzero")
     mask = input if input.dtype == _C.bool else input != 0
     ndim = input.ndim
     # the backend's kernel where it has one, which counts (the CPU: Note [nonzero on

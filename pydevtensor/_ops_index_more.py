@@ -13,6 +13,7 @@ import builtins
 from . import _C
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _tensor_arg, gather, index_select, nonzero, result_type)
+from ._out import _out_written, refuse_grad
 from ._ops_scatter import _in_place, _same_device, _same_dtype, along, in_place_method
 from .autograd.dispatch import _wants_grad
 
@@ -134,7 +135,7 @@ def _broadcast_mask(op, input, mask):
                            ) from None
 
 
-def masked_select(input, mask):
+def masked_select(input, mask, *, out=None):
     """The elements of input where mask is True, as a 1-d tensor (input and mask
     broadcast together).  The number of True elements is read back to the host (a
     counted copy on a GPU), as nonzero does.
@@ -145,6 +146,9 @@ def masked_select(input, mask):
         The values (also the method ``x.masked_select(mask)``).
     mask : Tensor
         bool, broadcast with input.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -154,7 +158,8 @@ def masked_select(input, mask):
     Raises
     ------
     RuntimeError
-        When mask is not bool or the shapes do not broadcast.
+        When mask is not bool or the shapes do not broadcast; for an out of another
+        dtype, device or shape, or out= where an argument requires grad.
 
     Examples
     --------
@@ -162,6 +167,9 @@ def masked_select(input, mask):
     >>> x.masked_select(x > 0)
     tensor([1., 3.])
     """
+    if out is not None:
+        refuse_grad("masked_select", input, mask, out)
+        return _out_written(masked_select(input, mask), out, "masked_select")
     if (type(input) is _C.Tensor and type(mask) is _C.Tensor and mask.dtype == _C.bool
             and input.ndim and input.shape == mask.shape and input.device == mask.device):
         return input[mask]  # one shape, no broadcast: 3 elements 3.0 -> 0.9 us (NumPy 1.0)
@@ -249,7 +257,7 @@ def masked_scatter_(input, mask, source):
     return _in_place(masked_scatter, input, mask, source)
 
 
-def take(input, index):
+def take(input, index, *, out=None):
     """The elements of input, seen as 1-d in row-major order, at index (negative
     indices count from the end).
 
@@ -259,6 +267,9 @@ def take(input, index):
         The values (also the method ``x.take(index)``).
     index : Tensor
         int32 or int64, any shape, each in ``[-input.numel(), input.numel())``.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -269,6 +280,9 @@ def take(input, index):
     ------
     IndexError
         When an index is out of range.
+    RuntimeError
+        For an out of another dtype, device or shape, or out= where an argument requires
+        grad.
 
     Examples
     --------
@@ -277,6 +291,9 @@ def take(input, index):
     tensor([[1, 4],
             [4, 2]])
     """
+    if out is not None:
+        refuse_grad("take", input, index, out)
+        return _out_written(take(input, index), out, "take")
     _tensor_arg(input, "take")
     index = _index_tensor(_tensor_arg(index, "take", "index"), "take")
     _same_device("take", input, index)
@@ -292,7 +309,7 @@ def take(input, index):
     return index_select(input.reshape(-1), 0, flat).reshape(tuple(index.shape))
 
 
-def take_along_dim(input, indices, dim=None):
+def take_along_dim(input, indices, dim=None, *, out=None):
     """The values of input picked along dim at indices, which broadcasts with input
     outside dim (gather with broadcasting; argsort's and argmax's results fit).
     With no dim, input and indices are read as 1-d.
@@ -308,6 +325,9 @@ def take_along_dim(input, indices, dim=None):
         (PyTorch refuses negative ones there too).
     dim : int, optional
         The dimension to pick along.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -319,7 +339,8 @@ def take_along_dim(input, indices, dim=None):
     IndexError
         When an index or dim is out of range.
     RuntimeError
-        When the numbers of dims differ or the shapes do not broadcast.
+        When the numbers of dims differ or the shapes do not broadcast; for an out of
+        another dtype, device or shape, or out= where an argument requires grad.
 
     Examples
     --------
@@ -328,6 +349,9 @@ def take_along_dim(input, indices, dim=None):
     tensor([[30.],
             [60.]])
     """
+    if out is not None:
+        refuse_grad("take_along_dim", input, indices, out)
+        return _out_written(take_along_dim(input, indices, dim), out, "take_along_dim")
     _tensor_arg(input, "take_along_dim")
     indices = _index_tensor(_tensor_arg(indices, "take_along_dim", "indices"),
                             "take_along_dim")

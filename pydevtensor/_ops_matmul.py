@@ -10,6 +10,7 @@ Importing this module also makes ``pydevtensor.backends`` (with
 ``backends.cuda.matmul.allow_tf32``) available.
 """
 from . import _C, backends  # noqa: F401  (backends: pydevtensor.backends exists after import)
+from ._out import refuse_grad
 from .autograd.dispatch import recorded
 
 __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
@@ -20,6 +21,14 @@ def _write_out(result, out, op):
     """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype,
     device and shape (PyTorch resizes an out of another shape; pydevtensor has no
     resize_ and raises)."""
+    _check_out(result, out, op)
+    with _no_grad():
+        out.copy_(result)
+    return out
+
+
+def _check_out(result, out, op):
+    """_write_out's checks of out, without the write."""
     if not isinstance(out, _C.Tensor):
         raise TypeError(f"{op}(): out must be a Tensor, got {type(out).__name__}")
     if out.dtype != result.dtype:
@@ -31,9 +40,6 @@ def _write_out(result, out, op):
         raise RuntimeError(f"{op}(): out has shape {tuple(out.shape)}, the result "
                            f"{tuple(result.shape)} (on {out.device}); pydevtensor does not "
                            f"resize out")
-    with _no_grad():
-        out.copy_(result)
-    return out
 
 
 def _no_grad():
@@ -47,11 +53,7 @@ def _with_out(name, f):
     def op(*args, out=None, **kwargs):
         if out is None:
             return f(*args, **kwargs)
-        if _C.is_grad_enabled() and any(isinstance(t, _C.Tensor) and t.requires_grad
-                                        for t in (*args, *kwargs.values(), out)):
-            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
-                               f"automatic differentiation, but one of the arguments "
-                               f"requires grad.")
+        refuse_grad(name, *args, *kwargs.values(), out)
         return _write_out(f(*args, **kwargs), out, name)
 
     op.__name__ = op.__qualname__ = name

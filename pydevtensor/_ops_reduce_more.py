@@ -16,6 +16,7 @@ from . import _C
 from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
 from ._ops_reduce import return_types
 from ._ops_sort import sort
+from ._out import _out_written, _outs_written, refuse_grad
 
 for _n, _fields in (("median", ("values", "indices")), ("nanmedian", ("values", "indices")),
                     ("kthvalue", ("values", "indices")), ("mode", ("values", "indices")),
@@ -187,7 +188,7 @@ def _median(op, input, dim, keepdim, skip_nan):
     return _order_stat(op, input, dim, keepdim, position, rule)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False):
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The k-th smallest value of each row along dim (k from 1; NaN counts as the
     largest), and its index.
 
@@ -201,6 +202,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         The dimension (default -1).
     keepdim : bool, optional
         Keep dim with size 1.
+    out : tuple of two Tensors, optional
+        (values, indices), written with the result and returned as the named tuple:
+        values of input's dtype, int64 indices, on input's device, each of the result's
+        shape or with no elements (then given the result's shape).
 
     Returns
     -------
@@ -210,13 +215,18 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     Raises
     ------
     RuntimeError
-        When k is out of range.
+        When k is out of range; for outs of another dtype, device or shape, or out=
+        where input requires grad.
 
     Examples
     --------
     >>> pydevtensor.kthvalue(pydevtensor.tensor([3., 1., 2.]), 2)
     kthvalue(values=tensor(2.), indices=tensor(2))
     """
+    if out is not None:
+        refuse_grad("kthvalue", input, out)
+        return _outs_written(kthvalue(input, k, dim, keepdim), out, "kthvalue",
+                             return_types.kthvalue)
     x, d = _rows("kthvalue", input, dim)
     k = _int_arg(k, "kthvalue", "k")
     if not 1 <= k <= x.shape[d]:
@@ -316,7 +326,11 @@ def aminmax(input, *, dim=None, keepdim=False):
     return return_types.aminmax(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
-def _cumulative_extreme(op, input, dim, larger):
+def _cumulative_extreme(op, input, dim, larger, out):
+    if out is not None:
+        refuse_grad(op, input, out)
+        return _outs_written(_cumulative_extreme(op, input, dim, larger, None), out, op,
+                             getattr(return_types, op))
     x, d = _rows(op, input, dim)
     n = x.shape[d]
     last = x.ndim - 1
@@ -351,7 +365,7 @@ def _cumulative_extreme(op, input, dim, larger):
     return getattr(return_types, op)(values, i)
 
 
-def cummax(input, dim):
+def cummax(input, dim, *, out=None):
     """The running maximum along dim, and where it was taken: the latest index on
     ties, and once a NaN appears the values are NaN (as PyTorch's).
 
@@ -366,21 +380,32 @@ def cummax(input, dim):
         The values (also the method ``x.cummax(dim)``).
     dim : int
         The dimension to scan.
+    out : tuple of two Tensors, optional
+        (values, indices), written with the result and returned as the named tuple:
+        values of input's dtype, int64 indices, on input's device, each of the result's
+        shape or with no elements (then given the result's shape).
 
     Returns
     -------
     pydevtensor.return_types.cummax
         (values, indices), input's shape.
 
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+    RuntimeError
+        For outs of another dtype, device or shape, or out= where input requires grad.
+
     Examples
     --------
     >>> pydevtensor.cummax(pydevtensor.tensor([1., 3., 2., 3.]), 0)
     cummax(values=tensor([1., 3., 3., 3.]), indices=tensor([0, 1, 1, 3]))
     """
-    return _cumulative_extreme("cummax", input, dim, True)
+    return _cumulative_extreme("cummax", input, dim, True, out)
 
 
-def cummin(input, dim):
+def cummin(input, dim, *, out=None):
     """The running minimum along dim, and where it was taken (the latest index on
     ties; NaN propagates), as cummax.
 
@@ -390,18 +415,27 @@ def cummin(input, dim):
         The values (also the method ``x.cummin(dim)``).
     dim : int
         The dimension to scan.
+    out : tuple of two Tensors, optional
+        (values, indices), as cummax's.
 
     Returns
     -------
     pydevtensor.return_types.cummin
         (values, indices), input's shape.
 
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+    RuntimeError
+        For outs of another dtype, device or shape, or out= where input requires grad.
+
     Examples
     --------
     >>> pydevtensor.cummin(pydevtensor.tensor([3, 1, 2, 1]), 0)
     cummin(values=tensor([3, 1, 1, 1]), indices=tensor([0, 1, 1, 3]))
     """
-    return _cumulative_extreme("cummin", input, dim, False)
+    return _cumulative_extreme("cummin", input, dim, False, out)
 
 
 def _moments(op, fn, input, dim, unbiased, keepdim, correction):
@@ -476,18 +510,26 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moments("var_mean", "var", input, dim, unbiased, keepdim, correction)
 
 
-def msort(input):
+def msort(input, *, out=None):
     """input sorted along its first dim: ``sort(input, dim=0).values``.
 
     Parameters
     ----------
     input : Tensor
         The values (also the method ``x.msort()``).
+    out : Tensor, optional
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
     Tensor
         input's shape and dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an out of another dtype, device or shape, or out= where input requires grad.
 
     Examples
     --------
@@ -495,6 +537,9 @@ def msort(input):
     tensor([[1, 1],
             [3, 2]])
     """
+    if out is not None:
+        refuse_grad("msort", input, out)
+        return _out_written(msort(input), out, "msort")
     return sort(_tensor_arg(input, "msort"), 0).values
 
 

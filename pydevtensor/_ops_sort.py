@@ -11,6 +11,7 @@ import collections
 from . import _C
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_reduce import return_types
+from ._out import _out_written, _outs_written
 from ._numpy_names import numpy_names
 from .autograd.dispatch import recorded
 
@@ -35,7 +36,7 @@ def _along_last(input, dim, op, fn):
 
 @numpy_names
 @recorded("sort")
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     """The values of input sorted along dim, and their indices; the sort is always stable
     (equal values keep their order) and NaN sorts as the largest value.
 
@@ -49,6 +50,10 @@ def sort(input, dim=-1, descending=False, stable=False):
         Largest first (default False).
     stable : bool, optional
         Accepted for PyTorch's signature; every sort is stable.
+    out : tuple of two Tensors, optional
+        (values, indices), written with the result and returned as the named tuple:
+        values of input's dtype, int64 indices, on input's device, each of the result's
+        shape or with no elements (then given the result's shape).
 
     Returns
     -------
@@ -59,6 +64,8 @@ def sort(input, dim=-1, descending=False, stable=False):
     ------
     IndexError
         When dim is out of range.
+    RuntimeError
+        For outs of another dtype, device or shape, or out= where input requires grad.
 
     Examples
     --------
@@ -68,6 +75,8 @@ def sort(input, dim=-1, descending=False, stable=False):
     >>> x.sort(descending=True).values
     tensor([3., 2., 1., 1.])
     """
+    if out is not None:
+        return _outs_written(sort(input, dim, descending), out, "sort", return_types.sort)
     values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, bool(descending)))
     return return_types.sort(values, indices)
 
@@ -109,7 +118,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 @numpy_names
 @recorded("topk")
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The k largest (or smallest) entries along dim and their indices, in sorted order
     (the stable sort's first k: a selection along the last dim of contiguous CPU
     tensors when k is small, else a full sort).  Equal values come in index order,
@@ -129,6 +138,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         The largest entries (default True) or the smallest.
     sorted : bool, optional
         Accepted for PyTorch's signature; the result is always sorted.
+    out : tuple of two Tensors, optional
+        (values, indices), written with the result and returned as the named tuple:
+        values of input's dtype, int64 indices, on input's device, each of the result's
+        shape or with no elements (then given the result's shape).
 
     Returns
     -------
@@ -138,7 +151,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     Raises
     ------
     RuntimeError
-        When k is out of range.
+        When k is out of range; for outs of another dtype, device or shape, or out=
+        where input requires grad.
     IndexError
         When dim is out of range.
 
@@ -150,6 +164,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     >>> x.topk(2, largest=False).indices
     tensor([1, 3])
     """
+    if out is not None:
+        return _outs_written(topk(input, k, dim, largest), out, "topk", return_types.topk)
     _tensor_arg(input, "topk")
     k = _int_arg(k, "topk", "k")
     d = _dim(_int_arg(dim, "topk", "dim"), input.ndim, "topk")
@@ -171,7 +187,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 @numpy_names
 @recorded("cumsum")
-def cumsum(input, dim, *, dtype=None):
+def cumsum(input, dim, *, dtype=None, out=None):
     """Running sums along dim.  Floating inputs keep their dtype (float32 and the half
     types accumulate in float64, each sum rounded once, on every device); integers and
     bool give int64.
@@ -184,6 +200,11 @@ def cumsum(input, dim, *, dtype=None):
         The dimension to sum along.
     dtype : pydevtensor.dtype, optional
         Converts input to this dtype first; the result has it (an integer one wraps).
+    out : Tensor, optional
+        Written with the result and returned: of its shape or with no elements (then
+        given the result's shape), on input's device.  Without dtype, out's dtype is
+        the one the sums are made in (input converted to it first, as dtype=out.dtype
+        would), as PyTorch's; with dtype, out must have it.
 
     Returns
     -------
@@ -194,12 +215,19 @@ def cumsum(input, dim, *, dtype=None):
     ------
     IndexError
         When dim is out of range.
+    RuntimeError
+        For an out of another dtype than dtype=, of another device or shape, or out=
+        where input requires grad.
 
     Examples
     --------
     >>> pydevtensor.cumsum(pydevtensor.tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
+    if out is not None:
+        if dtype is None and isinstance(out, _C.Tensor):
+            dtype = out.dtype  # PyTorch sums in out's dtype
+        return _out_written(cumsum(input, dim, dtype=dtype), out, "cumsum")
     if dtype is not None:
         input = input.to(dtype)
     # Note [cumsum in float64]: float32, float16 and bfloat16 accumulate in float64 on

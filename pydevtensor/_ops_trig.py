@@ -21,6 +21,7 @@ import math
 from . import _C
 from ._ops_join import cat
 from ._ops_nan import logaddexp
+from ._out import _out_written, refuse_grad
 from ._ops_pointwise import _in_place
 
 tan = _C.tan
@@ -116,7 +117,8 @@ def logcumsumexp(input, dim, *, out=None):
     dim : int
         The dimension of the scan (negative counts from the end).
     out : Tensor, optional
-        Where to write the result.
+        Written with the result and returned: of its dtype and device, and its shape or
+        no elements (then given the result's shape).
 
     Returns
     -------
@@ -130,12 +132,17 @@ def logcumsumexp(input, dim, *, out=None):
         For an integer or bool input.
     IndexError
         When dim is out of range.
+    RuntimeError
+        For an out of another dtype, device or shape, or out= where input requires grad.
 
     Examples
     --------
     >>> pydevtensor.logcumsumexp(pydevtensor.tensor([0.0, 0.0, 1000.0, -1000.0]), 0)
     tensor([0.0000e+00, 6.9315e-01, 1.0000e+03, 1.0000e+03])
     """
+    if out is not None:
+        refuse_grad("logcumsumexp", input, out)
+        return _out_written(logcumsumexp(input, dim), out, "logcumsumexp")
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"logcumsumexp(): argument 'input' must be a Tensor, got "
                         f"{type(input).__name__}")
@@ -163,11 +170,6 @@ def logcumsumexp(input, dim, *, out=None):
         y = y.clone()
     if input.ndim == 0:
         y = y.reshape(())
-    if out is not None:
-        if tuple(out.shape) != tuple(y.shape):
-            raise RuntimeError(f"logcumsumexp(): out has shape {tuple(out.shape)}, expected "
-                               f"{tuple(y.shape)} (on {out.device})")
-        return out.copy_(y)
     return y
 
 

@@ -694,6 +694,7 @@ _PARTS = [
     ("bad_input_cases_smallint", "SMALLINT_CASES"),  # uint8, int8, int16 and the integer bitwise ops
     ("bad_input_cases_amp", "AMP_CASES"),  # mixed precision: autocast and GradScaler
     ("bad_input_cases_cudaapi", "CUDAAPI_CASES"),  # torch.cuda's smaller names, Event's arguments
+    ("bad_input_cases_out", "OUT_CASES"),  # out= of the ops written in Python
 ]
 for _module, _name in _PARTS:
     CASES += getattr(importlib.import_module(_module), _name)

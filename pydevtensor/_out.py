@@ -1,0 +1,60 @@
+"""out= of the ops written in Python (index_select, gather, masked_select, take, sort,
+topk, the scans, ...), by PyTorch's rules: the result is computed as without out, then
+written into out, which is returned (a tuple of outs for (values, indices) results,
+as the op's return_types named tuple).
+
+An out of the result's dtype and device with no elements (and no base: a view's
+storage cannot grow) takes the result's shape, as PyTorch resizes it; a non-empty out
+of another shape is refused (PyTorch resizes it too, with a UserWarning: pydevtensor
+has no resize_), as is another dtype or device (_ops_matmul._check_out).  Where an
+argument requires grad and grad mode is on, out= raises, as PyTorch's does (the ops
+decorated with autograd.dispatch.recorded refuse it there).
+"""
+from . import _C
+
+
+def refuse_grad(op, *args):
+    """RuntimeError (PyTorch's) when grad mode is on and a Tensor among args (or in a
+    tuple or list there: a tuple out) requires grad: an op written into out= records no
+    gradient."""
+    flat = [t for a in args for t in (a if isinstance(a, (tuple, list)) else (a,))]
+    if _C.is_grad_enabled() and any(isinstance(t, _C.Tensor) and t.requires_grad
+                                    for t in flat):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support "
+                           f"automatic differentiation, but one of the arguments requires "
+                           f"grad.")
+
+
+def _resized(result, out):
+    """out given result's shape when it has no elements (nor a base), and result's dtype
+    and device (else _check_out says what is wrong)."""
+    if (isinstance(out, _C.Tensor) and out.numel() == 0 and out._base is None
+            and out.dtype == result.dtype and out.device == result.device
+            and tuple(out.shape) != tuple(result.shape)):
+        out.data = _C.empty(tuple(result.shape), dtype=out.dtype, device=out.device)
+
+
+def _out_written(result, out, op):
+    """Writes result into out (see the module's docstring) and returns out."""
+    from ._ops_matmul import _write_out
+    _resized(result, out)
+    return _write_out(result, out, op)
+
+
+def _outs_written(results, out, op, return_type):
+    """The tuple variant: out a tuple (or list) of as many Tensors as results, each
+    checked (all before any is written) and written as _out_written does; returns
+    return_type(*out)."""
+    from ._ops_matmul import _check_out, _no_grad
+    if not (isinstance(out, (tuple, list)) and len(out) == len(results)):
+        got = (f"{type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list))
+               else type(out).__name__)
+        raise TypeError(f"{op}(): out must be a tuple of {len(results)} Tensors "
+                        f"({', '.join(return_type._fields)}), got {got}")
+    for r, o in zip(results, out):
+        _resized(r, o)
+        _check_out(r, o, op)
+    with _no_grad():
+        for r, o in zip(results, out):
+            o.copy_(r)
+    return return_type(*out)

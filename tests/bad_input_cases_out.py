@@ -1,0 +1,30 @@
+"""The bad-input catalogue's cases for out= of the ops written in Python
+(pydevtensor/_out.py: masked_select, take, sort, topk, the scans, ...).
+tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py
+runs them."""
+from bad_input_cases import C
+
+OUT_CASES = [
+    # t is (2, 3) float32, ti (6,) int32 holding 0..5, tb (2,) bool
+    C("masked_select-out-dtype", "pdt.masked_select(t, t > 0, out=pdt.empty(0, dtype=pdt.int64))",
+      "RuntimeError", r"masked_select\(\): Expected out tensor to have dtype "
+      r"pydevtensor.float32, but got pydevtensor.int64 instead"),
+    C("take-out-shape", "pdt.take(t, pdt.tensor([0, 1]), out=pdt.empty(3))", "RuntimeError",
+      r"take\(\): out has shape \(3,\), the result \(2,\) \(on cpu\); pydevtensor does not "
+      r"resize out"),
+    C("sort-out-tensor", "pdt.sort(t, out=pdt.empty(0))", "TypeError",
+      r"sort\(\): out must be a tuple of 2 Tensors \(values, indices\), got Tensor"),
+    C("topk-out-indices-dtype", "pdt.topk(t, 1, out=(pdt.empty(0), pdt.empty(0)))",
+      "RuntimeError", r"topk\(\): Expected out tensor to have dtype pydevtensor.int64, but "
+      r"got pydevtensor.float32 instead"),
+    C("cummax-out-grad", "pdt.cummax(t.requires_grad_(), 0, "
+      "out=(pdt.empty(0), pdt.empty(0, dtype=pdt.int64)))", "RuntimeError",
+      r"cummax\(\): functions with out=... arguments don't support automatic "
+      r"differentiation, but one of the arguments requires grad"),
+    C("cumsum-out-dtype-disagrees", "pdt.cumsum(t, 0, dtype=pdt.float32, "
+      "out=pdt.empty(0, dtype=pdt.float64))", "RuntimeError",
+      r"cumsum\(\): Expected out tensor to have dtype pydevtensor.float32"),
+    C("nonzero-out-as_tuple", "pdt.nonzero(t, as_tuple=True, out=pdt.empty(0, dtype=pdt.int64))",
+      "RuntimeError", r"nonzero\(\): out= is not supported with as_tuple=True \(input \(2, 3\), "
+      r"on cpu\)"),
+]

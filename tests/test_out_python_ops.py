@@ -1,0 +1,163 @@
+"""out= of the ops written in Python (pydevtensor/_out.py): masked_select, take,
+take_along_dim, nonzero, sort, topk, kthvalue, msort, searchsorted, bucketize, histc,
+cumsum, cumprod, cummax, cummin and logcumsumexp, on every device, against NumPy.
+
+PyTorch's rules: the result is written into out and out is returned (the named tuple
+of the outs for (values, indices)); an out with no elements takes the result's shape;
+out must have the result's dtype (cumsum and cumprod without dtype= compute in out's);
+out= where an argument requires grad raises, except for the ops with no gradient.
+A non-empty out of another shape is refused (PyTorch resizes it with a warning).
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+A = np.array([[3.0, -1.0, 2.0, 7.0], [0.5, 5.0, 4.0, -2.0]])
+SEQ = np.array([-1.0, 2.0, 4.5])
+TAKE = np.array([0, 5, -1])
+ALONG = np.array([[3, 0], [1, 1]])
+
+
+def _t(a, device):
+    return pdt.tensor(a, device=device)
+
+
+def _running(a, better):
+    """cummax/cummin along axis 1 of distinct values: (values, indices)."""
+    values, indices = np.empty_like(a), np.empty(a.shape, dtype=np.int64)
+    for r in range(a.shape[0]):
+        best = 0
+        for c in range(a.shape[1]):
+            best = c if better(a[r, c], a[r, best]) else best
+            values[r, c], indices[r, c] = a[r, best], best
+    return values, indices
+
+
+# name: (call(x, out) -> result, NumPy's values (a tuple for (values, indices)),
+#        whether the op has a gradient, so that out= with a grad-requiring input raises)
+CASES = {
+    "masked_select": (lambda x, **k: pdt.masked_select(x, x > 1, **k), A[A > 1], True),
+    "take": (lambda x, **k: pdt.take(x, _t(TAKE, x.device), **k), A.ravel()[TAKE], True),
+    "take_along_dim": (lambda x, **k: pdt.take_along_dim(x, _t(ALONG, x.device), 1, **k),
+                       np.take_along_axis(A, ALONG, 1), True),
+    "nonzero": (lambda x, **k: pdt.nonzero(x - 2, **k), np.argwhere(A - 2), False),
+    "sort": (lambda x, **k: pdt.sort(x, **k),
+             (np.sort(A, 1), np.argsort(A, 1, kind="stable")), True),
+    "topk": (lambda x, **k: pdt.topk(x, 2, **k),
+             (-np.sort(-A, 1)[:, :2], np.argsort(-A, 1, kind="stable")[:, :2]), True),
+    "kthvalue": (lambda x, **k: pdt.kthvalue(x, 2, **k),
+                 (np.sort(A, 1)[:, 1], np.argsort(A, 1, kind="stable")[:, 1]), True),
+    "msort": (lambda x, **k: pdt.msort(x, **k), np.sort(A, 0), True),
+    "searchsorted": (lambda x, **k: pdt.searchsorted(_t(SEQ, x.device), x, **k),
+                     np.searchsorted(SEQ, A), False),
+    "bucketize": (lambda x, **k: pdt.bucketize(x, _t(SEQ, x.device), right=True, **k),
+                  np.searchsorted(SEQ, A, side="right"), False),
+    "histc": (lambda x, **k: pdt.histc(x, 4, -2, 6, **k),
+              np.histogram(A, 4, (-2, 6))[0].astype(np.float64), False),
+    "cumsum": (lambda x, **k: pdt.cumsum(x, 1, **k), np.cumsum(A, 1), True),
+    "cumprod": (lambda x, **k: pdt.cumprod(x, 1, **k), np.cumprod(A, 1), True),
+    "cummax": (lambda x, **k: pdt.cummax(x, 1, **k), _running(A, np.greater), True),
+    "cummin": (lambda x, **k: pdt.cummin(x, 1, **k), _running(A, np.less), True),
+    "logcumsumexp": (lambda x, **k: pdt.logcumsumexp(x, 1, **k),
+                     np.logaddexp.accumulate(A, 1), True),
+}
+
+
+def _outs(want, device, empty=False, fill=-1):
+    """Outs of want's dtypes (a tuple for a tuple), with no elements or want's shape."""
+    wants = want if isinstance(want, tuple) else (want,)
+    outs = tuple(pdt.empty(0, dtype=pdt.int64 if w.dtype.kind == "i" else pdt.float64,
+                           device=device) if empty else _t(np.full_like(w, fill), device)
+                 for w in wants)
+    return outs if isinstance(want, tuple) else outs[0]
+
+
+def _check(got, want):
+    for g, w in zip(*((got, want) if isinstance(want, tuple) else ((got,), (want,)))):
+        if w.dtype.kind == "f":
+            np.testing.assert_allclose(g.cpu().numpy(), w, rtol=1e-12)
+        else:
+            np.testing.assert_array_equal(g.cpu().numpy(), w)
+        assert g.dtype == (pdt.float64 if w.dtype.kind == "f" else pdt.int64)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_out_written_and_returned(device, name):
+    """The result (NumPy's, and the op's without out) is written into out, which is
+    returned; an out with no elements is given the result's shape."""
+    call, want, _ = CASES[name]
+    x = _t(A, device)
+    plain = call(x)
+    _check(plain, want)
+    for empty in (False, True):
+        out = _outs(want, device, empty)
+        got = call(x, out=out)
+        if isinstance(want, tuple):
+            assert type(got) is type(plain)  # the op's return_types named tuple
+            assert got.values is out[0] and got.indices is out[1]
+        else:
+            assert got is out
+        _check(out, want)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_out_refused(device, name):
+    """Another dtype, or a non-empty out of another shape: RuntimeError naming the op;
+    out= where the input requires grad: PyTorch's RuntimeError (only for the ops with a
+    gradient; the others write out)."""
+    call, want, differentiable = CASES[name]
+    x = _t(A, device)
+    wants = want if isinstance(want, tuple) else (want,)
+    for j in range(len(wants)):
+        outs = list(_outs(want, device) if isinstance(want, tuple) else (_outs(want, device),))
+        if name in ("cumsum", "cumprod"):  # their dtype is out's (test_scan_out_dtype)
+            outs[j] = _t(np.zeros(A.shape), device)[:, :0]  # no elements, but a view
+        else:
+            outs[j] = pdt.empty(outs[j].shape, dtype=pdt.float32, device=device)
+        with pytest.raises(RuntimeError, match=f"{name}.*(dtype|shape)"):
+            call(x, out=tuple(outs) if isinstance(want, tuple) else outs[0])
+    short = tuple(_t(np.zeros(1, dtype=w.dtype), device) for w in wants)
+    with pytest.raises(RuntimeError, match=f"{name}.*shape"):
+        call(x, out=short if isinstance(want, tuple) else short[0])
+    x.requires_grad_()
+    if differentiable:
+        with pytest.raises(RuntimeError, match=f"{name}.*out=.*automatic differentiation"):
+            call(x, out=_outs(want, device, empty=True))
+        with pdt.no_grad():
+            _check(call(x, out=_outs(want, device, empty=True)), want)
+    else:
+        _check(call(x, out=_outs(want, device, empty=True)), want)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scan_out_dtype(device, name):
+    """Without dtype=, cumsum and cumprod compute in out's dtype (input converted first,
+    as PyTorch's); with dtype=, out must have it."""
+    a = np.array([0.5, 1.5, 2.7, -1.2])
+    ref = getattr(np, name)(a.astype(np.int64))  # [0, 1, 3, 2] and [0, 0, 0, 0]
+    x = _t(a, device)
+    out = pdt.empty(0, dtype=pdt.int64, device=device)
+    assert getattr(pdt, name)(x, 0, out=out) is out
+    np.testing.assert_array_equal(out.cpu().numpy(), ref)
+    out = pdt.empty(4, dtype=pdt.float32, device=device)
+    getattr(pdt, name)(x, 0, out=out)
+    np.testing.assert_allclose(out.cpu().numpy(), getattr(np, name)(a.astype(np.float32)),
+                               rtol=1e-6)
+    with pytest.raises(RuntimeError, match=f"{name}.*dtype.*float32.*float64"):
+        getattr(pdt, name)(x, 0, dtype=pdt.float32, out=pdt.empty(4, dtype=pdt.float64,
+                                                                  device=device))
+
+
+def test_out_of_the_wrong_kind(device):
+    """A tuple op's out must be a tuple of two Tensors; nonzero's out= is refused with
+    as_tuple=True (as PyTorch)."""
+    x = _t(A, device)
+    with pytest.raises(TypeError, match=r"sort\(\): out must be a tuple of 2 Tensors "
+                                        r"\(values, indices\), got Tensor"):
+        pdt.sort(x, out=pdt.empty(0, device=device))
+    with pytest.raises(TypeError, match=r"cummax\(\): out must be a tuple of 2 .*tuple of 1"):
+        pdt.cummax(x, 0, out=(pdt.empty(0, device=device),))
+    with pytest.raises(RuntimeError, match=r"nonzero\(\): out= is not supported with "
+                                           r"as_tuple=True"):
+        pdt.nonzero(x, as_tuple=True, out=pdt.empty(0, dtype=pdt.int64, device=device))
