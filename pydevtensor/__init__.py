@@ -64,6 +64,7 @@ from ._ops_multinomial import multinomial
 from ._ops_bernoulli import bernoulli
 from ._ops_gamma import mvlgamma, polygamma
 from ._ops_special_more import i0
+from ._ops_igamma import igamma, igammac
 from ._ops_poisson import poisson
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
@@ -179,7 +180,8 @@ __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
             "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
-            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson", "i0"]
+            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson", "i0",
+            "igamma", "igammac"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]

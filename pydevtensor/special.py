@@ -4,10 +4,11 @@ The functions of their own are in pydevtensor/_ops_special.py (logit, xlogy, xlo
 entr, exp2, sinc, ndtr); the rest are the top-level functions under torch.special's
 names (expit is sigmoid, gammaln lgamma, psi digamma; polygamma and multigammaln
 (mvlgamma) are in _ops_gamma.py); i0, i0e, i1, i1e, ndtri, log_ndtr and erfcx are in
-_ops_special_more.py.
+_ops_special_more.py; gammainc and gammaincc (igamma, igammac) in _ops_igamma.py.
 Not here: zeta and the Bessel functions of other kinds.
 """
 from ._ops_gamma import mvlgamma as multigammaln, polygamma
+from ._ops_igamma import gammainc, gammaincc
 from ._ops_math import digamma, erf, erfc, expm1, lgamma, log1p, round, sigmoid
 from ._ops_nan import logsumexp
 from ._ops_special import entr, exp2, logit, ndtr, sinc, xlog1py, xlogy
@@ -23,3 +24,4 @@ __all__ = ["digamma", "gammaln", "multigammaln", "polygamma", "psi",
            "entr", "erf", "erfc", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit",
            "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py", "xlogy"]
 __all__ += ["erfinv", "erfcx", "i0", "i0e", "i1", "i1e", "log_ndtr", "ndtri"]
+__all__ += ["gammainc", "gammaincc"]

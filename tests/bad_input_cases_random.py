@@ -118,6 +118,17 @@ RANDOM_CASES = [
       "pdt.distributions.MultivariateNormal(pdt.zeros(2), pdt.tensor([[1.0, 2.0], [2.0, 1.0]]))",
       "ValueError", r"Expected parameter covariance_matrix \(Tensor of shape \(2, 2\)\) .* "
       r"PositiveDefinite\(\)"),
+    C("distributions-gamma-rate", "pdt.distributions.Gamma(1.0, -1.0)", "ValueError",
+      r"Expected parameter rate \(Tensor of shape \(\)\) of distribution Gamma\(.*\) to "
+      r"satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-chi2-df", "pdt.distributions.Chi2(pdt.tensor([0.0]))", "ValueError",
+      r"Expected parameter df \(Tensor of shape \(1,\)\) of distribution Chi2\(\)"),
+    C("distributions-beta-support",
+      "pdt.distributions.Beta(2.0, 3.0).log_prob(pdt.tensor(1.5))", "ValueError",
+      r"Beta.log_prob\(\): the value argument must be within the support"),
+    C("distributions-dirichlet-0d", "pdt.distributions.Dirichlet(pdt.tensor(1.0))",
+      "ValueError", r"Dirichlet\(\): `concentration` parameter must be at least "
+      r"one-dimensional"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

@@ -47,4 +47,12 @@ SPECIAL_CASES = [
       r"erfcx\(\): argument 'input' must be a Tensor, got NoneType"),
     C("special-ndtr-int", "pdt.special.ndtr(3)", "TypeError",
       r"ndtr\(\): argument 'input' must be a Tensor, got int"),
+    C("igamma-other-number", "pdt.igamma(t, 2.0)", "TypeError",
+      r"igamma\(\): argument 'other' must be a Tensor, got float"),
+    C("igammac-integers", "pdt.igammac(pdt.tensor([1]), pdt.tensor([2]))",
+      "NotImplementedError", r"igammac\(\): not implemented for pydevtensor.int64"),
+    C("special-gammainc-list", "pdt.special.gammainc([1.0], t)", "TypeError",
+      r"gammainc\(\): argument 'input' must be a Tensor, got list"),
+    C("special-gammaincc-shapes", "pdt.special.gammaincc(pdt.ones(2), pdt.ones(3))",
+      "RuntimeError", r"The size of tensor a \(2\) must match the size of tensor b \(3\)"),
 ]

@@ -1,8 +1,8 @@
 """``pydevtensor.distributions``: PyTorch's ``torch.distributions`` for the
 distributions of D2L 2.6 and the usual ones (Normal, Uniform, Bernoulli, Categorical,
 Multinomial, Binomial, Poisson, Exponential), Laplace, LogNormal, Gumbel, HalfNormal,
-Cauchy, Geometric, OneHotCategorical, Independent, MultivariateNormal, and
-``kl_divergence``.
+Cauchy, Geometric, OneHotCategorical, Independent, MultivariateNormal, Gamma, Chi2,
+Beta, Dirichlet, and ``kl_divergence``.
 
 Pure Python on the package's ops, so every distribution works on every device its
 parameters are on; draws come from the default generator's Philox stream (one seed, the
@@ -11,11 +11,14 @@ Multinomial`` works as D2L writes it.
 """
 from . import constraints
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
+from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
@@ -31,7 +34,8 @@ from .poisson import Poisson
 from .uniform import Uniform
 from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
-__all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential",
-           "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
-           "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
-           "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+           "Distribution", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
+           "Normal", "OneHotCategorical", "Poisson", "Uniform", "constraints",
+           "kl_divergence", "register_kl"]

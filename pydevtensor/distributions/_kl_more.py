@@ -1,10 +1,15 @@
 """The KL divergences PyTorch registers for pairs of Laplace, LogNormal, Gumbel,
-HalfNormal, Cauchy, Geometric, OneHotCategorical, Independent and MultivariateNormal
-(each with its own family), registered into kl.py's table on import."""
+HalfNormal, Cauchy, Geometric, OneHotCategorical, Independent, MultivariateNormal, Gamma,
+Beta and Dirichlet (each with its own family) and Exponential-Gamma, Gamma-Exponential,
+registered into kl.py's table on import."""
 
 from .._ops_shape import broadcast_shapes
 from ..linalg import solve_triangular
+from .beta import Beta
 from .cauchy import Cauchy
+from .dirichlet import Dirichlet
+from .exponential import Exponential
+from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
@@ -98,3 +103,47 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     return half_term1 + 0.5 * (term2 + term3 - n)
 
 
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    t5 = (sum_q - sum_p) * sum_p.digamma()
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    """https://statproofbook.github.io/P/dir-kl.html, as PyTorch's."""
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return (t1 + ratio + q.concentration.lgamma() + q.concentration * _EULER_GAMMA
+            - (1 + _EULER_GAMMA))
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate

@@ -3,6 +3,7 @@
 the properties every distribution derives from its own (stddev from variance, sample
 from rsample)."""
 import operator
+import warnings
 
 from .. import _C
 from .._tensor_py import Size
@@ -62,8 +63,50 @@ class Distribution:
     has_rsample = False
     has_enumerate_support = False
     _validate_args = True
-    arg_constraints = {}
-    support = None
+
+    @property
+    def arg_constraints(self):
+        """The constraint of each parameter, by name: each distribution defines its own
+        (the base class has none and raises, as PyTorch's).
+
+        Returns
+        -------
+        dict of str to Constraint
+
+        Raises
+        ------
+        NotImplementedError
+            On a class that defines none.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Exponential
+        >>> Exponential(pydevtensor.tensor(1.0)).arg_constraints
+        {'rate': GreaterThan(lower_bound=0.0)}
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define arg_constraints")
+
+    @property
+    def support(self):
+        """The constraint of the values the distribution takes: each distribution
+        defines its own (the base class has none and raises, as PyTorch's).
+
+        Returns
+        -------
+        Constraint
+
+        Raises
+        ------
+        NotImplementedError
+            On a class that defines none.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Exponential
+        >>> Exponential(pydevtensor.tensor(1.0)).support
+        GreaterThanEq(lower_bound=0.0)
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define its support")
 
     @staticmethod
     def set_default_validate_args(value):
@@ -92,7 +135,15 @@ class Distribution:
         if validate_args is not None:
             self._validate_args = bool(validate_args)
         if self._validate_args:
-            for param, constraint in self.arg_constraints.items():
+            try:
+                arg_constraints = self.arg_constraints
+            except NotImplementedError:
+                arg_constraints = {}
+                warnings.warn(f"{type(self)} does not define `arg_constraints`. Please set "
+                              f"`arg_constraints = {{}}` or initialize the distribution with "
+                              f"`validate_args=False` to turn off validation.",
+                              stacklevel=2)
+            for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
                     continue  # cannot be checked (PyTorch skips it too)
                 if param not in self.__dict__ and isinstance(
@@ -108,9 +159,47 @@ class Distribution:
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
                         f"constraint {constraint!r}, but found invalid values:\n{value}")
 
+    def _get_checked_instance(self, cls, _instance=None):
+        """The instance an ``expand`` of class cls fills: _instance if given, else a new
+        uninitialised one of this object's class, as PyTorch's.
+
+        Parameters
+        ----------
+        cls : type
+            The class whose ``expand`` is running.
+        _instance : Distribution, optional
+
+        Returns
+        -------
+        Distribution
+
+        Raises
+        ------
+        NotImplementedError
+            When _instance is None and this object's class has an ``__init__`` of its own
+            (other than cls's): it must define its own ``expand``.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Normal
+        >>> d = Normal(pydevtensor.tensor(0.0), 1.0)
+        >>> type(d._get_checked_instance(Normal))
+        <class 'pydevtensor.distributions.normal.Normal'>
+        """
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(
+                f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
+                f"__init__ method must also define a custom .expand() method.")
+        return type(self).__new__(type(self)) if _instance is None else _instance
+
     def expand(self, batch_shape, _instance=None):
         """The same distribution over a larger batch: each parameter expanded (a view,
         no copy) from batch_shape's trailing dims, as PyTorch's ``expand``.
+
+        pydevtensor's own distributions share this one generic method; as in PyTorch,
+        the base class itself and a user's subclass of it (of no pydevtensor
+        distribution) have none, and a subclass of a pydevtensor distribution with an
+        ``__init__`` of its own must define its own ``expand``.
 
         Parameters
         ----------
@@ -126,6 +215,8 @@ class Distribution:
         ------
         ValueError
             When the batch shape does not broadcast to batch_shape.
+        NotImplementedError
+            On a class with no ``expand`` of its own (see above).
 
         Examples
         --------
@@ -133,13 +224,17 @@ class Distribution:
         >>> Bernoulli(pydevtensor.tensor(0.3)).expand((3,)).sample().shape
         pydevtensor.Size([3])
         """
+        owner = next((c for c in type(self).__mro__ if c is not Distribution
+                      and c.__module__.startswith(__package__ + ".")), None)
+        if owner is None:  # PyTorch's base class has no expand
+            raise NotImplementedError(f"{type(self).__name__} does not define expand()")
+        new = self._get_checked_instance(owner, _instance)
         shape = tuple(_shape_arg(f"{type(self).__name__}.expand()", batch_shape))
         old = tuple(self.batch_shape)
         if len(shape) < len(old) or any(
                 a not in (1, b) for a, b in zip(old[::-1], shape[::-1])):
             raise ValueError(f"{type(self).__name__}.expand(): the batch shape {old} does "
                              f"not expand to {shape}")
-        new = type(self).__new__(type(self)) if _instance is None else _instance
         new.__dict__.update(self.__dict__)
         for name, v in self.__dict__.items():
             # parameters and what was derived from them (lazily) lead with batch_shape

@@ -65,7 +65,7 @@ class Independent(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         shape = tuple(_shape_arg("Independent.expand()", batch_shape))
-        new = type(self).__new__(type(self)) if _instance is None else _instance
+        new = self._get_checked_instance(Independent, _instance)
         reinterpreted = tuple(self.event_shape[:self.reinterpreted_batch_ndims])
         new.base_dist = self.base_dist.expand(shape + reinterpreted)
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims

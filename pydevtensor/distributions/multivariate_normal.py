@@ -114,7 +114,7 @@ class MultivariateNormal(Distribution):
                 a not in (1, b) for a, b in zip(old[::-1], shape[::-1])):
             raise ValueError(f"MultivariateNormal.expand(): the batch shape {old} does not "
                              f"expand to {shape}")
-        new = type(self).__new__(type(self)) if _instance is None else _instance
+        new = self._get_checked_instance(MultivariateNormal, _instance)
         n = self.event_shape[0]
         new.loc = self.loc.expand(shape + (n,))
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril

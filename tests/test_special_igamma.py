@@ -1,0 +1,134 @@
+"""pydevtensor.special.gammainc / gammaincc (igamma, igammac and their methods): the
+regularized incomplete gamma functions against closed forms (integer and half-integer
+a), Gauss-Legendre quadrature (other a), PyTorch's edge values, dtypes, broadcasting
+and the gradient in x (closed form and finite differences)."""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+F64 = pdt.float64
+
+
+def _t(x, device, dtype=F64):
+    return pdt.tensor(np.asarray(x, dtype=np.float64), dtype=dtype, device=device)
+
+
+def _p_closed(a, x):
+    """P(a, x) for a a positive multiple of 1/2: P(1/2, x) = erf(sqrt x), P(1, x) =
+    1 - e^-x, and P(a + 1, x) = P(a, x) - x^a e^-x / Gamma(a + 1) (DLMF 8.8.5)."""
+    p = math.erf(math.sqrt(x)) if a % 1 else -math.expm1(-x)
+    b = 0.5 if a % 1 else 1.0
+    while b < a:
+        p -= math.exp(b * math.log(x) - x - math.lgamma(b + 1))
+        b += 1.0
+    return p
+
+
+def _p_quadrature(a, x, n=200):
+    """P(a, x) = m / Gamma(a) int_0^(x^(1/m)) s^(m a - 1) exp(-s^m) ds (t = s^m), by
+    Gauss-Legendre with n nodes: m = 1 / a (a < 1) or 10 makes the integrand smooth
+    at 0."""
+    m = 1 / a if a < 1 else 10.0
+    nodes, weights = np.polynomial.legendre.leggauss(n)
+    top = x ** (1 / m)
+    s = (nodes + 1) * top / 2
+    f = m * np.exp((m * a - 1) * np.log(s) - s ** m - math.lgamma(a))
+    return float(np.sum(weights * f) * top / 2)
+
+
+@pytest.mark.parametrize("a", [0.5, 1.0, 1.5, 2.0, 4.5, 7.0, 12.5, 30.0])
+def test_against_closed_forms(device, a):
+    xs = [1e-3, 0.1, 0.9, 2.0, a, a + 0.5, a + 1.0, a + 3.0, 2 * a + 5.0]
+    want = np.array([_p_closed(a, x) for x in xs])
+    p = pdt.special.gammainc(_t([a] * len(xs), device), _t(xs, device))
+    q = pdt.special.gammaincc(_t([a] * len(xs), device), _t(xs, device))
+    np.testing.assert_allclose(p.cpu().numpy(), want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(q.cpu().numpy(), 1 - want, rtol=1e-10, atol=1e-15)
+
+
+def test_small_upper_tail_keeps_its_digits(device):
+    # Q(1/2, x) = erfc(sqrt x) and Q(1, x) = e^-x, far below 1e-16 (continued fraction)
+    x = np.array([30.0, 100.0, 500.0])
+    q = pdt.special.gammaincc(_t([0.5, 0.5, 1.0], device), _t(x, device)).cpu().numpy()
+    want = [math.erfc(math.sqrt(30.0)), math.erfc(10.0), math.exp(-500.0)]
+    np.testing.assert_allclose(q, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("a", [0.05, 0.3, 2.7, 9.3])
+def test_against_quadrature(device, a):
+    xs = [0.01, 0.5, 1.7, a + 0.99, a + 1.01, 3 * a + 4.0]
+    want = [_p_quadrature(a, x) for x in xs]
+    got = pdt.igamma(_t([a] * len(xs), device), _t(xs, device)).cpu().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-11)
+
+
+def test_large_a_is_near_the_normal_limit(device):
+    # P(a, a + z sqrt a) -> Phi(z) as a grows (error O(1 / sqrt a))
+    a = np.array([1e4, 1e6])
+    got = pdt.igamma(_t(a, device), _t(a + np.sqrt(a), device)).cpu().numpy()
+    phi = 0.5 * math.erfc(-1 / math.sqrt(2))
+    np.testing.assert_allclose(got, phi, atol=5e-3)
+
+
+def test_edge_values_as_pytorch(device):
+    inf, nan = math.inf, math.nan
+    a = [0.0, 0.0, 0.0, 1.0, 1.0, 2.0, inf, inf, -1.0, 1.0, nan, 1.0, 2.0, 3.0]
+    x = [0.0, 1.0, inf, 0.0, inf, -1.0, 1.0, inf, 1.0, nan, 1.0, 1e-300, 0.0, 1e300]
+    p_want = [nan, 1, 1, 0, 1, nan, 0, nan, nan, nan, nan, 1e-300, 0, 1]
+    q_want = [nan, 0, 0, 1, 0, nan, 1, nan, nan, nan, nan, 1, 1, 0]
+    p = pdt.special.gammainc(_t(a, device), _t(x, device)).cpu().numpy()
+    q = pdt.special.gammaincc(_t(a, device), _t(x, device)).cpu().numpy()
+    np.testing.assert_allclose(p, p_want, rtol=1e-12)
+    np.testing.assert_allclose(q, q_want, rtol=1e-15)
+
+
+def test_dtypes_broadcasting_and_methods(device):
+    a = _t([[1.0], [2.0]], device, pdt.float32)
+    x = _t([0.5, 1.0, 3.0], device, pdt.float32)
+    p = pdt.igamma(a, x)
+    assert p.dtype == pdt.float32 and tuple(p.shape) == (2, 3)
+    want = [[_p_closed(ai, xi) for xi in (0.5, 1.0, 3.0)] for ai in (1.0, 2.0)]
+    np.testing.assert_allclose(p.cpu().numpy(), want, rtol=1e-6)
+    assert pdt.igamma(a, x.to(F64)).dtype == F64
+    np.testing.assert_allclose(a.igammac(x).cpu().numpy(), 1 - np.array(want), rtol=1e-5)
+    np.testing.assert_allclose(pdt.igammac(a, x).cpu().numpy(), 1 - np.array(want),
+                               rtol=1e-5)
+    y = _t([1.0, 2.0], device)
+    out = y.igamma_(_t([1.0, 3.0], device))
+    assert out is y
+    np.testing.assert_allclose(y.cpu().numpy(), [_p_closed(1, 1), _p_closed(2, 3)])
+    z = _t([1.0, 2.0], device)
+    z.igammac_(_t([1.0, 3.0], device))
+    np.testing.assert_allclose(z.cpu().numpy(), [1 - _p_closed(1, 1), 1 - _p_closed(2, 3)])
+    with pytest.raises(NotImplementedError, match="int64"):
+        pdt.igamma(pdt.tensor([1, 2], device=device), pdt.tensor([1, 2], device=device))
+    with pytest.raises(TypeError, match="other"):
+        pdt.special.gammainc(a, 2.0)
+
+
+def test_gradient_in_x(device):
+    a = np.array([0.5, 2.0, 7.5])
+    x0 = np.array([0.3, 2.5, 9.0])
+    for fn, sign in ((pdt.special.gammainc, 1.0), (pdt.special.gammaincc, -1.0)):
+        x = _t(x0, device).requires_grad_()
+        fn(_t(a, device), x).sum().backward()
+        closed = sign * np.exp((a - 1) * np.log(x0) - x0 - np.array(
+            [math.lgamma(v) for v in a]))
+        h = 1e-6
+        fd = np.array([(_p_closed(ai, xi + h) - _p_closed(ai, xi - h)) / (2 * h)
+                       for ai, xi in zip(a, x0)]) * sign
+        np.testing.assert_allclose(x.grad.cpu().numpy(), closed, rtol=1e-12)
+        np.testing.assert_allclose(x.grad.cpu().numpy(), fd, rtol=1e-6)
+
+
+def test_gradient_in_a_raises_as_pytorch(device):
+    a = _t([2.0], device).requires_grad_()
+    x = _t([1.5], device).requires_grad_()
+    y = pdt.igamma(a, x)
+    with pytest.raises(NotImplementedError, match="derivative for 'igamma: input'"):
+        y.backward()
+    with pytest.raises(NotImplementedError, match="igammac: input"):
+        pdt.igammac(a, x).backward()
