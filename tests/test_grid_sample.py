@@ -250,3 +250,25 @@ def test_default_align_corners_warns_and_is_false():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call(pdt.zeros(2, 1, 3, 3), pdt.zeros(2, 2, 2, 2))
+
+
+@pytest.mark.parametrize("pad, want", [("zeros", [math.nan] * 3), ("border", [4.0, 7.0, 4.0]),
+                                       ("reflection", [4.0, 4.0, 4.0])])
+def test_nan_and_inf_positions(device, pad, want):
+    """As PyTorch's kernels: a NaN position clamps to cell 0, +-inf to the border cell
+    (reflection: a NaN distance, so cell 0); with 'zeros' the weights are NaN."""
+    x = pdt.arange(12.0, dtype=pdt.float64, device=device).reshape(1, 1, 3, 4)
+    g = pdt.tensor([[[[math.nan, 0.0], [math.inf, 0.0], [-math.inf, 0.0]]]],
+                   dtype=pdt.float64, device=device)
+    got = F.grid_sample(x, g, padding_mode=pad, align_corners=False)
+    np.testing.assert_array_equal(got.reshape(-1).cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_single_cell_input_has_a_zero_grid_gradient(device, mode):
+    x = pdt.tensor([[[[2.0]]]], dtype=pdt.float64, device=device)
+    g = pdt.tensor(RNG.uniform(-0.9, 0.9, (1, 2, 2, 2)), device=device, requires_grad=True)
+    out = F.grid_sample(x, g, mode=mode, padding_mode="reflection", align_corners=True)
+    out.sum().backward()
+    assert g.grad.abs().sum().item() == 0.0
+    np.testing.assert_allclose(out.detach().cpu().numpy(), 2.0, rtol=1e-12)

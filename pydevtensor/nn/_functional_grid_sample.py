@@ -151,16 +151,24 @@ def _unnormalize(g: Tensor, n: int, align_corners: bool) -> Tensor:
     return ((g + 1) * n - 1) / 2
 
 
+def _tied(value: Tensor, tie: Tensor) -> Tensor:
+    """value, tied to tie (broadcastable) with a zero gradient: PyTorch's gradient is
+    zero there, not missing."""
+    keep = _C.ones((), dtype=_C.bool, device=value.device)
+    return where(keep, value, tie)
+
+
 def _clip(x: Tensor, n: int) -> Tensor:
-    """x clamped into [0, n - 1]; the gradient passes only strictly inside (PyTorch's)."""
+    """x clamped into [0, n - 1] (NaN to 0, as PyTorch's kernels); the gradient passes
+    only strictly inside (PyTorch's)."""
     inside = (x > 0) & (x < n - 1)
-    return where(inside, x, x.detach().clamp(0, n - 1))
+    return where(inside, x, (x.detach() >= n - 1).to(x.dtype) * (n - 1))
 
 
 def _reflect(x: Tensor, n: int, align_corners: bool) -> Tensor:
     """x mirrored about the low and high borders, as PyTorch's reflect_coordinates."""
     if align_corners and n <= 1:
-        return x.detach() * 0
+        return _tied(_C.zeros(x.shape, dtype=x.dtype, device=x.device), x)
     low, span2 = (0.0, 2.0 * (n - 1)) if align_corners else (-0.5, 2.0 * n)
     d = x - low
     d = where(d < 0, -d, d)  # the gradient at the low border is +1, as PyTorch's
@@ -212,9 +220,7 @@ def _linear(flat, spatial, coords) -> Tensor:
 def _nearest(flat, spatial, coords) -> Tensor:
     cells = [x.round() for x in coords]  # half to even, as nearbyint
     out = _tap(flat, spatial, cells)
-    # tie the output to the grid with round's zero gradient (PyTorch's zero grad_grid)
-    keep = _C.ones((), dtype=_C.bool, device=out.device)
-    return where(keep, out, cells[0].unsqueeze(1))
+    return _tied(out, cells[0].unsqueeze(1))  # PyTorch's zero gradient w.r.t. grid
 
 
 def _bicubic(flat, spatial, coords, padding_mode, align_corners) -> Tensor:
