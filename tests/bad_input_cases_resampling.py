@@ -79,6 +79,42 @@ RESAMPLING_CASES = [
       r"on cpu\)"),
     C("interpolate-size-float", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2.5)",
       "TypeError", r"expected size to be an int or a tuple of 1 ints, but got 2\.5"),
+    # ---- affine_grid and grid_sample (nn/_functional_grid_sample.py)
+    C("grid_sample-last-dim", "pdt.nn.functional.grid_sample(pdt.zeros(1, 1, 3, 3), "
+      "pdt.zeros(1, 2, 2, 3), align_corners=False)", "RuntimeError",
+      r"grid_sample\(\): expected grid to have size 2 in last dimension, but got input with "
+      r"sizes \[1, 1, 3, 3\] and grid with sizes \[1, 2, 2, 3\] \(on cpu and cpu\)"),
+    C("grid_sample-batch", "pdt.nn.functional.grid_sample(pdt.zeros(2, 1, 3, 3), "
+      "pdt.zeros(1, 2, 2, 2), align_corners=True)", "RuntimeError",
+      r"expected grid and input to have same batch size, but got input with sizes "
+      r"\[2, 1, 3, 3\] and grid with sizes \[1, 2, 2, 2\]"),
+    C("grid_sample-mode", "pdt.nn.functional.grid_sample(pdt.zeros(1, 1, 3, 3), "
+      "pdt.zeros(1, 2, 2, 2), mode='lanczos')", "ValueError",
+      r"expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: 'lanczos'"),
+    C("grid_sample-padding", "pdt.nn.functional.grid_sample(pdt.zeros(1, 1, 3, 3), "
+      "pdt.zeros(1, 2, 2, 2), padding_mode='wrap')", "ValueError",
+      r"expected padding_mode to be 'zeros', 'border', or 'reflection', but got: 'wrap'"),
+    C("grid_sample-dtype", "pdt.nn.functional.grid_sample(pdt.zeros(1, 1, 3, 3), "
+      "pdt.zeros(1, 2, 2, 2, dtype=pdt.float64), align_corners=False)", "RuntimeError",
+      r"expected floating point input and grid of the same dtype, got pydevtensor\.float32 "
+      r"and pydevtensor\.float64"),
+    C("grid_sample-bicubic-5d", "pdt.nn.functional.grid_sample(pdt.zeros(1, 1, 2, 2, 2), "
+      "pdt.zeros(1, 1, 1, 1, 3), mode='bicubic', align_corners=False)",
+      "NotImplementedError", r"bicubic interpolation only supports 4D input"),
+    C("affine_grid-shape", "pdt.nn.functional.affine_grid(pdt.zeros(1, 2, 3), "
+      "(1, 1, 2, 2, 2), align_corners=False)", "ValueError",
+      r"Expected a batch of 3D affine matrices of shape Nx3x4 for size \(1, 1, 2, 2, 2\)\. "
+      r"Got \(1, 2, 3\) \(on cpu\)\."),
+    C("affine_grid-3d-size", "pdt.nn.functional.affine_grid(pdt.zeros(1, 2, 3), (1, 1, 2), "
+      "align_corners=False)", "NotImplementedError",
+      r"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+      r"respectively\. Got size \(1, 1, 2\)\."),
+    C("affine_grid-int", "pdt.nn.functional.affine_grid(pdt.zeros(1, 2, 3, dtype=pdt.int64), "
+      "(1, 1, 2, 2), align_corners=False)", "ValueError",
+      r"Expected theta to have floating point type, but got pydevtensor\.int64"),
+    C("affine_grid-batch", "pdt.nn.functional.affine_grid(pdt.zeros(2, 2, 3), (1, 1, 3, 2), "
+      "align_corners=False)", "ValueError", r"affine_grid\(\): theta holds 2 matrices but "
+      r"size \(1, 1, 3, 2\) asks for a batch of 1 \(theta on cpu\)"),
     # ---- pixel shuffle (nn/_functional_pixel_shuffle.py)
     C("pixel_shuffle-channels", "pdt.nn.PixelShuffle(2)(pdt.zeros(1, 6, 2, 2))",
       "pydevtensor.InvalidArgumentError", r"pixel_shuffle\(\): expects its input's 'channel' "

@@ -54,7 +54,8 @@ NAMED["nn.functional"] += ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
                            "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool2d",
                            "interpolate", "pixel_shuffle", "pixel_unshuffle",
                            "local_response_norm", "rms_norm",
-                           "triplet_margin_with_distance_loss", "ctc_loss")
+                           "triplet_margin_with_distance_loss", "ctc_loss",
+                           "affine_grid", "grid_sample")
 
 
 def _public(module):
