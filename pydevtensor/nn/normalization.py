@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C
-from ..amp import _state as _amp
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
@@ -261,20 +260,16 @@ class _NormBase(Module):
             raise _C.DeviceError(f"{where}: the input is on {input.device} but the layer's "
                                  f"parameters and buffers are on {own.device}; move one with "
                                  f".to()")
-        if own is not None and own.dtype != input.dtype:
+        if own is not None and own.dtype != input.dtype and not (
+                own.dtype == _C.float32 and input.dtype in (_C.float16, _C.bfloat16)):
+            # PyTorch's mixed form: a float16 or bfloat16 input with float32 parameters
+            # and statistics, computed in float32, the output in the input's dtype
             raise _C.DTypeError(f"{where}: the input is {input.dtype} but the layer's "
                                 f"parameters and buffers are {own.dtype}; convert the input with "
                                 f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
                                 f"(on {input.device})")
 
     def forward(self, input: Tensor) -> Tensor:
-        if _amp._on and _amp._state.active and isinstance(input, _C.Tensor):
-            own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
-            if (own is not None and own.dtype == _C.float32
-                    and input.dtype in (_C.float16, _C.bfloat16)):
-                # autocast: a half input with float32 parameters and statistics (PyTorch's
-                # mixed batch norm): computed in float32, the result in the input's dtype
-                return self.forward(input.float()).to(input.dtype)
         self._check_input(input)  # before the count changes: a refused batch changes nothing
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
