@@ -66,10 +66,36 @@ def test_batchnorm2d_options(device):
     for a in xs:
         cum(_t(a, device))
     assert_close(cum.running_mean, np.mean([a.mean((0, 2, 3)) for a in xs], 0), "float64")
-    assert repr(nn.BatchNorm2d(4, eps=1e-3)) == \
-        "BatchNorm2d(4, eps=0.001, momentum=0.1, affine=True, track_running_stats=True)"
+    assert repr(nn.BatchNorm2d(4, eps=1e-3)) == ("BatchNorm2d(4, eps=0.001, momentum=0.1, "
+                                                 "affine=True, bias=True, "
+                                                 "track_running_stats=True)")
     assert list(nn.BatchNorm2d(2).state_dict()) == \
         ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+
+
+@pytest.mark.parametrize("layer", ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+                                   "LazyBatchNorm1d", "LazyBatchNorm2d"])
+def test_batch_norm_without_bias(device, layer):
+    """bias=False (keyword-only, as PyTorch's): a weight but no bias parameter, so the
+    output is x_hat * weight; the repr says bias=False (affine=False too)."""
+    shape = {"1d": (4, 3), "2d": (4, 3, 2, 2), "3d": (2, 3, 2, 2, 2)}[layer[-2:]]
+    args = () if layer.startswith("Lazy") else (3,)
+    bn = getattr(nn, layer)(*args, device=device, dtype=pdt.float64, bias=False)
+    with pytest.raises(TypeError):
+        getattr(nn, layer)(*args, 1e-5, 0.1, True, True, None, None, False)
+    x = np.random.default_rng(2).standard_normal(shape) + 5.0
+    y = bn(_t(x, device))
+    assert bn.bias is None and [n for n, _ in bn.named_parameters()] == ["weight"]
+    assert list(bn.state_dict()) == ["weight", "running_mean", "running_var",
+                                     "num_batches_tracked"]
+    dims = (0,) + tuple(range(2, len(shape)))
+    assert_close(y, (x - x.mean(dims, keepdims=True))
+                 / np.sqrt(x.var(dims, keepdims=True) + 1e-5), "float64")
+    name = layer.replace("Lazy", "")
+    assert repr(bn) == (f"{name}(3, eps=1e-05, momentum=0.1, affine=True, bias=False, "
+                        f"track_running_stats=True)")
+    assert repr(getattr(nn, name)(3, affine=False)).endswith(
+        "affine=False, bias=False, track_running_stats=True)")
 
 
 def test_batchnorm2d_gradcheck(device):

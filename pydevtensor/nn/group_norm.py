@@ -129,9 +129,7 @@ class _InstanceNorm(_NormBase):
                  device: str | device | None = None, dtype: dtype | None = None, *,
                  bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
-        if not bias:
-            self.register_parameter("bias", None)
+                         dtype, bias=bias)
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_dims(input)
@@ -154,11 +152,6 @@ class _InstanceNorm(_NormBase):
                                self.training or not self.track_running_stats,
                                0.0 if self.momentum is None else self.momentum, self.eps)
         return out.squeeze(0) if feature_dim == 0 else out
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm2d(_InstanceNorm):

@@ -177,7 +177,7 @@ class BatchNorm3d(_BatchNorm):
     ----------
     num_features : int
         C, the channels.
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As :class:`BatchNorm1d`'s.
 
     Raises

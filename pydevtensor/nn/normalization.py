@@ -170,7 +170,8 @@ class _NormBase(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+                 device: str | device | None = None, dtype: dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         where = type(self).__name__
         if isinstance(num_features, bool) or not isinstance(num_features, int):
@@ -183,7 +184,10 @@ class _NormBase(Module):
         dtype = _C._get_default_dtype() if dtype is None else dtype
         if self.affine:
             self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -312,7 +316,8 @@ class _NormBase(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class _BatchNorm(_NormBase):
@@ -349,7 +354,11 @@ class BatchNorm1d(_BatchNorm):
     device : str or pydevtensor.device, optional
         Where the parameters and buffers live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default: get_default_dtype(), float32 at start; num_batches_tracked stays int64).
+        Their dtype (default: get_default_dtype(), float32 at start;
+        num_batches_tracked stays int64).
+    bias : bool, optional
+        Keyword-only: learn the bias too (default True; with affine).  With False
+        there is no bias parameter (``bias`` is None, not in the state dict).
 
     Raises
     ------
@@ -364,7 +373,7 @@ class BatchNorm1d(_BatchNorm):
     >>> from pydevtensor import nn
     >>> bn = nn.BatchNorm1d(2)
     >>> bn
-    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     >>> bn(pydevtensor.tensor([[1., 10.], [3., 30.]]))
     tensor([[-1.0000, -1.0000],
             [ 1.0000,  1.0000]], grad_fn=<AddBackward0>)
@@ -384,7 +393,7 @@ class BatchNorm2d(_BatchNorm):
     ----------
     num_features : int
         C.
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As in :class:`BatchNorm1d`.
 
     Raises
@@ -398,7 +407,7 @@ class BatchNorm2d(_BatchNorm):
     >>> from pydevtensor import nn
     >>> bn = nn.BatchNorm2d(2)
     >>> bn
-    BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     >>> x = pydevtensor.tensor([[[[1.]], [[10.]]], [[[3.]], [[30.]]]])
     >>> bn(x).detach().reshape(2, 2)
     tensor([[-1.0000, -1.0000],
@@ -421,13 +430,16 @@ class _LazyBatchNorm:
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: str | device | None = None,
-                 dtype: dtype | None = None) -> None:
+                 dtype: dtype | None = None, *, bias: bool = True) -> None:
         Module.__init__(self)
         self._options(eps, momentum, affine, track_running_stats)
         self.num_features = 0
         if self.affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -460,9 +472,10 @@ class _LazyBatchNorm:
                              f"num_features, and it is {num_features}")
         if self.affine:
             self.weight.materialize((num_features,))
-            self.bias.materialize((num_features,))
             self.weight.data.fill_(1.0)
-            self.bias.data.zero_()
+            if self.bias is not None:
+                self.bias.materialize((num_features,))
+                self.bias.data.zero_()
         for name, fill in (("running_mean", 0.0), ("running_var", 1.0)):
             old = self._buffers.get(name)
             if old is not None:
@@ -512,7 +525,7 @@ class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
 
     Parameters
     ----------
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As in :class:`BatchNorm2d`.
 
     Raises
@@ -529,7 +542,7 @@ class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
     >>> bn(pydevtensor.ones(2, 3, 4, 4)).shape
     pydevtensor.Size([2, 3, 4, 4])
     >>> bn
-    BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     """
 
     _layer = BatchNorm2d
@@ -542,7 +555,7 @@ class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
 
     Parameters
     ----------
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As in :class:`BatchNorm1d`.
 
     Raises
@@ -557,7 +570,7 @@ class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
     >>> bn(pydevtensor.ones(4, 5)).shape
     pydevtensor.Size([4, 5])
     >>> bn
-    BatchNorm1d(5, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm1d(5, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     """
 
     _layer = BatchNorm1d
