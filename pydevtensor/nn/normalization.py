@@ -244,6 +244,10 @@ class _NormBase(Module):
             raise _Invalid(f"{where}: expected {self._layout}, got {input.ndim}D input of "
                            f"shape {tuple(input.shape)} (on {input.device})")
 
+    def _feature_dim(self, input: Tensor) -> int:
+        """The input's dimension of the features (C): 1."""
+        return 1
+
     def _check_input(self, input: Any) -> None:
         where = type(self).__name__
         self._check_dims(input)
@@ -421,9 +425,9 @@ class BatchNorm2d(_BatchNorm):
 
 
 class _LazyBatchNorm:
-    """What LazyBatchNorm1d and LazyBatchNorm2d add to their layer: num_features from
-    the first input's dimension 1 (or from a loaded state_dict), then the module
-    becomes that layer.  Until then weight and bias are UninitializedParameter
+    """What LazyBatchNorm1d and LazyBatchNorm2d (and the LazyInstanceNorm layers) add to
+    their layer: num_features from the first input's features dimension (or from a
+    loaded state_dict), then the module becomes that layer.  Until then weight and bias are UninitializedParameter
     objects, running_mean and running_var UninitializedBuffer objects."""
 
     _layer = BatchNorm2d
@@ -461,7 +465,7 @@ class _LazyBatchNorm:
         layer = self._layer  # the class, before the first call makes self one
         if not self.num_features:
             self._check_dims(input)
-            self._materialize(input.shape[1])
+            self._materialize(input.shape[self._feature_dim(input)])
         return layer.forward(self, input)
 
     def _materialize(self, num_features: int) -> None:
