@@ -43,6 +43,14 @@ RESAMPLING_CASES = [
       "pdt.zeros(1, 1, 2, 2, dtype=pdt.int32), 2)", "TypeError",
       r"elements in indices should be type int64 but got pydevtensor\.int32 \(on cpu\)"),
     # ---- interpolate and the upsampling layers (nn/_functional_interpolate.py)
+    C("upsample_bilinear-3d", "pdt.nn.functional.upsample_bilinear(pdt.zeros(1, 1, 4), "
+      "scale_factor=2)", "NotImplementedError",
+      r"interpolate\(\): Got 3D input \(shape \(1, 1, 4\) on cpu\), but bilinear mode "
+      r"needs 4D input"),
+    C("upsample_nearest-neither", "pdt.nn.functional.upsample_nearest(pdt.zeros(1, 1, 4))",
+      "ValueError", r"interpolate\(\): either size or scale_factor should be defined"),
+    C("upsample-mode", "pdt.nn.functional.upsample(pdt.zeros(1, 1, 4), 2, mode='cubic')",
+      "NotImplementedError", r"interpolate\(\): mode .cubic. is not supported"),
     C("interpolate-neither", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, 4))",
       "ValueError", r"interpolate\(\): either size or scale_factor should be defined"),
     C("interpolate-both", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2, 2.0)",

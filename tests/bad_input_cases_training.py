@@ -291,6 +291,11 @@ TRAINING_CASES = [
     C("InstanceNorm2d-2d-input", "pdt.nn.InstanceNorm2d(3)(pdt.zeros(3, 4))",
       "pydevtensor.InvalidArgumentError", r"InstanceNorm2d: expected 3D \(unbatched\) or 4D "
       r"\(batched\) input \(C, H, W\) or \(N, C, H, W\), got 2D input of shape \(3, 4\)"),
+    C("LazyInstanceNorm1d-1d-input", "pdt.nn.LazyInstanceNorm1d()(pdt.zeros(5))",
+      "pydevtensor.InvalidArgumentError", r"LazyInstanceNorm1d: expected 2D \(unbatched\) or "
+      r"3D \(batched\) input \(C, L\) or \(N, C, L\), got 1D input of shape \(5,\)"),
+    C("LazyInstanceNorm3d-momentum", "pdt.nn.LazyInstanceNorm3d(momentum='0.1')", "TypeError",
+      r"LazyInstanceNorm3d: momentum must be a number or None, got str"),
     C("conv2d-same-strided", 'pdt.nn.Conv2d(1, 1, 3, stride=2, padding="same")', "ValueError",
       r"padding='same' is not supported for strided convolutions"),
     C("conv2d-other-device", 'pdt.nn.Conv2d(1, 1, 3)(pdt.zeros(1, 1, 4, 4, device="cpu:1"))',

@@ -66,10 +66,36 @@ def test_batchnorm2d_options(device):
     for a in xs:
         cum(_t(a, device))
     assert_close(cum.running_mean, np.mean([a.mean((0, 2, 3)) for a in xs], 0), "float64")
-    assert repr(nn.BatchNorm2d(4, eps=1e-3)) == \
-        "BatchNorm2d(4, eps=0.001, momentum=0.1, affine=True, track_running_stats=True)"
+    assert repr(nn.BatchNorm2d(4, eps=1e-3)) == ("BatchNorm2d(4, eps=0.001, momentum=0.1, "
+                                                 "affine=True, bias=True, "
+                                                 "track_running_stats=True)")
     assert list(nn.BatchNorm2d(2).state_dict()) == \
         ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+
+
+@pytest.mark.parametrize("layer", ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+                                   "LazyBatchNorm1d", "LazyBatchNorm2d"])
+def test_batch_norm_without_bias(device, layer):
+    """bias=False (keyword-only, as PyTorch's): a weight but no bias parameter, so the
+    output is x_hat * weight; the repr says bias=False (affine=False too)."""
+    shape = {"1d": (4, 3), "2d": (4, 3, 2, 2), "3d": (2, 3, 2, 2, 2)}[layer[-2:]]
+    args = () if layer.startswith("Lazy") else (3,)
+    bn = getattr(nn, layer)(*args, device=device, dtype=pdt.float64, bias=False)
+    with pytest.raises(TypeError):
+        getattr(nn, layer)(*args, 1e-5, 0.1, True, True, None, None, False)
+    x = np.random.default_rng(2).standard_normal(shape) + 5.0
+    y = bn(_t(x, device))
+    assert bn.bias is None and [n for n, _ in bn.named_parameters()] == ["weight"]
+    assert list(bn.state_dict()) == ["weight", "running_mean", "running_var",
+                                     "num_batches_tracked"]
+    dims = (0,) + tuple(range(2, len(shape)))
+    assert_close(y, (x - x.mean(dims, keepdims=True))
+                 / np.sqrt(x.var(dims, keepdims=True) + 1e-5), "float64")
+    name = layer.replace("Lazy", "")
+    assert repr(bn) == (f"{name}(3, eps=1e-05, momentum=0.1, affine=True, bias=False, "
+                        f"track_running_stats=True)")
+    assert repr(getattr(nn, name)(3, affine=False)).endswith(
+        "affine=False, bias=False, track_running_stats=True)")
 
 
 def test_batchnorm2d_gradcheck(device):
@@ -304,3 +330,68 @@ def test_momentum_none_sees_a_reset_made_any_way(device, how):
     assert int(bn.num_batches_tracked.item()) == 1
     np.testing.assert_allclose(bn.running_mean.cpu().numpy(), c.cpu().numpy().mean(0),
                                rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype, spacing", [("float16", 2.0**-10), ("bfloat16", 2.0**-7)])
+@pytest.mark.parametrize("layer, shape", [("BatchNorm1d", (6, 3)), ("BatchNorm2d", (4, 3, 2, 2)),
+                                          ("BatchNorm3d", (2, 3, 2, 2, 2)),
+                                          ("InstanceNorm1d", (2, 3, 5))])
+def test_half_input_with_float32_layer(device, dtype, spacing, layer, shape):
+    """PyTorch's mixed norm: a float16/bfloat16 input with float32 parameters and running
+    statistics gives an output in the input's dtype, computed in float32 (within a
+    spacing of the half type of the float64 result), and float32 running statistics."""
+    half = getattr(pdt, dtype)
+    x = pdt.from_numpy(np.random.default_rng(1).normal(3.0, 2.0, shape)).to(half)
+    xs = x.double().numpy()  # the rounded inputs
+    kw = {"affine": True, "track_running_stats": True} if "Instance" in layer else {}
+    m = getattr(nn, layer)(3, **kw).to(device)
+    with pdt.no_grad():
+        m.weight.copy_(pdt.tensor([0.5, 1.0, 2.0]))
+        m.bias.copy_(pdt.tensor([1.0, -1.0, 0.0]))
+    y = m(x.to(device))
+    assert y.dtype == half and m.running_mean.dtype == pdt.float32
+    dims = (0,) + tuple(range(2, len(shape))) if "Batch" in layer else tuple(range(2, len(shape)))
+    mean, var = xs.mean(dims, keepdims=True), xs.var(dims, keepdims=True)
+    per = (1, 3) + (1,) * (len(shape) - 2)
+    want = (xs - mean) / np.sqrt(var + 1e-5) * np.array([0.5, 1, 2]).reshape(per) \
+        + np.array([1.0, -1, 0]).reshape(per)
+    err = np.abs(y.detach().cpu().double().numpy() - want).max()
+    assert err <= 2 * spacing * np.abs(want).max()
+    n = xs.size // 3 if "Batch" in layer else xs.size // 6
+    ubvar = var * n / (n - 1)
+    if "Instance" in layer:  # the batch's averages of each sample's statistics
+        mean, ubvar = mean.mean(0), ubvar.mean(0)
+    assert_close(m.running_mean.cpu().numpy(), 0.1 * mean.ravel())
+    assert_close(m.running_var.cpu().numpy(), 0.9 + 0.1 * ubvar.ravel())
+    m.eval()
+    y = m(x.to(device))
+    assert y.dtype == half
+    want = (xs - m.running_mean.double().cpu().numpy().reshape(per)) \
+        / np.sqrt(m.running_var.double().cpu().numpy().reshape(per) + 1e-5) \
+        * np.array([0.5, 1, 2]).reshape(per) + np.array([1.0, -1, 0]).reshape(per)
+    err = np.abs(y.detach().cpu().double().numpy() - want).max()
+    assert err <= 2 * spacing * np.abs(want).max()
+
+
+def test_other_dtype_mixes_are_refused(device):
+    """Only a half-type input with a float32 layer mixes, as in PyTorch: a float64 input
+    with a float32 layer, a float32 input with a float16 layer, and a float16 input with
+    a bfloat16 layer raise, naming both dtypes."""
+    for layer_dtype, input_dtype in ((pdt.float32, pdt.float64), (pdt.float16, pdt.float32),
+                                     (pdt.bfloat16, pdt.float16)):
+        bn = nn.BatchNorm1d(3, device=device, dtype=layer_dtype)
+        with pytest.raises(TypeError, match=f"the input is {input_dtype}.*are {layer_dtype}"):
+            bn(pdt.zeros(4, 3, device=device, dtype=input_dtype))
+        assert bn.num_batches_tracked.item() == 0
+
+
+def test_functional_batch_norm_keeps_the_half_dtype(device):
+    """F.batch_norm of a float16 input with float32 statistics and parameters: a float16
+    output (not a float32 one), the statistics updated in float32."""
+    x = pdt.tensor([[1.0, 10.0], [3.0, 30.0]], device=device).half()
+    mean, var = pdt.zeros(2, device=device), pdt.ones(2, device=device)
+    y = nn.functional.batch_norm(x, mean, var, pdt.ones(2, device=device),
+                                 pdt.zeros(2, device=device), training=True, eps=0.0)
+    assert y.dtype == pdt.float16
+    assert_close(y.float().cpu().numpy(), np.array([[-1.0, -1], [1, 1]]))
+    assert_close(mean.cpu().numpy(), np.array([0.2, 2.0]))

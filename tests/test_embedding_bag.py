@@ -81,3 +81,45 @@ def test_errors():
         F.embedding_bag(pdt.tensor([[0]]), w, per_sample_weights=pdt.ones(1, 1))
     with pytest.raises(TypeError, match="int64 or int32"):
         F.embedding_bag(pdt.tensor([0.0]), w, pdt.tensor([0]))
+
+
+def max_grad_ref(idx, w, starts, g, pad=None):
+    """The weight gradient of mode 'max': each (bag, column) sends its whole gradient to
+    the first index in bag order whose row holds the bag's maximum in that column."""
+    grad = np.zeros_like(w)
+    ends = list(starts[1:]) + [len(idx)]
+    for b, (s, e) in enumerate(zip(starts, ends)):
+        keep = [k for k in range(s, e) if idx[k] != pad]
+        for c in range(w.shape[1]):
+            if keep:
+                vals = w[idx[keep], c]
+                grad[idx[keep[int(np.argmax(vals == vals.max()))]], c] += g[b, c]
+    return grad
+
+
+@pytest.mark.parametrize("pad", [None, 2])
+def test_max_gradient_goes_to_one_row_at_ties(device, pad):
+    """Ties (zeros among them, the maximum exactly 0.0 in some bags), repeated indices
+    and empty bags: the values are the bags' maxima (0 for an empty bag) and the
+    gradient goes to one row per bag and column, as PyTorch's; none is split or lost."""
+    w = np.array([[1.0, 0.0, 5.0], [1.0, 0.0, 2.0], [0.5, 0.0, 5.0], [1.0, -1.0, 5.0],
+                  [-1.0, -2.0, -3.0], [0.0, -0.0, 0.0]])
+    idx = np.array([0, 1, 2, 3, 1, 0, 4, 4, 5, 1, 4, 2, 0])
+    starts = np.array([0, 4, 6, 6, 8, 11, 13])
+    g = np.arange(21.0).reshape(7, 3) + 1.0
+    weight = pdt.tensor(w, device=device).requires_grad_()
+    got = F.embedding_bag(pdt.tensor(idx, device=device), weight,
+                          pdt.tensor(starts, device=device), mode="max", padding_idx=pad)
+    np.testing.assert_array_equal(got.detach().cpu().numpy(),
+                                  bags_ref(idx, w, starts, "max", pad=pad))
+    got.backward(pdt.tensor(g, device=device))
+    np.testing.assert_array_equal(weight.grad.cpu().numpy(),
+                                  max_grad_ref(idx, w, starts, g, pad))
+    # a 2-d input, and the module
+    bag = nn.EmbeddingBag.from_pretrained(pdt.tensor(w, device=device), freeze=False,
+                                          mode="max")
+    two = np.array([[3, 1, 0], [1, 0, 3], [5, 5, 4]])
+    bag(pdt.tensor(two, device=device)).backward(pdt.ones(3, 3, device=device))
+    np.testing.assert_array_equal(bag.weight.grad.cpu().numpy(),
+                                  max_grad_ref(two.ravel(), w, np.array([0, 3, 6]),
+                                               np.ones((3, 3))))

@@ -225,3 +225,34 @@ def test_norm_bad_inputs(device):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         norm(pdt.randn(1, 2, 3, 3))  # the right size: no warning
+
+
+@pytest.mark.parametrize("layer, shape, unbatched", [("LazyInstanceNorm1d", (2, 3, 5), False),
+                                                     ("LazyInstanceNorm2d", (3, 4, 4), True),
+                                                     ("LazyInstanceNorm3d", (2, 3, 2, 2, 2),
+                                                      False)])
+def test_lazy_instance_norm(device, layer, shape, unbatched):
+    """num_features from the first input's channels (dimension 0 of an unbatched one),
+    then the module is its InstanceNorm (PyTorch's lazy defaults: affine and
+    track_running_stats True) and normalises each channel of each sample."""
+    norm = getattr(nn, layer)(device=device, dtype=pdt.float64)
+    assert isinstance(norm.weight, nn.UninitializedParameter)
+    x = np.random.default_rng(3).standard_normal(shape) * 2.0 + 1.0
+    y = norm(_t(x, device))
+    name = layer.replace("Lazy", "")
+    assert type(norm) is getattr(nn, name) and norm.num_features == 3
+    assert repr(norm) == (f"{name}(3, eps=1e-05, momentum=0.1, affine=True, bias=True, "
+                          f"track_running_stats=True)")
+    xb = x[None] if unbatched else x
+    dims = tuple(range(2, xb.ndim))
+    want = (xb - xb.mean(dims, keepdims=True)) / np.sqrt(xb.var(dims, keepdims=True) + 1e-5)
+    assert_close(y, want[0] if unbatched else want, "float64")
+    n = int(np.prod(xb.shape[2:]))
+    assert_close(norm.running_var, 0.9 + 0.1 * (xb.var(dims) * n / (n - 1)).mean(0),
+                 "float64")
+    assert [k for k in norm.state_dict()] == ["weight", "bias", "running_mean", "running_var",
+                                              "num_batches_tracked"]
+    loaded = getattr(nn, layer)(bias=False)
+    loaded.load_state_dict(nn.InstanceNorm1d(4, affine=True, bias=False,
+                                             track_running_stats=True).state_dict())
+    assert type(loaded) is getattr(nn, name) and loaded.weight.shape == (4,)

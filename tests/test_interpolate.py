@@ -237,3 +237,28 @@ def test_nearest_modes_take_integer_images_and_masks(device, mode, dtype):
         assert got.dtype == x.dtype
         np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
     assert nn.Upsample(scale_factor=3, mode=mode)(x[0]).dtype == x.dtype
+
+
+def test_deprecated_upsample_functions(device):
+    """F.upsample, F.upsample_nearest and F.upsample_bilinear warn as PyTorch's
+    (deprecated, use interpolate) and resample: nearest by default, and bilinear with
+    align_corners=True."""
+    x = np.random.default_rng(5).standard_normal((2, 3, 4, 5))
+    message = r"`nn.functional.{}` is deprecated. Use `nn.functional.interpolate` instead."
+    with pytest.warns(UserWarning, match=message.format("upsample")):
+        got = F.upsample(_t(x, device), scale_factor=(2, 3))
+    assert_close(got, np.repeat(np.repeat(x, 2, 2), 3, 3), "float64")
+    with pytest.warns(UserWarning, match=message.format("upsample")):
+        got = F.upsample(_t(x, device), size=(7, 9), mode="bilinear", align_corners=True)
+    ref = np.swapaxes(_np_linear_align(np.swapaxes(_np_linear_align(x, 9), 2, 3), 7), 2, 3)
+    assert_close(got, ref, "float64")
+    with pytest.warns(UserWarning, match=message.format("upsample_nearest")):
+        got = F.upsample_nearest(_t(x, device), scale_factor=2)
+    assert_close(got, np.repeat(np.repeat(x, 2, 2), 2, 3), "float64")
+    with pytest.warns(UserWarning, match=message.format("upsample_bilinear")):
+        got = F.upsample_bilinear(_t(x, device), size=(7, 9))
+    assert_close(got, ref, "float64")
+    with pytest.warns(UserWarning, match=message.format("upsample_bilinear")):
+        got = F.upsample_bilinear(_t(x, device), scale_factor=2)
+    ref = np.swapaxes(_np_linear_align(np.swapaxes(_np_linear_align(x, 10), 2, 3), 8), 2, 3)
+    assert_close(got, ref, "float64")

@@ -13,7 +13,8 @@ from .layers import (Dropout, Dropout1d, Dropout2d, Flatten, Identity, LazyLinea
 from .layers import AlphaDropout, FeatureAlphaDropout
 from .losses import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
-from .group_norm import GroupNorm, InstanceNorm1d, InstanceNorm2d
+from .group_norm import (GroupNorm, InstanceNorm1d, InstanceNorm2d, LazyInstanceNorm1d,
+                         LazyInstanceNorm2d)
 from .module import Module
 from .conv import Conv1d, Conv2d, Fold, LazyConv1d, LazyConv2d, Unfold
 from .conv_transpose import (ConvTranspose1d, ConvTranspose2d, LazyConvTranspose1d,
@@ -50,7 +51,8 @@ from .attention import MultiheadAttention
 from .embedding_bag import EmbeddingBag
 from .layers_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d,
                         CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
-                        InstanceNorm3d, MaxPool3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d)
+                        InstanceNorm3d, LazyInstanceNorm3d, MaxPool3d, ReflectionPad3d,
+                        ReplicationPad3d, ZeroPad3d)
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 
@@ -67,7 +69,8 @@ __all__ = ["Module", "Parameter", "Buffer", "UninitializedParameter", "Linear", 
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
            "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ConvTranspose1d",
            "ConvTranspose2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "Dropout1d", "Dropout2d",
-           "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d",
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]
 # more activations, losses and layers with PyTorch's names
 __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "RReLU", "SELU",
@@ -91,7 +94,8 @@ _amp_policy.install()
 
 # the 3-d layers (nn/layers_3d.py)
 __all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
-            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "EmbeddingBag",
+            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "LazyInstanceNorm3d", "MaxPool3d",
+            "EmbeddingBag",
             "CircularPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d"]
 
 # the layers under PyTorch's module paths (nn.modules.batchnorm._BatchNorm, ...)

@@ -17,6 +17,7 @@ float16 and bfloat16 are resampled in float32 and rounded once, as PyTorch does.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
@@ -232,3 +233,106 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 def _channels_last(x: Tensor) -> bool:
     fmt = channels_last if x.ndim == 4 else channels_last_3d
     return x.is_contiguous(memory_format=fmt) and not x.is_contiguous()
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  f"instead.", UserWarning, stacklevel=3)
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """:func:`interpolate` under its old name, as ``torch.nn.functional.upsample``
+    (deprecated there): warns, then resamples.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, *spatial)``, 1 to 3 spatial dimensions.
+    size, scale_factor, mode, align_corners : optional
+        As :func:`interpolate`'s.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    ValueError, NotImplementedError
+        As :func:`interpolate`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from pydevtensor.nn import functional as F
+    >>> with warnings.catch_warnings(record=True):
+    ...     F.upsample(pydevtensor.tensor([[[1., 2.]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """``interpolate(input, size, scale_factor, mode='nearest')``, as
+    ``torch.nn.functional.upsample_nearest`` (deprecated there): warns, then resamples.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, *spatial)``, 1 to 3 spatial dimensions.
+    size, scale_factor : optional
+        As :func:`interpolate`'s.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    ValueError
+        As :func:`interpolate`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from pydevtensor.nn import functional as F
+    >>> with warnings.catch_warnings(record=True):
+    ...     F.upsample_nearest(pydevtensor.tensor([[[1., 2.]]]), size=3)
+    tensor([[[1., 1., 2.]]])
+    """
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """``interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)``,
+    as ``torch.nn.functional.upsample_bilinear`` (deprecated there): warns, then
+    resamples a 4-d batch with the corners aligned.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)``.
+    size, scale_factor : optional
+        As :func:`interpolate`'s.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    ValueError, NotImplementedError
+        As :func:`interpolate` (an input that is not 4-d).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from pydevtensor.nn import functional as F
+    >>> with warnings.catch_warnings(record=True):
+    ...     F.upsample_bilinear(pydevtensor.tensor([[[[0., 3.]]]]), size=(1, 4))
+    tensor([[[[0., 1., 2., 3.]]]])
+    """
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

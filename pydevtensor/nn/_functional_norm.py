@@ -226,22 +226,26 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                            f"(training=False); pass the running statistics or "
                            f"training=True (input of shape {tuple(input.shape)} on "
                            f"{input.device})")
+    # the half types in float32 (with float32 or their own parameters and statistics),
+    # rounded once at the end, as PyTorch's mixed batch norm
+    x = input.to(_wide(input.dtype))
     if training:
         _check_batch(input, where)
         dims = (0,) + tuple(range(2, ndim))
-        mean = input.mean(dim=dims, keepdim=True)
-        centred = input - mean
+        mean = x.mean(dim=dims, keepdim=True)
+        centred = x - mean
         var = (centred * centred).mean(dim=dims, keepdim=True)  # biased: to normalise
         if training and running_mean is not None:
             n = input.numel() // input.shape[1]
             update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,
                            momentum)
     else:
-        centred = input - _per_channel(running_mean, ndim)
-        var = _per_channel(running_var, ndim)
+        centred = x - _per_channel(running_mean, ndim).to(x.dtype)
+        var = _per_channel(running_var, ndim).to(x.dtype)
     return _scale_shift(centred / _C.sqrt(var + eps),
-                        None if weight is None else _per_channel(weight, ndim),
-                        None if bias is None else _per_channel(bias, ndim))
+                        None if weight is None else _per_channel(weight, ndim).to(x.dtype),
+                        None if bias is None else _per_channel(bias, ndim).to(x.dtype)
+                        ).to(input.dtype)
 
 
 def update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor,

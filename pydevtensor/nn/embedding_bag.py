@@ -5,13 +5,14 @@ between offsets.
 
 Note [bags by index]: each index's bag number comes from ``bucketize`` of its position
 against the offsets, on the input's device (nothing read back); the looked-up rows are
-added into their bag by ``index_add`` (sum, mean) or reduced by ``scatter_reduce``
-('amax', the bag's zeros kept for an empty bag, as PyTorch's).  Indices equal to
-padding_idx are sent to a bag past the last, dropped at the end, so they count in no
-bag's sum, mean or max.  Autograd goes through those ops.  Offsets held by the CPU are
-checked as PyTorch's CPU kernel checks them (starting at 0, never going down, within the
-input); a GPU's are not read back for that, and offsets that go down there give
-bucketize's bags, not an error.
+added into their bag by ``index_add`` (sum, mean); for max, each (bag, column) value is
+gathered from one row, the first in bag order holding the maximum (found by
+``scatter_reduce``), so that its whole gradient goes there, as PyTorch's (an empty bag
+gives zeros).  Indices equal to padding_idx are sent to a bag past the last, dropped at
+the end, so they count in no bag's sum, mean or max.  Autograd goes through those ops.
+Offsets held by the CPU are checked as PyTorch's CPU kernel checks them (starting at 0,
+never going down, within the input); a GPU's are not read back for that, and offsets
+that go down there give bucketize's bags, not an error.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from .. import _C
 from .._ops_scatter import index_add, scatter_reduce
 from .._ops_counting import bucketize
+from ..autograd.grad_mode import no_grad as _no_grad
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
@@ -157,10 +159,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.to(rows.dtype).unsqueeze(1)
     if mode == "max":
-        out = _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device)
-        out = scatter_reduce(out, 0, bag_of.unsqueeze(1).expand(-1, dim), rows, "amax",
-                             include_self=False)
-        return out[:bags]
+        return _bag_max(rows, bag_of, bags)[:bags]
     sums = index_add(_C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device), 0,
                      bag_of, rows)[:bags]
     if mode == "sum":
@@ -168,6 +167,29 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     counts = index_add(_C.zeros(bags + 1, dtype=rows.dtype, device=rows.device), 0, bag_of,
                        _C.ones(flat.shape[0], dtype=rows.dtype, device=rows.device))[:bags]
     return sums / counts.clamp(min=1.0).unsqueeze(1)
+
+
+def _bag_max(rows: Tensor, bag_of: Tensor, bags: int) -> Tensor:
+    """The (bags + 1, dim) maxima of rows over each bag (bag_of), each value gathered
+    from one row, so that its gradient goes there only: the first in bag order of the
+    rows that hold the bag's maximum in that column, as PyTorch's kernel picks it (a
+    NaN maximum: the first NaN).  An empty bag gives 0 and sends nothing back."""
+    length, dim = rows.shape
+    with _no_grad():
+        values = rows.detach()
+        where_to = bag_of.unsqueeze(1).expand(-1, dim)
+        top = scatter_reduce(_C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device),
+                             0, where_to, values, "amax", include_self=False)
+        at_top = top.gather(0, where_to)
+        is_top = (values == at_top) | (values.isnan() & at_top.isnan())
+        positions = _C.arange(length, device=rows.device).unsqueeze(1).expand(-1, dim)
+        first = scatter_reduce(_C.full((bags + 1, dim), length, dtype=_C.int64,
+                                       device=rows.device),
+                               0, where_to, positions.masked_fill(~is_top, length), "amin")
+        found = first < length
+    if length == 0:  # every bag empty
+        return _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device)
+    return rows.gather(0, first.clamp(max=length - 1)).masked_fill(~found, 0.0)
 
 
 class EmbeddingBag(Module):

@@ -78,6 +78,8 @@ from . import _functional_pixel_shuffle as _shuffle  # noqa: E402
 from . import _functional_norm_more as _normm  # noqa: E402
 interpolate = _interp.interpolate
 from ._functional_grid_sample import affine_grid, grid_sample  # noqa: E402
+upsample, upsample_nearest, upsample_bilinear = (_interp.upsample, _interp.upsample_nearest,
+                                                 _interp.upsample_bilinear)
 pixel_shuffle, pixel_unshuffle = _shuffle.pixel_shuffle, _shuffle.pixel_unshuffle
 local_response_norm, rms_norm = _normm.local_response_norm, _normm.rms_norm
 # attention (_functional_attention.py)

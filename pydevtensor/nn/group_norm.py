@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from . import _functional_group_norm as FG
 from .module import Module
-from .normalization import _NormBase, _check_eps
+from .normalization import _LazyBatchNorm, _NormBase, _check_eps
 from .parameter import Parameter
 
 if TYPE_CHECKING:
@@ -129,14 +129,16 @@ class _InstanceNorm(_NormBase):
                  device: str | device | None = None, dtype: dtype | None = None, *,
                  bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
-        if not bias:
-            self.register_parameter("bias", None)
+                         dtype, bias=bias)
+
+    def _feature_dim(self, input: Tensor) -> int:
+        """The input's dimension of the channels: 0 unbatched, else 1."""
+        return 0 if input.ndim == self._ndims[0] else 1
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_dims(input)
         where = type(self).__name__
-        feature_dim = 0 if input.ndim == self._ndims[0] else 1
+        feature_dim = self._feature_dim(input)
         if input.shape[feature_dim] != self.num_features:
             if self.affine:
                 raise _C.InvalidArgumentError(
@@ -154,11 +156,6 @@ class _InstanceNorm(_NormBase):
                                self.training or not self.track_running_stats,
                                0.0 if self.momentum is None else self.momentum, self.eps)
         return out.squeeze(0) if feature_dim == 0 else out
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm2d(_InstanceNorm):
@@ -236,3 +233,47 @@ class InstanceNorm1d(_InstanceNorm):
 
     _ndims = (2, 3)
     _layout = "2D (unbatched) or 3D (batched) input (C, L) or (N, C, L)"
+
+
+_LAZY_DOC = """An :class:`{layer}` whose num_features is read from its first input (its
+    channels: dimension 1, or 0 of an unbatched input), as ``torch.nn.{name}``: until
+    then its weight and bias are :class:`UninitializedParameter` objects and its running
+    statistics :class:`UninitializedBuffer` objects; the first forward, or
+    ``load_state_dict``, gives them their shape and the module becomes an
+    :class:`{layer}`.  As PyTorch's, affine and track_running_stats default to True.
+
+    Parameters
+    ----------
+    eps, momentum, affine, track_running_stats, device, dtype, bias
+        As in :class:`{layer}` (affine and track_running_stats default to True).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`{layer}`.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> norm = nn.{name}()
+    >>> norm(pydevtensor.randn({shape})).shape
+    pydevtensor.Size([{dims}])
+    >>> norm
+    {layer}(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+
+def _lazy_instance_doc(layer: type, shape: tuple[int, ...]) -> str:
+    return _LAZY_DOC.format(layer=layer.__name__, name="Lazy" + layer.__name__,
+                            shape=", ".join(map(str, shape)),
+                            dims=", ".join(map(str, shape)))
+
+
+class LazyInstanceNorm1d(_LazyBatchNorm, InstanceNorm1d):
+    _layer = InstanceNorm1d
+    __doc__ = _lazy_instance_doc(InstanceNorm1d, (2, 3, 5))
+
+
+class LazyInstanceNorm2d(_LazyBatchNorm, InstanceNorm2d):
+    _layer = InstanceNorm2d
+    __doc__ = _lazy_instance_doc(InstanceNorm2d, (2, 3, 4, 4))

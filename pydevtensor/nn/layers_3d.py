@@ -11,9 +11,9 @@ from . import _functional_3d as F3
 from . import _functional_dropout as FD
 from .conv import _ConvNd
 from .conv_transpose import _ConvTransposeNd
-from .group_norm import _InstanceNorm
+from .group_norm import _InstanceNorm, _lazy_instance_doc
 from .layers import _DropoutNd
-from .normalization import _BatchNorm
+from .normalization import _BatchNorm, _LazyBatchNorm
 from .padding import _ConstantPadNd, _PadNd
 from .pooling import _AdaptiveMaxPoolNd, _AdaptivePoolNd, _AvgPoolNd, _MaxPoolNd
 
@@ -177,7 +177,7 @@ class BatchNorm3d(_BatchNorm):
     ----------
     num_features : int
         C, the channels.
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As :class:`BatchNorm1d`'s.
 
     Raises
@@ -219,6 +219,11 @@ class InstanceNorm3d(_InstanceNorm):
 
     _ndims = (4, 5)
     _layout = "4D (unbatched) or 5D (batched) input (C, D, H, W) or (N, C, D, H, W)"
+
+
+class LazyInstanceNorm3d(_LazyBatchNorm, InstanceNorm3d):
+    _layer = InstanceNorm3d
+    __doc__ = _lazy_instance_doc(InstanceNorm3d, (2, 3, 2, 2, 2))
 
 
 class Dropout3d(_DropoutNd):

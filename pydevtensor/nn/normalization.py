@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C
-from ..amp import _state as _amp
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
@@ -171,7 +170,8 @@ class _NormBase(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+                 device: str | device | None = None, dtype: dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         where = type(self).__name__
         if isinstance(num_features, bool) or not isinstance(num_features, int):
@@ -184,7 +184,10 @@ class _NormBase(Module):
         dtype = _C._get_default_dtype() if dtype is None else dtype
         if self.affine:
             self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -241,6 +244,10 @@ class _NormBase(Module):
             raise _Invalid(f"{where}: expected {self._layout}, got {input.ndim}D input of "
                            f"shape {tuple(input.shape)} (on {input.device})")
 
+    def _feature_dim(self, input: Tensor) -> int:
+        """The input's dimension of the features (C): 1."""
+        return 1
+
     def _check_input(self, input: Any) -> None:
         where = type(self).__name__
         self._check_dims(input)
@@ -261,20 +268,16 @@ class _NormBase(Module):
             raise _C.DeviceError(f"{where}: the input is on {input.device} but the layer's "
                                  f"parameters and buffers are on {own.device}; move one with "
                                  f".to()")
-        if own is not None and own.dtype != input.dtype:
+        if own is not None and own.dtype != input.dtype and not (
+                own.dtype == _C.float32 and input.dtype in (_C.float16, _C.bfloat16)):
+            # PyTorch's mixed form: a float16 or bfloat16 input with float32 parameters
+            # and statistics, computed in float32, the output in the input's dtype
             raise _C.DTypeError(f"{where}: the input is {input.dtype} but the layer's "
                                 f"parameters and buffers are {own.dtype}; convert the input with "
                                 f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
                                 f"(on {input.device})")
 
     def forward(self, input: Tensor) -> Tensor:
-        if _amp._on and _amp._state.active and isinstance(input, _C.Tensor):
-            own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
-            if (own is not None and own.dtype == _C.float32
-                    and input.dtype in (_C.float16, _C.bfloat16)):
-                # autocast: a half input with float32 parameters and statistics (PyTorch's
-                # mixed batch norm): computed in float32, the result in the input's dtype
-                return self.forward(input.float()).to(input.dtype)
         self._check_input(input)  # before the count changes: a refused batch changes nothing
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -317,7 +320,8 @@ class _NormBase(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class _BatchNorm(_NormBase):
@@ -354,7 +358,11 @@ class BatchNorm1d(_BatchNorm):
     device : str or pydevtensor.device, optional
         Where the parameters and buffers live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default: get_default_dtype(), float32 at start; num_batches_tracked stays int64).
+        Their dtype (default: get_default_dtype(), float32 at start;
+        num_batches_tracked stays int64).
+    bias : bool, optional
+        Keyword-only: learn the bias too (default True; with affine).  With False
+        there is no bias parameter (``bias`` is None, not in the state dict).
 
     Raises
     ------
@@ -369,7 +377,7 @@ class BatchNorm1d(_BatchNorm):
     >>> from pydevtensor import nn
     >>> bn = nn.BatchNorm1d(2)
     >>> bn
-    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     >>> bn(pydevtensor.tensor([[1., 10.], [3., 30.]]))
     tensor([[-1.0000, -1.0000],
             [ 1.0000,  1.0000]], grad_fn=<AddBackward0>)
@@ -389,7 +397,7 @@ class BatchNorm2d(_BatchNorm):
     ----------
     num_features : int
         C.
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As in :class:`BatchNorm1d`.
 
     Raises
@@ -403,7 +411,7 @@ class BatchNorm2d(_BatchNorm):
     >>> from pydevtensor import nn
     >>> bn = nn.BatchNorm2d(2)
     >>> bn
-    BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     >>> x = pydevtensor.tensor([[[[1.]], [[10.]]], [[[3.]], [[30.]]]])
     >>> bn(x).detach().reshape(2, 2)
     tensor([[-1.0000, -1.0000],
@@ -417,22 +425,25 @@ class BatchNorm2d(_BatchNorm):
 
 
 class _LazyBatchNorm:
-    """What LazyBatchNorm1d and LazyBatchNorm2d add to their layer: num_features from
-    the first input's dimension 1 (or from a loaded state_dict), then the module
-    becomes that layer.  Until then weight and bias are UninitializedParameter
+    """What LazyBatchNorm1d and LazyBatchNorm2d (and the LazyInstanceNorm layers) add to
+    their layer: num_features from the first input's features dimension (or from a
+    loaded state_dict), then the module becomes that layer.  Until then weight and bias are UninitializedParameter
     objects, running_mean and running_var UninitializedBuffer objects."""
 
     _layer = BatchNorm2d
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: str | device | None = None,
-                 dtype: dtype | None = None) -> None:
+                 dtype: dtype | None = None, *, bias: bool = True) -> None:
         Module.__init__(self)
         self._options(eps, momentum, affine, track_running_stats)
         self.num_features = 0
         if self.affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -454,7 +465,7 @@ class _LazyBatchNorm:
         layer = self._layer  # the class, before the first call makes self one
         if not self.num_features:
             self._check_dims(input)
-            self._materialize(input.shape[1])
+            self._materialize(input.shape[self._feature_dim(input)])
         return layer.forward(self, input)
 
     def _materialize(self, num_features: int) -> None:
@@ -465,9 +476,10 @@ class _LazyBatchNorm:
                              f"num_features, and it is {num_features}")
         if self.affine:
             self.weight.materialize((num_features,))
-            self.bias.materialize((num_features,))
             self.weight.data.fill_(1.0)
-            self.bias.data.zero_()
+            if self.bias is not None:
+                self.bias.materialize((num_features,))
+                self.bias.data.zero_()
         for name, fill in (("running_mean", 0.0), ("running_var", 1.0)):
             old = self._buffers.get(name)
             if old is not None:
@@ -517,7 +529,7 @@ class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
 
     Parameters
     ----------
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As in :class:`BatchNorm2d`.
 
     Raises
@@ -534,7 +546,7 @@ class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
     >>> bn(pydevtensor.ones(2, 3, 4, 4)).shape
     pydevtensor.Size([2, 3, 4, 4])
     >>> bn
-    BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     """
 
     _layer = BatchNorm2d
@@ -547,7 +559,7 @@ class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
 
     Parameters
     ----------
-    eps, momentum, affine, track_running_stats, device, dtype
+    eps, momentum, affine, track_running_stats, device, dtype, bias
         As in :class:`BatchNorm1d`.
 
     Raises
@@ -562,7 +574,7 @@ class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
     >>> bn(pydevtensor.ones(4, 5)).shape
     pydevtensor.Size([4, 5])
     >>> bn
-    BatchNorm1d(5, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm1d(5, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     """
 
     _layer = BatchNorm1d
