@@ -405,17 +405,13 @@ def cummin(input, dim):
 
 
 def _moments(op, fn, input, dim, unbiased, keepdim, correction):
-    from ._ops_stats import _std_of_var, var
+    from ._ops_stats import _std_of_var, _var
     _tensor_arg(input, op)
-    if isinstance(unbiased, builtins.bool) and correction is None:
-        correction = 1 if unbiased else 0
-    elif unbiased is not None and not isinstance(unbiased, builtins.bool):
-        raise TypeError(f"{op}(): unbiased must be a bool, got {type(unbiased).__name__}")
-    kw = {} if correction is None else {"correction": correction}
-    v = var(input, dim, keepdim=keepdim, **kw)
-    m = input.mean(dim, keepdim=keepdim) if dim is not None else (
-        input.mean().reshape((1,) * input.ndim) if keepdim else input.mean())
-    return (_std_of_var(v) if fn == "std" else v), m
+    v, half, dims = _var(input, dim, unbiased, keepdim, correction, op)
+    if fn == "std":
+        v = _std_of_var(v)
+    m = input.mean(dims, keepdim=bool(keepdim)) if input.ndim else input * 1
+    return (v.to(half) if half else v), m
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
