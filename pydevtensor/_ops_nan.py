@@ -342,6 +342,7 @@ def count_nonzero(input, dim=None):
     return mask.sum(dims)
 
 
+@numpy_names
 def _count_nonzero_method(self, *dims, dim=None):
     """x.count_nonzero(dim) also as x.count_nonzero(0, 1), as PyTorch's method takes it."""
     if dims and dim is not None:

@@ -13,6 +13,7 @@ import builtins
 import collections
 
 from . import _C
+from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
 from ._ops_reduce import return_types
 from ._ops_sort import sort
@@ -95,6 +96,7 @@ def _keep_shape(x, d):
     return tuple(shape)
 
 
+@numpy_names
 def median(input, dim=None, keepdim=False):
     """The median: the lower of the two middle values for an even count.  Without
     dim, of all elements (a 0-d tensor); with dim, of each row along dim, with its
@@ -130,6 +132,7 @@ def median(input, dim=None, keepdim=False):
     return _median("median", input, dim, keepdim, skip_nan=False)
 
 
+@numpy_names
 def nanmedian(input, dim=None, keepdim=False):
     """median ignoring NaN: the lower middle of each row's non-NaN values (NaN when
     a row has nothing else).
@@ -187,6 +190,7 @@ def _median(op, input, dim, keepdim, skip_nan):
     return _order_stat(op, input, dim, keepdim, position, rule)
 
 
+@numpy_names
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest value of each row along dim (k from 1; NaN counts as the
     largest), and its index.
@@ -229,6 +233,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
                        _KTH, k - 1)
 
 
+@numpy_names
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value of each row along dim (the smallest of those tied),
     and the index of its last occurrence.
@@ -284,6 +289,7 @@ def _cat_along(a, b, d):
     return cat([a, b], d)
 
 
+@numpy_names
 def aminmax(input, *, dim=None, keepdim=False):
     """The minimum and the maximum, of all elements or along dim (NaN propagates).
 
@@ -351,6 +357,7 @@ def _cumulative_extreme(op, input, dim, larger):
     return getattr(return_types, op)(values, i)
 
 
+@numpy_names
 def cummax(input, dim):
     """The running maximum along dim, and where it was taken: the latest index on
     ties, and once a NaN appears the values are NaN (as PyTorch's).
@@ -380,6 +387,7 @@ def cummax(input, dim):
     return _cumulative_extreme("cummax", input, dim, True)
 
 
+@numpy_names
 def cummin(input, dim):
     """The running minimum along dim, and where it was taken (the latest index on
     ties; NaN propagates), as cummax.
@@ -414,6 +422,7 @@ def _moments(op, fn, input, dim, unbiased, keepdim, correction):
     return (v.to(half) if half else v), m
 
 
+@numpy_names
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std(input, dim, correction=...), mean(input, dim))`` in one call.
 
@@ -443,6 +452,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
 
 
+@numpy_names
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var(input, dim, correction=...), mean(input, dim))`` in one call.
 
