@@ -100,7 +100,7 @@ def _vector_norm_p(x, ord, dims, keepdim):
     kw = {"keepdim": keepdim} if x.ndim else {}
     if ord == 0:
         return (a != 0).to(x.dtype).sum(dims, **kw)
-    return (a ** ord).sum(dims, **kw) ** (1.0 / ord)
+    return (a ** ord).sum(dims, **kw) ** (1.0 / float(ord))  # a NumPy float32 ord too
 
 
 @native_names(input="A")
