@@ -34,6 +34,9 @@ def _weights(w, name, n, x, integral):
     if not integral and not w.is_floating_point():
         raise RuntimeError(f"cov(): expected aweights to have a floating point dtype, got "
                            f"{w.dtype}")
+    if bool((w < 0).any()):  # a read of the device's answer, as PyTorch's check
+        raise RuntimeError(f"cov(): {name} cannot be negative (shape {tuple(w.shape)}, "
+                           f"{w.dtype}, on {w.device})")
     return w.reshape(-1).to(x.dtype)
 
 
@@ -83,6 +86,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                                                                (builtins.int, builtins.float)):
         raise TypeError(f"cov(): correction must be a number, got {type(correction).__name__}")
     x = _observations(input, "cov")
+    if isinstance(aweights, _C.Tensor) and aweights.is_floating_point():
+        x = x.to(_C.promote_types(x.dtype, aweights.dtype))  # float64 aweights: float64
     n = x.shape[1]
     fw = _weights(fweights, "fweights", n, x, True)
     aw = _weights(aweights, "aweights", n, x, False)

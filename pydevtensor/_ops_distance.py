@@ -154,7 +154,7 @@ def dist(input, other, p=2):
         Floating tensors that broadcast together, on one device (also the method
         ``x.dist(y)``).
     p : float, optional
-        The norm's order (default 2).
+        The norm's order (default 2); a one-element tensor is read as its value.
 
     Returns
     -------
@@ -178,6 +178,13 @@ def dist(input, other, p=2):
             raise RuntimeError(f"dist(): expected floating point inputs, got {input.dtype} and "
                                f"{other.dtype} (shapes {tuple(input.shape)} and "
                                f"{tuple(other.shape)}, on {input.device})")
+    if isinstance(p, _C.Tensor):  # a number, as PyTorch's Scalar p: its dtype takes no part
+        if p.numel() != 1 or p.requires_grad:
+            raise TypeError(f"dist(): argument 'p' must be a number (or a one-element tensor "
+                            f"that does not require grad), got a Tensor of shape "
+                            f"{tuple(p.shape)} and dtype {p.dtype} on {p.device}"
+                            + (" that requires grad" if p.requires_grad else ""))
+        p = p.item()
     return vector_norm(input - other, p)
 
 

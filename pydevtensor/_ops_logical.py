@@ -13,6 +13,7 @@ import builtins
 import operator
 
 from . import _C
+from ._numpy_names import numpy_names
 from ._ops_pointwise import _in_place
 
 _TENSOR, _BOOL = _C.Tensor, _C.bool  # _logical's test for two masks
@@ -197,6 +198,7 @@ def _as_input_mask(input, r):
     return r.to(_C.uint8) if input.dtype == _C.uint8 else r
 
 
+@numpy_names
 def any(input, dim=None, keepdim=False):
     """Whether any element is nonzero, over all of input or along dim.
 
@@ -225,6 +227,7 @@ def any(input, dim=None, keepdim=False):
     return _as_input_mask(input, _count(input, dim, keepdim, "any", True) > 0)
 
 
+@numpy_names
 def all(input, dim=None, keepdim=False):
     """Whether every element is nonzero, over all of input or along dim.
 

@@ -13,7 +13,7 @@ import math
 
 from . import _C
 from ._numpy_names import numpy_names
-from ._ops_index import _dim, _tensor_arg, where
+from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_shortcuts import _floating as _as_floating
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
@@ -24,11 +24,14 @@ _FLOAT_MAX = {_C.float16: 65504.0, _C.bfloat16: 3.3895313892515355e38,
 
 
 def _dims(dim, ndim, op):
-    """dim (None, an int or a sequence of ints) as a sorted tuple of non-negative dims;
-    None and () are every dim.  A 0-d tensor takes 0 and -1 (and gives ())."""
+    """dim (None, an int or a sequence of ints; NumPy integers and one-element integer
+    tensors are ints) as a sorted tuple of non-negative dims; None and () are every dim.
+    A 0-d input takes 0 and -1 (and gives ())."""
     if dim is None:
         return tuple(range(ndim))
-    items = (dim,) if isinstance(dim, builtins.int) else dim
+    one = isinstance(dim, _C.Tensor) or (hasattr(dim, "__index__")
+                                         and not hasattr(dim, "__len__"))
+    items = (dim,) if one else dim
     try:
         items = tuple(items)
     except TypeError:
@@ -36,9 +39,11 @@ def _dims(dim, ndim, op):
                         f"{type(dim).__name__}") from None
     out = []
     for d in items:
-        if isinstance(d, builtins.bool) or not isinstance(d, builtins.int):
+        try:  # a NumPy integer or a one-element integer tensor too, as PyTorch takes them
+            d = _int_arg(d, op, "dim")
+        except TypeError:
             raise TypeError(f"{op}(): dim must be an int or a tuple of ints, got "
-                            f"{type(d).__name__} in it")
+                            f"{type(d).__name__} in it") from None
         d = _dim(d, ndim, op)
         if d in out:
             raise RuntimeError(f"{op}(): dim {d} appears more than once in {dim}")
@@ -337,6 +342,7 @@ def count_nonzero(input, dim=None):
     return mask.sum(dims)
 
 
+@numpy_names
 def _count_nonzero_method(self, *dims, dim=None):
     """x.count_nonzero(dim) also as x.count_nonzero(0, 1), as PyTorch's method takes it."""
     if dims and dim is not None:

@@ -13,6 +13,7 @@ import builtins
 import collections
 
 from . import _C
+from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
 from ._ops_reduce import return_types
 from ._ops_sort import sort
@@ -96,6 +97,7 @@ def _keep_shape(x, d):
     return tuple(shape)
 
 
+@numpy_names
 def median(input, dim=None, keepdim=False):
     """The median: the lower of the two middle values for an even count.  Without
     dim, of all elements (a 0-d tensor); with dim, of each row along dim, with its
@@ -131,6 +133,7 @@ def median(input, dim=None, keepdim=False):
     return _median("median", input, dim, keepdim, skip_nan=False)
 
 
+@numpy_names
 def nanmedian(input, dim=None, keepdim=False):
     """median ignoring NaN: the lower middle of each row's non-NaN values (NaN when
     a row has nothing else).
@@ -188,6 +191,7 @@ def _median(op, input, dim, keepdim, skip_nan):
     return _order_stat(op, input, dim, keepdim, position, rule)
 
 
+@numpy_names
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The k-th smallest value of each row along dim (k from 1; NaN counts as the
     largest), and its index.
@@ -239,6 +243,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
                        _KTH, k - 1)
 
 
+@numpy_names
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value of each row along dim (the smallest of those tied),
     and the index of its last occurrence.
@@ -294,6 +299,7 @@ def _cat_along(a, b, d):
     return cat([a, b], d)
 
 
+@numpy_names
 def aminmax(input, *, dim=None, keepdim=False):
     """The minimum and the maximum, of all elements or along dim (NaN propagates).
 
@@ -365,6 +371,7 @@ def _cumulative_extreme(op, input, dim, larger, out):
     return getattr(return_types, op)(values, i)
 
 
+@numpy_names
 def cummax(input, dim, *, out=None):
     """The running maximum along dim, and where it was taken: the latest index on
     ties, and once a NaN appears the values are NaN (as PyTorch's).
@@ -405,6 +412,7 @@ def cummax(input, dim, *, out=None):
     return _cumulative_extreme("cummax", input, dim, True, out)
 
 
+@numpy_names
 def cummin(input, dim, *, out=None):
     """The running minimum along dim, and where it was taken (the latest index on
     ties; NaN propagates), as cummax.
@@ -439,19 +447,16 @@ def cummin(input, dim, *, out=None):
 
 
 def _moments(op, fn, input, dim, unbiased, keepdim, correction):
-    from ._ops_stats import _std_of_var, var
+    from ._ops_stats import _std_of_var, _var
     _tensor_arg(input, op)
-    if isinstance(unbiased, builtins.bool) and correction is None:
-        correction = 1 if unbiased else 0
-    elif unbiased is not None and not isinstance(unbiased, builtins.bool):
-        raise TypeError(f"{op}(): unbiased must be a bool, got {type(unbiased).__name__}")
-    kw = {} if correction is None else {"correction": correction}
-    v = var(input, dim, keepdim=keepdim, **kw)
-    m = input.mean(dim, keepdim=keepdim) if dim is not None else (
-        input.mean().reshape((1,) * input.ndim) if keepdim else input.mean())
-    return (_std_of_var(v) if fn == "std" else v), m
+    v, half, dims = _var(input, dim, unbiased, keepdim, correction, op)
+    if fn == "std":
+        v = _std_of_var(v)
+    m = input.mean(dims, keepdim=bool(keepdim)) if input.ndim else input * 1
+    return (v.to(half) if half else v), m
 
 
+@numpy_names
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std(input, dim, correction=...), mean(input, dim))`` in one call.
 
@@ -481,6 +486,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
 
 
+@numpy_names
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var(input, dim, correction=...), mean(input, dim))`` in one call.
 

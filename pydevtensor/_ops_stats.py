@@ -170,8 +170,14 @@ def log_softmax(input, dim, dtype=None):
 
 
 def _var_args(dim, unbiased, keepdim, correction, op):
+    """(dim, correction, keepdim) from PyTorch's overloads: var(x, unbiased),
+    var(x, dim, unbiased, keepdim) and var(x, dim, *, correction, keepdim)."""
     if isinstance(dim, builtins.bool):  # var(x, False): the old `unbiased` position
+        if unbiased is not None:
+            raise TypeError(f"{op}(): dim must be an int or a tuple of ints, got bool")
         unbiased, dim = dim, None
+    if unbiased is not None and not isinstance(unbiased, builtins.bool):
+        raise TypeError(f"{op}(): unbiased must be a bool, got {type(unbiased).__name__}")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     elif unbiased is not None:
@@ -179,10 +185,41 @@ def _var_args(dim, unbiased, keepdim, correction, op):
     return dim, correction, keepdim
 
 
+def _var(input, dim, unbiased, keepdim, correction, op):
+    """var's value and its float16/bfloat16 inputs' upcast: (variance in float32 for the
+    half types, else in input's dtype; the half dtype or None; dims)."""
+    from ._ops_nan import _dims  # imported late: _ops_nan imports _ops_shortcuts
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, op)
+    _floating(input, op)
+    dims = _dims(dim, input.ndim, op)
+    half = input.dtype if input.dtype in (_C.float16, _C.bfloat16) else None
+    x = input.float() if half else input  # summed in float32, as PyTorch's opmath
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    if x.ndim == 0:
+        dev = x - x
+        total = dev * dev
+    else:
+        dev = x - x.mean(dims, keepdim=True)
+        total = (dev * dev).sum(dims, keepdim=keepdim)
+    if n - correction > 0:
+        return total / (n - correction), half, dims
+    # PyTorch's value divides by max(0, N - correction) (inf, or NaN for no deviation),
+    # its gradient by N - correction itself: finite for a correction above N
+    value = total.detach() / 0.0
+    if n - correction == 0:
+        return total / 0.0, half, dims
+    t = total / (n - correction)
+    return t + (value - t.detach()), half, dims
+
+
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The variance over dim: ``sum((x - mean)**2) / (N - correction)``, with Bessel's
-    correction 1 unless unbiased=False or correction says otherwise.
+    correction 1 unless unbiased=False or correction says otherwise.  float16 and
+    bfloat16 are summed in float32 and rounded once (PyTorch's opmath).  A correction
+    above N gives inf, and the gradient divided by N - correction (as PyTorch's).
 
     Parameters
     ----------
@@ -219,22 +256,8 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> m.var(correction=0)
     tensor(2.1875)
     """
-    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
-    _floating(input, "var")
-    dims = (dim,) if isinstance(dim, builtins.int) else (() if dim is None else tuple(dim))
-    if not dims:  # None, [] and (): every dimension, as the other reductions take them
-        dims = tuple(range(input.ndim))
-    n = 1
-    for d in dims:
-        d = _dim(d, input.ndim, "var")  # a 0-d tensor takes 0 and -1 (as PyTorch)
-        n *= input.shape[d] if input.ndim else 1
-    if input.ndim == 0:
-        dev = input - input
-        total = dev * dev
-    else:
-        dev = input - input.mean(dims, keepdim=True)
-        total = (dev * dev).sum(dims, keepdim=keepdim)
-    return total / builtins.max(n - correction, 0) if n - correction > 0 else total / 0.0
+    v, half, _ = _var(input, dim, unbiased, keepdim, correction, "var")
+    return v.to(half) if half else v
 
 
 @numpy_names
@@ -269,7 +292,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> pydevtensor.std(pydevtensor.tensor([[1., 2.], [3., 5.]]), 1)
     tensor([0.7071, 1.4142])
     """
-    return _std_of_var(var(input, dim, unbiased, keepdim, correction=correction))
+    v, half, _ = _var(input, dim, unbiased, keepdim, correction, "std")
+    return _std_of_var(v).to(half) if half else _std_of_var(v)
 
 
 @recorded("_std_of_var")

@@ -19,6 +19,7 @@ of the two bounds.
 import math
 
 from . import _C
+from ._numpy_names import numpy_names
 from ._ops_join import cat
 from ._ops_nan import logaddexp
 from ._out import _out_written, refuse_grad
@@ -103,6 +104,7 @@ def rad2deg(input, *, out=None):
     return _scaled("rad2deg", input, 180.0 / math.pi, out)
 
 
+@numpy_names
 def logcumsumexp(input, dim, *, out=None):
     """``log(cumsum(exp(input), dim))`` without overflow or underflow: a scan of
     logaddexp along dim (Hillis and Steele's: ceil(log2(n)) passes of logaddexp of the

@@ -91,12 +91,16 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 def _vector_norm_p(x, ord, dims, keepdim):
     """``(sum |x|**ord)**(1/ord)`` over dims (ord 0: the count of non-zeros), recorded as
     one node, LinalgVectorNormBackward0 (autograd/derivatives.py): PyTorch's gradient,
-    0 where a zero norm or a zero element would make it inf * 0."""
+    0 where a zero norm or a zero element would make it inf * 0.  float16 and bfloat16
+    are summed in float32 and rounded once, as PyTorch's opmath (|x|**3 of 1000 float16
+    values near 100 overflowed)."""
+    if x.dtype == _C.float16 or x.dtype == _C.bfloat16:
+        return _vector_norm_p(x.float(), ord, dims, keepdim).to(x.dtype)
     a = x.abs()
     kw = {"keepdim": keepdim} if x.ndim else {}
     if ord == 0:
         return (a != 0).to(x.dtype).sum(dims, **kw)
-    return (a ** ord).sum(dims, **kw) ** (1.0 / ord)
+    return (a ** ord).sum(dims, **kw) ** (1.0 / float(ord))  # a NumPy float32 ord too
 
 
 @native_names(input="A")

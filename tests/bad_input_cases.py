@@ -550,7 +550,7 @@ CASES = [
     C("var-int", "pdt.var(pdt.tensor([1, 2]))", "RuntimeError", r"floating point"),
     C("std-dim", "pdt.std(t, 3)", "IndexError", r"Dimension out of range"),
     C("std-dim-0d", "pdt.std(pdt.tensor(2.0), 5)", "IndexError",
-      r"var\(\): Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)"),
+      r"std\(\): Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)"),
     C("isnan-ndarray", "pdt.isnan(a)", "TypeError", r"isnan\(\): argument 'input' must be a Tensor"),
     C("isinf-none", "pdt.isinf(None)", "TypeError", r"must be a Tensor, got NoneType"),
     C("isfinite-list", "pdt.isfinite([1.0])", "TypeError", r"must be a Tensor, got list"),

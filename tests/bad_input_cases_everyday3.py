@@ -113,6 +113,8 @@ EVERYDAY3_CASES = [
       r"nanquantile\(\) q must be in the range \[0, 1\] but got 1.5"),
     C("dist-int", "pdt.dist(ti, ti)", "RuntimeError",
       r"dist\(\): expected floating point inputs, got pydevtensor.int32 and pydevtensor.int32"),
+    C("dist-p-grad", "pdt.dist(t, t, pdt.tensor(3.0, requires_grad=True))", "TypeError",
+      r"dist\(\): argument .p. must be a number .* that requires grad"),
     C("vander-2d", "pdt.vander(t)", "RuntimeError",
       r"vander\(\): x must be a one-dimensional tensor, got shape \(2, 3\) \(on cpu\)"),
     C("mode-not-tensor", "pdt.mode([1, 1])", "TypeError",

@@ -321,3 +321,42 @@ def test_second_derivative_through_zero_gradients_as_torch(device, op):
             assert not np.any(want if have is None else have)
         else:
             np.testing.assert_allclose(have, want, rtol=1e-12, atol=1e-12)
+
+
+def _prod_others(x, dims):
+    """NumPy: each element's product of the other elements of its slice over dims."""
+    out = np.empty_like(x)
+    for i in np.ndindex(x.shape):
+        others = x.copy()
+        others[i] = 1.0
+        sel = tuple(slice(None) if d in dims else i[d] for d in range(x.ndim))
+        out[i] = np.prod(others[sel])
+    return out
+
+
+@pytest.mark.parametrize("values, dims", [
+    ([0.0, 0.0, 2.0, 3.0], (0,)), ([0.0, 1.5, 2.0, 3.0], (0,)), ([0.0, 0.0, 0.0, 3.0], (0,)),
+    ([[0.0, 0.0, 2.0], [1.0, 0.0, -2.0], [0.5, 2.0, 3.0]], (1,)),
+    ([[0.0, 0.0, 2.0], [1.0, 0.0, -2.0], [0.5, 2.0, 3.0]], (0,)),
+    ([[[0.0, 1.5], [0.0, 2.0]], [[3.0, 0.0], [-1.0, 0.5]]], (0, 2)),
+])
+def test_prod_second_derivative_with_zeros(device, values, dims):
+    """prod's first derivative is the product of the others, differentiable with one,
+    two or more zeros in a slice (it was 0 with two zeros, so its derivative was 0 where
+    PyTorch's is the product of the rest): the Hessian-vector product matches central
+    differences of the first derivative in closed form."""
+    x0 = np.array(values)
+    v = np.linspace(0.5, 1.7, x0.size).reshape(x0.shape)
+    x = pdt.tensor(x0, device=device, requires_grad=True)
+    dim = None if len(dims) == x0.ndim and x0.ndim == 1 else dims
+    y = x.prod() if dim is None else x.prod(dim if len(dim) > 1 else dim[0], keepdim=True)
+    (g,) = autograd.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_allclose(np.array(g.tolist()), _prod_others(x0, dims), atol=1e-12)
+    (h,) = autograd.grad((g * pdt.tensor(v, device=device)).sum(), x)
+    eps, want = 1e-4, np.empty_like(x0)
+    for k in np.ndindex(x0.shape):
+        up, down = x0.copy(), x0.copy()
+        up[k] += eps
+        down[k] -= eps
+        want[k] = ((_prod_others(up, dims) - _prod_others(down, dims)) * v).sum() / (2 * eps)
+    np.testing.assert_allclose(np.array(h.tolist()), want, rtol=1e-8, atol=1e-8)

@@ -235,3 +235,20 @@ def test_histogram_of_an_empty_input_and_the_method(dev):
     want_h, want_e = _hist_ref(a, 4, (-1.0, 1.0), density=True)
     np.testing.assert_allclose(h.cpu().numpy(), want_h, rtol=1e-13)
     np.testing.assert_allclose(e.cpu().numpy(), want_e, rtol=1e-15)
+
+
+def test_cov_weights_checked_and_promoted_as_torch(dev):
+    """Negative fweights or aweights raise, as PyTorch's (they gave a covariance, or inf);
+    float32 input with float64 aweights computes in float64 (the promoted dtype), as
+    numpy.cov does."""
+    a = np.array([[1.0, 2.0, 4.5, 0.25], [0.0, 3.0, 1.0, -2.0]])
+    w = np.array([1.0, 0.3, 2.0, 0.7])
+    x = pdt.tensor(a, dtype=pdt.float32, device=dev)
+    got = pdt.cov(x, aweights=pdt.tensor(w, device=dev))
+    assert got.dtype == pdt.float64
+    np.testing.assert_allclose(got.cpu().numpy(), np.cov(a.astype(np.float32), aweights=w),
+                               rtol=1e-13)
+    with pytest.raises(RuntimeError, match="fweights cannot be negative"):
+        pdt.cov(x, fweights=pdt.tensor([1, 0, -2, 1], device=dev))
+    with pytest.raises(RuntimeError, match="aweights cannot be negative"):
+        pdt.cov(x, aweights=pdt.tensor([1.0, 0.0, -0.5, 1.0], device=dev))

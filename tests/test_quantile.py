@@ -140,6 +140,23 @@ def test_dist(device):
     gradcheck(lambda s, t: pdt.dist(s, t, 3), [a, b + 0.5], device)
 
 
+def test_dist_reads_a_tensor_p_as_a_number(device):
+    """A 0-d tensor p is its value, as PyTorch's Scalar p: a float32 p kept float64
+    inputs' precision (it computed |d| ** p in float32), a float64 p leaves float32
+    inputs float32; one that requires grad is refused, as PyTorch's."""
+    a = np.array([1.0, 2.0 + 1e-9, -0.7])
+    x, zero = pdt.tensor(a, device=device), pdt.zeros(3, dtype=pdt.float64, device=device)
+    want = (np.abs(a) ** 3).sum() ** (1 / 3)
+    for p in (pdt.tensor(3.0, device=device), pdt.tensor(3, device=device), np.float32(3)):
+        got = pdt.dist(x, zero, p)
+        assert got.dtype == pdt.float64
+        np.testing.assert_allclose(got.item(), want, rtol=1e-15)
+    p64 = pdt.tensor(3.0, dtype=pdt.float64, device=device)
+    assert x.float().dist(zero.float(), p64).dtype == pdt.float32
+    with pytest.raises(TypeError, match="argument 'p' must be a number"):
+        pdt.dist(x, zero, pdt.tensor([3.0, 1.0], device=device))
+
+
 def test_vander(device):
     for values in ([1, 2, 3, -2], [0.5, -1.5, 2.0]):
         a = np.array(values)

@@ -511,3 +511,19 @@ def test_cpu_sum_of_one_chunk_in_halves_gives_the_whole_rows_bits(n, dtype):
         y = x * 1.0
         assert y.sum().numpy() == want_sum
         assert y.mean().numpy() == want_mean
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("p", [3, 4, -1, 1.5, -0.5])
+def test_half_vector_norm_of_other_orders_sums_in_float32(device, dtype, p):
+    """vector_norm, norm and dist of float16/bfloat16 and an order other than 1, 2 and
+    +-inf sum |x|**p in float32 and round once (as PyTorch's opmath): |x|**3 of 1000
+    float16 values near 100 overflowed to inf."""
+    a = (100 + np.linspace(-3, 3, 1000)).astype(np.float32)
+    x = pdt.tensor(a, device=device).to(getattr(pdt, dtype))
+    exact = x.float().cpu().numpy().astype(np.float64)
+    want = (np.abs(exact) ** p).sum() ** (1 / p)
+    tol = 2 ** -7 if dtype == "bfloat16" else 2 ** -10
+    for got in (pdt.linalg.vector_norm(x, p), pdt.norm(x, p), pdt.dist(x, x * 0, p)):
+        assert got.dtype == getattr(pdt, dtype)
+        np.testing.assert_allclose(float(got), want, rtol=tol)

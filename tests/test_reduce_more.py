@@ -506,3 +506,29 @@ def test_var_std_of_a_0d_tensor_take_dims_0_and_minus_1_only(device, fn):
         with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in "
                                              r"range of \[-1, 0\]"):
             getattr(pdt, fn)(s, d)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("median", ()), ("nanmedian", ()), ("mode", ()), ("kthvalue", (2,)), ("all", ()),
+    ("any", ()), ("cummax", ()), ("cummin", ()), ("aminmax", ()), ("var_mean", ()),
+    ("std_mean", ()), ("logcumsumexp", ()), ("count_nonzero", ())])
+def test_reductions_take_numpys_axis_and_keepdims(device, name, args):
+    """axis= for dim= (and keepdims= for keepdim= where there is one), function and method
+    forms, as PyTorch's argument parser takes them; they were a TypeError."""
+    a = np.array([[1.0, 0.0, 2.0], [3.0, 0.0, 2.0], [3.0, 5.0, -1.0]])
+    x = pdt.tensor(a, device=device)
+    forms = [getattr(pdt, name)] + ([getattr(x, name)] if hasattr(x, name) else [])
+    for form in forms:
+        call = (lambda **kw: form(x, *args, **kw)) if form is forms[0] else (
+            lambda **kw: form(*args, **kw))
+        for dim in (0, 1):
+            want, got = call(dim=dim), call(axis=dim)
+            want = want if isinstance(want, tuple) else (want,)
+            got = got if isinstance(got, tuple) else (got,)
+            for w, g in zip(want, got):
+                np.testing.assert_array_equal(g.cpu().numpy(), w.cpu().numpy())
+        if name == "median":
+            np.testing.assert_array_equal(call(axis=1, keepdims=True).values.cpu().numpy(),
+                                          np.median(a, axis=1, keepdims=True))
+        with pytest.raises(TypeError, match="multiple values for argument 'dim'"):
+            call(dim=0, axis=0)

@@ -572,25 +572,41 @@ class _ReductionOfValues(_Reduction):
                 _unreduce(g, self.shape, self.dims, self.keepdim))
 
 
+def _others_product(x, dims):
+    """Each element's product of the other elements of its slice over dims, by products
+    alone (the products before it times those after it, as PyTorch's
+    prod_safe_zeros_backward): exact, and differentiable, with any number of zeros."""
+    from .._ops_cumulative import cumprod  # imported late: they import the recorder
+    from .._ops_join import cat
+    if not x.ndim:
+        return x * 0 + 1
+    keep = [d for d in range(x.ndim) if d not in dims]
+    perm = keep + list(dims)
+    t = x.permute(perm)
+    moved = tuple(t.shape)
+    t = t.reshape(moved[:len(keep)] + (-1,))
+    if t.shape[-1] <= 1:
+        return x * 0 + 1
+    one = (t[..., :1] * 0 + 1).detach()
+    before = cat([one, cumprod(t[..., :-1], -1)], -1)
+    after = cat([cumprod(t[..., 1:].flip(-1), -1).flip(-1), one], -1)
+    return (before * after).reshape(moved).permute([perm.index(d) for d in range(x.ndim)])
+
+
 @derivative("prod")
 class ProdBackward0(_ReductionOfValues):
     """The product of the other elements, without dividing by a zero (PyTorch's rule):
-    where the reduced slice holds no zero, g * prod / x; where it holds one, g times
-    the product of the slice's other elements at the zero and 0 elsewhere (prod is 0
-    there, and so is g * prod / x); where it holds more, 0 everywhere.  The counts of
-    zeros are tensors on the input's device: no value is read back to the host."""
+    where an element is not 0, g * prod / x; at a zero, g times the product of its
+    slice's other elements, formed by products alone so that it stays differentiable
+    (the second derivative at a slice with two zeros is the product of the rest, not
+    0).  No value is read back to the host."""
 
     def backward(self, g):
         x, y, g = self._unreduced(g)
         zero = x == 0
         ones_for_zeros = x.masked_fill(zero, 1)
-        if self.shape:
-            others = ones_for_zeros.prod(dim=self.dims, keepdim=True)
-            count = zero.sum(dim=self.dims, keepdim=True)
-        else:  # a 0-d input: its only element
-            others, count = ones_for_zeros, zero.to(_C.int64)
         from .._ops_index import where  # imported late: _ops_index imports the recorder
-        at_zero = (g * others).masked_fill(count != 1, 0)
+        at_zero = g * _others_product(x, self.dims if self.shape else ())
         # y / x with the zeros divided by 1: the branch where() drops has a finite
         # derivative there, so a second derivative is not 0 * inf = NaN everywhere
         return reduce_grad(where(zero, at_zero, g * y / ones_for_zeros), self.in_meta)
