@@ -269,8 +269,12 @@ def test_loss_errors_are_clear():
         ce(pdt.zeros(3), pdt.tensor([0]))
     with pytest.raises(ValueError, match=r"must be \(N, C\) logits"):
         ce(pdt.zeros(()), pdt.tensor(0))
-    with pytest.raises(ValueError, match=r"input of shape \(2, 1\) and target of shape \(2,\)"):
-        nn.MSELoss()(pdt.zeros(2, 1), pdt.zeros(2))
+    # a target of another shape broadcasts with PyTorch's warning; one that cannot, raises
+    with pytest.warns(UserWarning, match=r"target size .*\[2\].*input size .*\[2, 1\]"):
+        got = nn.MSELoss()(pdt.zeros(2, 1), pdt.tensor([1.0, 3.0]))
+    assert got.item() == 5.0  # the mean over the broadcast (2, 2)
+    with pytest.raises(ValueError, match=r"input of shape \(2, 3\) and target of shape \(2,\)"):
+        nn.MSELoss()(pdt.zeros(2, 3), pdt.zeros(2))
     with pytest.raises(ValueError, match="reduction must be 'mean', 'sum' or 'none'"):
         nn.MSELoss(reduction="avg")
     none = nn.MSELoss(reduction="none")(pdt.zeros(2, requires_grad=True), pdt.ones(2))
