@@ -165,23 +165,27 @@ def _tensor_list(tensors, op):
     return list(_tensors_arg((tensors,), op))
 
 
-def dstack(tensors):
+def dstack(tensors, *, out=None):
     """cat along dim 2 of the tensors made at least 3-d (atleast_3d).
 
     Parameters
     ----------
     tensors : sequence of Tensor
         On one device.
+    out : Tensor, optional
+        Receives the result (a dtype the inputs' promoted dtype can be cast to).
 
     Returns
     -------
     Tensor
-        A new tensor.
+        A new tensor (out, when given).
 
     Raises
     ------
     RuntimeError
         When the sizes or the devices do not fit.
+    TypeError
+        When out's dtype cannot hold the result's (can_cast).
 
     Examples
     --------
@@ -189,10 +193,10 @@ def dstack(tensors):
     tensor([[[1, 3],
              [2, 4]]])
     """
-    return cat(atleast_3d(_tensor_list(tensors, "dstack")), 2)
+    return cat(atleast_3d(_tensor_list(tensors, "dstack")), 2, out=out)
 
 
-def column_stack(tensors):
+def column_stack(tensors, *, out=None):
     """The tensors side by side as columns: 0-d and 1-d tensors become columns (n, 1),
     the others join along dim 1 as they are (hstack of the columns).
 
@@ -200,16 +204,20 @@ def column_stack(tensors):
     ----------
     tensors : sequence of Tensor
         On one device.
+    out : Tensor, optional
+        Receives the result (a dtype the inputs' promoted dtype can be cast to).
 
     Returns
     -------
     Tensor
-        A new tensor.
+        A new tensor (out, when given).
 
     Raises
     ------
     RuntimeError
         When the sizes or the devices do not fit.
+    TypeError
+        When out's dtype cannot hold the result's (can_cast).
 
     Examples
     --------
@@ -218,7 +226,7 @@ def column_stack(tensors):
             [2, 4]])
     """
     tensors = _tensor_list(tensors, "column_stack")
-    return hstack([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors])
+    return hstack([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors], out=out)
 
 
 row_stack = vstack
