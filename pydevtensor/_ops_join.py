@@ -386,7 +386,7 @@ def expand_as(input, other):
 
 
 @recorded("repeat")
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """input tiled sizes[i] times along each dim (new copies; PyTorch's repeat,
     NumPy's tile).
 
@@ -396,6 +396,8 @@ def repeat(input, *sizes):
         The tensor (also the method ``x.repeat(*sizes)``).
     *sizes : int or tuple of ints
         How many times along each dimension (at least input's number of dimensions).
+    repeats : tuple of ints, optional
+        PyTorch's keyword for the sizes (``x.repeat(repeats=(2, 2))``), instead of them.
 
     Returns
     -------
@@ -413,6 +415,10 @@ def repeat(input, *sizes):
     tensor([[1, 2, 1, 2],
             [1, 2, 1, 2]])
     """
+    if repeats is not None:
+        if sizes:
+            raise TypeError("repeat() got multiple values for argument 'repeats'")
+        sizes = (repeats,)
     sizes = _sizes(sizes, "repeat")
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
@@ -466,6 +472,8 @@ def flip(input, *args, dims=None):
         dims = args[0] if len(args) == 1 else args
     elif dims is None:
         raise TypeError("flip() missing required argument 'dims'")
+    if isinstance(dims, _C.Tensor) and dims.ndim == 0:  # x.flip(tensor(0)), as PyTorch's
+        dims = _int_arg(dims, "flip", "dims")
     out = _C._flip_fast(input, dims)  # the common call, in C
     if out is not None:
         return out
