@@ -108,6 +108,8 @@ from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack, _ops_view_scatter
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._ops_strided import as_strided, put, trace
+from ._ops_view_copy import *  # noqa: F401,F403  (view_copy, t_copy, split_copy, ...)
+from . import _ops_view_copy
 from ._ops_products import inner, kron, tensordot, vander
 from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
 from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., random fills)
@@ -168,6 +170,7 @@ __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions", "func"]
 __all__ += ["cdist", "dist", "pdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
+__all__ += _ops_view_copy.__all__
 __all__ += _ops_view_scatter.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
