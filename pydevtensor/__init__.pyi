@@ -50,6 +50,8 @@ from ._memory_format import channels_last as channels_last
 from ._memory_format import channels_last_3d as channels_last_3d
 from ._memory_format import contiguous_format as contiguous_format
 from ._memory_format import preserve_format as preserve_format
+from ._memory_format import layout as layout
+from ._memory_format import strided as strided
 
 __version__: str
 
@@ -439,10 +441,10 @@ def combinations(input: Tensor, r: builtins.int = 2,
                  with_replacement: builtins.bool = False) -> Tensor: ...
 def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
                  dtype: dtype | None = None, device: _DeviceLike = None,
-                 layout: None = None) -> Tensor: ...
+                 layout: layout | None = None) -> Tensor: ...
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
                  dtype: dtype | None = None, device: _DeviceLike = None,
-                 layout: None = None) -> Tensor: ...
+                 layout: layout | None = None) -> Tensor: ...
 
 # --- dtype limits and promotion, print options (_dtype_info, _repr) ---
 class finfo:

@@ -18,8 +18,8 @@ __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
 
 def _write_out(result, out, op):
     """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype,
-    device and shape (PyTorch resizes an out of another shape; pydevtensor has no
-    resize_ and raises)."""
+    device and shape (PyTorch resizes an out of another shape with elements, with a
+    deprecation warning; pydevtensor raises)."""
     if not isinstance(out, _C.Tensor):
         raise TypeError(f"{op}(): out must be a Tensor, got {type(out).__name__}")
     if out.dtype != result.dtype:
