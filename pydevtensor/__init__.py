@@ -73,7 +73,7 @@ from ._ops_cov import *  # noqa: F401,F403  (cov, corrcoef)
 from ._ops_logspace import logspace
 from . import _ops_cov
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
-                             memory_format, preserve_format)
+                             layout, memory_format, preserve_format, strided)
 from ._ops_repeat import repeat_interleave
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
@@ -109,6 +109,9 @@ from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack, _ops_view_scatter
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._ops_strided import as_strided, put, trace
+from ._ops_view_copy import *  # noqa: F401,F403  (view_copy, t_copy, split_copy, ...)
+from . import _ops_view_copy
+from . import _tensor_resize  # noqa: F401  (resize_, is_same_size, .real, .imag, ... methods)
 from ._ops_products import inner, kron, tensordot, vander
 from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
 from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., random fills)
@@ -169,10 +172,11 @@ __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions", "func"]
 __all__ += ["cdist", "dist", "pdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
+__all__ += _ops_view_copy.__all__
 __all__ += _ops_view_scatter.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
-            "preserve_format"]
+            "preserve_format", "layout", "strided"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__

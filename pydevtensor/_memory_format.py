@@ -4,7 +4,8 @@ take them are the C methods ``Tensor.clone(memory_format=)``,
 ``Tensor.contiguous(memory_format=)``, ``Tensor.is_contiguous(memory_format=)`` and
 ``Tensor.to(memory_format=)`` (csrc/python/memory_format.c and tensor_copy.c), which
 recognise the four objects made here (installed by ``_C._set_memory_formats``) and
-their names as strings.
+their names as strings.  ``layout`` and its one value ``strided`` (PyTorch's default
+layout, the only one here) live here too.
 
 A channels-last tensor is an (N, C, H, W) tensor whose strides are those of a
 row-major (N, H, W, C) one: made by a permute, a row-major copy and the inverse
@@ -61,5 +62,55 @@ channels_last_3d = _FORMATS["channels_last_3d"]
 preserve_format = _FORMATS["preserve_format"]
 _C._set_memory_formats(preserve_format, contiguous_format, channels_last, channels_last_3d)
 
+
+
+class layout:
+    """A tensor layout, as ``torch.layout``: pydevtensor's tensors are all dense and
+    strided, so its one value is ``pydevtensor.strided`` (PyTorch's default layout),
+    which the factories that take ``layout=`` (``tril_indices``, ``triu_indices``,
+    ``Tensor.new_empty_strided``) accept, as they accept None.
+
+    Parameters
+    ----------
+    name : str
+        The layout's name ("strided": the constant is the only instance).
+
+    Examples
+    --------
+    >>> pydevtensor.strided
+    pydevtensor.strided
+    >>> pydevtensor.tril_indices(2, 2, layout=pydevtensor.strided)
+    tensor([[0, 1, 1],
+            [0, 0, 1]])
+    """
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        if name == "strided" and "strided" in globals():
+            raise TypeError("layout: strided exists already: use pydevtensor.strided")
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"pydevtensor.{self._name}"
+
+    def __reduce__(self):
+        return _layout_by_name, (self._name,)
+
+
+def _layout_by_name(name: str) -> layout:
+    return strided
+
+
+strided = layout("strided")
+
+
+def _check_layout(value, op: str) -> None:
+    """Refuses a layout= other than None and pydevtensor.strided, naming it."""
+    if value is not None and value is not strided:
+        raise ValueError(f"{op}(): only the strided layout (pydevtensor.strided) is "
+                         f"supported, got {value!r}")
+
+
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
-           "preserve_format"]
+           "preserve_format", "layout", "strided"]

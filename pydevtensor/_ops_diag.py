@@ -362,8 +362,8 @@ def _tri_indices(row, col, offset, dtype, device, layout, lower):
     if dtype not in (_C.int32, _C.int64):
         raise NotImplementedError(f"\"{op}\" not implemented for {dtype.name} (only int32 "
                                   f"and int64 indices)")
-    if layout is not None:
-        raise ValueError(f"{op}(): only the strided layout is supported, got {layout!r}")
+    from ._memory_format import _check_layout
+    _check_layout(layout, op)
     import numpy as np
 
     pick = np.tril_indices if lower else np.triu_indices

@@ -12,6 +12,7 @@ import warnings
 import operator
 
 from . import _C
+from ._dtype_info import can_cast
 from ._numpy_names import numpy_names
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
 from .autograd.dispatch import recorded
@@ -43,7 +44,7 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     dim : int, optional
         The dimension to join along (default 0).
     out : Tensor, optional
-        Receives the result.
+        Receives the result: a dtype the promoted dtype can be cast to (can_cast).
     axis : int, optional
         NumPy's name for dim, which PyTorch accepts too.
 
@@ -58,6 +59,8 @@ def cat(tensors, dim=0, *, out=None, axis=None):
         When tensors is empty.
     RuntimeError
         When the sizes differ outside dim, or the devices differ.
+    TypeError
+        When out's dtype cannot hold the result's (a float result in an int64 out).
 
     Examples
     --------
@@ -107,7 +110,10 @@ def _cat(tensors, dim=0, *, out=None):
     if not tensors:
         raise _C.InvalidArgumentError("cat(): expected a non-empty list of Tensors")
     device = _same_device("cat", tensors)
-    parts = [t for t in tensors if t.ndim != 1 or t.shape[0] != 0] or tensors[:1]
+    parts = [t for t in tensors if t.ndim != 1 or t.shape[0] != 0]
+    if not parts:  # only 1-d empty tensors: PyTorch skips them all, whatever dim is
+        _int_arg(dim, "cat", "dim")
+        parts, dim = tensors[:1], 0
     ref = parts[0]
     if ref.ndim == 0:
         raise RuntimeError("cat(): zero-dimensional tensor (at position 0) cannot be "
@@ -116,6 +122,9 @@ def _cat(tensors, dim=0, *, out=None):
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = result_type(_C.empty(0, dtype=dtype), t)
+    if out is not None and not can_cast(dtype, out.dtype):  # PyTorch's rule: no 1.7 -> 1
+        raise TypeError(f"cat(): input types can't be cast to the desired output type "
+                        f"{out.dtype} (the inputs promote to {dtype}, on {device})")
     shape = list(ref.shape)
     rest = shape[:d] + shape[d + 1:]
     total = 0
@@ -167,7 +176,7 @@ def stack(tensors, dim=0, *, out=None):
     dim : int, optional
         Where the new dimension goes (default 0).
     out : Tensor, optional
-        Receives the result.
+        Receives the result: a dtype the promoted dtype can be cast to (can_cast).
 
     Returns
     -------
@@ -213,23 +222,27 @@ def _stack(tensors, dim=0, *, out=None):
     return _cat.__wrapped__([t.unsqueeze(d) for t in tensors], d, out=out)
 
 
-def hstack(tensors):
+def hstack(tensors, *, out=None):
     """cat along dim 1, or dim 0 for 1-d tensors.
 
     Parameters
     ----------
     tensors : sequence of Tensor
         On one device.
+    out : Tensor, optional
+        Receives the result (a dtype the inputs' promoted dtype can be cast to).
 
     Returns
     -------
     Tensor
-        A new tensor.
+        A new tensor (out, when given).
 
     Raises
     ------
     RuntimeError
         When the sizes or the devices do not fit.
+    TypeError
+        When out's dtype cannot hold the result's (can_cast).
 
     Examples
     --------
@@ -239,26 +252,30 @@ def hstack(tensors):
     # at least 1-d each, as PyTorch's (atleast_1d): 0-d tensors join as one element each
     tensors = [t.reshape(1) if isinstance(t, _C.Tensor) and t.ndim == 0 else t
                for t in tensors]
-    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1, out=out)
 
 
-def vstack(tensors):
+def vstack(tensors, *, out=None):
     """cat along dim 0 of the tensors made at least 2-d.
 
     Parameters
     ----------
     tensors : sequence of Tensor
         On one device.
+    out : Tensor, optional
+        Receives the result (a dtype the inputs' promoted dtype can be cast to).
 
     Returns
     -------
     Tensor
-        A new tensor.
+        A new tensor (out, when given).
 
     Raises
     ------
     RuntimeError
         When the sizes or the devices do not fit.
+    TypeError
+        When out's dtype cannot hold the result's (can_cast).
 
     Examples
     --------
@@ -266,7 +283,7 @@ def vstack(tensors):
     tensor([[1, 2],
             [3, 4]])
     """
-    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0, out=out)
 
 
 def _size_args(args):
@@ -369,7 +386,7 @@ def expand_as(input, other):
 
 
 @recorded("repeat")
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """input tiled sizes[i] times along each dim (new copies; PyTorch's repeat,
     NumPy's tile).
 
@@ -379,6 +396,8 @@ def repeat(input, *sizes):
         The tensor (also the method ``x.repeat(*sizes)``).
     *sizes : int or tuple of ints
         How many times along each dimension (at least input's number of dimensions).
+    repeats : tuple of ints, optional
+        PyTorch's keyword for the sizes (``x.repeat(repeats=(2, 2))``), instead of them.
 
     Returns
     -------
@@ -396,6 +415,10 @@ def repeat(input, *sizes):
     tensor([[1, 2, 1, 2],
             [1, 2, 1, 2]])
     """
+    if repeats is not None:
+        if sizes:
+            raise TypeError("repeat() got multiple values for argument 'repeats'")
+        sizes = (repeats,)
     sizes = _sizes(sizes, "repeat")
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
@@ -449,6 +472,8 @@ def flip(input, *args, dims=None):
         dims = args[0] if len(args) == 1 else args
     elif dims is None:
         raise TypeError("flip() missing required argument 'dims'")
+    if isinstance(dims, _C.Tensor) and dims.ndim == 0:  # x.flip(tensor(0)), as PyTorch's
+        dims = _int_arg(dims, "flip", "dims")
     out = _C._flip_fast(input, dims)  # the common call, in C
     if out is not None:
         return out

@@ -19,8 +19,8 @@ __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
 
 def _write_out(result, out, op):
     """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype,
-    device and shape (PyTorch resizes an out of another shape; pydevtensor has no
-    resize_ and raises)."""
+    device and shape (PyTorch resizes an out of another shape with elements, with a
+    deprecation warning; pydevtensor raises)."""
     _check_out(result, out, op)
     with _no_grad():
         out.copy_(result)

@@ -20,9 +20,6 @@ from ._ops_index import _dim, _tensor_arg, index_select
 
 __all__ = ["repeat_interleave"]
 
-_INTS = (_C.int32, _C.int64)
-
-
 def _int(value, name):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"repeat_interleave(): {name} must be an int, got "
@@ -50,8 +47,8 @@ def _checked_repeats(repeats, size, where):
     """repeats as a 1-d int64 tensor of length size (a 0-d or one-element one broadcast)."""
     if repeats.dtype == _C.int64 and repeats.ndim == 1 and repeats.shape[0] == size:
         return repeats  # as they are (integers record no gradient): 0.3 us of 5 at 1,000
-    if repeats.dtype not in _INTS:
-        raise NotImplementedError(f"{where}: repeats must be an int32 or int64 tensor, got "
+    if repeats.dtype.is_floating_point or repeats.dtype == _C.bool:
+        raise NotImplementedError(f"{where}: repeats must be an integer tensor, got "
                                   f"{repeats.dtype} (shape {tuple(repeats.shape)}, on "
                                   f"{repeats.device})")
     if repeats.ndim > 1:
@@ -99,7 +96,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     input : Tensor
         The values (also the method ``x.repeat_interleave(repeats, dim)``).
     repeats : int or Tensor
-        How many times: one int for all, or an int32/int64 tensor with one count per
+        How many times: one int for all, or an integer tensor with one count per
         element along dim (or one count, broadcast).
     dim : int, optional
         The dimension to repeat along; None (the default) flattens input first.

@@ -182,6 +182,106 @@ def unbind(input, dim=0):
 unbind.__doc__, unbind.__wrapped__ = _unbind_recorded.__doc__, _unbind_recorded
 
 
+def split_with_sizes(input, split_sizes, dim=0):
+    """Views of input along dim of the sizes in split_sizes, which add up to the dim's
+    size: split with a list (PyTorch's split_with_sizes; its node SplitWithSizesBackward0).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to split (also the method ``x.split_with_sizes(sizes)``).
+    split_sizes : sequence of ints
+        The sizes of the pieces (>= 0).
+    dim : int, optional
+        The dimension to split (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of input.
+
+    Raises
+    ------
+    TypeError
+        When split_sizes is not a sequence of ints.
+    RuntimeError
+        When the sizes do not add up to the dim's size or one is negative.
+
+    Examples
+    --------
+    >>> pydevtensor.split_with_sizes(pydevtensor.arange(5), [2, 3])
+    (tensor([0, 1]), tensor([2, 3, 4]))
+    """
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' must be a sequence of "
+                        f"ints, not {type(split_sizes).__name__}")
+    return split(input, [_int_arg(s, "split_with_sizes", "split_sizes") for s in split_sizes],
+                 dim)
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    """split by one int size (PyTorch's unsafe_split, whose pieces are not tracked as
+    views; here they are split's views, so an in-place change of one is checked as
+    any view's).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to split (also the method ``x.unsafe_split(2)``).
+    split_size : int
+        The size of each piece (the last may be smaller).
+    dim : int, optional
+        The dimension to split (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of tensor.
+
+    Raises
+    ------
+    TypeError
+        When split_size is not an int.
+
+    Examples
+    --------
+    >>> pydevtensor.unsafe_split(pydevtensor.arange(5), 2)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    """
+    return split(tensor, _int_arg(split_size, "unsafe_split", "split_size"), dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """chunk (PyTorch's unsafe_chunk, whose pieces are not tracked as views; here they
+    are chunk's views, so an in-place change of one is checked as any view's).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to split (also the method ``x.unsafe_chunk(2)``).
+    chunks : int
+        How many pieces at most (> 0).
+    dim : int, optional
+        The dimension to split (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of input.
+
+    Raises
+    ------
+    RuntimeError
+        When chunks is not positive, or input is 0-d.
+
+    Examples
+    --------
+    >>> pydevtensor.unsafe_chunk(pydevtensor.arange(5), 2)
+    (tensor([0, 1, 2]), tensor([3, 4]))
+    """
+    return chunk(input, chunks, dim)
+
+
 def _split_method(self, split_size, dim=0):
     return split(self, split_size, dim)
 
@@ -191,7 +291,9 @@ def _split_method(self, split_size, dim=0):
 _split_method.__doc__, _split_method.__name__ = split.__doc__, "split"
 _split_method.__qualname__ = "Tensor.split"
 
-for _name_, _fn in (("split", _split_method), ("chunk", chunk), ("unbind", unbind)):
+for _name_, _fn in (("split", _split_method), ("chunk", chunk), ("unbind", unbind),
+                    ("split_with_sizes", split_with_sizes), ("unsafe_split", unsafe_split),
+                    ("unsafe_chunk", unsafe_chunk)):
     setattr(_C.Tensor, _name_, _fn)
 
-__all__ = ["chunk", "split", "unbind"]
+__all__ = ["chunk", "split", "split_with_sizes", "unbind", "unsafe_chunk", "unsafe_split"]

@@ -120,6 +120,8 @@ _NP_SPLIT_DOC = """tensor_split along {along}; an int must divide the size.
         {least} (also the method ``x.{name}(2)``).
     indices_or_sections : int or sequence of ints
         How many equal pieces, or where to cut.
+    sections, indices : int, or sequence of ints, optional
+        PyTorch's keyword forms of indices_or_sections (one of the three).
 
     Returns
     -------
@@ -130,6 +132,8 @@ _NP_SPLIT_DOC = """tensor_split along {along}; an int must divide the size.
     ------
     RuntimeError
         When input has too few dimensions, or the sections do not divide the size.
+    TypeError
+        When not exactly one of indices_or_sections, sections and indices is given.
 
     Examples
     --------
@@ -138,17 +142,30 @@ _NP_SPLIT_DOC = """tensor_split along {along}; an int must divide the size.
     """
 
 
-def hsplit(input, indices_or_sections):
+def _one_of(op, indices_or_sections, sections, indices):
+    """The one of indices_or_sections, sections= and indices= given (PyTorch's two
+    overloads, ``hsplit(x, sections=2)`` and ``hsplit(x, indices=[1])``)."""
+    given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    if len(given) != 1:
+        raise TypeError(f"{op}(): expected one of indices_or_sections, sections= and "
+                        f"indices=, got {len(given)}")
+    return given[0]
+
+
+def hsplit(input, indices_or_sections=None, *, sections=None, indices=None):
     d = 1 if isinstance(input, _C.Tensor) and input.ndim > 1 else 0
-    return _np_split(input, indices_or_sections, "hsplit", 1, d)
+    return _np_split(input, _one_of("hsplit", indices_or_sections, sections, indices),
+                     "hsplit", 1, d)
 
 
-def vsplit(input, indices_or_sections):
-    return _np_split(input, indices_or_sections, "vsplit", 2, 0)
+def vsplit(input, indices_or_sections=None, *, sections=None, indices=None):
+    return _np_split(input, _one_of("vsplit", indices_or_sections, sections, indices),
+                     "vsplit", 2, 0)
 
 
-def dsplit(input, indices_or_sections):
-    return _np_split(input, indices_or_sections, "dsplit", 3, 2)
+def dsplit(input, indices_or_sections=None, *, sections=None, indices=None):
+    return _np_split(input, _one_of("dsplit", indices_or_sections, sections, indices),
+                     "dsplit", 3, 2)
 
 
 hsplit.__doc__ = _NP_SPLIT_DOC.format(along="dim 1 (dim 0 for a 1-d tensor)", name="hsplit",
@@ -165,23 +182,27 @@ def _tensor_list(tensors, op):
     return list(_tensors_arg((tensors,), op))
 
 
-def dstack(tensors):
+def dstack(tensors, *, out=None):
     """cat along dim 2 of the tensors made at least 3-d (atleast_3d).
 
     Parameters
     ----------
     tensors : sequence of Tensor
         On one device.
+    out : Tensor, optional
+        Receives the result (a dtype the inputs' promoted dtype can be cast to).
 
     Returns
     -------
     Tensor
-        A new tensor.
+        A new tensor (out, when given).
 
     Raises
     ------
     RuntimeError
         When the sizes or the devices do not fit.
+    TypeError
+        When out's dtype cannot hold the result's (can_cast).
 
     Examples
     --------
@@ -189,10 +210,10 @@ def dstack(tensors):
     tensor([[[1, 3],
              [2, 4]]])
     """
-    return cat(atleast_3d(_tensor_list(tensors, "dstack")), 2)
+    return cat(atleast_3d(_tensor_list(tensors, "dstack")), 2, out=out)
 
 
-def column_stack(tensors):
+def column_stack(tensors, *, out=None):
     """The tensors side by side as columns: 0-d and 1-d tensors become columns (n, 1),
     the others join along dim 1 as they are (hstack of the columns).
 
@@ -200,16 +221,20 @@ def column_stack(tensors):
     ----------
     tensors : sequence of Tensor
         On one device.
+    out : Tensor, optional
+        Receives the result (a dtype the inputs' promoted dtype can be cast to).
 
     Returns
     -------
     Tensor
-        A new tensor.
+        A new tensor (out, when given).
 
     Raises
     ------
     RuntimeError
         When the sizes or the devices do not fit.
+    TypeError
+        When out's dtype cannot hold the result's (can_cast).
 
     Examples
     --------
@@ -218,7 +243,7 @@ def column_stack(tensors):
             [2, 4]])
     """
     tensors = _tensor_list(tensors, "column_stack")
-    return hstack([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors])
+    return hstack([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors], out=out)
 
 
 row_stack = vstack

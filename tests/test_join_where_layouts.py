@@ -123,3 +123,49 @@ def test_where_takes_a_uint8_condition_with_pytorchs_deprecation_warning(dev):
     for bad in ("int8", "float32"):
         with pytest.raises(TypeError, match="condition must be a bool tensor"):
             pdt.where(tc.to(getattr(pdt, bad)), ta, tb)
+
+
+def test_cat_out_follows_can_cast_and_the_stacks_take_out(dev):
+    # PyTorch's rule: out= may widen (float32 into float64) but a float result is not
+    # truncated into an integer or bool out (it was: 1.7 became 1)
+    a = pdt.tensor([1.7, 2.0], device=dev)
+    for dtype in (pdt.int64, pdt.bool):
+        out = pdt.zeros(2, dtype=dtype, device=dev)
+        with pytest.raises(TypeError, match="can't be cast to the desired output type"):
+            pdt.cat([a], out=out)
+        np.testing.assert_array_equal(host(out), np.zeros(2))  # left as it was
+    with pytest.raises(TypeError, match="can't be cast"):
+        pdt.cat([pdt.tensor([1, 2], device=dev)], out=pdt.empty(2, dtype=pdt.bool, device=dev))
+    with pytest.raises(TypeError, match="can't be cast"):
+        pdt.stack([a], out=pdt.empty(1, 2, dtype=pdt.int64, device=dev))
+    wide = pdt.empty(2, dtype=pdt.float64, device=dev)
+    assert pdt.cat([a], out=wide) is wide
+    np.testing.assert_allclose(host(wide), np.array([1.7, 2.0], np.float32))
+    exact(pdt.cat([pdt.tensor([True, False], device=dev)],
+                  out=pdt.empty(2, dtype=pdt.int8, device=dev)), np.array([1, 0], np.int8))
+    x, y = np.array([1.5, 2.5], np.float32), np.array([3.5, 4.5], np.float32)
+    tx, ty = pdt.tensor(x, device=dev), pdt.tensor(y, device=dev)
+    for op, npop in ((pdt.hstack, np.hstack), (pdt.vstack, np.vstack),
+                     (pdt.dstack, np.dstack), (pdt.column_stack, np.column_stack),
+                     (pdt.row_stack, np.vstack)):
+        want = npop([x, y])
+        out = pdt.empty(want.shape, dtype=pdt.float64, device=dev)
+        assert op([tx, ty], out=out) is out
+        exact(out, want.astype(np.float64))
+        with pytest.raises(TypeError, match="can't be cast"):
+            op([tx, ty], out=pdt.empty(want.shape, dtype=pdt.int32, device=dev))
+
+
+def test_cat_of_only_1d_empty_tensors_takes_any_dim(dev):
+    # PyTorch skips 1-d empty inputs before it looks at dim: all skipped, any dim goes
+    e = pdt.zeros(0, device=dev)
+    for d in (0, 1, -1, 5, -100):
+        r = pdt.cat([e, pdt.zeros(0, dtype=pdt.int64, device=dev)], d)
+        assert r.shape == (0,) and r.dtype == pdt.float32
+    assert pdt.cat([e, pdt.zeros(2, 0, device=dev)], 1).shape == (2, 0)
+    with pytest.raises(TypeError, match="dim"):
+        pdt.cat([e, e], 1.5)
+    w = pdt.zeros(0, device=dev, requires_grad=True)
+    r = pdt.cat([w, w], 1)
+    r.sum().backward()
+    assert w.grad.shape == (0,)

@@ -64,6 +64,33 @@ def test_repeat_interleave_of_repeats_alone(device):
         np.testing.assert_array_equal(_np(r.repeat_interleave()), [0, 0, 2, 2, 2, 3])
 
 
+def test_repeat_interleave_takes_repeats_of_any_integer_dtype(device):
+    # PyTorch takes int8, uint8 and int16 counts as well as int32 and int64
+    x = pdt.arange(6.0, device=device).reshape(3, 2)
+    for dtype in (pdt.int8, pdt.uint8, pdt.int16):
+        r = pdt.tensor([1, 2, 0], dtype=dtype, device=device)
+        np.testing.assert_array_equal(_np(x.repeat_interleave(r, dim=0)),
+                                      np.repeat(_np(x), [1, 2, 0], axis=0))
+        np.testing.assert_array_equal(_np(x.repeat_interleave(pdt.tensor(2, dtype=dtype,
+                                                                         device=device))),
+                                      np.repeat(_np(x).ravel(), 2))
+        got = pdt.repeat_interleave(r)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(_np(got), [0, 1, 1])
+
+
+def test_repeat_takes_repeats_keyword_and_flip_a_0d_dim(device):
+    x = pdt.tensor([[1.0, 2.0]], device=device)
+    np.testing.assert_array_equal(_np(x.repeat(repeats=(2, 3))), np.tile(_np(x), (2, 3)))
+    with pytest.raises(TypeError, match="multiple values for argument 'repeats'"):
+        x.repeat(2, 3, repeats=(2, 3))
+    for dim in (pdt.tensor(1), pdt.tensor(-1, dtype=pdt.int32)):
+        np.testing.assert_array_equal(_np(x.flip(dim)), [[2.0, 1.0]])
+        np.testing.assert_array_equal(_np(pdt.flip(x, dims=dim)), [[2.0, 1.0]])
+    with pytest.raises(TypeError, match="dims"):
+        x.flip(pdt.tensor(1.0))
+
+
 def test_repeat_interleave_other_dtypes(device):
     b = pdt.tensor([True, False], device=device)
     np.testing.assert_array_equal(_np(b.repeat_interleave(2)), [True, True, False, False])
@@ -293,7 +320,7 @@ BAD_REPEATS = [
     (lambda d: pdt.tensor([1, 2, 3], device=d), 0, RuntimeError,
      r"repeats.size\(0\) = 3 and input.size\(dim\) = 2"),
     (lambda d: pdt.tensor([[1, 2]], device=d), 0, RuntimeError, "0-dim or 1-dim"),
-    (lambda d: pdt.tensor([1.0, 2.0], device=d), 0, NotImplementedError, "int32 or int64"),
+    (lambda d: pdt.tensor([1.0, 2.0], device=d), 0, NotImplementedError, "an integer tensor"),
     (lambda d: 2, 2, IndexError, "Dimension out of range"),
     (lambda d: 2.5, 0, TypeError, "repeats must be an int"),
 ]

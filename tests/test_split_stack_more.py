@@ -190,3 +190,21 @@ def test_edges_a_shape_tester_found(device):
     assert [tuple(t.shape) for t in a.split(split_size=3, dim=2)] == [(2, 3, 3), (2, 3, 1)]
     parts = pdt.tensor_split(a, tensor_indices_or_sections=pdt.tensor([1]), dim=1)
     assert [tuple(t.shape) for t in parts] == [(2, 1, 4), (2, 2, 4)]
+
+
+def test_np_splits_take_sections_and_indices_keywords(device):
+    # PyTorch's two overloads by keyword: hsplit(x, sections=2), hsplit(x, indices=[1])
+    a = _t(A, device)
+    for op, npop in ((pdt.hsplit, np.hsplit), (pdt.vsplit, np.vsplit),
+                     (pdt.dsplit, np.dsplit)):
+        for kw in ({"sections": 2}, {"indices": [1, 3]}):
+            got = op(a, **kw)
+            want = npop(A, next(iter(kw.values())))
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(_np(g), w)
+        with pytest.raises(TypeError, match="expected one of"):
+            op(a, 2, sections=2)
+        with pytest.raises(TypeError, match="expected one of"):
+            op(a)
+    assert len(a.hsplit(indices=[1])) == 2 and len(a.vsplit(sections=1)) == 1

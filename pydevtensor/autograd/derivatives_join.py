@@ -29,7 +29,9 @@ class CatBackward0(Node):
     def save(self, result, tensors, dim=0, **kw):
         tensors = list(tensors)
         self.metas = tuple(meta(t) for t in tensors)
-        self.dim = _dim(dim, result.ndim, "cat")
+        # only 1-d empty inputs: cat took any dim (PyTorch's), the gradient is empty
+        only_empty = all(len(m[0]) == 1 and m[0][0] == 0 for m in self.metas)
+        self.dim = 0 if only_empty else _dim(dim, result.ndim, "cat")
         return tuple(tensors)
 
     def backward(self, g):
