@@ -115,6 +115,8 @@ from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., rand
 from . import _ops_real
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
+from ._ops_creation_more import *  # noqa: F401,F403  (asarray, frombuffer, windows)
+from . import _ops_creation_more
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
@@ -188,6 +190,7 @@ __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTenso
 __all__ += ["as_strided", "put", "trace", "inner", "kron", "tensordot", "vander", "testing",
             "version"]
 __all__ += _precision.__all__ + _ops_real.__all__
+__all__ += _ops_creation_more.__all__
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
 pi = _math.pi
