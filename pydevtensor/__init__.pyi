@@ -595,10 +595,13 @@ def get_device(input: Tensor) -> builtins.int: ...
 def typename(obj: Any) -> str: ...
 from .nn.functional import conv1d as conv1d
 from .nn.functional import conv2d as conv2d
-from .nn.functional import conv3d as conv3d
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor: ...
 from .nn.functional import conv_transpose1d as conv_transpose1d
 from .nn.functional import conv_transpose2d as conv_transpose2d
-from .nn.functional import conv_transpose3d as conv_transpose3d
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: builtins.int = 1, dilation: Any = 1) -> Tensor: ...
 from .nn.functional import pixel_shuffle as pixel_shuffle
 from .nn.functional import pixel_unshuffle as pixel_unshuffle
 from .nn.functional import channel_shuffle as channel_shuffle

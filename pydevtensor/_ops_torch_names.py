@@ -163,5 +163,53 @@ def typename(obj):
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
+
+
+def _hardshrink(self, lambd=0.5):
+    """nn.functional.hardshrink of self: the elements within [-lambd, lambd] become 0.
+
+    Parameters
+    ----------
+    lambd : float, optional
+        The half-width of the band set to 0 (default 0.5).
+
+    Returns
+    -------
+    Tensor
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([0.25, -2.]).hardshrink()
+    tensor([ 0., -2.])
+    """
+    from .nn import functional
+    return functional.hardshrink(self, lambd)
+
+
+def _prelu(self, weight):
+    """nn.functional.prelu of self: the negative elements times weight (one value, or
+    one per channel of dimension 1).
+
+    Parameters
+    ----------
+    weight : Tensor
+        The slopes.
+
+    Returns
+    -------
+    Tensor
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([-2., 3.]).prelu(pydevtensor.tensor([0.5]))
+    tensor([-1.,  3.])
+    """
+    from .nn import functional
+    return functional.prelu(self, weight)
+
+
+_C.Tensor.hardshrink = _hardshrink
+_C.Tensor.prelu = _prelu
+
 # (FUNCTIONAL_ALIASES join pydevtensor.__all__ there: they are not this module's)
 __all__ = [r[0] for r in _IN_PLACE] + ["detach", "fill", "get_device", "typename"]

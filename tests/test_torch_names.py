@@ -88,3 +88,12 @@ def test_functional_names_at_the_top_level(device):
         [[1., 3., 5.]]]
     assert pdt.threshold(pdt.tensor([-1., 2.], device=device), 0., 9.).tolist() == [9., 2.]
     assert pdt.hardshrink(pdt.tensor([0.25, -2.], device=device)).tolist() == [0., -2.]
+
+
+def test_hardshrink_and_prelu_methods(device):
+    x = pdt.tensor([0.25, -2., 0.75, -0.5], dtype=pdt.float64, device=device)
+    np.testing.assert_array_equal(x.hardshrink().cpu().numpy(), [0., -2., 0.75, 0.])
+    np.testing.assert_array_equal(x.hardshrink(1.).cpu().numpy(), [0., -2., 0., 0.])
+    y = pdt.tensor([[-2., 3.], [4., -1.]], device=device)
+    out = y.prelu(pdt.tensor([0.5, 0.25], device=device))
+    np.testing.assert_array_equal(out.cpu().numpy(), [[-1., 3.], [4., -0.25]])
