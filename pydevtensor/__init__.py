@@ -118,6 +118,10 @@ from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., rand
 from . import _ops_real
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
+from ._ops_creation_more import *  # noqa: F401,F403  (asarray, frombuffer, windows)
+from . import _ops_creation_more
+from ._ops_torch_names import *  # noqa: F401,F403  (sqrt_, fill, typename, ...)
+from . import _ops_torch_names
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
@@ -137,13 +141,16 @@ def __getattr__(name):
         return module
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
+    if name in _ops_torch_names.FUNCTIONAL_ALIASES:  # torch.conv2d: nn.functional's own
+        return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name == "compile":  # torch.compile: pydevtensor.jit's pass-through
         return importlib.import_module(".jit", __name__).compile
     raise AttributeError(f"module 'pydevtensor' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile"})
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile"}
+                  | set(_ops_torch_names.FUNCTIONAL_ALIASES))
 
 __all__ = [
     "DTypeError", "DeviceError", "InvalidArgumentError", "OutOfMemoryError", "Size", "Tensor", "TransferError",
@@ -192,6 +199,8 @@ __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTenso
 __all__ += ["as_strided", "put", "trace", "inner", "kron", "tensordot", "vander", "testing",
             "version"]
 __all__ += _precision.__all__ + _ops_real.__all__
+__all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
+            + list(_ops_torch_names.FUNCTIONAL_ALIASES))
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
 pi = _math.pi

@@ -295,20 +295,23 @@ def _is_signed(self):
     return self.dtype not in (_C.uint8, _C.bool)
 
 
-def _in_place_function(name, example_in, example_out):
-    """pydevtensor.<name>(input): the method input.<name>(), as PyTorch's torch.<name>."""
+def _in_place_function(name, example_in, example_out, params="", example_args=""):
+    """pydevtensor.<name>(input, ...): the method input.<name>(...), as PyTorch's
+    torch.<name>; params documents the arguments after input (numpydoc lines), and
+    example_args are the example's."""
     def fn(input, *args, **kwargs):
         _tensor_arg(input, name)
         return getattr(input, name)(*args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"""``input.{name}()``: input overwritten with {name[:-1]} of itself and
+    more = f", {example_args}" if example_args else ""
+    fn.__doc__ = f"""``input.{name}(...)``: input overwritten with {name[:-1]} of itself and
     returned, as PyTorch's ``torch.{name}``.
 
     Parameters
     ----------
     input : Tensor
-        Floating point.
+        Overwritten in place.{params}
 
     Returns
     -------
@@ -317,7 +320,7 @@ def _in_place_function(name, example_in, example_out):
 
     Examples
     --------
-    >>> pydevtensor.{name}(pydevtensor.tensor({example_in}))
+    >>> pydevtensor.{name}(pydevtensor.tensor({example_in}){more})
     {example_out}
     """
     return fn

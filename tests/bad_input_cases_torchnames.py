@@ -1,0 +1,85 @@
+"""The bad-input catalogue's cases for more of PyTorch's top-level names
+(_ops_creation_more.py: asarray, frombuffer, scalar_tensor, the windows;
+_ops_torch_names.py: the in-place forms, detach, fill, get_device, typename and the
+nn.functional ops at the top level).
+tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py runs
+them."""
+from bad_input_cases import C
+
+# the in-place forms of _ops_torch_names.py: each refuses a list, and a float result for
+# an int tensor where its op gives one
+_IN_PLACE = ["abs_", "ceil_", "clamp_", "clip_", "detach_", "fill_", "fix_", "floor_",
+             "frac_", "gcd_", "lcm_", "neg_", "negative_", "round_", "square_", "trunc_",
+             "zero_", "xlogy_", "ldexp_", "reciprocal_"]
+_FLOAT_IN_PLACE = ["acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+                   "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "cos_", "cosh_",
+                   "deg2rad_", "erf_", "erfc_", "exp2_", "expm1_", "i0_", "log10_", "log1p_",
+                   "log2_", "log_", "logit_", "rad2deg_", "rsqrt_", "sin_", "sinc_", "sinh_",
+                   "sqrt_", "tan_"]
+# nn.functional's own functions under their top-level names: given a list
+_FUNCTIONAL = {"conv1d": "(t, t)", "conv2d": "(t, t)", "conv3d": "(t, t)",
+               "conv_transpose1d": "(t, t)", "conv_transpose2d": "(t, t)",
+               "conv_transpose3d": "(t, t)", "pixel_shuffle": "(t, 2)",
+               "pixel_unshuffle": "(t, 2)", "channel_shuffle": "(t, 4)", "prelu": "(t, t)",
+               "bilinear": "(t, t, t)", "pairwise_distance": "(t, pdt.ones(5))",
+               "avg_pool1d": "(t, 5)", "adaptive_avg_pool1d": "(t, 2)",
+               "rms_norm": "(t, [5])", "layer_norm": "(t, [5])", "group_norm": "(t, 4)"}
+
+TORCHNAMES_CASES = [
+    C("asarray-copy-false-dtype", "pdt.asarray(t, dtype=pdt.float64, copy=False)", "ValueError",
+      r"can't alias tensor with dtype .*float32 into dtype .*float64"),
+    C("asarray-copy-false-list", "pdt.asarray([1, 2], copy=False)", "ValueError",
+      r"can't alias arbitrary sequence into a tensor"),
+    C("frombuffer-list", "pdt.frombuffer([1, 2], dtype=pdt.float32)", "ValueError",
+      r"object does not implement Python buffer protocol"),
+    C("frombuffer-count", "pdt.frombuffer(bytearray(8), dtype=pdt.float32, count=3)",
+      "ValueError", r"requested buffer length \(3 \* 4 bytes\) after offset \(0 bytes\)"),
+    C("frombuffer-offset", "pdt.frombuffer(bytearray(8), dtype=pdt.uint8, offset=-1)",
+      "ValueError", r"offset \(-1 bytes\) must be non-negative"),
+    C("scalar_tensor-tensor", "pdt.scalar_tensor(t)", "TypeError",
+      r"argument 's' \(position 1\) must be Number, not Tensor"),
+] + [
+    C(f"{n}-negative", f"pdt.{n}(-1)", "RuntimeError",
+      rf"{n} requires non-negative window_length, got window_length=-1")
+    for n in ("hann_window", "hamming_window", "blackman_window", "bartlett_window",
+              "kaiser_window")
+] + [
+    C("hann_window-int-dtype", "pdt.hann_window(4, dtype=pdt.int64)", "RuntimeError",
+      r"hann_window expects floating point dtypes"),
+    C("fill-list", "pdt.fill([1.0], 2.0)", "TypeError", r"fill\(\): argument 'input'"),
+    C("detach-list", "pdt.detach([1.0])", "TypeError", r"detach\(\): argument 'input'"),
+    C("get_device-int", "pdt.get_device(3)", "TypeError", r"get_device\(\): argument 'input'"),
+    C("typename-no-object", "pdt.typename()", "TypeError", r"missing 1 required positional"),
+    C("hardshrink-list", "pdt.hardshrink([1.0])", "TypeError",
+      r"hardshrink\(\): input must be a Tensor, got list"),
+    C("selu-list", "pdt.selu([1.0])", "TypeError",
+      r"selu\(\): input must be a Tensor, got list"),
+    C("selu_-list", "pdt.selu_([1.0])", "TypeError",
+      r"selu\(\): input must be a Tensor, got list"),
+    C("celu-list", "pdt.celu([1.0])", "TypeError",
+      r"celu\(\): input must be a Tensor, got list"),
+    C("celu_-list", "pdt.celu_([1.0])", "TypeError",
+      r"celu\(\): input must be a Tensor, got list"),
+    C("rrelu-list", "pdt.rrelu([1.0])", "TypeError",
+      r"rrelu\(\): input must be a Tensor, got list"),
+    C("rrelu_-list", "pdt.rrelu_([1.0])", "TypeError",
+      r"rrelu\(\): input must be a Tensor, got list"),
+    C("threshold-list", "pdt.threshold([1.0], 0.0, 1.0)", "TypeError",
+      r"threshold\(\): input must be a Tensor, got list"),
+    C("threshold_-list", "pdt.threshold_([1.0], 0.0, 1.0)", "TypeError",
+      r"threshold\(\): input must be a Tensor, got list"),
+    C("kaiser_window-float-length", "pdt.kaiser_window(4.0)", "TypeError",
+      r"argument 'window_length' \(position 1\) must be int, not float"),
+] + [
+    C(f"{n}-list", f"pdt.{n}([1.0])", "TypeError", rf"{n}\(\): argument 'input' must be a Tensor")
+    for n in _IN_PLACE + _FLOAT_IN_PLACE
+] + [
+    # (the ones written in Python raise RuntimeError, as PyTorch; those in C TypeError)
+    C(f"pdt.{n}-int", f"pdt.{n}(ti)", ("TypeError", "RuntimeError"),
+      r"can't be cast to the desired output type .*int32")
+    for n in _FLOAT_IN_PLACE
+] + [
+    C(f"{n}-list", f"pdt.{n}{args.replace('(t', '([1.0]', 1)}", "TypeError",
+      rf"{n}\(\): (input|input1|x1) must be a Tensor, got list")
+    for n, args in _FUNCTIONAL.items()
+]
