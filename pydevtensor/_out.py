@@ -49,12 +49,41 @@ def _outs_written(results, out, op, return_type):
     if not (isinstance(out, (tuple, list)) and len(out) == len(results)):
         got = (f"{type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list))
                else type(out).__name__)
+        fields = getattr(return_type, "_fields", None) or return_type.__match_args__
         raise TypeError(f"{op}(): out must be a tuple of {len(results)} Tensors "
-                        f"({', '.join(return_type._fields)}), got {got}")
+                        f"({', '.join(fields)}), got {got}")
     for r, o in zip(results, out):
         _resized(r, o)
         _check_out(r, o, op)
     with _no_grad():
         for r, o in zip(results, out):
             o.copy_(r)
-    return return_type(*out)
+    # a named tuple (the ops in Python) or a struct sequence (max and min, made in C)
+    return return_type._make(out) if hasattr(return_type, "_make") else return_type(out)
+
+
+# sum, prod and mean compute in out's dtype when dtype= is not given, as PyTorch's do
+_IN_OUTS_DTYPE = ("sum", "prod", "mean")
+
+
+def _reduction_out(name, *args, out, **kw):
+    """out= of the reductions written in C (sum, mean, prod, amax, amin, argmax, argmin,
+    max, min, norm), which hand the call here: the method's result, written into out
+    (a (values, indices) tuple for max/min along a dim) by the rules above."""
+    if args:
+        input, args = args[0], args[1:]
+    elif "input" in kw:
+        input = kw.pop("input")
+    else:
+        raise TypeError(f"{name}() missing required argument 'input' (position 1)")
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be a Tensor, got "
+                        f"{type(input).__name__}")
+    refuse_grad(name, input, out)
+    if (name in _IN_OUTS_DTYPE and kw.get("dtype") is None and isinstance(out, _C.Tensor)
+            and out.dtype != input.dtype):
+        kw["dtype"] = out.dtype
+    result = getattr(_C.Tensor, name)(input, *args, **kw)
+    if isinstance(result, tuple):
+        return _outs_written(result, out, name, type(result))
+    return _out_written(result, out, name)

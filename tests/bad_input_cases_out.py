@@ -27,4 +27,9 @@ OUT_CASES = [
     C("nonzero-out-as_tuple", "pdt.nonzero(t, as_tuple=True, out=pdt.empty(0, dtype=pdt.int64))",
       "RuntimeError", r"nonzero\(\): out= is not supported with as_tuple=True \(input \(2, 3\), "
       r"on cpu\)"),
+    # the reductions written in C hand out= to _out._reduction_out
+    C("sum-out-dtype-disagrees", "pdt.sum(t, 0, dtype=pdt.float64, out=pdt.empty(3))",
+      "RuntimeError", r"sum\(\): Expected out tensor to have dtype pydevtensor.float64"),
+    C("max-out-not-a-pair", "pdt.max(t, 0, out=pdt.empty(0))", "TypeError",
+      r"max\(\): out must be a tuple of 2 Tensors \(values, indices\), got Tensor"),
 ]

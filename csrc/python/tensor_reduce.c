@@ -335,10 +335,50 @@ static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 
 /* ------------------------------------------------------- function forms */
 
+/* Whether kwnames holds "out". */
+static int has_out(PyObject *kwnames)
+{
+    Py_ssize_t n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out"))
+            return 1;
+    return 0;
+}
+
+/* fname(input, ..., out=o): pydevtensor._out._reduction_out(fname, input, ..., out=o),
+ * which computes the method's result and writes it into out by PyTorch's rules (the
+ * function forms take out=, the methods do not, as in PyTorch).  A rare call: the
+ * helper is looked up each time. */
+static PyObject *with_out(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+    PyObject *mod = PyImport_ImportModule("pydevtensor._out");
+    PyObject *helper = mod ? PyObject_GetAttrString(mod, "_reduction_out") : NULL;
+    PyObject *name = helper ? PyUnicode_FromString(fname) : NULL;
+    PyObject **all = name ? PyMem_New(PyObject *, nargs + nkw + 1) : NULL;
+    PyObject *r = NULL;
+    if (name && !all)
+        PyErr_NoMemory();
+    if (all) {
+        all[0] = name;
+        for (Py_ssize_t i = 0; i < nargs + nkw; i++)
+            all[i + 1] = args[i];
+        r = PyObject_Vectorcall(helper, all, (size_t)(nargs + 1), kwnames);
+        PyMem_Free(all);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(helper);
+    Py_XDECREF(mod);
+    return r;
+}
+
 #define FUNCTION_FORM(NAME)                                                                        \
     static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,           \
                               PyObject *kwnames)                                                   \
     {                                                                                              \
+        if (kwnames && has_out(kwnames))                                                           \
+            return with_out(#NAME, args, nargs, kwnames);                                          \
         return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);                   \
     }
 FUNCTION_FORM(sum)
