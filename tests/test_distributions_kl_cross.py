@@ -65,8 +65,9 @@ def _make(name, params, device):
 
 def _nodes(support, params, n):
     """Midpoint nodes x (n, 2, 1) and weights dx for p's support: the line about p's loc
-    (a cell boundary, where Laplace's kink is), the half line through x = 200 u^4, an interval through x = lo + (hi - lo)(1 - cos(pi u))/2
-    (dense at both ends, where the log densities may be singular)."""
+    (a cell boundary, where Laplace's kink is), the half line through x = 200 u^4, an
+    interval through x = lo + (hi - lo)(1 - cos(pi u))/2 (dense at both ends, where the
+    log densities may be singular)."""
     u = ((np.arange(n) + 0.5) / n)[:, None, None]
     if support == "real":
         return np.array(params[0]) - 60 + 120 * u, 120 / n + 0 * u
