@@ -91,8 +91,10 @@ RANDOM_CASES = [
       r"Expected value.dim\(\) >= 1 but got 0"),
     C("distributions-kl-pair",
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
-      "pdt.distributions.Exponential(1.0))", "NotImplementedError",
-      r"kl_divergence\(\): no KL divergence registered for Normal and Exponential"),
+      "pdt.distributions.Poisson(1.0))", "NotImplementedError",
+      r"kl_divergence\(\): no KL divergence registered for Normal and Poisson \(registered "
+      r"with p a Normal: q a Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform; "
+      r"add one with register_kl\)"),
     C("distributions-laplace-scale", "pdt.distributions.Laplace(0.0, -1.0)", "ValueError",
       r"Expected parameter scale \(Tensor of shape \(\)\) of distribution Laplace\(.*\) to "
       r"satisfy the constraint GreaterThan\(lower_bound=0.0\)"),

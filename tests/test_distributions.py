@@ -104,8 +104,10 @@ def test_kl_divergence_against_torch():
     assert _np(got)[1] == math.inf and ref[1].item() == math.inf
     _close(got[:1], ref[:1])
     with pytest.raises(NotImplementedError, match="no KL divergence registered for Normal and "
-                                                  "Exponential"):
-        D.kl_divergence(D.Normal(0.0, 1.0), D.Exponential(1.0))
+                                                  "Poisson"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Poisson(1.0))
+    with pytest.raises(NotImplementedError):
+        T.kl_divergence(T.Normal(0.0, 1.0), T.Poisson(1.0))
 
 
 def _within(x, mean, var, k=5.0):

@@ -1,6 +1,7 @@
-"""kl_divergence(p, q) and register_kl: PyTorch's ``torch.distributions.kl``, with the
-pairs Normal-Normal, Categorical-Categorical, Bernoulli-Bernoulli, Poisson-Poisson,
-Exponential-Exponential and Uniform-Uniform (and whatever is registered)."""
+"""kl_divergence(p, q) and register_kl: PyTorch's ``torch.distributions.kl``.  The
+Normal, Categorical, Bernoulli, Poisson, Exponential and Uniform pairs of one family are
+here, the other pairs PyTorch has in _kl_more.py; kl_divergence's docstring lists the
+registered pairs, rewritten at each registration (``_document_registry``)."""
 import math
 
 from .bernoulli import Bernoulli, _softplus
@@ -47,6 +48,7 @@ def register_kl(type_p, type_q):
 
     def decorator(fn):
         _KL_REGISTRY[type_p, type_q] = fn
+        _document_registry()
         return fn
 
     return decorator
@@ -64,8 +66,11 @@ def _lookup(type_p, type_q):
 
 def kl_divergence(p, q):
     """The Kullback-Leibler divergence KL(p || q) of two distributions, batched, as
-    PyTorch's: registered for Normal, Categorical, Bernoulli, Poisson, Exponential and
-    Uniform pairs of the same family (and pairs added with ``register_kl``).
+    PyTorch's: for the pairs of classes registered (below, as PyTorch's, with those it
+    gives inf for, as Normal-Uniform), their subclasses (Chi2 as Gamma), and the pairs
+    added with ``register_kl``.  The registered pairs, each p with its q's:
+
+    {pairs}
 
     Parameters
     ----------
@@ -75,12 +80,14 @@ def kl_divergence(p, q):
     Returns
     -------
     Tensor
-        Of the broadcast batch shape.
+        Of the broadcast batch shape (p's, for the pairs that are always inf, as
+        PyTorch's).
 
     Raises
     ------
     NotImplementedError
-        No divergence registered for the pair.
+        No divergence registered for the pair (the message names the q's registered
+        for p's class).
 
     Examples
     --------
@@ -90,11 +97,30 @@ def kl_divergence(p, q):
     """
     fn = _lookup(type(p), type(q))
     if fn is None:
+        qs = sorted({b.__name__ for a, b in _KL_REGISTRY if issubclass(type(p), a)})
+        have = (f"registered with p a {type(p).__name__}: q a {', '.join(qs)}" if qs else
+                f"none registered with p a {type(p).__name__}")
         raise NotImplementedError(f"kl_divergence(): no KL divergence registered for "
-                                  f"{type(p).__name__} and {type(q).__name__} (pydevtensor "
-                                  f"has Normal, Categorical, Bernoulli, Poisson, Exponential "
-                                  f"and Uniform pairs; add one with register_kl)")
+                                  f"{type(p).__name__} and {type(q).__name__} ({have}; "
+                                  f"add one with register_kl)")
     return fn(p, q)
+
+
+def _registered_pairs(indent):
+    """The registry as lines "P: Q1, Q2, ...", sorted by name."""
+    by_p = {}
+    for a, b in _KL_REGISTRY:
+        by_p.setdefault(a.__name__, set()).add(b.__name__)
+    return f"\n{indent}".join(f"- {a}: {', '.join(sorted(bs))}" for a, bs in sorted(by_p.items()))
+
+
+_DOC_TEMPLATE = kl_divergence.__doc__
+
+
+def _document_registry():
+    """Fill kl_divergence's docstring with the pairs registered so far."""
+    if _DOC_TEMPLATE is not None:  # None under python -OO
+        kl_divergence.__doc__ = _DOC_TEMPLATE.replace("{pairs}", _registered_pairs(" " * 4))
 
 
 @register_kl(Normal, Normal)
