@@ -49,7 +49,7 @@ from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
 from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
-from ._ops_distance import cdist, dist, pdist
+from ._ops_distance import cdist, dist, pdist, renorm
 from ._ops_logical import *  # noqa: F401,F403  (logical_and, any, all, ...; & | ^ ~ on masks)
 from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like, is_tensor, ...)
 from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
@@ -167,7 +167,7 @@ __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions", "func"]
-__all__ += ["cdist", "dist", "pdist"]
+__all__ += ["cdist", "dist", "pdist", "renorm"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _ops_view_scatter.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]

@@ -31,4 +31,9 @@ DIFFS_CASES = [
       r"\(2,\) \(on cpu\)"),
     C("repeat_interleave-0d-dim", "pdt.tensor(5).repeat_interleave(3, dim=0)", "IndexError",
       r"repeat_interleave\(\): dim=0 given for a 0-d input \(on cpu\)"),
+    C("renorm-1d", "pdt.renorm(pdt.ones(3), 2, 0, 1.0)", "RuntimeError",
+      r"renorm\(\): input needs at least 2 dimensions, got 1 dimensions \(shape \(3,\), on "
+      r"cpu\)"),
+    C("renorm-negative-maxnorm", "t.renorm_(2, 0, -1.0)", "RuntimeError",
+      r"renorm\(\): expected maxnorm to be >= 0 but got -1.0"),
 ]
