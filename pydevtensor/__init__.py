@@ -86,6 +86,7 @@ from ._ops_float_parts import *  # noqa: F401,F403
 from ._ops_small_names import *  # noqa: F401,F403
 from ._ops_reduce_more import *  # noqa: F401,F403
 from ._ops_quantile import *  # noqa: F401,F403  (quantile, nanquantile)
+from ._ops_gradient import gradient
 from ._ops_histogram import *  # noqa: F401,F403
 from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
@@ -176,7 +177,7 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
-__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
+__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
             "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",

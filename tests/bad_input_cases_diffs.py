@@ -36,4 +36,11 @@ DIFFS_CASES = [
       r"cpu\)"),
     C("renorm-negative-maxnorm", "t.renorm_(2, 0, -1.0)", "RuntimeError",
       r"renorm\(\): expected maxnorm to be >= 0 but got -1.0"),
+    C("gradient-too-few-points", "pdt.gradient(t, edge_order=2)", "RuntimeError",
+      r"gradient\(\): expected each dimension size to be at least edge_order\+1 = 3, but dim 0 "
+      r"of input \(2, 3\) has 2 \(on cpu\)"),
+    C("gradient-coordinates-length", "pdt.gradient(t, spacing=[pdt.ones(2)], dim=1)",
+      "RuntimeError", r"gradient\(\): each coordinates tensor must be 1-d and hold one "
+      r"coordinate per sample along its dimension, got shape \(2,\) for dim 1 of input "
+      r"\(2, 3\) \(on cpu\)"),
 ]
