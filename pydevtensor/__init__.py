@@ -49,7 +49,7 @@ from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
 from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
-from ._ops_distance import cdist, dist, pdist
+from ._ops_distance import cdist, dist, pdist, renorm
 from ._ops_logical import *  # noqa: F401,F403  (logical_and, any, all, ...; & | ^ ~ on masks)
 from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like, is_tensor, ...)
 from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
@@ -86,6 +86,7 @@ from ._ops_float_parts import *  # noqa: F401,F403
 from ._ops_small_names import *  # noqa: F401,F403
 from ._ops_reduce_more import *  # noqa: F401,F403
 from ._ops_quantile import *  # noqa: F401,F403  (quantile, nanquantile)
+from ._ops_gradient import gradient
 from ._ops_histogram import *  # noqa: F401,F403
 from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
@@ -177,7 +178,7 @@ __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions", "func"]
-__all__ += ["cdist", "dist", "pdist"]
+__all__ += ["cdist", "dist", "pdist", "renorm"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _ops_view_copy.__all__
 __all__ += _ops_view_scatter.__all__
@@ -187,7 +188,7 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
-__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
+__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
             "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",

@@ -1,6 +1,6 @@
 """cdist: the p-norm distances between two sets of row vectors, as a composition; pdist:
 those between the rows of one set, each pair once (cdist's, its upper triangle); dist:
-the p-norm of a difference.
+the p-norm of a difference; renorm: sub-tensors scaled down to a largest p-norm.
 
 Like _ops_einsum.py's ops it is built of device-generic pieces (broadcasting, sums,
 ``matmul``), so it runs on every device and autograd records the pieces.  Two forms,
@@ -21,8 +21,10 @@ import builtins
 import math
 
 from . import _C
-from ._ops_index import _tensor_arg, result_type
+from ._ops_index import _dim, _int_arg, _tensor_arg, result_type, where
 from ._ops_join import _same_device
+from ._ops_pointwise import _in_place
+from ._out import _out_written, refuse_grad
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
           "donot_use_mm_for_euclid_dist")
@@ -238,6 +240,92 @@ def pdist(input, p=2):
     return cdist(input, input, p, "donot_use_mm_for_euclid_dist")[rows, cols]
 
 
-_C.Tensor.dist = dist
+def _real_scalar(value, op, name):
+    """value as a float: a real number (bool too, as PyTorch's Scalar) or a one-element
+    tensor's value; a complex one is a RuntimeError, anything else a TypeError."""
+    if isinstance(value, _C.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, complex):
+        raise RuntimeError(f"{op}(): {name} must be real-valued, got {value}")
+    if isinstance(value, (str, bytes, _C.Tensor)) or not hasattr(value, "__float__"):
+        raise TypeError(f"{op}(): argument '{name}' must be a number, got "
+                        f"{type(value).__name__}")
+    return float(value)
 
-__all__ = ["cdist", "dist", "pdist"]
+
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Each sub-tensor ``input.select(dim, i)`` whose p-norm exceeds maxnorm, scaled to
+    the norm maxnorm, as ``torch.renorm``: by ``maxnorm / (norm + 1e-7)`` (PyTorch's
+    factor, computed in the norm's dtype; float16 and bfloat16 norms in float32); the
+    others are unchanged.  Differentiable (the factor's gradient too, as PyTorch's).
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, at least 2-d (also the methods ``x.renorm(p, dim, maxnorm)``
+        and ``x.renorm_(p, dim, maxnorm)``, in place).
+    p : float
+        The norm's order, > 0 (``float('inf')`` for the largest magnitude).
+    dim : int
+        The dimension whose slices are normed (each over all the other dimensions).
+    maxnorm : float
+        The largest norm kept, >= 0.
+    out : Tensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    Tensor
+        input's shape and dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For an integer input, one of fewer than 2 dimensions, p <= 0 (or NaN), maxnorm
+        < 0 (or NaN), or a complex p or maxnorm.
+    IndexError
+        For dim out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[3., 4.], [0.3, 0.4]])
+    >>> pydevtensor.renorm(x, 2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    >>> x.renorm(1, 1, 2.0)
+    tensor([[1.8182, 1.8182],
+            [0.1818, 0.1818]])
+    """
+    x = _tensor_arg(input, "renorm")
+    p_, maxnorm_ = _real_scalar(p, "renorm", "p"), _real_scalar(maxnorm, "renorm", "maxnorm")
+    if not p_ > 0:
+        raise RuntimeError(f"renorm(): non-positive-norm not supported, got p = {p_}")
+    if not maxnorm_ >= 0:
+        raise RuntimeError(f"renorm(): expected maxnorm to be >= 0 but got {maxnorm_}")
+    if x.ndim < 2:
+        raise RuntimeError(f"renorm(): input needs at least 2 dimensions, got {x.ndim} "
+                           f"dimensions (shape {tuple(x.shape)}, on {x.device})")
+    if not x.is_floating_point():
+        raise RuntimeError(f"renorm(): expected a floating point input, got {x.dtype} "
+                           f"(shape {tuple(x.shape)}, on {x.device})")
+    d = _dim(_int_arg(dim, "renorm", "dim"), x.ndim, "renorm")
+    from .linalg import vector_norm
+    wide = _C.float32 if x.dtype in (_C.float16, _C.bfloat16) else None
+    norm = vector_norm(x, p_, tuple(i for i in range(x.ndim) if i != d), True, dtype=wide)
+    limit = _C.full((), maxnorm_, dtype=norm.dtype, device=x.device)
+    eps = _C.full((), 1e-7, dtype=norm.dtype, device=x.device)  # in norm's dtype: PyTorch's
+    factor = where(norm > limit, limit / (norm + eps), _C.ones((), dtype=norm.dtype,
+                                                                  device=x.device))
+    result = x * factor.to(x.dtype)
+    if out is not None:
+        refuse_grad("renorm", x, out)
+        return _out_written(result, out, "renorm")
+    return result
+
+
+_C.Tensor.dist = dist
+_C.Tensor.renorm = renorm
+_C.Tensor.renorm_ = _in_place(renorm, ("2, 0, 1.0", "tensor([[0.6000, 0.8000], "
+                                         "[0.3000, 0.4000]])"), "[[3.0, 4.0], [0.3, 0.4]]")
+
+__all__ = ["cdist", "dist", "pdist", "renorm"]

@@ -9,7 +9,9 @@ floor, ceil or the rank rounded half to even.  A row holding NaN has the quantil
 (its rank becomes the last, where NaN sorts); nanquantile ranks among the row's
 non-NaN values (a row of NaN only gives NaN).  The values are taken by ``gather`` from
 the sorted values, so autograd sends the gradient through ``lerp`` and ``sort`` to the
-elements picked.  Everything runs on the input's device; a tensor q is read back to
+elements picked; a q that requires grad gets it through the ``linear`` weights (rank
+minus its floor), as PyTorch's: the slope between the two neighbours times n - 1 (none
+for a quantile row holding NaN, nor for the other modes).  Everything runs on the input's device; a tensor q is read back to
 the host to check its range (a counted copy on a GPU), as PyTorch reads it.
 """
 import builtins
@@ -35,8 +37,8 @@ def _q_values(op, x, q):
         if q.device != x.device:
             raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
                                f"found at least two devices, {x.device} and {q.device}")
-        flat = q.detach().reshape(-1)
-        values = flat.tolist()
+        flat = q.reshape(-1)  # autograd reaches q through the ranks (linear only)
+        values = flat.detach().tolist()
         scalar = q.ndim == 0
     else:
         if isinstance(q, bool) or not isinstance(q, (int, float)):

@@ -31,4 +31,16 @@ DIFFS_CASES = [
       r"\(2,\) \(on cpu\)"),
     C("repeat_interleave-0d-dim", "pdt.tensor(5).repeat_interleave(3, dim=0)", "IndexError",
       r"repeat_interleave\(\): dim=0 given for a 0-d input \(on cpu\)"),
+    C("renorm-1d", "pdt.renorm(pdt.ones(3), 2, 0, 1.0)", "RuntimeError",
+      r"renorm\(\): input needs at least 2 dimensions, got 1 dimensions \(shape \(3,\), on "
+      r"cpu\)"),
+    C("renorm-negative-maxnorm", "t.renorm_(2, 0, -1.0)", "RuntimeError",
+      r"renorm\(\): expected maxnorm to be >= 0 but got -1.0"),
+    C("gradient-too-few-points", "pdt.gradient(t, edge_order=2)", "RuntimeError",
+      r"gradient\(\): expected each dimension size to be at least edge_order\+1 = 3, but dim 0 "
+      r"of input \(2, 3\) has 2 \(on cpu\)"),
+    C("gradient-coordinates-length", "pdt.gradient(t, spacing=[pdt.ones(2)], dim=1)",
+      "RuntimeError", r"gradient\(\): each coordinates tensor must be 1-d and hold one "
+      r"coordinate per sample along its dimension, got shape \(2,\) for dim 1 of input "
+      r"\(2, 3\) \(on cpu\)"),
 ]

@@ -94,6 +94,33 @@ def test_quantile_gradient(device):
               [a], device)
 
 
+def test_quantile_gradient_in_q(device):
+    """A q that requires grad gets, for linear, the slope between the two sorted
+    neighbours times (n - 1), as PyTorch's (0 for a quantile row holding NaN); the other
+    modes pick or halve values and do not depend on q, so their result does not require
+    grad through q.  Checked against central differences of NumPy's quantiles."""
+    rng = np.random.default_rng(3)
+    a = rng.permutation(24).reshape(4, 6) / 7.0
+    qs = np.array([0.13, 0.61, 0.97])  # ranks away from integers: differentiable
+    gradcheck(lambda t, q: pdt.quantile(t, q, dim=1), [a, qs], device)
+    gradcheck(lambda q: pdt.quantile(pdt.tensor(a, device=q.device), q[1]), [qs], device)
+    b = a.copy()
+    b[0, 2], b[2, :5] = np.nan, np.nan  # a NaN row, and a row of one value
+    for fn, npfn in (("quantile", np.quantile), ("nanquantile", np.nanquantile)):
+        q = pdt.tensor(qs, device=device).requires_grad_()
+        out = getattr(pdt, fn)(pdt.tensor(b, device=device), q, dim=1)
+        assert out.requires_grad
+        (g,) = pdt.autograd.grad(out.sum(), [q])
+        h = 1e-6
+        want = [(npfn(b, qv + h, axis=1) - npfn(b, qv - h, axis=1)) / (2 * h) for qv in qs]
+        want = np.nansum(want, axis=1)  # a quantile row holding NaN has no slope
+        np.testing.assert_allclose(g.cpu().numpy(), want, rtol=1e-7, atol=1e-7)
+        for mode in MODES[1:]:
+            q = pdt.tensor(qs, device=device).requires_grad_()
+            out = getattr(pdt, fn)(pdt.tensor(b, device=device), q, 1, interpolation=mode)
+            assert not out.requires_grad, mode
+
+
 def test_quantile_errors_name_the_problem(device):
     x = pdt.tensor([1.0, 2.0, 3.0], device=device)
     cases = [
