@@ -17,8 +17,7 @@ without its last point.
 """
 import builtins
 import math
-
-import numpy as np
+import sys
 
 from . import _C
 from ._default_dtype import get_default_dtype
@@ -27,6 +26,8 @@ from ._default_dtype import get_default_dtype
 def _share(obj):
     """(obj as a CPU tensor, whether it shares obj's memory), or (None, False) when obj
     has no array, DLPack or buffer interface."""
+    import numpy as np  # here, not at import: NumPy loads its OpenBLAS (and its threads)
+
     if isinstance(obj, np.ndarray) or hasattr(obj, "__array_interface__"):
         arr = np.asarray(obj)
     elif hasattr(obj, "__dlpack__"):
@@ -156,6 +157,8 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
                          f"({offset} bytes) must not be greater than actual buffer length "
                          f"({length} bytes)")
+    import numpy as np
+
     np_dtype = _C.empty(0, dtype=dtype).numpy().dtype
     t = _C.as_tensor(np.frombuffer(buffer, dtype=np_dtype, count=count, offset=offset))
     if requires_grad:
@@ -194,7 +197,9 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     >>> pydevtensor.scalar_tensor(3, dtype=pydevtensor.int64)
     tensor(3)
     """
-    if isinstance(s, _C.Tensor) or not isinstance(s, (int, float, np.number, np.bool_)):
+    np = sys.modules.get("numpy")  # a NumPy number exists only once NumPy is imported
+    numbers = (int, float) + ((np.number, np.bool_) if np is not None else ())
+    if isinstance(s, _C.Tensor) or not isinstance(s, numbers):
         raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
                         f"{type(s).__name__}")
     from ._ops_stats import tensor
@@ -216,6 +221,8 @@ def _window(name, length, periodic, dtype, device, requires_grad, form):
     dtype = dtype or get_default_dtype()
     if not dtype.is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+    import numpy as np
+
     if length <= 1:
         w = np.ones(length)
     else:
@@ -264,6 +271,8 @@ Examples
 
 def _cosine_form(*coefs):
     def form(n, N):
+        import numpy as np
+
         x = 2 * math.pi * n / (N - 1)
         return sum(c * np.cos(k * x) for k, c in enumerate(coefs))
     return form
@@ -290,12 +299,14 @@ def blackman_window(window_length, periodic=True, *, dtype=None, device=None,
 def bartlett_window(window_length, periodic=True, *, dtype=None, device=None,
                     requires_grad=False):
     return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda n, N: 1 - np.abs(2 * n / (N - 1) - 1))
+                   lambda n, N: 1 - abs(2 * n / (N - 1) - 1))
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None,
                   requires_grad=False):
     def form(n, N):
+        import numpy as np
+
         half = (N - 1) / 2
         return np.i0(beta * np.sqrt(np.clip(1 - ((n - half) / half) ** 2, 0, 1))) / np.i0(beta)
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad,
