@@ -322,7 +322,7 @@ for _f, _what, _formula, _params, _example in (
         (blackman_window, "Blackman",
          "0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))", "",
          "tensor([-1.3878e-17,  3.4000e-01,  1.0000e+00,  3.4000e-01, -1.3878e-17])"),
-        (bartlett_window, "Bartlett (triangular)", "1 - |2 n / (N - 1) - 1|", "",
+        (bartlett_window, "Bartlett (triangular)", "1 - abs(2 n / (N - 1) - 1)", "",
          "tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])"),
         (kaiser_window, "Kaiser", "I0(beta sqrt(1 - ((n - (N-1)/2) / ((N-1)/2))^2)) / I0(beta)",
          "\nbeta : float, optional\n    The shape parameter (default 12.0).",

@@ -43,7 +43,7 @@ def _strides(size, memory_format, op):
 
 def _resize_(self, *sizes, memory_format=None):
     """Gives this tensor the sizes, in place, with contiguous strides from its storage
-    offset (PyTorch's Tensor.resize_; Note [resize_] in pydevtensor/_tensor_resize.py):
+    offset (PyTorch's ``Tensor.resize_``; ``Note [resize_]`` in _tensor_resize.py):
     the leading values of its storage are kept, and a storage too small is replaced
     by a larger one holding the old values first.  The same sizes change nothing.
 
@@ -106,7 +106,7 @@ def _resize_(self, *sizes, memory_format=None):
 
 
 def _resize_as_(self, the_template, *, memory_format=None):
-    """``self.resize_(the_template.shape)`` (PyTorch's Tensor.resize_as_): this tensor
+    """``self.resize_(the_template.shape)`` (PyTorch's ``Tensor.resize_as_``): this tensor
     given the template's sizes, in place; its dtype and device stay its own.
 
     Parameters
@@ -114,7 +114,7 @@ def _resize_as_(self, the_template, *, memory_format=None):
     the_template : Tensor
         The tensor whose sizes to take.
     memory_format : memory_format, optional
-        As resize_'s.
+        As for ``resize_``.
 
     Returns
     -------
