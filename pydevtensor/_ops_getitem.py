@@ -44,13 +44,15 @@ def _needs_advanced(idx):
 
 def _index_item(item, device):
     """An advanced index item as an int64 Tensor, or a bool Tensor (a mask)."""
-    if _numpy_index(item) and item.ndim > 0:
+    if _numpy_index(item):
         if item.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return _C.tensor(item if item.dtype.kind == "b" else item.astype("int64"),
-                         device=device)
-    if isinstance(item, builtins.bool) or _numpy_index(item):
-        return _C.tensor(builtins.bool(item), device=device)
+        if item.dtype.kind != "b" and (item.ndim or item.dtype.name != "uint8"):
+            return _C.tensor(item.astype("int64"), device=device)
+        item = builtins.bool(item) if item.ndim == 0 else item  # a 0-d uint8: a mask too
+        return _C.tensor(item, device=device)
+    if isinstance(item, builtins.bool):
+        return _C.tensor(item, device=device)
     if isinstance(item, list):
         try:
             item = _C.tensor(item, device=device)
@@ -80,10 +82,12 @@ def _index_item(item, device):
 
 
 def _byte_mask(item):
-    """A uint8 tensor index is a mask, as in PyTorch, which warns that this is
-    deprecated: the bool tensor item != 0 (int8 and int16 indices are refused, as
-    PyTorch refuses them)."""
-    if isinstance(item, _C.Tensor) and item.dtype == _C.uint8:
+    """A uint8 tensor or NumPy array index is a mask, as in PyTorch, which warns that
+    this is deprecated: the bool tensor (or array) item != 0 (int8 and int16 tensors
+    are refused, as PyTorch refuses them).  A 0-d uint8 array is a mask without the
+    warning, as there."""
+    if (isinstance(item, _C.Tensor) and item.dtype == _C.uint8
+            or _numpy_index(item) and item.ndim and item.dtype.name == "uint8"):
         warnings.warn("indexing with dtype pydevtensor.uint8 is deprecated (as in PyTorch), "
                       "please use a dtype pydevtensor.bool instead", UserWarning, stacklevel=4)
         return item != 0
@@ -327,7 +331,18 @@ _SELECT_DTYPES = frozenset()  # filled below: the integer dtypes but uint8
 
 
 def _is_int_scalar(k):
-    return type(k) is _C.Tensor and k.ndim == 0 and k.dtype in _SELECT_DTYPES
+    if type(k) is _C.Tensor:
+        return k.ndim == 0 and k.dtype in _SELECT_DTYPES
+    return _numpy_index(k) and k.ndim == 0 and k.dtype.kind in "iuf" and k.dtype.name != "uint8"
+
+
+def _as_int(k):
+    if type(k) is _C.Tensor:
+        return k.__index__()
+    try:  # a 0-d float array: its int, as PyTorch (x[np.array(1.5)] is x[1])
+        return builtins.int(k)
+    except (ValueError, OverflowError):
+        raise IndexError(f"a 0-d array index must hold a finite number, got {k}") from None
 
 
 def _zero_d_ints(idx):
@@ -336,13 +351,14 @@ def _zero_d_ints(idx):
     ``x[torch.tensor(1)]`` is the view ``x[1]`` and a loop ``for i in arange(3):
     buf[i].fill_(...)`` writes into buf.  Reading a GPU index is a counted implicit
     copy, as ``int(i)`` (the transfer guard sees it).  uint8 and bool 0-d tensors stay
-    masks."""
-    if type(idx) is _C.Tensor:
-        return idx.__index__() if _is_int_scalar(idx) else idx
+    masks.  0-d NumPy arrays likewise: ``x[np.array(1)]`` is ``x[1]`` (a float one
+    too, as in PyTorch; a uint8 or bool one is a mask)."""
+    if type(idx) is _C.Tensor or _numpy_index(idx):
+        return _as_int(idx) if _is_int_scalar(idx) else idx
     if type(idx) is tuple:
         for k in idx:
             if _is_int_scalar(k):
-                return tuple(k.__index__() if _is_int_scalar(k) else k for k in idx)
+                return tuple(_as_int(k) if _is_int_scalar(k) else k for k in idx)
     return idx
 
 

@@ -527,3 +527,53 @@ def test_a_zero_d_integer_tensor_indexes_as_its_int(dev, dtype):
     (w * 2)[pdt.tensor(1, device=dev)].backward()
     assert w.grad.cpu().tolist() == [0.0, 2.0, 0.0]
     assert tuple(x[pdt.tensor(True, device=dev)].shape) == (1, 2, 3, 4)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "uint16", "float64", "float32"])
+def test_a_zero_d_numpy_array_indexes_as_its_int(device, dtype):
+    """x[np.array(1)] is x[1], a view, as in PyTorch (a 0-d float array too, its int);
+    it used to be read as a bool mask: shape (1, 5), and x[np.array(1)] = 9 wrote all."""
+    a = np.arange(12.0).reshape(3, 4)
+    i, j = np.array(2, dtype), np.array(1, dtype)
+    for key, want in [(i, a[2]), ((i, 1), a[2, 1]), ((slice(None), i), a[:, 2]),
+                      ((i, j), a[2, 1]), ((None, i), a[None, 2]), ((Ellipsis, i), a[..., 2]),
+                      ((i, [0, 3]), a[2, [0, 3]]), (np.array(0, dtype), a[0]),
+                      ((j, np.array([True, False, True, True])), a[1, [0, 2, 3]])]:
+        x = pdt.tensor(a, device=device)
+        np.testing.assert_array_equal(host(x[key]), want)
+        x[key] = -1.0
+        b = a.copy()
+        b[tuple(int(k) if isinstance(k, np.ndarray) and k.ndim == 0 else k
+                for k in (key if isinstance(key, tuple) else (key,)))] = -1.0
+        np.testing.assert_array_equal(host(x), b)
+    x = pdt.tensor(a, device=device)
+    assert x[i]._base is x
+    x[j].fill_(7.0)
+    assert host(x)[1].tolist() == [7.0] * 4
+    with raises_index_error(device):
+        x[np.array(3, dtype)]
+    # bool and uint8 0-d arrays stay masks: a new dim of size 1 (0 for False)
+    for m in (np.array(True), np.array(1, np.uint8), np.array(False), np.array(0, np.uint8)):
+        assert tuple(x[m].shape) == (int(m), 3, 4)
+
+
+def test_a_uint8_numpy_array_is_a_mask_as_a_uint8_tensor(device):
+    """PyTorch reads a uint8 index, tensor or NumPy array, as a mask (with its
+    deprecation warning); the array's values used to be taken as positions."""
+    a = np.arange(6.0).reshape(2, 3)
+    m = np.array([1, 0, 2], np.uint8)
+    m2 = np.array([[1, 0, 1], [0, 3, 0]], np.uint8)
+    x = pdt.tensor(a, device=device)
+    for key, want in [((slice(None), m), a[:, m != 0]), (m2, a[m2 != 0]),
+                      (np.array([0, 1], np.uint8), a[[False, True]])]:
+        with pytest.warns(UserWarning, match="uint8 is deprecated"):
+            np.testing.assert_array_equal(host(x[key]), want)
+        y, b = pdt.tensor(a, device=device), a.copy()
+        b[tuple(k != 0 if isinstance(k, np.ndarray) else k
+                for k in (key if isinstance(key, tuple) else (key,)))] = -1.0
+        with pytest.warns(UserWarning, match="uint8 is deprecated"):
+            y[key] = pdt.tensor(-1.0, device=device).expand(want.shape)
+        np.testing.assert_array_equal(host(y), b)
+    with pytest.warns(UserWarning, match="uint8 is deprecated"):
+        with pytest.raises(IndexError, match="shape of the mask"):
+            x[m]  # a (3,) mask on the (2, 3) tensor's first dim
