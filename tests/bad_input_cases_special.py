@@ -98,4 +98,20 @@ SPECIAL_CASES = [
       r"legendre_polynomial_p\(\): argument 'n' must be a Tensor or a number, got NoneType"),
     C("special-legendre-shapes", "pdt.special.legendre_polynomial_p(pdt.ones(2), pdt.ones(3))",
       "RuntimeError", r"the size of tensor a \(2\) must match the size of tensor b \(3\)"),
+    C("special-modified-bessel-i0-list", "pdt.special.modified_bessel_i0([1.0])",
+      "TypeError", r"modified_bessel_i0\(\): argument 'input' must be a Tensor, got list"),
+    C("special-modified-bessel-i1-number", "pdt.special.modified_bessel_i1(1.0)",
+      "TypeError", r"modified_bessel_i1\(\): argument 'input' must be a Tensor, got float"),
+    C("special-modified-bessel-k0-none", "pdt.special.modified_bessel_k0(None)",
+      "TypeError", r"modified_bessel_k0\(\): argument 'input' must be a Tensor, got NoneType"),
+    C("special-modified-bessel-k1-int", "pdt.special.modified_bessel_k1(2)",
+      "TypeError", r"modified_bessel_k1\(\): argument 'input' must be a Tensor, got int"),
+    C("special-scaled-k0-str", "pdt.special.scaled_modified_bessel_k0('1')",
+      "TypeError", r"scaled_modified_bessel_k0\(\): argument 'input' must be a Tensor, "
+      r"got str"),
+    C("special-scaled-k1-list", "pdt.special.scaled_modified_bessel_k1([1.0])",
+      "TypeError", r"scaled_modified_bessel_k1\(\): argument 'input' must be a Tensor, "
+      r"got list"),
+    C("special-spherical-bessel-j0-number", "pdt.special.spherical_bessel_j0(1.0)",
+      "TypeError", r"spherical_bessel_j0\(\): argument 'input' must be a Tensor, got float"),
 ]
