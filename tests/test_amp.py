@@ -506,3 +506,25 @@ def test_grad_scaler_scales_any_iterable_of_outputs():
     assert [t.tolist() for t in scaler.scale([pdt.ones(1), (pdt.ones(1),)])[1]] == [[4.0]]
     with pytest.raises(ValueError, match="iterable of Tensors"):
         scaler.scale(3.0)
+
+
+def test_out_and_in_place_calls_are_not_autocast(device):
+    """PyTorch never autocasts a call given out= (the result is out, in out's dtype) nor an
+    in-place op (c.addmm_(a, b) computes in c's dtype): both in float32 here, where
+    bfloat16 would round 1.001 to 1.0."""
+    a = pdt.full((2, 2), 1.001, device=device)
+    one = pdt.ones(2, 2, device=device)
+    with pdt.autocast(_kind(device)):
+        for op in (pdt.mm, pdt.matmul):
+            out = pdt.zeros(2, 2, device=device)
+            r = op(a, one, out=out)
+            assert r is out and r.dtype == pdt.float32
+            np.testing.assert_allclose(out.cpu().numpy(), 2.002, rtol=1e-6)
+        for got in (one.clone().addmm_(a, one), one.clone().addbmm_(a[None], one[None]),
+                    one[None].clone().baddbmm_(a[None], one[None])[0]):
+            assert got.dtype == pdt.float32
+            np.testing.assert_allclose(got.cpu().numpy(), 3.002, rtol=1e-6)
+        with pytest.raises(RuntimeError, match="same dtype"):  # as without autocast
+            one.bfloat16().addmm_(a, one)
+        assert pdt.is_autocast_enabled(_kind(device))  # in-place ops leave it on
+        assert (a @ one).dtype == pdt.bfloat16

@@ -121,18 +121,26 @@ def _tensors(args, kwargs):
             yield from (x for x in a if isinstance(x, _C.Tensor))
 
 
+def plain(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with this thread's autocast off: the in-place forms of the
+    listed ops (``c.addmm_(a, b)``), which PyTorch never autocasts, run through it."""
+    if not _state.active:
+        return fn(*args, **kwargs)
+    _state.active = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _state.active = True
+
+
 def _wrap(fn, cast, name):
     def slow(*args, **kwargs):  # called by the C wrapper while some thread has autocast on
-        if not _state.active:
-            return fn(*args, **kwargs)
-        args, kwargs = cast(args, kwargs)
+        # PyTorch never autocasts a call given out= (its result is out, in out's dtype)
+        if _state.active and "out" not in kwargs:
+            args, kwargs = cast(args, kwargs)
         # the op's own inner ops run without autocast, as PyTorch's (a float32 loss
         # built on matmul stays float32 inside)
-        _state.active = False
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _state.active = True
+        return plain(fn, *args, **kwargs)
     from .. import _C
     op = functools.update_wrapper(_C._AutocastOp(fn, slow), fn)
     op._autocast = name
