@@ -528,3 +528,20 @@ def test_out_and_in_place_calls_are_not_autocast(device):
             one.bfloat16().addmm_(a, one)
         assert pdt.is_autocast_enabled(_kind(device))  # in-place ops leave it on
         assert (a @ one).dtype == pdt.bfloat16
+
+
+def test_grad_scaler_step_without_gradients_raises(device):
+    """No parameter with a gradient: no inf check is recorded, and step() (and update()
+    after an explicit unscale_) raise as PyTorch's."""
+    p = nn.Parameter(pdt.ones(2, device=device))
+    opt = pdt.optim.SGD([p], lr=0.1)
+    s = pdt.amp.GradScaler(_kind(device))
+    s.scale(pdt.ones(1, device=device))
+    with pytest.raises(AssertionError, match="No inf checks were recorded for this optimizer"):
+        s.step(opt)
+    s = pdt.amp.GradScaler(_kind(device))
+    s.scale(pdt.ones(1, device=device))
+    s.unscale_(opt)
+    with pytest.raises(AssertionError, match="No inf checks were recorded prior to update"):
+        s.update()
+    assert p.tolist() == [1.0, 1.0]
