@@ -545,3 +545,47 @@ def test_grad_scaler_step_without_gradients_raises(device):
     with pytest.raises(AssertionError, match="No inf checks were recorded prior to update"):
         s.update()
     assert p.tolist() == [1.0, 1.0]
+
+
+def test_cpu_float32_list_and_products_through_matmul(device):
+    """PyTorch's CPU autocast runs its 3-d pools, grid_sample, ctc_loss, trace, reflect and
+    replicate pads, linear algebra and quantile in float32 (its CUDA autocast leaves them
+    in the input dtype); vecdot, inner and tensordot go through its lowered products
+    (float32 inputs give bfloat16), but a tensordot to a scalar is a dot, left alone."""
+    kind = _kind(device)
+    bf = pdt.bfloat16
+
+    def m(*s):
+        return (pdt.eye(s[-1], device=device) + 0.5).expand(*s).to(bf)
+    x5, x4 = pdt.ones(1, 1, 4, 4, 4, device=device).to(bf), m(1, 1, 4, 4)
+    f32 = pdt.float32 if kind == "cpu" else bf
+    with pdt.autocast(kind, dtype=bf):
+        for f in (lambda: F.avg_pool3d(x5, 2), lambda: F.max_pool3d(x5, 2),
+                  lambda: F.adaptive_avg_pool3d(x5, 2), lambda: F.adaptive_max_pool3d(x5, 2),
+                  lambda: F.max_unpool2d(*F.max_pool2d(x4, 2, return_indices=True), 2),
+                  lambda: F.pad(x4, (1, 1, 1, 1), mode="reflect"),
+                  lambda: F.pad(x4, (1, 1, 1, 1), "replicate"),
+                  lambda: F.grid_sample(x4, pdt.zeros(1, 2, 2, 2, device=device).to(bf),
+                                        align_corners=False)):
+            assert f().dtype == f32
+        for mode in ("constant", "circular"):
+            assert F.pad(x4, (1, 1, 1, 1), mode=mode).dtype == bf
+        if kind == "cpu":
+            a = m(3, 3)
+            for r in (pdt.trace(a), a.trace(), pdt.linalg.inv(a), pdt.inverse(a),
+                      pdt.linalg.svd(a)[1], pdt.svd(a)[1], pdt.linalg.svdvals(a),
+                      pdt.linalg.qr(a)[0], pdt.linalg.cholesky(a),
+                      pdt.linalg.cholesky_ex(a)[0], pdt.linalg.solve(a, a),
+                      pdt.linalg.eigh(a)[0], pdt.linalg.eigvalsh(a), pdt.linalg.cond(a),
+                      pdt.linalg.lstsq(a, a)[0], pdt.pinverse(a), pdt.cholesky_solve(a, a),
+                      pdt.cholesky_inverse(a), pdt.quantile(a, 0.5), pdt.nanquantile(a, 0.5),
+                      F.ctc_loss(pdt.ones(5, 1, 3).to(bf).log_softmax(-1),
+                                 pdt.tensor([[1, 2]]), [5], [2])):
+                assert r.dtype == pdt.float32
+            assert pdt.linalg.matrix_rank(a).item() == 3
+            o23, o3 = pdt.ones(2, 3), pdt.ones(3)
+            assert pdt.linalg.vecdot(o23, o23).dtype == bf
+            assert pdt.inner(o23, o23).dtype == bf
+            assert pdt.tensordot(o23, o23.T, dims=1).dtype == bf
+            assert pdt.tensordot(o23, o23).dtype == pdt.float32
+            assert pdt.inner(o3, o3).dtype == pdt.float32

@@ -133,10 +133,15 @@ def plain(fn, *args, **kwargs):
         _state.active = True
 
 
-def _wrap(fn, cast, name):
+def _wrap(fn, cast, name, composite=()):
+    """composite: the device types where PyTorch's op is not on autocast's lists but
+    made of ops that are (tensordot's product on CPU): there its inner ops are autocast."""
     def slow(*args, **kwargs):  # called by the C wrapper while some thread has autocast on
-        # PyTorch never autocasts a call given out= (its result is out, in out's dtype)
-        if _state.active and "out" not in kwargs:
+        if kwargs.get("out") is not None:  # PyTorch never autocasts an out= call (result: out)
+            return plain(fn, *args, **kwargs)
+        if composite and any(_eligible(t) in composite for t in _tensors(args, kwargs)):
+            return fn(*args, **kwargs)
+        if _state.active:
             args, kwargs = cast(args, kwargs)
         # the op's own inner ops run without autocast, as PyTorch's (a float32 loss
         # built on matmul stays float32 inside)
@@ -161,14 +166,15 @@ def lower_cuda(fn):
     return lower(fn, kinds=("cuda",))
 
 
-def fp32(fn, kinds=DEVICE_TYPES, opt_dtype=False):
+def fp32(fn, kinds=DEVICE_TYPES, opt_dtype=False, when=None):
     """Wraps fn: under autocast (of a device type in kinds) its float16/bfloat16 inputs
     are cast to float32 first (losses, norms, ...).  opt_dtype: the op takes dtype=, and
-    an explicit one wins."""
+    an explicit one wins; when: a test of (args, kwargs), the calls cast (F.pad's modes)."""
     to32 = _to_fp32(kinds)
 
     def cast(args, kwargs):
-        if opt_dtype and kwargs.get("dtype") is not None:
+        if ((opt_dtype and kwargs.get("dtype") is not None)
+                or (when is not None and not when(args, kwargs))):
             return args, kwargs
         return _map(args, kwargs, to32)
     return _wrap(fn, cast, "fp32")
@@ -180,15 +186,30 @@ def fp32_cuda(fn):
     return fp32(fn, kinds=("cuda",))
 
 
+def fp32_cpu(fn):
+    """fp32 on CPU tensors only (PyTorch's CUDA autocast leaves these ops in the input
+    dtype): the 3-d pools, grid_sample, ctc_loss, trace, the linear algebra, quantile."""
+    return fp32(fn, kinds=("cpu",))
+
+
+def fp32_cpu_pad(fn):
+    """fp32_cpu for F.pad's reflect and replicate modes (PyTorch's reflection_pad and
+    replication_pad; its constant and circular pads keep the input dtype)."""
+    def by_copy(args, kwargs):
+        mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+        return mode in ("reflect", "replicate")
+    return fp32(fn, kinds=("cpu",), when=by_copy)
+
+
 def fp32_cuda_opt_dtype(fn):
     """fp32_cuda for ops with an optional dtype= (softmax, log_softmax, sum, cumsum, ...)."""
     return fp32(fn, kinds=("cuda",), opt_dtype=True)
 
 
-def promote(fn):
+def promote(fn, composite=()):
     """Wraps fn: under CUDA autocast its eligible floating inputs are cast to the widest
     floating dtype among them (addcmul, dot, ...; PyTorch's CPU autocast has no such
-    list)."""
+    list); composite: as _wrap's."""
     def cast(args, kwargs):
         from .. import _C
         dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) == "cuda"}
@@ -199,4 +220,4 @@ def promote(fn):
         def up(a):
             return a.to(wide) if _eligible(a) == "cuda" and a.dtype != wide else a
         return _map(args, kwargs, up)
-    return _wrap(fn, cast, "promote")
+    return _wrap(fn, cast, "promote", composite)
