@@ -589,3 +589,16 @@ def test_cpu_float32_list_and_products_through_matmul(device):
             assert pdt.tensordot(o23, o23.T, dims=1).dtype == bf
             assert pdt.tensordot(o23, o23).dtype == pdt.float32
             assert pdt.inner(o3, o3).dtype == pdt.float32
+
+
+def test_deprecated_cpu_autocast_defaults_to_bfloat16():
+    """cpu.amp.autocast()'s dtype is its default argument, bfloat16, as PyTorch's, whatever
+    set_autocast_dtype set."""
+    pdt.set_autocast_dtype("cpu", pdt.float16)
+    try:
+        with pytest.warns(FutureWarning):
+            ac = pdt.cpu.amp.autocast()
+        with ac:
+            assert pdt.get_autocast_dtype("cpu") == pdt.bfloat16
+    finally:
+        pdt.set_autocast_dtype("cpu", pdt.bfloat16)
