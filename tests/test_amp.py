@@ -602,3 +602,17 @@ def test_deprecated_cpu_autocast_defaults_to_bfloat16():
             assert pdt.get_autocast_dtype("cpu") == pdt.bfloat16
     finally:
         pdt.set_autocast_dtype("cpu", pdt.bfloat16)
+
+
+def test_index_copy_promotes_on_cpu(device):
+    """index_copy is on PyTorch's CPU promote list: mixed float32/bfloat16 inputs give
+    float32 under CPU autocast; index_copy_ (in place) is not autocast."""
+    kind = _kind(device)
+    x, i = pdt.ones(3, device=device), pdt.tensor([0], device=device)
+    src = pdt.full((1,), 2.0, device=device).to(pdt.bfloat16)
+    with pdt.autocast(kind):
+        if kind == "cpu":
+            for r in (pdt.index_copy(x, 0, i, src), x.bfloat16().index_copy(0, i, src.float())):
+                assert r.dtype == pdt.float32 and r.tolist() == [2.0, 1.0, 1.0]
+        with pytest.raises(RuntimeError, match="must have the same"):
+            x.clone().index_copy_(0, i, src)

@@ -42,6 +42,8 @@ FP32_CUDA_OPT_DTYPE = ["softmax", "log_softmax", "softmin", "sum", "cumsum", "cu
 PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "scatter_add"]
 # ... and on CPU made of lowered products (PyTorch's tensordot: mm)
 PROMOTE_CUDA_LOWER_CPU = ["tensordot"]
+# ... on CPU only (PyTorch's CPU promote list: cat, stack, which promote by themselves here)
+PROMOTE_CPU = ["index_copy"]
 # Tensor's operators cast as their functions are; its methods of the lists' names
 # (x.mm(w), x.sum(), x.softmax(-1), ...) are added by tensor_methods(), as PyTorch casts
 # an op whatever form it is called in
@@ -52,7 +54,8 @@ _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
              "fp32_opt_dtype": lambda f: S.fp32(f, opt_dtype=True),
              "fp32_cuda": S.fp32_cuda, "fp32_cuda_opt_dtype": S.fp32_cuda_opt_dtype,
              "fp32_cpu": S.fp32_cpu, "fp32_cpu_pad": S.fp32_cpu_pad, "promote": S.promote,
-             "promote_cuda_lower_cpu": lambda f: S.promote(f, composite=("cpu",))}
+             "promote_cuda_lower_cpu": lambda f: S.promote(f, composite=("cpu",)),
+             "promote_cpu": lambda f: S.promote(f, kinds=("cpu",))}
 
 
 def policy():
@@ -62,7 +65,8 @@ def policy():
                         ("fp32_opt_dtype", FP32_OPT_DTYPE), ("fp32_cpu", FP32_CPU),
                         ("fp32_cpu_pad", ["pad"]), ("fp32_cuda", FP32_CUDA),
                         ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE),
-                        ("promote_cuda_lower_cpu", PROMOTE_CUDA_LOWER_CPU)):
+                        ("promote_cuda_lower_cpu", PROMOTE_CUDA_LOWER_CPU),
+                        ("promote_cpu", PROMOTE_CPU)):
         for n in names:
             table[n] = kind
     return table

@@ -206,18 +206,18 @@ def fp32_cuda_opt_dtype(fn):
     return fp32(fn, kinds=("cuda",), opt_dtype=True)
 
 
-def promote(fn, composite=()):
-    """Wraps fn: under CUDA autocast its eligible floating inputs are cast to the widest
-    floating dtype among them (addcmul, dot, ...; PyTorch's CPU autocast has no such
-    list); composite: as _wrap's."""
+def promote(fn, composite=(), kinds=("cuda",)):
+    """Wraps fn: under autocast (of a device type in kinds, default CUDA: addcmul, dot,
+    ...; on CPU index_copy) its eligible floating inputs are cast to the widest floating
+    dtype among them; composite: as _wrap's."""
     def cast(args, kwargs):
         from .. import _C
-        dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) == "cuda"}
+        dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) in kinds}
         if len(dts) < 2:
             return args, kwargs
         wide = _C.float32 if _C.float32 in dts or len(dts) > 1 else dts.pop()
 
         def up(a):
-            return a.to(wide) if _eligible(a) == "cuda" and a.dtype != wide else a
+            return a.to(wide) if _eligible(a) in kinds and a.dtype != wide else a
         return _map(args, kwargs, up)
     return _wrap(fn, cast, "promote", composite)
