@@ -266,10 +266,11 @@ def _in_place(fn, example=None, values="[1.0, 2.0]"):
     args, result = example or (_EXAMPLE_ARGS[fn.__name__], _EXAMPLE_RESULTS[fn.__name__])
 
     def method(self, *args, **kwargs):
+        from .amp._state import plain
         # a recorded fn may save its input: it reads a copy of self's old value then, so
         # that writing the result into self does not change what the node saved
         src = self.clone() if _wants_grad((self,) + args, kwargs) else self
-        out = fn(src, *args, **kwargs)
+        out = plain(fn, src, *args, **kwargs)  # no autocast in place, as PyTorch's
         if tuple(out.shape) != tuple(self.shape):
             raise RuntimeError(f"{name}(): the result's shape {tuple(out.shape)} is not "
                                f"self's {tuple(self.shape)} (on {self.device}): self cannot "

@@ -147,7 +147,11 @@ def tensordot(a, b, dims=2, out=None):
     left = a.permute(*free_a, *da).reshape(m, k)
     right = b.permute(*db, *free_b).reshape(k, n)
     shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
-    result = (left @ right).reshape(shape)
+    if shape:
+        result = (left @ right).reshape(shape)
+    else:  # a full contraction: PyTorch's is a dot, which its CPU autocast leaves alone
+        from .amp._state import plain
+        result = plain(_C.Tensor.__matmul__, left, right).reshape(shape)
     if out is not None:
         from ._ops_matmul import _write_out
         return _write_out(result, out, "tensordot")

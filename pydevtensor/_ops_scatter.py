@@ -65,9 +65,11 @@ def _same_dtype(op, x, src, name="source"):
 
 def _in_place(op, self, *args, **kwargs):
     """self.copy_(op(self, ...)): the op reads a copy of self's old value when
-    autograd records it (a saved input must not change under the Node)."""
+    autograd records it (a saved input must not change under the Node); it runs
+    without autocast, as PyTorch's in-place ops (c.addmm_(a, b) in c's dtype)."""
+    from .amp._state import plain
     src = self.clone() if _wants_grad((self,) + args, kwargs) else self
-    self.copy_(op(src, *args, **kwargs))
+    self.copy_(plain(op, src, *args, **kwargs))
     return self
 
 

@@ -54,6 +54,10 @@ AMP_CASES = [
     C("grad-scaler-step-before-scale",
       'pdt.amp.GradScaler("cpu").step(pdt.optim.SGD([pdt.nn.Parameter(pdt.ones(1))], lr=1.))',
       "AssertionError", r"Attempted step but _scale is None"),
+    C("grad-scaler-step-without-grads",
+      'p = pdt.nn.Parameter(pdt.ones(2))\nopt = pdt.optim.SGD([p], lr=0.1)\n'
+      's = pdt.amp.GradScaler("cpu")\ns.scale(pdt.ones(1))\ns.step(opt)', "AssertionError",
+      r"No inf checks were recorded for this optimizer\."),
     C("grad-scaler-update-without-step",
       's = pdt.amp.GradScaler("cpu")\ns.scale(pdt.ones(1))\ns.update()', "AssertionError",
       r"No inf checks were recorded prior to update"),

@@ -506,3 +506,113 @@ def test_grad_scaler_scales_any_iterable_of_outputs():
     assert [t.tolist() for t in scaler.scale([pdt.ones(1), (pdt.ones(1),)])[1]] == [[4.0]]
     with pytest.raises(ValueError, match="iterable of Tensors"):
         scaler.scale(3.0)
+
+
+def test_out_and_in_place_calls_are_not_autocast(device):
+    """PyTorch never autocasts a call given out= (the result is out, in out's dtype) nor an
+    in-place op (c.addmm_(a, b) computes in c's dtype): both in float32 here, where
+    bfloat16 would round 1.001 to 1.0."""
+    a = pdt.full((2, 2), 1.001, device=device)
+    one = pdt.ones(2, 2, device=device)
+    with pdt.autocast(_kind(device)):
+        for op in (pdt.mm, pdt.matmul):
+            out = pdt.zeros(2, 2, device=device)
+            r = op(a, one, out=out)
+            assert r is out and r.dtype == pdt.float32
+            np.testing.assert_allclose(out.cpu().numpy(), 2.002, rtol=1e-6)
+        for got in (one.clone().addmm_(a, one), one.clone().addbmm_(a[None], one[None]),
+                    one[None].clone().baddbmm_(a[None], one[None])[0]):
+            assert got.dtype == pdt.float32
+            np.testing.assert_allclose(got.cpu().numpy(), 3.002, rtol=1e-6)
+        with pytest.raises(RuntimeError, match="same dtype"):  # as without autocast
+            one.bfloat16().addmm_(a, one)
+        assert pdt.is_autocast_enabled(_kind(device))  # in-place ops leave it on
+        assert (a @ one).dtype == pdt.bfloat16
+
+
+def test_grad_scaler_step_without_gradients_raises(device):
+    """No parameter with a gradient: no inf check is recorded, and step() (and update()
+    after an explicit unscale_) raise as PyTorch's."""
+    p = nn.Parameter(pdt.ones(2, device=device))
+    opt = pdt.optim.SGD([p], lr=0.1)
+    s = pdt.amp.GradScaler(_kind(device))
+    s.scale(pdt.ones(1, device=device))
+    with pytest.raises(AssertionError, match="No inf checks were recorded for this optimizer"):
+        s.step(opt)
+    s = pdt.amp.GradScaler(_kind(device))
+    s.scale(pdt.ones(1, device=device))
+    s.unscale_(opt)
+    with pytest.raises(AssertionError, match="No inf checks were recorded prior to update"):
+        s.update()
+    assert p.tolist() == [1.0, 1.0]
+
+
+def test_cpu_float32_list_and_products_through_matmul(device):
+    """PyTorch's CPU autocast runs its 3-d pools, grid_sample, ctc_loss, trace, reflect and
+    replicate pads, linear algebra and quantile in float32 (its CUDA autocast leaves them
+    in the input dtype); vecdot, inner and tensordot go through its lowered products
+    (float32 inputs give bfloat16), but a tensordot to a scalar is a dot, left alone."""
+    kind = _kind(device)
+    bf = pdt.bfloat16
+
+    def m(*s):
+        return (pdt.eye(s[-1], device=device) + 0.5).expand(*s).to(bf)
+    x5, x4 = pdt.ones(1, 1, 4, 4, 4, device=device).to(bf), m(1, 1, 4, 4)
+    f32 = pdt.float32 if kind == "cpu" else bf
+    with pdt.autocast(kind, dtype=bf):
+        for f in (lambda: F.avg_pool3d(x5, 2), lambda: F.max_pool3d(x5, 2),
+                  lambda: F.adaptive_avg_pool3d(x5, 2), lambda: F.adaptive_max_pool3d(x5, 2),
+                  lambda: F.max_unpool2d(*F.max_pool2d(x4, 2, return_indices=True), 2),
+                  lambda: F.pad(x4, (1, 1, 1, 1), mode="reflect"),
+                  lambda: F.pad(x4, (1, 1, 1, 1), "replicate"),
+                  lambda: F.grid_sample(x4, pdt.zeros(1, 2, 2, 2, device=device).to(bf),
+                                        align_corners=False)):
+            assert f().dtype == f32
+        for mode in ("constant", "circular"):
+            assert F.pad(x4, (1, 1, 1, 1), mode=mode).dtype == bf
+        if kind == "cpu":
+            a = m(3, 3)
+            for r in (pdt.trace(a), a.trace(), pdt.linalg.inv(a), pdt.inverse(a),
+                      pdt.linalg.svd(a)[1], pdt.svd(a)[1], pdt.linalg.svdvals(a),
+                      pdt.linalg.qr(a)[0], pdt.linalg.cholesky(a),
+                      pdt.linalg.cholesky_ex(a)[0], pdt.linalg.solve(a, a),
+                      pdt.linalg.eigh(a)[0], pdt.linalg.eigvalsh(a), pdt.linalg.cond(a),
+                      pdt.linalg.lstsq(a, a)[0], pdt.pinverse(a), pdt.cholesky_solve(a, a),
+                      pdt.cholesky_inverse(a), pdt.quantile(a, 0.5), pdt.nanquantile(a, 0.5),
+                      F.ctc_loss(pdt.ones(5, 1, 3).to(bf).log_softmax(-1),
+                                 pdt.tensor([[1, 2]]), [5], [2])):
+                assert r.dtype == pdt.float32
+            assert pdt.linalg.matrix_rank(a).item() == 3
+            o23, o3 = pdt.ones(2, 3), pdt.ones(3)
+            assert pdt.linalg.vecdot(o23, o23).dtype == bf
+            assert pdt.inner(o23, o23).dtype == bf
+            assert pdt.tensordot(o23, o23.T, dims=1).dtype == bf
+            assert pdt.tensordot(o23, o23).dtype == pdt.float32
+            assert pdt.inner(o3, o3).dtype == pdt.float32
+
+
+def test_deprecated_cpu_autocast_defaults_to_bfloat16():
+    """cpu.amp.autocast()'s dtype is its default argument, bfloat16, as PyTorch's, whatever
+    set_autocast_dtype set."""
+    pdt.set_autocast_dtype("cpu", pdt.float16)
+    try:
+        with pytest.warns(FutureWarning):
+            ac = pdt.cpu.amp.autocast()
+        with ac:
+            assert pdt.get_autocast_dtype("cpu") == pdt.bfloat16
+    finally:
+        pdt.set_autocast_dtype("cpu", pdt.bfloat16)
+
+
+def test_index_copy_promotes_on_cpu(device):
+    """index_copy is on PyTorch's CPU promote list: mixed float32/bfloat16 inputs give
+    float32 under CPU autocast; index_copy_ (in place) is not autocast."""
+    kind = _kind(device)
+    x, i = pdt.ones(3, device=device), pdt.tensor([0], device=device)
+    src = pdt.full((1,), 2.0, device=device).to(pdt.bfloat16)
+    with pdt.autocast(kind):
+        if kind == "cpu":
+            for r in (pdt.index_copy(x, 0, i, src), x.bfloat16().index_copy(0, i, src.float())):
+                assert r.dtype == pdt.float32 and r.tolist() == [2.0, 1.0, 1.0]
+        with pytest.raises(RuntimeError, match="must have the same"):
+            x.clone().index_copy_(0, i, src)

@@ -9,7 +9,8 @@ from .grad_scaler import GradScaler as _GradScaler
 
 def aliases(device_type, module):
     """(autocast, GradScaler) for device_type ('cuda' or 'cpu'), defined in module."""
-    default = _C.float16 if device_type == "cuda" else None  # cpu: the state's dtype
+    # PyTorch's default arguments, whatever set_autocast_dtype set
+    default = _C.float16 if device_type == "cuda" else _C.bfloat16
 
     def warn(cls):
         warnings.warn(f"`pydevtensor.{device_type}.amp.{cls}(args...)` is deprecated. Please "

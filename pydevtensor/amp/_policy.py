@@ -15,7 +15,7 @@ from . import _state as S
 # ops run in the autocast dtype (float16 / bfloat16), on both device types
 LOWER = ["matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "conv1d", "conv2d",
          "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
-         "scaled_dot_product_attention"]
+         "scaled_dot_product_attention", "vecdot"]
 # ... on CUDA only (PyTorch's CPU list leaves these in the input dtype)
 LOWER_CUDA = ["mv", "addmv", "addr", "chain_matmul"]
 # ops run in float32, on both device types (losses; cdist)
@@ -24,6 +24,13 @@ FP32 = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "h
         "poisson_nll_loss", "cosine_embedding_loss", "hinge_embedding_loss",
         "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
         "multilabel_margin_loss", "cdist"]
+# ... float32 on CPU only (PyTorch's CUDA lists leave these in the input dtype); F.pad in
+# its reflect and replicate modes too ("pad": fp32_cpu_pad)
+FP32_CPU = ["avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+            "max_unpool2d", "grid_sample", "ctc_loss", "trace", "inv", "inverse", "svd",
+            "svdvals", "qr", "cholesky", "cholesky_ex", "solve", "eigh", "eigvalsh",
+            "matrix_rank", "cond", "lstsq", "pinverse", "cholesky_solve", "cholesky_inverse",
+            "quantile", "nanquantile"]
 # ... float32 unless given dtype=, both device types (prod is on PyTorch's CPU list too)
 FP32_OPT_DTYPE = ["prod"]
 # ... float32 on CUDA only
@@ -32,8 +39,11 @@ FP32_CUDA = ["layer_norm", "group_norm", "normalize", "cosine_similarity", "soft
              "tan", "acos", "asin", "cosh", "sinh", "erfinv", "logsumexp", "norm"]
 FP32_CUDA_OPT_DTYPE = ["softmax", "log_softmax", "softmin", "sum", "cumsum", "cumprod"]
 # ops run in the widest floating dtype of their inputs (cat and stack promote by themselves)
-PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "tensordot",
-           "scatter_add"]
+PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "scatter_add"]
+# ... and on CPU made of lowered products (PyTorch's tensordot: mm)
+PROMOTE_CUDA_LOWER_CPU = ["tensordot"]
+# ... on CPU only (PyTorch's CPU promote list: cat, stack, which promote by themselves here)
+PROMOTE_CPU = ["index_copy"]
 # Tensor's operators cast as their functions are; its methods of the lists' names
 # (x.mm(w), x.sum(), x.softmax(-1), ...) are added by tensor_methods(), as PyTorch casts
 # an op whatever form it is called in
@@ -43,15 +53,20 @@ TENSOR_OPERATORS = {"__matmul__": "lower", "__rmatmul__": "lower",
 _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
              "fp32_opt_dtype": lambda f: S.fp32(f, opt_dtype=True),
              "fp32_cuda": S.fp32_cuda, "fp32_cuda_opt_dtype": S.fp32_cuda_opt_dtype,
-             "promote": S.promote}
+             "fp32_cpu": S.fp32_cpu, "fp32_cpu_pad": S.fp32_cpu_pad, "promote": S.promote,
+             "promote_cuda_lower_cpu": lambda f: S.promote(f, composite=("cpu",)),
+             "promote_cpu": lambda f: S.promote(f, kinds=("cpu",))}
 
 
 def policy():
     """{op name: 'lower' | 'lower_cuda' | 'fp32' | ... } for the functions."""
     table = {}
     for kind, names in (("lower", LOWER), ("lower_cuda", LOWER_CUDA), ("fp32", FP32),
-                        ("fp32_opt_dtype", FP32_OPT_DTYPE), ("fp32_cuda", FP32_CUDA),
-                        ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE)):
+                        ("fp32_opt_dtype", FP32_OPT_DTYPE), ("fp32_cpu", FP32_CPU),
+                        ("fp32_cpu_pad", ["pad"]), ("fp32_cuda", FP32_CUDA),
+                        ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE),
+                        ("promote_cuda_lower_cpu", PROMOTE_CUDA_LOWER_CPU),
+                        ("promote_cpu", PROMOTE_CPU)):
         for n in names:
             table[n] = kind
     return table

@@ -121,18 +121,31 @@ def _tensors(args, kwargs):
             yield from (x for x in a if isinstance(x, _C.Tensor))
 
 
-def _wrap(fn, cast, name):
+def plain(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with this thread's autocast off: the in-place forms of the
+    listed ops (``c.addmm_(a, b)``), which PyTorch never autocasts, run through it."""
+    if not _state.active:
+        return fn(*args, **kwargs)
+    _state.active = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _state.active = True
+
+
+def _wrap(fn, cast, name, composite=()):
+    """composite: the device types where PyTorch's op is not on autocast's lists but
+    made of ops that are (tensordot's product on CPU): there its inner ops are autocast."""
     def slow(*args, **kwargs):  # called by the C wrapper while some thread has autocast on
-        if not _state.active:
+        if kwargs.get("out") is not None:  # PyTorch never autocasts an out= call (result: out)
+            return plain(fn, *args, **kwargs)
+        if composite and any(_eligible(t) in composite for t in _tensors(args, kwargs)):
             return fn(*args, **kwargs)
-        args, kwargs = cast(args, kwargs)
+        if _state.active:
+            args, kwargs = cast(args, kwargs)
         # the op's own inner ops run without autocast, as PyTorch's (a float32 loss
         # built on matmul stays float32 inside)
-        _state.active = False
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _state.active = True
+        return plain(fn, *args, **kwargs)
     from .. import _C
     op = functools.update_wrapper(_C._AutocastOp(fn, slow), fn)
     op._autocast = name
@@ -153,14 +166,15 @@ def lower_cuda(fn):
     return lower(fn, kinds=("cuda",))
 
 
-def fp32(fn, kinds=DEVICE_TYPES, opt_dtype=False):
+def fp32(fn, kinds=DEVICE_TYPES, opt_dtype=False, when=None):
     """Wraps fn: under autocast (of a device type in kinds) its float16/bfloat16 inputs
     are cast to float32 first (losses, norms, ...).  opt_dtype: the op takes dtype=, and
-    an explicit one wins."""
+    an explicit one wins; when: a test of (args, kwargs), the calls cast (F.pad's modes)."""
     to32 = _to_fp32(kinds)
 
     def cast(args, kwargs):
-        if opt_dtype and kwargs.get("dtype") is not None:
+        if ((opt_dtype and kwargs.get("dtype") is not None)
+                or (when is not None and not when(args, kwargs))):
             return args, kwargs
         return _map(args, kwargs, to32)
     return _wrap(fn, cast, "fp32")
@@ -172,23 +186,38 @@ def fp32_cuda(fn):
     return fp32(fn, kinds=("cuda",))
 
 
+def fp32_cpu(fn):
+    """fp32 on CPU tensors only (PyTorch's CUDA autocast leaves these ops in the input
+    dtype): the 3-d pools, grid_sample, ctc_loss, trace, the linear algebra, quantile."""
+    return fp32(fn, kinds=("cpu",))
+
+
+def fp32_cpu_pad(fn):
+    """fp32_cpu for F.pad's reflect and replicate modes (PyTorch's reflection_pad and
+    replication_pad; its constant and circular pads keep the input dtype)."""
+    def by_copy(args, kwargs):
+        mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+        return mode in ("reflect", "replicate")
+    return fp32(fn, kinds=("cpu",), when=by_copy)
+
+
 def fp32_cuda_opt_dtype(fn):
     """fp32_cuda for ops with an optional dtype= (softmax, log_softmax, sum, cumsum, ...)."""
     return fp32(fn, kinds=("cuda",), opt_dtype=True)
 
 
-def promote(fn):
-    """Wraps fn: under CUDA autocast its eligible floating inputs are cast to the widest
-    floating dtype among them (addcmul, dot, ...; PyTorch's CPU autocast has no such
-    list)."""
+def promote(fn, composite=(), kinds=("cuda",)):
+    """Wraps fn: under autocast (of a device type in kinds, default CUDA: addcmul, dot,
+    ...; on CPU index_copy) its eligible floating inputs are cast to the widest floating
+    dtype among them; composite: as _wrap's."""
     def cast(args, kwargs):
         from .. import _C
-        dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) == "cuda"}
+        dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) in kinds}
         if len(dts) < 2:
             return args, kwargs
         wide = _C.float32 if _C.float32 in dts or len(dts) > 1 else dts.pop()
 
         def up(a):
-            return a.to(wide) if _eligible(a) == "cuda" and a.dtype != wide else a
+            return a.to(wide) if _eligible(a) in kinds and a.dtype != wide else a
         return _map(args, kwargs, up)
-    return _wrap(fn, cast, "promote")
+    return _wrap(fn, cast, "promote", composite)

@@ -226,16 +226,8 @@ class GradScaler:
             for dev, fl in flags.items():
                 bad = (~stack(fl).all()).to(_C.float32)
                 found = bad if found is None else found + bad.to(found.device)
-        if found is None:  # no gradients: nothing non-finite
-            found = _C.zeros(1, dtype=_C.float32, device=self._first_device(optimizer))
-        st["found_inf"] = found
+        st["found_inf"] = found  # None without gradients: no inf check recorded
         st["stage"] = _UNSCALED
-
-    def _first_device(self, optimizer):
-        for g in optimizer.param_groups:
-            for p in g["params"]:
-                return p.device
-        return "cpu"
 
     def _check_scale(self, what):
         if self._scale is None:
@@ -264,6 +256,8 @@ class GradScaler:
         ------
         RuntimeError
             Called twice before update(), or with closure= (as PyTorch).
+        AssertionError
+            No parameter of optimizer has a gradient (no inf check was recorded).
 
         Examples
         --------
@@ -287,6 +281,7 @@ class GradScaler:
             raise RuntimeError("step() has already been called since the last update().")
         if st["stage"] == _READY:
             self.unscale_(optimizer)
+        assert st["found_inf"] is not None, "No inf checks were recorded for this optimizer."
         st["inf_host"] = float(st["found_inf"].sum().item())  # the one device read
         result = None
         if not st["inf_host"]:
