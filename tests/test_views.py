@@ -443,3 +443,17 @@ def test_view_dtype_is_not_recorded(device):
 def test_view_dtype_refusals_name_the_problem(device, expr, problem):
     with pytest.raises(pdt.InvalidArgumentError, match=problem):
         eval(expr, {"pdt": pdt, "d": device})
+
+
+def test_view_takes_size_and_dtype_keywords(device):
+    # PyTorch's keyword forms view(size=...) and view(dtype=...); the view shares memory
+    x = pdt.arange(6.0, device=device)
+    v = x.view(size=(2, 3))
+    assert tuple(v.shape) == (2, 3) and v._base is x
+    assert x.view(size=[3, -1]).shape == (3, 2)
+    b = x.view(dtype=pdt.int16)
+    assert b.dtype == pdt.int16 and tuple(b.shape) == (12,)
+    np.testing.assert_array_equal(b.cpu().numpy(), x.cpu().numpy().view(np.int16))
+    w = pdt.arange(4.0, device=device, requires_grad=True)
+    (w.view(size=(2, 2)) * 3).sum().backward()
+    assert w.grad.tolist() == [3.0] * 4

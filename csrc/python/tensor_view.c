@@ -180,6 +180,12 @@ static PyObject *view_dtype(pdt_state *S, PyObject *self, pdt_dtype dt)
 
 static PyObject *t_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (kwnames && nargs == 0 && PyTuple_GET_SIZE(kwnames) == 1) { /* PyTorch's keyword forms */
+        PyObject *k = PyTuple_GET_ITEM(kwnames, 0);
+        if (!PyUnicode_CompareWithASCIIString(k, "size") ||
+            !PyUnicode_CompareWithASCIIString(k, "dtype"))
+            return t_view(self, args, 1, NULL); /* view(size=s), view(dtype=d) */
+    }
     if (nargs == 1 && !kwnames && !PyLong_Check(args[0]) && !PyTuple_Check(args[0])) {
         pdt_state *S = pdt_state_of_type(Py_TYPE(self));
         if (!S)
