@@ -97,6 +97,14 @@ def _resize_(self, *sizes, memory_format=None):
     offset = self.storage_offset()
     capacity = self._storage_nbytes() // self.element_size()
     base = self
+    if offset + n > capacity and self._storage_is_foreign():
+        # another library's memory (from_numpy, as_tensor, from_dlpack): growing it would
+        # quietly end the sharing, so PyTorch refuses, and so does pydevtensor
+        raise RuntimeError(f"resize_(): Trying to resize storage that is not resizable: "
+                           f"it is shared with another library's array (from_numpy, "
+                           f"as_tensor or from_dlpack) and holds {capacity} elements, "
+                           f"{offset + n} needed for sizes {tuple(size)} (on "
+                           f"{self.device})")
     if offset + n > capacity:  # a larger storage, the old values first
         base = _C.empty((offset + n,), dtype=self.dtype, device=self.device)
         if capacity:  # nothing to record: self does not require grad

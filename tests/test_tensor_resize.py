@@ -90,3 +90,17 @@ def test_strided_layout():
         np.testing.assert_array_equal(_np(op(3, 4, 1, layout=pdt.strided)), pick(3, 1, 4))
         with pytest.raises(ValueError, match="only the strided layout"):
             op(3, 4, layout="sparse")
+
+
+def test_resize_refuses_to_grow_another_librarys_memory():
+    # PyTorch's rule: a storage from NumPy (or DLPack) cannot grow; shrinking and sizes
+    # that fit keep sharing it
+    a = np.arange(6, dtype=np.float32)
+    t = pdt.from_numpy(a)
+    with pytest.raises(RuntimeError, match="not resizable.*6 elements, 12 needed"):
+        t.resize_(3, 4)
+    assert tuple(t.shape) == (6,)
+    t.resize_(2, 2).fill_(7.0)
+    assert a.tolist() == [7.0, 7.0, 7.0, 7.0, 4.0, 5.0]
+    grown = pdt.arange(6.0).resize_(3, 4)  # pydevtensor's own storage grows
+    assert grown.shape == (3, 4)

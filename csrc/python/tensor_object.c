@@ -398,6 +398,14 @@ static PyObject *t_storage_refcount(PyObject *self, PyObject *unused)
     return PyLong_FromLong(pdt_tensor_storage_refcount(pdt_tensor_of(self)));
 }
 
+/* Whether the storage is another library's memory (a NumPy array's, a DLPack
+ * producer's), which pydevtensor shares and cannot grow (resize_ refuses, as PyTorch's). */
+static PyObject *t_storage_is_foreign(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(pdt_tensor_is_foreign(pdt_tensor_of(self)));
+}
+
 /* _storage_nbytes(): the size of the whole storage t is a view of (copy.deepcopy copies
  * it once for all the views it meets: pydevtensor/_copies.py) */
 static PyObject *t_storage_nbytes(PyObject *self, PyObject *unused)
@@ -435,6 +443,7 @@ static PyMethodDef tensor_methods[] = {
     {"is_floating_point", t_is_floating_point, METH_NOARGS, doc_is_floating_point},
     {"get_device", t_get_device, METH_NOARGS, doc_get_device},
     {"_storage_refcount", t_storage_refcount, METH_NOARGS, NULL},
+    {"_storage_is_foreign", t_storage_is_foreign, METH_NOARGS, NULL},
     {"_storage_nbytes", t_storage_nbytes, METH_NOARGS, NULL},
     {"_buffer", t_buffer, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
