@@ -144,6 +144,14 @@ def _split_aux(out, has_aux, where):
     return out
 
 
+def _lifted_call(func, args, kwargs, argnums, has_aux, where):
+    """In the caller's enable_grad block: args with those at argnums lifted (_Lifted),
+    and func's output on them, split from its aux."""
+    lifted = _Lifted(args, _argnums(argnums, len(args)), where)
+    out, aux = _split_aux(func(*lifted.args, **kwargs), has_aux, where)
+    return lifted, out, aux
+
+
 def _tensor_outputs(out, where):
     leaves = _leaves(out)
     if not leaves or (len(leaves) == 1 and leaves[0] is None):
@@ -191,11 +199,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """
     def wrapper(*args, **kwargs):
         where = "grad_and_value(f)(*args)"
-        nums = _argnums(argnums, len(args))
         outside = _C.is_grad_enabled()
         with enable_grad():
-            lifted = _Lifted(args, nums, where)
-            out, aux = _split_aux(func(*lifted.args, **kwargs), has_aux, where)
+            lifted, out, aux = _lifted_call(func, args, kwargs, argnums, has_aux, where)
             if not isinstance(out, _C.Tensor):
                 raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, got "
                                    f"{type(out)}")
@@ -408,11 +414,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 def _jacobian(func, argnums, has_aux, where):
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, len(args))
         outside = _C.is_grad_enabled()
         with enable_grad():
-            lifted = _Lifted(args, nums, where)
-            out, aux = _split_aux(func(*lifted.args, **kwargs), has_aux, where)
+            lifted, out, aux = _lifted_call(func, args, kwargs, argnums, has_aux, where)
             outs = _tensor_outputs(out, where)
             keep = outside and lifted.reaches_outside(outs)
             blocks = []

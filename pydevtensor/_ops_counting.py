@@ -304,6 +304,24 @@ def _lexsort_rows(rows):
     return perm
 
 
+def _run_starts(rows):
+    """A bool per row of the 2-d rows: True where it differs from the row before (the
+    first row's True), where each run of equal rows starts."""
+    n = rows.shape[0]
+    if not n:
+        return _C.zeros((0,), dtype=_C.bool, device=rows.device)
+    differs = rows[1:] != rows[:-1]
+    step = differs.sum(1) > 0 if rows.shape[1] else _C.zeros(
+        (n - 1,), dtype=_C.bool, device=rows.device)
+    return cat([_C.ones((1,), dtype=_C.bool, device=rows.device), step])
+
+
+def _run_lengths(starts, n):
+    """How long each run of n entries is, from where they start (1-d int64, increasing)."""
+    ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=starts.device)])
+    return ends[1:] - ends[:-1]
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values of input, in ascending order (or, with dim, its distinct
     slices along dim, in lexicographic order).  NaN is never equal to NaN: each one is
@@ -369,13 +387,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     else:
         order = _lexsort_rows(rows)
         srows = index_select(rows, 0, order)
-    if n:
-        differs = (srows[1:] != srows[:-1])
-        step = differs.sum(1) > 0 if srows.shape[1] else _C.zeros(
-            (n - 1,), dtype=_C.bool, device=x.device)
-        new = cat([_C.ones((1,), dtype=_C.bool, device=x.device), step])
-    else:
-        new = _C.zeros((0,), dtype=_C.bool, device=x.device)
+    new = _run_starts(srows)
     starts = nonzero(new).reshape(-1)  # reads the number of distinct values
     out = index_select(srows, 0, starts)
     if d is None:
@@ -393,8 +405,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
             _C._index_add(inverse, 0, order, cumsum(new, 0) - 1, True)
         results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
     if return_counts:
-        ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=x.device)])
-        results.append(ends[1:] - ends[:-1])
+        results.append(_run_lengths(starts, n))
     return results[0] if len(results) == 1 else tuple(results)
 
 
@@ -410,8 +421,7 @@ def _unique_values(x, return_counts):
     out = values[new]
     if not return_counts:
         return out
-    ends = cat([nonzero(new).reshape(-1), _C.full((1,), n, dtype=_C.int64, device=x.device)])
-    return out, ends[1:] - ends[:-1]
+    return out, _run_lengths(nonzero(new).reshape(-1), n)
 
 
 for _name_, _fn in (("bincount", bincount), ("unique", unique)):

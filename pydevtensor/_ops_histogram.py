@@ -18,6 +18,7 @@ PyTorch's histc uses no edge array (its torch.histogram does).
 import builtins
 
 from . import _C
+from ._ops_counting import _run_lengths, _run_starts
 from ._ops_index import _dim, _int_arg, _tensor_arg, index_select, nonzero, where
 from ._ops_join import cat
 from ._ops_sort import cumsum
@@ -61,12 +62,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         rows = moved.reshape(moved.shape[0], -1) if moved.numel() else _C.zeros(
             (moved.shape[0], 0), dtype=x.dtype, device=x.device)
     n = rows.shape[0]
-    new = _C.ones((builtins.min(n, 1),), dtype=_C.bool, device=x.device)
-    if n > 1:
-        differs = rows[1:] != rows[:-1]
-        step = differs.sum(1) > 0 if rows.shape[1] else _C.zeros(
-            (n - 1,), dtype=_C.bool, device=x.device)
-        new = cat([new, step])
+    new = _run_starts(rows)
     starts = nonzero(new).reshape(-1)  # reads the number of runs
     out = index_select(rows, 0, starts)
     if d is None:
@@ -82,8 +78,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         inverse = cumsum(new, 0) - 1
         results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
     if return_counts:
-        ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=x.device)])
-        results.append(ends[1:] - ends[:-1])
+        results.append(_run_lengths(starts, n))
     return results[0] if len(results) == 1 else tuple(results)
 
 

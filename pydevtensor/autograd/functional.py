@@ -68,6 +68,14 @@ def _strict_outputs(outs, strict):
                                "manner from the input when running in strict mode.")
 
 
+def _outputs(func, xs, strict):
+    """func(*xs) as a tuple of Tensors, and whether it was a single one; strict=True: each
+    must depend on the inputs."""
+    outs, single = _tuple(func(*xs), "outputs of the user-provided function")
+    _strict_outputs(outs, strict)
+    return outs, single
+
+
 def _strict_grads(grads, strict):
     """strict=True: no gradient may be missing (an input the outputs do not use)."""
     for i, g in enumerate(grads if strict else ()):
@@ -133,9 +141,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """
     with enable_grad():
         xs, single_in = _prepare(inputs, create_graph)
-        out = func(*xs)
-        outs, single_out = _tuple(out, "outputs of the user-provided function")
-        _strict_outputs(outs, strict)
+        outs, single_out = _outputs(func, xs, strict)
         vs = _vectors(v, outs, "the output of the user-provided function",
                       lambda n: f"the function has {n} outputs")
         grads = _grad(outs, xs, vs, create_graph)
@@ -181,9 +187,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         xs, single_in = _prepare(inputs, create_graph)
         vs = _vectors(v, xs, "the input to the user-provided function",
                       lambda n: f"there are {n} inputs")
-        out = func(*xs)
-        outs, single_out = _tuple(out, "outputs of the user-provided function")
-        _strict_outputs(outs, strict)
+        outs, single_out = _outputs(func, xs, strict)
         dummies = tuple(_C.zeros_like(o).requires_grad_(True) for o in outs)
         back = _grad(outs, xs, dummies, True)
         _strict_grads(back, strict)
@@ -237,9 +241,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                            "`strict=False` or `vectorize=False`.")
     with enable_grad():
         xs, single_in = _prepare(inputs, create_graph)
-        out = func(*xs)
-        outs, single_out = _tuple(out, "outputs of the user-provided function")
-        _strict_outputs(outs, strict)
+        outs, single_out = _outputs(func, xs, strict)
         from .._ops_join import stack
         jac = []
         for o in outs:

@@ -24,6 +24,17 @@ def _one_of(where, probs, logits):
                          f"both.")
 
 
+def _probs_or_logits(dist, where, probs, logits):
+    """Sets dist.probs or dist.logits, whichever is given (exactly one, else
+    ValueError), as a tensor, and returns it."""
+    _one_of(where, probs, logits)
+    if probs is not None:
+        (dist.probs,) = broadcast_all(probs)
+        return dist.probs
+    (dist.logits,) = broadcast_all(logits)
+    return dist.logits
+
+
 class Bernoulli(Distribution):
     """The Bernoulli distribution: 1 with probability ``probs``, else 0; given by probs
     or by logits (``probs = sigmoid(logits)``), not both.
@@ -53,15 +64,8 @@ class Bernoulli(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of("Bernoulli()", probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            shape = tuple(self.probs.shape)
-        else:
-            (self.logits,) = broadcast_all(logits)
-            shape = tuple(self.logits.shape)
-        self._param = self.__dict__.get("probs", self.__dict__.get("logits"))
-        super().__init__(shape, (), validate_args)
+        self._param = _probs_or_logits(self, "Bernoulli()", probs, logits)
+        super().__init__(tuple(self._param.shape), (), validate_args)
 
     @lazy_property
     def logits(self):

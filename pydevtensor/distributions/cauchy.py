@@ -2,14 +2,12 @@
 import math
 
 from .. import _C
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocScale
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(Distribution):
+class Cauchy(_LocScale):
     """The Cauchy (Lorentz) distribution of density
     ``1 / (pi scale (1 + ((x - loc) / scale)^2))``, batched over the broadcast shape of
     loc and scale; reparameterisable (``rsample``).  It has no mean and no variance:
@@ -34,22 +32,10 @@ class Cauchy(Distribution):
     (tensor([nan]), tensor([inf]))
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), (), validate_args)
-
     @property
     def mean(self):
         return _C.full(tuple(self._extended_shape()), math.nan, dtype=self.loc.dtype,
                        device=self.loc.device)
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -9,6 +9,7 @@ from .. import _C
 from .._tensor_py import Size
 from ..autograd import no_grad
 from . import constraints
+from .utils import broadcast_all
 
 __all__ = ["Distribution"]
 
@@ -551,6 +552,28 @@ class Distribution:
         params = [p for p in self.arg_constraints if p in self.__dict__]
         inner = ", ".join(f"{p}: {_describe(self.__dict__[p])}" for p in params)
         return f"{type(self).__name__}({inner})"
+
+
+class _LocScale(Distribution):
+    """The location-scale families' shared part (Normal, Laplace, Cauchy, Gumbel,
+    LogNormal): loc and scale, broadcast together, give the batch shape; the mean and
+    the mode are loc unless a family says otherwise."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(tuple(self.loc.shape), (), validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
 
 
 def _describe(v):

@@ -4,7 +4,7 @@ from .._dtype_info import finfo
 from ..autograd import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
-from .bernoulli import _one_of
+from .bernoulli import _probs_or_logits
 from .distribution import Distribution
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
@@ -43,14 +43,8 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of("Geometric()", probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            shape = tuple(self.probs.shape)
-        else:
-            (self.logits,) = broadcast_all(logits)
-            shape = tuple(self.logits.shape)
-        super().__init__(shape, (), validate_args)
+        param = _probs_or_logits(self, "Geometric()", probs, logits)
+        super().__init__(tuple(param.shape), (), validate_args)
         if self._validate_args and probs is not None:
             with no_grad():
                 ok = bool((self.probs > 0).all())

@@ -3,16 +3,14 @@ import math
 
 from .. import _C
 from .._dtype_info import finfo
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocScale
 
 __all__ = ["Gumbel"]
 
 _EULER_GAMMA = 0.57721566490153286060
 
 
-class Gumbel(Distribution):
+class Gumbel(_LocScale):
     """The Gumbel (type-I extreme value) distribution of cdf
     ``exp(-exp(-(x - loc) / scale))``, batched over the broadcast shape of loc and scale;
     reparameterisable: a draw is ``loc - scale log(-log u)`` for a uniform u in
@@ -36,21 +34,9 @@ class Gumbel(Distribution):
     (tensor([-1.6931]), tensor([1.1544]))
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), (), validate_args)
-
     @property
     def mean(self):
         return self.loc + self.scale * _EULER_GAMMA
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

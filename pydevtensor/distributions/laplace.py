@@ -3,14 +3,12 @@ import math
 
 from .. import _C
 from .._dtype_info import finfo
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocScale
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale):
     """The Laplace (double exponential) distribution of density
     ``exp(-|x - loc| / scale) / (2 scale)``, batched over the broadcast shape of loc and
     scale; reparameterisable (``rsample``).
@@ -33,22 +31,6 @@ class Laplace(Distribution):
     >>> d.variance, d.cdf(pydevtensor.tensor([0.0, 1.0]))
     (tensor([8., 8.]), tensor([0.5000, 0.5000]))
     """
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), (), validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -4,15 +4,14 @@ import math
 
 from .. import _C
 from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocScale
 
 __all__ = ["LogNormal"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class LogNormal(Distribution):
+class LogNormal(_LocScale):
     """The log-normal distribution: ``exp(X)`` for X normal N(loc, scale^2), batched over
     the broadcast shape of loc and scale; reparameterisable (``rsample``).
 
@@ -36,13 +35,7 @@ class LogNormal(Distribution):
     tensor([1.6487])
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), (), validate_args)
 
     @property
     def mean(self):

@@ -2,16 +2,14 @@
 import math
 
 from .. import _C
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocScale
 
 __all__ = ["Normal"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(Distribution):
+class Normal(_LocScale):
     """The normal (Gaussian) distribution N(loc, scale^2), batched over the broadcast
     shape of loc and scale; reparameterisable (``rsample``).
 
@@ -33,22 +31,6 @@ class Normal(Distribution):
     >>> d.entropy()
     tensor([2.1121, 2.1121])
     """
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), (), validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

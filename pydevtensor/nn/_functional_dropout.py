@@ -31,9 +31,14 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool,
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{where}: expected a floating point tensor, got {input.dtype} (on "
                            f"{input.device})")
+    return _dropped(input, p, inplace, tuple(input.shape[:2]) + (1,) * (input.ndim - 2))
+
+
+def _dropped(input: Tensor, p: float, inplace: bool, shape: tuple[int, ...]) -> Tensor:
+    """input times a random mask of shape (broadcast to input's; each entry kept with
+    probability 1 - p), scaled by 1 / (1 - p); all zeros for p = 1."""
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
-    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     keep = _C.rand(shape, device=input.device) >= p  # kept with probability 1 - p
     scale = 1.0 / (1.0 - p)
     if inplace:

@@ -11,7 +11,7 @@ from . import _functional_conv as FC
 from . import _functional_pad as FP
 from .init import kaiming_uniform_
 from .module import Module
-from .parameter import Parameter, UninitializedParameter
+from .parameter import Parameter, UninitializedParameter, _uninitialized_weight_and_bias
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -261,11 +261,7 @@ class _LazyConv:
         Module.__init__(self)
         self._setup(out_channels, kernel_size, stride, padding, dilation, groups, padding_mode)
         self.in_channels = 0
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        _uninitialized_weight_and_bias(self, bias, device, dtype)
 
     def reset_parameters(self) -> None:
         if not isinstance(self.weight, UninitializedParameter):

@@ -25,6 +25,7 @@ from ..autograd.grad_mode import no_grad as _no_grad
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
+from .sparse import _norm_options
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -303,13 +304,7 @@ class EmbeddingBag(Module):
         return bag
 
     def extra_repr(self) -> str:
-        text = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            text += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            text += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            text += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        text = f"{self.num_embeddings}, {self.embedding_dim}" + _norm_options(self)
         text += f", mode={self.mode!r}"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"

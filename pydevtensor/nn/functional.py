@@ -27,7 +27,7 @@ from . import _functional_cross_entropy as _ce
 cross_entropy, nll_loss = _ce.cross_entropy, _ce.nll_loss
 _check_reduction, _label_smoothing, _reduce = _ce._check_reduction, _ce._label_smoothing, _ce._reduce
 _check_target, _one_hot, _out_of_range = _ce._check_target, _ce._one_hot, _ce._out_of_range
-from ._functional_dropout import _dropout_p
+from ._functional_dropout import _dropout_p, _dropped
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
@@ -186,13 +186,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"dropout(): expected a floating point tensor, got {input.dtype}")
-    if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
-    keep = _C.rand(tuple(input.shape), device=input.device) >= p  # kept with probability 1 - p
-    scale = 1.0 / (1.0 - p)
-    if inplace:
-        return input.mul_(keep).mul_(scale)
-    return input * keep * scale
+    return _dropped(input, p, inplace, tuple(input.shape))
 
 
 def flatten(input, start_dim=1, end_dim=-1):

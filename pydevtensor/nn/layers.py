@@ -14,7 +14,7 @@ from ._functional_activation_more import _softmax_dim
 from ._functional_pad import _index
 from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
-from .parameter import Parameter, UninitializedParameter
+from .parameter import Parameter, UninitializedParameter, _uninitialized_weight_and_bias
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -154,11 +154,7 @@ class LazyLinear(Linear):
         out_features = _check_features("out_features", out_features)
         self.in_features = 0
         self.out_features = out_features
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        _uninitialized_weight_and_bias(self, bias, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         if isinstance(self.weight, UninitializedParameter):

@@ -20,7 +20,8 @@ _LegacyLoss = _Loss  # its constructor takes PyTorch's deprecated size_average a
 
 
 class _MarginLoss(_LegacyLoss):
-    def __init__(self, margin: float, size_average=None, reduce=None,
+    # MarginRankingLoss's and CosineEmbeddingLoss's own (their margin defaults to 0)
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.margin = _LM._number(margin, "margin", type(self).__name__)
@@ -54,10 +55,6 @@ class MarginRankingLoss(_MarginLoss):
     ...         pydevtensor.tensor([1., 1.]))
     tensor(0.7500)
     """
-
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return _LM.margin_ranking_loss(input1, input2, target, self.margin,
@@ -152,10 +149,6 @@ class CosineEmbeddingLoss(_MarginLoss):
     >>> nn.CosineEmbeddingLoss()(x1, pydevtensor.tensor([[1., 1.]]), pydevtensor.tensor([1.]))
     tensor(0.2929)
     """
-
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return _LM.cosine_embedding_loss(input1, input2, target, self.margin,

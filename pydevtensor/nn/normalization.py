@@ -182,20 +182,28 @@ class _NormBase(Module):
         self._options(eps, momentum, affine, track_running_stats)
         self.num_features = num_features
         dtype = _C._get_default_dtype() if dtype is None else dtype
+
+        def filled(value):
+            return (_C.ones if value else _C.zeros)(num_features, device=device, dtype=dtype)
+        self._register_state(bias, device, lambda value: Parameter(filled(value)), filled)
+
+    def _register_state(self, bias: bool, device: Any, param: Any, buffer: Any) -> None:
+        """Registers weight and bias (bias only where bias=True) where affine, and
+        running_mean, running_var and num_batches_tracked where track_running_stats (else
+        None), in PyTorch's order; param(value) and buffer(value) make a parameter and a
+        running statistic, of ones (value 1) or zeros (value 0)."""
         if self.affine:
-            self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
+            self.weight = param(1)
             if bias:
-                self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+                self.bias = param(0)
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if self.track_running_stats:
-            self.register_buffer("running_mean", _C.zeros(num_features, device=device,
-                                                          dtype=dtype))
-            self.register_buffer("running_var", _C.ones(num_features, device=device,
-                                                        dtype=dtype))
+            self.register_buffer("running_mean", buffer(0))
+            self.register_buffer("running_var", buffer(1))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
             self._host_count = HostCount(self.num_batches_tracked, 0)
@@ -438,24 +446,9 @@ class _LazyBatchNorm:
         Module.__init__(self)
         self._options(eps, momentum, affine, track_running_stats)
         self.num_features = 0
-        if self.affine:
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
-            if bias:
-                self.bias = UninitializedParameter(device=device, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if self.track_running_stats:
-            self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
-            self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked",
-                                 _C.tensor(0, dtype=_C.int64, device=device))
-            self._host_count = HostCount(self.num_batches_tracked, 0)
-        else:
-            for name in ("running_mean", "running_var", "num_batches_tracked"):
-                self.register_buffer(name, None)
+        self._register_state(bias, device,
+                             lambda _: UninitializedParameter(device=device, dtype=dtype),
+                             lambda _: UninitializedBuffer(device=device, dtype=dtype))
 
     def reset_running_stats(self) -> None:
         if self.num_features:

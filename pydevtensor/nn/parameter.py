@@ -279,3 +279,12 @@ class UninitializedBuffer(_C.Tensor):
 def is_uninitialized(t) -> bool:
     """Whether t is a lazy module's placeholder (an uninitialized parameter or buffer)."""
     return isinstance(t, (UninitializedParameter, UninitializedBuffer))
+
+
+def _uninitialized_weight_and_bias(module, bias, device, dtype) -> None:
+    """A lazy layer's weight and bias (None where bias is False), uninitialized."""
+    module.weight = UninitializedParameter(device=device, dtype=dtype)
+    if bias:
+        module.bias = UninitializedParameter(device=device, dtype=dtype)
+    else:
+        module.register_parameter("bias", None)

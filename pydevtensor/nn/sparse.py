@@ -13,6 +13,19 @@ if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
 
 
+def _norm_options(module) -> str:
+    """The part of an Embedding's or EmbeddingBag's extra_repr for max_norm, norm_type and
+    scale_grad_by_freq: each that is not its default."""
+    text = ""
+    if module.max_norm is not None:
+        text += f", max_norm={module.max_norm}"
+    if module.norm_type != 2:
+        text += f", norm_type={module.norm_type}"
+    if module.scale_grad_by_freq:
+        text += f", scale_grad_by_freq={module.scale_grad_by_freq}"
+    return text
+
+
 class Embedding(Module):
     """A table of num_embeddings vectors of size embedding_dim: ``emb(indices)`` gives
     the rows at the indices, of shape ``(*indices.shape, embedding_dim)``, as
@@ -170,10 +183,4 @@ class Embedding(Module):
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            text += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            text += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            text += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        return text
+        return text + _norm_options(self)

@@ -27,6 +27,14 @@ __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 _MAPS = ("matrix_exp", "cayley", "householder")
 
 
+def _tensor_named(module, name):
+    """module's tensor (parameter or buffer) called name; ValueError when it has none."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, _C.Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    return weight
+
+
 def _is_orthogonal(q):
     n, k = q.shape[-2], q.shape[-1]
     eye = _C.eye(k, dtype=q.dtype, device=q.device)
@@ -160,9 +168,7 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     >>> bool(pydevtensor.allclose(m.weight @ m.weight.T, pydevtensor.eye(3), atol=1e-5))
     True
     """
-    weight = getattr(module, name, None)
-    if not isinstance(weight, _C.Tensor):
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    weight = _tensor_named(module, name)
     if weight.ndim < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of "
                          f"{weight.ndim} dimensions.")
@@ -329,9 +335,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     >>> round(float(pydevtensor.linalg.matrix_norm(m.weight, 2)), 4)
     1.0
     """
-    weight = getattr(module, name, None)
-    if not isinstance(weight, _C.Tensor):
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    weight = _tensor_named(module, name)
     if dim is None:
         from ..conv_transpose import ConvTranspose1d, ConvTranspose2d
         from ..layers_3d import ConvTranspose3d
