@@ -98,8 +98,10 @@ def logit(input, eps=None):
         Probabilities (also the method ``x.logit()``); integers and bools give float32.
     eps : float, optional
         When given, input is first clamped to ``[eps, 1 - eps]`` (so 0 and 1 give finite
-        values; the gradient is 0 outside that range, as PyTorch's).  Without it, 0 gives
-        -inf, 1 gives inf and values outside [0, 1] give NaN.
+        values; the gradient is 0 outside that range, as PyTorch's): below eps to eps,
+        then above 1 - eps to 1 - eps, PyTorch's order (for eps > 1/2 a value below eps
+        gives logit(eps)).  Without it, 0 gives -inf, 1 gives inf and values outside
+        [0, 1] give NaN.
 
     Returns
     -------
@@ -117,7 +119,7 @@ def logit(input, eps=None):
     if eps is not None:
         if isinstance(eps, builtins.bool) or not isinstance(eps, (builtins.int, builtins.float)):
             raise TypeError(f"logit(): eps must be a float, got {type(eps).__name__}")
-        x = x.clamp(eps, 1 - eps)
+        x = where(x < eps, eps, where(x > 1 - eps, 1 - eps, x)).to(x.dtype)
     return (x / (1 - x)).log()
 
 
