@@ -206,6 +206,23 @@ class DivBackward0(_SavesOperands):
         return ga, gb
 
 
+@derivative("ldexp")
+class LdexpBackward0(_SavesOperands):
+    """PyTorch's: g 2^b for a, g a 2^b log 2 for b, each with its own 2^b computed in
+    the backward, so the two gradients' graphs share no node: the second derivative of
+    one does not free the other's (as the graph of mul and pow would)."""
+    keeps = staticmethod(lambda need_a, need_b: (need_b, True))
+
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        b = b.to(_C.float64 if g.dtype == _C.float64 else g.dtype)
+        ga = reduce_grad(g * _C.pow(2.0, b), ma) if need_a else None
+        gb = reduce_grad(g * a * _C.pow(2.0, b) * math.log(2.0), mb) if need_b else None
+        return ga, gb
+
+
 @derivative("remainder")
 class RemainderBackward0(_SavesOperands):
     """remainder(a, b) = a - q b with q = floor(a / b): 1 for a, -q for b."""
