@@ -438,6 +438,9 @@ _unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
 # NaN input too)
 _unary("relu", "ReluBackward0", "result", lambda g, y: zero_where(y <= 0, g))
 _unary("log1p", "Log1PBackward0", "input", lambda g, x: g / (x + 1.0))
+# -g y^2 from the result y = 1 / x, as PyTorch's: its second derivative 2 y^3 is inf at 0
+# and 0 at inf (div's, -g / x^2 differentiated, was NaN there)
+_unary("reciprocal", "ReciprocalBackward0", "result", lambda g, y: -g * (y * y))
 _unary("expm1", "Expm1Backward0", "result", lambda g, y: g * (y + 1.0))
 # d erf(x) / dx = 2 / sqrt(pi) exp(-x^2), and erfc's its negative
 _TWO_OVER_SQRT_PI = 1.1283791670955126
