@@ -4,6 +4,8 @@ compared in float64 with torch's (when it imports) and with central differences 
 the first gradient; nodes whose backward is not differentiable raise naming
 themselves.
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -321,6 +323,30 @@ def test_second_derivative_through_zero_gradients_as_torch(device, op):
             assert not np.any(want if have is None else have)
         else:
             np.testing.assert_allclose(have, want, rtol=1e-12, atol=1e-12)
+
+
+MASK_OPS = {
+    "abs": lambda x: x.abs(), "relu": lambda x: x.relu(),
+    "copysign": lambda x: pdt.copysign(x, pdt.tensor(-1.0, dtype=x.dtype, device=x.device)),
+    "l1_loss": lambda x: F.l1_loss(x, pdt.zeros_like(x)),
+    "vector_norm_1": lambda x: pdt.linalg.vector_norm(x, 1),
+    "vector_norm_inf": lambda x: pdt.linalg.vector_norm(x, math.inf),
+}
+
+
+@pytest.mark.parametrize("op", sorted(MASK_OPS))
+def test_mask_gradients_are_recorded_with_a_zero_derivative(device, op):
+    """The gradient of abs, relu, ... is g times a piecewise constant of x: under
+    create_graph it requires grad (it did not when g does not), and its derivative is
+    zeros, as PyTorch's (grad(..., allow_unused=True) raised 'element 0 of tensors does
+    not require grad')."""
+    x = pdt.tensor([-1.5, -0.2, 0.3, 2.0], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    (g,) = pdt.autograd.grad(MASK_OPS[op](x).sum(), [x], create_graph=True)
+    (plain,) = pdt.autograd.grad(MASK_OPS[op](x).sum(), [x])
+    assert g.requires_grad and g.tolist() == plain.tolist()
+    (h,) = pdt.autograd.grad((g * g).sum(), [x], allow_unused=True)
+    assert h is not None and h.tolist() == [0.0] * 4
 
 
 def _prod_others(x, dims):

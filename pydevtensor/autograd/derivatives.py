@@ -253,6 +253,7 @@ class CopysignBackward0(_SavesOperands):
     """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
     zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
     zero_grad_inputs = (1,)
+    mask_derivative = True  # Note [mask derivatives] in node.py
     keeps = staticmethod(lambda need_a, need_b: (need_a, need_a))
 
     def backward(self, g):
@@ -415,15 +416,18 @@ class _Unary(Node):
         return self.formula(g, v)
 
 
-def _unary(name, cls_name, uses, formula, zero_derivative=False):
+def _unary(name, cls_name, uses, formula, zero_derivative=False, mask_derivative=False):
     cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula),
-                                     "zero_derivative": zero_derivative})
+                                     "zero_derivative": zero_derivative,
+                                     "mask_derivative": mask_derivative})
     derivative(name)(cls)
     globals()[cls_name] = cls
 
 
 _unary("neg", "NegBackward0", None, lambda g, v: -g)
-_unary("abs", "AbsBackward0", "input", lambda g, x: g * sign(x))
+# abs and relu: Note [mask derivatives] in node.py (their gradient requires grad under
+# create_graph when x does, and its derivative is zeros, as PyTorch's)
+_unary("abs", "AbsBackward0", "input", lambda g, x: g * sign(x), mask_derivative=True)
 _unary("exp", "ExpBackward0", "result", lambda g, y: g * y)
 _unary("log", "LogBackward0", "input", lambda g, x: g / x)
 _unary("sqrt", "SqrtBackward0", "result", lambda g, y: g / (2.0 * y))
@@ -436,7 +440,8 @@ _unary("tanh", "TanhBackward0", "result", lambda g, y: g * (1.0 - y * y))
 _unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
 # PyTorch's threshold_backward: 0 where y <= 0 (an inf or NaN g too), g elsewhere (a
 # NaN input too)
-_unary("relu", "ReluBackward0", "result", lambda g, y: zero_where(y <= 0, g))
+_unary("relu", "ReluBackward0", "result", lambda g, y: zero_where(y <= 0, g),
+       mask_derivative=True)
 _unary("log1p", "Log1PBackward0", "input", lambda g, x: g / (x + 1.0))
 # -g y^2 from the result y = 1 / x, as PyTorch's: its second derivative 2 y^3 is inf at 0
 # and 0 at inf (div's, -g / x^2 differentiated, was NaN there)
@@ -719,6 +724,8 @@ class _Min(Node):
 
 @derivative("norm")
 class NormBackward0(_ReductionOfValues):
+    mask_derivative = True  # order 1, g sign(x): Note [mask derivatives] in node.py
+
     def save(self, result, input, p="fro", dim=None, keepdim=False, dtype=None, **kw):
         self.p = 2.0 if p in ("fro", None) else float(p)
         if self.p == float("inf") or self.p == float("-inf") or self.p <= 0:
