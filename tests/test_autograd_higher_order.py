@@ -349,6 +349,29 @@ def test_mask_gradients_are_recorded_with_a_zero_derivative(device, op):
     assert h is not None and h.tolist() == [0.0] * 4
 
 
+def _second(f, x0, y0, device):
+    """d2f/dx2 and d2f/dy2 of f(x, y) at (x0, y0) by grad of grad (None: 0)."""
+    x, y = (pdt.tensor([v], dtype=pdt.float64, device=device, requires_grad=True)
+            for v in (x0, y0))
+    gx, gy = pdt.autograd.grad(f(x, y).sum(), [x, y], create_graph=True)
+    hx = pdt.autograd.grad(gx.sum(), [x], allow_unused=True)[0]
+    hy = pdt.autograd.grad(gy.sum(), [y], allow_unused=True)[0]
+    return tuple(0.0 if h is None else h.item() for h in (hx, hy))
+
+
+def test_second_derivatives_where_the_factors_overflow_and_underflow(device):
+    """pow's d2/dx2 = y (y - 1) x^(y-2) is 0 at (0.5, 1e300) (y (y - 1) overflowed
+    and met an underflowed power: NaN), as is xlogy's d2/dy2 = -x / y^2 at (0, 1e-300)
+    (y^2 underflowed: 0 / 0); PyTorch's groupings, y x^(y-1) and -g (a / b) / b."""
+    for f in (lambda x, y: x ** y, pdt.float_power):
+        assert _second(f, 0.5, 1e300, device) == (0.0, 0.0)
+        assert _second(f, 1e-300, 1e300, device)[0] == 0.0
+        assert _second(f, 0.5, 2.0, device) == pytest.approx((2.0, 0.25 * math.log(2) ** 2),
+                                                             rel=1e-15)
+    assert _second(pdt.xlogy, 0.0, 1e-300, device)[1] == 0.0
+    assert _second(lambda x, y: x / y, 3.0, 2.0, device) == (0.0, 0.75)  # 2 x / y^3
+
+
 def _prod_others(x, dims):
     """NumPy: each element's product of the other elements of its slice over dims."""
     out = np.empty_like(x)

@@ -187,7 +187,8 @@ class MulBackward0(_SavesOperands):
 
 @derivative("div", "true_divide")
 class DivBackward0(_SavesOperands):
-    # a's gradient g / b reads b; b's, -g a / b^2, both
+    # a's gradient g / b reads b; b's, -g a / b^2, both, as PyTorch's -g ((a / b) / b)
+    # (0, not 0 / 0, for a = 0 where b^2 underflows: log's second derivative at x = 0)
     keeps = staticmethod(lambda need_a, need_b: (need_b, need_a or need_b))
 
     def save(self, result, input, other, rounding_mode=None, **kw):
@@ -202,7 +203,7 @@ class DivBackward0(_SavesOperands):
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
         ga = reduce_grad(g / b, ma) if need_a else None
-        gb = reduce_grad(-g * a / (b * b), mb) if need_b else None
+        gb = reduce_grad(-g * (a / b / b), mb) if need_b else None
         return ga, gb
 
 
@@ -331,7 +332,9 @@ class PowBackward0(_SavesOperands):
             if not isinstance(b, _C.Tensor) and b == 0:
                 ga = _C.zeros_like(a)
             else:
-                ga = g * b * a ** (b - 1)
+                # b a^(b-1) first, as PyTorch's: its own derivative is then 0, not
+                # inf * 0, where b (b - 1) overflows and a^(b-2) underflows
+                ga = g * (b * a ** (b - 1))
                 if isinstance(b, _C.Tensor):  # x ** 0 is 1 everywhere: 0, not 0 * inf
                     ga = ga.masked_fill(b == 0, 0.0)
                 ga = reduce_grad(ga, ma)
