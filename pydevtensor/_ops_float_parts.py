@@ -21,6 +21,7 @@ from ._ops_scatter import _same_device
 from ._dtype_info import finfo, result_type
 from ._ops_shape import broadcast_tensors
 from .autograd import no_grad
+from .autograd.dispatch import recorded
 
 return_types.frexp = collections.namedtuple("frexp", ["mantissa", "exponent"])
 return_types.frexp.__module__ = "pydevtensor.return_types"
@@ -128,6 +129,12 @@ def ldexp(input, other):
     tensor([8.0000, 1.5000])
     """
     _tensor_arg(input, "ldexp")
+    _tensor_arg(other, "ldexp", "other")
+    return _ldexp(input, other)
+
+
+@recorded("ldexp")  # LdexpBackward0, as PyTorch's: not the graph of mul and pow
+def _ldexp(input, other):
     product = input * _powers_of_two(input, other, "ldexp")
     # PyTorch's dtype: the operands' (a 0-d one counting less), floating; the product
     # by a power of two is exact, so the one cast rounds only what overflows

@@ -12,14 +12,25 @@ Numerical Recipes (Press et al., 3rd ed., section 6.2; DLMF 8.7.1 and 8.9.2):
 - x >= a + 1: the continued fraction Q = x^a e^-x / Gamma(a) / (x + 1 - a - 1 (1 - a) /
   (x + 3 - a - 2 (2 - a) / (x + 5 - a - ...))) (DLMF 8.9.2, NR's even form), evaluated
   by the modified Lentz method; P = 1 - Q.
+- a < 0.5 and x < 1.1 (Cephes' igamc_series; DLMF 8.7.3): Q = 1 - x^a / Gamma(a + 1) -
+  x^a / Gamma(a) sum_{n>=1} (-x)^n / (n! (a + n)), with 1 - x^a / Gamma(a + 1) =
+  -expm1(a log x - lgamma(1 + a)), x^a / Gamma(a) = a exp(a log x - lgamma(1 + a)) and
+  lgamma(1 + a) = -euler a + a - log1p(a) +
+  sum_{k>=2} (zeta(k) - 1) (-a)^k / k (its Taylor series in a, which keeps the relative
+  digits of lgamma(1 + a) as a -> 0, where 1 + a rounds to 1): Q ~ a E1(x) there, far
+  below the absolute error of 1 - P, which kept no digits of it (and 1 / a overflows the
+  series for a subnormal).  P = 1 - Q where Q < 1/2 (else the series keeps P's digits).
 
 Each runs over the whole tensor at once, in a loop of at most _MAX_TERMS steps that
-stops once every element's last term (or factor) is within 1e-16 (relative); both
+stops once every element's last term (or factor) is within 1e-16 (relative; each element
+of the fraction stops at its own); both
 converge within about 10 + 3 sqrt(a) steps, so the loop bound holds for a up to about
 1e6 (beyond that the result loses digits).  The prefactor x^a e^-x / Gamma(a) is
 exp(a log x - x - lgamma(a)), whose rounding grows with a log x: about 1e-16 (a log x)
-relative, 1e-12 at a = 1e4.  Q from 1 - P (x < a + 1) has an absolute error of about
-1e-16, so a Q far below 1e-4 there (a < 1e-3 and x < 1) keeps fewer relative digits.
+relative, 1e-12 at a = 1e4; for a < 0.5 it is a exp(a log x - x - lgamma(1 + a)) (the
+series above), as lgamma(a) ~ -log a rounds to 1e-16 log a absolute (7e-14 at
+a = 1e-300).  Q from 1 - P (x < a + 1, a >= 0.5 or x >= 1.1) has an absolute
+error of about 1e-16, and Q is above 0.1 there.
 
 The edge values are PyTorch's (Cephes'): NaN for a NaN, a < 0 or x < 0; at a = 0, P = 1
 (Q = 0) for x > 0 and NaN at x = 0; at x = 0, P = 0; at a = inf, P = 0 for finite x
@@ -43,6 +54,22 @@ _EPS = 1e-16
 _TINY = 1e-300
 _MAX_TERMS = 4000
 _CHECK_EVERY = 8
+_EULER = 0.57721566490153286
+# (zeta(k) - 1) (-1)^k / k for k = 2, 3, ..., 31 (mpmath, 40 digits, rounded): the
+# Taylor coefficients of lgamma(1 + a) + euler a + log1p(a) - a, below 1e-17 at a = 0.5
+# past k = 31.
+_LGAMMA1P = (
+    3.2246703342411322e-1, -6.7352301053198095e-2, 2.0580808427784548e-2,
+    -7.3855510286739853e-3, 2.8905103307415233e-3, -1.192753911703261e-3,
+    5.0966952474304242e-4, -2.2315475845357938e-4, 9.9457512781808534e-5,
+    -4.4926236738133142e-5, 2.0507212775670692e-5, -9.4394882752683959e-6,
+    4.3748667899074878e-6, -2.0392157538013662e-6, 9.5514121304074198e-7,
+    -4.492469198764566e-7, 2.1207184805554666e-7, -1.00432248239681e-7,
+    4.7698101693639806e-8, -2.2711094608943165e-8, 1.0838659214896954e-8,
+    -5.1834750419700467e-9, 2.4836745438024783e-9, -1.1921401405860912e-9,
+    5.731367241678862e-10, -2.7595228851242331e-10, 1.3304764374244489e-10,
+    -6.4229645638381e-11, 3.1044247747322273e-11, -1.5021384080754142e-11)
+_SMALL_A, _SMALL_X = 0.5, 1.1
 
 
 def _converged(delta, active):
@@ -66,8 +93,11 @@ def _lower_series(a, x, active):
 
 def _upper_fraction(a, x, active):
     """The continued fraction of Q (NR 6.2.7) by modified Lentz where active
-    (x >= a + 1), at x = a + 1 elsewhere (where it converges quickly)."""
+    (x >= a + 1), at x = a + 1 elsewhere (where it converges quickly).  Each element
+    stops at its own convergence: the steps past it (while others converge) would move
+    it in its last digits."""
     x = where(active, x, a + 1.0)
+    done = active.logical_not()
     b = x + 1.0 - a
     c = _C.full_like(a, 1.0 / _TINY)
     d = b.reciprocal()
@@ -81,10 +111,35 @@ def _upper_fraction(a, x, active):
         c = where(c.abs() < _TINY, _TINY, c)
         d = d.reciprocal()
         delta = d * c
-        h = h * delta
-        if i % _CHECK_EVERY == 0 and _converged((delta - 1.0).abs() > _EPS, active):
+        h = where(done, h, h * delta)
+        done = done.logical_or((delta - 1.0).abs() <= _EPS)
+        if i % _CHECK_EVERY == 0 and bool(done.all()):
             break
     return h
+
+
+def _lgamma1p(a):
+    """lgamma(1 + a) for 0 <= a <= 1/2 by its Taylor series (Note [incomplete gamma])."""
+    total = _C.full_like(a, _LGAMMA1P[-1])
+    for c in reversed(_LGAMMA1P[:-1]):
+        total = total * a + c
+    return total * a * a + (a - a.log1p()) - _EULER * a
+
+
+def _upper_small_a(a, x, lgamma1p, active):
+    """Q(a, x) by Cephes' igamc_series where active (a < 1/2, x < 1.1; lgamma1p =
+    lgamma(1 + a)): Note [incomplete gamma]; at x = 1/2 elsewhere."""
+    x = where(active, x, 0.5)
+    fac = _C.full_like(x, 1.0)
+    total = _C.zeros_like(x)
+    for n in range(1, _MAX_TERMS):
+        fac = fac * -x / n
+        term = fac / (a + n)
+        total = total + term
+        if n % _CHECK_EVERY == 0 and _converged(term.abs() > total.abs() * _EPS, active):
+            break
+    log_pre = a * x.log() - lgamma1p  # log(x^a / Gamma(a + 1))
+    return -log_pre.expm1() - a * log_pre.exp() * total
 
 
 def _igamma_f64(a, x, upper):
@@ -96,10 +151,19 @@ def _igamma_f64(a, x, upper):
     sa = where(edge, 1.0, a)  # harmless values where the edge rules decide
     sx = where(edge, 1.0, x)
     series = sx < sa + 1.0
-    log_pre = sa * sx.log() - sx - sa.lgamma()  # log(x^a e^-x / Gamma(a))
-    p = _lower_series(sa, sx, series) * log_pre.exp()
-    q = _upper_fraction(sa, sx, series.logical_not()) * log_pre.exp()
+    small_a = sa < _SMALL_A
+    lgamma1p = _lgamma1p(where(small_a, sa, _SMALL_A))
+    # x^a e^-x / Gamma(a), as a x^a e^-x / Gamma(a + 1) for a small: lgamma(a) would
+    # round to about 1e-16 lgamma(a) absolute (7e-14 at a = 1e-300) inside the exp
+    pre = where(small_a, sa * (sa * sx.log() - sx - lgamma1p).exp(),
+                (sa * sx.log() - sx - sa.lgamma()).exp())
+    small = small_a.logical_and(sx < _SMALL_X)
+    p = _lower_series(sa, sx, series) * pre
+    q = _upper_fraction(sa, sx, series.logical_or(small).logical_not()) * pre
     lower, upper_q = where(series, p, 1.0 - q), where(series, 1.0 - p, q)
+    q_small = _upper_small_a(sa, sx, lgamma1p, small)
+    upper_q = where(small, q_small, upper_q)
+    lower = where(small.logical_and(q_small < 0.5), 1.0 - q_small, lower)
     out = upper_q if upper else lower
     one, zero = (0.0, 1.0) if upper else (1.0, 0.0)  # P's 1 is Q's 0
     out = where(x_inf, one, out)

@@ -2,11 +2,13 @@
 view_as, reshape_as and type_as.
 
 Each is the expression its docstring names, so it runs on every device, autograd records
-the pieces (square's gradient is 2x, reciprocal's -1/x^2), and its rounding is that of
+the pieces (square's gradient is 2x; reciprocal is recorded itself, its gradient
+-1/x^2 from the result as PyTorch's), and its rounding is that of
 the expression: ``square(x)`` is ``x * x``, ``reciprocal(x)`` is ``1 / x`` (true
 division, so integer inputs give floats, as in PyTorch).
 """
 from . import _C
+from .autograd.dispatch import recorded
 
 
 def _tensor(x, op, name="input"):
@@ -58,7 +60,12 @@ def reciprocal(input):
     >>> pydevtensor.reciprocal(pydevtensor.tensor([2.0, -4.0, 0.0]))
     tensor([ 0.5000, -0.2500,     inf])
     """
-    return 1 / _tensor(input, "reciprocal")
+    return _reciprocal(_tensor(input, "reciprocal"))
+
+
+@recorded("reciprocal")  # ReciprocalBackward0, from the result as PyTorch's: not div's
+def _reciprocal(x):
+    return 1 / x
 
 
 def _random_like(fn, input, dtype, device, requires_grad, op, memory_format=None, **more):

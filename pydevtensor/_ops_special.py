@@ -21,6 +21,7 @@ import math
 from . import _C
 from ._dtype_info import result_type
 from ._ops_index import where
+from .autograd.derivatives import _SavesOperands, reduce_grad
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 from ._ops_pointwise import _in_place
@@ -59,17 +60,7 @@ def _x_log(op, x, y, log, scalar_log, neutral, low):
         elif not y.is_floating_point():  # (int y).log() is float32
             y = y.to(_C._get_default_dtype())
         if isinstance(x, _C.Tensor):
-            # y at or below log's domain where x is 0: the log of a neutral value there
-            # (log(1) = log1p(0) = 0), so the product is 0 and x's gradient 0, not NaN
-            # (Note [the other branch of where]); elsewhere x's gradient is log(y), at x =
-            # 0 too, as PyTorch's
-            skip = (x == 0) & (y <= low)
-            product = x * log(where(skip, neutral, y))
-            out = where((x == 0) & (y == math.inf), 0.0, product)  # not 0 * inf
-            # where() broadcast a 0-d y: the dtype is the one x * y has (PyTorch's rule
-            # for a 0-d operand), result_type's
-            dtype = result_type(x, y)
-            return out if out.dtype == dtype else out.to(dtype)
+            return _X_LOG_TENSORS[op](x, y)
         if x != 0:
             return x * log(y)
         return x * log(where(~y.isnan(), neutral, y))  # 0, or NaN where y is
@@ -88,6 +79,67 @@ def _scalar_log1p(y):
     return -math.inf if y == -1 else math.nan if y < -1 or math.isnan(y) else math.log1p(y)
 
 
+def _x_log_tensors(x, y, log, neutral, low):
+    """_x_log of two tensors (recorded as xlogy or xlog1py: XlogyBackward0)."""
+    # y at or below log's domain where x is 0: the log of a neutral value there (log(1) =
+    # log1p(0) = 0), so the product is 0
+    skip = (x == 0) & (y <= low)
+    product = x * log(where(skip, neutral, y))
+    out = where((x == 0) & (y == math.inf), 0.0, product)  # not 0 * inf
+    # where() broadcast a 0-d y: the dtype is the one x * y has (PyTorch's rule for a 0-d
+    # operand), result_type's
+    dtype = result_type(x, y)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+@recorded("xlogy")
+def _xlogy_tensors(x, y):
+    return _x_log_tensors(x, y, lambda y: y.log(), 1.0, 0.0)
+
+
+@recorded("xlog1py")
+def _xlog1py_tensors(x, y):
+    return _x_log_tensors(x, y, lambda y: y.log1p(), 0.0, -1.0)
+
+
+_X_LOG_TENSORS = {"xlogy": _xlogy_tensors, "xlog1py": _xlog1py_tensors}
+
+
+@derivative("xlogy")
+class XlogyBackward0(_SavesOperands):
+    """PyTorch's: ``xlogy(g, y)`` for x, 0 where x is 0 and y <= 0 (so log(y) = inf at
+    x = 0, y = inf, where the result is 0); ``g x / y`` for y.  Written with xlogy itself,
+    so that the second derivatives are PyTorch's too."""
+
+    low, shift = 0.0, 0.0
+
+    def outer(self, g, y):
+        return xlogy(g, y)
+
+    def backward(self, g):
+        x, y = self._values()
+        mx, my = self.metas
+        need_x, need_y = self.needs_input_grad
+        gx = gy = None
+        if need_x:
+            gx = reduce_grad(self.outer(g, y).masked_fill((x == 0) & (y <= self.low), 0.0),
+                             mx)
+        if need_y:
+            gy = reduce_grad(g * x / (y + self.shift if self.shift else y), my)
+        return gx, gy
+
+
+@derivative("xlog1py")
+class Xlog1PyBackward0(XlogyBackward0):
+    """PyTorch's: ``xlog1py(g, y)`` for x, 0 where x is 0 and y <= -1; ``g x / (1 + y)``
+    for y."""
+
+    low, shift = -1.0, 1.0
+
+    def outer(self, g, y):
+        return xlog1py(g, y)
+
+
 @recorded("logit")
 def logit(input, eps=None):
     """The log-odds ``log(p / (1 - p))``, the inverse of sigmoid.
@@ -98,8 +150,10 @@ def logit(input, eps=None):
         Probabilities (also the method ``x.logit()``); integers and bools give float32.
     eps : float, optional
         When given, input is first clamped to ``[eps, 1 - eps]`` (so 0 and 1 give finite
-        values; the gradient is 0 outside that range, as PyTorch's).  Without it, 0 gives
-        -inf, 1 gives inf and values outside [0, 1] give NaN.
+        values; the gradient is 0 outside that range, as PyTorch's): below eps to eps,
+        then above 1 - eps to 1 - eps, PyTorch's order (for eps > 1/2 a value below eps
+        gives logit(eps)).  Without it, 0 gives -inf, 1 gives inf and values outside
+        [0, 1] give NaN.
 
     Returns
     -------
@@ -117,7 +171,7 @@ def logit(input, eps=None):
     if eps is not None:
         if isinstance(eps, builtins.bool) or not isinstance(eps, (builtins.int, builtins.float)):
             raise TypeError(f"logit(): eps must be a float, got {type(eps).__name__}")
-        x = x.clamp(eps, 1 - eps)
+        x = where(x < eps, eps, where(x > 1 - eps, 1 - eps, x)).to(x.dtype)
     return (x / (1 - x)).log()
 
 

@@ -204,36 +204,63 @@ class _UnaryBackward(Node):
         return (g * self.grad(x.to(_C.float64), r.to(_C.float64)).to(g.dtype),)
 
 
-def _limit_at_zero(x, value, fn):
-    """fn(x) away from 0, value at 0 (fn fed a harmless 1 there)."""
-    zero = x == 0
-    return where(zero, value, fn(where(zero, 1.0, x)))
+# Note [Bessel derivatives near 0]: the derivatives are written with the recorded ops
+# (i1 for i0's, ...), so that a second derivative (create_graph) is theirs: i0''(0) =
+# i1'(0) = 1/2, not the 0 of |x|'s and sign's derivatives at 0.  i1's and i1e's own
+# derivatives, i0 - i1 / x and i0e - i1e (sign x + 1 / x), lose every digit as x -> 0
+# (i1(x) / x at x = 5e-324, where i1(x) = x / 2 rounds; their derivatives divide by
+# x^2, which underflows): below _SERIES_BELOW they are the Taylor series in x (I1's,
+# DLMF 10.25.2, differentiated) and in |x| (exp(-|x|) I1(|x|)'s, by mpmath.taylor at
+# 40 digits), whose next terms are below 1e-17 there; the second derivatives of the
+# closed forms above it keep about 1e-16 / x^2 of their digits.
+_SERIES_BELOW = 0.1
+_I1_PRIME = tuple(0.0 if n % 2 else (n + 1) / (2 ** (n + 1) * math.factorial(n // 2)
+                                               * math.factorial(n // 2 + 1))
+                  for n in range(11))  # x^n; x = 0.1: the next, x^12 / 2.3e9, is 4e-22
+_I1E_PRIME = (  # |x|^n; |x| = 0.1: the next, 2.46e-6 |x|^12, is 2.5e-18
+    0.5, -1.0, 0.9375, -0.58333333333333333, 0.2734375, -0.103125, 0.032584635416666667,
+    -0.0088665674603174603, 0.0021196637834821429, -0.00045200462274029982,
+    8.7010889877507716e-5, -1.5267009285563973e-5)
+
+
+def _near_zero(x, series, fn):
+    """The polynomial series in a(x) where |x| < _SERIES_BELOW (a(x) = x or |x|), fn(x)
+    elsewhere (fed a harmless 1 where the series is taken: Note [the other branch of
+    where] in pydevtensor/_ops_special.py)."""
+    coefficients, a = series
+    small = x.abs() < _SERIES_BELOW
+    total = coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        total = a * total + c
+    return where(small, total, fn(where(small, 1.0, x)))
 
 
 @derivative("special_i0")
 class I0Backward0(_UnaryBackward):
-    """PyTorch's: ``g i1(x)``."""
-    grad = staticmethod(lambda x, r: _i1_f64(x))
+    """PyTorch's: ``g i1(x)`` (Note [Bessel derivatives near 0])."""
+    grad = staticmethod(lambda x, r: _i1(x))
 
 
 @derivative("special_i0e")
 class SpecialI0EBackward0(_UnaryBackward):
-    """PyTorch's: ``g (i1e(x) - sign(x) i0e(x))``."""
-    grad = staticmethod(lambda x, r: _i1e_f64(x) - x.sign() * r)
+    """PyTorch's: ``g (i1e(x) - sign(x) i0e(x))`` (Note [Bessel derivatives near 0])."""
+    grad = staticmethod(lambda x, r: _i1e(x) - x.sign() * r)
 
 
 @derivative("special_i1")
 class SpecialI1Backward0(_UnaryBackward):
-    """PyTorch's: ``g (i0(x) - i1(x) / x)``, 1/2 at 0."""
-    grad = staticmethod(lambda x, r: _limit_at_zero(
-        x, 0.5, lambda y: _i0_f64(y) - _i1_f64(y) / y))
+    """PyTorch's: ``g (i0(x) - i1(x) / x)``, its series near 0 (Note [Bessel derivatives
+    near 0])."""
+    grad = staticmethod(lambda x, r: _near_zero(
+        x, (_I1_PRIME, x), lambda y: _i0(y) - _i1(y) / y))
 
 
 @derivative("special_i1e")
 class SpecialI1EBackward0(_UnaryBackward):
-    """PyTorch's: ``g (i0e(x) - i1e(x) (sign(x) + 1 / x))``, 1/2 at 0."""
-    grad = staticmethod(lambda x, r: _limit_at_zero(
-        x, 0.5, lambda y: _i0e_f64(y) - _i1e_f64(y) * (y.sign() + y.reciprocal())))
+    """PyTorch's: ``g (i0e(x) - i1e(x) (sign(x) + 1 / x))``, its series near 0 (Note
+    [Bessel derivatives near 0])."""
+    grad = staticmethod(lambda x, r: _near_zero(
+        x, (_I1E_PRIME, x.abs()), lambda y: _i0e(y) - _i1e(y) * (y.sign() + y.reciprocal())))
 
 
 @derivative("special_ndtri")
@@ -242,10 +269,22 @@ class SpecialNdtriBackward0(_UnaryBackward):
     grad = staticmethod(lambda x, r: (r * r * 0.5).exp() * math.sqrt(2 * math.pi))
 
 
+@recorded("_normal_ratio")
+def _normal_ratio(x):
+    return _normal_ratio_f64(x)
+
+
 @derivative("special_log_ndtr")
 class SpecialLogNdtrBackward0(_UnaryBackward):
-    """PyTorch's: ``g phi(x) / Phi(x)`` (computed without underflow)."""
-    grad = staticmethod(lambda x, r: _normal_ratio_f64(x))
+    """PyTorch's: ``g phi(x) / Phi(x)`` (computed without underflow), recorded as its own
+    op, whose derivative is its closed form (its pieces' was 0 at x = 0 and for a NaN)."""
+    grad = staticmethod(lambda x, r: _normal_ratio(x))
+
+
+@derivative("_normal_ratio")
+class NormalRatioBackward0(_UnaryBackward):
+    """The derivative of R = phi(x) / Phi(x): ``-R (x + R)`` (-2 / pi at 0)."""
+    grad = staticmethod(lambda x, r: -r * (x + r))
 
 
 @derivative("special_erfcx")

@@ -4,6 +4,8 @@ compared in float64 with torch's (when it imports) and with central differences 
 the first gradient; nodes whose backward is not differentiable raise naming
 themselves.
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -321,6 +323,53 @@ def test_second_derivative_through_zero_gradients_as_torch(device, op):
             assert not np.any(want if have is None else have)
         else:
             np.testing.assert_allclose(have, want, rtol=1e-12, atol=1e-12)
+
+
+MASK_OPS = {
+    "abs": lambda x: x.abs(), "relu": lambda x: x.relu(),
+    "copysign": lambda x: pdt.copysign(x, pdt.tensor(-1.0, dtype=x.dtype, device=x.device)),
+    "l1_loss": lambda x: F.l1_loss(x, pdt.zeros_like(x)),
+    "vector_norm_1": lambda x: pdt.linalg.vector_norm(x, 1),
+    "vector_norm_inf": lambda x: pdt.linalg.vector_norm(x, math.inf),
+}
+
+
+@pytest.mark.parametrize("op", sorted(MASK_OPS))
+def test_mask_gradients_are_recorded_with_a_zero_derivative(device, op):
+    """The gradient of abs, relu, ... is g times a piecewise constant of x: under
+    create_graph it requires grad (it did not when g does not), and its derivative is
+    zeros, as PyTorch's (grad(..., allow_unused=True) raised 'element 0 of tensors does
+    not require grad')."""
+    x = pdt.tensor([-1.5, -0.2, 0.3, 2.0], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    (g,) = pdt.autograd.grad(MASK_OPS[op](x).sum(), [x], create_graph=True)
+    (plain,) = pdt.autograd.grad(MASK_OPS[op](x).sum(), [x])
+    assert g.requires_grad and g.tolist() == plain.tolist()
+    (h,) = pdt.autograd.grad((g * g).sum(), [x], allow_unused=True)
+    assert h is not None and h.tolist() == [0.0] * 4
+
+
+def _second(f, x0, y0, device):
+    """d2f/dx2 and d2f/dy2 of f(x, y) at (x0, y0) by grad of grad (None: 0)."""
+    x, y = (pdt.tensor([v], dtype=pdt.float64, device=device, requires_grad=True)
+            for v in (x0, y0))
+    gx, gy = pdt.autograd.grad(f(x, y).sum(), [x, y], create_graph=True)
+    hx = pdt.autograd.grad(gx.sum(), [x], allow_unused=True)[0]
+    hy = pdt.autograd.grad(gy.sum(), [y], allow_unused=True)[0]
+    return tuple(0.0 if h is None else h.item() for h in (hx, hy))
+
+
+def test_second_derivatives_where_the_factors_overflow_and_underflow(device):
+    """pow's d2/dx2 = y (y - 1) x^(y-2) is 0 at (0.5, 1e300) (y (y - 1) overflowed
+    and met an underflowed power: NaN), as is xlogy's d2/dy2 = -x / y^2 at (0, 1e-300)
+    (y^2 underflowed: 0 / 0); PyTorch's groupings, y x^(y-1) and -g (a / b) / b."""
+    for f in (lambda x, y: x ** y, pdt.float_power):
+        assert _second(f, 0.5, 1e300, device) == (0.0, 0.0)
+        assert _second(f, 1e-300, 1e300, device)[0] == 0.0
+        assert _second(f, 0.5, 2.0, device) == pytest.approx((2.0, 0.25 * math.log(2) ** 2),
+                                                             rel=1e-15)
+    assert _second(pdt.xlogy, 0.0, 1e-300, device)[1] == 0.0
+    assert _second(lambda x, y: x / y, 3.0, 2.0, device) == (0.0, 0.75)  # 2 x / y^3
 
 
 def _prod_others(x, dims):

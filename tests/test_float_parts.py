@@ -1,6 +1,8 @@
 """frexp, ldexp, nextafter and rsub (pydevtensor/_ops_float_parts.py) on every device:
 frexp and nextafter bit for bit against NumPy's (C's) on a dense sample of each float
 dtype's range, the special values included; ldexp and rsub against their formulas."""
+import math
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ import pydevtensor as pdt
 
 NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16}
 BITS = {"float32": np.uint32, "float64": np.uint64, "float16": np.uint16}
+LN2 = math.log(2.0)
 
 
 def sample(name, n=3000, seed=0):
@@ -121,6 +124,20 @@ def test_ldexp(device):
     assert big == np.ldexp(1e-300, 1000)  # 2**1000 in float64, not float32's inf
     y = x.detach().clone()
     assert y.ldexp_(e) is y and y.cpu().tolist() == [8.0, 1.5, -2560.0]
+
+
+def test_ldexp_second_derivatives_of_both_inputs(device):
+    # the second derivative of x's gradient freed the graph e's gradient needed
+    x = pdt.tensor([1.0, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
+    e = pdt.tensor([1.0, 3.0], dtype=pdt.float64, device=device, requires_grad=True)
+    gx, ge = pdt.autograd.grad(pdt.ldexp(x, e).sum(), [x, e], create_graph=True)
+    assert gx.cpu().tolist() == [2.0, 8.0]
+    assert ge.cpu().tolist() == pytest.approx([2 * LN2, 16 * LN2], rel=1e-15)
+    gxx, gxe = pdt.autograd.grad(gx.sum(), [x, e], allow_unused=True)
+    assert gxx is None and gxe.cpu().tolist() == pytest.approx([2 * LN2, 8 * LN2], rel=1e-15)
+    gex, gee = pdt.autograd.grad(ge.sum(), [x, e], allow_unused=True)
+    assert gex.cpu().tolist() == pytest.approx([2 * LN2, 8 * LN2], rel=1e-15)
+    assert gee.cpu().tolist() == pytest.approx([2 * LN2 ** 2, 16 * LN2 ** 2], rel=1e-15)
 
 
 def test_rsub(device):

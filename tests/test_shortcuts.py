@@ -37,6 +37,17 @@ def test_square_and_reciprocal_gradients(dev):
     np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * a - 1 / a**2, rtol=1e-6)
 
 
+def test_reciprocal_second_derivative_at_zero_and_infinity(dev):
+    # 2 / x^3, the limits PyTorch gives: +-inf at +-0, +-0 at +-inf (not NaN)
+    x = pdt.tensor([0.0, -0.0, np.inf, -np.inf, 2.0], dtype=pdt.float64, device=dev,
+                   requires_grad=True)
+    (g,) = pdt.autograd.grad(pdt.reciprocal(x).sum(), [x], create_graph=True)
+    (h,) = pdt.autograd.grad(g.sum(), [x])
+    assert g.cpu().tolist() == [-np.inf, -np.inf, -0.0, -0.0, -0.25]
+    assert h.cpu().tolist() == [np.inf, -np.inf, 0.0, 0.0, 0.25]
+    assert np.signbit(h.cpu().numpy()[2:4]).tolist() == [False, True]
+
+
 @pytest.mark.parametrize("name", ["rand", "randn"])
 def test_random_like_draws_what_the_plain_function_draws(dev, name):
     like = pdt.zeros(3, 4, dtype=pdt.float64, device=dev)

@@ -203,6 +203,27 @@ def test_gradient_at_the_removable_points(device):
     x = pdt.tensor([0.0, 0.1, 0.5, 0.95], dtype=pdt.float64, device=device, requires_grad=True)
     pdt.logit(x, eps=0.2).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 4.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_x_log_gradient_at_zero_and_infinity(device, name):
+    # d/dx x log(y) = log(y) = inf at (0, inf), where the value is 0 (it was NaN); the
+    # gradient of y, x / y, is 0 there, and its derivative in x 1 / y at (0, 2)
+    x = pdt.tensor([0.0, 0.0], dtype=pdt.float64, device=device, requires_grad=True)
+    y = pdt.tensor([INF, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
+    out = getattr(pdt.special, name)(x, y)
+    gx, gy = pdt.autograd.grad(out.sum(), [x, y], create_graph=True)
+    assert out.tolist() == [0.0, 0.0] and gx.tolist()[0] == INF and gy.tolist() == [0.0, 0.0]
+    (gyx,) = pdt.autograd.grad(gy.sum(), [x])
+    assert gyx.tolist()[1] == (0.5 if name == "xlogy" else 1 / 3)
+
+
+def test_logit_clamps_below_eps_first_as_pytorch(device):
+    # eps > 1/2: x < eps ? eps : (x > 1 - eps ? 1 - eps : x), so 0.5 gives logit(0.7)
+    x = pdt.tensor([0.5, 0.1, 0.9, NAN], dtype=pdt.float64, device=device)
+    want = math.log(0.7 / 0.3)
+    got = pdt.logit(x, eps=0.7).tolist()
+    assert got[:3] == pytest.approx([want, want, -want], rel=1e-15) and math.isnan(got[3])
     x = pdt.tensor([0.0, -1.0, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
     pdt.special.entr(x).sum().backward()
     g = x.grad.tolist()

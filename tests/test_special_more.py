@@ -159,6 +159,55 @@ def test_gradients(device, name, points):
     gradcheck(getattr(S, name), [np.array(points)], device)
 
 
+SECOND_AT = [1e-3, -0.05, 0.3, -2.5]
+# (f'(x), f''(x)) at SECOND_AT: mpmath 1.3 at 50 digits, mpmath.diff of besseli(nu, x)
+# (times exp(-|x|)) and log(ncdf(x)), rounded to 17 digits
+SECOND = {
+    "i0": (
+        (0.00050000006250000261, 0.50000018750001302), (-0.025007813313844472, 0.50046883138614255),
+        (0.15169384000359277, 0.51698074600628772), (-2.5167162452886984, 2.2831526459346437),
+    ),
+    "i0e": (
+        (-0.99850124927116134, 1.4975021861881013), (0.92803586792442706, 1.3803083785178627),
+        (-0.64520306454270906, 0.91581426028595546), (0.063461792080936185, 0.044289724349365749),
+    ),
+    "i1": (
+        (0.50000018750001302, 0.00037500005208333562), (0.50046883138614255, -0.018756511128781639),
+        (0.51698074600628772, 0.11391179780033126), (2.2831526459346437, -2.0061297861610327),
+    ),
+    "i1e": (
+        (0.49900093691694, -0.99812674890676543), (0.45227251059343568, 0.91049144376674873),
+        (0.2706111957432464, -0.56921201676523457), (-0.019172067731570436, 0.0035673533317349258),
+    ),
+    "log_ndtr": (
+        (0.79724805005643311, -0.6364017013688413), (0.82998567461925585, -0.64737693634221845),
+        (0.61722085361273445, -0.5661278382182529), (2.8227447976639073, -0.91102619857888456),
+    ),
+}
+# near and at 0, the limits of the series (DLMF 10.25.2): i0'' -> 1/2, i0e'' -> 3/2 (1/2 at
+# 0, i1e'(0), PyTorch's), i1' -> 1/2 and i1'' ~ 3x/8, i1e' -> 1/2 and i1e'' -> -sign(x)
+# (0 at 0); log_ndtr'' -> -2/pi (phi(0)/Phi(0) = sqrt(2/pi), R' = -R (x + R))
+TINY_AT = [0.0, 1e-300, -1e-300, 5e-324]
+TINY = {"i0": [0.5] * 4, "i0e": [0.5, 1.5, 1.5, 1.5], "i1": [0.0, 3.75e-301, -3.75e-301, 0.0],
+        "i1e": [0.0, -1.0, 1.0, -1.0], "log_ndtr": [-2 / math.pi] * 4}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND))
+def test_second_derivatives_near_zero_and_of_nan(device, name):
+    # they were 0 at 0 (i0, i0e, log_ndtr), inf or NaN near it (i1, i1e), 0 for a NaN
+    x = _t(SECOND_AT + TINY_AT + [math.nan], device).requires_grad_()
+    (g,) = pdt.autograd.grad(getattr(S, name)(x).sum(), [x], create_graph=True)
+    (h,) = pdt.autograd.grad(g.sum(), [x])
+    g, h = g.detach().cpu().numpy(), h.cpu().numpy()
+    want_g, want_h = np.array(SECOND[name]).T
+    np.testing.assert_allclose(g[:4], want_g, rtol=1e-14)
+    np.testing.assert_allclose(h[:4], want_h, rtol=2e-13)
+    np.testing.assert_allclose(h[4:-1], TINY[name], rtol=1e-15, atol=0)
+    assert np.isnan(g[-1]) and np.isnan(h[-1])
+    if name in ("i1", "i1e"):
+        assert g[4:-1].tolist() == [0.5] * 4  # i1(x) / x at 5e-324 gave 1.0
+
+
 @pytest.mark.parametrize("name", ["i1", "i1e"])
 def test_gradient_at_zero_is_half(device, name):
     x = _t([0.0], device).requires_grad_()

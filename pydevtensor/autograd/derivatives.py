@@ -187,7 +187,8 @@ class MulBackward0(_SavesOperands):
 
 @derivative("div", "true_divide")
 class DivBackward0(_SavesOperands):
-    # a's gradient g / b reads b; b's, -g a / b^2, both
+    # a's gradient g / b reads b; b's, -g a / b^2, both, as PyTorch's -g ((a / b) / b)
+    # (0, not 0 / 0, for a = 0 where b^2 underflows: log's second derivative at x = 0)
     keeps = staticmethod(lambda need_a, need_b: (need_b, need_a or need_b))
 
     def save(self, result, input, other, rounding_mode=None, **kw):
@@ -202,7 +203,24 @@ class DivBackward0(_SavesOperands):
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
         ga = reduce_grad(g / b, ma) if need_a else None
-        gb = reduce_grad(-g * a / (b * b), mb) if need_b else None
+        gb = reduce_grad(-g * (a / b / b), mb) if need_b else None
+        return ga, gb
+
+
+@derivative("ldexp")
+class LdexpBackward0(_SavesOperands):
+    """PyTorch's: g 2^b for a, g a 2^b log 2 for b, each with its own 2^b computed in
+    the backward, so the two gradients' graphs share no node: the second derivative of
+    one does not free the other's (as the graph of mul and pow would)."""
+    keeps = staticmethod(lambda need_a, need_b: (need_b, True))
+
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        b = b.to(_C.float64 if g.dtype == _C.float64 else g.dtype)
+        ga = reduce_grad(g * _C.pow(2.0, b), ma) if need_a else None
+        gb = reduce_grad(g * a * _C.pow(2.0, b) * math.log(2.0), mb) if need_b else None
         return ga, gb
 
 
@@ -236,6 +254,7 @@ class CopysignBackward0(_SavesOperands):
     """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
     zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
     zero_grad_inputs = (1,)
+    mask_derivative = True  # Note [mask derivatives] in node.py
     keeps = staticmethod(lambda need_a, need_b: (need_a, need_a))
 
     def backward(self, g):
@@ -313,7 +332,9 @@ class PowBackward0(_SavesOperands):
             if not isinstance(b, _C.Tensor) and b == 0:
                 ga = _C.zeros_like(a)
             else:
-                ga = g * b * a ** (b - 1)
+                # b a^(b-1) first, as PyTorch's: its own derivative is then 0, not
+                # inf * 0, where b (b - 1) overflows and a^(b-2) underflows
+                ga = g * (b * a ** (b - 1))
                 if isinstance(b, _C.Tensor):  # x ** 0 is 1 everywhere: 0, not 0 * inf
                     ga = ga.masked_fill(b == 0, 0.0)
                 ga = reduce_grad(ga, ma)
@@ -398,15 +419,18 @@ class _Unary(Node):
         return self.formula(g, v)
 
 
-def _unary(name, cls_name, uses, formula, zero_derivative=False):
+def _unary(name, cls_name, uses, formula, zero_derivative=False, mask_derivative=False):
     cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula),
-                                     "zero_derivative": zero_derivative})
+                                     "zero_derivative": zero_derivative,
+                                     "mask_derivative": mask_derivative})
     derivative(name)(cls)
     globals()[cls_name] = cls
 
 
 _unary("neg", "NegBackward0", None, lambda g, v: -g)
-_unary("abs", "AbsBackward0", "input", lambda g, x: g * sign(x))
+# abs and relu: Note [mask derivatives] in node.py (their gradient requires grad under
+# create_graph when x does, and its derivative is zeros, as PyTorch's)
+_unary("abs", "AbsBackward0", "input", lambda g, x: g * sign(x), mask_derivative=True)
 _unary("exp", "ExpBackward0", "result", lambda g, y: g * y)
 _unary("log", "LogBackward0", "input", lambda g, x: g / x)
 _unary("sqrt", "SqrtBackward0", "result", lambda g, y: g / (2.0 * y))
@@ -419,8 +443,12 @@ _unary("tanh", "TanhBackward0", "result", lambda g, y: g * (1.0 - y * y))
 _unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
 # PyTorch's threshold_backward: 0 where y <= 0 (an inf or NaN g too), g elsewhere (a
 # NaN input too)
-_unary("relu", "ReluBackward0", "result", lambda g, y: zero_where(y <= 0, g))
+_unary("relu", "ReluBackward0", "result", lambda g, y: zero_where(y <= 0, g),
+       mask_derivative=True)
 _unary("log1p", "Log1PBackward0", "input", lambda g, x: g / (x + 1.0))
+# -g y^2 from the result y = 1 / x, as PyTorch's: its second derivative 2 y^3 is inf at 0
+# and 0 at inf (div's, -g / x^2 differentiated, was NaN there)
+_unary("reciprocal", "ReciprocalBackward0", "result", lambda g, y: -g * (y * y))
 _unary("expm1", "Expm1Backward0", "result", lambda g, y: g * (y + 1.0))
 # d erf(x) / dx = 2 / sqrt(pi) exp(-x^2), and erfc's its negative
 _TWO_OVER_SQRT_PI = 1.1283791670955126
@@ -699,6 +727,8 @@ class _Min(Node):
 
 @derivative("norm")
 class NormBackward0(_ReductionOfValues):
+    mask_derivative = True  # order 1, g sign(x): Note [mask derivatives] in node.py
+
     def save(self, result, input, p="fro", dim=None, keepdim=False, dtype=None, **kw):
         self.p = 2.0 if p in ("fro", None) else float(p)
         if self.p == float("inf") or self.p == float("-inf") or self.p <= 0:

@@ -55,6 +55,29 @@ def check_recorded(node, grads):
                 "create_graph=True cannot be differentiated through it")
 
 
+# Note [mask derivatives]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# abs's backward is g sign(x), relu's g where y > 0: a piecewise constant of the saved
+# tensors, whose derivative is zero.  PyTorch records those factors (sgn,
+# threshold_backward), so with create_graph=True the gradient requires grad whenever x
+# does, and differentiating it again gives zeros.  Here the factors are masks computed
+# unrecorded, so under create_graph a Node marked mask_derivative links each gradient
+# that does not require grad to the saved tensors that do (link_masks): a view of it
+# recorded by ZeroLinkBackward, which passes its gradient on and gives those tensors
+# zeros.  Without create_graph (grad mode off) nothing changes.
+
+def link_masks(node, grads):
+    """grads, each that does not require grad linked (Note [mask derivatives]) to the
+    saved tensors of node that do."""
+    sources = tuple([t for t in node.saved_tensors
+                     if isinstance(t, _C.Tensor) and t.requires_grad])
+    if not sources:
+        return grads
+    from .dispatch import record  # imported late: dispatch imports this module
+    return tuple([g if g is None or g.requires_grad or not g.is_floating_point() else
+                  record(ZeroLinkBackward, g.view_as(g), (g,) + sources, {}) for g in grads])
+
+
 # Note [no edge]
 # ~~~~~~~~~~~~~~
 # PyTorch's next_functions gives (None, 0) for an input that needs no gradient.  The
@@ -132,6 +155,8 @@ class Node:
     pick = None  # or a function of the op's arguments choosing the Node class
     zero_derivative = False  # True for piecewise constant ops (check_recorded)
     zero_grad_inputs = ()  # the inputs whose gradient is always zeros (check_recorded)
+    mask_derivative = False  # True when backward is g times a piecewise constant of the
+    # saved tensors (abs, relu): Note [mask derivatives]
 
     @property
     def next_functions(self):
@@ -279,6 +304,8 @@ class Node:
         """
         g = self.backward(grads[0])
         g = g if type(g) is tuple else (g,)
+        if self.mask_derivative and _C.is_grad_enabled():
+            g = link_masks(self, g)
         if grads[0] is not None and grads[0].requires_grad and _C.is_grad_enabled():
             check_recorded(self, g)
         return g
@@ -453,3 +480,16 @@ def once_differentiable_node(cls):
 
     cls.apply = apply
     return cls
+
+
+class ZeroLinkBackward(Node):
+    """g = link(g, *sources) of Note [mask derivatives]: the gradient on to g, zeros to
+    the sources."""
+
+    def save(self, result, g, *sources):
+        self.metas = [(tuple(t.shape), t.dtype, t.device) for t in sources]
+        return (g,) + sources
+
+    def backward(self, gg):
+        return (gg,) + tuple([_C.zeros(shape, dtype=dtype, device=device)
+                              for shape, dtype, device in self.metas])
