@@ -1,6 +1,8 @@
 """``autocast``: PyTorch's mixed-precision regions, as a context manager and decorator,
 and the functions that read and set its thread-local state."""
+import collections.abc
 import functools
+import sys
 import warnings
 
 from .. import _C
@@ -8,7 +10,7 @@ from . import _state as S
 
 __all__ = ["autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
            "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
-           "clear_autocast_cache", "is_autocast_available"]
+           "clear_autocast_cache", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
 _SUPPORTED = {"cpu": "torch.bfloat16, torch.float16", "cuda": "torch.float16, torch.bfloat16"}
 
@@ -296,3 +298,146 @@ class autocast:
 def _cuda_available():
     from .. import cuda
     return cuda.is_available()
+
+
+def _cast_inputs(value, device_type, dtype):
+    """value with its floating tensors on device_type (not float64) cast to dtype, through
+    lists, tuples and dicts (keys too), as PyTorch's ``torch.amp.autocast_mode._cast``:
+    strings and ndarrays are kept, another iterable becomes a generator."""
+    if isinstance(value, _C.Tensor):
+        eligible = (value.is_floating_point() and value.device.type == device_type
+                    and value.dtype != _C.float64)
+        return value.to(dtype) if eligible else value
+    np = sys.modules.get("numpy")
+    if isinstance(value, (str, bytes)) or (np is not None and isinstance(value, np.ndarray)):
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {_cast_inputs(k, device_type, dtype): _cast_inputs(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, collections.abc.Iterable):
+        items = (_cast_inputs(v, device_type, dtype) for v in value)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+            return type(value)(*items)
+        return type(value)(items) if isinstance(value, (list, tuple)) else items
+    return value
+
+
+def _check_device_type_str(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for the ``forward`` of a custom :class:`pydevtensor.autograd.Function`
+    under autocast, as PyTorch's ``torch.amp.custom_fwd``.
+
+    It records the autocast state of device_type on the ctx (``ctx._fwd_used_autocast``,
+    ``ctx._dtype``) for :func:`custom_bwd`.  With cast_inputs, a ``forward`` called
+    inside an autocast region of device_type gets its floating tensors (on device_type,
+    not float64; also inside lists, tuples and dicts) cast to cast_inputs and runs with
+    autocast off; outside such a region, or without cast_inputs, it runs as it is.
+
+    Parameters
+    ----------
+    fwd : callable, optional
+        The ``forward`` (``forward(ctx, *args, **kwargs)``); without it, the decorator.
+    device_type : str
+        'cpu' or 'cuda' (keyword only).
+    cast_inputs : dtype, optional
+        The dtype of the floating inputs inside an autocast region (default None: no
+        cast, autocast stays on in ``forward``).
+
+    Returns
+    -------
+    callable
+        The wrapped ``forward``, or a decorator when fwd is None.
+
+    Raises
+    ------
+    ValueError
+        device_type is not a str.
+
+    Examples
+    --------
+    >>> class Mul(pydevtensor.autograd.Function):
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_fwd(device_type="cpu", cast_inputs=pydevtensor.float32)
+    ...     def forward(ctx, a, b):
+    ...         return a.mm(b)
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_bwd(device_type="cpu")
+    ...     def backward(ctx, g):
+    ...         return g, g
+    >>> with pydevtensor.autocast("cpu"):
+    ...     Mul.apply(pydevtensor.ones(2, 2), pydevtensor.ones(2, 2).bfloat16()).dtype
+    pydevtensor.float32
+    """
+    _check_device_type_str(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        args[0]._fwd_used_autocast = False
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(*_cast_inputs(args, device_type, cast_inputs),
+                       **_cast_inputs(kwargs, device_type, cast_inputs))
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for the ``backward`` of a custom :class:`pydevtensor.autograd.Function`
+    whose ``forward`` has :func:`custom_fwd`: ``backward`` runs under the autocast state
+    (on or off, and its dtype) that ``forward`` ran under, as PyTorch's
+    ``torch.amp.custom_bwd``.
+
+    Parameters
+    ----------
+    bwd : callable, optional
+        The ``backward`` (``backward(ctx, *grads)``); without it, the decorator.
+    device_type : str
+        'cpu' or 'cuda' (keyword only).
+
+    Returns
+    -------
+    callable
+        The wrapped ``backward``, or a decorator when bwd is None.
+
+    Raises
+    ------
+    ValueError
+        device_type is not a str.
+
+    Examples
+    --------
+    >>> class Id(pydevtensor.autograd.Function):
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_fwd(device_type="cpu")
+    ...     def forward(ctx, x):
+    ...         return x.clone()
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_bwd(device_type="cpu")
+    ...     def backward(ctx, g):
+    ...         print(pydevtensor.is_autocast_enabled("cpu"))
+    ...         return g
+    >>> x = pydevtensor.ones(2, requires_grad=True)
+    >>> with pydevtensor.autocast("cpu"):
+    ...     y = Id.apply(x)
+    >>> y.sum().backward()
+    True
+    """
+    _check_device_type_str(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type, enabled=args[0]._fwd_used_autocast, dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd
