@@ -737,3 +737,56 @@ def test_deprecated_cuda_amp_custom_fwd_and_bwd_warn_and_mean_cuda():
         bwd = pdt.cuda.amp.custom_bwd(lambda c: pdt.is_autocast_enabled("cuda"))
     assert bwd(ctx) is False
     from pydevtensor.cuda.amp import custom_bwd, custom_fwd  # noqa: F401
+
+
+# ---- PyTorch's older top-level names, and the device types it knows -------------------
+
+def test_deprecated_cpu_and_gpu_state_getters_warn_and_answer():
+    with pytest.warns(DeprecationWarning, match=r"is_autocast_enabled\('cpu'\) instead"):
+        assert pdt.is_autocast_cpu_enabled() is False
+    with pdt.autocast("cpu", dtype=pdt.float16):
+        with pytest.warns(DeprecationWarning, match="is_autocast_cpu_enabled"):
+            assert pdt.is_autocast_cpu_enabled() is True
+        with pytest.warns(DeprecationWarning, match=r"get_autocast_dtype\('cpu'\) instead"):
+            assert pdt.get_autocast_cpu_dtype() == pdt.float16
+    with pytest.warns(DeprecationWarning, match=r"get_autocast_dtype\('cpu'\)"):
+        assert pdt.get_autocast_cpu_dtype() == pdt.bfloat16
+    pdt.set_autocast_dtype("cuda", pdt.bfloat16)
+    try:
+        with pytest.warns(DeprecationWarning, match=r"get_autocast_dtype\('cuda'\) instead"):
+            assert pdt.get_autocast_gpu_dtype() == pdt.bfloat16
+    finally:
+        pdt.set_autocast_dtype("cuda", pdt.float16)
+
+
+def test_autocast_nesting_counts_regions():
+    assert pdt.autocast_increment_nesting() == 1
+    assert pdt.autocast_increment_nesting() == 2
+    assert pdt.autocast_decrement_nesting() == 1
+    assert pdt.autocast_decrement_nesting() == 0
+    with pdt.autocast("cpu"):
+        assert pdt.autocast_increment_nesting() == 2
+        assert pdt.autocast_decrement_nesting() == 1
+    assert pdt.autocast_decrement_nesting() == -1  # below 0, as PyTorch's
+    assert pdt.autocast_increment_nesting() == 0
+
+
+@pytest.mark.parametrize("kind,dtype", [("xla", "bfloat16"), ("hpu", "bfloat16"),
+                                        ("maia", "bfloat16"), ("mps", "float16"),
+                                        ("xpu", "float16"), ("ipu", "float16"),
+                                        ("mtia", "float16"), ("privateuseone", "float16")])
+def test_device_types_torch_knows_answer_its_defaults(kind, dtype):
+    assert pdt.get_autocast_dtype(kind) == getattr(pdt, dtype)
+    assert pdt.is_autocast_enabled(kind) is False
+    with pdt.autocast("cpu"):
+        assert pdt.is_autocast_enabled(kind) is False
+
+
+def test_device_types_torch_refuses_still_raise():
+    assert pdt.get_autocast_dtype("hip") == pdt.float16  # as PyTorch's, whose
+    for kind in ("hip", "meta", "tpu", "CPU"):  # is_autocast_enabled refuses 'hip'
+        with pytest.raises(RuntimeError, match="unsupported autocast device_type"):
+            pdt.is_autocast_enabled(kind)
+    for kind in ("meta", "lazy", "tpu", "CPU"):
+        with pytest.raises(RuntimeError, match="unsupported autocast device_type"):
+            pdt.get_autocast_dtype(kind)

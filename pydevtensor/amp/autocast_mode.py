@@ -10,7 +10,9 @@ from . import _state as S
 
 __all__ = ["autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
            "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
-           "clear_autocast_cache", "is_autocast_available", "custom_fwd", "custom_bwd"]
+           "clear_autocast_cache", "is_autocast_available", "custom_fwd", "custom_bwd",
+           "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+           "autocast_increment_nesting", "autocast_decrement_nesting"]
 
 _SUPPORTED = {"cpu": "torch.bfloat16, torch.float16", "cuda": "torch.float16, torch.bfloat16"}
 
@@ -23,6 +25,14 @@ def _device_type(device_type, fn):
         raise RuntimeError(f"{fn}: unsupported autocast device_type {device_type!r}: expected "
                            f"'cpu' or 'cuda'")
     return device_type
+
+
+# The device types PyTorch's autocast knows but pydevtensor does not run: their autocast
+# dtype (PyTorch's default) for get_autocast_dtype, and is_autocast_enabled answers False
+# (PyTorch's get_autocast_dtype knows 'hip', its is_autocast_enabled does not)
+_OTHER_DTYPES = {"xla": "bfloat16", "hpu": "bfloat16", "maia": "bfloat16", "mps": "float16",
+                 "xpu": "float16", "ipu": "float16", "mtia": "float16",
+                 "privateuseone": "float16", "hip": "float16"}
 
 
 def _check_dtype(dtype, fn):
@@ -58,12 +68,14 @@ def is_autocast_available(device_type):
 
 def is_autocast_enabled(device_type="cuda"):
     """Whether autocast is on for device_type in this thread (PyTorch's default device
-    type, with no argument, is 'cuda').
+    type, with no argument, is 'cuda').  The other device types PyTorch's autocast knows
+    ('xla', 'hpu', 'mps', 'xpu', 'ipu', 'mtia', 'maia', 'privateuseone'), which
+    pydevtensor does not run, answer False.
 
     Parameters
     ----------
     device_type : str, optional
-        'cpu' or 'cuda' (default).
+        'cpu' or 'cuda' (default), or one of those.
 
     Returns
     -------
@@ -75,6 +87,8 @@ def is_autocast_enabled(device_type="cuda"):
     ...     pydevtensor.is_autocast_enabled("cpu"), pydevtensor.is_autocast_enabled("cuda")
     (True, False)
     """
+    if isinstance(device_type, str) and device_type in _OTHER_DTYPES and device_type != "hip":
+        return False  # PyTorch's answer for a device type pydevtensor does not run
     return S._state.enabled[_device_type(device_type, "is_autocast_enabled()")]
 
 
@@ -110,12 +124,14 @@ def set_autocast_enabled(device_type, enabled=None):
 
 def get_autocast_dtype(device_type):
     """The dtype autocast casts to on device_type (defaults: float16 on 'cuda', bfloat16
-    on 'cpu', as in PyTorch).
+    on 'cpu', as in PyTorch).  The other device types PyTorch's autocast knows, which
+    pydevtensor does not run, answer PyTorch's defaults: bfloat16 for 'xla', 'hpu' and
+    'maia', float16 for 'mps', 'xpu', 'ipu', 'mtia', 'privateuseone' and 'hip'.
 
     Parameters
     ----------
     device_type : str
-        'cpu' or 'cuda'.
+        'cpu' or 'cuda', or one of those.
 
     Returns
     -------
@@ -125,7 +141,11 @@ def get_autocast_dtype(device_type):
     --------
     >>> pydevtensor.get_autocast_dtype("cpu"), pydevtensor.get_autocast_dtype("cuda")
     (pydevtensor.bfloat16, pydevtensor.float16)
+    >>> pydevtensor.get_autocast_dtype("xla"), pydevtensor.get_autocast_dtype("mps")
+    (pydevtensor.bfloat16, pydevtensor.float16)
     """
+    if isinstance(device_type, str) and device_type in _OTHER_DTYPES:
+        return getattr(_C, _OTHER_DTYPES[device_type])  # PyTorch's default for the type
     return S._state.dtype[_device_type(device_type, "get_autocast_dtype()")]
 
 
@@ -202,6 +222,113 @@ def clear_autocast_cache():
     >>> pydevtensor.clear_autocast_cache()
     """
     S._state.cache.clear()
+
+
+def _deprecated(old, new):
+    warnings.warn(f"pydevtensor.{old}() is deprecated. Please use pydevtensor.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled():
+    """Whether CPU autocast is on in this thread: ``is_autocast_enabled('cpu')`` under
+    PyTorch's deprecated name (warns a DeprecationWarning, as PyTorch's).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(), pydevtensor.autocast("cpu"):
+    ...     warnings.simplefilter("ignore")
+    ...     pydevtensor.is_autocast_cpu_enabled()
+    True
+    """
+    _deprecated("is_autocast_cpu_enabled", "is_autocast_enabled('cpu')")
+    return S._state.enabled["cpu"]
+
+
+def get_autocast_cpu_dtype():
+    """CPU autocast's dtype in this thread: ``get_autocast_dtype('cpu')`` under PyTorch's
+    deprecated name (warns a DeprecationWarning, as PyTorch's).
+
+    Returns
+    -------
+    dtype
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     pydevtensor.get_autocast_cpu_dtype()
+    pydevtensor.bfloat16
+    """
+    _deprecated("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')")
+    return S._state.dtype["cpu"]
+
+
+def get_autocast_gpu_dtype():
+    """CUDA autocast's dtype in this thread: ``get_autocast_dtype('cuda')`` under
+    PyTorch's deprecated name (warns a DeprecationWarning, as PyTorch's).
+
+    Returns
+    -------
+    dtype
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     pydevtensor.get_autocast_gpu_dtype()
+    pydevtensor.float16
+    """
+    _deprecated("get_autocast_gpu_dtype", "get_autocast_dtype('cuda')")
+    return S._state.dtype["cuda"]
+
+
+def autocast_increment_nesting():
+    """Counts one more autocast region entered in this thread, as :class:`autocast` does
+    on entry (PyTorch's ``torch.autocast_increment_nesting``).
+
+    Returns
+    -------
+    int
+        The count after it.
+
+    Examples
+    --------
+    >>> pydevtensor.autocast_increment_nesting()
+    1
+    >>> pydevtensor.autocast_decrement_nesting()
+    0
+    """
+    S._state.depth += 1
+    return S._state.depth
+
+
+def autocast_decrement_nesting():
+    """Counts one autocast region fewer in this thread, as :class:`autocast` does on exit
+    (where it drops the cached casts when the count reaches 0); PyTorch's
+    ``torch.autocast_decrement_nesting``.
+
+    Returns
+    -------
+    int
+        The count after it (it may go below 0, as PyTorch's).
+
+    Examples
+    --------
+    >>> with pydevtensor.autocast("cpu"):
+    ...     pydevtensor.autocast_increment_nesting()
+    ...     pydevtensor.autocast_decrement_nesting()
+    2
+    1
+    """
+    S._state.depth -= 1
+    return S._state.depth
 
 
 class autocast:
