@@ -215,10 +215,15 @@ from . import amp  # noqa: E402
 from .amp import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402
                   is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
                   set_autocast_dtype, set_autocast_enabled)
+from .amp.autocast_mode import (autocast_decrement_nesting,  # noqa: E402
+                                autocast_increment_nesting, get_autocast_cpu_dtype,
+                                get_autocast_gpu_dtype, is_autocast_cpu_enabled)
 from . import cpu  # noqa: E402  (torch.cpu.amp)
 from . import _cuda_amp  # noqa: E402  (torch.cuda.amp, set on the cuda module)
 cuda.amp = _cuda_amp
 __import__("sys").modules["pydevtensor.cuda.amp"] = _cuda_amp
 __all__ += ["amp", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
             "is_autocast_cache_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
-            "set_autocast_dtype", "set_autocast_enabled"]
+            "set_autocast_dtype", "set_autocast_enabled", "is_autocast_cpu_enabled",
+            "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "autocast_increment_nesting",
+            "autocast_decrement_nesting"]

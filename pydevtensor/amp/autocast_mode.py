@@ -1,6 +1,8 @@
 """``autocast``: PyTorch's mixed-precision regions, as a context manager and decorator,
 and the functions that read and set its thread-local state."""
+import collections.abc
 import functools
+import sys
 import warnings
 
 from .. import _C
@@ -8,7 +10,9 @@ from . import _state as S
 
 __all__ = ["autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
            "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
-           "clear_autocast_cache", "is_autocast_available"]
+           "clear_autocast_cache", "is_autocast_available", "custom_fwd", "custom_bwd",
+           "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+           "autocast_increment_nesting", "autocast_decrement_nesting"]
 
 _SUPPORTED = {"cpu": "torch.bfloat16, torch.float16", "cuda": "torch.float16, torch.bfloat16"}
 
@@ -21,6 +25,14 @@ def _device_type(device_type, fn):
         raise RuntimeError(f"{fn}: unsupported autocast device_type {device_type!r}: expected "
                            f"'cpu' or 'cuda'")
     return device_type
+
+
+# The device types PyTorch's autocast knows but pydevtensor does not run: their autocast
+# dtype (PyTorch's default) for get_autocast_dtype, and is_autocast_enabled answers False
+# (PyTorch's get_autocast_dtype knows 'hip', its is_autocast_enabled does not)
+_OTHER_DTYPES = {"xla": "bfloat16", "hpu": "bfloat16", "maia": "bfloat16", "mps": "float16",
+                 "xpu": "float16", "ipu": "float16", "mtia": "float16",
+                 "privateuseone": "float16", "hip": "float16"}
 
 
 def _check_dtype(dtype, fn):
@@ -56,12 +68,14 @@ def is_autocast_available(device_type):
 
 def is_autocast_enabled(device_type="cuda"):
     """Whether autocast is on for device_type in this thread (PyTorch's default device
-    type, with no argument, is 'cuda').
+    type, with no argument, is 'cuda').  The other device types PyTorch's autocast knows
+    ('xla', 'hpu', 'mps', 'xpu', 'ipu', 'mtia', 'maia', 'privateuseone'), which
+    pydevtensor does not run, answer False.
 
     Parameters
     ----------
     device_type : str, optional
-        'cpu' or 'cuda' (default).
+        'cpu' or 'cuda' (default), or one of those.
 
     Returns
     -------
@@ -73,6 +87,8 @@ def is_autocast_enabled(device_type="cuda"):
     ...     pydevtensor.is_autocast_enabled("cpu"), pydevtensor.is_autocast_enabled("cuda")
     (True, False)
     """
+    if isinstance(device_type, str) and device_type in _OTHER_DTYPES and device_type != "hip":
+        return False  # PyTorch's answer for a device type pydevtensor does not run
     return S._state.enabled[_device_type(device_type, "is_autocast_enabled()")]
 
 
@@ -108,12 +124,14 @@ def set_autocast_enabled(device_type, enabled=None):
 
 def get_autocast_dtype(device_type):
     """The dtype autocast casts to on device_type (defaults: float16 on 'cuda', bfloat16
-    on 'cpu', as in PyTorch).
+    on 'cpu', as in PyTorch).  The other device types PyTorch's autocast knows, which
+    pydevtensor does not run, answer PyTorch's defaults: bfloat16 for 'xla', 'hpu' and
+    'maia', float16 for 'mps', 'xpu', 'ipu', 'mtia', 'privateuseone' and 'hip'.
 
     Parameters
     ----------
     device_type : str
-        'cpu' or 'cuda'.
+        'cpu' or 'cuda', or one of those.
 
     Returns
     -------
@@ -123,7 +141,11 @@ def get_autocast_dtype(device_type):
     --------
     >>> pydevtensor.get_autocast_dtype("cpu"), pydevtensor.get_autocast_dtype("cuda")
     (pydevtensor.bfloat16, pydevtensor.float16)
+    >>> pydevtensor.get_autocast_dtype("xla"), pydevtensor.get_autocast_dtype("mps")
+    (pydevtensor.bfloat16, pydevtensor.float16)
     """
+    if isinstance(device_type, str) and device_type in _OTHER_DTYPES:
+        return getattr(_C, _OTHER_DTYPES[device_type])  # PyTorch's default for the type
     return S._state.dtype[_device_type(device_type, "get_autocast_dtype()")]
 
 
@@ -200,6 +222,113 @@ def clear_autocast_cache():
     >>> pydevtensor.clear_autocast_cache()
     """
     S._state.cache.clear()
+
+
+def _deprecated(old, new):
+    warnings.warn(f"pydevtensor.{old}() is deprecated. Please use pydevtensor.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled():
+    """Whether CPU autocast is on in this thread: ``is_autocast_enabled('cpu')`` under
+    PyTorch's deprecated name (warns a DeprecationWarning, as PyTorch's).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(), pydevtensor.autocast("cpu"):
+    ...     warnings.simplefilter("ignore")
+    ...     pydevtensor.is_autocast_cpu_enabled()
+    True
+    """
+    _deprecated("is_autocast_cpu_enabled", "is_autocast_enabled('cpu')")
+    return S._state.enabled["cpu"]
+
+
+def get_autocast_cpu_dtype():
+    """CPU autocast's dtype in this thread: ``get_autocast_dtype('cpu')`` under PyTorch's
+    deprecated name (warns a DeprecationWarning, as PyTorch's).
+
+    Returns
+    -------
+    dtype
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     pydevtensor.get_autocast_cpu_dtype()
+    pydevtensor.bfloat16
+    """
+    _deprecated("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')")
+    return S._state.dtype["cpu"]
+
+
+def get_autocast_gpu_dtype():
+    """CUDA autocast's dtype in this thread: ``get_autocast_dtype('cuda')`` under
+    PyTorch's deprecated name (warns a DeprecationWarning, as PyTorch's).
+
+    Returns
+    -------
+    dtype
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     pydevtensor.get_autocast_gpu_dtype()
+    pydevtensor.float16
+    """
+    _deprecated("get_autocast_gpu_dtype", "get_autocast_dtype('cuda')")
+    return S._state.dtype["cuda"]
+
+
+def autocast_increment_nesting():
+    """Counts one more autocast region entered in this thread, as :class:`autocast` does
+    on entry (PyTorch's ``torch.autocast_increment_nesting``).
+
+    Returns
+    -------
+    int
+        The count after it.
+
+    Examples
+    --------
+    >>> pydevtensor.autocast_increment_nesting()
+    1
+    >>> pydevtensor.autocast_decrement_nesting()
+    0
+    """
+    S._state.depth += 1
+    return S._state.depth
+
+
+def autocast_decrement_nesting():
+    """Counts one autocast region fewer in this thread, as :class:`autocast` does on exit
+    (where it drops the cached casts when the count reaches 0); PyTorch's
+    ``torch.autocast_decrement_nesting``.
+
+    Returns
+    -------
+    int
+        The count after it (it may go below 0, as PyTorch's).
+
+    Examples
+    --------
+    >>> with pydevtensor.autocast("cpu"):
+    ...     pydevtensor.autocast_increment_nesting()
+    ...     pydevtensor.autocast_decrement_nesting()
+    2
+    1
+    """
+    S._state.depth -= 1
+    return S._state.depth
 
 
 class autocast:
@@ -296,3 +425,146 @@ class autocast:
 def _cuda_available():
     from .. import cuda
     return cuda.is_available()
+
+
+def _cast_inputs(value, device_type, dtype):
+    """value with its floating tensors on device_type (not float64) cast to dtype, through
+    lists, tuples and dicts (keys too), as PyTorch's ``torch.amp.autocast_mode._cast``:
+    strings and ndarrays are kept, another iterable becomes a generator."""
+    if isinstance(value, _C.Tensor):
+        eligible = (value.is_floating_point() and value.device.type == device_type
+                    and value.dtype != _C.float64)
+        return value.to(dtype) if eligible else value
+    np = sys.modules.get("numpy")
+    if isinstance(value, (str, bytes)) or (np is not None and isinstance(value, np.ndarray)):
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {_cast_inputs(k, device_type, dtype): _cast_inputs(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, collections.abc.Iterable):
+        items = (_cast_inputs(v, device_type, dtype) for v in value)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+            return type(value)(*items)
+        return type(value)(items) if isinstance(value, (list, tuple)) else items
+    return value
+
+
+def _check_device_type_str(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for the ``forward`` of a custom :class:`pydevtensor.autograd.Function`
+    under autocast, as PyTorch's ``torch.amp.custom_fwd``.
+
+    It records the autocast state of device_type on the ctx (``ctx._fwd_used_autocast``,
+    ``ctx._dtype``) for :func:`custom_bwd`.  With cast_inputs, a ``forward`` called
+    inside an autocast region of device_type gets its floating tensors (on device_type,
+    not float64; also inside lists, tuples and dicts) cast to cast_inputs and runs with
+    autocast off; outside such a region, or without cast_inputs, it runs as it is.
+
+    Parameters
+    ----------
+    fwd : callable, optional
+        The ``forward`` (``forward(ctx, *args, **kwargs)``); without it, the decorator.
+    device_type : str
+        'cpu' or 'cuda' (keyword only).
+    cast_inputs : dtype, optional
+        The dtype of the floating inputs inside an autocast region (default None: no
+        cast, autocast stays on in ``forward``).
+
+    Returns
+    -------
+    callable
+        The wrapped ``forward``, or a decorator when fwd is None.
+
+    Raises
+    ------
+    ValueError
+        device_type is not a str.
+
+    Examples
+    --------
+    >>> class Mul(pydevtensor.autograd.Function):
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_fwd(device_type="cpu", cast_inputs=pydevtensor.float32)
+    ...     def forward(ctx, a, b):
+    ...         return a.mm(b)
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_bwd(device_type="cpu")
+    ...     def backward(ctx, g):
+    ...         return g, g
+    >>> with pydevtensor.autocast("cpu"):
+    ...     Mul.apply(pydevtensor.ones(2, 2), pydevtensor.ones(2, 2).bfloat16()).dtype
+    pydevtensor.float32
+    """
+    _check_device_type_str(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        args[0]._fwd_used_autocast = False
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(*_cast_inputs(args, device_type, cast_inputs),
+                       **_cast_inputs(kwargs, device_type, cast_inputs))
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for the ``backward`` of a custom :class:`pydevtensor.autograd.Function`
+    whose ``forward`` has :func:`custom_fwd`: ``backward`` runs under the autocast state
+    (on or off, and its dtype) that ``forward`` ran under, as PyTorch's
+    ``torch.amp.custom_bwd``.
+
+    Parameters
+    ----------
+    bwd : callable, optional
+        The ``backward`` (``backward(ctx, *grads)``); without it, the decorator.
+    device_type : str
+        'cpu' or 'cuda' (keyword only).
+
+    Returns
+    -------
+    callable
+        The wrapped ``backward``, or a decorator when bwd is None.
+
+    Raises
+    ------
+    ValueError
+        device_type is not a str.
+
+    Examples
+    --------
+    >>> class Id(pydevtensor.autograd.Function):
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_fwd(device_type="cpu")
+    ...     def forward(ctx, x):
+    ...         return x.clone()
+    ...     @staticmethod
+    ...     @pydevtensor.amp.custom_bwd(device_type="cpu")
+    ...     def backward(ctx, g):
+    ...         print(pydevtensor.is_autocast_enabled("cpu"))
+    ...         return g
+    >>> x = pydevtensor.ones(2, requires_grad=True)
+    >>> with pydevtensor.autocast("cpu"):
+    ...     y = Id.apply(x)
+    >>> y.sum().backward()
+    True
+    """
+    _check_device_type_str(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type, enabled=args[0]._fwd_used_autocast, dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd
