@@ -114,4 +114,10 @@ SPECIAL_CASES = [
       r"got list"),
     C("special-spherical-bessel-j0-number", "pdt.special.spherical_bessel_j0(1.0)",
       "TypeError", r"spherical_bessel_j0\(\): argument 'input' must be a Tensor, got float"),
+    C("special-zeta-str", "pdt.special.zeta(t, '2')", "TypeError",
+      r"zeta\(\): argument 'other' must be a Tensor or a number, got str"),
+    C("special-zeta-two-numbers", "pdt.special.zeta(2.0, 1.0)", "TypeError",
+      r"zeta\(\): expected a Tensor for input or other, got two numbers"),
+    C("special-zeta-shapes", "pdt.special.zeta(pdt.ones(2), pdt.ones(3))", "RuntimeError",
+      r"size of tensor a \(2\) must match the size of tensor b \(3\)"),
 ]
