@@ -120,4 +120,12 @@ SPECIAL_CASES = [
       r"zeta\(\): expected a Tensor for input or other, got two numbers"),
     C("special-zeta-shapes", "pdt.special.zeta(pdt.ones(2), pdt.ones(3))", "RuntimeError",
       r"size of tensor a \(2\) must match the size of tensor b \(3\)"),
+    C("special-bessel-j0-list", "pdt.special.bessel_j0([1.0])", "TypeError",
+      r"bessel_j0\(\): argument 'input' must be a Tensor, got list"),
+    C("special-bessel-j1-number", "pdt.special.bessel_j1(1.0)", "TypeError",
+      r"bessel_j1\(\): argument 'input' must be a Tensor, got float"),
+    C("special-bessel-y0-none", "pdt.special.bessel_y0(None)", "TypeError",
+      r"bessel_y0\(\): argument 'input' must be a Tensor, got NoneType"),
+    C("special-bessel-y1-str", "pdt.special.bessel_y1('1')", "TypeError",
+      r"bessel_y1\(\): argument 'input' must be a Tensor, got str"),
 ]
