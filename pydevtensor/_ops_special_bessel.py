@@ -1,4 +1,4 @@
-"""More Bessel functions of ``torch.special``: bessel_j0 / j1 / y0 / y1,
+"""More Bessel functions of ``torch.special``: airy_ai, bessel_j0 / j1 / y0 / y1,
 modified_bessel_i0 / i1 (the values of i0 / i1), modified_bessel_k0 / k1,
 scaled_modified_bessel_k0 / k1 and spherical_bessel_j0.
 
@@ -37,6 +37,22 @@ J_nu and Y_nu for nu in {0, 1}, x >= 0, in float64 (J0 even, J1 odd, Y NaN below
 - x > 25: Hankel's expansion (DLMF 10.17.3), 30 terms (the smallest left-out term is
   below 1e-18), with cos and sin of x - (nu/2 + 1/4) pi from cos x and sin x (no
   rounding of the shifted argument).
+
+Note [Airy function]
+--------------------
+Ai(x) in float64, with zeta = (2/3) |x|^(3/2):
+
+- -2 <= x <= 1: the Maclaurin series Ai(0) f(x) + Ai'(0) g(x) (DLMF 9.4.1), 40 terms.
+- 1 < x, zeta <= 25: Ai(x) = sqrt(x / 3) K_{1/3}(zeta) / pi (DLMF 9.6.1), with
+  exp(zeta) K_{1/3}(zeta) by the trapezoidal rule of Note [modified Bessel functions K].
+- x < -2, zeta <= 25: Ai(-y) = sqrt(y) / 3 (J_{1/3}(zeta) + J_{-1/3}(zeta)) (DLMF 9.6.6),
+  J_{nu+k} for nu = 1/3, 2/3 by Miller's backward recurrence from k = 90, normalised by
+  (z/2)^nu = sum_k (nu + 2k) Gamma(nu + k) / k! J_{nu+2k}(z), and
+  J_{-1/3} = (4 / (3 zeta)) J_{2/3} - J_{5/3}.
+- zeta > 25: the asymptotic expansions DLMF 9.7.5 (x > 0) and 9.7.9 (x < 0) in
+  u_k / zeta^k, 30 terms (the smallest left-out term is below 1e-20).
+Beyond |x| ~ 10 the error is that of zeta's rounding (Ai is ill-conditioned there: a
+relative change eps in x moves Ai by about 1.5 zeta eps of its envelope), as PyTorch's.
 """
 import math
 
@@ -280,6 +296,101 @@ class SpecialBesselY1Backward0(_UnaryBackward):
                                                      - _bessel(3)(v) / v))
 
 
+_AI_C1 = 0.355028053887817239260  # Ai(0)
+_AI_C2 = 0.258819403792806798405  # -Ai'(0)
+_AI_SERIES = 40
+_AI_STEP = 0.1
+_AI_POINTS = 71
+_AI_ZETA = 25.0
+_AI_ASYM = 30
+_AI_MILLER = 90
+
+
+def _airy_ai_f64(x):
+    """Ai(x) for float64 x (Note [Airy function])."""
+    # -2 <= x <= 1: the Maclaurin series (DLMF 9.4.1)
+    s = x.clamp(min=-2.0, max=1.0)
+    c3 = s * s * s
+    f = _C.ones_like(s)
+    g = s.clone()
+    tf, tg = f, g
+    for k in range(1, _AI_SERIES):
+        tf = tf * c3 / ((3 * k - 1) * (3 * k))
+        tg = tg * c3 / ((3 * k) * (3 * k + 1))
+        f = f + tf
+        g = g + tg
+    series = _AI_C1 * f - _AI_C2 * g
+    # x > 1: Ai = sqrt(x/3) / pi K_{1/3}(zeta), exp(zeta) K_{1/3} by the trapezoidal
+    # rule to zeta = 25, Ai by DLMF 9.7.5 beyond
+    z = x.clamp(min=1.0)
+    zeta = z * z.sqrt() * (2.0 / 3.0)
+    m = zeta.clamp(max=_AI_ZETA)
+    total = _C.ones_like(m) * 0.5
+    for j in range(1, _AI_POINTS):
+        t = j * _AI_STEP
+        sh = math.sinh(t * 0.5)
+        total = total + (m * (-2.0 * sh * sh)).exp() * math.cosh(t / 3.0)
+    middle = total * _AI_STEP * (z / 3.0).sqrt() / math.pi * (-zeta).exp()
+    # DLMF 9.7.5 / 9.7.9: u_k
+    u = [1.0]
+    for k in range(1, _AI_ASYM):
+        u.append(u[-1] * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216 * k))
+    zl = zeta.clamp(min=_AI_ZETA)
+    inv = zl.reciprocal()
+    total = _C.ones_like(zl)
+    p = _C.ones_like(zl)
+    for k in range(1, _AI_ASYM):
+        p = p * inv
+        total = total + ((-1.0) ** k * u[k]) * p
+    large = total * (-zl).exp() / (2 * math.sqrt(math.pi)) / z.sqrt().sqrt()
+    positive = where(zeta <= _AI_ZETA, middle, large)
+    # x < -2: Ai(-y) = sqrt(y) / 3 (J_{1/3}(zeta) + J_{-1/3}(zeta)) by Miller's recurrence
+    # to zeta = 25, DLMF 9.7.9 beyond
+    y = (-x).clamp(min=2.0)
+    zeta = y * y.sqrt() * (2.0 / 3.0)
+    mz = zeta.clamp(max=_AI_ZETA)
+    js = []
+    for nu in (1.0 / 3.0, 2.0 / 3.0):
+        two_over = 2.0 / mz
+        jk1 = _C.zeros_like(mz)
+        jk = _C.ones_like(mz) * 1e-200
+        norm = _C.zeros_like(mz)
+        j_next = None
+        for k in range(_AI_MILLER, 0, -1):  # jk is J_{nu+k}
+            if k % 2 == 0:
+                h = k // 2
+                weight = (nu + k) * math.exp(math.lgamma(nu + h) - math.lgamma(h + 1))
+                norm = norm + weight * jk
+            jm = two_over * (nu + k) * jk - jk1
+            jk1, jk = jk, jm
+            if k == 1:
+                j_next = jk1  # J_{nu+1}
+        norm = norm + nu * math.gamma(nu) * jk
+        scale = (mz * 0.5).pow(nu) / norm
+        js.append((jk * scale, j_next * scale))
+    (j13, _), (j23, j53) = js
+    jm13 = (4.0 / 3.0) / mz * j23 - j53
+    neg_middle = y.sqrt() / 3.0 * (j13 + jm13)
+    zl = zeta.clamp(min=_AI_ZETA)
+    inv = zl.reciprocal()
+    pc = _C.ones_like(zl)
+    ps = _C.zeros_like(zl)
+    p = _C.ones_like(zl)
+    for k in range(1, _AI_ASYM):
+        p = p * inv
+        term = ((-1.0) ** (k // 2) * u[k]) * p
+        if k % 2:
+            ps = ps + term
+        else:
+            pc = pc + term
+    c, sn = zl.cos(), zl.sin()
+    cchi, schi = (c + sn) * 0.5 ** 0.5, (sn - c) * 0.5 ** 0.5  # cos, sin of zeta - pi/4
+    neg_large = (cchi * pc + schi * ps) / math.sqrt(math.pi) / y.sqrt().sqrt()
+    negative = where(zeta <= _AI_ZETA, neg_middle, neg_large)
+    out = where(x < -2.0, negative, where(x <= 1.0, series, positive))
+    return where(x.isinf(), math.nan, out)
+
+
 def _spherical_j0_f64(x):
     safe = where((x == 0).logical_or(x.isinf()), 1.0, x)
     return where(x == 0, 1.0, where(x.isinf(), 0.0, safe.sin() / safe))
@@ -399,6 +510,20 @@ bessel_y1 = _public(
     "[0.0, 1.0, 2.5, 30.0]", "tensor([   -inf, -0.7812,  0.1459,  0.0844])",
     ret="; -inf at 0, NaN below 0" + _JY_EDGES)
 
-__all__ = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
-           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-           "spherical_bessel_j0"]
+airy_ai = _public(
+    "airy_ai", _in_f64(_airy_ai_f64), "The Airy function Ai(x)",
+    "Note [Airy function] in pydevtensor/_ops_special_bessel.py: the Maclaurin series on "
+    "[-2, 1], K_{1/3} by the trapezoidal rule or J_{+-1/3} by Miller's recurrence to "
+    "|x| = 11.2, the asymptotic expansions beyond.  Measured against mpmath (airyai, 30 "
+    "digits) on 5000 points in [-1000, 103]: at most 5e-15 relative error for "
+    "-12 < x < 11.2 (of max(|Ai(x)|, |x|^(-1/4) / sqrt(pi)) for x < 0, so absolute near "
+    "the zeros); beyond, the error grows with zeta = (2/3) |x|^(3/2) as Ai's condition "
+    "number does (1.2e-13 relative at x = 100, 2e-12 of the envelope at x = -840), as "
+    "torch's.", "not differentiable (as torch's, the result does not require grad)",
+    "[0.0, 1.0, -2.0, 5.0]", "tensor([3.5503e-01, 1.3529e-01, 2.2741e-01, 1.0834e-04])",
+    ret="; NaN at +-inf and NaN, as torch's CPU", differentiable=False)
+
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+           "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+           "modified_bessel_k1", "scaled_modified_bessel_k0",
+           "scaled_modified_bessel_k1", "spherical_bessel_j0"]

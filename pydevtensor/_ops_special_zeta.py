@@ -114,7 +114,8 @@ def _operands(x, q):
                            f"input {tuple(x.shape)} on {x.device} and other "
                            f"{tuple(q.shape)} on {q.device}")
     device = x.device if x.ndim or not q.ndim else q.device
-    return broadcast_tensors(x.to(device=device, dtype=dtype), q.to(device=device, dtype=dtype))
+    return broadcast_tensors(x.to(device=device, dtype=dtype),
+                             q.to(device=device, dtype=dtype))
 
 
 def zeta(input, other):

@@ -128,4 +128,6 @@ SPECIAL_CASES = [
       r"bessel_y0\(\): argument 'input' must be a Tensor, got NoneType"),
     C("special-bessel-y1-str", "pdt.special.bessel_y1('1')", "TypeError",
       r"bessel_y1\(\): argument 'input' must be a Tensor, got str"),
+    C("special-airy-ai-list", "pdt.special.airy_ai([1.0])", "TypeError",
+      r"airy_ai\(\): argument 'input' must be a Tensor, got list"),
 ]

@@ -160,3 +160,38 @@ def test_j_y_gradients(device):
     np.testing.assert_allclose(g.cpu().numpy(), [-0.0, -0.5767248077568734], rtol=1e-14)
     (g,) = pdt.autograd.grad(S.bessel_y0(x).sum(), x)
     assert g.cpu().tolist()[0] == math.inf  # torch's
+
+
+# airy_ai: mpmath 1.3.0 at 40 digits (airyai), computed offline at the float64 points AI
+# (across the switches at -2, 1, |x| = 11.2 and a zero, -2.3381...).  The error is
+# bounded by 5e-15 times max(|Ai(x)|, |x|^(-1/4) / sqrt(pi)) for x < 0 and |Ai(x)| for
+# x > 0 inside (-12, 12), 1e-12 times it beyond (Ai's condition number grows there:
+# 2.1e-13 at -500).
+AI = [1e-8, 0.5, 0.99, 1.01, 3.0, 11.0, 11.5, 30.0, 100.0, -1e-8, -1.99, -2.01,
+      -2.338107410459767, -7.5, -11.0, -11.5, -50.0, -500.0]
+AI_REF = [0.3550280512996232, 0.23169360648083348, 0.13689065924593272,
+          0.13370770246895858, 0.006591139357460719, 4.2262758649603595e-12,
+          7.814290183962854e-13, 3.2082175915504954e-49, 2.6344821520881846e-291,
+          0.35502805647601127, 0.2335671103759416, 0.22120226633022266,
+          2.743319340666283e-17, 0.3217757163806479, -0.008759589255702381,
+          0.30542297004359265, -0.1618814236123209, 0.07259012010404114]
+
+
+def test_airy_ai_against_mpmath(device):
+    out = S.airy_ai(_t(AI, device))
+    assert out.dtype == pdt.float64 and out.device == pdt.device(device)
+    x, ref = np.array(AI), np.array(AI_REF)
+    floor = np.abs(x) ** -0.25 / math.sqrt(math.pi)
+    envelope = np.where(x < 0, np.maximum(np.abs(ref), floor), np.abs(ref))
+    tol = np.where(np.abs(x) < 12, 5e-15, 1e-12) * envelope
+    assert (np.abs(out.cpu().numpy() - ref) <= tol).all()
+    f32 = S.airy_ai(_t(AI[:7], device, pdt.float32))  # Ai(30) underflows float32
+    assert f32.dtype == pdt.float32
+    want = S.airy_ai(_t(np.array(AI[:7], dtype=np.float32).astype(np.float64), device))
+    np.testing.assert_allclose(f32.cpu().numpy(), want.cpu().numpy(), rtol=2e-6)
+    assert S.airy_ai(pdt.tensor([1, 2], device=device)).dtype == pdt.float32
+    edges = S.airy_ai(_t([0.0, 200.0, math.inf, -math.inf, math.nan], device))
+    edges = edges.cpu().tolist()
+    assert edges[:2] == [0.3550280538878172, 0.0]
+    assert all(math.isnan(v) for v in edges[2:])  # torch's CPU gives NaN at +-inf
+    assert not S.airy_ai(_t([1.0], device).requires_grad_()).requires_grad  # as torch's

@@ -67,5 +67,5 @@ def test_zeta_gradients(device):
     np.testing.assert_allclose(g.cpu().numpy(), [-0.82879664423432, -9.8816562674253],
                                rtol=1e-13)
     xg = _t([2.0], device).requires_grad_()
-    with pytest.raises(NotImplementedError, match="derivative for 'zeta' is not implemented"):
+    with pytest.raises(NotImplementedError, match="derivative for 'zeta' is not"):
         pdt.autograd.grad(S.zeta(xg, _t([1.5], device)).sum(), xg)
