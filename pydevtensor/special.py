@@ -6,9 +6,9 @@ names (expit is sigmoid, gammaln lgamma, psi digamma; polygamma and multigammaln
 (mvlgamma) are in _ops_gamma.py); i0, i0e, i1, i1e, ndtri, log_ndtr and erfcx are in
 _ops_special_more.py; gammainc and gammaincc (igamma, igammac) in _ops_igamma.py.
 The orthogonal polynomials (chebyshev_polynomial_t, ..., legendre_polynomial_p) are in
-_ops_special_poly.py; modified_bessel_k0, k1, their scaled forms, spherical_bessel_j0 and
-the modified_bessel_i0 / i1 names in _ops_special_bessel.py.  Not here: zeta, airy_ai,
-bessel_j0, j1, y0, y1.
+_ops_special_poly.py; airy_ai, bessel_j0, j1, y0, y1, modified_bessel_k0, k1, their scaled
+forms, spherical_bessel_j0 and the modified_bessel_i0 / i1 names in
+_ops_special_bessel.py; zeta in _ops_special_zeta.py.
 """
 from ._ops_gamma import mvlgamma as multigammaln, polygamma
 from ._ops_igamma import gammainc, gammaincc
@@ -33,6 +33,9 @@ from ._ops_special_poly import *  # noqa: E402,F401,F403  (the orthogonal polyno
 from ._ops_special_poly import __all__ as _poly_all  # noqa: E402
 __all__ += _poly_all
 
-from ._ops_special_bessel import *  # noqa: E402,F401,F403  (K0, K1, spherical j0, ...)
+from ._ops_special_bessel import *  # noqa: E402,F401,F403  (Ai, J, Y, K0, K1, spherical j0, ...)
 from ._ops_special_bessel import __all__ as _bessel_all  # noqa: E402
 __all__ += _bessel_all
+
+from ._ops_special_zeta import zeta  # noqa: E402  (Hurwitz zeta)
+__all__ += ["zeta"]

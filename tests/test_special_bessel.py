@@ -1,5 +1,6 @@
 """special.modified_bessel_i0 / i1 / k0 / k1, scaled_modified_bessel_k0 / k1 and
-spherical_bessel_j0 (pydevtensor/_ops_special_bessel.py), on every device.
+spherical_bessel_j0, bessel_j0 / j1 / y0 / y1 (pydevtensor/_ops_special_bessel.py), on
+every device.
 
 References: mpmath 1.3.0 at 40 digits (besselk, exp(x) besselk, sin(x) / x), computed
 offline at the float64 points X and J below.  Tolerance 1e-14 relative in float64,
@@ -91,3 +92,106 @@ def test_spherical_bessel_j0(device):
     f32 = S.spherical_bessel_j0(pdt.tensor([3], device=device))
     assert f32.dtype == pdt.float32
     assert f32.item() == pytest.approx(0.04704000268662241, rel=1e-6)
+
+
+# bessel_j0 / j1 / y0 / y1: mpmath 1.3.0 at 40 digits (besselj, bessely), computed
+# offline at the float64 points JY.  The error is bounded by 5e-15 times the envelope
+# max(|f(x)|, 1 / sqrt(max(x, 1))) (absolute near the zeros, e.g. J0 at 2.4048).
+JY = [1e-8, 0.3, 2.4048, 4.99, 5.01, 7.25, 12.0, 24.9, 25.1, 80.0, 600.0]
+JY_REF = {
+    "bessel_j0": [1.0, 0.9776262465382961, 1.3268284301171568e-05, -0.1808669025116955,
+                  -0.17431543205674924, 0.291996924191779, 0.047689310796833535,
+                  0.0832459683530155, 0.10827567149994945, -0.06974216551221002,
+                  -0.02198778917213195],
+    "bessel_j1": [5e-09, 0.148318816273104, 0.5191530145075532, -0.32644149050101634,
+                  -0.32868309571784987, 0.06858170065313174, -0.2234471044906276,
+                  -0.13485569953140886, -0.11463478413442257, -0.056057296675712576,
+                  0.024014365301107028],
+    "bessel_y0": [-11.80077387717953, -0.8072735778045195, 0.5099270092643434,
+                  -0.30702210182564704, -0.30997933991664645, 0.04842252986520283,
+                  -0.22523731263436145, -0.13649918399676522, -0.11676770763803694,
+                  -0.05562033908977, 0.0240326801013818],
+    "bessel_y1": [-63661977.236758195, -2.2931051383885293, 0.10273474181277349,
+                  0.15124027548614782, 0.14447857825491056, -0.28934799419758706,
+                  -0.05709921826089652, -0.08600255759555425, -0.11062223322783099,
+                  0.06939591378458805, 0.022007824026257974],
+}
+
+
+@pytest.mark.parametrize("name", sorted(JY_REF))
+def test_j_y_against_mpmath(device, name):
+    fn = getattr(S, name)
+    out = fn(_t(JY, device))
+    assert out.dtype == pdt.float64 and out.device == pdt.device(device)
+    ref = np.array(JY_REF[name])
+    envelope = np.maximum(np.abs(ref), 1 / np.sqrt(np.maximum(JY, 1.0)))
+    assert (np.abs(out.cpu().numpy() - ref) <= 5e-15 * envelope).all()
+    f32 = fn(_t(JY, device, pdt.float32))
+    assert f32.dtype == pdt.float32
+    x32 = np.array(JY, dtype=np.float32).astype(np.float64)
+    want = fn(_t(x32, device)).cpu().numpy()
+    assert (np.abs(f32.cpu().numpy() - want) <= 2e-7 * np.maximum(np.abs(want), 1.0)).all()
+    assert fn(pdt.tensor([1, 2], device=device)).dtype == pdt.float32
+
+
+def test_j_y_symmetry_and_edges(device):
+    x = _t([0.0, -0.0, -1.0, -30.0, math.inf, -math.inf, math.nan], device)
+    j0, j1 = S.bessel_j0(x).cpu().tolist(), S.bessel_j1(x).cpu().tolist()
+    y0, y1 = S.bessel_y0(x).cpu().tolist(), S.bessel_y1(x).cpu().tolist()
+    pos = _t([1.0, 30.0], device)
+    p0, p1 = S.bessel_j0(pos).cpu().tolist(), S.bessel_j1(pos).cpu().tolist()
+    assert j0[:4] == [1.0, 1.0] + p0 and j1[2:4] == [-v for v in p1]
+    assert j1[0] == 0.0 and math.copysign(1.0, j1[1]) == -1.0  # torch's -0.0
+    for ys in (y0, y1):
+        assert ys[:2] == [-math.inf, -math.inf]
+        assert all(math.isnan(v) for v in ys[2:])
+    for js in (j0, j1):  # torch's CPU gives NaN at +-inf
+        assert all(math.isnan(v) for v in js[4:])
+
+
+def test_j_y_gradients(device):
+    a = np.array([0.7, 3.0, 11.0, 40.0])
+    for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"):
+        gradcheck(getattr(S, name), [a], device)
+    x = _t([0.0, 2.0], device).requires_grad_()
+    (g,) = pdt.autograd.grad(S.bessel_j1(x).sum(), x)
+    assert g.cpu().tolist()[0] == 0.5
+    (g,) = pdt.autograd.grad(S.bessel_j0(x).sum(), x)
+    np.testing.assert_allclose(g.cpu().numpy(), [-0.0, -0.5767248077568734], rtol=1e-14)
+    (g,) = pdt.autograd.grad(S.bessel_y0(x).sum(), x)
+    assert g.cpu().tolist()[0] == math.inf  # torch's
+
+
+# airy_ai: mpmath 1.3.0 at 40 digits (airyai), computed offline at the float64 points AI
+# (across the switches at -2, 1, |x| = 11.2 and a zero, -2.3381...).  The error is
+# bounded by 5e-15 times max(|Ai(x)|, |x|^(-1/4) / sqrt(pi)) for x < 0 and |Ai(x)| for
+# x > 0 inside (-12, 12), 1e-12 times it beyond (Ai's condition number grows there:
+# 2.1e-13 at -500).
+AI = [1e-8, 0.5, 0.99, 1.01, 3.0, 11.0, 11.5, 30.0, 100.0, -1e-8, -1.99, -2.01,
+      -2.338107410459767, -7.5, -11.0, -11.5, -50.0, -500.0]
+AI_REF = [0.3550280512996232, 0.23169360648083348, 0.13689065924593272,
+          0.13370770246895858, 0.006591139357460719, 4.2262758649603595e-12,
+          7.814290183962854e-13, 3.2082175915504954e-49, 2.6344821520881846e-291,
+          0.35502805647601127, 0.2335671103759416, 0.22120226633022266,
+          2.743319340666283e-17, 0.3217757163806479, -0.008759589255702381,
+          0.30542297004359265, -0.1618814236123209, 0.07259012010404114]
+
+
+def test_airy_ai_against_mpmath(device):
+    out = S.airy_ai(_t(AI, device))
+    assert out.dtype == pdt.float64 and out.device == pdt.device(device)
+    x, ref = np.array(AI), np.array(AI_REF)
+    floor = np.abs(x) ** -0.25 / math.sqrt(math.pi)
+    envelope = np.where(x < 0, np.maximum(np.abs(ref), floor), np.abs(ref))
+    tol = np.where(np.abs(x) < 12, 5e-15, 1e-12) * envelope
+    assert (np.abs(out.cpu().numpy() - ref) <= tol).all()
+    f32 = S.airy_ai(_t(AI[:7], device, pdt.float32))  # Ai(30) underflows float32
+    assert f32.dtype == pdt.float32
+    want = S.airy_ai(_t(np.array(AI[:7], dtype=np.float32).astype(np.float64), device))
+    np.testing.assert_allclose(f32.cpu().numpy(), want.cpu().numpy(), rtol=2e-6)
+    assert S.airy_ai(pdt.tensor([1, 2], device=device)).dtype == pdt.float32
+    edges = S.airy_ai(_t([0.0, 200.0, math.inf, -math.inf, math.nan], device))
+    edges = edges.cpu().tolist()
+    assert edges[:2] == [0.3550280538878172, 0.0]
+    assert all(math.isnan(v) for v in edges[2:])  # torch's CPU gives NaN at +-inf
+    assert not S.airy_ai(_t([1.0], device).requires_grad_()).requires_grad  # as torch's
