@@ -40,7 +40,7 @@ J_nu and Y_nu for nu in {0, 1}, x >= 0, in float64 (J0 even, J1 odd, Y NaN below
 
 Note [Airy function]
 --------------------
-Ai(x) in float64, with zeta = (2/3) |x|^(3/2):
+Ai(x) in float64, with zeta = (2/3) abs(x)^(3/2):
 
 - -2 <= x <= 1: the Maclaurin series Ai(0) f(x) + Ai'(0) g(x) (DLMF 9.4.1), 40 terms.
 - 1 < x, zeta <= 25: Ai(x) = sqrt(x / 3) K_{1/3}(zeta) / pi (DLMF 9.6.1), with
@@ -51,7 +51,7 @@ Ai(x) in float64, with zeta = (2/3) |x|^(3/2):
   J_{-1/3} = (4 / (3 zeta)) J_{2/3} - J_{5/3}.
 - zeta > 25: the asymptotic expansions DLMF 9.7.5 (x > 0) and 9.7.9 (x < 0) in
   u_k / zeta^k, 30 terms (the smallest left-out term is below 1e-20).
-Beyond |x| ~ 10 the error is that of zeta's rounding (Ai is ill-conditioned there: a
+Beyond abs(x) ~ 10 the error is that of zeta's rounding (Ai is ill-conditioned there: a
 relative change eps in x moves Ai by about 1.5 zeta eps of its envelope), as PyTorch's.
 """
 import math
@@ -491,7 +491,7 @@ spherical_bessel_j0 = _public(
 _JY = ("Note [Bessel functions J and Y] in pydevtensor/_ops_special_bessel.py: the power "
        "series to 5, Miller's backward recurrence with the Neumann series to 25, Hankel's "
        "expansion beyond.  Measured against mpmath (30 digits) on 4000 points in "
-       "[1e-8, 700]: absolute error at most {err} times max(|f(x)|, 1 / sqrt(x)) (so "
+       "[1e-8, 700]: absolute error at most {err} times max(abs(f(x)), 1 / sqrt(x)) (so "
        "relative where f is not near a zero, absolute near its zeros).")
 _JY_EDGES = ", NaN at +-inf and NaN, as torch's CPU"
 bessel_j0 = _public(
@@ -519,10 +519,10 @@ airy_ai = _public(
     "airy_ai", _in_f64(_airy_ai_f64), "The Airy function Ai(x)",
     "Note [Airy function] in pydevtensor/_ops_special_bessel.py: the Maclaurin series on "
     "[-2, 1], K_{1/3} by the trapezoidal rule or J_{+-1/3} by Miller's recurrence to "
-    "|x| = 11.2, the asymptotic expansions beyond.  Measured against mpmath (airyai, 30 "
+    "abs(x) = 11.2, the asymptotic expansions beyond.  Measured against mpmath (airyai, 30 "
     "digits) on 5000 points in [-1000, 103]: at most 5e-15 relative error for "
-    "-12 < x < 11.2 (of max(|Ai(x)|, |x|^(-1/4) / sqrt(pi)) for x < 0, so absolute near "
-    "the zeros); beyond, the error grows with zeta = (2/3) |x|^(3/2) as Ai's condition "
+    "-12 < x < 11.2 (of max(abs(Ai(x)), abs(x)^(-1/4) / sqrt(pi)) for x < 0, so absolute near "
+    "the zeros); beyond, the error grows with zeta = (2/3) abs(x)^(3/2) as Ai's condition "
     "number does (1.2e-13 relative at x = 100, 2e-12 of the envelope at x = -840), as "
     "torch's.", "not differentiable (as torch's, the result does not require grad)",
     "[0.0, 1.0, -2.0, 5.0]", "tensor([3.5503e-01, 1.3529e-01, 2.2741e-01, 1.0834e-04])",

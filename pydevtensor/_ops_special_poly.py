@@ -6,9 +6,9 @@ Note [orthogonal polynomials]
 -----------------------------
 PyTorch's kernels (aten/src/ATen/native/Math.h), elementwise, vectorised here: n is
 truncated to an integer (as C's cast: NaN, +-inf and values beyond 2^63 give a negative
-n); n < 0 gives 0; then the special values at the ends of the interval (|x| = 1, or x
+n); n < 0 gives 0; then the special values at the ends of the interval (abs(x) = 1, or x
 in {0, 1} for the shifted Chebyshev polynomials); then, for the Chebyshev kinds and
-|x| < 1 (|2x - 1| < 1) with n above a small threshold, the trigonometric forms
+abs(x) < 1 (abs(2x - 1) < 1) with n above a small threshold, the trigonometric forms
 T_n = cos(n t), U_n = sin((n+1) t) / sin t, V_n = cos((n+1/2) t) / cos(t/2),
 W_n = sin((n+1/2) t) / sin(t/2) with t = acos(x) (acos(2x - 1)); elsewhere the
 three-term recurrence from P_0 and P_1, run once for all elements up to the largest n
@@ -51,7 +51,7 @@ def _operands(op, x, n):
         return _C.full((), float(v), dtype=_C.float64, device=dev)
 
     xf, nf = f64(x2), f64(n2)
-    # C's (int64_t) n: truncation; NaN, inf and |n| >= 2^63 give INT64_MIN (negative)
+    # C's (int64_t) n: truncation; NaN, inf and abs(n) >= 2^63 give INT64_MIN (negative)
     ok = nf.isfinite().logical_and(nf.abs() < 2.0 ** 63)
     nf = where(ok, nf.trunc(), -1.0)
     xf = xf + nf * 0.0  # broadcast (the shape checks of +); nf is finite here
@@ -86,7 +86,7 @@ def _cheb_step(y):
 
 
 def _cheb(kind, y, n, large):
-    """Chebyshev kind T/U/V/W at y (|y| < 1 region by the trigonometric form when n >
+    """Chebyshev kind T/U/V/W at y (abs(y) < 1 region by the trigonometric form when n >
     large), the end values at y = +-1 taken by the caller."""
     first = {"t": y, "u": y + y, "v": y + y - 1.0, "w": y + y + 1.0}[kind]
     inner = y.abs() < 1.0
@@ -221,22 +221,22 @@ def _public(name, compute, what, formula, method, accuracy, args, result=None):
     return fn
 
 
-_CHEB_ACC = ("at most 1.5e-13 absolute error for |x| <= 1 (3e-14 for T and W); the "
+_CHEB_ACC = ("at most 1.5e-13 absolute error for abs(x) <= 1 (3e-14 for T and W); the "
              "trigonometric form's error grows as 1e-16 n / sqrt(1 - x^2) (the condition "
              "of acos near the ends)")
 _CHEB = {
     "t": ("The Chebyshev polynomial of the first kind T_n(x)", "T_0 = 1, T_1 = x, "
-          "T_{k+1} = 2x T_k - T_{k-1}; T_n(cos t) = cos(n t).", "cos(n acos(x)) for |x| < 1 "
+          "T_{k+1} = 2x T_k - T_{k-1}; T_n(cos t) = cos(n t).", "cos(n acos(x)) for abs(x) < 1 "
           "and n > 6", "-0.4250, 1.0000, 26.0000"),
     "u": ("The Chebyshev polynomial of the second kind U_n(x)", "U_0 = 1, U_1 = 2x, "
-          "U_{k+1} = 2x U_k - U_{k-1}.", "sin((n+1) t) / sin(t), t = acos(x), for |x| < 1 "
+          "U_{k+1} = 2x U_k - U_{k-1}.", "sin((n+1) t) / sin(t), t = acos(x), for abs(x) < 1 "
           "and n > 8", "-0.8000,  4.0000, 30.0000"),
     "v": ("The Chebyshev polynomial of the third kind V_n(x)", "V_0 = 1, V_1 = 2x - 1, "
           "V_{k+1} = 2x V_k - V_{k-1}.", "cos((n+1/2) t) / cos(t/2), t = acos(x), for "
-          "|x| < 1 and n > 8", "-0.4000,  1.0000, 17.0000"),
+          "abs(x) < 1 and n > 8", "-0.4000,  1.0000, 17.0000"),
     "w": ("The Chebyshev polynomial of the fourth kind W_n(x)", "W_0 = 1, W_1 = 2x + 1, "
           "W_{k+1} = 2x W_k - W_{k-1}.", "sin((n+1/2) t) / sin(t/2), t = acos(x), for "
-          "|x| < 1 and n > 8", "-1.2000,  7.0000, 43.0000"),
+          "abs(x) < 1 and n > 8", "-1.2000,  7.0000, 43.0000"),
 }
 
 chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v, \
@@ -260,18 +260,18 @@ def _shifted_doc(k):
 shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, \
     shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w = (
         _public(f"shifted_chebyshev_polynomial_{k}", _chebyshev(k, True), *_shifted_doc(k),
-                _CHEB_ACC.replace("|x| <= 1", "0 <= x <= 1").replace("1 - x^2", "x (1 - x)"),
+                _CHEB_ACC.replace("abs(x) <= 1", "0 <= x <= 1").replace("1 - x^2", "x (1 - x)"),
                 "0.5, 0.75, 1.0", _SHIFT[k][0].replace("0.4000", "0.4000").join(("tensor([", "])")))
         for k in "tuvw")
 
 hermite_polynomial_h = _public(
     "hermite_polynomial_h", _hermite_h, "The physicists' Hermite polynomial H_n(x)",
     "H_0 = 1, H_1 = 2x, H_{k+1} = 2x H_k - 2k H_{k-1}.", _REC,
-    "at most 2e-13 relative error for |x| <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -4., 40.])")
+    "at most 2e-13 relative error for abs(x) <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -4., 40.])")
 hermite_polynomial_he = _public(
     "hermite_polynomial_he", _hermite_he, "The probabilists' Hermite polynomial He_n(x)",
     "He_0 = 1, He_1 = x, He_{k+1} = x He_k - k He_{k-1}.", _REC,
-    "at most 7e-14 relative error for |x| <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -2.,  2.])")
+    "at most 7e-14 relative error for abs(x) <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -2.,  2.])")
 laguerre_polynomial_l = _public(
     "laguerre_polynomial_l", _laguerre, "The Laguerre polynomial L_n(x)",
     "L_0 = 1, L_1 = 1 - x, (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}.",
@@ -282,7 +282,7 @@ legendre_polynomial_p = _public(
     "legendre_polynomial_p", _legendre, "The Legendre polynomial P_n(x)",
     "P_0 = 1, P_1 = x, (k+1) P_{k+1} = (2k+1) x P_k - k P_{k-1}.",
     f"the values at x = +-1 exactly, {_REC}",
-    "at most 5e-15 absolute error for |x| <= 1 (where |P_n| <= 1)", "0.0, 0.5, 1.0",
+    "at most 5e-15 absolute error for abs(x) <= 1 (where abs(P_n) <= 1)", "0.0, 0.5, 1.0",
     "tensor([ 0.0000, -0.4375,  1.0000])")
 
 __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",

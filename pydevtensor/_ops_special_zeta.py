@@ -10,7 +10,7 @@ whose first left-out term is below 1e-19 relative for w > 9.  No loop runs over 
 elements: the direct sum is a loop over n, each element keeping the terms with
 n <= its m (9 unless q < 0).  Edge values are PyTorch's: inf at x == 1, NaN for x < 1,
 inf for an integer q <= 0, NaN for q < 0 when x is not an integer (q^-x is not real),
-NaN at q = inf, and for x = inf: 1 at q = 1, inf for |q| < 1, NaN for q > 1.  For
+NaN at q = inf, and for x = inf: 1 at q = 1, inf for abs(q) < 1, NaN for q > 1.  For
 q < -65536 (more than 2^16 direct terms) the result is NaN where PyTorch's loop would
 run for as long as -q.
 """
