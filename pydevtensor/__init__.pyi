@@ -37,6 +37,11 @@ from .amp import is_autocast_enabled as is_autocast_enabled
 from .amp import set_autocast_cache_enabled as set_autocast_cache_enabled
 from .amp import set_autocast_dtype as set_autocast_dtype
 from .amp import set_autocast_enabled as set_autocast_enabled
+from .amp.autocast_mode import autocast_decrement_nesting as autocast_decrement_nesting
+from .amp.autocast_mode import autocast_increment_nesting as autocast_increment_nesting
+from .amp.autocast_mode import get_autocast_cpu_dtype as get_autocast_cpu_dtype
+from .amp.autocast_mode import get_autocast_gpu_dtype as get_autocast_gpu_dtype
+from .amp.autocast_mode import is_autocast_cpu_enabled as is_autocast_cpu_enabled
 from ._C import *
 from ._C import _DeviceLike, _Dims, _TensorLike, _ValuesIndices
 from .autograd import enable_grad as enable_grad
