@@ -207,7 +207,9 @@ def _where(condition, input, other):
 def _value_fits(input, value, op):
     """Refuses a 0-d CPU tensor value that input's dtype cannot hold (1e40 into float32),
     as the number itself is refused: PyTorch reads such a value by item() and checks it.
-    A value of input's dtype, a complex one, or one on another device passes unread."""
+    A value of input's dtype, a complex one, or one on another device passes unread.
+    Returns the value to fill with: a 0-d CPU tensor beside a tensor on another device
+    (a GPU's) becomes its number, which needs no transfer."""
     if (isinstance(value, _C.Tensor) and isinstance(input, _C.Tensor) and value.ndim == 0
             and value.dtype != input.dtype and value.device.type == "cpu"
             and not value.dtype.is_complex):
@@ -219,6 +221,11 @@ def _value_fits(input, value, op):
                 f"{op}: the value {number:g} (a 0-d {_name(value.dtype)} tensor) cannot be "
                 f"converted to {_name(input.dtype)} without overflow (into a tensor of shape "
                 f"{tuple(input.shape)} on {input.device})") from None
+    if (isinstance(value, _C.Tensor) and isinstance(input, _C.Tensor) and value.ndim == 0
+            and value.device.type == "cpu" and value.device != input.device
+            and not value.requires_grad):
+        return value.item()  # a CPU scalar beside a GPU tensor is its number, as PyTorch's
+    return value
 
 
 def masked_fill(input, mask, value):
@@ -251,7 +258,7 @@ def masked_fill(input, mask, value):
     >>> x.masked_fill(x < 0, 0.)
     tensor([1., 0., 3.])
     """
-    _value_fits(input, value, "masked_fill")
+    value = _value_fits(input, value, "masked_fill")
     out = _C._where_fast(mask, value, input, True)  # the common call, in C
     if out is not None:
         return out
@@ -303,7 +310,7 @@ def masked_fill_(input, mask, value):
     >>> x.masked_fill_(x < 0, 0.)
     tensor([1., 0., 3.])
     """
-    _value_fits(input, value, "masked_fill_")
+    value = _value_fits(input, value, "masked_fill_")
     if isinstance(input, _C.Tensor) and _C._masked_fill_(input, mask, value):
         return input  # one where into input itself, in C (Note [mask writes in C])
     filled = masked_fill(input, mask, value)

@@ -34,6 +34,11 @@ def _sample(d):
     d.sample()
 
 
+def _dev(d):
+    """The device d's parameters are on (the losses' constants go there too)."""
+    return d.probs.device
+
+
 def _log_prob_no_grad(d):
     with no_grad():
         d.log_prob(pdt.ones(d.batch_shape, dtype=F64, device=d.mean.device))
@@ -45,17 +50,18 @@ LAZY_CASES = {
                             lambda d: d.entropy().sum()),
     "categorical-probs-log_prob-after-no_grad": (
         lambda x: D.Categorical(probs=x.exp()), _log_prob_no_grad,
-        lambda d: d.log_prob(pdt.tensor(1)).sum()),
+        lambda d: d.log_prob(pdt.tensor(1, device=_dev(d))).sum()),
     "bernoulli-entropy": (lambda x: D.Bernoulli(logits=x), _sample,
                           lambda d: d.entropy().sum()),
     "binomial-mean": (lambda x: D.Binomial(7, logits=x), _sample, lambda d: d.mean.sum()),
     "multinomial-mean": (lambda x: D.Multinomial(4, logits=x, validate_args=False), _sample,
-                         lambda d: (d.mean * pdt.arange(3, dtype=F64)).sum()),
+                         lambda d: (d.mean * pdt.arange(3, dtype=F64, device=_dev(d))).sum()),
     "bernoulli-kl": (lambda x: D.Bernoulli(logits=x), _sample,
-                     lambda d: D.kl_divergence(d, D.Bernoulli(_t([0.3, 0.6, 0.5]))).sum()),
+                     lambda d: D.kl_divergence(
+                         d, D.Bernoulli(_t([0.3, 0.6, 0.5], _dev(d)))).sum()),
     "bernoulli-probs-log_prob-after-no_grad": (
         lambda x: D.Bernoulli(probs=x.sigmoid()), _log_prob_no_grad,
-        lambda d: d.log_prob(_t([1.0, 0.0, 1.0])).sum()),
+        lambda d: d.log_prob(_t([1.0, 0.0, 1.0], _dev(d))).sum()),
 }
 
 
