@@ -27,6 +27,12 @@ from .autograd.node import Node
 from ._ops_pointwise import _in_place
 
 
+def _where_other(cond, taken, fn, x):
+    """``taken`` where cond holds, fn(x) elsewhere, with fn fed a harmless 1 where cond
+    holds (Note [the other branch of where])."""
+    return where(cond, taken, fn(where(cond, 1.0, x)))
+
+
 def _floating(x, op, name="input"):
     """x as a Tensor of a floating dtype (integers and bools go to the default float
     dtype, as PyTorch's unary float ops do)."""

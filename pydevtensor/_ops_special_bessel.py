@@ -58,7 +58,7 @@ import math
 
 from . import _C
 from ._ops_index import where
-from ._ops_special import _floating
+from ._ops_special import _floating, _where_other
 from ._ops_special_more import _UnaryBackward, _i0_f64, _i1_f64, _in_f64, i0, i1
 from .autograd.dispatch import derivative, recorded
 from .autograd.grad_mode import no_grad
@@ -66,8 +66,7 @@ from .autograd.grad_mode import no_grad
 
 def _limit_at_zero(x, value, fn):
     """fn(x) away from 0, value at 0 (fn fed a harmless 1 there)."""
-    zero = x == 0
-    return where(zero, value, fn(where(zero, 1.0, x)))
+    return _where_other(x == 0, value, fn, x)
 
 _EULER = 0.57721566490153286061
 _SERIES_TERMS = 25

@@ -36,7 +36,7 @@ import math
 from . import _C
 from ._ops_index import where
 from ._ops_pointwise import _in_place
-from ._ops_special import _floating
+from ._ops_special import _floating, _where_other
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 
@@ -228,11 +228,10 @@ def _near_zero(x, series, fn):
     elsewhere (fed a harmless 1 where the series is taken: Note [the other branch of
     where] in pydevtensor/_ops_special.py)."""
     coefficients, a = series
-    small = x.abs() < _SERIES_BELOW
     total = coefficients[-1]
     for c in reversed(coefficients[:-1]):
         total = a * total + c
-    return where(small, total, fn(where(small, 1.0, x)))
+    return _where_other(x.abs() < _SERIES_BELOW, total, fn, x)
 
 
 @derivative("special_i0")

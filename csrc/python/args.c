@@ -52,6 +52,15 @@ int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *k
     return 0;
 }
 
+int pdt_kwnames_has(PyObject *kwnames, const char *name)
+{
+    Py_ssize_t n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), name))
+            return 1;
+    return 0;
+}
+
 int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out)
 {
     (void)what;

@@ -12,6 +12,9 @@
 int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *kwnames,
                        const char *const *names, PyObject **out);
 
+/* Whether kwnames (a vectorcall's keyword names, or NULL) holds name. */
+int pdt_kwnames_has(PyObject *kwnames, const char *name);
+
 /* A bool-ish keyword value (None/absent -> dflt). */
 int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out);
 /* A Python int (not bool) to int64 with a message naming what. */

@@ -23,6 +23,7 @@
  * _set_autograd_recorder(None) turns it off, so that tests can check that both
  * paths record the same graph.  Op names are looked up by the address of the
  * bindings' string literals (name_object). */
+#include "args.h"
 #include "pdt_module.h"
 
 #define RECORD_MAX_ARGS 14 /* positional and keyword values, self included */
@@ -202,16 +203,12 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, first = self ? 1 : 0;
     if (!rules || in_place(name) || first + nargs + nkw > RECORD_MAX_ARGS)
         return NULL;
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *kw = PyTuple_GET_ITEM(kwnames, i);
-        if (!PyUnicode_CompareWithASCIIString(kw, "out"))
-            return NULL; /* the dispatcher says why that cannot be recorded */
-        /* NumPy's names for dim and keepdim: the rules are written with PyTorch's, and
-         * the dispatcher renames them (torch_names, pydevtensor/_numpy_names.py) */
-        if (!PyUnicode_CompareWithASCIIString(kw, "axis") ||
-            !PyUnicode_CompareWithASCIIString(kw, "keepdims"))
-            return NULL;
-    }
+    /* out= cannot be recorded (the dispatcher says why).  NumPy's names for dim and
+     * keepdim: the rules are written with PyTorch's, and the dispatcher renames them
+     * (torch_names, pydevtensor/_numpy_names.py) */
+    if (nkw && (pdt_kwnames_has(kwnames, "out") || pdt_kwnames_has(kwnames, "axis") ||
+                pdt_kwnames_has(kwnames, "keepdims")))
+        return NULL;
     PyObject *key = name_object(name);
     if (!key) {
         if (PyErr_Occurred())

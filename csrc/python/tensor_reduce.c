@@ -335,16 +335,6 @@ static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 
 /* ------------------------------------------------------- function forms */
 
-/* Whether kwnames holds "out". */
-static int has_out(PyObject *kwnames)
-{
-    Py_ssize_t n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (!PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out"))
-            return 1;
-    return 0;
-}
-
 /* fname(input, ..., out=o): pydevtensor._out._reduction_out(fname, input, ..., out=o),
  * which computes the method's result and writes it into out by PyTorch's rules (the
  * function forms take out=, the methods do not, as in PyTorch).  A rare call: the
@@ -377,7 +367,7 @@ static PyObject *with_out(const char *fname, PyObject *const *args, Py_ssize_t n
     static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,           \
                               PyObject *kwnames)                                                   \
     {                                                                                              \
-        if (kwnames && has_out(kwnames))                                                           \
+        if (pdt_kwnames_has(kwnames, "out"))                                                       \
             return with_out(#NAME, args, nargs, kwnames);                                          \
         return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);                   \
     }
