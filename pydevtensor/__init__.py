@@ -146,11 +146,13 @@ def __getattr__(name):
         return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name == "compile":  # torch.compile: pydevtensor.jit's pass-through
         return importlib.import_module(".jit", __name__).compile
+    if name == "vmap":  # torch.vmap: pydevtensor.func's
+        return importlib.import_module(".func", __name__).vmap
     raise AttributeError(f"module 'pydevtensor' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile"}
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile", "vmap"}
                   | set(_ops_torch_names.FUNCTIONAL_ALIASES))
 
 __all__ = [
@@ -177,7 +179,7 @@ __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
-__all__ += ["linalg", "utils", "distributions", "func"]
+__all__ += ["linalg", "utils", "distributions", "func", "vmap"]
 __all__ += ["cdist", "dist", "pdist", "renorm"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _ops_view_copy.__all__

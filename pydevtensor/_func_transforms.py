@@ -1,5 +1,5 @@
-"""The transforms of ``torch.func`` without vmap: grad, grad_and_value, vjp, jacrev, jacfwd
-and hessian, for functions of unbatched inputs, built on autograd.grad.
+"""The transforms of ``torch.func`` but vmap (_func_vmap.py): grad, grad_and_value, vjp,
+jacrev, jacfwd and hessian, for functions of unbatched inputs, built on autograd.grad.
 
 Each call makes its differentiated inputs into tensors of its own: a fresh leaf for an
 input that does not require grad, a view (``x.view_as(x)``) of one that does, so that
