@@ -78,7 +78,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     X = X if left else X.mT
     if out is None:
         return X
-    from ._ops_matmul import _write_out
+    from ._out import _write_out
     return _write_out(X, out, op)
 
 

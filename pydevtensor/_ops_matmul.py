@@ -10,41 +10,11 @@ Importing this module also makes ``pydevtensor.backends`` (with
 ``backends.cuda.matmul.allow_tf32``) available.
 """
 from . import _C, backends  # noqa: F401  (backends: pydevtensor.backends exists after import)
-from ._out import refuse_grad
+from ._out import _write_out, refuse_grad
 from .autograd.dispatch import recorded
 
 __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
 
-
-
-def _write_out(result, out, op):
-    """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype,
-    device and shape (PyTorch resizes an out of another shape with elements, with a
-    deprecation warning; pydevtensor raises)."""
-    _check_out(result, out, op)
-    with _no_grad():
-        out.copy_(result)
-    return out
-
-
-def _check_out(result, out, op):
-    """_write_out's checks of out, without the write."""
-    if not isinstance(out, _C.Tensor):
-        raise TypeError(f"{op}(): out must be a Tensor, got {type(out).__name__}")
-    if out.dtype != result.dtype:
-        raise RuntimeError(f"{op}(): Expected out tensor to have dtype {result.dtype}, but "
-                           f"got {out.dtype} instead")
-    if out.device != result.device:
-        raise RuntimeError(f"{op}(): out is on {out.device}, the result on {result.device}")
-    if tuple(out.shape) != tuple(result.shape):
-        raise RuntimeError(f"{op}(): out has shape {tuple(out.shape)}, the result "
-                           f"{tuple(result.shape)} (on {out.device}); pydevtensor does not "
-                           f"resize out")
-
-
-def _no_grad():
-    from .autograd.grad_mode import no_grad
-    return no_grad()
 
 
 def _with_out(name, f):

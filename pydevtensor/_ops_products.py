@@ -153,7 +153,7 @@ def tensordot(a, b, dims=2, out=None):
         from .amp._state import plain
         result = plain(_C.Tensor.__matmul__, left, right).reshape(shape)
     if out is not None:
-        from ._ops_matmul import _write_out
+        from ._out import _write_out
         return _write_out(result, out, "tensordot")
     return result
 
@@ -192,7 +192,7 @@ def inner(input, other, *, out=None):
     if input.ndim == 0 or other.ndim == 0:
         result = input * other
         if out is not None:
-            from ._ops_matmul import _write_out
+            from ._out import _write_out
             return _write_out(result, out, "inner")
         return result
     if input.shape[-1] != other.shape[-1]:

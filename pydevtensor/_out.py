@@ -5,12 +5,13 @@ as the op's return_types named tuple).
 
 An out of the result's dtype and device with no elements (and no base: a view's
 storage cannot grow) takes the result's shape, as PyTorch resizes it; a non-empty out
-of another shape is refused (PyTorch resizes it too, with a UserWarning: pydevtensor
-has no resize_), as is another dtype or device (_ops_matmul._check_out).  Where an
+of another shape is refused (PyTorch resizes it too, with a deprecation warning), as
+is another dtype or device (_check_out).  Where an
 argument requires grad and grad mode is on, out= raises, as PyTorch's does (the ops
 decorated with autograd.dispatch.recorded refuse it there).
 """
 from . import _C
+from .autograd.grad_mode import no_grad
 
 
 def refuse_grad(op, *args):
@@ -25,6 +26,31 @@ def refuse_grad(op, *args):
                            f"grad.")
 
 
+def _write_out(result, out, op):
+    """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype,
+    device and shape (PyTorch resizes an out of another shape with elements, with a
+    deprecation warning; pydevtensor raises)."""
+    _check_out(result, out, op)
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+def _check_out(result, out, op):
+    """_write_out's checks of out, without the write."""
+    if not isinstance(out, _C.Tensor):
+        raise TypeError(f"{op}(): out must be a Tensor, got {type(out).__name__}")
+    if out.dtype != result.dtype:
+        raise RuntimeError(f"{op}(): Expected out tensor to have dtype {result.dtype}, but "
+                           f"got {out.dtype} instead")
+    if out.device != result.device:
+        raise RuntimeError(f"{op}(): out is on {out.device}, the result on {result.device}")
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"{op}(): out has shape {tuple(out.shape)}, the result "
+                           f"{tuple(result.shape)} (on {out.device}); pydevtensor does not "
+                           f"resize out")
+
+
 def _resized(result, out):
     """out given result's shape when it has no elements (nor a base), and result's dtype
     and device (else _check_out says what is wrong)."""
@@ -36,7 +62,6 @@ def _resized(result, out):
 
 def _out_written(result, out, op):
     """Writes result into out (see the module's docstring) and returns out."""
-    from ._ops_matmul import _write_out
     _resized(result, out)
     return _write_out(result, out, op)
 
@@ -45,7 +70,6 @@ def _outs_written(results, out, op, return_type):
     """The tuple variant: out a tuple (or list) of as many Tensors as results, each
     checked (all before any is written) and written as _out_written does; returns
     return_type(*out)."""
-    from ._ops_matmul import _check_out, _no_grad
     if not (isinstance(out, (tuple, list)) and len(out) == len(results)):
         got = (f"{type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list))
                else type(out).__name__)
@@ -55,7 +79,7 @@ def _outs_written(results, out, op, return_type):
     for r, o in zip(results, out):
         _resized(r, o)
         _check_out(r, o, op)
-    with _no_grad():
+    with no_grad():
         for r, o in zip(results, out):
             o.copy_(r)
     # a named tuple (the ops in Python) or a struct sequence (max and min, made in C)
