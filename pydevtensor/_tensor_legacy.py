@@ -2,8 +2,10 @@
 ``Tensor()`` (the C type's constructor calls ``_legacy_new`` for every form but
 ``Tensor(t)``), and the typed ``FloatTensor``, ``DoubleTensor``, ``LongTensor``,
 ``IntTensor``, ``BoolTensor``: callables that make CPU tensors of their dtype, and
-classes for ``isinstance`` (true for a CPU tensor of that dtype, as in PyTorch).
-A shape given as sizes is zero-filled here (PyTorch leaves the memory uninitialized)."""
+classes for ``isinstance`` (true for a CPU tensor of that dtype, as in PyTorch); the
+legacy Tensor methods ``new`` (the same forms, with self's dtype and device),
+``apply_`` and ``map_`` (a Python callable on each element, CPU only).  A shape given as
+sizes is zero-filled here (PyTorch leaves the memory uninitialized)."""
 from __future__ import annotations
 
 import numbers
@@ -58,6 +60,179 @@ def _make(args, dtype, device, name):
 def _legacy_new(*args: Any, device: Any = None) -> _C.Tensor:
     """Tensor(data) / Tensor(*sizes) / Tensor(): see Tensor's docstring."""
     return _make(args, get_default_dtype(), device, "Tensor")
+
+
+def _new(self, *args: Any, device: Any = None, size: Any = None) -> _C.Tensor:
+    """PyTorch's legacy ``Tensor.new``: a tensor of this tensor's dtype and device from
+    the forms of the legacy constructor: ``new()`` an empty one, ``new(*sizes)`` or
+    ``new(size)`` with a Size one of that shape (zero-filled here; PyTorch leaves it
+    uninitialized), ``new(data)`` a copy of a sequence or array, ``new(t)`` t itself
+    when t has this dtype and device (PyTorch gives an alias of t).
+
+    Parameters
+    ----------
+    *args : ints, Size, sequence, array or Tensor
+        The sizes, or the data.
+    device : device or str, optional
+        Another device of this tensor's type (default: this tensor's).
+    size : sequence of int, optional
+        The sizes, as a keyword.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        For a number or a string as data, a mix of sizes and other values, or a tensor
+        of another dtype or device.
+    RuntimeError
+        When device is of another type than this tensor's.
+    ValueError
+        For a negative size.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., 2.], dtype=pydevtensor.float64)
+    >>> x.new([3, 4])
+    tensor([3., 4.], dtype=pydevtensor.float64)
+    >>> x.new(2, 3).shape, x.new().shape
+    (pydevtensor.Size([2, 3]), pydevtensor.Size([0]))
+    """
+    if device is None:
+        device = self.device
+    else:
+        device = _C.device(device)
+        if device.type != self.device.type:
+            raise RuntimeError(f"new(): legacy constructor expects device type: "
+                               f"{self.device.type} but device type: {device.type} was "
+                               f"passed")
+    if size is not None:
+        if args:
+            raise TypeError("new(): give the sizes either as arguments or as size=, not both")
+        args = tuple(size)
+    if len(args) == 1 and isinstance(args[0], _C.Tensor) and args[0].device != device:
+        raise TypeError(f"new(t): t is on {args[0].device}; this tensor is on {device} "
+                        f"(use t.to({str(device)!r}))")
+    return _make(args, self.dtype, device, "new")
+
+
+def _elementwise_checks(self, fn, name, others=()):
+    """Refuses what PyTorch's apply_ and map_ refuse: a tensor not on the CPU, one that
+    requires grad, something not callable."""
+    for t in (self, *others):
+        if t.device.type != "cpu":
+            raise TypeError(f"{name}() is only implemented on CPU tensors, got a tensor of "
+                            f"shape {tuple(t.shape)} on {t.device}")
+        if t.requires_grad:
+            raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                               f"var.detach().{name}() instead.")
+    if not callable(fn):
+        raise TypeError(f"{name}(): callable must be callable, got {type(fn).__name__}")
+
+
+def _number(value, name):
+    """A callable's result as a Python number (a 0-d tensor's item), or TypeError."""
+    if isinstance(value, _C.Tensor) and value.ndim == 0:
+        return value.item()
+    if not isinstance(value, (numbers.Number, *_numpy_types("bool_"))):
+        raise TypeError(f"{name}(): the callable must return a number, got "
+                        f"{type(value).__name__}")
+    return value
+
+
+def _write(self, values, name):
+    """values (a flat list, in self's row-major order) written into self."""
+    new = _C.tensor([_number(v, name) for v in values], dtype=self.dtype)
+    return self.copy_(new.reshape(tuple(self.shape)))  # nothing recorded: no grad here
+
+
+def _apply_(self, callable: Any) -> _C.Tensor:
+    """Replaces each element x of this CPU tensor by ``callable(x)`` (x a Python number),
+    in place, as PyTorch's ``Tensor.apply_`` (slow: for tests and small tensors).
+
+    Parameters
+    ----------
+    callable : callable
+        Takes a number and returns one (cast to this tensor's dtype: an integer tensor
+        truncates).
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Raises
+    ------
+    TypeError
+        When this tensor is not on the CPU, callable is not callable or returns
+        something but a number.
+    RuntimeError
+        When this tensor requires grad (use ``x.detach().apply_(f)``).
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., 2., 3.])
+    >>> x.apply_(lambda v: v * v)
+    tensor([1., 4., 9.])
+    """
+    _elementwise_checks(self, callable, "apply_")
+    return _write(self, [callable(v) for v in self.reshape(-1).tolist()], "apply_")
+
+
+def _map_(self, tensor: _C.Tensor, callable: Any) -> _C.Tensor:
+    """Replaces each element x of this CPU tensor by ``callable(x, y)``, y the element
+    of tensor (broadcast to this tensor's shape) at its place, in place, as PyTorch's
+    ``Tensor.map_``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        On the CPU, of this tensor's dtype, broadcastable to its shape.
+    callable : callable
+        Takes two numbers and returns one (cast to this tensor's dtype).
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Raises
+    ------
+    TypeError
+        When tensor is not a Tensor or has another dtype, a tensor is not on the CPU,
+        or callable is not callable or returns something but a number.
+    RuntimeError
+        When either tensor requires grad, or tensor does not broadcast to this shape.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1., 2.], [3., 4.]])
+    >>> x.map_(pydevtensor.tensor([10., 20.]), lambda a, b: a + b)
+    tensor([[11., 22.],
+            [13., 24.]])
+    """
+    if not isinstance(tensor, _C.Tensor):
+        raise TypeError(f"map_(): argument 'tensor' must be a Tensor, not "
+                        f"{type(tensor).__name__}")
+    if tensor.dtype != self.dtype:
+        raise TypeError(f"map_(): expected a tensor of {self.dtype} for 'tensor' (this "
+                        f"tensor's dtype), got {tensor.dtype}")
+    _elementwise_checks(self, callable, "map_", (tensor,))
+    shape = tuple(self.shape)
+    try:
+        other = tensor.expand(shape)
+    except (RuntimeError, ValueError):
+        raise RuntimeError(f"map_(): tensor of shape {tuple(tensor.shape)} does not "
+                           f"broadcast to this tensor's shape {shape} (on cpu)") from None
+    pairs = zip(self.reshape(-1).tolist(), other.reshape(-1).tolist())
+    return _write(self, [callable(a, b) for a, b in pairs], "map_")
+
+
+for _name, _method in (("new", _new), ("apply_", _apply_), ("map_", _map_)):
+    _method.__name__, _method.__qualname__ = _name, f"Tensor.{_name}"  # in their errors
+    setattr(_C.Tensor, _name, _method)
 
 
 class _TensorType(type):

@@ -20,6 +20,7 @@ from ._linalg_exp import matrix_exp
 from ._linalg_names import diagonal, matmul, vander
 from ._linalg_more import solve_triangular, vecdot
 from ._linalg_spectral import cond, matrix_rank, pinv
+from ._linalg_tensor import householder_product, tensorinv, tensorsolve
 from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 from .autograd.dispatch import recorded
 
@@ -256,7 +257,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
-           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
-           "svdvals", "vander", "vecdot", "vector_norm"]
+           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+           "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+           "vector_norm"]

@@ -22,6 +22,17 @@ LINALG_CASES = [
     C("linalg.solve_ex-dtypes", "pdt.linalg.solve_ex(pdt.eye(2), pdt.ones(2, dtype=pdt.float64))",
       "RuntimeError", r"linalg\.solve_ex: Expected A and B to have the same dtype, but found "
       r"A of type .*float32 and B of type .*float64 instead"),
+    C("orgqr-wide", "pdt.orgqr(pdt.ones(3, 5), pdt.ones(3))", "RuntimeError",
+      r"input.shape\[-2\] must be greater than or equal to input.shape\[-1\] \(got shape "
+      r"\(3, 5\)\)"),
+    C("linalg.householder_product-tau-dtype",
+      "pdt.linalg.householder_product(pdt.ones(5, 3), pdt.ones(3, dtype=pdt.float64))",
+      "RuntimeError", r"tau dtype pydevtensor.float64 does not match input dtype "
+      r"pydevtensor.float32"),
+    C("linalg.tensorinv-products", "pdt.linalg.tensorinv(pdt.ones(2, 3, 6), 1)",
+      "RuntimeError", r"but got 18 != 2 \(self of shape \(2, 3, 6\)\)"),
+    C("linalg.tensorsolve-products", "pdt.linalg.tensorsolve(pdt.ones(2, 3, 5), pdt.ones(2, 3))",
+      "RuntimeError", r"but got 5 != 6 \(A of shape \(2, 3, 5\), B of shape \(2, 3\)\)"),
     C("linalg.solve_triangular-wide-b", "pdt.linalg.solve_triangular(pdt.eye(3), "
       "pdt.ones(2, 3), upper=True)", "RuntimeError",
       r"linalg\.solve_triangular: Incompatible shapes of A and B for the equation AX = B: "

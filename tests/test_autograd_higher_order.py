@@ -333,6 +333,27 @@ MASK_OPS = {
     "vector_norm_inf": lambda x: pdt.linalg.vector_norm(x, math.inf),
 }
 
+# the piecewise linear activations, each with its slope at X_KINKED (closed forms)
+X_KINKED = [-2.5, -1.5, -0.2, 0.05, 0.3, 0.7, 2.0, 7.0]
+KINKED_OPS = {
+    "hardtanh": (lambda x: F.hardtanh(x), [0, 0, 1, 1, 1, 1, 0, 0]),
+    "hardtanh_": (lambda x: F.hardtanh_(x.clone()), [0, 0, 1, 1, 1, 1, 0, 0]),
+    "Hardtanh": (lambda x: pdt.nn.Hardtanh(-2.0, 1.0)(x), [0, 1, 1, 1, 1, 1, 0, 0]),
+    "relu6": (lambda x: F.relu6(x), [0, 0, 0, 1, 1, 1, 1, 0]),
+    "relu6_inplace": (lambda x: F.relu6(x.clone(), inplace=True), [0, 0, 0, 1, 1, 1, 1, 0]),
+    "leaky_relu": (lambda x: F.leaky_relu(x, 0.1), [0.1] * 3 + [1] * 5),
+    "leaky_relu_": (lambda x: F.leaky_relu_(x.clone(), 0.1), [0.1] * 3 + [1] * 5),
+    "LeakyReLU": (lambda x: pdt.nn.LeakyReLU(0.1)(x), [0.1] * 3 + [1] * 5),
+    "rrelu_eval": (lambda x: F.rrelu(x, 0.1, 0.3), [0.2] * 3 + [1] * 5),
+    "threshold": (lambda x: F.threshold(x, 0.1, 20.0), [0, 0, 0, 0, 1, 1, 1, 1]),
+    "threshold_": (lambda x: F.threshold_(x.clone(), 0.1, 20.0), [0, 0, 0, 0, 1, 1, 1, 1]),
+    "Threshold": (lambda x: pdt.nn.Threshold(0.1, 20.0)(x), [0, 0, 0, 0, 1, 1, 1, 1]),
+    "hardshrink": (lambda x: F.hardshrink(x), [1, 1, 0, 0, 0, 1, 1, 1]),
+    "Hardshrink": (lambda x: pdt.nn.Hardshrink(1.0)(x), [1, 1, 0, 0, 0, 0, 1, 1]),
+    "softshrink": (lambda x: F.softshrink(x), [1, 1, 0, 0, 0, 1, 1, 1]),
+    "Softshrink": (lambda x: pdt.nn.Softshrink(1.0)(x), [1, 1, 0, 0, 0, 0, 1, 1]),
+}
+
 
 @pytest.mark.parametrize("op", sorted(MASK_OPS))
 def test_mask_gradients_are_recorded_with_a_zero_derivative(device, op):
@@ -370,6 +391,29 @@ def test_second_derivatives_where_the_factors_overflow_and_underflow(device):
                                                              rel=1e-15)
     assert _second(pdt.xlogy, 0.0, 1e-300, device)[1] == 0.0
     assert _second(lambda x, y: x / y, 3.0, 2.0, device) == (0.0, 0.75)  # 2 x / y^3
+
+
+@pytest.mark.parametrize("op", sorted(KINKED_OPS))
+def test_kinked_activation_gradients_are_recorded(device, op):
+    """hardtanh, relu6, leaky_relu, threshold, hardshrink, softshrink (functions, in-place
+    forms and layers): under create_graph the gradient requires grad when x does (it did
+    not when grad_output does not, so a second grad raised) and its derivative is zeros,
+    as PyTorch's; its derivative with respect to a grad_output that requires grad is the
+    slope (closed forms)."""
+    fn, slope = KINKED_OPS[op]
+    x = pdt.tensor(X_KINKED, dtype=pdt.float64, device=device, requires_grad=True)
+    (g,) = pdt.autograd.grad(fn(x).sum(), [x], create_graph=True)
+    assert g.requires_grad
+    np.testing.assert_allclose(g.tolist(), slope, rtol=1e-15)
+    (h,) = pdt.autograd.grad((g * g).sum(), [x], allow_unused=True)
+    assert h is not None and h.tolist() == [0.0] * 8
+    go = pdt.tensor([0.5, -1.0, 2.0, 3.0, -0.25, 1.5, 4.0, -2.0], dtype=pdt.float64,
+                    device=device, requires_grad=True)
+    (g,) = pdt.autograd.grad(fn(x), [x], go, create_graph=True)
+    np.testing.assert_allclose(g.tolist(), np.multiply(slope, go.tolist()), rtol=1e-15)
+    hx, hgo = pdt.autograd.grad((g * g).sum(), [x, go], allow_unused=True)
+    assert hx.tolist() == [0.0] * 8
+    np.testing.assert_allclose(hgo.tolist(), 2 * np.square(slope) * go.tolist(), rtol=1e-15)
 
 
 def _prod_others(x, dims):

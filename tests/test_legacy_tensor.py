@@ -105,3 +105,84 @@ def test_variable_like_torch(device):
     assert isinstance(w, pdt.autograd.Variable) and not isinstance(1, pdt.autograd.Variable)
     with pytest.raises(TypeError, match="Variable data has to be a tensor"):
         pdt.autograd.Variable([1.0])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_tensor_new_takes_self_dtype_and_device(device, dtype):
+    """Tensor.new: the legacy constructor's forms with self's dtype and device, as
+    PyTorch's (a tuple or list is data; ints and a Size are sizes)."""
+    x = pdt.tensor([1, 2], dtype=getattr(pdt, dtype), device=device)
+    for y, shape, values in [(x.new(), (0,), []), (x.new(2, 3), (2, 3), None),
+                             (x.new(pdt.Size([3])), (3,), None),
+                             (x.new(size=(1, 2)), (1, 2), None),
+                             (x.new((2, 3)), (2,), [2, 3]), (x.new([1.0, 5.0]), (2,), [1, 5]),
+                             (x.new(np.array([[4, 5]])), (1, 2), [[4, 5]]),
+                             (x.new([]), (0,), [])]:
+        assert (y.dtype, y.device, tuple(y.shape)) == (x.dtype, x.device, shape)
+        assert values is None or y.tolist() == values
+        assert not y.requires_grad
+    assert x.new([1.7, -1.7]).tolist() == ([1.7, -1.7] if dtype == "float64" else [1, -1])
+    t = pdt.tensor([7, 8], dtype=x.dtype, device=device)
+    assert x.new(t).data_ptr() == t.data_ptr()
+    assert x.new(2, device=device).device == x.device
+    with pytest.raises(TypeError, match=r"new\(t\): t is a pydevtensor.int64 tensor"):
+        pdt.zeros(2, dtype=pdt.float32, device=device).new(pdt.tensor([1], device=device))
+    with pytest.raises(TypeError, match=r"data must be a sequence \(got float\)"):
+        x.new(2.5)
+    with pytest.raises(TypeError, match=r"invalid combination of arguments \(int, list\)"):
+        x.new(2, [3])
+    with pytest.raises(ValueError, match="sizes must be >= 0"):
+        x.new(-1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dtype'"):
+        x.new(2, dtype=pdt.float32)
+
+
+def test_apply_and_map_in_place():
+    """Tensor.apply_ and map_ call a Python function on each element (and tensor's,
+    broadcast), in place, returning self, as PyTorch's; an integer tensor truncates."""
+    x = pdt.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=pdt.float64)
+    view = x.t()
+    assert view.apply_(lambda v: v * v + 0.5) is view
+    np.testing.assert_array_equal(x.numpy(), [[1.5, 4.5], [9.5, 16.5]])
+    assert x.map_(pdt.tensor([10.0, 20.0], dtype=pdt.float64), lambda a, b: a - b) is x
+    np.testing.assert_array_equal(x.numpy(), [[-8.5, -15.5], [-0.5, -3.5]])
+    n = pdt.tensor([1, 2, 3])
+    n.apply_(lambda v: v * 1.7)
+    assert n.tolist() == [1, 3, 5] and n.dtype == pdt.int64
+    b = pdt.tensor([True, False])
+    assert b.apply_(lambda v: not v).tolist() == [False, True]
+    seen = []
+    pdt.tensor([1, 2]).apply_(lambda v: seen.append(type(v)) or v)
+    assert seen == [int, int]
+    h = pdt.tensor([1.0, 2.0], dtype=pdt.float16).apply_(lambda v: v / 3)
+    np.testing.assert_array_equal(h.numpy(), np.array([1, 2], np.float16) / np.float16(3))
+    z = pdt.zeros(2).apply_(lambda v: pdt.tensor(3.0))
+    assert z.tolist() == [3.0, 3.0]
+
+
+def test_apply_and_map_refusals(device):
+    x = pdt.tensor([1.0, 2.0], device=device)
+    if x.device.type != "cpu":
+        with pytest.raises(TypeError, match=rf"apply_\(\) is only implemented on CPU tensors, "
+                                            rf"got a tensor of shape \(2,\) on {x.device}"):
+            x.apply_(abs)
+        with pytest.raises(TypeError, match="map_.*only implemented on CPU"):
+            x.cpu().map_(x, max)
+        return
+    for y in [pdt.ones(2, requires_grad=True), pdt.ones(2, requires_grad=True) * 2]:
+        with pytest.raises(RuntimeError, match=r"Can't call apply_\(\) on Variable that "
+                                               r"requires grad"):
+            y.apply_(abs)
+        with pytest.raises(RuntimeError, match=r"Can't call map_\(\)"):
+            x.map_(y, max)
+    with pytest.raises(TypeError, match="must return a number, got NoneType"):
+        x.apply_(lambda v: None)
+    with pytest.raises(TypeError, match="callable must be callable, got int"):
+        x.apply_(3)
+    with pytest.raises(TypeError, match=r"expected a tensor of pydevtensor.float32 .*int64"):
+        x.map_(pdt.tensor([1, 2]), max)
+    with pytest.raises(TypeError, match="must be a Tensor, not int"):
+        x.map_(3, max)
+    with pytest.raises(RuntimeError, match=r"shape \(2, 1\) does not broadcast .* \(2,\)"):
+        x.map_(pdt.ones(2, 1), max)
+    assert x.tolist() == [1.0, 2.0]

@@ -60,21 +60,21 @@ def check_recorded(node, grads):
 # abs's backward is g sign(x), relu's g where y > 0: a piecewise constant of the saved
 # tensors, whose derivative is zero.  PyTorch records those factors (sgn,
 # threshold_backward), so with create_graph=True the gradient requires grad whenever x
-# does, and differentiating it again gives zeros.  Here the factors are masks computed
-# unrecorded, so under create_graph a Node marked mask_derivative links each gradient
-# that does not require grad to the saved tensors that do (link_masks): a view of it
-# recorded by ZeroLinkBackward, which passes its gradient on and gives those tensors
-# zeros.  Without create_graph (grad mode off) nothing changes.
+# does, and differentiating it again gives zeros (for x, also when grad_output requires
+# grad).  Here the factors are masks computed unrecorded, so under create_graph a Node
+# marked mask_derivative links each gradient to the saved tensors that require grad
+# (link_masks): a view of it recorded by ZeroLinkBackward, which passes its gradient on
+# and gives those tensors zeros.  Without create_graph (grad mode off) nothing changes.
 
 def link_masks(node, grads):
-    """grads, each that does not require grad linked (Note [mask derivatives]) to the
-    saved tensors of node that do."""
+    """grads, each linked (Note [mask derivatives]) to the saved tensors of node that
+    require grad."""
     sources = tuple([t for t in node.saved_tensors
                      if isinstance(t, _C.Tensor) and t.requires_grad])
     if not sources:
         return grads
     from .dispatch import record  # imported late: dispatch imports this module
-    return tuple([g if g is None or g.requires_grad or not g.is_floating_point() else
+    return tuple([g if g is None or not g.is_floating_point() else
                   record(ZeroLinkBackward, g.view_as(g), (g,) + sources, {}) for g in grads])
 
 

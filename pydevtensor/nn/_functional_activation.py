@@ -12,6 +12,7 @@ min(x, 0) - log1p(exp(-abs(x)))."""
 import math
 
 from .. import _C
+from ..autograd.derivatives import zero_where
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 
@@ -372,14 +373,49 @@ def _hardtanh(input, min_val, max_val, inplace, name):
     return _result(input, lambda x: _clamp_graded(x, min_val, max_val), inplace)
 
 
+class KinkedBackward(Node):
+    """Base of the Nodes of the piecewise linear activations (hardtanh, leaky_relu,
+    threshold, hardshrink, softshrink): the gradient is ``formula(g, x, *params)``, g
+    masked or scaled by a piecewise constant of the saved input x, as PyTorch's
+    *_backward kernels.  Under create_graph it requires grad when x does, with a zero
+    derivative, as PyTorch's (Note [mask derivatives] in autograd/node.py)."""
+    mask_derivative = True
+
+    def save(self, out, input, *params):
+        self.save_tensors(input)
+        self.params = params
+        return (input,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (self.formula(g, x, *self.params),)
+
+
+@recorded("hardtanh")
 def _clamp_graded(x, lo, hi):
-    """x clamped to [lo, hi] with PyTorch's hardtanh gradient: 0 where x <= lo or
-    x >= hi (a NaN or inf gradient too), the gradient elsewhere (a NaN x too: clamp's
-    own gradient gives it 0)."""
-    out = x.clamp(lo, hi)
-    if not (x.requires_grad and _C.is_grad_enabled()):
-        return out
-    return x.where((x > lo).logical_and(x < hi).logical_or(x != x), out.detach())
+    """x clamped to [lo, hi], recorded by HardtanhBackward0."""
+    return x.clamp(lo, hi)
+
+
+@derivative("hardtanh")
+class HardtanhBackward0(KinkedBackward):
+    """PyTorch's hardtanh gradient: 0 where x <= lo or x >= hi (a NaN or inf gradient
+    too), the gradient elsewhere (a NaN x too)."""
+    formula = staticmethod(lambda g, x, lo, hi: zero_where((x <= lo).logical_or(x >= hi), g))
+
+
+@recorded("leaky_relu")
+def _leaky(x, slope):
+    """x where x > 0, slope * x elsewhere (leaky_relu, rrelu in eval mode), recorded by
+    LeakyReluBackward0."""
+    return x.where(x > 0, x * slope)
+
+
+@derivative("leaky_relu")
+class LeakyReluBackward0(KinkedBackward):
+    """PyTorch's leaky_relu gradient: g where x > 0, slope * g elsewhere (at 0 and NaN
+    too)."""
+    formula = staticmethod(lambda g, x, slope: g.where(x > 0, g * slope))
 
 
 def relu6(input, inplace=False):

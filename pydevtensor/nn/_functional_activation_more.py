@@ -13,6 +13,7 @@ import warnings
 from .. import _C
 from .. import _ops_stats as _stats
 from .._ops_index import _truncated_for
+from ..autograd.derivatives import zero_where
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from . import _functional_activation as _act
@@ -148,8 +149,23 @@ def hardshrink(input, lambd=0.5):
     """
     _act._floating(input, "hardshrink")
     _lambd(lambd, "hardshrink", False)
-    inside = (input >= -lambd).logical_and(input <= lambd)
-    return input.where(inside.logical_not(), 0.0)
+    return _hardshrink(input, lambd)
+
+
+def _inside(x, lambd):
+    return (x >= -lambd).logical_and(x <= lambd)
+
+
+@recorded("hardshrink")
+def _hardshrink(input, lambd):
+    return input.where(_inside(input, lambd).logical_not(), 0.0)
+
+
+@derivative("hardshrink")
+class HardshrinkBackward0(_act.KinkedBackward):
+    """PyTorch's hardshrink gradient: 0 where -lambd <= x <= lambd, g elsewhere (NaN x
+    too)."""
+    formula = staticmethod(lambda g, x, lambd: zero_where(_inside(x, lambd), g))
 
 
 def softshrink(input, lambd=0.5):
@@ -185,9 +201,18 @@ def softshrink(input, lambd=0.5):
     """
     _act._floating(input, "softshrink")
     _lambd(lambd, "softshrink", True)
-    inside = (input >= -lambd).logical_and(input <= lambd)
+    return _softshrink(input, lambd)
+
+
+@recorded("softshrink")
+def _softshrink(input, lambd):
     shrunk = (input - lambd).where(input > lambd, input + lambd)
-    return shrunk.where(inside.logical_not(), 0.0)
+    return shrunk.where(_inside(input, lambd).logical_not(), 0.0)
+
+
+@derivative("softshrink")
+class SoftshrinkBackward0(HardshrinkBackward0):
+    """PyTorch's softshrink gradient: hardshrink's."""
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -233,8 +258,18 @@ def threshold(input, threshold, value, inplace=False):
     _act._number(threshold, "threshold", "threshold")
     _act._number(value, "value", "threshold")
     # NaN is not > threshold: PyTorch's kernel keeps it (x <= threshold is false too)
-    return _act._result(input, lambda x: x.where((x <= threshold).logical_not(), value),
-                        inplace)
+    return _act._result(input, lambda x: _threshold(x, threshold, value), inplace)
+
+
+@recorded("threshold")
+def _threshold(x, threshold, value):
+    return x.where((x <= threshold).logical_not(), value)
+
+
+@derivative("threshold")
+class ThresholdBackward0(_act.KinkedBackward):
+    """PyTorch's threshold_backward: 0 where x <= threshold, g elsewhere (NaN x too)."""
+    formula = staticmethod(lambda g, x, threshold, value: zero_where(x <= threshold, g))
 
 
 def selu(input, inplace=False):
@@ -439,7 +474,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
                          f"upper={upper}")
     if not training:
         slope = (lower + upper) / 2.0
-        return _act._result(input, lambda x: x.where(x > 0, x * slope), inplace)
+        return _act._result(input, lambda x: _act._leaky(x, slope), inplace)
     dtype = input.dtype if input.dtype in (_C.float32, _C.float64) else _C.float32
     u = _C.rand(tuple(input.shape), dtype=dtype, device=input.device)
     slopes = (u * (upper - lower) + lower).to(input.dtype)

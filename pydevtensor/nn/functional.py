@@ -455,7 +455,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"leaky_relu(): expected a floating point tensor, got "
                            f"{input.dtype} on {input.device}")
-    return _act._result(input, lambda x: x.where(x > 0, x * negative_slope), inplace)
+    return _act._result(input, lambda x: _act._leaky(x, negative_slope), inplace)
 
 
 _SOFTMAX_DOC = """{what} along dim, as PyTorch's ``F.{name}``{how}.
