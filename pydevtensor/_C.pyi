@@ -4,7 +4,7 @@
 # The module's own names float, int and bool are dtypes: the builtins are spelled _int etc.
 import builtins
 from collections.abc import Iterator, Sequence
-from typing import Any, Callable, NamedTuple, TypeAlias, overload
+from typing import Any, Callable, NamedTuple, Self, SupportsIndex, TypeAlias, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,13 @@ class OutOfMemoryError(MemoryError, RuntimeError): ...
 class InvalidArgumentError(ValueError, RuntimeError): ...
 class DTypeError(TypeError, RuntimeError): ...
 class TransferError(RuntimeError): ...
+
+class _SizeBase(tuple[int, ...]):
+    # a slice of a Size is a Size (pydevtensor.Size subclasses this)
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> int: ...
+    @overload
+    def __getitem__(self, key: slice) -> Self: ...
 
 class device:
     """A device: the CPU or the i-th CUDA GPU."""

@@ -111,3 +111,21 @@ def test_no_zero_and_floats_are_unchanged(device):
     # an empty divisor has no zero
     e = pdt.zeros(0, dtype=pdt.int64, device=device)
     assert (e // e).shape == (0,)
+
+
+@pytest.mark.parametrize("divisor", [("int64", 256), ("int16", -32768), ("int64", 512)])
+def test_zero_divisor_after_the_cast_to_the_result_dtype(device, divisor):
+    # a 0-d divisor of a wider integer dtype does not widen a uint8 tensor: it is cast to
+    # uint8 first, where these are 0 (256 mod 2**8), as PyTorch reads them
+    dtype, value = divisor
+    a = pdt.tensor([5, 7], dtype=pdt.uint8, device=device)
+    b = pdt.tensor(value, dtype=getattr(pdt, dtype), device=device)
+    if _on_gpu(device):
+        assert (a // b).tolist() == [0, 0]  # not read back (module docstring)
+        return
+    for name in ("floor_divide", "remainder", "fmod", "div trunc"):
+        with pytest.raises(RuntimeError, match=r"ZeroDivisionError: .*uint8 result.* 1 zero"):
+            dict(OPS)[name](pdt, a, b)
+    # a nonzero one after the cast divides as NumPy does in uint8
+    b = pdt.tensor(258, device=device)  # 2 in uint8
+    np.testing.assert_array_equal((a // b).numpy(), np.array([5, 7], np.uint8) // 2)

@@ -440,16 +440,26 @@ static pdt_status check_integer_divisor(const char *name, pdt_binary_op op, pdt_
     if (!b.t) {
         zeros = !b.s.is_float && b.s.i == 0;
     } else if (b.t->device.kind == PDT_CPU && pdt_tensor_numel(b.t) > 0) {
-        pdt_arg zero;
+        pdt_arg zero, divisor = b;
         memset(&zero, 0, sizeof zero);
-        pdt_tensor eq, count;
+        pdt_tensor eq, count, cast;
         memset(&eq, 0, sizeof eq);
         memset(&count, 0, sizeof count);
-        pdt_status st = pdt_ew_binary_impl(name, PDT_OP_EQ, b, zero, NULL, &eq, NO_DTYPE, NULL);
+        memset(&cast, 0, sizeof cast);
+        pdt_status st = PDT_OK;
+        /* the divisor as the op reads it: cast to the result's dtype first, where a 0-d
+         * int64 256 beside a uint8 tensor is 0 */
+        if (b.t->dtype != res) {
+            st = pdt_copy_to_new_in_order(b.t, res, &cast);
+            divisor.t = &cast;
+        }
+        if (st == PDT_OK)
+            st = pdt_ew_binary_impl(name, PDT_OP_EQ, divisor, zero, NULL, &eq, NO_DTYPE, NULL);
         if (st == PDT_OK)
             st = pdt_reduce(PDT_REDUCE_SUM, &eq, -1, NULL, 0, -1, &count);
         if (st == PDT_OK)
             memcpy(&zeros, pdt_tensor_ptr(&count), sizeof zeros);
+        pdt_tensor_release(&cast);
         pdt_tensor_release(&eq);
         pdt_tensor_release(&count);
         if (st != PDT_OK)

@@ -46,10 +46,10 @@ static int module_exec(PyObject *module)
                              pdt_autocast_functions,       pdt_coords_functions,
                              pdt_setitem_functions};
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
-        pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
-        pdt_storage_ref_type_init(module, S) < 0 || pdt_events_init(module, S) < 0 ||
-        pdt_generator_type_init(module, S) < 0 || pdt_op_wrapper_types_init(module, S) < 0 ||
-        pdt_guard_init() < 0)
+        pdt_size_type_init(module) < 0 || pdt_dtype_type_init(module, S) < 0 ||
+        pdt_tensor_type_init(module, S) < 0 || pdt_storage_ref_type_init(module, S) < 0 ||
+        pdt_events_init(module, S) < 0 || pdt_generator_type_init(module, S) < 0 ||
+        pdt_op_wrapper_types_init(module, S) < 0 || pdt_guard_init() < 0)
         return -1;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(module, tables[i]) < 0)

@@ -107,6 +107,7 @@ int pdt_errors_init(PyObject *module, pdt_state *S);
 /* ---- devices and dtypes (device_object.c, dtype_object.c) ---- */
 
 int pdt_device_type_init(PyObject *module, pdt_state *S);
+int pdt_size_type_init(PyObject *module);
 /* A (new reference to the) device object for d. */
 PyObject *pdt_device_object(pdt_state *S, pdt_device d);
 /* obj: device, str, int (a CUDA index) or None (-> dflt).  Does not check that

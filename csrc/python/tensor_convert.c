@@ -174,6 +174,15 @@ static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype
     pdt_scalar v;
     if (pdt_parse_scalar(o, "tensor(): element", &v) < 0)
         return -1;
+    /* A float that is NaN, infinite or past an integer dtype's range is refused, as
+     * PyTorch's tensor() does (one within it is truncated toward zero, as fill_ does:
+     * pdt_scalar_fits) */
+    if (v.is_float && dt != PDT_BOOL && !pdt_dtype_is_floating(dt) && !pdt_scalar_fits(dt, v)) {
+        PyErr_Format(PyExc_OverflowError,
+                     "tensor(): the value %R cannot be converted to %s without overflow", o,
+                     pdt_dtype_name(dt));
+        return -1;
+    }
     switch (dt) {
     case PDT_BOOL: *(uint8_t *)*p = v.is_float ? v.f != 0 : v.i != 0; break;
     case PDT_INT32:

@@ -155,7 +155,8 @@ static PyObject *in_layout(pdt_state *S, PyObject *x, pdt_memory_format fmt, con
 }
 
 /* to(device=None, dtype=None, non_blocking=False, copy=False), also to(dtype),
- * to(device, dtype) and to(other_tensor), as in PyTorch. */
+ * to(device, dtype) and to(other_tensor), each with non_blocking and copy after them
+ * positionally, as in PyTorch. */
 static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"device", "dtype",         "non_blocking",
@@ -170,7 +171,7 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     int got_device = 0, got_dtype = 0;
     for (Py_ssize_t i = 0; i < nargs; i++) {
         PyObject *a = args[i];
-        if (pdt_is_tensor(S, a) && nargs == 1) {
+        if (i == 0 && pdt_is_tensor(S, a)) { /* to(other, non_blocking, copy) */
             device = pdt_tensor_of(a)->device;
             dtype = (int)pdt_tensor_of(a)->dtype;
             got_device = got_dtype = 1;
@@ -200,8 +201,12 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
             if (pdt_dtype_from_object(S, a, -1, &dtype) < 0)
                 return NULL;
             got_dtype = 1;
-        } else if (!kw[2] && PyBool_Check(a)) {
-            kw[2] = a; /* to(device, dtype, non_blocking) */
+        } else if ((got_device || got_dtype) && PyBool_Check(a) && !kw[3]) {
+            /* to(dtype, non_blocking, copy), to(device, dtype, non_blocking, copy) */
+            if (kw[2])
+                kw[3] = a;
+            else
+                kw[2] = a;
         } else {
             PyErr_SetString(PyExc_TypeError,
                             "to() takes (device=None, dtype=None, non_blocking=False, "

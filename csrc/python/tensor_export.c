@@ -85,8 +85,21 @@ static PyObject *t_item(PyObject *self, PyObject *unused)
     return scalar_value(self, "item()");
 }
 
+/* float(t) of a tensor that requires grad warns once per process, as PyTorch's (its
+ * TORCH_WARN_ONCE): the number is not in the graph, so a loss computed from it gets no
+ * gradient.  item(), int() and the rest stay silent there, as PyTorch's do. */
+static int float_of_grad_warned;
+
 static PyObject *t_float_scalar(PyObject *self)
 {
+    if (!float_of_grad_warned && pdt_tensor_object_requires_grad((PdtTensorObject *)self)) {
+        float_of_grad_warned = 1;
+        if (PyErr_WarnEx(PyExc_UserWarning,
+                         "Converting a tensor with requires_grad=True to a scalar may lead to "
+                         "unexpected behavior.\nConsider using tensor.detach() first.",
+                         1) < 0)
+            return NULL;
+    }
     PyObject *v = scalar_value(self, "float()");
     if (!v)
         return NULL;

@@ -325,10 +325,18 @@ static PyObject *size_or_stride(PyObject *self, PyObject *const *args, Py_ssize_
     }
     long long dim = PyLong_AsLongLong(dim_obj);
     int64_t d;
-    if ((dim == -1 && PyErr_Occurred()) || wrap_dim(dim, t->ndim, &d) < 0)
+    if (dim == -1 && PyErr_Occurred())
         return NULL;
-    if (t->ndim == 0)
-        return PyLong_FromLong(stride ? 1 : 1);
+    if (t->ndim == 0) { /* a 0-d tensor has no dim to name, as PyTorch's */
+        char dev[32];
+        PyErr_Format(PyExc_IndexError,
+                     "%s(): dimension specified as %lld but the tensor (on %s) has no "
+                     "dimensions",
+                     name[stride], dim, pdt_device_str(t->device, dev, sizeof dev));
+        return NULL;
+    }
+    if (wrap_dim(dim, t->ndim, &d) < 0)
+        return NULL;
     return PyLong_FromLongLong(stride ? t->strides[d] : t->shape[d]);
 }
 

@@ -1,0 +1,78 @@
+"""Edges of the tensor's queries and conversions, as PyTorch's: a Size's slices are
+Sizes (csrc/python/size_object.c), a 0-d tensor has no dim for size(d) or stride(d),
+float() of a tensor that requires grad warns once per process, tensor() refuses a
+float an integer dtype cannot hold, and to() takes non_blocking and copy positionally."""
+import subprocess
+import sys
+
+import pytest
+
+import pydevtensor as pdt
+
+
+def test_a_sizes_slices_are_sizes(device):
+    s = pdt.ones(1, 1, 6, 8, device=device).shape
+    for key, want in ((slice(2, None), (6, 8)), (slice(None, 1), (1,)),
+                      (slice(None, None, 2), (1, 6)), (slice(-1, None), (8,)),
+                      (slice(3, 1), ())):
+        got = s[key]
+        assert type(got) is pdt.Size and got == want
+        assert repr(got) == f"pydevtensor.Size({list(want)})"
+    assert type(s[2]) is int and s[2] == 6 and s[-1] == 8
+    with pytest.raises(IndexError):
+        s[4]
+    assert s[2:] + s[:1] == (6, 8, 1) and type(s[2:] + s[:1]) is pdt.Size
+    assert pdt.ones(6, 8, device=device).reshape(s[2:]).shape == (6, 8)
+
+
+@pytest.mark.parametrize("method", ["size", "stride"])
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+def test_size_and_stride_of_a_dim_of_a_0d_tensor_raise(device, method, dim):
+    x = pdt.ones((), device=device)
+    with pytest.raises(IndexError, match=rf"{method}\(\): dimension specified as {dim} but "
+                                         rf"the tensor \(on {pdt.device(device)}\) has no"):
+        getattr(x, method)(dim)
+    assert x.size() == () and x.stride() == ()
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_per_process():
+    code = ("import warnings, pydevtensor as p\n"
+            "warnings.simplefilter('always')\n"
+            "x = p.tensor(1.5, requires_grad=True)\n"
+            "print(float(p.tensor(2.0)), int(x), x.item(), float(x), float(x * 2))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["2.0", "1", "1.5", "1.5", "3.0"]
+    assert run.stderr.count("UserWarning: Converting a tensor with requires_grad=True to a "
+                            "scalar may lead to unexpected behavior.") == 1
+
+
+@pytest.mark.parametrize("value,dtype", [(-1.5, "uint8"), (256.0, "uint8"), (-129.0, "int8"),
+                                         (1e10, "int32"), (float("nan"), "int32"),
+                                         (float("inf"), "int64"), (1e19, "int64"),
+                                         (40000.0, "int16")])
+def test_tensor_refuses_a_float_an_integer_dtype_cannot_hold(device, value, dtype):
+    with pytest.raises(OverflowError, match=rf"tensor\(\): the value .* cannot be converted to "
+                                            rf"{dtype} without overflow"):
+        pdt.tensor([1.0, value], dtype=getattr(pdt, dtype), device=device)
+
+
+def test_tensor_truncates_a_float_within_an_integer_dtypes_range(device):
+    got = pdt.tensor([-0.5, 255.7, 3.9], dtype=pdt.uint8, device=device)
+    assert got.tolist() == [0, 255, 3]
+    assert pdt.tensor([-2147483648.9, 2.5e9 - 1], device=device,
+                      dtype=pdt.int64).tolist() == [-2147483648, 2499999999]
+
+
+def test_to_takes_non_blocking_and_copy_positionally(device):
+    x = pdt.ones(2, device=device)
+    assert x.to(pdt.float32, False, False) is x
+    y = x.to(pdt.float32, False, True)
+    assert y is not x and y.data_ptr() != x.data_ptr() and y.dtype == pdt.float32
+    z = x.to(x.device, pdt.float64, False, True)
+    assert z.dtype == pdt.float64
+    w = x.to(x, False, True)
+    assert w is not x and w.data_ptr() != x.data_ptr()
+    with pytest.raises(TypeError, match=r"to\(\) takes"):
+        x.to(pdt.float32, False, True, True)
