@@ -116,6 +116,7 @@ from ._ops_strided import as_strided, put, trace
 from ._ops_view_copy import *  # noqa: F401,F403  (view_copy, t_copy, split_copy, ...)
 from . import _ops_view_copy
 from . import _tensor_resize  # noqa: F401  (resize_, is_same_size, .real, .imag, ... methods)
+from . import _tensor_queries  # noqa: F401  (dim_order, is_sparse, layout, ... of Tensor)
 from ._ops_products import inner, kron, tensordot, vander
 from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
 from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., random fills)

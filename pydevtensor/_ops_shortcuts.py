@@ -1,4 +1,5 @@
-"""PyTorch's shortcuts that are one composition each: square, reciprocal, rand_like, randn_like, randperm, is_tensor, numel, clone (the function), and the methods
+"""PyTorch's shortcuts that are one composition each: square, reciprocal, rand_like,
+randn_like, randperm, is_tensor, is_nonzero, numel, clone (the function), and the methods
 view_as, reshape_as and type_as.
 
 Each is the expression its docstring names, so it runs on every device, autograd records
@@ -250,6 +251,40 @@ def numel(input):
     return _tensor(input, "numel").numel()
 
 
+def is_nonzero(input):
+    """Whether the one element of input is not zero (PyTorch's ``torch.is_nonzero``):
+    ``bool(input)`` for a tensor of exactly one element, of any shape.
+
+    Parameters
+    ----------
+    input : Tensor
+        A tensor of one element.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    RuntimeError
+        When input has no element or more than one.
+
+    Examples
+    --------
+    >>> pydevtensor.is_nonzero(pydevtensor.tensor([[3]])), pydevtensor.is_nonzero(
+    ...     pydevtensor.tensor(0.0))
+    (True, False)
+    """
+    n = _tensor(input, "is_nonzero").numel()
+    if n != 1:
+        what = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous (is_nonzero of "
+                           f"a tensor of shape {tuple(input.shape)} on {input.device})")
+    return bool(input.item())
+
+
 def view_as(self, other):
     """A view of self with other's shape: ``self.view(other.shape)``.
 
@@ -360,8 +395,9 @@ def clone(input, *, memory_format=None):
 
 
 for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", view_as),
+                    ("is_nonzero", is_nonzero),
                     ("reshape_as", reshape_as), ("type_as", type_as)):
     setattr(_C.Tensor, _name_, _fn)
 
-__all__ = ["clone", "is_tensor", "numel", "rand_like", "randn_like", "randperm", "reciprocal",
+__all__ = ["clone", "is_nonzero", "is_tensor", "numel", "rand_like", "randn_like", "randperm", "reciprocal",
            "square"]

@@ -3,6 +3,7 @@ kin, and copies of the object (copy, deepcopy, pickle: pydevtensor/_copies.py).
 
 They are installed on the C type pydevtensor._C.Tensor at import.
 """
+import numbers
 import operator
 
 from . import _C, _copies
@@ -97,6 +98,38 @@ def _iter(self):
     return iter(_C._views_along(self, 0))  # unbind's views, without its checks
 
 
+def _contains(self, element):
+    """``element in self``: whether some element of self equals element (a number, or a
+    tensor compared by broadcasting), as PyTorch's Tensor.__contains__.
+
+    Parameters
+    ----------
+    element : Tensor or number
+        What to look for.
+
+    Returns
+    -------
+    bool
+        ``bool((element == self).any().item())``.  A number pydevtensor cannot compare
+        (a complex, a Fraction) raises eq's TypeError rather than answer False.
+
+    Raises
+    ------
+    RuntimeError
+        When element is neither a tensor nor a number.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> 3 in x, 5 in x, pydevtensor.tensor([1, 2]) in x
+    (True, False, True)
+    """
+    if isinstance(element, (_C.Tensor, numbers.Number)):
+        return bool(_C.eq(self, element).any().item())
+    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in "
+                       f"a {type(element)}.")
+
+
 def _new(make):
     """Tensor.new_<make>: a tensor made by _C.<make> with self's dtype and device unless
     dtype= or device= say otherwise (PyTorch's new_zeros, new_ones, new_empty, new_full)."""
@@ -179,6 +212,7 @@ _C.Tensor.new_tensor = _new_tensor
 _C.Tensor.__repr__ = tensor_repr
 _C.Tensor.__str__ = tensor_repr
 _C.Tensor.__iter__ = _iter
+_C.Tensor.__contains__ = _contains
 _copies.install()
 
 

@@ -11,7 +11,9 @@ gets a new storage of the size needed, the old storage's values copied to its st
 PyTorch grows the storage itself, so the other views of the old storage see the new
 one; here they keep the old memory (nothing is freed under them).  The same sizes
 leave x as it is (its strides too).  Tensors that require grad are refused, as
-PyTorch refuses them.
+PyTorch refuses them.  New sizes bump x's version once, as PyTorch's (a new storage
+starts at x's old version: the counter is the storage's, Note [version counter] in
+csrc/core/pdt_tensor.h); new strides alone (a memory_format) do not.
 """
 import builtins
 
@@ -96,6 +98,7 @@ def _resize_(self, *sizes, memory_format=None):
         n *= s
     offset = self.storage_offset()
     capacity = self._storage_nbytes() // self.element_size()
+    version = self._version + (size != tuple(self.shape))
     base = self
     if offset + n > capacity and self._storage_is_foreign():
         # another library's memory (from_numpy, as_tensor, from_dlpack): growing it would
@@ -110,6 +113,8 @@ def _resize_(self, *sizes, memory_format=None):
         if capacity:  # nothing to record: self does not require grad
             base[:capacity].copy_(_C._as_strided(self, (capacity,), (1,), 0))
     self.data = _C._as_strided(base, size, strides, offset)
+    for _ in range(version - self._version):  # once, or up to the old count on a new storage
+        self._bump_version()
     return self
 
 

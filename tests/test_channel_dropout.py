@@ -113,3 +113,44 @@ def test_channel_dropout_matches_torch_statistics():
     assert set(np.unique(ours).tolist()) == set(np.unique(theirs).tolist()) == {0.0, 1 / 0.6}
     assert repr(nn.Dropout2d(0.3)) == repr(torch.nn.Dropout2d(0.3))
     assert repr(nn.Dropout1d(0.3, True)) == repr(torch.nn.Dropout1d(0.3, True))
+
+
+_IN_PLACE = {
+    "dropout": lambda x: F.dropout(x, 0.5, True, inplace=True),
+    "dropout_p1": lambda x: F.dropout(x, 1.0, True, inplace=True),
+    "dropout1d": lambda x: F.dropout1d(x[0], 0.5, True, inplace=True),
+    "dropout2d": lambda x: F.dropout2d(x, 0.5, True, inplace=True),
+    "dropout3d": lambda x: F.dropout3d(x[None], 0.5, True, inplace=True),
+    "relu": lambda x: F.relu(x, inplace=True), "elu": lambda x: F.elu(x, inplace=True),
+    "leaky_relu": lambda x: F.leaky_relu(x, 0.1, inplace=True),
+    "hardtanh": lambda x: F.hardtanh(x, inplace=True),
+    "relu6": lambda x: F.relu6(x, inplace=True),
+    "threshold": lambda x: F.threshold(x, 0.1, 2.0, inplace=True),
+    "selu": lambda x: F.selu(x, inplace=True), "celu": lambda x: F.celu(x, inplace=True),
+    "rrelu": lambda x: F.rrelu(x, training=True, inplace=True),
+    "silu": lambda x: F.silu(x, inplace=True),
+    "hardswish": lambda x: F.hardswish(x, inplace=True),
+    "hardsigmoid": lambda x: F.hardsigmoid(x, inplace=True),
+    "mish": lambda x: F.mish(x, inplace=True)}
+
+
+@pytest.mark.parametrize("name", list(_IN_PLACE))
+def test_in_place_functionals_write_once(device, name):
+    """Each inplace=True functional bumps its input's version by exactly 1, as
+    PyTorch's (dropout bumped it twice: the mask, then the scale)."""
+    x = pdt.randn(4, 3, 5, 5, generator=pdt.Generator().manual_seed(0), device=device)
+    x.add_(0.0)
+    _IN_PLACE[name](x)
+    assert x._version == 2
+
+
+def test_dropout_in_place_has_the_values_out_of_place(device):
+    x = pdt.randn(64, generator=pdt.Generator().manual_seed(0), device=device)
+    for dtype in (pdt.float32, pdt.float16):
+        pdt.manual_seed(3)
+        want = _host(F.dropout(x.to(dtype), 0.3))
+        pdt.manual_seed(3)
+        y = x.to(dtype)
+        assert F.dropout(y, 0.3, inplace=True) is y
+        np.testing.assert_array_equal(_host(y), want)
+        assert 0 < (want == 0).sum() < 64

@@ -9,6 +9,7 @@ identity <im2col(x), g> = <x, col2im(g)>; everything once more against torch whe
 imports.  The end is D2L's LeNet trained a few steps on every device.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -415,6 +416,36 @@ def test_conv_classes_and_error_classes_as_torch():
         F.conv2d(x, w, stride=2, padding="same")
     with pytest.raises(ValueError, match=r"padding='same' is not supported"):
         nn.Conv2d(1, 1, 2, stride=2, padding="same")
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_same_padding_with_an_odd_total_warns_at_forward(device, nd):
+    """padding='same' with an even kernel length and an odd dilation pads one more at
+    the end: PyTorch's forward warns of the copy (once a process, TORCH_WARN_ONCE; ours
+    once under Python's default filter), its constructor does not."""
+    conv = (F.conv1d, F.conv2d, F.conv3d)[nd - 1]
+    x = pdt.ones((1, 1) + (5,) * nd, device=device)
+    cases = [((2,) * nd, 1, True), ((3,) * nd, 1, False), ((2,) * nd, 2, False),
+             ((3,) * (nd - 1) + (4,), 3, True)]
+    for kernel, dilation, warns in cases:
+        w = pdt.ones((1, 1) + kernel, device=device)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            module = (nn.Conv1d, nn.Conv2d, nn.Conv3d)[nd - 1](
+                1, 1, kernel, padding="same", dilation=dilation).to(device)
+            assert not got  # not at construction
+            assert tuple(conv(x, w, padding="same", dilation=dilation).shape) == x.shape
+            module(x)
+        assert [str(g.message) for g in got] == [
+            "Using padding='same' with even kernel lengths and odd dilation may require a "
+            "zero-padded copy of the input be created"] * (2 * warns)
+        assert all(g.category is UserWarning for g in got)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for _ in range(3):
+            conv(x, pdt.ones((1, 1) + (2,) * nd, device=device), padding="same")
+    assert len(got) == 1
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

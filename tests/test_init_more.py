@@ -213,8 +213,15 @@ def test_fans_gain_and_private_helpers():
     assert nn.init._calculate_correct_fan(w, "fan_out") == 20
     with pytest.raises(ValueError, match="fan_in, fan_out"):
         nn.init._calculate_correct_fan(w, "fan")
-    for name in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv2d"):
-        assert nn.init.calculate_gain(name) == 1.0
+    for name in ("linear", "sigmoid", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                 "conv_transpose2d", "conv_transpose3d"):
+        gain = nn.init.calculate_gain(name)
+        assert type(gain) is int and gain == 1  # an int, as PyTorch's
+    for name, value in (("tanh", 5 / 3), ("relu", 2 ** 0.5), ("selu", 0.75),
+                        ("leaky_relu", (2 / (1 + 0.01 ** 2)) ** 0.5)):
+        gain = nn.init.calculate_gain(name)
+        assert type(gain) is float and gain == pytest.approx(value, rel=1e-15)
+    assert type(nn.init.calculate_gain("leaky_relu", 1)) is float
 
 
 @pytest.mark.parametrize("shape, groups", [((4, 4, 3), 1), ((6, 2, 3, 3), 3),

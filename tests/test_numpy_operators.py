@@ -3,6 +3,7 @@ pydevtensor/_interop.py): a tensor in either order with PyTorch's dtype, recorde
 autograd, in place for ``t += a``; with a GPU tensor, a refusal naming the devices and
 no copy."""
 import operator
+import warnings
 
 import numpy as np
 import pytest
@@ -106,6 +107,19 @@ def test_other_ufuncs_still_give_arrays_and_scalars_still_numbers():
     assert isinstance(np.exp(t), np.ndarray)
     s = np.float64(2.0) * t
     assert isinstance(s, pdt.Tensor) and s.dtype == pdt.float32  # a scalar, not an array
+
+
+def test_numpy_2_warns_of_no_old_hook():
+    # NumPy 2 warns (DeprecationWarning) when it calls an __array_wrap__ that does not
+    # take context and return_scalar; PyTorch's does not and warns on ``a * t``.  Ours
+    # has none: __array_ufunc__ serves the operators and the ufuncs
+    t, a = pdt.ones(2), np.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert isinstance(a * t, pdt.Tensor) and isinstance(np.add(a, t), pdt.Tensor)
+        assert isinstance(np.exp(t), np.ndarray) and np.sum(t) == 2
+        assert isinstance(np.multiply(a, t, out=np.empty(2)), np.ndarray)
+        assert isinstance(np.ma.masked_array(t) * a, np.ma.MaskedArray)
 
 
 @pytest.mark.cuda

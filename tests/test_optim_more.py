@@ -186,3 +186,15 @@ def test_zero_defaults_are_ints_as_torch_keeps_them(name):
     for n in zeros & set(group):
         assert group[n] == 0 and type(group[n]) is int, (n, group[n])
         assert f"    {n}: 0\n" in repr(opt)
+
+
+def test_repr_has_a_blank_line_between_groups():
+    p1, p2 = nn.Parameter(pdt.ones(2)), nn.Parameter(pdt.ones(2))
+    opt = optim.SGD([{"params": [p1]}, {"params": [p2], "lr": 0.1}], lr=0.01,
+                    weight_decay=0.1)
+    keys = ("dampening: 0", "differentiable: False", "foreach: None", "fused: None", "{lr}",
+            "maximize: False", "momentum: 0", "nesterov: False", "weight_decay: 0.1")
+
+    def group(i, lr):
+        return [f"Parameter Group {i}"] + ["    " + k.format(lr=f"lr: {lr}") for k in keys]
+    assert repr(opt) == "\n".join(["SGD ("] + group(0, 0.01) + [""] + group(1, 0.1) + [")"])

@@ -52,6 +52,24 @@ def test_resize_same_sizes_strides_formats_and_resize_as(device):
     np.testing.assert_array_equal(_np(y), [[0], [1], [2]])
 
 
+def test_resize_bumps_the_version_once_for_new_sizes(device):
+    # PyTorch's: new sizes are one write; the same sizes (new strides or not) none
+    x = pdt.arange(4.0, device=device)
+    x.add_(1.0).add_(1.0)
+    assert x.resize_(2).add_(0.0) is x and x._version == 4
+    view = x[:1]
+    x.resize_(2, 2)  # within the storage: its views see the count
+    assert x._version == view._version == 5
+    x.resize_(2, 2)
+    c = pdt.ones(1, 3, 2, 2, device=device)
+    c.resize_(1, 3, 2, 2, memory_format=pdt.channels_last)
+    assert x._version == 5 and c._version == 0 and c.stride() == (12, 1, 6, 3)
+    x.resize_(3, 3)  # a new storage starts at x's count
+    assert x._version == 6
+    assert pdt.ones(0, device=device).resize_(3)._version == 1
+    assert x.resize_as_(pdt.ones(9, device=device))._version == 7
+
+
 def test_resize_refusals(device):
     with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
         pdt.ones(3, device=device, requires_grad=True).resize_(2)

@@ -9,6 +9,7 @@ input, and the number of sliding windows.
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
@@ -239,9 +240,12 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 # ---- convolutions ----
 
 def _padding(padding: Any, nd: int, kernel: tuple, stride: tuple, dilation: tuple,
-             where: str) -> tuple:
+             where: str, warn: bool = True) -> tuple:
     """(padding on both sides, extra at the end): 'same' pads dilation * (k - 1) in all,
-    the odd one at the end (as PyTorch); 'valid' is 0."""
+    the odd one at the end (as PyTorch); 'valid' is 0.  An odd total (an even kernel
+    length with an odd dilation) warns as PyTorch's forward does (warn=False: a layer's
+    constructor checking its arguments), once a process under Python's default filter
+    (the warning is attributed to this line, as TORCH_WARN_ONCE)."""
     if isinstance(padding, str):
         if padding == "valid":
             return (0,) * nd, (0,) * nd
@@ -252,6 +256,10 @@ def _padding(padding: Any, nd: int, kernel: tuple, stride: tuple, dilation: tupl
             raise _Invalid(f"{where}: padding='same' is not supported for strided "
                            f"convolutions (stride={stride})")
         total = tuple(d * (k - 1) for k, d in zip(kernel, dilation))
+        if warn and any(t % 2 for t in total):
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                          "require a zero-padded copy of the input be created", UserWarning,
+                          stacklevel=1)
         return tuple(t // 2 for t in total), tuple(t % 2 for t in total)
     return _at_least(_tuple(padding, nd, "padding", where), 0, "padding", where), (0,) * nd
 

@@ -41,8 +41,8 @@ def _dropped(input: Tensor, p: float, inplace: bool, shape: tuple[int, ...]) -> 
         return input.mul_(0.0) if inplace else input * 0.0
     keep = _C.rand(shape, device=input.device) >= p  # kept with probability 1 - p
     scale = 1.0 / (1.0 - p)
-    if inplace:
-        return input.mul_(keep).mul_(scale)
+    if inplace:  # one write, so one version bump, as PyTorch's
+        return input.copy_(input * keep * scale)
     return input * keep * scale
 
 

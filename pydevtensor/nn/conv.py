@@ -68,7 +68,8 @@ class _ConvNd(Module):
         self.dilation = FC._at_least(FC._tuple(dilation, nd, "dilation", where), 1,
                                      "dilation", where)
         if isinstance(padding, str):
-            FC._padding(padding, nd, self.kernel_size, self.stride, self.dilation, where)
+            FC._padding(padding, nd, self.kernel_size, self.stride, self.dilation, where,
+                        warn=False)
             self.padding = padding
         else:
             self.padding = FC._at_least(FC._tuple(padding, nd, "padding", where), 0, "padding",

@@ -64,12 +64,35 @@ def zeros_(tensor):
 
 
 def calculate_gain(nonlinearity, param=None):
-    """The recommended gain for a nonlinearity (PyTorch's table): 1 for linear and
-    sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu
-    (slope: param, default 0.01), 3/4 for selu; 1 for the convolutions."""
+    """The recommended gain for a nonlinearity (PyTorch's table).
+
+    Parameters
+    ----------
+    nonlinearity : str
+        The nn.functional name: ``'linear'`` (or ``'identity'``), ``'sigmoid'``,
+        ``'conv1d'`` to ``'conv3d'``, ``'conv_transpose1d'`` to ``'conv_transpose3d'``
+        (the int 1, as PyTorch's), ``'tanh'`` (5/3), ``'relu'`` (sqrt(2)),
+        ``'leaky_relu'`` (sqrt(2 / (1 + slope^2))), ``'selu'`` (3/4).
+    param : int or float, optional
+        leaky_relu's negative slope (default 0.01).
+
+    Returns
+    -------
+    int or float
+
+    Raises
+    ------
+    ValueError
+        For another nonlinearity, or a slope that is not a number.
+
+    Examples
+    --------
+    >>> pydevtensor.nn.init.calculate_gain("conv2d"), pydevtensor.nn.init.calculate_gain("selu")
+    (1, 0.75)
+    """
     if nonlinearity in ("linear", "identity", "sigmoid", "conv1d", "conv2d", "conv3d",
                         "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
-        return 1.0
+        return 1
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":

@@ -479,6 +479,8 @@ class Optimizer:
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
+            if i:
+                lines.append("")  # a blank line between the groups, as PyTorch's
             lines.append(f"Parameter Group {i}")
             for k in sorted(k for k in g if k != "params"):
                 lines.append(f"    {k}: {g[k]}")
