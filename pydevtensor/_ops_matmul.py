@@ -10,7 +10,7 @@ Importing this module also makes ``pydevtensor.backends`` (with
 ``backends.cuda.matmul.allow_tf32``) available.
 """
 from . import _C, backends  # noqa: F401  (backends: pydevtensor.backends exists after import)
-from ._out import _write_out, refuse_grad
+from ._out import _out_written, refuse_grad
 from .autograd.dispatch import recorded
 
 __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
@@ -24,7 +24,7 @@ def _with_out(name, f):
         if out is None:
             return f(*args, **kwargs)
         refuse_grad(name, *args, *kwargs.values(), out)
-        return _write_out(f(*args, **kwargs), out, name)
+        return _out_written(f(*args, **kwargs), out, name)
 
     op.__name__ = op.__qualname__ = name
     doc = f.__doc__ or ""

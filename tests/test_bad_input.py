@@ -232,11 +232,15 @@ def test_a_shared_case_that_changes_process_wide_state_is_reported(i, runner_che
 
 
 def test_nan_and_inf_convert_to_integers_as_documented():
-    """tensor(data, dtype=int) converts floats as .to() does (Note [float to int]):
-    NaN -> 0, out of range -> the nearest end; before, the C cast was undefined."""
+    """.to(int) converts floats by Note [float to int]: NaN -> 0, out of range -> the
+    nearest end (before, the C cast was undefined); tensor(data, dtype=int) refuses
+    such a float, as PyTorch's does, and truncates one within the range."""
     import pydevtensor as pdt
     data = [float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 2.9, -2.9]
     for dtype, lo, hi in ((pdt.int32, -2**31, 2**31 - 1), (pdt.int64, -2**63, 2**63 - 1)):
         want = [0, hi, lo, hi, lo, 2, -2]
-        assert pdt.tensor(data, dtype=dtype).tolist() == want
         assert pdt.tensor(data, dtype=pdt.float64).to(dtype).tolist() == want
+        for value in data[:5]:
+            with pytest.raises(OverflowError, match="cannot be converted to .* without overflow"):
+                pdt.tensor([value], dtype=dtype)
+        assert pdt.tensor(data[5:], dtype=dtype).tolist() == [2, -2]

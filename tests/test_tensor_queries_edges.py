@@ -5,6 +5,7 @@ float an integer dtype cannot hold, and to() takes non_blocking and copy positio
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import pydevtensor as pdt
@@ -76,3 +77,39 @@ def test_to_takes_non_blocking_and_copy_positionally(device):
     assert w is not x and w.data_ptr() != x.data_ptr()
     with pytest.raises(TypeError, match=r"to\(\) takes"):
         x.to(pdt.float32, False, True, True)
+
+
+def test_an_empty_out_takes_the_results_shape(device):
+    # Note [empty outs]: C elementwise ops, unary ops and the matrix products
+    a = pdt.tensor([[1.0, 2.0, 3.0]], device=device)
+    b = pdt.tensor([[10.0], [20.0]], device=device)
+    for call, want in ((lambda o: pdt.add(a, b, out=o), [[11, 12, 13], [21, 22, 23]]),
+                       (lambda o: pdt.mul(a, 2, out=o), [[2, 4, 6]]),
+                       (lambda o: pdt.exp(a.log(), out=o), [[1, 2, 3]]),
+                       (lambda o: pdt.clamp(a, max=2.0, out=o), [[1, 2, 2]]),
+                       (lambda o: pdt.mm(b, a, out=o), [[10, 20, 30], [20, 40, 60]])):
+        out = pdt.empty(0, device=device)
+        version = out._version
+        got = call(out)
+        assert got is out
+        np.testing.assert_allclose(out.cpu().numpy(), np.array(want, np.float64), rtol=1e-6)
+        assert out._version > version
+    out = pdt.empty(0, 3, device=device)
+    assert pdt.add(a, 1, out=out).tolist() == [[2, 3, 4]] and out.shape == (1, 3)
+
+
+def test_an_out_that_cannot_take_the_result_is_left_as_it_was(device):
+    a = pdt.tensor([1.5, 2.5], device=device)
+    out = pdt.empty(0, dtype=pdt.int64, device=device)
+    with pytest.raises(TypeError, match="can't be cast to the desired output type int64"):
+        pdt.add(a, 1, out=out)
+    assert out.shape == (0,) and out.dtype == pdt.int64
+    full = pdt.zeros(3, device=device)  # elements of another shape: refused, untouched
+    with pytest.raises(ValueError, match="doesn't match the broadcast shape"):
+        pdt.add(a, 1, out=full)
+    assert full.tolist() == [0, 0, 0]
+    base = pdt.zeros(4, device=device)
+    view = base[:0]  # a view's storage is not its own: not resized
+    with pytest.raises(ValueError, match="doesn't match the broadcast shape"):
+        pdt.add(a, 1, out=view)
+    assert view.shape == (0,) and base.tolist() == [0, 0, 0, 0]

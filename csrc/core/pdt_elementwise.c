@@ -255,7 +255,7 @@ pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim
     if (!same)
         return pdt_fail(PDT_ERR_VALUE,
                         "%s: the output with shape %s doesn't match the broadcast shape %s "
-                        "(outputs are not resized)",
+                        "(an output with elements is not resized)",
                         name, pdt_shape_str(out->ndim, out->shape, os, sizeof os),
                         pdt_shape_str(ndim, shape, bs, sizeof bs));
     if (!can_cast(res, out->dtype))

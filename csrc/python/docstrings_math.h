@@ -11,8 +11,9 @@
 #include "pdt_module.h" /* PyDoc_STRVAR */
 
 #define DOC_OUT_PARAM                                                                              \
-    "out : Tensor, optional\n    Receives the result (its shape, dtype and device must match; "    \
-    "outputs are not resized).\n"
+    "out : Tensor, optional\n    Receives the result: its device, and a dtype the result "         \
+    "casts to; an out with no elements takes the result's shape, one with elements must "          \
+    "have it.\n"
 #define DOC_RAISES_BINARY                                                                          \
     "Raises\n------\nValueError\n    When the shapes do not broadcast together, or out does "      \
     "not match.\npydevtensor.DeviceError\n    When the two tensors are on different devices "      \

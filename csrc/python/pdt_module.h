@@ -174,6 +174,12 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S);
 /* Wraps t (takes over its storage reference) in a new Tensor; on failure
  * releases t and returns NULL. */
 PyObject *pdt_tensor_wrap_new(pdt_state *S, pdt_tensor *t);
+/* Note [empty outs] in tensor_object.c: *fresh a new empty Tensor of shape (out's
+ * dtype and device) when out= has no elements and is no view, else NULL; -1 with an
+ * exception set on failure.  pdt_out_adopt: out takes fresh's storage (and fresh's
+ * reference is dropped), once the op has written fresh. */
+int pdt_out_fresh(pdt_state *S, PyObject *out, int ndim, const int64_t *shape, PyObject **fresh);
+int pdt_out_adopt(PyObject *out, PyObject *fresh);
 /* The tuple (a, b) of two new Tensors wrapping a and b (taken over); on failure
  * releases what is not yet wrapped and returns NULL. */
 static inline PyObject *pdt_tensor_wrap_pair(pdt_state *S, pdt_tensor *a, pdt_tensor *b)

@@ -115,17 +115,32 @@ static int to_arg_named(pdt_state *S, PyObject *o, const char *fname, const char
     return r > 0 ? 0 : -1;
 }
 
+/* The broadcast shape of a and b (either NULL: a number) into ndim and shape; 0 when
+ * they do not broadcast (the core says why). */
+static int broadcast_of(const pdt_tensor *a, const pdt_tensor *b, int *ndim, int64_t *shape)
+{
+    int na = a ? a->ndim : 0, nb = b ? b->ndim : 0, n = na > nb ? na : nb;
+    for (int i = 0; i < n; i++) {
+        int64_t sa = i - (n - na) >= 0 ? a->shape[i - (n - na)] : 1;
+        int64_t sb = i - (n - nb) >= 0 ? b->shape[i - (n - nb)] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return 0;
+        shape[i] = sa == 1 ? sb : sa;
+    }
+    *ndim = n;
+    return 1;
+}
+
 /* Elements the op will touch: the broadcast shape's (a mismatch is the
  * core's to report). */
 static int64_t work_numel(const pdt_tensor *a, const pdt_tensor *b)
 {
-    int na = a ? a->ndim : 0, nb = b ? b->ndim : 0, n = na > nb ? na : nb;
-    int64_t numel = 1;
-    for (int i = 0; i < n; i++) {
-        int64_t sa = i - (n - na) >= 0 ? a->shape[i - (n - na)] : 1;
-        int64_t sb = i - (n - nb) >= 0 ? b->shape[i - (n - nb)] : 1;
-        numel *= sa > sb ? sa : sb;
-    }
+    int64_t shape[PDT_MAX_DIMS], numel = 1;
+    int n = 0;
+    if (!broadcast_of(a, b, &n, shape))
+        return 0;
+    for (int i = 0; i < n; i++)
+        numel *= shape[i];
     return numel;
 }
 
@@ -137,7 +152,13 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
                             const pdt_arg *alpha, PyObject *out_obj)
 {
     pdt_tensor result;
-    const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
+    int64_t shape[PDT_MAX_DIMS];
+    int ndim;
+    PyObject *fresh = NULL; /* Note [empty outs] */
+    if (out_obj && broadcast_of(a.t, b.t, &ndim, shape) &&
+        pdt_out_fresh(S, out_obj, ndim, shape, &fresh) < 0)
+        return NULL;
+    const pdt_tensor *out = out_obj ? pdt_tensor_of(fresh ? fresh : out_obj) : NULL;
     pdt_status st;
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
     h.n = 0;
@@ -152,8 +173,12 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
                    : pdt_binary(name, op, a, b, out, &result);
     }
     pdt_hold_release(&h);
-    if (st != PDT_OK)
+    if (st != PDT_OK) {
+        Py_XDECREF(fresh);
         return pdt_raise(S, st);
+    }
+    if (fresh && pdt_out_adopt(out_obj, fresh) < 0)
+        return NULL;
     if (out_obj)
         pdt_bump_version(out_obj); /* Note [version counter] */
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
@@ -163,7 +188,13 @@ static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyOb
                            const pdt_arg *lo, const pdt_arg *hi, PyObject *out_obj)
 {
     pdt_tensor result;
-    const pdt_tensor *t = pdt_tensor_of(x), *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
+    const pdt_tensor *t = pdt_tensor_of(x);
+    /* Note [empty outs]; with tensor bounds (clamp), the core refuses another shape */
+    PyObject *fresh = NULL;
+    if (out_obj && !(lo && lo->t) && !(hi && hi->t) &&
+        pdt_out_fresh(S, out_obj, t->ndim, t->shape, &fresh) < 0)
+        return NULL;
+    const pdt_tensor *out = out_obj ? pdt_tensor_of(fresh ? fresh : out_obj) : NULL;
     pdt_status st;
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
     h.n = 0;
@@ -181,8 +212,12 @@ static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyOb
         st = pdt_unary(name, op, t, lo, hi, out, &result);
     }
     pdt_hold_release(&h);
-    if (st != PDT_OK)
+    if (st != PDT_OK) {
+        Py_XDECREF(fresh);
         return pdt_raise(S, st);
+    }
+    if (fresh && pdt_out_adopt(out_obj, fresh) < 0)
+        return NULL;
     if (out_obj)
         pdt_bump_version(out_obj); /* Note [version counter] */
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);

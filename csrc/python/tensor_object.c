@@ -264,6 +264,36 @@ static int set_data(PyObject *self, PyObject *value, void *c)
     return 0;
 }
 
+/* Note [empty outs]: an out= with no elements that is no view (nothing else sees its
+ * storage) takes the result's shape, as PyTorch resizes it: out=pydevtensor.empty(0)
+ * is a common way to ask for one.  The op writes into a fresh tensor of that shape
+ * (pdt_out_fresh), which out adopts only once the op has succeeded (pdt_out_adopt),
+ * so that a failing call leaves out as it was.  An out with elements of another shape
+ * is refused by the core (PyTorch resizes that too, with a deprecation warning). */
+int pdt_out_fresh(pdt_state *S, PyObject *out, int ndim, const int64_t *shape, PyObject **fresh)
+{
+    PdtTensorObject *o = (PdtTensorObject *)out;
+    const pdt_tensor *t = &o->t;
+    *fresh = NULL;
+    if (pdt_tensor_numel(t) != 0 || o->base ||
+        (t->ndim == ndim && !memcmp(t->shape, shape, sizeof *shape * (size_t)ndim)))
+        return 0;
+    pdt_tensor made;
+    pdt_status st = pdt_tensor_empty(t->device, t->dtype, ndim, shape, 0, &made);
+    if (st != PDT_OK) {
+        pdt_raise(S, st);
+        return -1;
+    }
+    return (*fresh = pdt_tensor_wrap_new(S, &made)) ? 0 : -1;
+}
+
+int pdt_out_adopt(PyObject *out, PyObject *fresh)
+{
+    int r = set_data(out, fresh, NULL);
+    Py_DECREF(fresh);
+    return r;
+}
+
 static PyGetSetDef tensor_getset[] = {
     {"device", get_device, NULL, doc_device, NULL},
     {"dtype", get_dtype, NULL, doc_dtype, NULL},
