@@ -183,6 +183,13 @@ def _addc(op, input, tensor1, tensor2, value, combine):
     if dt is not None:
         input, tensor1, tensor2 = (t if t.dtype == dt else t.to(dt)
                                    for t in (input, tensor1, tensor2))
+    if dt is not None and not dt.is_floating_point and isinstance(value, float):
+        # PyTorch truncates a fractional value silently (1.5 acts as 1)
+        if not value.is_integer():
+            raise RuntimeError(f"{op}(): value must be an integer for {dt} tensors (on "
+                               f"{input.device}), got {value!r}; convert the tensors to a "
+                               f"floating dtype to scale by a fraction")
+        value = int(value)
     # PyTorch's kernel: input + (value * tensor1) op tensor2, a half dtype computed in
     # float32 and rounded once, value as given (Note [scalars meeting halves])
     half = dt in (_C.float16, _C.bfloat16)
@@ -202,12 +209,17 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     tensor1, tensor2 : Tensor
         The factors.
     value : number, optional
-        The multiplier (default 1).
+        The multiplier (default 1); a whole number for integer tensors.
 
     Returns
     -------
     Tensor
         Of the broadcast shape and the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For a fractional value with integer tensors (PyTorch truncates it).
 
     Examples
     --------

@@ -350,6 +350,18 @@ def test_addcmul_addcdiv_match_numpy(device):
     i = pdt.tensor([1, 2], device=device)
     got = pdt.addcmul(i, i, i, value=2)
     assert got.dtype == pdt.int64 and _np(got).tolist() == [3, 10]
+    for value in (2.0, -3.0):  # whole floats act as the integer, the dtype kept
+        got = pdt.addcmul(i, i, i, value=value)
+        assert got.dtype == pdt.int64 and _np(got).tolist() == [1 + value, 2 + 4 * value]
+    j = i.clone()
+    assert j.addcmul_(i, i, value=3.0) is j and _np(j).tolist() == [4, 14]
+    for value in (1.5, -0.25):  # PyTorch truncates these to 1 and 0
+        with pytest.raises(RuntimeError, match=r"addcmul\(\): value must be an integer for "
+                                               r"pydevtensor.int64 tensors \(on "):
+            pdt.addcmul(i, i, i, value=value)
+        with pytest.raises(RuntimeError, match="value must be an integer"):
+            i.addcmul_(i, i, value=value)
+    assert _np(i).tolist() == [1, 2]
     with pytest.raises(RuntimeError, match=r"addcdiv\(\): integer division is not supported: "
                                            r"tensor1 is pydevtensor.int64"):
         pdt.addcdiv(i, i, i)
