@@ -115,7 +115,8 @@ def lerp(input, end, weight):
     end : Tensor
         The end, of input's dtype, broadcast against it.
     weight : float or Tensor
-        The weight; a tensor of input's dtype, broadcast against the others.
+        The weight; a tensor of input's dtype, broadcast against the others, or a 0-d
+        tensor of any dtype (cast to input's, as a number would be).
 
     Returns
     -------
@@ -125,7 +126,8 @@ def lerp(input, end, weight):
     Raises
     ------
     TypeError
-        For integer tensors, or when end or weight has another dtype than input.
+        For integer tensors, or when end or a weight of 1 or more dimensions has another
+        dtype than input.
 
     Examples
     --------
@@ -139,6 +141,9 @@ def lerp(input, end, weight):
     end = _tensor_arg(end, "lerp", "end")
     others = [("end", end)]
     if isinstance(weight, _C.Tensor):
+        if weight.ndim == 0 and weight.dtype != start.dtype:
+            # a 0-d weight takes no part in the dtype, as PyTorch's: cast to input's
+            weight = weight.to(start.dtype)
         others.append(("weight", weight))
     elif not _number(weight):
         raise TypeError(f"lerp(): argument 'weight' must be a number or a Tensor, got "

@@ -340,6 +340,28 @@ def test_lerp_gradient_and_errors(device):
         pdt.lerp(pdt.tensor([1], device=device), pdt.tensor([2], device=device), 0.5)
 
 
+@pytest.mark.parametrize("dtype,wdtype", [("float16", "float32"), ("bfloat16", "float32"),
+                                          ("float32", "float64"), ("float64", "float16")])
+def test_lerp_0d_weight_of_another_dtype(device, dtype, wdtype):
+    """A 0-d weight takes no part in the result's dtype (PyTorch's): cast to input's."""
+    dt, wdt = getattr(pdt, dtype), getattr(pdt, wdtype)
+    s, e = pdt.tensor([1.0, 2.0], dtype=dt, device=device), pdt.tensor([3.0, 7.0], dtype=dt,
+                                                                        device=device)
+    w = pdt.tensor(0.3, dtype=wdt, device=device, requires_grad=True)
+    got = pdt.lerp(s, e, w)
+    assert got.dtype == dt and s.lerp(e, w.detach()).dtype == dt
+    if dtype != "bfloat16":  # the weight rounded to input's dtype, then 1 + 2 w, 2 + 5 w
+        wr = np.float64(getattr(np, dtype)(getattr(np, wdtype)(0.3)))
+        want = np.array([1 + 2 * wr, 2 + 5 * wr]).astype(dtype)
+        np.testing.assert_array_equal(_np(got), want)
+    else:
+        np.testing.assert_allclose(_np(got).astype(np.float64), [1.6, 3.5], rtol=4e-3)
+    got.sum().backward()
+    assert w.grad.dtype == wdt and float(w.grad) == 7.0
+    with pytest.raises(TypeError, match="expected weight of input's dtype"):
+        pdt.lerp(s, e, pdt.tensor([0.3], dtype=wdt, device=device))  # 1-d: refused
+
+
 def test_addcmul_addcdiv_match_numpy(device):
     rng = np.random.default_rng(6)
     a, b, c = rng.standard_normal((2, 3)), rng.standard_normal((3,)), rng.uniform(1, 2, (2, 1))
