@@ -115,7 +115,8 @@ def lerp(input, end, weight):
     end : Tensor
         The end, of input's dtype, broadcast against it.
     weight : float or Tensor
-        The weight; a tensor of input's dtype, broadcast against the others.
+        The weight; a tensor of input's dtype, broadcast against the others, or a 0-d
+        tensor of any dtype (cast to input's, as a number would be).
 
     Returns
     -------
@@ -125,7 +126,8 @@ def lerp(input, end, weight):
     Raises
     ------
     TypeError
-        For integer tensors, or when end or weight has another dtype than input.
+        For integer tensors, or when end or a weight of 1 or more dimensions has another
+        dtype than input.
 
     Examples
     --------
@@ -139,6 +141,9 @@ def lerp(input, end, weight):
     end = _tensor_arg(end, "lerp", "end")
     others = [("end", end)]
     if isinstance(weight, _C.Tensor):
+        if weight.ndim == 0 and weight.dtype != start.dtype:
+            # a 0-d weight takes no part in the dtype, as PyTorch's: cast to input's
+            weight = weight.to(start.dtype)
         others.append(("weight", weight))
     elif not _number(weight):
         raise TypeError(f"lerp(): argument 'weight' must be a number or a Tensor, got "
@@ -183,6 +188,13 @@ def _addc(op, input, tensor1, tensor2, value, combine):
     if dt is not None:
         input, tensor1, tensor2 = (t if t.dtype == dt else t.to(dt)
                                    for t in (input, tensor1, tensor2))
+    if dt is not None and not dt.is_floating_point and isinstance(value, float):
+        # PyTorch truncates a fractional value silently (1.5 acts as 1)
+        if not value.is_integer():
+            raise RuntimeError(f"{op}(): value must be an integer for {dt} tensors (on "
+                               f"{input.device}), got {value!r}; convert the tensors to a "
+                               f"floating dtype to scale by a fraction")
+        value = int(value)
     # PyTorch's kernel: input + (value * tensor1) op tensor2, a half dtype computed in
     # float32 and rounded once, value as given (Note [scalars meeting halves])
     half = dt in (_C.float16, _C.bfloat16)
@@ -202,12 +214,17 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     tensor1, tensor2 : Tensor
         The factors.
     value : number, optional
-        The multiplier (default 1).
+        The multiplier (default 1); a whole number for integer tensors.
 
     Returns
     -------
     Tensor
         Of the broadcast shape and the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For a fractional value with integer tensors (PyTorch truncates it).
 
     Examples
     --------

@@ -12,8 +12,8 @@ from ._ops_index import _tensor_arg
 from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
                                 overwrite_in_place)
 
-__all__ = ["adjoint", "conj", "is_complex", "isneginf", "isposinf", "isreal", "pinverse",
-           "resolve_conj", "resolve_neg", "vdot"]
+__all__ = ["adjoint", "conj", "imag", "is_complex", "isneginf", "isposinf", "isreal",
+           "pinverse", "real", "resolve_conj", "resolve_neg", "vdot"]
 
 
 def _where(t):
@@ -121,6 +121,60 @@ def conj(input):
 
 
 resolve_conj = resolve_neg = conj
+
+
+def real(input):
+    """The real part: input itself for a real tensor (as PyTorch's real of a real one,
+    which returns input).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor (also the property ``x.real``).
+
+    Returns
+    -------
+    Tensor
+        input (the same object).
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1.5, -2.0])
+    >>> pydevtensor.real(x) is x
+    True
+    """
+    _tensor_arg(input, "real")
+    return input
+
+
+def imag(input):
+    """The imaginary part, which real tensors do not have: raises, as PyTorch's imag of a
+    real tensor does (pydevtensor has no complex dtypes).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor (also the property ``x.imag``).
+
+    Returns
+    -------
+    Tensor
+        Never: pydevtensor's tensors are real.
+
+    Raises
+    ------
+    TypeError
+        Always (for a Tensor: its dtype is not complex).
+
+    Examples
+    --------
+    >>> pydevtensor.imag(pydevtensor.ones(2))
+    Traceback (most recent call last):
+        ...
+    TypeError: imag is not implemented for tensors with non-complex dtypes (float32).
+    """
+    _tensor_arg(input, "imag")
+    return input.imag
 
 
 def adjoint(input):

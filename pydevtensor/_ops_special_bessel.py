@@ -116,7 +116,7 @@ def _scaled_k_f64(nu, x):
     for k in range(1, _ASYM_TERMS):
         term = term * ((4 * nu * nu - (2 * k - 1) ** 2) / (8 * k)) / z
         total = total + term
-    large = total * (z.reciprocal() * (math.pi / 2)).sqrt()
+    large = total * math.sqrt(math.pi / 2) / z.sqrt()  # 1 / z is subnormal above 4.5e307
     out = where(x <= 1.0, series, where(x <= _ASYM, middle, large))
     out = where(x == 0, math.inf, out)
     return where(x == math.inf, 0.0, where(x < 0, math.nan, out))

@@ -61,12 +61,18 @@ def _scaled_bessel(nu, a):
     for k in range(1, _ASYMPTOTIC_TERMS):
         term = term * (((2 * k - 1) ** 2 - 4 * nu * nu) / (8 * k)) / z
         total = total + term
-    return where(a <= _SWITCH, series, total / (z * (2 * math.pi)).sqrt())
+    # z.sqrt() first: z * 2 pi overflows for z above 2.8e307
+    return where(a <= _SWITCH, series, total / math.sqrt(2 * math.pi) / z.sqrt())
 
 
 def _unscaled(scaled, a):
-    """scaled * exp(a), inf at a = inf (not NaN)."""
-    return where(a == math.inf, math.inf, scaled * a.clamp(max=1e300).exp())
+    """scaled * exp(a), inf at a = inf (not NaN); above a = 700 as (scaled * exp(a / 2))
+    * exp(a / 2), finite up to where I_nu overflows (a = 713.98), not where exp(a)
+    does (709.78)."""
+    half = (a.clamp(min=700.0) * 0.5).exp()
+    large = scaled * half * half
+    return where(a == math.inf, math.inf, where(a <= 700.0, scaled * a.clamp(max=700.0).exp(),
+                                                large))
 
 
 def _i0e_f64(x):
@@ -105,13 +111,15 @@ def _erfcx_f64(x):
     for k in range(1, _ERFCX_TERMS):
         term = term * w * -(2 * k - 1)
         total = total + term
-    return where(x < _ERFCX_SWITCH, direct, total / (z * math.sqrt(math.pi)))
+    # divided by z last: z sqrt(pi) overflows for z above 1e308 (the result is subnormal)
+    return where(x < _ERFCX_SWITCH, direct, total / math.sqrt(math.pi) / z)
 
 
 def _log_ndtr_f64(x):
     neg = x.clamp(max=0.0)
     pos = x.clamp(min=0.0)
-    lower = (_erfcx_f64(neg * -_SQRT_HALF) * 0.5).log() - neg * neg * 0.5
+    # (x / 2) x: x^2 / 2 is finite up to |x| = 1.9e154, x^2 only to 1.3e154
+    lower = (_erfcx_f64(neg * -_SQRT_HALF) * 0.5).log() - neg * 0.5 * neg
     upper = ((pos * _SQRT_HALF).erfc() * -0.5).log1p()
     return where(x < 0, lower, upper)
 

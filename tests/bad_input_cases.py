@@ -241,6 +241,9 @@ CASES = [
       r"lerp\(\): expected weight of input's dtype pydevtensor.float32, got pydevtensor.float64"),
     C("addcmul-value-tensor", "pdt.addcmul(t, t, t, value=t)", "TypeError",
       r"addcmul\(\): value must be a number, got Tensor"),
+    C("addcmul-int-fraction", "pdt.addcmul(ti, ti, ti, value=1.5)", "RuntimeError",
+      r"addcmul\(\): value must be an integer for pydevtensor.int32 tensors \(on cpu\), got "
+      r"1.5"),
     C("addcdiv-int", "pdt.addcdiv(t, ti, ti)", "RuntimeError",
       r"addcdiv\(\): integer division is not supported: tensor1 is pydevtensor.int32"),
     C("diff-0d", "pdt.diff(pdt.tensor(1.0))", "RuntimeError",

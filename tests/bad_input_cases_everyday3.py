@@ -184,6 +184,10 @@ EVERYDAY3_CASES = [
     C("is_complex-ndarray", "pdt.is_complex(np.zeros(2))", "TypeError", r"got ndarray"),
     C("isreal-number", "pdt.isreal(1.0)", "TypeError", r"got float"),
     C("conj-list", "pdt.conj([1])", "TypeError", r"got list"),
+    C("real-list", "pdt.real([1.0])", "TypeError", r"real\(\): argument 'input' "
+      r"must be a Tensor, got list"),
+    C("imag-real-tensor", "pdt.imag(pdt.ones(2))", "TypeError", r"imag is not implemented "
+      r"for tensors with non-complex dtypes \(float32\)"),
     C("resolve_conj-str", 'pdt.resolve_conj("a")', "TypeError", r"got str"),
     C("resolve_neg-int", "pdt.resolve_neg(3)", "TypeError", r"got int"),
     C("adjoint-1d", "pdt.adjoint(pdt.ones(3))", "RuntimeError",

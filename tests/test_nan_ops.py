@@ -340,6 +340,28 @@ def test_lerp_gradient_and_errors(device):
         pdt.lerp(pdt.tensor([1], device=device), pdt.tensor([2], device=device), 0.5)
 
 
+@pytest.mark.parametrize("dtype,wdtype", [("float16", "float32"), ("bfloat16", "float32"),
+                                          ("float32", "float64"), ("float64", "float16")])
+def test_lerp_0d_weight_of_another_dtype(device, dtype, wdtype):
+    """A 0-d weight takes no part in the result's dtype (PyTorch's): cast to input's."""
+    dt, wdt = getattr(pdt, dtype), getattr(pdt, wdtype)
+    s, e = pdt.tensor([1.0, 2.0], dtype=dt, device=device), pdt.tensor([3.0, 7.0], dtype=dt,
+                                                                        device=device)
+    w = pdt.tensor(0.3, dtype=wdt, device=device, requires_grad=True)
+    got = pdt.lerp(s, e, w)
+    assert got.dtype == dt and s.lerp(e, w.detach()).dtype == dt
+    if dtype != "bfloat16":  # the weight rounded to input's dtype, then 1 + 2 w, 2 + 5 w
+        wr = np.float64(getattr(np, dtype)(getattr(np, wdtype)(0.3)))
+        want = np.array([1 + 2 * wr, 2 + 5 * wr]).astype(dtype)
+        np.testing.assert_array_equal(_np(got), want)
+    else:
+        np.testing.assert_allclose(_np(got).astype(np.float64), [1.6, 3.5], rtol=4e-3)
+    got.sum().backward()
+    assert w.grad.dtype == wdt and float(w.grad) == 7.0
+    with pytest.raises(TypeError, match="expected weight of input's dtype"):
+        pdt.lerp(s, e, pdt.tensor([0.3], dtype=wdt, device=device))  # 1-d: refused
+
+
 def test_addcmul_addcdiv_match_numpy(device):
     rng = np.random.default_rng(6)
     a, b, c = rng.standard_normal((2, 3)), rng.standard_normal((3,)), rng.uniform(1, 2, (2, 1))
@@ -350,6 +372,18 @@ def test_addcmul_addcdiv_match_numpy(device):
     i = pdt.tensor([1, 2], device=device)
     got = pdt.addcmul(i, i, i, value=2)
     assert got.dtype == pdt.int64 and _np(got).tolist() == [3, 10]
+    for value in (2.0, -3.0):  # whole floats act as the integer, the dtype kept
+        got = pdt.addcmul(i, i, i, value=value)
+        assert got.dtype == pdt.int64 and _np(got).tolist() == [1 + value, 2 + 4 * value]
+    j = i.clone()
+    assert j.addcmul_(i, i, value=3.0) is j and _np(j).tolist() == [4, 14]
+    for value in (1.5, -0.25):  # PyTorch truncates these to 1 and 0
+        with pytest.raises(RuntimeError, match=r"addcmul\(\): value must be an integer for "
+                                               r"pydevtensor.int64 tensors \(on "):
+            pdt.addcmul(i, i, i, value=value)
+        with pytest.raises(RuntimeError, match="value must be an integer"):
+            i.addcmul_(i, i, value=value)
+    assert _np(i).tolist() == [1, 2]
     with pytest.raises(RuntimeError, match=r"addcdiv\(\): integer division is not supported: "
                                            r"tensor1 is pydevtensor.int64"):
         pdt.addcdiv(i, i, i)

@@ -41,6 +41,11 @@ def test_infinities_and_the_real_answers(device):
     assert pdt.is_complex(x) is False and x.is_complex() is False
     np.testing.assert_array_equal(pdt.isreal(x).cpu().numpy(), np.isreal(a))
     assert pdt.conj(x) is x and x.resolve_conj() is x and x.resolve_neg() is x
+    for t in (x, i, x[1:]):
+        assert pdt.real(t) is t and pdt.real(t).data_ptr() == t.data_ptr()
+        with pytest.raises(TypeError, match="imag is not implemented for tensors with "
+                                            "non-complex dtypes"):
+            pdt.imag(t)
 
 
 def test_adjoint_h_vdot_and_sum_to_size(device):

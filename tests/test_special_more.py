@@ -129,6 +129,46 @@ def test_log_ndtr(device):
     assert S.log_ndtr(_t([math.inf, -math.inf], device)).cpu().tolist() == [0.0, -math.inf]
 
 
+
+# mpmath (40 digits) at huge finite arguments, where x * 2 pi, x sqrt(pi), 1 / x or x^2
+# overflow or go subnormal and exp(x) overflows before I_nu(x) does
+HUGE = [
+    ("i0", [711.0, 713.9, -712.5, 1.79e308],
+     [9.087162727263793e+306, 1.6481551866951379e+308, 4.068293090664341e+307, math.inf]),
+    ("i1", [711.0, -712.5, -1.79e308],
+     [9.080770067322847e+306, -4.0654371450013245e+307, -math.inf]),
+    ("i0e", [1.79e308, -1.79e308, 4.6e307, 3.4e38],
+     [2.9818346035451365e-155, 2.9818346035451365e-155, 5.882083021528272e-155,
+      2.1635682882675375e-20]),
+    ("i1e", [1.79e308, -1.79e308, 3.4e38],
+     [2.9818346035451365e-155, -2.9818346035451365e-155, 2.1635682882675375e-20]),
+    ("erfcx", [1.79e308, 1e308, 3.4e38, -1.79e308],
+     [3.151897114791936e-309, 5.64189583547756e-309, 1.6593811280816363e-39, math.inf]),
+    ("scaled_modified_bessel_k0", [1.79e308, 1e308],
+     [9.367709684717234e-155, 1.2533141373155003e-154]),
+    ("scaled_modified_bessel_k1", [1.79e308, 4.6e307],
+     [9.367709684717234e-155, 1.847910880823847e-154]),
+    ("log_ndtr", [-1.5e154, -1.8e154, -1.79e308], [-1.1250000000000002e+308, -1.62e+308,
+                                                   -math.inf]),
+]
+
+
+@pytest.mark.parametrize("name,x,expect", HUGE)
+def test_huge_arguments(device, name, x, expect):
+    out = getattr(S, name)(_t(x, device)).cpu().numpy()
+    # the subnormal erfcx(1e308) keeps 50 bits
+    np.testing.assert_allclose(out, expect, rtol=1e-15, atol=0)
+    x32 = pdt.tensor([3.4e38, -3.4e38], dtype=pdt.float32, device=device)
+    want = {"i0": [math.inf] * 2, "i1": [math.inf, -math.inf],
+            "i0e": [2.1635682882675375e-20] * 2,
+            "i1e": [2.1635682882675375e-20, -2.1635682882675375e-20],
+            "erfcx": [1.6593811280816363e-39, math.inf],  # subnormal in float32
+            "log_ndtr": [-0.0, -math.inf]}.get(name)
+    if want is not None:
+        got = getattr(S, name)(x32)
+        assert got.dtype == pdt.float32
+        np.testing.assert_allclose(got.cpu().numpy(), np.float32(want), rtol=1e-7, atol=0)
+
 P = [1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 1e-3, 0.1, 0.2499, 0.25, 0.3, 0.5 - 1e-9, 0.5,
      0.5 + 1e-9, 0.7, 0.75, 0.9, 0.999, 1 - 1e-12]
 
