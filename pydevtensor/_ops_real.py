@@ -365,13 +365,24 @@ def _fill_doc(summary, params, raises, example):
 {example}    """
 
 
+def _from_uniform(self, generator, transform):
+    """self filled with transform(U[0, 1)) in place.  A float16 or bfloat16 self takes
+    draws made and transformed in float32, rounded once: a half uniform's top step
+    (1 - 2^-11) would cut the tails (exponential_ at 7.6, bfloat16 5.5) and bias the
+    mean."""
+    if self.dtype not in (_C.float16, _C.bfloat16):
+        return transform(self.uniform_(generator=generator))
+    u = _C.empty(tuple(self.shape), dtype=_C.float32, device=self.device)
+    return self.copy_(transform(u.uniform_(generator=generator)))
+
+
 def _exponential_(self, lambd=1.0, *, generator=None):
     _floating(self, "exponential_")
     lambd = _real_arg(lambd, "lambd", "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return overwrite_in_place(self, ExponentialBackward0, lambda: self.uniform_(
-        generator=generator).neg_().log1p_().mul_(-1.0 / lambd))
+    return overwrite_in_place(self, ExponentialBackward0, lambda: _from_uniform(
+        self, generator, lambda u: u.neg_().log1p_().mul_(-1.0 / lambd)))
 
 
 def _geometric_(self, p, *, generator=None):
@@ -401,8 +412,8 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     median, sigma = _real_arg(median, "median", "cauchy_"), _real_arg(sigma, "sigma", "cauchy_")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    return overwrite_in_place(self, CauchyBackward0, lambda: self.uniform_(
-        generator=generator).sub_(0.5).mul_(math.pi).tan_().mul_(sigma).add_(median))
+    return overwrite_in_place(self, CauchyBackward0, lambda: _from_uniform(
+        self, generator, lambda u: u.sub_(0.5).mul_(math.pi).tan_().mul_(sigma).add_(median)))
 
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):

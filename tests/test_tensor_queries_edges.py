@@ -113,3 +113,54 @@ def test_an_out_that_cannot_take_the_result_is_left_as_it_was(device):
     with pytest.raises(ValueError, match="doesn't match the broadcast shape"):
         pdt.add(a, 1, out=view)
     assert view.shape == (0,) and base.tolist() == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_draws_stay_below_the_upper_bound(device, dtype):
+    # Note [half draws and the upper bound]: float32 draws rounded to a half dtype
+    # reached 1.0 (rand), b (uniform_) and inf (exponential_)
+    dt = getattr(pdt, dtype)
+    gen = pdt.Generator().manual_seed(0)
+    n = 200_000
+    r = pdt.rand(n, dtype=dt, device=device, generator=gen).float().cpu().numpy()
+    assert r.min() >= 0.0 and r.max() < 1.0
+    u = pdt.empty(n, dtype=dt, device=device).uniform_(2, 5, generator=gen)
+    u = u.float().cpu().numpy()
+    assert u.min() >= 2.0 and u.max() < 5.0
+    e = pdt.empty(n, dtype=dt, device=device).exponential_(generator=gen).float().cpu().numpy()
+    assert np.isfinite(e).all() and e.min() >= 0.0
+    # the mean of Exp(1) within 5 standard errors (1 / sqrt(n)), the tail kept
+    assert abs(e.mean() - 1.0) < 5 / np.sqrt(n) + 2.0 ** -8 and e.max() > 9.0
+    k = pdt.randint(0, 3000, (n,), dtype=dt, device=device, generator=gen)
+    k = k.float().cpu().numpy()
+    assert k.min() >= 0 and k.max() < 3000
+
+
+def test_integer_and_shifted_draws_stay_below_the_upper_bound(device):
+    gen = pdt.Generator().manual_seed(1)
+    # 2**26 - 1 is not a float32: the integers just below it round up to it
+    k = pdt.randint(2**26 - 9, 2**26 - 1, (100_000,), dtype=pdt.float32, device=device,
+                    generator=gen).cpu().numpy()
+    assert k.max() < 2**26 - 1 and k.min() >= 2**26 - 9
+    x = pdt.empty(100_000, device=device).uniform_(1.0, 2.0, generator=gen).cpu().numpy()
+    assert x.min() >= 1.0 and x.max() < 2.0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64"])
+def test_linspace_ends_exactly_at_end(device, dtype):
+    # as NumPy's: start + (steps - 1) * step missed it by an ulp (5.399999999999999)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        start, end = (float(v) for v in np.round(rng.uniform(-20, 20, 2), 1))
+        steps = int(rng.integers(2, 40))
+        got = pdt.linspace(start, end, steps, dtype=getattr(pdt, dtype), device=device)
+        want = np.linspace(start, end, steps)
+        if dtype == "int64":
+            want = np.trunc(want)
+        got = got.double().cpu().numpy()
+        assert got[0] == np.asarray(start, dtype if dtype != "int64" else "float64").astype(
+            got.dtype) or dtype == "int64"
+        assert got[-1] == (np.trunc(end) if dtype == "int64" else
+                           float(np.asarray(end, dtype=dtype)))
+        tol = {"float64": 1e-13, "float32": 1e-5, "float16": 2e-2, "int64": 1.0}[dtype]
+        np.testing.assert_allclose(got, want, atol=tol * 20, rtol=0)

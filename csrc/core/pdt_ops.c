@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pdt_elementwise.h"
 #include "pdt_half.h"
+#include "pdt_index.h"
 #include "pdt_index_errors.h"
 #include "pdt_internal.h"
 
@@ -269,6 +271,42 @@ pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, dou
     return pdt_backend_of(dst->device.kind)->arange(dst, start, step);
 }
 
+/* Note [half draws and the upper bound]: a draw below b (high) can round up to b: a
+ * float32 uniform rounded to float16 or bfloat16 (rand() gave 1.0 about once in
+ * 4,000 draws, and exponential_ then inf), an integer past a float dtype's exact
+ * range (randint(0, 3000, dtype=float16) gave 3000), a + (b - a) u rounded in float32
+ * (uniform_(1, 2) can give 2).  Those elements become a (low), as PyTorch's CUDA
+ * kernels map a draw equal to the upper bound to the lower one: dst = dst >= upper ?
+ * lower : dst, on every device alike.  U[0, 1) itself needs no pass in float32 and
+ * float64 (its largest draw, 1 - 2^-24 or 1 - 2^-53, is exact). */
+static pdt_status below_upper_bound(const pdt_tensor *dst, double upper, double lower)
+{
+    pdt_arg x, bound;
+    memset(&x, 0, sizeof x);
+    memset(&bound, 0, sizeof bound);
+    x.t = dst;
+    bound.s.is_float = 1;
+    bound.s.f = upper;
+    pdt_tensor mask, low_value;
+    memset(&mask, 0, sizeof mask);
+    memset(&low_value, 0, sizeof low_value);
+    pdt_status st = pdt_binary("rand", PDT_OP_GE, x, bound, NULL, &mask);
+    if (st == PDT_OK)
+        st = pdt_tensor_empty(dst->device, dst->dtype, 0, NULL, 0, &low_value);
+    if (st == PDT_OK)
+        st = pdt_fill(&low_value, (pdt_scalar){1, lower, 0});
+    if (st == PDT_OK) {
+        pdt_tensor spread = low_value; /* the one value, broadcast to dst's shape */
+        spread.ndim = dst->ndim;
+        for (int i = 0; i < dst->ndim; i++)
+            spread.shape[i] = dst->shape[i], spread.strides[i] = 0;
+        st = pdt_where(dst, &mask, &spread, dst);
+    }
+    pdt_tensor_release(&mask);
+    pdt_tensor_release(&low_value);
+    return st;
+}
+
 pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_random_kind kind,
                       double a, double b, int64_t low, int64_t high)
 {
@@ -311,12 +349,23 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_rando
                 : kind == PDT_RANDOM_NORMAL ? "randn"
                                             : "rand",
                 dst->device);
-    if (gen == dst->dtype)
-        return be->random(dst, &spec);
-    pdt_status st = be->random(&wide, &spec);
-    if (st == PDT_OK)
-        st = be->copy_cast(dst, &wide);
-    pdt_tensor_release(&wide);
+    pdt_status st;
+    if (gen == dst->dtype) {
+        st = be->random(dst, &spec);
+    } else {
+        st = be->random(&wide, &spec);
+        if (st == PDT_OK)
+            st = be->copy_cast(dst, &wide);
+        pdt_tensor_release(&wide);
+    }
+    /* Note [half draws and the upper bound]: where rounding can reach it (a half dst,
+     * an integer in a float dtype, a float U[a, b) other than U[0, 1)) */
+    int floating = pdt_dtype_is_floating(dst->dtype);
+    if (st == PDT_OK && floating &&
+        (gen != dst->dtype || kind == PDT_RANDOM_INT ||
+         (kind == PDT_RANDOM_UNIFORM && (a != 0.0 || b != 1.0))))
+        st = below_upper_bound(dst, kind == PDT_RANDOM_INT ? (double)high : b,
+                               kind == PDT_RANDOM_INT ? (double)low : a);
     return st;
 }
 

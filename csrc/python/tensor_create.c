@@ -363,14 +363,23 @@ static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyOb
     return create_like(m, a, n, kw, "full_like", NULL, 1);
 }
 
-/* Fills a new contiguous 1-d tensor with start + i * step. */
+/* Fills a new contiguous 1-d tensor with start + i * step; last (or NULL) is written
+ * as the last element, as NumPy's linspace ends exactly at its stop (start + (n - 1)
+ * step can miss it by an ulp: linspace(-6, 5.4, 10) ended at 5.399999999999999, and
+ * histogram's top bin lost the elements equal to the maximum). */
 static PyObject *range_tensor(pdt_state *S, const char *name, const create_opts *o, int dtype,
-                              int64_t n, double start, double step)
+                              int64_t n, double start, double step, const double *last)
 {
     pdt_tensor t;
     if (!new_empty(S, o, dtype, 1, &n, &t))
         return NULL;
     pdt_status st = pdt_arange(name, &t, start, step);
+    if (st == PDT_OK && last && n > 1) {
+        pdt_tensor end = t; /* the last element: a view t's reference keeps alive */
+        end.offset += n - 1;
+        end.shape[0] = 1;
+        st = pdt_fill(&end, (pdt_scalar){1, *last, 0});
+    }
     if (st != PDT_OK) {
         pdt_tensor_release(&t);
         return pdt_raise(S, st);
@@ -406,8 +415,9 @@ static PyObject *int_arange(pdt_state *S, const create_opts *o, int64_t start, i
     int wide = start > exact || start < -exact || end > exact || end < -exact || step > exact ||
                step < -exact;
     if (dtype != PDT_INT64 || !wide)
-        return range_tensor(S, "arange", o, dtype, (int64_t)count, (double)start, (double)step);
-    PyObject *r = range_tensor(S, "arange", o, dtype, (int64_t)count, 0.0, 1.0);
+        return range_tensor(S, "arange", o, dtype, (int64_t)count, (double)start, (double)step,
+                            NULL);
+    PyObject *r = range_tensor(S, "arange", o, dtype, (int64_t)count, 0.0, 1.0, NULL);
     if (!r)
         return NULL;
     const pdt_tensor *t = pdt_tensor_of(r);
@@ -477,7 +487,7 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     int dtype = o.dtype >= 0 ? o.dtype : any_float ? dtype_or_default(S, -1) : PDT_INT64;
-    return range_tensor(S, "arange", &o, dtype, (int64_t)count, start, step);
+    return range_tensor(S, "arange", &o, dtype, (int64_t)count, start, step, NULL);
 }
 
 /* linspace(start, end, steps, *, dtype=None, device=None) */
@@ -517,7 +527,7 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     double start = scalar_as_double(&a), end = scalar_as_double(&b);
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0.0;
-    return range_tensor(S, "linspace", &o, dtype_or_default(S, o.dtype), steps, start, step);
+    return range_tensor(S, "linspace", &o, dtype_or_default(S, o.dtype), steps, start, step, &end);
 }
 
 /* eye(n, m=None, *, dtype=None, device=None) */
