@@ -18,6 +18,20 @@ COMPAT_CASES = [
       r"dropout_\(\): argument 'train' must be bool, not int"),
     C("feature_alpha_dropout_-1d", "pdt.feature_alpha_dropout_(pdt.ones(3), 0.5, True)",
       "RuntimeError", r"Feature dropout requires at least 2 dimensions in the input"),
+    C("triangular_solve-upper-int", "pdt.triangular_solve(pdt.zeros(2, 2), pdt.eye(2), 1)",
+      "TypeError", r"triangular_solve\(\): argument 'upper' \(position 3\) must be bool, not int"),
+    C("triangular_solve-b-1d", "pdt.triangular_solve(pdt.zeros(2), pdt.eye(2))", "RuntimeError",
+      r"Expected b to have at least 2 dimensions, but it has 1 dimensions instead"),
+    C("lu-1d", "pdt.lu(pdt.zeros(3))", "RuntimeError",
+      r"Expected tensor with 2 or more dimensions. Got size: \[3\]"),
+    C("lu_solve-b-1d", "pdt.lu_solve(pdt.zeros(2), pdt.eye(2), pdt.tensor([1, 2], "
+      "dtype=pdt.int32))", "RuntimeError", r"B must have at least 2 dimensions"),
+    C("batch_norm-training-int", "pdt.batch_norm(pdt.ones(2, 3), None, None, None, None, 1, "
+      "0.1, 1e-5, False)", "TypeError",
+      r"batch_norm\(\): argument 'training' \(position 6\) must be bool, not int"),
+    C("instance_norm-cudnn-int", "pdt.instance_norm(pdt.ones(2, 3, 4), None, None, None, "
+      "None, True, 0.1, 1e-5, 1)", "TypeError",
+      r"instance_norm\(\): argument 'cudnn_enabled' \(position 9\) must be bool, not int"),
     C("Tensor.new-float", "t.new(2.5)", "TypeError",
       r"new\(\): data must be a sequence \(got float\)"),
     C("Tensor.new-other-dtype", "t.new(pdt.tensor([1]))", "TypeError",
