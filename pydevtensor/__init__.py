@@ -100,8 +100,10 @@ from ._linalg_lu import lu_unpack  # noqa: E402
 from ._linalg_exp import matrix_exp  # noqa: E402
 from ._linalg_names import cholesky_inverse  # noqa: E402
 from ._linalg_tensor import orgqr  # noqa: E402
-from ._ops_torch_dropout import (alpha_dropout, dropout, feature_alpha_dropout,  # noqa: E402
-                                 feature_dropout)
+from ._ops_torch_dropout import *  # noqa: F401,F403  (dropout, ..., their in-place forms)
+from . import _ops_torch_dropout
+from ._ops_torch_legacy import *  # noqa: F401,F403  (lu, lu_solve, triangular_solve, ...)
+from . import _ops_torch_legacy
 # everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
@@ -196,8 +198,7 @@ __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histo
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
 __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
-            "svd", "orgqr", "alpha_dropout", "dropout", "feature_alpha_dropout",
-            "feature_dropout"]
+            "svd", "orgqr"] + _ops_torch_dropout.__all__ + _ops_torch_legacy.__all__
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson", "i0",
             "igamma", "igammac"]

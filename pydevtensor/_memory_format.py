@@ -9,9 +9,13 @@ layout, the only one here) live here too.
 
 A channels-last tensor is an (N, C, H, W) tensor whose strides are those of a
 row-major (N, H, W, C) one: made by a permute, a row-major copy and the inverse
-permute, so autograd sees three recorded ops.
+permute, so autograd sees three recorded ops.  The convolutions and pools give a
+channels-last result for a channels-last input (``keeps_channels_last``), by PyTorch's
+rule for the format a tensor's strides suggest (``suggested_format``).
 """
 from __future__ import annotations
+
+import functools
 
 from . import _C
 
@@ -96,6 +100,55 @@ class layout:
 
     def __reduce__(self):
         return _layout_by_name, (self._name,)
+
+
+def suggested_format(x) -> memory_format | None:
+    """channels_last (channels_last_3d) when x is a 4-d (5-d) tensor whose strides are
+    ordered as that format's, by PyTorch's rule (``suggest_memory_format``): the strides
+    grow through C, W, H (D), N, a size-1 dim taking its neighbour's; an ambiguous
+    layout (N111, or a size-0 dim) is row-major.  None otherwise."""
+    if not isinstance(x, _C.Tensor) or x.ndim not in (4, 5):
+        return None
+    sizes, strides = x.shape, x.stride()
+    if strides[1] == 0:
+        return None
+    least = 0
+    for d in (1, 3, 2, 0) if x.ndim == 4 else (1, 4, 3, 2, 0):
+        if sizes[d] == 0 or strides[d] < least or (d == 0 and least == strides[1]):
+            return None
+        least = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return channels_last if x.ndim == 4 else channels_last_3d
+
+
+def _laid_out_as(t, fmt: memory_format | None):
+    """t row-major (fmt None), or t or a copy of it with fmt's strides, PyTorch's for a
+    new tensor in fmt (a size-1 dim's stride the product of the sizes inside it: (2, 3,
+    1, 1) channels_last is (3, 1, 3, 3)) when t has fmt's rank."""
+    from ._tensor_resize import _strides
+    if fmt is None:
+        return t.contiguous()
+    if t.ndim != (4 if fmt is channels_last else 5):
+        return t
+    return t if t.stride() == _strides(t.shape, fmt, "") else t.clone(memory_format=fmt)
+
+
+def keeps_channels_last(with_weight: bool = False, follows: bool = True):
+    """Makes fn(input, ...)'s results row-major, or, follows, channels_last
+    (channels_last_3d) when input's strides suggest that format (suggested_format) or,
+    with_weight, those of fn's second argument (a convolution's weight), as PyTorch's
+    convolutions and pools lay out their results: at most one copy of fn's result."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def laid_out(input, *args, **kwargs):
+            out = fn(input, *args, **kwargs)
+            fmt = suggested_format(input) if follows else None
+            if fmt is None and follows and with_weight:
+                fmt = suggested_format(args[0] if args else kwargs.get("weight"))
+            if isinstance(out, tuple):
+                return tuple(_laid_out_as(t, fmt) for t in out)
+            return _laid_out_as(out, fmt)
+        return laid_out
+    return wrap
 
 
 def _layout_by_name(name: str) -> layout:

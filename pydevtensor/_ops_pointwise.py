@@ -161,13 +161,20 @@ def lerp(input, end, weight):
         start, end = start.float(), end.float()
         weight = weight.float() if isinstance(weight, _C.Tensor) else weight
         return lerp(start, end, weight).to(input.dtype)
-    diff = end - start
+    # Note [lerp's layout]: with rev = start - end (exactly -(end - start)), start +
+    # w * (end - start) is start - w * rev and end - (end - start) * (1 - w) is
+    # rev * (1 - w) + end, bit for bit; start (or rev) comes first in each op, so the
+    # result takes input's layout, as PyTorch's (the elementwise ops follow their first
+    # operand).  where follows its condition, weight's layout: copied to low's if not.
+    rev = start - end
     if not isinstance(weight, _C.Tensor):
         weight = float(weight)
-        return start + weight * diff if abs(weight) < 0.5 else end - diff * (1.0 - weight)
-    low = start + weight * diff
-    high = end - diff * (1.0 - weight)
-    return where(weight.detach().abs() < 0.5, low, high)
+        return start - weight * rev if abs(weight) < 0.5 else rev * (1.0 - weight) + end
+    low = start - weight * rev
+    out = where(weight.detach().abs() < 0.5, low, rev * (1.0 - weight) + end)
+    if out.shape == low.shape and out.stride() != low.stride():
+        out = _C.empty_like(low).copy_(out)
+    return out
 
 
 def _addc(op, input, tensor1, tensor2, value, combine):

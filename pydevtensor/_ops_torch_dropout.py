@@ -1,10 +1,10 @@
 """PyTorch's top-level dropout functions, ``pydevtensor.dropout(input, p, train)`` and
-its kin: nn.functional's, with torch's positional signature (p and train required, train
-a bool)."""
+its kin, and their in-place forms (``dropout_``, ...): nn.functional's, with torch's
+positional signature (p and train required, train a bool)."""
 from . import _C
 
-_DOC = """nn.functional's {functional}(input, p, training=train), as PyTorch's top-level
-    ``torch.{name}`` (p and train have no defaults).{more}
+_DOC = """nn.functional's {functional}(input, p, training=train{inplace}), as PyTorch's
+    top-level ``torch.{name}`` (p and train have no defaults).{more}
 
     Parameters
     ----------
@@ -18,7 +18,7 @@ _DOC = """nn.functional's {functional}(input, p, training=train), as PyTorch's t
     Returns
     -------
     Tensor
-        Of input's shape.
+        Of input's shape{returns}.
 
     Raises
     ------
@@ -37,7 +37,7 @@ _DOC = """nn.functional's {functional}(input, p, training=train), as PyTorch's t
     """
 
 
-def _form(name, functional, features, more="", shape=""):
+def _form(name, functional, features, more="", shape="", inplace=False):
     def fn(input, p, train):
         if not isinstance(train, bool):
             raise TypeError(f"{name}(): argument 'train' must be bool, not "
@@ -48,12 +48,14 @@ def _form(name, functional, features, more="", shape=""):
         from .nn import _functional_dropout, functional as F
         if functional == "feature_dropout":  # nn.functional has only its 1-3 d forms
             _functional_dropout._checked(input, p, "feature_dropout()")
-            return _functional_dropout._feature_dropout(input, p, train, False,
+            return _functional_dropout._feature_dropout(input, p, train, inplace,
                                                         "feature_dropout()")
-        return getattr(F, functional)(input, p, train)
+        return getattr(F, functional)(input, p, train, inplace)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = _DOC.format(name=name, functional=functional, more=more, shape=shape)
+    fn.__doc__ = _DOC.format(name=name, functional=functional, more=more, shape=shape,
+                             inplace=", inplace=True" if inplace else "",
+                             returns=": input itself, written in place" if inplace else "")
     return fn
 
 
@@ -63,5 +65,11 @@ alpha_dropout = _form("alpha_dropout", "alpha_dropout", False)
 feature_dropout = _form("feature_dropout", "feature_dropout", True, *_FEATURES)
 feature_alpha_dropout = _form("feature_alpha_dropout", "feature_alpha_dropout", True,
                               *_FEATURES)
+dropout_ = _form("dropout_", "dropout", False, inplace=True)
+alpha_dropout_ = _form("alpha_dropout_", "alpha_dropout", False, inplace=True)
+feature_dropout_ = _form("feature_dropout_", "feature_dropout", True, *_FEATURES, inplace=True)
+feature_alpha_dropout_ = _form("feature_alpha_dropout_", "feature_alpha_dropout", True,
+                               *_FEATURES, inplace=True)
 
-__all__ = ["alpha_dropout", "dropout", "feature_alpha_dropout", "feature_dropout"]
+__all__ = ["alpha_dropout", "dropout", "feature_alpha_dropout", "feature_dropout",
+           "alpha_dropout_", "dropout_", "feature_alpha_dropout_", "feature_dropout_"]

@@ -215,3 +215,31 @@ def test_padding_layers_3d(device, layer, mode):
         1, 2, 5, 4, 6)
     with pytest.raises(ValueError, match="front, back"):
         nn.ZeroPad3d((1, 2))
+
+
+@pytest.mark.parametrize("lazy, eager, args, x_shape", [
+    ("LazyConv3d", "Conv3d", (4, 3), (2, 3, 4, 4, 4)),
+    ("LazyConvTranspose3d", "ConvTranspose3d", (4, 2), (2, 3, 2, 3, 2)),
+    ("LazyBatchNorm3d", "BatchNorm3d", (), (2, 3, 2, 2, 2))])
+def test_lazy_3d_layers_become_their_layer(device, lazy, eager, args, x_shape):
+    x = RNG.standard_normal(x_shape)
+    layer = getattr(nn, lazy)(*args, device=device, dtype=pdt.float64)
+    assert repr(layer).startswith(f"{lazy}(0, ")
+    y = layer(pdt.tensor(x, device=device))
+    assert type(layer) is getattr(nn, eager)
+    ref = getattr(nn, eager)(*(x_shape[1:2] + args)).to(device=device, dtype=pdt.float64)
+    ref.load_state_dict(layer.state_dict())
+    np.testing.assert_allclose(y.detach().cpu().numpy(),
+                               ref(pdt.tensor(x, device=device)).detach().cpu().numpy(),
+                               rtol=1e-12, atol=1e-12)
+    if eager == "Conv3d":
+        w, b = layer.weight.detach().cpu().numpy(), layer.bias.detach().cpu().numpy()
+        np.testing.assert_allclose(y.detach().cpu().numpy(),
+                                   conv3d_ref(x, w, b, (1,) * 3, (0,) * 3, (1,) * 3, 1),
+                                   rtol=1e-10, atol=1e-12)
+    # from a state_dict: the shapes come from the loaded tensors
+    fresh = getattr(nn, lazy)(*args, device=device, dtype=pdt.float64)
+    fresh.load_state_dict(ref.state_dict())
+    assert type(fresh) is getattr(nn, eager) and repr(fresh) == repr(ref)
+    with pytest.raises(pdt.InvalidArgumentError, match=rf"{lazy}: expected .*5(D|-d)"):
+        getattr(nn, lazy)(*args)(pdt.ones(2, 3, 4, device=device))

@@ -399,3 +399,26 @@ def test_leaf_grads_take_the_leafs_layout(device, layout):
     e = pdt.ones(3, 1, device=device).expand(3, 4).detach().requires_grad_()
     (e * 2).sum().backward()
     assert e.grad.is_contiguous()  # an overlapping leaf: no layout to keep
+
+
+def _lerp_ref(s, e, w):
+    """PyTorch's lerp formula; float32 NumPy rounds each step as the ops do."""
+    return np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (np.float32(1) - w))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("weight", [0.3, 0.7, "tensor", "tensor_T"])
+def test_lerp_follows_its_input(device, weight):
+    # Note [lerp's layout]: input's layout, whichever formula; values bit for bit
+    start = RNG.standard_normal((37, 53)).astype(np.float32).T
+    end = RNG.standard_normal((53, 37)).astype(np.float32)
+    w = (np.float32(weight) if isinstance(weight, float)
+         else RNG.uniform(-0.5, 1.5, (53, 37)).astype(np.float32))
+    ts = pdt.tensor(np.ascontiguousarray(start.T), device=device).T
+    wt = (float(weight) if isinstance(weight, float) else
+          pdt.tensor(w, device=device) if weight == "tensor" else
+          pdt.tensor(np.ascontiguousarray(w.T), device=device).T)
+    for e in (end, end[:1]):  # end of the result's shape, or broadcast
+        got = pdt.lerp(ts, pdt.tensor(e, device=device), wt)
+        assert got.stride() == dense_strides_like(start)
+        np.testing.assert_array_equal(got.cpu().numpy(), _lerp_ref(start, e, w))

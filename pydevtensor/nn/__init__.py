@@ -51,8 +51,9 @@ from .attention import MultiheadAttention
 from .embedding_bag import EmbeddingBag
 from .layers_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d,
                         CircularPad3d, ConstantPad3d, Conv3d, ConvTranspose3d, Dropout3d,
-                        InstanceNorm3d, LazyInstanceNorm3d, MaxPool3d, ReflectionPad3d,
-                        ReplicationPad3d, ZeroPad3d)
+                        InstanceNorm3d, LazyBatchNorm3d, LazyConv3d, LazyConvTranspose3d,
+                        LazyInstanceNorm3d, MaxPool3d, ReflectionPad3d, ReplicationPad3d,
+                        ZeroPad3d)
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 
@@ -95,7 +96,7 @@ _amp_policy.install()
 # the 3-d layers (nn/layers_3d.py)
 __all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
             "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "LazyInstanceNorm3d", "MaxPool3d",
-            "EmbeddingBag",
+            "LazyBatchNorm3d", "LazyConv3d", "LazyConvTranspose3d", "EmbeddingBag",
             "CircularPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d"]
 
 # the layers under PyTorch's module paths (nn.modules.batchnorm._BatchNorm, ...)

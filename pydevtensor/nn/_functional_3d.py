@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from .. import _C
+from .._memory_format import keeps_channels_last
 from . import _functional_conv as FC
 from . import _functional_conv_transpose as FCT
 from . import _functional_pad as FP
@@ -42,6 +43,7 @@ def _from_images(y, n, out_depth):
     return y.reshape((n, out_depth) + tuple(y.shape[1:])).transpose(1, 2)
 
 
+@keeps_channels_last(with_weight=True)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """A 3-d convolution (cross-correlation) of (N, C, D, H, W) volumes, as PyTorch's
     ``F.conv3d`` (Note [3-d by slices of depth]).
@@ -101,8 +103,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out_depth = (x.shape[2] - span) // stride[0] + 1
     out = None
     for k, images in enumerate(_depth_slices(x, kernel[0], dilation[0], stride[0], out_depth)):
-        part = FC.conv2d(images, weight[:, :, k], None, stride[1:], pad[1:], dilation[1:],
-                         groups)
+        part = FC._conv(images, weight[:, :, k], None, stride[1:], pad[1:], dilation[1:],
+                        groups, 2, "conv2d()")
         out = part if out is None else out + part
     out = _from_images(out, x.shape[0], out_depth)
     if bias is not None:
@@ -110,6 +112,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(0) if unbatched else out
 
 
+@keeps_channels_last()
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
     """The transposed 3-d convolution (conv3d's adjoint), as PyTorch's
@@ -218,6 +221,7 @@ def _pool_args(input, kernel_size, stride, padding, dilation, where):
     return x, unbatched, kernel, stride, padding, dilation
 
 
+@keeps_channels_last()
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """The maximum over 3-d windows, as PyTorch's ``F.max_pool3d`` (Note [3-d by slices
@@ -264,13 +268,14 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                                   f"pooling (the 1-d and 2-d pools return them)")
     x, unbatched, k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, where)
     x, out_depth = _pool_depth(x, k[0], s[0], p[0], d[0], ceil_mode, where, -math.inf)
-    parts = [FPL.max_pool2d(images, k[1:], s[1:], p[1:], d[1:], ceil_mode)
+    parts = [FPL._max_pool(images, k[1:], s[1:], p[1:], d[1:], ceil_mode, False, "max_pool2d()")
              for images in _depth_slices(x, k[0], d[0], s[0], out_depth)]
     out = _stack(parts).max(0).values if len(parts) > 1 else parts[0]
     out = _from_images(out, x.shape[0], out_depth)
     return out.squeeze(0) if unbatched else out
 
 
+@keeps_channels_last(follows=False)
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean over 3-d windows, as PyTorch's ``F.avg_pool3d`` (Note [3-d by slices of
@@ -320,7 +325,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         v, out_depth = _pool_depth(v, k[0], s[0], p[0], 1, ceil_mode, where, fill)
         total = None
         for images in _depth_slices(v, k[0], 1, s[0], out_depth):
-            part = FPL.avg_pool2d(images, k[1:], s[1:], p[1:], ceil_mode, True, 1)
+            part = FPL._avg_pool(images, k[1:], s[1:], p[1:], ceil_mode, True, 1,
+                                 "avg_pool2d()")
             total = part if total is None else total + part
         return _from_images(total, v.shape[0], out_depth)
 
@@ -367,6 +373,7 @@ def _adaptive3d(input, output_size, where, reduce2d, reduce1d):
     return out.squeeze(0) if unbatched else out
 
 
+@keeps_channels_last(follows=False)
 def adaptive_avg_pool3d(input, output_size):
     """The mean over PyTorch's adaptive 3-d windows, for an output of output_size.
 
@@ -392,10 +399,12 @@ def adaptive_avg_pool3d(input, output_size):
     >>> F.adaptive_avg_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 1).item()
     3.5
     """
-    return _adaptive3d(input, output_size, "adaptive_avg_pool3d()", FPL.adaptive_avg_pool2d,
+    return _adaptive3d(input, output_size, "adaptive_avg_pool3d()",
+                       lambda v, size: FPL._adaptive_avg_pool(v, size, "adaptive_avg_pool2d()"),
                        lambda v: v.mean(2))
 
 
+@keeps_channels_last(follows=False)
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """The maximum over PyTorch's adaptive 3-d windows, for an output of output_size.
 
@@ -427,5 +436,6 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         raise NotImplementedError("adaptive_max_pool3d(): return_indices=True is not "
                                   "supported for 3-d pooling")
     return _adaptive3d(input, output_size, "adaptive_max_pool3d()",
-                       lambda v, size: FPL.adaptive_max_pool2d(v, size),
+                       lambda v, size: FPL._adaptive_max_pool(v, size, False,
+                                                              "adaptive_max_pool2d()"),
                        lambda v: v.max(2).values)

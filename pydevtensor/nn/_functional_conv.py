@@ -13,6 +13,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._memory_format import keeps_channels_last
 from ..autograd.dispatch import _wants_grad
 from ._conv_direct import conv2d_direct, direct_backward, usable
 from ._functional_pad import _index, pad_constant
@@ -367,6 +368,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     return out.squeeze(0) if unbatched else out
 
 
+@keeps_channels_last(with_weight=True)
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
            dilation=1, groups=1) -> Tensor:
     """The 2-d cross-correlation of a batch of images with a bank of filters, as

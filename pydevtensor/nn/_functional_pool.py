@@ -27,6 +27,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._memory_format import keeps_channels_last
 from .._ops_index import where
 from .._ops_join import cat
 from ..autograd.dispatch import derivative, recorded
@@ -104,6 +105,7 @@ def _unbatch(t: Tensor, unbatched: bool) -> Tensor:
     return t.squeeze(0) if unbatched else t
 
 
+@keeps_channels_last()
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """The largest value of each window, as ``torch.nn.functional.max_pool2d``.
@@ -263,6 +265,7 @@ def _divisor(hw, kernel, padding, stride, out, include_pad, dtype, device) -> Te
                              include_pad, dtype), device, build)
 
 
+@keeps_channels_last()
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window, as ``torch.nn.functional.avg_pool2d``.
@@ -438,6 +441,7 @@ def _bin_counts(hw: tuple, out: tuple, dtype, device) -> Tensor:
     return _index_cache.get(("adaptive bin counts", hw, out, dtype), device, build)
 
 
+@keeps_channels_last()
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """The mean over each of out_h x out_w bins that split the input, as
     ``torch.nn.functional.adaptive_avg_pool2d``: bin i of a side of size H covers
@@ -486,6 +490,7 @@ def _adaptive_avg_pool(input, output_size, where):
     return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
 
 
+@keeps_channels_last()
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """The largest value of each of out_h x out_w bins that split the input, as
     ``torch.nn.functional.adaptive_max_pool2d`` (the bins of

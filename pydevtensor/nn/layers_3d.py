@@ -1,5 +1,6 @@
 """The 3-d (volume) layers, as PyTorch's: Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d,
-AdaptiveAvgPool3d, AdaptiveMaxPool3d, BatchNorm3d, InstanceNorm3d and Dropout3d.  They
+AdaptiveAvgPool3d, AdaptiveMaxPool3d, BatchNorm3d, InstanceNorm3d and Dropout3d, and the
+lazy LazyConv3d, LazyConvTranspose3d, LazyBatchNorm3d and LazyInstanceNorm3d.  They
 share their 1-d and 2-d siblings' bases (arguments, parameters, initialisation, repr), and the 3-d padding layers
 (F.pad takes 5-d inputs in every mode);
 the functions are nn/_functional_3d.py's (Note [3-d by slices of depth]) and the
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 from . import _functional_3d as F3
 from . import _functional_dropout as FD
-from .conv import _ConvNd
-from .conv_transpose import _ConvTransposeNd
+from .conv import _ConvNd, _LazyConv
+from .conv_transpose import _ConvTransposeNd, _LazyConvTranspose
 from .group_norm import _InstanceNorm, _lazy_instance_doc
 from .layers import _DropoutNd
 from .normalization import _BatchNorm, _LazyBatchNorm
@@ -19,7 +20,9 @@ from .pooling import _AdaptiveMaxPoolNd, _AdaptivePoolNd, _AvgPoolNd, _MaxPoolNd
 
 __all__ = ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d",
            "CircularPad3d", "ConstantPad3d", "Conv3d", "ConvTranspose3d", "Dropout3d",
-           "InstanceNorm3d", "MaxPool3d", "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d"]
+           "InstanceNorm3d", "LazyBatchNorm3d", "LazyConv3d", "LazyConvTranspose3d",
+           "LazyInstanceNorm3d", "MaxPool3d", "ReflectionPad3d", "ReplicationPad3d",
+           "ZeroPad3d"]
 
 
 class Conv3d(_ConvNd):
@@ -52,6 +55,37 @@ class Conv3d(_ConvNd):
 
     _nd = 3
     _fn = staticmethod(F3.conv3d)
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    """A :class:`Conv3d` whose in_channels is read from its first input (or a loaded
+    state_dict's weight), as ``torch.nn.LazyConv3d``; then the module becomes a
+    :class:`Conv3d`, as :class:`LazyConv2d` becomes a :class:`Conv2d`.
+
+    Parameters
+    ----------
+    out_channels : int
+        The channels of the output.
+    kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype
+        As in :class:`Conv3d`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`Conv3d`; at the first forward, when the input is not 4-d or 5-d or
+        its channels are not a multiple of groups.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> conv = nn.LazyConv3d(4, 3, padding=1)
+    >>> conv(pydevtensor.ones(1, 2, 5, 6, 7)).shape
+    pydevtensor.Size([1, 4, 5, 6, 7])
+    >>> conv
+    Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    """
+
+    _layer = Conv3d
 
 
 class ConvTranspose3d(_ConvTransposeNd):
@@ -169,6 +203,39 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     _pool = staticmethod(F3.adaptive_max_pool3d)
 
 
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """A :class:`ConvTranspose3d` whose in_channels is read from its first input (or a
+    loaded state_dict's weight), as ``torch.nn.LazyConvTranspose3d``; then the module
+    becomes a :class:`ConvTranspose3d`.
+
+    Parameters
+    ----------
+    out_channels : int
+        The channels of the output.
+    kernel_size, stride, padding, output_padding, groups, bias, dilation, padding_mode
+        As in :class:`ConvTranspose3d`.
+    device, dtype
+        As in :class:`ConvTranspose3d`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`ConvTranspose3d`; at the first forward, when the input is not 4-d
+        or 5-d or its channels are not a multiple of groups.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> up = nn.LazyConvTranspose3d(2, 2, stride=2)
+    >>> up(pydevtensor.ones(1, 4, 3, 3, 3)).shape
+    pydevtensor.Size([1, 2, 6, 6, 6])
+    >>> up
+    ConvTranspose3d(4, 2, kernel_size=(2, 2, 2), stride=(2, 2, 2))
+    """
+
+    _layer = ConvTranspose3d
+
+
 class BatchNorm3d(_BatchNorm):
     """Batch normalization of volumes, as ``torch.nn.BatchNorm3d``: per channel over the
     batch and the D, H and W positions; the options are :class:`BatchNorm1d`'s.
@@ -195,6 +262,34 @@ class BatchNorm3d(_BatchNorm):
 
     _ndims = (5,)
     _layout = "5D input (N, C, D, H, W)"
+
+
+class LazyBatchNorm3d(_LazyBatchNorm, BatchNorm3d):
+    """A :class:`BatchNorm3d` whose num_features is read from its first input (or a
+    loaded state_dict), as ``torch.nn.LazyBatchNorm3d``; then the module becomes a
+    :class:`BatchNorm3d`, as :class:`LazyBatchNorm2d` becomes a :class:`BatchNorm2d`.
+
+    Parameters
+    ----------
+    eps, momentum, affine, track_running_stats, device, dtype, bias
+        As in :class:`BatchNorm3d`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`BatchNorm3d`.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> bn = nn.LazyBatchNorm3d()
+    >>> bn(pydevtensor.ones(2, 3, 2, 2, 2)).shape
+    pydevtensor.Size([2, 3, 2, 2, 2])
+    >>> bn
+    BatchNorm3d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    _layer = BatchNorm3d
 
 
 class InstanceNorm3d(_InstanceNorm):
