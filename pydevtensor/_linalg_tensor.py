@@ -152,8 +152,9 @@ def _householder_checks(A, tau, name):
 
 
 def householder_product(A, tau, *, out=None):
-    """The first n columns of the product ``H_1 ... H_k`` of Householder reflectors
-    ``H_i = I - tau_i v_i v_i^T``, as torch.linalg.householder_product (LAPACK's orgqr):
+    """The first n columns of the product of the k Householder reflectors
+    ``H_i = I - tau_i v_i v_i^T`` (i from 1 to k, in that order), as
+    torch.linalg.householder_product (LAPACK's orgqr):
     v_i is column i of A below the diagonal with a 1 on it (zeros above), as
     linalg.qr's LAPACK form stores them; batched, differentiable.
 
