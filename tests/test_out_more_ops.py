@@ -160,3 +160,82 @@ def test_out_empty_view_is_not_resized(device):
         pdt.fmax(x, x, out=view)
     assert math.isclose(pdt.square(_t(A, device), out=pdt.empty(0, device=device)).sum().item(),
                         float((A * A).sum()), rel_tol=1e-6)
+
+
+def _lower_median(a):
+    s = np.sort(a, 1)
+    return s[:, (a.shape[1] - 1) // 2]
+
+
+# name: (call(x, **k), NumPy's (first, second) results, their dtypes, has a gradient)
+TUPLES = {
+    "median": (lambda x, **k: pdt.median(x, 1, **k), (_lower_median(M), None), True),
+    "nanmedian": (lambda x, **k: pdt.nanmedian(x, 1, **k), (_lower_median(M), None), True),
+    "mode": (lambda x, **k: pdt.mode(x, 1, **k), (np.array([1.0, 5.0]), None), True),
+    "aminmax": (lambda x, **k: pdt.aminmax(x, dim=1, **k), (M.min(1), M.max(1)), True),
+    "histogram": (lambda x, **k: pdt.histogram(x, 4, range=(0.0, 8.0), **k),
+                  np.histogram(M, 4, (0.0, 8.0)), False),
+}
+
+
+def _tuple_outs(name, device, empty=True):
+    second = pdt.int64 if TUPLES[name][1][1] is None else pdt.float64
+    return (pdt.empty(0 if empty else 1, dtype=pdt.float64, device=device),
+            pdt.empty(0 if empty else 1, dtype=second, device=device))
+
+
+@pytest.mark.parametrize("name", sorted(TUPLES))
+def test_tuple_out_written_and_returned(device, name):
+    """Each out takes its result (NumPy's; an index that holds the value for the
+    (values, indices) ops) and the op's named tuple of the outs is returned."""
+    call, (first, second), _ = TUPLES[name]
+    x = _t(M, device)
+    plain = call(x)
+    out = _tuple_outs(name, device)
+    got = call(x, out=out)
+    assert type(got) is type(plain) and got[0] is out[0] and got[1] is out[1]
+    _check(out[0], first.astype(np.float64))
+    if second is None:  # an index of the value, as plain's
+        np.testing.assert_array_equal(out[1].cpu().numpy(), plain[1].cpu().numpy())
+        np.testing.assert_array_equal(M[np.arange(2), out[1].cpu().numpy()], first)
+    else:
+        _check(out[1], second.astype(np.float64))
+
+
+@pytest.mark.parametrize("name", sorted(TUPLES))
+def test_tuple_out_refused(device, name):
+    """Outs of another dtype (these ops take only the result's, as PyTorch's) or a
+    non-empty out of another shape: RuntimeError; out= with a grad-requiring input
+    raises for the ops with a gradient (histogram writes)."""
+    call, _, differentiable = TUPLES[name]
+    x = _t(M, device)
+    for j in range(2):
+        outs = list(_tuple_outs(name, device))
+        outs[j] = pdt.empty(0, dtype=pdt.float32 if j == 0 else pdt.int32, device=device)
+        with pytest.raises(RuntimeError, match=f"{name}.*Expected out tensor to have dtype"):
+            call(x, out=tuple(outs))
+    with pytest.raises(RuntimeError, match=f"{name}.*shape"):
+        call(x, out=_tuple_outs(name, device, empty=False))
+    x.requires_grad_()
+    if differentiable:
+        with pytest.raises(RuntimeError, match=f"{name}.*out=.*automatic differentiation"):
+            call(x, out=_tuple_outs(name, device))
+    else:
+        call(x, out=_tuple_outs(name, device))
+
+
+def test_median_out_needs_dim(device):
+    """PyTorch's median of all elements takes no out=."""
+    with pytest.raises(TypeError, match=r"median\(\): out= needs dim"):
+        pdt.median(_t(M, device), out=pdt.empty(0, dtype=pdt.float64, device=device))
+
+
+def test_isin_out(device):
+    """isin writes its bool result into a bool out (no other dtype, as PyTorch's)."""
+    x = _t(M, device).requires_grad_()  # no gradient: allowed
+    out = pdt.empty(0, dtype=pdt.bool, device=device)
+    assert pdt.isin(x, _t(np.array([1.0, 5.0]), device), out=out) is out
+    np.testing.assert_array_equal(out.cpu().numpy(), np.isin(M, [1.0, 5.0]))
+    with pytest.raises(RuntimeError, match=r"isin\(\): Expected out tensor to have dtype "
+                                           r"pydevtensor.bool"):
+        pdt.isin(x, 1.0, out=pdt.empty(0, dtype=pdt.float64, device=device))
