@@ -13,6 +13,7 @@ from ._dtype_info import result_type
 from ._ops_index import _tensor_arg, where
 from ._ops_pointwise import _in_place
 from ._ops_scatter import _same_device
+from ._out import _out_written, refuse_grad
 from .autograd.dispatch import _wants_grad, recorded
 
 hypot = _C.hypot
@@ -115,7 +116,7 @@ def clamp_max_(input, max):
     return _tensor_arg(input, "clamp_max_").clamp_(max=max)
 
 
-def heaviside(input, values):
+def heaviside(input, values, *, out=None):
     """The step function: 0 where input < 0, 1 where input > 0, values where input is
     0 (NaN gives 0, as PyTorch's).
 
@@ -125,6 +126,9 @@ def heaviside(input, values):
         The arguments (also the method ``x.heaviside(values)``).
     values : Tensor
         input's dtype, broadcast against it: the value at 0.
+    out : Tensor, optional
+        Written with the result and returned: of its dtype (as PyTorch's) and device,
+        and its shape or no elements (then given the result's shape).
 
     Returns
     -------
@@ -134,13 +138,16 @@ def heaviside(input, values):
     Raises
     ------
     RuntimeError
-        When the dtypes differ (as PyTorch's).
+        When the dtypes differ (as PyTorch's); for an out of another dtype, device or
+        shape.
 
     Examples
     --------
     >>> pydevtensor.heaviside(pydevtensor.tensor([-1., 0., 2.]), pydevtensor.tensor(0.5))
     tensor([0.0000, 0.5000, 1.0000])
     """
+    if out is not None:  # no gradient: out= with a grad-requiring input is allowed
+        return _out_written(heaviside(input, values), out, "heaviside")
     _tensor_arg(input, "heaviside")
     _tensor_arg(values, "heaviside", "values")
     _same_device("heaviside", input, values)
@@ -152,7 +159,7 @@ def heaviside(input, values):
     return where(input == 0, values, step)
 
 
-def float_power(input, exponent):
+def float_power(input, exponent, *, out=None):
     """input to the power exponent, in float64 whatever the dtypes (as PyTorch's).
 
     Parameters
@@ -161,17 +168,29 @@ def float_power(input, exponent):
         The base (also the method ``x.float_power(exponent)``).
     exponent : Tensor or number
         Broadcast against input.
+    out : Tensor, optional
+        Written with the result and returned: float64 (as PyTorch's), the result's
+        device, and its shape or no elements (then given the result's shape).
 
     Returns
     -------
     Tensor
         float64, the broadcast shape.
 
+    Raises
+    ------
+    RuntimeError
+        For an out of another dtype, device or shape, or out= where an argument requires
+        grad.
+
     Examples
     --------
     >>> pydevtensor.float_power(pydevtensor.tensor([2, 3]), 2)
     tensor([4., 9.], dtype=pydevtensor.float64)
     """
+    if out is not None:
+        refuse_grad("float_power", input, exponent)
+        return _out_written(float_power(input, exponent), out, "float_power")
     if not isinstance(input, _C.Tensor):
         if not isinstance(exponent, _C.Tensor):
             raise TypeError(f"float_power(): expected a Tensor for input or exponent, got "
@@ -248,6 +267,10 @@ _FMAX_DOC = """The {which} of input and other, elementwise, ignoring NaN (C's {o
     input, other : Tensor
         Broadcast together (also the method ``x.{op}(other)``); the result has their
         promoted dtype.
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's), the result's device, and its shape or no elements (then given
+        the result's shape).
 
     Returns
     -------
@@ -258,7 +281,9 @@ _FMAX_DOC = """The {which} of input and other, elementwise, ignoring NaN (C's {o
     TypeError
         When either is not a Tensor.
     RuntimeError
-        When they are on different devices.
+        When they are on different devices; for an out of a dtype the result cannot be
+        cast to (DTypeError), another device or shape, or out= where an argument
+        requires grad.
 
     Examples
     --------
@@ -268,11 +293,15 @@ _FMAX_DOC = """The {which} of input and other, elementwise, ignoring NaN (C's {o
     """
 
 
-def _fmax(input, other):
+def _fmax(input, other, *, out=None):
+    if out is not None:  # grad-requiring arguments refused by recorded()
+        return _out_written(_fmax(input, other), out, "fmax", castable=True)
     return _fmax_fmin(input, other, "fmax", lambda a, b: a >= b)
 
 
-def _fmin(input, other):
+def _fmin(input, other, *, out=None):
+    if out is not None:
+        return _out_written(_fmin(input, other), out, "fmin", castable=True)
     return _fmax_fmin(input, other, "fmin", lambda a, b: a <= b)
 
 

@@ -20,6 +20,7 @@ from ._ops_reduce import return_types
 from ._ops_scatter import _same_device
 from ._dtype_info import finfo, result_type
 from ._ops_shape import broadcast_tensors
+from ._out import _out_written, refuse_grad
 from .autograd import no_grad
 from .autograd.dispatch import recorded
 
@@ -99,7 +100,7 @@ def frexp(input):
     return return_types.frexp(mantissa, e)
 
 
-def ldexp(input, other):
+def ldexp(input, other, *, out=None):
     """``input * 2 ** other``, as PyTorch's ``mul(input, pow(2.0, other))`` (an integer input
     gives the default float), with ``2 ** other`` in float64 for a float64 input, so that it
     does not overflow float32 first.
@@ -110,6 +111,10 @@ def ldexp(input, other):
         The values (also the methods ``x.ldexp(other)`` and ``x.ldexp_(other)``).
     other : Tensor
         The exponents, usually integers; broadcast against input.
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's), the result's device, and its shape or no elements (then given
+        the result's shape).
 
     Returns
     -------
@@ -121,13 +126,18 @@ def ldexp(input, other):
     TypeError
         When input or other is not a Tensor.
     RuntimeError
-        When they are on different devices.
+        When they are on different devices; for an out of a dtype the result cannot be
+        cast to (DTypeError), another device or shape, or out= where an argument
+        requires grad.
 
     Examples
     --------
     >>> pydevtensor.ldexp(pydevtensor.tensor([1., 3.]), pydevtensor.tensor([3, -1]))
     tensor([8.0000, 1.5000])
     """
+    if out is not None:
+        refuse_grad("ldexp", input, other)
+        return _out_written(ldexp(input, other), out, "ldexp", castable=True)
     _tensor_arg(input, "ldexp")
     _tensor_arg(other, "ldexp", "other")
     return _ldexp(input, other)
@@ -175,7 +185,7 @@ def _ldexp_(self, other):
     return self.mul_(_powers_of_two(self, other, "ldexp_"))
 
 
-def nextafter(input, other):
+def nextafter(input, other, *, out=None):
     """The next representable value after input toward other, elementwise (C's
     nextafter): other where they are equal, NaN where either is NaN.  Not
     differentiable, as PyTorch's: the result never requires grad.
@@ -186,6 +196,10 @@ def nextafter(input, other):
         Broadcast together, on one device (also the methods ``x.nextafter(other)`` and
         ``x.nextafter_(other)``); the result has their promoted dtype, which must be
         floating (an integer or bool tensor beside a float one is promoted).
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's), the result's device, and its shape or no elements (then given
+        the result's shape).
 
     Returns
     -------
@@ -197,7 +211,9 @@ def nextafter(input, other):
     TypeError
         When their promoted dtype is not floating.
     RuntimeError
-        When they are on different devices.
+        When they are on different devices; for an out of a dtype the result cannot be
+        cast to (DTypeError), another device or shape, or out= where an argument
+        requires grad (as PyTorch's, though the op has no gradient).
 
     Examples
     --------
@@ -205,6 +221,9 @@ def nextafter(input, other):
     >>> pydevtensor.nextafter(x, pydevtensor.tensor([2., 0.], dtype=pydevtensor.float64)) - x
     tensor([ 2.2204e-16, -1.1102e-16], dtype=pydevtensor.float64)
     """
+    if out is not None:
+        refuse_grad("nextafter", input, other)
+        return _out_written(nextafter(input, other), out, "nextafter", castable=True)
     _tensor_arg(input, "nextafter")
     _tensor_arg(other, "nextafter", "other")
     _same_device("nextafter", input, other)

@@ -22,7 +22,7 @@ from ._ops_counting import _run_lengths, _run_starts
 from ._ops_index import _dim, _int_arg, _tensor_arg, index_select, nonzero, where
 from ._ops_join import cat
 from ._ops_sort import cumsum
-from ._out import _out_written
+from ._out import _out_written, _outs_written
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -167,9 +167,14 @@ class histogram_result(tuple):
     torch.return_types.histogram."""
 
     __slots__ = ()
+    _fields = ("hist", "bin_edges")  # as a named tuple's, for _outs_written
 
     def __new__(cls, hist, bin_edges):
         return super().__new__(cls, (hist, bin_edges))
+
+    @classmethod
+    def _make(cls, iterable):
+        return cls(*iterable)
 
     hist = property(lambda self: self[0])
     bin_edges = property(lambda self: self[1])
@@ -178,7 +183,7 @@ class histogram_result(tuple):
         return f"histogram_result(hist={self[0]!r}, bin_edges={self[1]!r})"
 
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """A histogram of input's values, as ``torch.histogram`` (and NumPy's): the bins
     are half-open ``[edge_i, edge_i+1)`` but for the last, which includes its right
     edge; values outside and NaN are not counted.
@@ -199,6 +204,10 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     density : bool, optional
         Divide the counts by their total and the bin widths, so that the histogram
         integrates to 1.
+    out : tuple of two Tensors, optional
+        (hist, bin_edges), written with the result and returned: of input's dtype (as
+        PyTorch's) and device, each of the result's shape or with no elements (then
+        given it).  Allowed where input requires grad: no gradient.
 
     Returns
     -------
@@ -210,7 +219,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     ------
     RuntimeError
         For an integer input, bins < 1, edges that are not 1-d and increasing, a range
-        whose end is below its start or not finite, or a weight of another shape.
+        whose end is below its start or not finite, or a weight of another shape; for
+        outs of another dtype, device or shape.
 
     Examples
     --------
@@ -222,6 +232,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """
     from ._ops_counting import bucketize
 
+    if out is not None:
+        return _outs_written(histogram(input, bins, range=range, weight=weight,
+                                       density=density), out, "histogram", histogram_result)
     x = _tensor_arg(input, "histogram").detach()
     where_ = f"(input {tuple(x.shape)}, on {x.device})"
     if not x.is_floating_point():

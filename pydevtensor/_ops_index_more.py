@@ -408,7 +408,7 @@ def argwhere(input):
     return nonzero(_tensor_arg(input, "argwhere"))
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
+def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
     """For each element of elements, whether it occurs in test_elements (NaN matches
     nothing).  test_elements is sorted on the device and searched (searchsorted); no
     data comes back to the host.
@@ -423,6 +423,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         Accepted for PyTorch's signature (the result is the same either way).
     invert : bool, optional
         Whether an element does *not* occur.
+    out : Tensor, optional
+        Written with the result and returned: bool (as PyTorch's), on the result's
+        device, of its shape or with no elements (then given it).
 
     Returns
     -------
@@ -433,6 +436,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     ------
     TypeError
         When neither argument is a Tensor.
+    RuntimeError
+        For an out of another dtype, device or shape.
 
     Examples
     --------
@@ -440,6 +445,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     tensor([[False,  True],
             [ True, False]])
     """
+    if out is not None:  # no gradient: grad-requiring arguments are allowed
+        return _out_written(isin(elements, test_elements, assume_unique=assume_unique,
+                                 invert=invert), out, "isin")
     if not isinstance(elements, _C.Tensor) and not isinstance(test_elements, _C.Tensor):
         raise TypeError(f"isin(): expected a Tensor for elements or test_elements, got "
                         f"{type(elements).__name__} and {type(test_elements).__name__}")

@@ -15,6 +15,7 @@ import operator
 from . import _C
 from ._numpy_names import numpy_names
 from ._ops_pointwise import _in_place
+from ._out import _out_written
 
 _TENSOR, _BOOL = _C.Tensor, _C.bool  # _logical's test for two masks
 
@@ -60,7 +61,9 @@ def _logical(mask_op, compose):
         op = documented.__name__
         label = f"{op}()"
 
-        def fn(input, other):
+        def fn(input, other, *, out=None):
+            if out is not None:  # of any dtype: bool casts to every one (no gradient)
+                return _out_written(fn(input, other), out, op, castable=True)
             if type(input) is _TENSOR is type(other) and input.dtype is _BOOL is other.dtype:
                 try:
                     return mask_op(input, other)
@@ -88,6 +91,9 @@ _BINARY = """
         Any dtype; nonzero (and NaN) counts as True.
     other : Tensor or number
         Broadcast against input, on input's device.
+    out : Tensor, optional
+        Written with the result and returned: of any dtype (True as 1, as PyTorch's),
+        input's device, and the result's shape or no elements (then given it).
 
     Returns
     -------
@@ -136,13 +142,16 @@ def logical_xor(input, other):
     """
 
 
-def logical_not(input):
+def logical_not(input, *, out=None):
     """Elementwise logical not: True where input is zero.
 
     Parameters
     ----------
     input : Tensor
         Any dtype; NaN counts as True, so its not is False.
+    out : Tensor, optional
+        Written with the result and returned: of any dtype (True as 1, as PyTorch's),
+        input's device, and input's shape or no elements (then given it).
 
     Returns
     -------
@@ -154,6 +163,8 @@ def logical_not(input):
     >>> pydevtensor.logical_not(pydevtensor.tensor([0.0, 1.5, -1.0]))
     tensor([ True, False, False])
     """
+    if out is not None:
+        return _out_written(logical_not(input), out, "logical_not", castable=True)
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"logical_not(): input must be a Tensor, got {type(input).__name__}")
     return input == 0 if input.dtype != _C.bool else input == False  # noqa: E712

@@ -15,6 +15,7 @@ from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_shortcuts import _floating as _as_floating
+from ._out import _out_written, refuse_grad
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 
@@ -146,7 +147,7 @@ def _replacement(value, default, name):
     return float(value)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """input with NaN replaced by nan, +inf by posinf and -inf by neginf.
 
     Parameters
@@ -160,12 +161,21 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         The value for +inf (default: the dtype's largest finite value).
     neginf : float, optional
         The value for -inf (default: the dtype's most negative finite value).
+    out : Tensor, optional
+        Written with the result and returned: of input's dtype (as PyTorch's) and
+        device, and input's shape or no elements (then given it); refused where input
+        requires grad.
 
     Returns
     -------
     Tensor
         A new tensor of input's shape, dtype and device; the gradient is 1 where the
         value is kept, 0 where it is replaced.  ``nan_to_num_`` writes into input.
+
+    Raises
+    ------
+    RuntimeError
+        For an out of another dtype, device or shape.
 
     Examples
     --------
@@ -175,6 +185,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     >>> pydevtensor.nan_to_num(x)[1].item()
     3.4028234663852886e+38
     """
+    if out is not None:
+        refuse_grad("nan_to_num", input)
+        return _out_written(nan_to_num(input, nan, posinf, neginf), out, "nan_to_num")
     _tensor_arg(input, "nan_to_num")
     if not input.is_floating_point():
         for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):

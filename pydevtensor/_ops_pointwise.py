@@ -8,6 +8,7 @@ import builtins
 
 from . import _C
 from ._ops_index import _tensor_arg, where
+from ._out import _out_written, refuse_grad
 from .autograd.dispatch import _wants_grad
 
 
@@ -22,13 +23,17 @@ def _floating_only(x, op, name="input"):
     return x
 
 
-def frac(input):
+def frac(input, *, out=None):
     """The fractional part, ``input - trunc(input)``, with input's sign.
 
     Parameters
     ----------
     input : Tensor
         Floating point (also the method ``x.frac()``).
+    out : Tensor, optional
+        Written with the result and returned: of input's dtype (as PyTorch's) and
+        device, and input's shape or no elements (then given it); refused where input
+        requires grad.
 
     Returns
     -------
@@ -39,23 +44,31 @@ def frac(input):
     ------
     TypeError
         For bool and integer tensors (as PyTorch's).
+    RuntimeError
+        For an out of another dtype, device or shape.
 
     Examples
     --------
     >>> pydevtensor.frac(pydevtensor.tensor([2.75, -1.25, 3.0]))
     tensor([ 0.7500, -0.2500,  0.0000])
     """
+    if out is not None:
+        refuse_grad("frac", input)
+        return _out_written(frac(input), out, "frac")
     x = _floating_only(_tensor_arg(input, "frac"), "frac")
     return x - x.detach().trunc()
 
 
-def signbit(input):
+def signbit(input, *, out=None):
     """Whether the sign bit is set: True for negative numbers and -0.0.
 
     Parameters
     ----------
     input : Tensor
         Any dtype (also the method ``x.signbit()``).
+    out : Tensor, optional
+        Written with the result and returned: bool (as PyTorch's), input's device, and
+        input's shape or no elements (then given it).
 
     Returns
     -------
@@ -69,6 +82,8 @@ def signbit(input):
     >>> pydevtensor.signbit(pydevtensor.tensor([-1.0, -0.0, 0.0, 2.0]))
     tensor([ True,  True, False, False])
     """
+    if out is not None:  # no gradient: a grad-requiring input is allowed
+        return _out_written(signbit(input), out, "signbit")
     if type(input) is _C.Tensor:
         fast = _C._classify(input, 3)  # one pass from the bits, where the device has it
         if fast is not None:
@@ -82,13 +97,17 @@ def signbit(input):
     return (x < 0) | ((x == 0) & ((1 / x) < 0))  # 1/-0.0 is -inf
 
 
-def sgn(input):
+def sgn(input, *, out=None):
     """The sign of each element, ``x / abs(x)`` (0 at 0): for real tensors ``sign``.
 
     Parameters
     ----------
     input : Tensor
         Any dtype (also the method ``x.sgn()``).
+    out : Tensor, optional
+        Written with the result and returned: of input's dtype (as PyTorch's) and
+        device, and input's shape or no elements (then given it); refused where input
+        requires grad.
 
     Returns
     -------
@@ -100,6 +119,9 @@ def sgn(input):
     >>> pydevtensor.sgn(pydevtensor.tensor([-2.5, 0.0, 3.0]))
     tensor([-1.,  0.,  1.])
     """
+    if out is not None:
+        refuse_grad("sgn", input)
+        return _out_written(sgn(input), out, "sgn")
     return _tensor_arg(input, "sgn").sign()
 
 

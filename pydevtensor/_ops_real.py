@@ -9,6 +9,7 @@ import numbers
 
 from . import _C
 from ._ops_index import _tensor_arg
+from ._out import _out_written
 from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
                                 overwrite_in_place)
 
@@ -20,12 +21,16 @@ def _where(t):
     return f"(a tensor of shape {tuple(t.shape)}, {t.dtype.name}, on {t.device})"
 
 
-def isposinf(input):
+def isposinf(input, *, out=None):
+    if out is not None:  # bool, as PyTorch's; no gradient
+        return _out_written(isposinf(input), out, "isposinf")
     _tensor_arg(input, "isposinf")
     return input == math.inf if input.is_floating_point() else input != input
 
 
-def isneginf(input):
+def isneginf(input, *, out=None):
+    if out is not None:
+        return _out_written(isneginf(input), out, "isneginf")
     _tensor_arg(input, "isneginf")
     return input == -math.inf if input.is_floating_point() else input != input
 
@@ -36,11 +41,19 @@ _INF_DOC = """Where input is {sign}inf (False everywhere for integers and bools)
     ----------
     input : Tensor
         Any dtype (also the method ``x.{name}()``).
+    out : Tensor, optional
+        Written with the result and returned: bool (as PyTorch's), input's device, and
+        input's shape or no elements (then given it).
 
     Returns
     -------
     Tensor
         bool, of input's shape.
+
+    Raises
+    ------
+    RuntimeError
+        For an out of another dtype, device or shape.
 
     Examples
     --------

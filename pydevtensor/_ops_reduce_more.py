@@ -98,7 +98,7 @@ def _keep_shape(x, d):
 
 
 @numpy_names
-def median(input, dim=None, keepdim=False):
+def median(input, dim=None, keepdim=False, *, out=None):
     """The median: the lower of the two middle values for an even count.  Without
     dim, of all elements (a 0-d tensor); with dim, of each row along dim, with its
     index.  A row holding NaN has median NaN (see nanmedian).
@@ -111,6 +111,10 @@ def median(input, dim=None, keepdim=False):
         The dimension to reduce.
     keepdim : bool, optional
         Keep dim with size 1.
+    out : tuple of two Tensors, optional
+        With dim only (as PyTorch's): (values, indices), written with the result and
+        returned as the named tuple: values of input's dtype, int64 indices, on input's
+        device, each of the result's shape or with no elements (then given it).
 
     Returns
     -------
@@ -121,6 +125,10 @@ def median(input, dim=None, keepdim=False):
     ------
     IndexError
         When dim is out of range or the reduced dim is empty.
+    TypeError
+        For out= without dim.
+    RuntimeError
+        For outs of another dtype, device or shape, or out= where input requires grad.
 
     Examples
     --------
@@ -130,11 +138,13 @@ def median(input, dim=None, keepdim=False):
     >>> x.median(1)
     median(values=tensor([2., 5.]), indices=tensor([2, 0]))
     """
+    if out is not None:
+        return _median_out("median", median, input, dim, keepdim, out)
     return _median("median", input, dim, keepdim, skip_nan=False)
 
 
 @numpy_names
-def nanmedian(input, dim=None, keepdim=False):
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """median ignoring NaN: the lower middle of each row's non-NaN values (NaN when
     a row has nothing else).
 
@@ -146,18 +156,38 @@ def nanmedian(input, dim=None, keepdim=False):
         The dimension to reduce.
     keepdim : bool, optional
         Keep dim with size 1.
+    out : tuple of two Tensors, optional
+        With dim only (as PyTorch's): (values, indices), written with the result and
+        returned as the named tuple: values of input's dtype, int64 indices, on input's
+        device, each of the result's shape or with no elements (then given it).
 
     Returns
     -------
     Tensor or pydevtensor.return_types.nanmedian
         As median.
 
+    Raises
+    ------
+    TypeError
+        For out= without dim.
+    RuntimeError
+        For outs of another dtype, device or shape, or out= where input requires grad.
+
     Examples
     --------
     >>> pydevtensor.nanmedian(pydevtensor.tensor([1., float("nan"), 3., 2.]))
     tensor(2.)
     """
+    if out is not None:
+        return _median_out("nanmedian", nanmedian, input, dim, keepdim, out)
     return _median("nanmedian", input, dim, keepdim, skip_nan=True)
+
+
+def _median_out(op, fn, input, dim, keepdim, out):
+    if dim is None:  # PyTorch's median of all elements has no out=
+        raise TypeError(f"{op}(): out= needs dim (the {op} of all elements takes no out)")
+    refuse_grad(op, input, out)
+    return _outs_written(fn(input, dim, keepdim), out, op, getattr(return_types, op))
 
 
 def _median(op, input, dim, keepdim, skip_nan):
@@ -244,7 +274,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 
 
 @numpy_names
-def mode(input, dim=-1, keepdim=False):
+def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value of each row along dim (the smallest of those tied),
     and the index of its last occurrence.
 
@@ -256,17 +286,30 @@ def mode(input, dim=-1, keepdim=False):
         The dimension (default -1).
     keepdim : bool, optional
         Keep dim with size 1.
+    out : tuple of two Tensors, optional
+        (values, indices), written with the result and returned as the named tuple:
+        values of input's dtype, int64 indices, on input's device, each of the result's
+        shape or with no elements (then given it).
 
     Returns
     -------
     pydevtensor.return_types.mode
         (values, indices).
 
+    Raises
+    ------
+    RuntimeError
+        For outs of another dtype, device or shape, or out= where input requires grad.
+
     Examples
     --------
     >>> pydevtensor.mode(pydevtensor.tensor([[1, 2, 2, 3], [4, 4, 5, 5]]))
     mode(values=tensor([2, 4]), indices=tensor([2, 1]))
     """
+    if out is not None:
+        refuse_grad("mode", input, out)
+        return _outs_written(mode(input, dim, keepdim), out, "mode", return_types.mode)
+
     def position(n, nans, x, d):
         s = sort(x.detach(), d)[0]
         run = _run_lengths(s, d)
@@ -300,7 +343,7 @@ def _cat_along(a, b, d):
 
 
 @numpy_names
-def aminmax(input, *, dim=None, keepdim=False):
+def aminmax(input, *, dim=None, keepdim=False, out=None):
     """The minimum and the maximum, of all elements or along dim (NaN propagates).
 
     Parameters
@@ -311,17 +354,30 @@ def aminmax(input, *, dim=None, keepdim=False):
         The dimension to reduce.
     keepdim : bool, optional
         Keep dim with size 1.
+    out : tuple of two Tensors, optional
+        (min, max), written with the result and returned as the named tuple: of input's
+        dtype and device, each of the result's shape or with no elements (then given
+        it).
 
     Returns
     -------
     pydevtensor.return_types.aminmax
         (min, max).
 
+    Raises
+    ------
+    RuntimeError
+        For outs of another dtype, device or shape, or out= where input requires grad.
+
     Examples
     --------
     >>> pydevtensor.aminmax(pydevtensor.tensor([[1, 5], [-2, 3]]), dim=1)
     aminmax(min=tensor([ 1, -2]), max=tensor([5, 3]))
     """
+    if out is not None:
+        refuse_grad("aminmax", input, out)
+        return _outs_written(aminmax(input, dim=dim, keepdim=keepdim), out, "aminmax",
+                             return_types.aminmax)
     _tensor_arg(input, "aminmax")
     if dim is None:
         if keepdim:

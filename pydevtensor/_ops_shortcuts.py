@@ -10,6 +10,7 @@ division, so integer inputs give floats, as in PyTorch).
 """
 from . import _C
 from .autograd.dispatch import recorded
+from ._out import _out_written, refuse_grad
 
 
 def _tensor(x, op, name="input"):
@@ -18,13 +19,17 @@ def _tensor(x, op, name="input"):
     return x
 
 
-def square(input):
+def square(input, *, out=None):
     """The elementwise square, ``input * input``.
 
     Parameters
     ----------
     input : Tensor
         Any numeric dtype (also the method ``x.square()``).
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's; DTypeError otherwise), input's device, and its shape or no
+        elements (then given input's shape); refused where input requires grad.
 
     Returns
     -------
@@ -36,13 +41,16 @@ def square(input):
     >>> pydevtensor.square(pydevtensor.tensor([-2.0, 0.5, 3.0]))
     tensor([4.0000, 0.2500, 9.0000])
     """
+    if out is not None:
+        refuse_grad("square", input)
+        return _out_written(square(input), out, "square", castable=True)
     x = _tensor(input, "square")
     if x.dtype == _C.bool:  # PyTorch's pow(x, 2): a bool squares to int64
         x = x.to(_C.int64)
     return x * x
 
 
-def reciprocal(input):
+def reciprocal(input, *, out=None):
     """The elementwise reciprocal, ``1 / input`` (true division: integer inputs give
     the default float dtype).
 
@@ -50,6 +58,10 @@ def reciprocal(input):
     ----------
     input : Tensor
         Any numeric dtype (also the method ``x.reciprocal()``).
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's; DTypeError otherwise), input's device, and its shape or no
+        elements (then given input's shape); refused where input requires grad.
 
     Returns
     -------
@@ -61,6 +73,9 @@ def reciprocal(input):
     >>> pydevtensor.reciprocal(pydevtensor.tensor([2.0, -4.0, 0.0]))
     tensor([ 0.5000, -0.2500,     inf])
     """
+    if out is not None:
+        refuse_grad("reciprocal", input)
+        return _out_written(reciprocal(input), out, "reciprocal", castable=True)
     return _reciprocal(_tensor(input, "reciprocal"))
 
 

@@ -25,6 +25,7 @@ from .autograd.derivatives import _SavesOperands, reduce_grad
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 from ._ops_pointwise import _in_place
+from ._out import _out_written, refuse_grad
 
 
 def _where_other(cond, taken, fn, x):
@@ -147,7 +148,7 @@ class Xlog1PyBackward0(XlogyBackward0):
 
 
 @recorded("logit")
-def logit(input, eps=None):
+def logit(input, eps=None, *, out=None):
     """The log-odds ``log(p / (1 - p))``, the inverse of sigmoid.
 
     Parameters
@@ -160,6 +161,11 @@ def logit(input, eps=None):
         then above 1 - eps to 1 - eps, PyTorch's order (for eps > 1/2 a value below eps
         gives logit(eps)).  Without it, 0 gives -inf, 1 gives inf and values outside
         [0, 1] give NaN.
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's; DTypeError otherwise), the result's device, and its shape or no
+        elements (then given the result's shape); refused where an argument requires
+        grad.
 
     Returns
     -------
@@ -173,6 +179,8 @@ def logit(input, eps=None):
     >>> pydevtensor.logit(pydevtensor.tensor([0.0, 1.0]), eps=1e-6)
     tensor([-13.8155,  13.8023])
     """
+    if out is not None:  # grad-requiring input refused by recorded()
+        return _out_written(logit(input, eps), out, "logit", castable=True)
     x = _floating(input, "logit")
     if eps is not None:
         if isinstance(eps, builtins.bool) or not isinstance(eps, (builtins.int, builtins.float)):
@@ -181,7 +189,7 @@ def logit(input, eps=None):
     return (x / (1 - x)).log()
 
 
-def xlogy(input, other):
+def xlogy(input, other, *, out=None):
     """``input * log(other)``, taken as 0 where input is 0 (unless other is NaN).
 
     Parameters
@@ -189,6 +197,11 @@ def xlogy(input, other):
     input, other : Tensor or number
         At least one a Tensor; they broadcast, and promote to a floating dtype (also the
         method ``x.xlogy(y)``).
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's; DTypeError otherwise), the result's device, and its shape or no
+        elements (then given the result's shape); refused where an argument requires
+        grad.
 
     Returns
     -------
@@ -200,6 +213,9 @@ def xlogy(input, other):
     >>> pydevtensor.xlogy(pydevtensor.tensor([0.0, 2.0, 0.0]), pydevtensor.tensor([0.0, 4.0, 3.0]))
     tensor([0.0000, 2.7726, 0.0000])
     """
+    if out is not None:
+        refuse_grad("xlogy", input, other)
+        return _out_written(xlogy(input, other), out, "xlogy", castable=True)
     return _x_log("xlogy", input, other, lambda y: y.log(), _scalar_log, 1.0, 0.0)
 
 
@@ -288,13 +304,18 @@ class SpecialEntrBackward0(Node):
 exp2 = _C.exp2
 
 
-def sinc(input):
+def sinc(input, *, out=None):
     """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
 
     Parameters
     ----------
     input : Tensor
         Also the method ``x.sinc()``; integers and bools give float32.
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's; DTypeError otherwise), the result's device, and its shape or no
+        elements (then given the result's shape); refused where an argument requires
+        grad.
 
     Returns
     -------
@@ -306,6 +327,9 @@ def sinc(input):
     >>> pydevtensor.sinc(pydevtensor.tensor([0.0, 0.5, 1.0]))
     tensor([ 1.0000e+00,  6.3662e-01, -2.7828e-08])
     """
+    if out is not None:
+        refuse_grad("sinc", input)
+        return _out_written(sinc(input), out, "sinc", castable=True)
     x = _floating(input, "sinc")
     if x.dtype in (_C.float16, _C.bfloat16):  # computed in float32, rounded once
         return sinc(x.float()).to(x.dtype)

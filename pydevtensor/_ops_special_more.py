@@ -37,6 +37,7 @@ from . import _C
 from ._ops_index import where
 from ._ops_pointwise import _in_place
 from ._ops_special import _floating, _where_other
+from ._out import _out_written, refuse_grad
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 
@@ -309,6 +310,10 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``{also}.
     ----------
     input : Tensor
         Integers and bools give the default float dtype.
+    out : Tensor, optional
+        Written with the result and returned: of any dtype the result's can be cast to
+        (as PyTorch's), input's device, and input's shape or no elements (then given
+        it).
 
     Returns
     -------
@@ -319,6 +324,9 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``{also}.
     ------
     TypeError
         When input is not a Tensor.
+    RuntimeError
+        For an out of a dtype the result cannot be cast to (DTypeError), another device
+        or shape, or out= where input requires grad.
 
     Examples
     --------
@@ -328,7 +336,10 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``{also}.
 
 
 def _public(name, op, what, note, grad, arg, result, also="", ret=""):
-    def fn(input):
+    def fn(input, *, out=None):
+        if out is not None:
+            refuse_grad(name, input)
+            return _out_written(fn(input), out, name, castable=True)
         return op(_floating(input, name))
 
     fn.__name__ = fn.__qualname__ = name

@@ -6,11 +6,15 @@ as the op's return_types named tuple).
 An out of the result's dtype and device with no elements (and no base: a view's
 storage cannot grow) takes the result's shape, as PyTorch resizes it; a non-empty out
 of another shape is refused (PyTorch resizes it too, with a deprecation warning), as
-is another dtype or device (_check_out).  Where an
+is another dtype or device (_check_out).  The elementwise ops take PyTorch's rule of
+the C ones instead (castable=True): out may have any dtype that the result's can be
+cast to (can_cast: no float into an integer or bool, nothing but bool into bool), the
+values converted as they are written.  Where an
 argument requires grad and grad mode is on, out= raises, as PyTorch's does (the ops
 decorated with autograd.dispatch.recorded refuse it there).
 """
 from . import _C
+from ._dtype_info import can_cast
 from .autograd.grad_mode import no_grad
 
 
@@ -26,21 +30,26 @@ def refuse_grad(op, *args):
                            f"grad.")
 
 
-def _write_out(result, out, op):
-    """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype,
-    device and shape (PyTorch resizes an out of another shape with elements, with a
-    deprecation warning; pydevtensor raises)."""
-    _check_out(result, out, op)
+def _write_out(result, out, op, castable=False):
+    """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype
+    (or one it can be cast to, castable=True), device and shape (PyTorch resizes an out
+    of another shape with elements, with a deprecation warning; pydevtensor raises)."""
+    _check_out(result, out, op, castable)
     with no_grad():
         out.copy_(result)
     return out
 
 
-def _check_out(result, out, op):
+def _check_out(result, out, op, castable=False):
     """_write_out's checks of out, without the write."""
     if not isinstance(out, _C.Tensor):
         raise TypeError(f"{op}(): out must be a Tensor, got {type(out).__name__}")
-    if out.dtype != result.dtype:
+    if castable:
+        if not can_cast(result.dtype, out.dtype):  # the C elementwise ops' DTypeError
+            raise _C.DTypeError(f"{op}(): result type {result.dtype} can't be cast to the "
+                                f"desired output type {out.dtype} (out {tuple(out.shape)}, "
+                                f"on {out.device})")
+    elif out.dtype != result.dtype:
         raise RuntimeError(f"{op}(): Expected out tensor to have dtype {result.dtype}, but "
                            f"got {out.dtype} instead")
     if out.device != result.device:
@@ -51,19 +60,24 @@ def _check_out(result, out, op):
                            f"resize out")
 
 
-def _resized(result, out):
+def _resized(result, out, castable=False):
     """out given result's shape when it has no elements (nor a base), and result's dtype
-    and device (else _check_out says what is wrong)."""
+    (or one it can be cast to, castable=True) and device (else _check_out says what is
+    wrong)."""
     if (isinstance(out, _C.Tensor) and out.numel() == 0 and out._base is None
-            and out.dtype == result.dtype and out.device == result.device
+            and (out.dtype == result.dtype
+                 or castable and can_cast(result.dtype, out.dtype))
+            and out.device == result.device
             and tuple(out.shape) != tuple(result.shape)):
         out.data = _C.empty(tuple(result.shape), dtype=out.dtype, device=out.device)
 
 
-def _out_written(result, out, op):
-    """Writes result into out (see the module's docstring) and returns out."""
-    _resized(result, out)
-    return _write_out(result, out, op)
+def _out_written(result, out, op, castable=False):
+    """Writes result into out (see the module's docstring) and returns out: out of
+    result's dtype, or with castable=True (the elementwise ops) of any dtype result's
+    can be cast to."""
+    _resized(result, out, castable)
+    return _write_out(result, out, op, castable)
 
 
 def _outs_written(results, out, op, return_type):

@@ -32,4 +32,15 @@ OUT_CASES = [
       "RuntimeError", r"sum\(\): Expected out tensor to have dtype pydevtensor.float64"),
     C("max-out-not-a-pair", "pdt.max(t, 0, out=pdt.empty(0))", "TypeError",
       r"max\(\): out must be a tuple of 2 Tensors \(values, indices\), got Tensor"),
+    # the elementwise ops written in Python: out of any dtype the result casts to, or
+    # of the result's own dtype, per op as PyTorch's
+    C("fmax-out-cannot-cast", "pdt.fmax(t, t, out=pdt.empty(0, dtype=pdt.int64))",
+      "pydevtensor.DTypeError", r"fmax\(\): result type pydevtensor.float32 can't be cast to "
+      r"the desired output type pydevtensor.int64 \(out \(0,\), on cpu\)"),
+    C("sgn-out-dtype", "pdt.sgn(t, out=pdt.empty(0, dtype=pdt.float64))", "RuntimeError",
+      r"sgn\(\): Expected out tensor to have dtype pydevtensor.float32, but got "
+      r"pydevtensor.float64 instead"),
+    C("square-out-grad", "pdt.square(t.requires_grad_(), out=pdt.empty(0))", "RuntimeError",
+      r"square\(\): functions with out=... arguments don't support automatic "
+      r"differentiation"),
 ]

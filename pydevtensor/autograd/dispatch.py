@@ -155,6 +155,7 @@ def recorded(name):
                 raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                    "automatic differentiation, but one of the arguments "
                                    "requires grad.")
+            kwargs.pop("out", None)  # out=None given: no argument of the gradient rule
             out = run_no_grad(fn, *args, **kwargs)
             rule = RULES[name]
             if kwargs:
