@@ -4,7 +4,8 @@ NumPy, on every device (split from test_everyday_ops.py, whose helpers these use
 stack's C path gives each part a size-1 dim and keeps the views on the heap past 16
 parts (Note in csrc/python/tensor_index.c's _cat_fast); where and masked_fill with
 operands that are not all contiguous go a row of the last dim at a time
-(csrc/cpu/cpu_index.c).  meshgrid's warning for a missing indexing.  Exact: these ops only move elements.
+(csrc/cpu/cpu_index.c).  meshgrid's warning for a missing indexing.  Exact: these ops
+only move elements.
 """
 import warnings
 
