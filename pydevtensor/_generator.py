@@ -31,9 +31,11 @@ def _state_from(where, new_state):
     if not isinstance(new_state, _C.Tensor):
         raise TypeError(f"{where}: the state must be a Tensor (from get_rng_state()), got "
                         f"{type(new_state).__name__}")
-    if new_state.is_floating_point() or new_state.dtype == _C.bool:
-        raise TypeError(f"{where}: the state must be an integer tensor of byte values (from "
-                        f"get_rng_state()), got {new_state.dtype} (on {new_state.device})")
+    if new_state.dtype != _C.uint8:
+        raise TypeError(f"{where}: RNG state must be a uint8 tensor (a ByteTensor, from "
+                        f"get_rng_state()), as PyTorch's, got {new_state.dtype} (shape "
+                        f"{tuple(new_state.shape)}, on {new_state.device}); a state saved as "
+                        f"int32 by an earlier version loads after .to(pydevtensor.uint8)")
     if new_state.device.type != "cpu":
         raise TypeError(f"{where}: the state must be a CPU tensor (as PyTorch's), got one on "
                         f"{new_state.device}")
@@ -42,9 +44,6 @@ def _state_from(where, new_state):
                            f"(the seed and the stream position, 8 bytes each), got "
                            f"{tuple(new_state.shape)} (on {new_state.device})")
     values = new_state.tolist()
-    if any(v < 0 or v > 255 for v in values):
-        raise RuntimeError(f"{where}: the state holds byte values 0..255, got {values} (on "
-                           f"{new_state.device})")
     data = bytes(values)
     return int.from_bytes(data[:8], "little"), int.from_bytes(data[8:], "little")
 
@@ -233,7 +232,7 @@ class Generator(_C._Generator):
         Parameters
         ----------
         new_state : Tensor
-            16 byte values, an integer CPU tensor.
+            16 byte values, a uint8 CPU tensor.
 
         Returns
         -------
@@ -243,9 +242,9 @@ class Generator(_C._Generator):
         Raises
         ------
         TypeError
-            Not an integer CPU tensor.
+            Not a uint8 CPU tensor (as PyTorch's).
         RuntimeError
-            Not 16 values in 0..255.
+            Not 16 values.
 
         Examples
         --------

@@ -35,7 +35,7 @@ def _check_probs(where, p, like):
                                f"false (a probability outside [0, 1] or NaN; shape "
                                f"{tuple(p.shape)}, {p.dtype}, on {p.device})")
         return p
-    if isinstance(p, bool) or not isinstance(p, Real):
+    if not isinstance(p, Real):  # a bool is 0 or 1, as PyTorch's
         raise TypeError(f"{where}: p must be a number or a Tensor, got {type(p).__name__}")
     if not 0 <= p <= 1:
         raise RuntimeError(f"{where}: bernoulli expects p to be in [0, 1], but got p={p}")
@@ -63,7 +63,9 @@ def bernoulli(input, p=None, *, generator=None):
         the shape, dtype and device of the result (also the method
         ``x.bernoulli(p=None, *, generator=None)``).
     p : float, optional
-        One probability for every element, in place of input's values.
+        One probability for every element, in place of input's values (a bool is 0
+        or 1; a 0-d tensor is taken as its value, as PyTorch's, and a tensor with dims
+        refused: ``x.bernoulli_(p)`` takes one per element).
     generator : Generator, optional
         The stream to draw from (default: the default generator).
 
@@ -76,7 +78,7 @@ def bernoulli(input, p=None, *, generator=None):
     Raises
     ------
     TypeError
-        input is not a floating-point tensor, or p not a number.
+        input is not a floating-point tensor, or p neither a number nor a 0-d tensor.
     RuntimeError
         A probability outside [0, 1] or NaN.
 
@@ -92,7 +94,20 @@ def bernoulli(input, p=None, *, generator=None):
     if not x.is_floating_point():
         raise _C.DTypeError(f"bernoulli(): expected a floating-point tensor of probabilities, got "
                             f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
-    return _bernoulli(x, p, generator)
+    return _bernoulli(x, _scalar_p(p), generator)
+
+
+def _scalar_p(p):
+    """bernoulli(input, p)'s p: a number, or a 0-d tensor taken as its value (read back
+    to the host), as PyTorch's; a tensor of probabilities with dims is refused there."""
+    if not isinstance(p, _C.Tensor):
+        return p
+    if p.ndim:
+        raise TypeError(f"bernoulli(): p must be a float (one probability for every element; "
+                        f"a 0-d tensor is taken as its value), got a Tensor of shape "
+                        f"{tuple(p.shape)} ({p.dtype}, on {p.device}); for a probability per "
+                        f"element use bernoulli(p) or x.bernoulli_(p)")
+    return p.item()
 
 
 @recorded("bernoulli")
@@ -122,7 +137,7 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     Parameters
     ----------
     p : float or Tensor, optional
-        The probability of a 1 (default 0.5), in [0, 1].
+        The probability of a 1 (default 0.5), in [0, 1]; a bool is 0 or 1.
     generator : Generator, optional
         The stream to draw from (default: the default generator).
 

@@ -13,7 +13,8 @@ counted copies on a GPU.
 import builtins
 
 from . import _C
-from ._ops_index import _dim, _int_arg, _tensor_arg, gather, index_select, nonzero
+from ._ops_index import (_dim, _int_arg, _scalar_overload, _tensor_arg, gather, index_select,
+                         nonzero)
 from ._ops_join import cat
 from ._ops_sort import argsort, cumsum, sort
 from ._out import _out_written
@@ -48,8 +49,8 @@ def _positions(seq, values, right):
     return gather(running, -1, where[:, first:first + m].contiguous())
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None, out=None):
+def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, side=None,
+                 sorter=None, out=None, self=None):
     """Where input's values would go in sorted_sequence to keep it sorted: for each value,
     the number of entries < value (side "left", the default) or <= value (side "right"),
     as NumPy's np.searchsorted; NaN sorts as the largest value.
@@ -71,6 +72,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     out : Tensor, optional
         Written with the indices and returned: int64 (int32 with out_int32=True), on the
         device, of the result's shape or with no elements (then given that shape).
+    self : number, optional
+        PyTorch's name of input when it is one number (its Scalar overload):
+        ``searchsorted(seq, self=1.5)``.
 
     Returns
     -------
@@ -92,7 +96,11 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     tensor([1, 3, 4])
     >>> pydevtensor.searchsorted(seq, pydevtensor.tensor([3, 6, 9]), right=True)
     tensor([2, 3, 4])
+    >>> pydevtensor.searchsorted(seq, self=6)
+    tensor(3)
     """
+    if self is not None or input is None:
+        input = _scalar_overload("searchsorted", "input", input, "self", self)
     if out is not None:
         return _out_written(searchsorted(sorted_sequence, input, out_int32=out_int32,
                                          right=right, side=side, sorter=sorter),
@@ -169,6 +177,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     out : Tensor, optional
         Written with the indices and returned: int64 (int32 with out_int32=True), on the
         device, of the result's shape or with no elements (then given that shape).
+    self : number, optional
+        PyTorch's name of input when it is one number (its Scalar overload):
+        ``searchsorted(seq, self=1.5)``.
 
     Returns
     -------

@@ -269,6 +269,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         edges = _C.linspace(lo, hi, nbins + 1, dtype=x.dtype, device=x.device)
+        # the ends are the range's own, whatever linspace's rounding gave (-6 to 5.4 in
+        # 9 float64 steps ends at 5.3999...): the maximum is counted in the last bin
+        edges[0], edges[nbins] = lo, hi
     n = edges.shape[0] - 1
     v = x.reshape(-1)
     if weight is not None:

@@ -86,6 +86,26 @@ def _int_arg(x, op, name):
             from None
 
 
+def _scalar_overload(op, name, value, alias, alias_value):
+    """The argument that PyTorch's Scalar overload of op names alias (isin's element and
+    test_element, searchsorted's self) or its Tensor one name: alias_value, a number or
+    a 0-d tensor, when given by that name, else value (which must then be given)."""
+    if alias_value is None:
+        if value is None:
+            raise TypeError(f"{op}() missing required argument '{name}' (or '{alias}')")
+        return value
+    if value is not None:
+        raise TypeError(f"{op}(): '{name}' and '{alias}' are two names of one argument; "
+                        f"give one of them")
+    is_tensor = isinstance(alias_value, _C.Tensor)
+    if (is_tensor and alias_value.ndim) or not (is_tensor or isinstance(
+            alias_value, (builtins.int, builtins.float, builtins.complex))):
+        shape = f" of shape {tuple(alias_value.shape)}" if is_tensor else ""
+        raise TypeError(f"{op}(): argument '{alias}' must be a number (or a 0-d tensor), got "
+                        f"{type(alias_value).__name__}{shape}; a tensor goes as '{name}'")
+    return alias_value
+
+
 def _truncated_for(x, value, op, what):
     """A float value meant for integer tensor x, truncated toward zero (PyTorch's cast
     of a scalar to the tensor's type); one that no int64 holds is a RuntimeError

@@ -12,7 +12,8 @@ import builtins
 
 from . import _C
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
-                         _tensor_arg, gather, index_select, nonzero, result_type)
+                         _scalar_overload, _tensor_arg, gather, index_select, nonzero,
+                         result_type)
 from ._out import _out_written, refuse_grad
 from ._ops_scatter import _in_place, _same_device, _same_dtype, along, in_place_method
 from .autograd.dispatch import _wants_grad
@@ -408,7 +409,8 @@ def argwhere(input):
     return nonzero(_tensor_arg(input, "argwhere"))
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False,
+         element=None, test_element=None, out=None):
     """For each element of elements, whether it occurs in test_elements (NaN matches
     nothing).  test_elements is sorted on the device and searched (searchsorted); no
     data comes back to the host.
@@ -423,6 +425,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None
         Accepted for PyTorch's signature (the result is the same either way).
     invert : bool, optional
         Whether an element does *not* occur.
+    element, test_element : number, optional
+        PyTorch's names of elements and test_elements when they are a number (its
+        Scalar overloads): ``isin(x, test_element=2)``.
     out : Tensor, optional
         Written with the result and returned: bool (as PyTorch's), on the result's
         device, of its shape or with no elements (then given it).
@@ -444,7 +449,14 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None
     >>> pydevtensor.isin(pydevtensor.tensor([[1, 2], [3, 4]]), pydevtensor.tensor([2, 3]))
     tensor([[False,  True],
             [ True, False]])
+    >>> pydevtensor.isin(pydevtensor.tensor([1, 2, 3]), test_element=2)
+    tensor([False,  True, False])
     """
+    if element is not None or test_element is not None or elements is None \
+            or test_elements is None:
+        elements = _scalar_overload("isin", "elements", elements, "element", element)
+        test_elements = _scalar_overload("isin", "test_elements", test_elements,
+                                         "test_element", test_element)
     if out is not None:  # no gradient: grad-requiring arguments are allowed
         return _out_written(isin(elements, test_elements, assume_unique=assume_unique,
                                  invert=invert), out, "isin")

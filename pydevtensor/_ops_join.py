@@ -634,6 +634,9 @@ def triu(input, diagonal=0):
     return _triangle(input, diagonal, False, "triu")
 
 
+_meshgrid_warned = False  # meshgrid's warning for a missing indexing: given once
+
+
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids of 1-d tensors (PyTorch's torch.meshgrid, as D2L's
     ``show_trace_2d`` calls it): for inputs of lengths n0, n1, ... each output has
@@ -647,7 +650,9 @@ def meshgrid(*tensors, indexing=None):
     *tensors : Tensor, or one list or tuple of Tensors
         0-d or 1-d, of one dtype, on one device.
     indexing : {'ij', 'xy'}, optional
-        Matrix ('ij', the default) or Cartesian ('xy') indexing.
+        Matrix ('ij', the default) or Cartesian ('xy') indexing.  Left out, the first
+        call of the process warns that it will be required (a UserWarning, once, as
+        PyTorch's).
 
     Returns
     -------
@@ -682,10 +687,13 @@ def meshgrid(*tensors, indexing=None):
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    if indexing is None:  # PyTorch's default, with its warning
-        warnings.warn("meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument (as in PyTorch); 'ij' is taken now",
-                      UserWarning, stacklevel=2)
+    if indexing is None:  # PyTorch's default; the warning once a process, as PyTorch's
+        global _meshgrid_warned
+        if not _meshgrid_warned:
+            _meshgrid_warned = True
+            warnings.warn("meshgrid: in an upcoming release, it will be required to pass the "
+                          "indexing argument (as in PyTorch); 'ij' is taken now",
+                          UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")

@@ -278,6 +278,12 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value of each row along dim (the smallest of those tied),
     and the index of its last occurrence.
 
+    NaN never equals NaN: each NaN counts once, on its own, as in PyTorch's count (which
+    compares with ``!=``), and sorts above every number, so NaN is the mode only of a
+    row of NaNs.  (PyTorch's own answer for a row with NaNs and no repeated number
+    depends on the order its unstable sort leaves them in; scipy.stats.mode counts the
+    NaNs as one value.)
+
     Parameters
     ----------
     input : Tensor
@@ -305,6 +311,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     --------
     >>> pydevtensor.mode(pydevtensor.tensor([[1, 2, 2, 3], [4, 4, 5, 5]]))
     mode(values=tensor([2, 4]), indices=tensor([2, 1]))
+    >>> pydevtensor.mode(pydevtensor.tensor([2., float('nan'), float('nan'), 1., 1.]))
+    mode(values=tensor(1.), indices=tensor(4))
     """
     if out is not None:
         refuse_grad("mode", input, out)
@@ -326,7 +334,7 @@ def _run_lengths(s, d):
     new = _C.ones(tuple(s.shape), dtype=_C.bool, device=s.device)
     if n > 1:
         a, b = _part(s, d, 1, n - 1), _part(s, d, 0, n - 1)
-        tail = (a != b) & ~(a.isnan() & b.isnan())  # NaNs are one value, as PyTorch's
+        tail = a != b  # NaN != NaN: each NaN a run of its own, as PyTorch's count
         new = _cat_along(_part(new, d, 0, 1), tail, d)
     starts = where(new, pos, _C.zeros((), dtype=_C.int64, device=s.device))
     return pos - cummax(starts, d)[0] + 1

@@ -177,7 +177,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     Parameters
     ----------
     n : int
-        How many (>= 0).
+        How many (>= 0); a one-element integer tensor is taken as its value.
     generator : Generator, optional
         The stream to draw from (default: the default generator).
     dtype : pydevtensor.dtype, optional
@@ -199,8 +199,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     >>> sorted(pydevtensor.randperm(5).tolist())
     [0, 1, 2, 3, 4]
     """
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"randperm(): n must be an int, got {type(n).__name__}")
+    from ._ops_index import _int_arg
+
+    n = _int_arg(n, "randperm", "n")  # also a one-element integer tensor, as PyTorch's
     if n < 0:
         raise _C.InvalidArgumentError(f"randperm(): n must be non-negative, got {n}")
     if dtype not in (None, _C.int64, _C.int32, _C.int16, _C.uint8, _C.int8, _C.float64,

@@ -113,7 +113,7 @@ def set_rng_state(new_state):
     Parameters
     ----------
     new_state : Tensor
-        16 byte values, an integer CPU tensor.
+        16 byte values, a uint8 CPU tensor.
 
     Returns
     -------
@@ -122,9 +122,9 @@ def set_rng_state(new_state):
     Raises
     ------
     TypeError
-        Not an integer CPU tensor.
+        Not a uint8 CPU tensor (as PyTorch's).
     RuntimeError
-        Not 16 values in 0..255.
+        Not 16 values.
 
     Examples
     --------

@@ -212,7 +212,11 @@ CASES = [
       "TypeError", r"to_dlpack\(\): tensor must be a Tensor, got list"),
     C("randperm-negative", "pdt.randperm(-3)", "pydevtensor.InvalidArgumentError",
       r"randperm\(\): n must be non-negative, got -3"),
-    C("randperm-float", "pdt.randperm(2.5)", "TypeError", r"randperm\(\): n must be an int, got float"),
+    C("randperm-float-tensor", "pdt.randperm(pdt.tensor(3.0))", "TypeError",
+      r"randperm\(\): argument 'n' must be int, got a Tensor of shape \(\) and dtype "
+      r"pydevtensor.float32"),
+    C("randperm-float", "pdt.randperm(2.5)", "TypeError",
+      r"randperm\(\): argument 'n' must be int, got float"),
     C("logical_and-list", "pdt.logical_and([1], t)", "TypeError",
       r"logical_and\(\): input must be a Tensor, got list"),
     # ---- pydevtensor/_ops_nan.py, _ops_pointwise.py, _ops_cumulative.py, _ops_counting.py,

@@ -39,6 +39,11 @@ EVERYDAY3_CASES = [
       r"indices \(1,\)"),
     C("argwhere-not-tensor", "pdt.argwhere([1, 0])", "TypeError",
       r"argwhere\(\): argument 'input' must be a Tensor, got list"),
+    C("isin-test_element-tensor", "pdt.isin(t, test_element=pdt.ones(2))", "TypeError",
+      r"isin\(\): argument 'test_element' must be a number \(or a 0-d tensor\), got Tensor "
+      r"of shape \(2,\); a tensor goes as 'test_elements'"),
+    C("searchsorted-self-and-input", "pdt.searchsorted(pdt.ones(3), 1.0, self=2.0)",
+      "TypeError", r"searchsorted\(\): 'input' and 'self' are two names of one argument"),
     C("isin-two-numbers", "pdt.isin(1, 2)", "TypeError",
       r"isin\(\): expected a Tensor for elements or test_elements, got int and int"),
     C("clamp_min-str", "pdt.clamp_min(t, 'a')", "TypeError",

@@ -81,6 +81,26 @@ def test_bernoulli_refuses_bad_probabilities(device, call, exc, match):
         call(device)
 
 
+def test_bernoulli_p_is_a_number_a_bool_or_a_0d_tensor(device):
+    """As PyTorch's: bernoulli(input, p) and x.bernoulli(p) take one probability, a
+    number (a bool is 0 or 1) or a 0-d tensor of any dtype taken as its value, and refuse a
+    tensor with dims (that accepted one per element); bernoulli_ takes a bool p too."""
+    x = pdt.zeros(50, device=device)
+    assert _np(pdt.bernoulli(x, True)).tolist() == [1.0] * 50
+    assert _np(pdt.bernoulli(x, pdt.tensor(1, device=device))).tolist() == [1.0] * 50
+    assert _np(pdt.empty(4, device=device).bernoulli_(True)).tolist() == [1.0] * 4
+    assert _np(pdt.ones(4, device=device).bernoulli_(False)).tolist() == [0.0] * 4
+    pdt.manual_seed(5)
+    a = _np(pdt.bernoulli(x, pdt.tensor(0.3, dtype=pdt.float64, device=device)))
+    pdt.manual_seed(5)
+    np.testing.assert_array_equal(a, _np(x.bernoulli(0.3)))
+    for p in (pdt.full((50,), 0.5, device=device), pdt.tensor([0.5], device=device)):
+        with pytest.raises(TypeError, match=r"p must be a float .*got a Tensor of shape"):
+            pdt.bernoulli(x, p)
+        with pytest.raises(TypeError, match=r"p must be a float"):
+            x.bernoulli(p)
+
+
 def test_a_refused_bernoulli_leaves_self_unchanged(device):
     x = pdt.full((3,), 7.0, device=device)
     with pytest.raises(RuntimeError):

@@ -74,6 +74,32 @@ def test_searchsorted_batched_scalar_sorter_empty(device):
                ).tolist() == [0, 0, 0]
 
 
+def test_searchsorted_and_isin_take_pytorchs_scalar_keyword_names(device):
+    """PyTorch's Scalar overloads name the number self (searchsorted) and element or
+    test_element (isin); they were TypeErrors.  Values against NumPy."""
+    a = np.array([1.0, 3.0, 5.0, 7.0])
+    seq = pdt.tensor(a, device=device)
+    for v, side in ((1.5, "left"), (3.0, "left"), (3.0, "right"), (9, "left")):
+        got = pdt.searchsorted(seq, self=v, right=side == "right")
+        assert got.shape == () and got.item() == np.searchsorted(a, v, side=side)
+    got = pdt.searchsorted(seq, self=pdt.tensor(6.0, device=device), out_int32=True)
+    assert got.dtype == pdt.int32 and got.item() == 3
+    x = np.array([[1, 2], [3, 2]])
+    t = pdt.tensor(x, device=device)
+    np.testing.assert_array_equal(pdt.isin(t, test_element=2).cpu().numpy(), np.isin(x, 2))
+    np.testing.assert_array_equal(pdt.isin(elements=t, test_element=2, invert=True).cpu()
+                                  .numpy(), ~np.isin(x, 2))
+    got = pdt.isin(element=3, test_elements=t)
+    assert got.shape == () and got.item() is True
+    assert pdt.isin(element=4, test_elements=t).item() is False
+    with pytest.raises(TypeError, match=r"'self' must be a number .*got Tensor of shape \(1,\)"):
+        pdt.searchsorted(seq, self=pdt.tensor([1.0], device=device))
+    with pytest.raises(TypeError, match=r"'input' and 'self' are two names of one argument"):
+        pdt.searchsorted(seq, 1.0, self=1.0)
+    with pytest.raises(TypeError, match=r"missing required argument 'test_elements'"):
+        pdt.isin(t)
+
+
 def test_searchsorted_errors(device):
     s = pdt.tensor([[1, 2, 3]], device=device)
     with pytest.raises(RuntimeError, match=r"searchsorted\(\): sorted_sequence should be 1-d "

@@ -793,10 +793,8 @@ def test_meshgrid_as_numpy_and_d2l_show_trace_2d(dev, indexing):
         assert len(got) == k
         for g, w in zip(got, want):
             exact(g, w)
-    # a list works too, and 0-d tensors count as one element; the default is 'ij', with
-    # PyTorch's warning that indexing will be required
-    with pytest.warns(UserWarning, match="required to pass the indexing argument"):
-        a, b = pdt.meshgrid([pdt.tensor(5, device=dev), pdt.arange(3, device=dev)])
+    # a list works too, and 0-d tensors count as one element; the default is 'ij'
+    a, b = pdt.meshgrid([pdt.tensor(5, device=dev), pdt.arange(3, device=dev)], indexing="ij")
     exact(a, [[5, 5, 5]])
     exact(b, [[0, 1, 2]])
     # gradients flow back to the inputs, as through expand

@@ -48,9 +48,11 @@ def test_set_rng_state_replays_the_draws(device):
 
 @pytest.mark.parametrize("bad,exc,match", [
     ([1, 2], TypeError, r"the state must be a Tensor"),
-    (pdt.zeros(16), TypeError, r"integer tensor of byte values.*float32"),
-    (pdt.zeros(8, dtype=pdt.int32), RuntimeError, r"RNG state is wrong size.*\(16,\).*\(8,\)"),
-    (pdt.full((16,), 256, dtype=pdt.int64), RuntimeError, r"byte values 0\.\.255"),
+    (pdt.zeros(16), TypeError, r"RNG state must be a uint8 tensor .*float32"),
+    (pdt.zeros(8, dtype=pdt.uint8), RuntimeError, r"RNG state is wrong size.*\(16,\).*\(8,\)"),
+    # only a uint8 state, as PyTorch's ("RNG state must be a torch.ByteTensor")
+    (pdt.get_rng_state().long(), TypeError, r"RNG state must be a uint8 tensor .*int64"),
+    (pdt.get_rng_state().int(), TypeError, r"uint8 tensor .*int32.*to\(pydevtensor.uint8\)"),
 ])
 def test_set_rng_state_refuses_what_is_not_a_state(bad, exc, match):
     pdt.manual_seed(3)

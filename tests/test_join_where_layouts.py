@@ -4,8 +4,11 @@ NumPy, on every device (split from test_everyday_ops.py, whose helpers these use
 stack's C path gives each part a size-1 dim and keeps the views on the heap past 16
 parts (Note in csrc/python/tensor_index.c's _cat_fast); where and masked_fill with
 operands that are not all contiguous go a row of the last dim at a time
-(csrc/cpu/cpu_index.c).  Exact: these ops only move elements.
+(csrc/cpu/cpu_index.c).  meshgrid's warning for a missing indexing.  Exact: these ops
+only move elements.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -169,3 +172,19 @@ def test_cat_of_only_1d_empty_tensors_takes_any_dim(dev):
     r = pdt.cat([w, w], 1)
     r.sum().backward()
     assert w.grad.shape == (0,)
+
+
+def test_meshgrid_without_indexing_is_ij_and_warns_once_a_process(dev, monkeypatch):
+    """The default is 'ij', with PyTorch's warning that indexing will be required, given
+    once a process as PyTorch's (it came at every call)."""
+    from pydevtensor import _ops_join
+    monkeypatch.setattr(_ops_join, "_meshgrid_warned", False)  # as in a fresh process
+    x, y = pdt.arange(2, device=dev), pdt.arange(3, device=dev)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        grids = [pdt.meshgrid(x, y) for _ in range(3)]
+    assert len(seen) == 1 and seen[0].category is UserWarning
+    assert "required to pass the indexing argument" in str(seen[0].message)
+    for a, b in grids:
+        exact(a, [[0, 0, 0], [1, 1, 1]])
+        exact(b, [[0, 1, 2], [0, 1, 2]])

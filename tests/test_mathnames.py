@@ -132,6 +132,23 @@ def test_histogram(dev):
     np.testing.assert_array_equal(ph.bin_edges.cpu().numpy(), th.bin_edges.numpy())
 
 
+def test_histogram_counts_values_on_the_range_ends(dev):
+    """The bin edges end exactly on the range's ends, whatever linspace's rounding gives
+    (-6 to 5.4 in 9 float64 steps ended at 5.3999..., and the maximum was not counted),
+    and a value on the last edge is in the last bin, as numpy.histogram's."""
+    for a, bins, r in (([-6.0, 5.4, 5.4], 9, None), ([0.1, 0.3, 0.7, 0.7], 7, None),
+                       ([-6.0, 5.4, 0.0], 9, (-6.0, 5.4)), ([0.1, 0.2, 0.7], 3, (0.1, 0.7)),
+                       ([1e-3, 2.0 / 3.0, 1.1, 1.1], 13, None)):
+        for dtype, np_dtype in ((pdt.float64, np.float64), (pdt.float32, np.float32)):
+            v = np.array(a, dtype=np_dtype)
+            h, e = pdt.histogram(pdt.tensor(v, dtype=dtype, device=dev), bins, range=r)
+            lo, hi = (v.min(), v.max()) if r is None else np.array(r, dtype=np_dtype)
+            assert e[0].item() == lo and e[-1].item() == hi, (a, bins, dtype)
+            want, _ = np.histogram(v.astype(np.float64), bins=bins,
+                                   range=(float(lo), float(hi)))
+            np.testing.assert_array_equal(h.cpu().numpy(), want, err_msg=f"{a} {dtype}")
+
+
 def test_cov_corrcoef(dev):
     rng = np.random.default_rng(4)
     a = rng.normal(size=(3, 20))

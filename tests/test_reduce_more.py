@@ -437,12 +437,44 @@ def test_broadcast_to_takes_sizes_as_arguments(device):
         assert tuple(got.shape) == (3, 4)
 
 
-def test_mode_counts_nans_as_one_value_and_histc_keeps_its_ends(device):
-    """The reviewer's cases: mode of [nan, nan, 1] is NaN (PyTorch's); histc compares in
-    the input's dtype, so float32 values equal to min and max are counted (they were
-    dropped when compared with the float64 range)."""
-    values, _ = pdt.mode(pdt.tensor([float("nan"), float("nan"), 1.0], device=device))
-    assert np.isnan(values.item())
+def _mode_ref(row):
+    """mode of one row with NaN != NaN: the smallest of the most frequent numbers and
+    its last index; a row of NaNs alone gives NaN at its first index."""
+    nums = row[~np.isnan(row)]
+    if nums.size == 0:
+        return np.nan, 0
+    vals, counts = np.unique(nums, return_counts=True)
+    v = vals[np.argmax(counts)]  # the first (smallest) of the most frequent
+    return v, int(np.flatnonzero(row == v)[-1])
+
+
+def test_mode_counts_each_nan_on_its_own(device):
+    """NaN != NaN, as PyTorch's count: each NaN is a value seen once, so the reviewer's
+    [2, nan, nan, nan, 1, 1] has mode 1 (PyTorch's; the NaNs counted as one value gave
+    NaN), and NaN is the mode only of a row of NaNs.  Rows against a NumPy reference."""
+    nan = np.nan
+    rows = [[2, nan, nan, nan, 1, 1], [nan, nan, 1.0], [3.0, nan, 3, nan, nan], [nan, nan],
+            [nan, 5.0], [4.0, 4.0, nan, nan, nan, 2.0, 2.0]]
+    for r in rows:
+        a = np.array(r, dtype=np.float64)
+        values, indices = pdt.mode(pdt.tensor(a, device=device))
+        want_v, want_i = _mode_ref(a)
+        np.testing.assert_array_equal(values.item(), want_v, err_msg=str(r))
+        assert indices.item() == want_i, r
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 4, (40, 9)).astype(np.float32)
+    a[rng.random(a.shape) < 0.4] = nan
+    values, indices = pdt.mode(pdt.tensor(a, device=device), 1)
+    want = [_mode_ref(row) for row in a]
+    np.testing.assert_array_equal(values.cpu().numpy(), np.array([w[0] for w in want],
+                                                                  dtype=np.float32))
+    np.testing.assert_array_equal(indices.cpu().numpy(), [w[1] for w in want])
+
+
+def test_histc_keeps_its_ends(device):
+    """The reviewer's cases: histc compares in the input's dtype, so float32 values equal
+    to min and max are counted (they were dropped when compared with the float64
+    range)."""
     x = pdt.tensor([0.1, 0.2, 0.3], device=device)
     assert pdt.histc(x, 3, 0.1, 0.3).tolist() == [1.0, 1.0, 1.0]
     x = pdt.linspace(-0.3, 0.3, 29, device=device)

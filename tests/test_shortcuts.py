@@ -93,6 +93,22 @@ def test_randperm_is_a_permutation_the_same_on_every_device(dev):
         pdt.randperm(3, requires_grad=True)
 
 
+def test_randperm_and_the_random_makers_take_a_one_element_integer_tensor(dev):
+    """As PyTorch's: randperm's n (and randint's bounds, rand's sizes) may be a 0-d or
+    one-element integer tensor, taken as its value (randperm raised TypeError)."""
+    for n in (pdt.tensor(4, device=dev), pdt.tensor([4], dtype=pdt.int32), np.int64(4)):
+        pdt.manual_seed(3)
+        p = pdt.randperm(n, device=dev)
+        pdt.manual_seed(3)
+        np.testing.assert_array_equal(p.cpu().numpy(), pdt.randperm(4, device=dev).cpu().numpy())
+    r = pdt.randint(pdt.tensor(2), pdt.tensor(5), (50,), device=dev).cpu().numpy()
+    assert r.min() >= 2 and r.max() < 5
+    assert pdt.rand(pdt.tensor(2), pdt.tensor(3), device=dev).shape == (2, 3)
+    for bad in (pdt.tensor(4.0), pdt.tensor(True), pdt.tensor([2, 3])):
+        with pytest.raises(TypeError, match=r"randperm\(\): argument 'n' must be int"):
+            pdt.randperm(bad)
+
+
 @pytest.mark.parametrize("name", ["sinh", "cosh"])
 def test_sinh_and_cosh_within_their_bounds(dev, name):
     """One op each (Note [float32 sinh and cosh] in csrc/cpu/cpu_vhyper.h): float32 within
