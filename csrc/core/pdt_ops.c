@@ -361,7 +361,7 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_rando
     /* Note [half draws and the upper bound]: where rounding can reach it (a half dst,
      * an integer in a float dtype, a float U[a, b) other than U[0, 1)) */
     int floating = pdt_dtype_is_floating(dst->dtype);
-    if (st == PDT_OK && floating &&
+    if (st == PDT_OK && floating && kind != PDT_RANDOM_NORMAL &&
         (gen != dst->dtype || kind == PDT_RANDOM_INT ||
          (kind == PDT_RANDOM_UNIFORM && (a != 0.0 || b != 1.0))))
         st = below_upper_bound(dst, kind == PDT_RANDOM_INT ? (double)high : b,
