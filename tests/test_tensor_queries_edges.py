@@ -164,3 +164,21 @@ def test_linspace_ends_exactly_at_end(device, dtype):
                            float(np.asarray(end, dtype=dtype)))
         tol = {"float64": 1e-13, "float32": 1e-5, "float16": 2e-2, "int64": 1.0}[dtype]
         np.testing.assert_allclose(got, want, atol=tol * 20, rtol=0)
+
+
+def test_random_ranges_a_dtype_cannot_hold_are_refused(device):
+    x = pdt.zeros(3, device=device)
+    for a, b in ((0.0, float("inf")), (-3e38, 3e38), (float("-inf"), 0.0), (0.0, 1e39)):
+        with pytest.raises(ValueError, match=r"uniform_\(\): the range .* must be finite in "
+                                             r"float32"):
+            x.uniform_(a, b)
+        assert x.tolist() == [0, 0, 0]  # nothing written
+    h = pdt.zeros(2, dtype=pdt.float16, device=device)
+    with pytest.raises(ValueError, match="float16"):
+        h.uniform_(-40000.0, 40000.0)  # the width, 80000, is past float16's 65504
+    assert pdt.zeros(2, dtype=pdt.float64, device=device).uniform_(-3e38, 3e38).abs().max() < 3e38
+    with pytest.raises(ValueError, match="bool"):
+        pdt.randint(0, 3, (5,), dtype=pdt.bool, device=device)
+    with pytest.raises(ValueError, match="bool"):
+        pdt.randint(-1, 1, (5,), dtype=pdt.bool, device=device)
+    assert pdt.randint(0, 2, (50,), dtype=pdt.bool, device=device).dtype == pdt.bool

@@ -320,7 +320,8 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_rando
     char dev[32];
     int64_t lo, hi;
     pdt_int_range(dst->dtype, &lo, &hi);
-    if (kind == PDT_RANDOM_INT && (dst->dtype == PDT_INT32 || pdt_dtype_is_small_int(dst->dtype)) &&
+    if (kind == PDT_RANDOM_INT &&
+        (dst->dtype == PDT_INT32 || dst->dtype == PDT_BOOL || pdt_dtype_is_small_int(dst->dtype)) &&
         (low < lo || high - 1 > hi))
         return pdt_fail(PDT_ERR_VALUE,
                         "randint: the value %lld (%s) cannot be converted to %s without "

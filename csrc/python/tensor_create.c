@@ -770,6 +770,21 @@ static PyObject *t_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t na
                     "uniform_(): from (%g) must not exceed to (%g)", a, b);
         return NULL;
     }
+    /* a range the dtype holds, width included, as PyTorch checks: else the draws are
+     * inf (uniform_(0, inf), uniform_(-3e38, 3e38) in float32) */
+    pdt_dtype dt = pdt_tensor_of(self)->dtype;
+    if (pdt_dtype_is_floating(dt) &&
+        (!isfinite(a) || !isfinite(b) || !pdt_scalar_fits(dt, (pdt_scalar){1, a, 0}) ||
+         !pdt_scalar_fits(dt, (pdt_scalar){1, b, 0}) ||
+         !pdt_scalar_fits(dt, (pdt_scalar){1, b - a, 0}))) {
+        char dev[32];
+        value_error(pdt_state_of_type(Py_TYPE(self)),
+                    "uniform_(): the range [%g, %g) and its width %g must be finite in %s (a "
+                    "tensor on %s)",
+                    a, b, b - a, pdt_dtype_name(dt),
+                    pdt_device_str(pdt_tensor_of(self)->device, dev, sizeof dev));
+        return NULL;
+    }
     return random_fill_(self, generator, PDT_RANDOM_UNIFORM, a, b, "uniform_");
 }
 
