@@ -131,9 +131,12 @@ def _array_operator(ufunc, a, b):
     fn = _array_ufuncs().get(ufunc)
     if fn is None:
         return None
-    # host memory, wrapped on the tensor's CPU device (cpu:1 too), never copied to a GPU
-    host = other.device if other.device.type == "cpu" else "cpu"
-    t = _C.as_tensor(array, device=host)
+    # host memory, wrapped on cpu:0 without a copy, never copied to a GPU; beside a
+    # logical CPU device (cpu:1) it is copied there, a copy the transfer guard sees as
+    # implicit (the user asked for none)
+    t = _C.as_tensor(array, device="cpu")
+    if other.device.type == "cpu" and t.device != other.device:
+        t = _C._copy_for(t, other.device, "an operator with a NumPy array", True)
     if fn is _C.matmul and t.dtype != other.dtype:  # matmul takes one dtype: promote,
         common = _C.promote_types(t.dtype, other.dtype)  # as the other operators do
         t, other = t.to(common), other.to(common)

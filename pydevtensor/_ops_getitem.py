@@ -42,20 +42,28 @@ def _needs_advanced(idx):
     return _is_advanced(idx)
 
 
+def _host_index(data, device):
+    """An index given as host data (a list, a bool, a NumPy array) as a tensor on
+    device: made on the CPU, then a counted copy that the transfer guard sees as
+    implicit, as a CPU index tensor's (the user asked for no copy)."""
+    t = _C.tensor(data, device="cpu")
+    return t if t.device == device else _C._copy_for(t, device, "indexing", True)
+
+
 def _index_item(item, device):
     """An advanced index item as an int64 Tensor, or a bool Tensor (a mask)."""
     if _numpy_index(item):
         if item.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if item.dtype.kind != "b" and (item.ndim or item.dtype.name != "uint8"):
-            return _C.tensor(item.astype("int64"), device=device)
+            return _host_index(item.astype("int64"), device)
         item = builtins.bool(item) if item.ndim == 0 else item  # a 0-d uint8: a mask too
-        return _C.tensor(item, device=device)
+        return _host_index(item, device)
     if isinstance(item, builtins.bool):
-        return _C.tensor(item, device=device)
+        return _host_index(item, device)
     if isinstance(item, list):
         try:
-            item = _C.tensor(item, device=device)
+            item = _host_index(item, device)
         except (TypeError, ValueError) as e:
             raise IndexError(f"an index list must hold ints or bools: {e}") from None
         if item.numel() == 0:
@@ -366,7 +374,7 @@ def _getitem(self, idx):
     idx = _zero_d_ints(_sequences_as_lists(idx))
     if type(idx) is list and self.ndim and not self.requires_grad:  # x[[2, 0, 1]]
         try:
-            as_tensor = _C.tensor(idx, device=self.device)
+            as_tensor = _host_index(idx, self.device)
         except (TypeError, ValueError):  # the general path says what is wrong
             as_tensor = None
         if as_tensor is not None and as_tensor.dtype == _C.int64 and as_tensor.ndim == 1:
