@@ -245,3 +245,35 @@ def test_two_logical_gpus_on_one_card():
     assert out[0] == "[device(type='cuda', index=0), device(type='cuda', index=1)] True"
     assert out[1] == "cuda:1 True {'count': 1, 'bytes': 8000}"
     assert out[2] == "oom True"
+
+
+def test_host_data_beside_a_logical_device_is_an_implicit_copy():
+    # t + ndarray, t += ndarray and list / NumPy indices of a tensor on cpu:1 copy the
+    # host data there: copies nobody asked for, which the guard refuses and logs as
+    # implicit (they passed as explicit ones); on cpu:0 nothing is copied
+    out = run(setup=SPLIT3, code="""
+        import numpy as np
+        b = pdt.ones(3, device='cpu:1')
+        calls = {'add': lambda: b + np.ones(3), 'iadd': lambda: b.__iadd__(np.ones(3)),
+                 'list index': lambda: b[[0, 1]], 'numpy index': lambda: b[np.array([0])],
+                 'bool index': lambda: b[np.array([True, False, True])]}
+        for name, call in calls.items():
+            r = call()
+            assert r.device == pdt.device('cpu:1'), (name, r.device)
+            with pdt.transfer_guard('disallow'):
+                try:
+                    call()
+                    print(name, 'passed')
+                except pdt.TransferError as e:
+                    print(name, 'refused', 'implicit' in str(e) and 'cpu:1' in str(e))
+        print(b.tolist())  # the refused iadd wrote nothing
+        a = pdt.ones(3, device='cpu:0')
+        pdt.reset_transfer_stats()
+        with pdt.transfer_guard('disallow'):
+            print((a + np.ones(3)).tolist(), a[[0, 2]].tolist())
+        print(pdt.transfer_stats()['peer']['count'])
+    """).splitlines()
+    assert out[:5] == [f"{n} refused True" for n in ("add", "iadd", "list index",
+                                                     "numpy index", "bool index")]
+    assert out[5] == "[2.0, 2.0, 2.0]"
+    assert out[6:] == ["[2.0, 2.0, 2.0] [1.0, 1.0]", "0"]

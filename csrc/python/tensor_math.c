@@ -247,8 +247,18 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
             /* x += numpy_array: in place (Note [operators with NumPy arrays]), not
              * Python's fallback x = x + a, which would rebind x (PyTorch 2.15 does);
              * a GPU x takes the fallback, which refuses the mix without copying; on
-             * x's own CPU device, so that a logical one (cpu:1) takes it too */
-            PyObject *t = pdt_tensor_from_data(S, b, -1, x.t->device, 0, name);
+             * x's own CPU device, so that a logical one (cpu:1) takes it too: there a
+             * copy, which the transfer guard sees as implicit (none was asked for) */
+            pdt_device host = {PDT_CPU, 0};
+            PyObject *t = pdt_tensor_from_data(S, b, -1, host, 0, name);
+            if (t && !pdt_device_eq(host, x.t->device)) {
+                pdt_tensor moved;
+                if (pdt_copy_for(S, pdt_tensor_of(t), x.t->device, pdt_tensor_of(t)->dtype, name, 1,
+                                 &moved) < 0)
+                    Py_CLEAR(t);
+                else
+                    Py_SETREF(t, pdt_tensor_wrap_new(S, &moved));
+            }
             if (!t)
                 return NULL;
             PyObject *result = number_binary(a, t, op, name, 1);
