@@ -32,8 +32,12 @@ BAD_STRINGS = ["tpu", "/TPU:0", "GPU:x", "cuda:-1", "cuda:x", "tpu:0", "", "cuda
 
 @pytest.mark.parametrize("text", BAD_STRINGS)
 def test_bad_strings_name_the_string_and_the_forms(text):
-    with pytest.raises(ValueError) as exc:
+    # a ValueError, and a RuntimeError as PyTorch's (code written `except RuntimeError`)
+    with pytest.raises(pdt.InvalidArgumentError) as exc:
         pdt.device(text)
+    assert isinstance(exc.value, ValueError) and isinstance(exc.value, RuntimeError)
+    with pytest.raises(RuntimeError):
+        pdt.ones(2, device=text)
     msg = str(exc.value)
     assert repr(text)[1:-1] in msg or f"'{text}'" in msg
     assert "'cuda:N'" in msg and "'cpu'" in msg

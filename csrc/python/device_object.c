@@ -23,7 +23,9 @@ PyObject *pdt_device_object(pdt_state *S, pdt_device d)
     return Py_NewRef(*slot);
 }
 
-static int device_from_string(PyObject *str, pdt_device *out)
+/* A device string; a bad one raises InvalidArgumentError (a ValueError and a
+ * RuntimeError: PyTorch raises RuntimeError there, Python's convention ValueError). */
+static int device_from_string(pdt_state *S, PyObject *str, pdt_device *out)
 {
     Py_ssize_t len;
     const char *s = PyUnicode_AsUTF8AndSize(str, &len);
@@ -31,7 +33,7 @@ static int device_from_string(PyObject *str, pdt_device *out)
         return -1;
     pdt_status st = pdt_device_parse(s, (size_t)len, pdt_current_cuda(), out);
     if (st != PDT_OK) {
-        PyErr_SetString(PyExc_ValueError, pdt_last_error());
+        PyErr_SetString(S->InvalidArgumentError, pdt_last_error());
         return -1;
     }
     return 0;
@@ -77,7 +79,7 @@ int pdt_device_from_object_exact(pdt_state *S, PyObject *obj, pdt_device dflt, p
         return 0;
     }
     if (PyUnicode_Check(obj))
-        return device_from_string(obj, out);
+        return device_from_string(S, obj, out);
     if (PyLong_Check(obj) && !PyBool_Check(obj)) {
         long index = PyLong_AsLong(obj);
         if (index == -1 && PyErr_Occurred())
@@ -148,7 +150,7 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
                      Py_TYPE(type)->tp_name);
         return NULL;
     }
-    if (device_from_string(type, &d) < 0)
+    if (device_from_string(S, type, &d) < 0)
         return NULL;
     if (strchr(PyUnicode_AsUTF8(type), ':')) {
         PyErr_Format(PyExc_ValueError,
