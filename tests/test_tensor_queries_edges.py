@@ -182,3 +182,17 @@ def test_random_ranges_a_dtype_cannot_hold_are_refused(device):
     with pytest.raises(ValueError, match="bool"):
         pdt.randint(-1, 1, (5,), dtype=pdt.bool, device=device)
     assert pdt.randint(0, 2, (50,), dtype=pdt.bool, device=device).dtype == pdt.bool
+
+
+def test_empty_takes_a_memory_format(device):
+    x = pdt.empty(2, 3, 4, 5, memory_format=pdt.channels_last, device=device)
+    assert x.shape == (2, 3, 4, 5) and x.stride() == (60, 1, 15, 3)
+    assert x.is_contiguous(memory_format=pdt.channels_last) and not x.is_contiguous()
+    y = pdt.empty((1, 2, 3, 4, 5), memory_format=pdt.channels_last_3d, device=device,
+                  dtype=pdt.float64, requires_grad=True)
+    assert y.stride() == (120, 1, 40, 10, 2) and y.dtype == pdt.float64 and y.requires_grad
+    assert pdt.empty(2, 3, memory_format=pdt.contiguous_format, device=device).stride() == (3, 1)
+    with pytest.raises(ValueError, match=r"channels_last needs a rank 4 shape, got \(2, 3\)"):
+        pdt.empty(2, 3, memory_format=pdt.channels_last, device=device)
+    with pytest.raises(ValueError, match="preserve_format has no tensor"):
+        pdt.empty(2, 3, 4, 5, memory_format=pdt.preserve_format, device=device)

@@ -58,10 +58,18 @@
              "A new tensor of input's shape.") "Examples\n--------\n>>> x = "                      \
                                                "pydevtensor.tensor([[1, 2], [3, 4]])\n" EXAMPLE
 
-PyDoc_STRVAR(doc_empty, DOC_SIZE_FN("empty", "A tensor whose contents are not initialised.",
-                                    "Of the given shape; read it only after writing it.",
-                                    ">>> pydevtensor.empty(2, 3).shape\n"
-                                    "pydevtensor.Size([2, 3])\n"));
+PyDoc_STRVAR(doc_empty,
+             "empty(*size, dtype=None, device=None, pin_memory=False, requires_grad=False, "
+             "memory_format=pydevtensor.contiguous_format)\n--\n\nA tensor whose contents are "
+             "not initialised.\n\nParameters\n----------\n" DOC_SIZE_PARAM("empty")
+                 DOC_DTYPE_PARAM("float32") DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM
+             "memory_format : pydevtensor.memory_format, optional\n    Its layout: "
+             "contiguous_format (row-major), or channels_last (a 4-d shape) or channels_last_3d "
+             "(5-d), whose channels are innermost.\n\n" DOC_RETURNS_T(
+                 "Of the given shape; read it only after writing it.") DOC_RAISES_SHAPE_DEVICE
+             "Examples\n--------\n>>> pydevtensor.empty(2, 3).shape\npydevtensor.Size([2, 3])\n"
+             ">>> pydevtensor.empty(2, 3, 4, 5, memory_format=pydevtensor.channels_last).stride()"
+             "\n(60, 1, 15, 3)\n");
 PyDoc_STRVAR(doc_zeros,
              DOC_SIZE_FN("zeros", "A tensor of zeros.", "Of the given shape, filled with 0.",
                          ">>> pydevtensor.zeros(2, 3)\ntensor([[0., 0., 0.],\n        "

@@ -197,9 +197,51 @@ static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_
     return finish_fill(S, fname, &t, value);
 }
 
-static PyObject *f_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+/* empty(*size, dtype=None, device=None, ..., memory_format=contiguous_format): uninitialised,
+ * laid out as memory_format says (channels_last: dims N, H, W, C outermost first), as
+ * PyTorch's; preserve_format has nothing to preserve and is refused, as PyTorch's. */
+static PyObject *f_empty(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
 {
-    return create_sized(m, a, n, kw, "empty", NULL);
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device",        "pin_memory", "requires_grad",
+                                        "size",  "memory_format", NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    pdt_memory_format fmt;
+    if (parse_create_opts(S, "empty", args + nargs, kwnames, names, kw, &o) < 0 ||
+        parse_size_arg(args, nargs, kw[KW_EXTRA], "empty", &ndim, shape) < 0 ||
+        pdt_memory_format_from_object(S, kw[KW_EXTRA + 1], PDT_CONTIGUOUS_FORMAT, "empty()", &fmt) <
+            0)
+        return NULL;
+    const int *perm = NULL;
+    if (fmt == PDT_PRESERVE_FORMAT) {
+        PyErr_SetString(S->InvalidArgumentError,
+                        "empty(): memory_format=preserve_format has no tensor to preserve the "
+                        "layout of; give contiguous_format or channels_last(_3d)");
+        return NULL;
+    }
+    if (fmt != PDT_CONTIGUOUS_FORMAT) {
+        int rank = pdt_memory_format_perm(fmt, &perm);
+        if (ndim != rank || o.pin) {
+            char dims[128];
+            PyErr_Format(S->InvalidArgumentError, "empty(): %s needs a rank %d shape%s, got %s",
+                         fmt == PDT_CHANNELS_LAST ? "channels_last" : "channels_last_3d", rank,
+                         o.pin ? " and no pin_memory" : "",
+                         pdt_shape_str(ndim, shape, dims, sizeof dims));
+            return NULL;
+        }
+    }
+    pdt_tensor t;
+    if (!perm)
+        return new_empty(S, &o, dtype_or_default(S, o.dtype), ndim, shape, &t)
+                   ? finish_fill(S, "empty", &t, NULL)
+                   : NULL;
+    pdt_status st = pdt_tensor_empty_in_order(o.device, (pdt_dtype)dtype_or_default(S, o.dtype),
+                                              ndim, shape, perm, &t);
+    return st == PDT_OK ? finish_fill(S, "empty", &t, NULL) : pdt_raise(S, st);
 }
 
 static PyObject *f_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
