@@ -238,8 +238,17 @@ def get_device_properties(device=None):
 
     >>> pydevtensor.cuda.get_device_properties(0).total_memory > 0  # doctest: +SKIP
     True
+
+    On a device with a memory limit (a logical device of a split GPU, or
+    ``config.set_memory_limit``), total_memory is the limit: the memory the program sees,
+    as TensorFlow's logical devices are.
     """
-    return DeviceProperties(**_C._properties(_cuda_device(device)))
+    dev = _cuda_device(device)
+    props = _C._properties(dev)
+    limit = _C._memory_stats(dev)["limit"]
+    if limit:
+        props = dict(props, total_memory=min(limit, props["total_memory"]))
+    return DeviceProperties(**props)
 
 
 def get_device_name(device=None):
@@ -323,7 +332,10 @@ def get_device_capability(device=None):
 
 
 def mem_get_info(device=None):
-    """(free, total) bytes of a CUDA device, as the driver reports them.
+    """(free, total) bytes of a CUDA device, as the driver reports them; on a device with a
+    memory limit (a logical device of a split GPU, or ``config.set_memory_limit``),
+    (limit - allocated, limit), what is left under the limit (less when the card itself has
+    less free, counting the device's cached pool as free).
 
     Parameters
     ----------
@@ -347,7 +359,14 @@ def mem_get_info(device=None):
     >>> free <= total  # doctest: +SKIP
     True
     """
-    return _C._mem_get_info(_cuda_device(device))
+    dev = _cuda_device(device)
+    free, total = _C._mem_get_info(dev)
+    stats = _C._memory_stats(dev)
+    if not stats["limit"]:
+        return free, total
+    limit = min(stats["limit"], total)
+    pooled = max(0, stats["reserved"] - stats["allocated"])  # this device's to reuse
+    return max(0, min(limit - stats["allocated"], free + pooled)), limit
 
 
 def empty_cache(device=None):
@@ -451,7 +470,8 @@ def set_per_process_memory_fraction(fraction, device=None):
     if isinstance(fraction, bool) or not 0 <= fraction <= 1:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
     dev = _cuda_device(device)
-    _C._set_memory_limit(dev, int(fraction * get_device_properties(dev).total_memory))
+    # of the card's memory (not of a limit set before, which total_memory reports)
+    _C._set_memory_limit(dev, int(fraction * _C._properties(dev)["total_memory"]))
 
 
 def __getattr__(name):

@@ -663,9 +663,15 @@ CASES = [
     C("set_index_checks-int", "pdt.config.set_index_checks(1)", "TypeError",
       r"set_index_checks\(\): mode must be a str \('device' or 'sync'\), got int"),
     C("set_memory_limit-negative", 'pdt.config.set_memory_limit("cpu", -1)', "ValueError",
-      r"memory limit must be >= 0 bytes, got -1"),
-    C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "ValueError",
-      r"NaN"),
+      r"set_memory_limit\(cpu, ...\): the limit must be >= 0 bytes \(0 or None: no limit\), "
+      r"got -1"),
+    C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "TypeError",
+      r"set_memory_limit\(cpu, ...\): the limit must be an int number of bytes or None, "
+      r"got nan \(float\)"),
+    C("set_memory_limit-bool", 'pdt.config.set_memory_limit("cpu", True)', "TypeError",
+      r"set_memory_limit\(cpu, ...\): the limit must be an int.*got True \(bool\)"),
+    C("set_memory_limit-float", 'pdt.config.set_memory_limit("cpu", 1.5)', "TypeError",
+      r"set_memory_limit\(cpu, ...\): the limit must be an int.*got 1.5 \(float\)"),
     # refused: growth stays on (the runner's state check sees a half-made change)
     C("set_memory_growth-off-no-limit", 'pdt.config.set_memory_growth("cpu", False)',
       "ValueError", r"set_memory_growth\(cpu, False\) reserves the memory limit up front, "
