@@ -329,3 +329,28 @@ def test_memory_queries_on_a_logical_gpu_report_its_limit():
     """).splitlines()
     assert out == [f"({300 * 2**20}, {300 * 2**20}) {200 * 2**20}",
                    f"({200 * 2**20 - 4000}, {200 * 2**20})", "True"]
+
+
+def test_cuda_method_follows_soft_placement():
+    out = run("""
+        import logging, sys
+        logging.basicConfig(stream=sys.stdout, format='%(levelname)s %(message)s')
+        c.set_visible_devices([], 'GPU')
+        x = pdt.ones(2)
+        try:
+            x.cuda()
+        except pdt.DeviceError as e:
+            print("off: DeviceError")
+        c.set_soft_device_placement(True)
+        print(x.cuda().device, x.cuda(1).device, x.cuda('cuda:2').device,
+              x.cuda(device=pdt.device('cuda')).tolist())
+        try:
+            x.cuda('cpu')
+        except ValueError as e:
+            print(e)
+    """).splitlines()
+    assert out[0] == "off: DeviceError"
+    warnings = [line for line in out if line.startswith("WARNING soft device placement")]
+    assert len(warnings) == 4 and "cuda:2 does not exist; using cpu" in warnings[2]
+    assert "cpu cpu cpu [1.0, 1.0]" in out
+    assert out[-1] == "cuda(): expected a CUDA device, got cpu"
