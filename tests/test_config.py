@@ -354,3 +354,10 @@ def test_cuda_method_follows_soft_placement():
     assert len(warnings) == 4 and "cuda:2 does not exist; using cpu" in warnings[2]
     assert "cpu cpu cpu [1.0, 1.0]" in out
     assert out[-1] == "cuda(): expected a CUDA device, got cpu"
+
+
+def test_cpu_device_count_counts_logical_cpus():
+    assert pdt.cpu.current_device() == "cpu"
+    assert run("print(pdt.cpu.device_count())") == "1\n"
+    assert run(setup=SPLIT3, code="print(pdt.cpu.device_count(), pdt.cpu.current_device())"
+               ) == "3 cpu\n"
