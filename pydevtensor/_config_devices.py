@@ -5,6 +5,7 @@ the chapter's TensorFlow edition finds them here under the same names.  See
 Note [logical devices] in csrc/core/pdt_registry.c.
 """
 import logging
+import numbers
 import sys
 from collections import namedtuple
 
@@ -361,7 +362,15 @@ def get_logical_device_configuration(device_):
     >>> config.get_logical_device_configuration(cpu) is None
     True
     """
-    limits = _C._get_logical_devices(_KINDS[device_.device_type], device_.index)
+    kind = _KINDS[device_.device_type]
+    limits = _C._get_logical_devices(kind, device_.index)
+    if limits and _C._initialized():
+        # set_memory_limit may have changed a logical device's limit since it was configured:
+        # report the limits in force (read only once devices are in use: reading freezes them)
+        mine = [i for i, p in enumerate(_C._logical_device_map(kind)) if p == device_.index]
+        if len(mine) == len(limits):
+            limits = [memory_stats(device(_TORCH_TYPE[device_.device_type], i))["limit"]
+                      for i in mine]
     return [LogicalDeviceConfiguration(None if b == 0 else b / 2**20) for b in limits] or None
 
 
@@ -384,6 +393,9 @@ def set_memory_limit(device_, limit_bytes):
 
     Raises
     ------
+    TypeError
+        When limit_bytes is neither an int nor None (a bool or a float: 1.5 bytes is no
+        size, and True is no limit).
     ValueError
         For a negative limit.
 
@@ -398,10 +410,18 @@ def set_memory_limit(device_, limit_bytes):
     over the limit
     >>> config.set_memory_limit('cpu', None)
     """
-    limit = 0 if limit_bytes is None else int(limit_bytes)
+    dev = _as_device(device_)
+    if limit_bytes is None:
+        limit = 0
+    elif isinstance(limit_bytes, bool) or not isinstance(limit_bytes, numbers.Integral):
+        raise TypeError(f"set_memory_limit({dev}, ...): the limit must be an int number of "
+                        f"bytes or None, got {limit_bytes!r} ({type(limit_bytes).__name__})")
+    else:
+        limit = int(limit_bytes)
     if limit < 0:
-        raise ValueError(f"the memory limit must be >= 0 bytes, got {limit}")
-    _C._set_memory_limit(_as_device(device_), limit)
+        raise ValueError(f"set_memory_limit({dev}, ...): the limit must be >= 0 bytes "
+                         f"(0 or None: no limit), got {limit}")
+    _C._set_memory_limit(dev, limit)
 
 
 _growth = {}
@@ -440,12 +460,20 @@ def set_memory_growth(device_, enable):
         if not limit:
             raise ValueError(f"set_memory_growth({dev}, False) reserves the memory limit up "
                              f"front, and {dev} has none: set_memory_limit() first")
-        from . import empty, memory_allocated, float32
-        free = limit - memory_allocated(dev)
+        from . import empty, float32, uint8
+        before = memory_stats(dev)
+        free = limit - before["allocated"]
         if free >= 4:
             # allocated and dropped at once: into the pool, which keeps it
             # (Note [pool release threshold])
             empty(free // 4, dtype=float32, device=dev)
+            # the reservation is no tensor of the program's: put the peak back where it
+            # was (reset to what is allocated now, then raised by a short-lived tensor,
+            # taken from the pool just filled)
+            _C._reset_peak(dev)
+            rise = before["peak"] - memory_stats(dev)["allocated"]
+            if rise > 0:
+                empty(rise, dtype=uint8, device=dev)
     _growth[dev] = bool(enable)  # only once it is done: a refused call changes nothing
 
 

@@ -136,7 +136,51 @@ def _rebuild(cls, data, array_dtype, shape, dtype, device, state):
     return _as_class(cls, t, state)
 
 
+_c_cuda = _C.Tensor.cuda
+
+
+def _missing_cuda(device):
+    """The CUDA device that device names (None: the current one) when it does not exist,
+    else None (not a CUDA device, or one that exists: the C method handles those)."""
+    if device is None:
+        dev = _C.device("cuda", _C._current_device())
+    elif isinstance(device, int) and not isinstance(device, bool):
+        dev = _C.device("cuda", device)
+    elif isinstance(device, (str, _C.device)):
+        try:
+            dev = _C.device(device)
+        except (TypeError, ValueError, RuntimeError):
+            return None  # the C method says what is wrong with it
+    else:
+        return None
+    if dev.type != "cuda":
+        return None
+    index = _C._current_device() if dev.index is None else dev.index
+    return dev if index >= _C._device_count(_C._KIND_CUDA) else None
+
+
+def _tensor_cuda(self, device=None, non_blocking=False):
+    # Soft device placement (config.set_soft_device_placement(True)): a CUDA device that
+    # does not exist falls back as in x.to('cuda') and ones(device='cuda'): to the device
+    # the placement picks (the CPU without a GPU), with its warning.  The C method refused
+    # the fallback it was given ("cuda(): expected a CUDA device, got cpu").
+    if _C._soft_device_placement():
+        missing = _missing_cuda(device)
+        if missing is not None:
+            return self.to(missing, non_blocking=non_blocking)
+    return _c_cuda(self, device, non_blocking)
+
+
+_tensor_cuda.__doc__ = _c_cuda.__doc__.replace(
+    "pydevtensor.DeviceError\n    When there is no such CUDA device.",
+    "pydevtensor.DeviceError\n    When there is no such CUDA device; under soft device "
+    "placement\n    (``config.set_soft_device_placement(True)``) the tensor goes where "
+    "``x.to(device)``\n    puts it instead (the CPU without a GPU), with a warning.")
+_tensor_cuda.__name__ = _tensor_cuda.__qualname__ = "cuda"
+
+
 def install():
+    _C.Tensor.cuda = _tensor_cuda
     _C.Tensor.__copy__ = _tensor_copy
     _C.Tensor.__deepcopy__ = _tensor_deepcopy
     _C.Tensor.__reduce_ex__ = _tensor_reduce_ex

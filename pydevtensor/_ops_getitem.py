@@ -73,12 +73,12 @@ def _index_item(item, device):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if item.device != device:
         if device.type == "cpu":  # logical CPU devices: "on cpu" would not say which
-            raise RuntimeError(f"indices should be on the same device as the indexed tensor "
-                               f"({device}), got an index on {item.device}: logical CPU "
-                               f"devices do not share tensors; move it with .to('{device}')")
+            raise _C.DeviceError(f"indices should be on the same device as the indexed tensor "
+                                 f"({device}), got an index on {item.device}: logical CPU "
+                                 f"devices do not share tensors; move it with .to('{device}')")
         if item.device.type != "cpu":  # PyTorch's rule and message
-            raise RuntimeError(f"indices should be either on cpu or on the same device as the "
-                               f"indexed tensor ({device}), got an index on {item.device}")
+            raise _C.DeviceError(f"indices should be either on cpu or on the same device as the "
+                                 f"indexed tensor ({device}), got an index on {item.device}")
         # a CPU index on a GPU tensor, as PyTorch allows: a counted copy that the transfer
         # guard sees as implicit
         item = _C._copy_for(item, device, "indexing", True)

@@ -412,8 +412,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     ------
     ValueError
         When the shapes do not broadcast, or a tolerance is negative.
-    RuntimeError
-        When the tensors are on different devices.
+    pydevtensor.DeviceError
+        When the tensors are on different devices (a RuntimeError).
     DTypeError
         When the dtypes differ (as in PyTorch).
 
@@ -426,8 +426,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _tensor_arg(other, "isclose", "other")
     _broadcast_shape(tuple(input.shape), tuple(other.shape))
     if input.device != other.device:
-        raise RuntimeError(f"isclose(): Expected all tensors to be on the same device, but "
-                           f"found at least two devices, {input.device} and {other.device}")
+        raise _C.DeviceError(f"isclose(): Expected all tensors to be on the same device, but "
+                             f"found at least two devices, {input.device} and {other.device}")
     if input.dtype != other.dtype:  # PyTorch's check: which dtype's tolerance would apply?
         raise _C.DTypeError(
             f"isclose(): {input.dtype} did not match {other.dtype} (shapes "
@@ -475,8 +475,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     ------
     ValueError
         When the shapes do not broadcast.
-    RuntimeError
-        When the tensors are on different devices.
+    pydevtensor.DeviceError
+        When the tensors are on different devices (a RuntimeError).
 
     Examples
     --------
@@ -504,8 +504,8 @@ def equal(input, other):
 
     Raises
     ------
-    RuntimeError
-        When the tensors are on different devices.
+    pydevtensor.DeviceError
+        When the tensors are on different devices (a RuntimeError).
 
     Examples
     --------
@@ -517,8 +517,8 @@ def equal(input, other):
     _tensor_arg(input, "equal")
     _tensor_arg(other, "equal", "other")
     if input.device != other.device:
-        raise RuntimeError(f"equal(): Expected all tensors to be on the same device, but "
-                           f"found at least two devices, {input.device} and {other.device}")
+        raise _C.DeviceError(f"equal(): Expected all tensors to be on the same device, but "
+                             f"found at least two devices, {input.device} and {other.device}")
     if tuple(input.shape) != tuple(other.shape):
         return False
     same = input == other

@@ -7,15 +7,15 @@ that says why none is available: not built with CUDA, no driver, or no such devi
 from collections import namedtuple
 
 from . import _C
+from . import _devices
 from ._devices import (_as_device, _cuda_device, _release_caches, device_count,
-                       max_memory_allocated, memory_allocated, memory_reserved, memory_stats,
                        reset_peak_memory_stats)
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "get_device_name",
     "get_device_properties", "get_device_capability", "mem_get_info", "memory_allocated",
-    "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
-    "reset_max_memory_allocated",
+    "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "reset_peak_memory_stats", "memory_stats", "reset_max_memory_allocated",
     "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
     "set_per_process_memory_fraction", "device", "is_bf16_supported",
     # random numbers: one stream for every device (pydevtensor/_cuda_random.py)
@@ -238,8 +238,17 @@ def get_device_properties(device=None):
 
     >>> pydevtensor.cuda.get_device_properties(0).total_memory > 0  # doctest: +SKIP
     True
+
+    On a device with a memory limit (a logical device of a split GPU, or
+    ``config.set_memory_limit``), total_memory is the limit: the memory the program sees,
+    as TensorFlow's logical devices are.
     """
-    return DeviceProperties(**_C._properties(_cuda_device(device)))
+    dev = _cuda_device(device)
+    props = _C._properties(dev)
+    limit = _C._memory_stats(dev)["limit"]
+    if limit:
+        props = dict(props, total_memory=min(limit, props["total_memory"]))
+    return DeviceProperties(**props)
 
 
 def get_device_name(device=None):
@@ -323,7 +332,10 @@ def get_device_capability(device=None):
 
 
 def mem_get_info(device=None):
-    """(free, total) bytes of a CUDA device, as the driver reports them.
+    """(free, total) bytes of a CUDA device, as the driver reports them; on a device with a
+    memory limit (a logical device of a split GPU, or ``config.set_memory_limit``),
+    (limit - allocated, limit), what is left under the limit (less when the card itself has
+    less free, counting the device's cached pool as free).
 
     Parameters
     ----------
@@ -347,7 +359,14 @@ def mem_get_info(device=None):
     >>> free <= total  # doctest: +SKIP
     True
     """
-    return _C._mem_get_info(_cuda_device(device))
+    dev = _cuda_device(device)
+    free, total = _C._mem_get_info(dev)
+    stats = _C._memory_stats(dev)
+    if not stats["limit"]:
+        return free, total
+    limit = min(stats["limit"], total)
+    pooled = max(0, stats["reserved"] - stats["allocated"])  # this device's to reuse
+    return max(0, min(limit - stats["allocated"], free + pooled)), limit
 
 
 def empty_cache(device=None):
@@ -451,7 +470,8 @@ def set_per_process_memory_fraction(fraction, device=None):
     if isinstance(fraction, bool) or not 0 <= fraction <= 1:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
     dev = _cuda_device(device)
-    _C._set_memory_limit(dev, int(fraction * get_device_properties(dev).total_memory))
+    # of the card's memory (not of a limit set before, which total_memory reports)
+    _C._set_memory_limit(dev, int(fraction * _C._properties(dev)["total_memory"]))
 
 
 def __getattr__(name):
@@ -493,3 +513,151 @@ def reset_max_memory_allocated(device=None):
                   "pydevtensor.cuda.reset_peak_memory_stats, which resets all peak memory "
                   "statistics (as in PyTorch).", FutureWarning, stacklevel=2)
     reset_peak_memory_stats(device)
+
+
+def _nothing_to_report(device):
+    """True for device None when no CUDA device can be used: torch.cuda's memory reports
+    give 0 (memory_stats: {}) then, so that code written for a GPU runs without one.  An
+    explicit device is still checked."""
+    return device is None and not is_available()
+
+
+def memory_allocated(device=None):
+    """The bytes of live tensors on a CUDA device (0 without a GPU, as PyTorch's).
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When an explicit device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.memory_allocated() >= 0
+    True
+    """
+    return 0 if _nothing_to_report(device) else _devices.memory_allocated(device)
+
+
+def max_memory_allocated(device=None):
+    """The peak of memory_allocated(device) since the last reset_peak_memory_stats(device)
+    (0 without a GPU, as PyTorch's).
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When an explicit device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.max_memory_allocated() >= pydevtensor.cuda.memory_allocated()
+    True
+    """
+    return 0 if _nothing_to_report(device) else _devices.max_memory_allocated(device)
+
+
+def memory_reserved(device=None):
+    """The bytes the device's allocator holds: live tensors plus its cached pool (0 without
+    a GPU, as PyTorch's).
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When an explicit device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.memory_reserved() >= pydevtensor.cuda.memory_allocated()
+    True
+    """
+    return 0 if _nothing_to_report(device) else _devices.memory_reserved(device)
+
+
+def max_memory_reserved(device=None):
+    """The peak of memory_reserved(device): 0 without a GPU, as PyTorch's.  pydevtensor's
+    allocator does not track this peak yet, so on a device it raises.
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        The device (default: the current CUDA device).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    NotImplementedError
+        On a device that exists: the peak of reserved memory is not recorded (use
+        max_memory_allocated, the peak of the tensors).
+    pydevtensor.DeviceError
+        When an explicit device does not exist.
+
+    Examples
+    --------
+    Without a GPU (skipped here: the machine may have one):
+
+    >>> pydevtensor.cuda.max_memory_reserved()  # doctest: +SKIP
+    0
+    """
+    if _nothing_to_report(device):
+        return 0
+    dev = _as_device(device)
+    _C._check_device(dev)
+    raise NotImplementedError(f"max_memory_reserved({dev}): pydevtensor does not record the "
+                              f"peak of reserved memory; max_memory_allocated({dev}) gives "
+                              f"the peak of its tensors")
+
+
+def memory_stats(device=None):
+    """allocated, peak, reserved and limit, in bytes, of a device; {} without a GPU and
+    with no device named, as PyTorch's.
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    dict
+        {'allocated': int, 'peak': int, 'reserved': int, 'limit': int}; limit 0 is none.
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When an explicit device does not exist.
+
+    Examples
+    --------
+    >>> sorted(pydevtensor.cuda.memory_stats('cpu'))
+    ['allocated', 'limit', 'peak', 'reserved']
+    """
+    return {} if _nothing_to_report(device) else _devices.memory_stats(device)

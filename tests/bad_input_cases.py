@@ -539,17 +539,23 @@ CASES = [
     # an index on another device of the same kind: refused, naming both (a CPU index on a
     # GPU tensor is the one crossing allowed, an implicit copy the transfer guard sees)
     C("getitem-index-on-another-device", 't[pdt.tensor([1, 0], device="cpu:1")]',
-      "RuntimeError", r"indices should be on the same device as the indexed tensor "
+      "pydevtensor.DeviceError", r"indices should be on the same device as the indexed tensor "
       r"\(cpu(:0)?\), got an index on cpu:1: logical CPU devices do not share tensors",
       setup=TWO_CPUS),
     C("getitem-mask-on-another-device", 't[pdt.tensor([True, False], device="cpu:1")]',
-      "RuntimeError", r"indices should be on the same device as the indexed tensor "
+      "pydevtensor.DeviceError", r"indices should be on the same device as the indexed tensor "
       r"\(cpu(:0)?\), got an index on cpu:1: logical CPU devices do not share tensors",
       setup=TWO_CPUS),
     C("setitem-index-on-another-device", 't[pdt.tensor([1], device="cpu:1")] = 5.0',
-      "RuntimeError", r"indices should be on the same device as the indexed tensor "
+      "pydevtensor.DeviceError", r"indices should be on the same device as the indexed tensor "
       r"\(cpu(:0)?\), got an index on cpu:1: logical CPU devices do not share tensors",
       setup=TWO_CPUS),
+    C("equal-another-device", 'pdt.equal(t, pdt.ones(2, 3, device="cpu:1"))',
+      "pydevtensor.DeviceError", r"equal\(\): Expected all tensors to be on the same device, "
+      r"but found at least two devices, cpu(:0)? and cpu:1", setup=TWO_CPUS),
+    C("allclose-another-device", 'pdt.allclose(t, pdt.ones(2, 3, device="cpu:1"))',
+      "pydevtensor.DeviceError", r"isclose\(\): Expected all tensors to be on the same device, "
+      r"but found at least two devices, cpu(:0)? and cpu:1", setup=TWO_CPUS),
     C("cat-int", "pdt.cat(5)", "TypeError", r"cat\(\): argument 'tensors' must be a sequence "
       r"of Tensors, got int"),
     C("gather-out-of-bounds", "pdt.gather(t, 1, pdt.tensor([[5]]))", "IndexError",
@@ -669,9 +675,15 @@ CASES = [
     C("set_index_checks-int", "pdt.config.set_index_checks(1)", "TypeError",
       r"set_index_checks\(\): mode must be a str \('device' or 'sync'\), got int"),
     C("set_memory_limit-negative", 'pdt.config.set_memory_limit("cpu", -1)', "ValueError",
-      r"memory limit must be >= 0 bytes, got -1"),
-    C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "ValueError",
-      r"NaN"),
+      r"set_memory_limit\(cpu, ...\): the limit must be >= 0 bytes \(0 or None: no limit\), "
+      r"got -1"),
+    C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "TypeError",
+      r"set_memory_limit\(cpu, ...\): the limit must be an int number of bytes or None, "
+      r"got nan \(float\)"),
+    C("set_memory_limit-bool", 'pdt.config.set_memory_limit("cpu", True)', "TypeError",
+      r"set_memory_limit\(cpu, ...\): the limit must be an int.*got True \(bool\)"),
+    C("set_memory_limit-float", 'pdt.config.set_memory_limit("cpu", 1.5)', "TypeError",
+      r"set_memory_limit\(cpu, ...\): the limit must be an int.*got 1.5 \(float\)"),
     # refused: growth stays on (the runner's state check sees a half-made change)
     C("set_memory_growth-off-no-limit", 'pdt.config.set_memory_growth("cpu", False)',
       "ValueError", r"set_memory_growth\(cpu, False\) reserves the memory limit up front, "

@@ -277,3 +277,87 @@ def test_host_data_beside_a_logical_device_is_an_implicit_copy():
                                                      "numpy index", "bool index")]
     assert out[5] == "[2.0, 2.0, 2.0]"
     assert out[6:] == ["[2.0, 2.0, 2.0] [1.0, 1.0]", "0"]
+
+
+def test_memory_limit_changes_show_in_the_configuration_and_bad_limits_are_refused():
+    out = run(setup=SPLIT3, code="""
+        pdt.ones(1, device='cpu:1')
+        c.set_memory_limit('cpu:1', None)
+        c.set_memory_limit('cpu:2', 3 * 2**20)
+        print(c.get_logical_device_configuration(cpu))
+        for bad in (True, 1.5, '7'):
+            try:
+                c.set_memory_limit('cpu:2', bad)
+            except TypeError as e:
+                print(e)
+        print(pdt.memory_stats('cpu:2')['limit'])
+    """).splitlines()
+    assert out[0] == ("[LogicalDeviceConfiguration(memory_limit=None), LogicalDeviceConfiguration("
+                      "memory_limit=None), LogicalDeviceConfiguration(memory_limit=3.0)]")
+    assert out[1] == ("set_memory_limit(cpu:2, ...): the limit must be an int number of bytes "
+                      "or None, got True (bool)")
+    assert "got 1.5 (float)" in out[2] and "got '7' (str)" in out[3]
+    assert out[4] == str(3 * 2**20)
+
+
+def test_memory_growth_off_reserves_without_raising_the_peak():
+    out = run(setup=SPLIT3, code="""
+        gone = pdt.empty(3000, device='cpu:1')
+        keep = pdt.empty(1000, device='cpu:1')
+        del gone
+        print(pdt.memory_allocated('cpu:1'), pdt.max_memory_allocated('cpu:1'))
+        c.experimental.set_memory_growth('cpu:1', False)
+        print(pdt.memory_allocated('cpu:1'), pdt.max_memory_allocated('cpu:1'))
+        more = pdt.empty(4000, device='cpu:1')
+        print(pdt.max_memory_allocated('cpu:1'))
+    """).splitlines()
+    assert out == ["4000 16000", "4000 16000", "20000"]
+
+
+@pytest.mark.cuda
+def test_memory_queries_on_a_logical_gpu_report_its_limit():
+    out = run("""
+        gpu = c.list_physical_devices('GPU')[0]
+        c.set_logical_device_configuration(gpu, [c.LogicalDeviceConfiguration(300),
+                                                 c.LogicalDeviceConfiguration(200)])
+        print(pdt.cuda.mem_get_info(0), pdt.cuda.get_device_properties(1).total_memory)
+        x = pdt.empty(1000, device='cuda:1')
+        print(pdt.cuda.mem_get_info(1))
+        c.set_memory_limit('cuda:1', None)
+        print(pdt.cuda.mem_get_info(1)[1] == pdt.cuda.get_device_properties(1).total_memory
+              > 300 * 2**20)
+    """).splitlines()
+    assert out == [f"({300 * 2**20}, {300 * 2**20}) {200 * 2**20}",
+                   f"({200 * 2**20 - 4000}, {200 * 2**20})", "True"]
+
+
+def test_cuda_method_follows_soft_placement():
+    out = run("""
+        import logging, sys
+        logging.basicConfig(stream=sys.stdout, format='%(levelname)s %(message)s')
+        c.set_visible_devices([], 'GPU')
+        x = pdt.ones(2)
+        try:
+            x.cuda()
+        except pdt.DeviceError as e:
+            print("off: DeviceError")
+        c.set_soft_device_placement(True)
+        print(x.cuda().device, x.cuda(1).device, x.cuda('cuda:2').device,
+              x.cuda(device=pdt.device('cuda')).tolist())
+        try:
+            x.cuda('cpu')
+        except ValueError as e:
+            print(e)
+    """).splitlines()
+    assert out[0] == "off: DeviceError"
+    warnings = [line for line in out if line.startswith("WARNING soft device placement")]
+    assert len(warnings) == 4 and "cuda:2 does not exist; using cpu" in warnings[2]
+    assert "cpu cpu cpu [1.0, 1.0]" in out
+    assert out[-1] == "cuda(): expected a CUDA device, got cpu"
+
+
+def test_cpu_device_count_counts_logical_cpus():
+    assert pdt.cpu.current_device() == "cpu"
+    assert run("print(pdt.cpu.device_count())") == "1\n"
+    assert run(setup=SPLIT3, code="print(pdt.cpu.device_count(), pdt.cpu.current_device())"
+               ) == "3 cpu\n"

@@ -15,7 +15,7 @@ DEVICE_KEYWORD = [
         "memory_allocated", "max_memory_allocated", "memory_reserved", "memory_stats",
         "reset_peak_memory_stats", "synchronize", "mem_get_info", "get_device_name",
         "get_device_properties", "get_device_capability", "empty_cache", "set_device",
-        "memory_summary", "set_per_process_memory_fraction")
+        "memory_summary", "set_per_process_memory_fraction", "max_memory_reserved")
 ] + [(pdt, n) for n in ("memory_allocated", "max_memory_allocated", "memory_reserved",
                          "memory_stats", "reset_peak_memory_stats", "empty_cache",
                          "set_default_device")] + [(pdt.cpu, "synchronize")]
@@ -127,3 +127,30 @@ def test_cpu_module_names_like_torch_cpu():
         pdt.cpu.synchronize("cuda:0")
     with pytest.raises(pdt.DeviceError, match="cpu:9"):
         pdt.cpu.synchronize("cpu:9")
+
+
+def test_memory_reports_without_a_gpu_are_zero_as_torch_cuda():
+    """torch.cuda.memory_allocated() and friends give 0 ({} for memory_stats) on a machine
+    without a GPU; a device named explicitly is still checked (GPUs hidden, so this runs
+    on every machine)."""
+    from test_config import run
+    out = run("""
+        c.set_visible_devices([], 'GPU')
+        cu = pdt.cuda
+        print(cu.memory_allocated(), cu.memory_reserved(), cu.max_memory_allocated(),
+              cu.max_memory_reserved(), cu.memory_stats())
+        for f in (cu.memory_allocated, cu.max_memory_reserved, cu.memory_stats):
+            try:
+                f(63)
+            except pdt.DeviceError as e:
+                print("DeviceError", "cuda:63" in str(e))
+        print(cu.memory_allocated('cpu') >= 0)
+    """).splitlines()
+    assert out == ["0 0 0 0 {}"] + ["DeviceError True"] * 3 + ["True"]
+
+
+@pytest.mark.cuda
+def test_max_memory_reserved_on_a_device_says_it_is_not_recorded():
+    with pytest.raises(NotImplementedError, match=r"max_memory_reserved\(cuda:0\): .*does not "
+                       r"record the peak of reserved memory"):
+        pdt.cuda.max_memory_reserved(0)

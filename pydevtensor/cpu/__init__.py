@@ -2,7 +2,7 @@
 of ``pydevtensor.autocast("cpu", ...)``."""
 from . import amp
 
-__all__ = ["amp", "is_available", "synchronize"]
+__all__ = ["amp", "is_available", "synchronize", "device_count", "current_device"]
 
 
 def is_available():
@@ -56,3 +56,38 @@ def synchronize(device=None):
     if dev.type != "cpu":
         raise ValueError(f"cpu.synchronize() expects a CPU device, got {dev}")
     _C._check_device(dev)
+
+
+def device_count():
+    """The number of CPU devices: 1, as ``torch.cpu.device_count()``, or the number of
+    logical CPU devices (cpu:0, cpu:1, ...) after
+    ``config.set_logical_device_configuration`` split the CPU, as ``cuda.device_count()``
+    counts the logical GPUs of a split card.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.cpu.device_count() == len(pydevtensor.config.list_logical_devices('CPU'))
+    True
+    """
+    from .. import _C
+    return len(_C._logical_device_map(_C._KIND_CPU))
+
+
+def current_device():
+    """'cpu', as ``torch.cpu.current_device()`` (a str, where ``cuda.current_device()``
+    gives an index): factory functions put tensors on cpu:0 unless told otherwise.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> pydevtensor.cpu.current_device()
+    'cpu'
+    """
+    return "cpu"
