@@ -192,6 +192,7 @@ def test_empty_takes_a_memory_format(device):
                   dtype=pdt.float64, requires_grad=True)
     assert y.stride() == (120, 1, 40, 10, 2) and y.dtype == pdt.float64 and y.requires_grad
     assert pdt.empty(2, 3, memory_format=pdt.contiguous_format, device=device).stride() == (3, 1)
+    assert pdt.empty(2, 3, memory_format=None, device=device).stride() == (3, 1)  # the default
     with pytest.raises(ValueError, match=r"channels_last needs a rank 4 shape, got \(2, 3\)"):
         pdt.empty(2, 3, memory_format=pdt.channels_last, device=device)
     with pytest.raises(ValueError, match="preserve_format has no tensor"):

@@ -60,11 +60,12 @@
 
 PyDoc_STRVAR(doc_empty,
              "empty(*size, dtype=None, device=None, pin_memory=False, requires_grad=False, "
-             "memory_format=pydevtensor.contiguous_format)\n--\n\nA tensor whose contents are "
+             "memory_format=None)\n--\n\nA tensor whose contents are "
              "not initialised.\n\nParameters\n----------\n" DOC_SIZE_PARAM("empty")
                  DOC_DTYPE_PARAM("float32") DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM
              "memory_format : pydevtensor.memory_format, optional\n    Its layout: "
-             "contiguous_format (row-major), or channels_last (a 4-d shape) or channels_last_3d "
+             "contiguous_format (row-major; the default, also for None), or channels_last (a 4-d "
+             "shape) or channels_last_3d "
              "(5-d), whose channels are innermost.\n\n" DOC_RETURNS_T(
                  "Of the given shape; read it only after writing it.") DOC_RAISES_SHAPE_DEVICE
              "Examples\n--------\n>>> pydevtensor.empty(2, 3).shape\npydevtensor.Size([2, 3])\n"

@@ -213,8 +213,8 @@ static PyObject *f_empty(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pdt_memory_format fmt;
     if (parse_create_opts(S, "empty", args + nargs, kwnames, names, kw, &o) < 0 ||
         parse_size_arg(args, nargs, kw[KW_EXTRA], "empty", &ndim, shape) < 0 ||
-        pdt_memory_format_from_object(S, kw[KW_EXTRA + 1], PDT_CONTIGUOUS_FORMAT, "empty()", &fmt) <
-            0)
+        pdt_memory_format_from_object(S, kw[KW_EXTRA + 1] == Py_None ? NULL : kw[KW_EXTRA + 1],
+                                      PDT_CONTIGUOUS_FORMAT, "empty()", &fmt) < 0)
         return NULL;
     const int *perm = NULL;
     if (fmt == PDT_PRESERVE_FORMAT) {
