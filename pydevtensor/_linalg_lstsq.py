@@ -35,8 +35,8 @@ def _check(op, A, B, driver):
     _check_matrix(op, A)
     _tensor_arg(B, op, "B")
     if A.device != B.device:
-        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found "
-                           f"A on {A.device} and B on {B.device}")
+        raise _C.DeviceError(f"{op}: Expected all tensors to be on the same device, but found "
+                             f"A on {A.device} and B on {B.device}")
     _float_dtype(op, B)
     if A.dtype != B.dtype:
         raise RuntimeError(f"{op}: Expected A and B to have the same dtype, but found A of "

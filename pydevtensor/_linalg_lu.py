@@ -240,8 +240,8 @@ def _check_pivots(op, LU, piv):
                            f"{tuple(LU.shape)}: expected {tuple(LU.shape[:-2]) + (k,)} (on "
                            f"{LU.device})")
     if piv.device != LU.device:
-        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found "
-                           f"LU on {LU.device} and pivots on {piv.device}")
+        raise _C.DeviceError(f"{op}: Expected all tensors to be on the same device, but found "
+                             f"LU on {LU.device} and pivots on {piv.device}")
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
@@ -337,8 +337,9 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation {eq}: LU "
                            f"{tuple(LU.shape)}, B {tuple(B.shape)} (on {LU.device})")
     if LU.device != B.device or LU.dtype != B.dtype:
-        raise RuntimeError(f"{op}: Expected LU and B to have the same dtype and device, but "
-                           f"found LU {LU.dtype} on {LU.device} and B {B.dtype} on {B.device}")
+        err = _C.DeviceError if LU.device != B.device else RuntimeError
+        raise err(f"{op}: Expected LU and B to have the same dtype and device, but "
+                  f"found LU {LU.dtype} on {LU.device} and B {B.dtype} on {B.device}")
     C = B if left else B.mT  # X A^T = B is A X^T = B^T; X A = B is A^T X^T = B^T
     transposed = adjoint == left
     LUb, C = _broadcast_batch(op, LU, C)

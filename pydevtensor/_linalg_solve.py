@@ -166,8 +166,8 @@ def _check_pair(op, A, B):
     _square(op, A)
     _tensor_arg(B, op, "B")
     if A.device != B.device:
-        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found "
-                           f"A on {A.device} and B on {B.device}")
+        raise _C.DeviceError(f"{op}: Expected all tensors to be on the same device, but found "
+                             f"A on {A.device} and B on {B.device}")
     if A.dtype != B.dtype:
         raise RuntimeError(f"{op}: Expected A and B to have the same dtype, but found A of "
                            f"type {A.dtype} and B of type {B.dtype} instead (A "

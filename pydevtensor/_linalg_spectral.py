@@ -26,8 +26,8 @@ def _tolerance(op, A, S, atol, rtol, tol=None):
         # per matrix, as PyTorch: rtol = where(atol > 0, 0, eps * max(m, n)), so a tensor
         # atol of 0 keeps the default rtol (no value read back to the host)
         if atol.device != A.device:
-            raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but "
-                               f"found A on {A.device} and a tolerance on {atol.device}")
+            raise _C.DeviceError(f"{op}: Expected all tensors to be on the same device, but "
+                                 f"found A on {A.device} and a tolerance on {atol.device}")
         rtol = (atol <= 0).to(S.dtype) * default_rtol
     elif rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else default_rtol
@@ -35,8 +35,8 @@ def _tolerance(op, A, S, atol, rtol, tol=None):
     def as_tensor(x):
         if isinstance(x, _C.Tensor):
             if x.device != A.device:
-                raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but "
-                                   f"found A on {A.device} and a tolerance on {x.device}")
+                raise _C.DeviceError(f"{op}: Expected all tensors to be on the same device, but "
+                                     f"found A on {A.device} and a tolerance on {x.device}")
             return x.to(S.dtype).unsqueeze(-1)
         return _C.full((), float(x), dtype=S.dtype, device=S.device)
 

@@ -144,8 +144,8 @@ def _householder_checks(A, tau, name):
         raise RuntimeError(f"{name}: tau dtype {tau.dtype} does not match input dtype "
                            f"{A.dtype}")
     if tau.device != A.device:
-        raise RuntimeError(f"{name}: Expected tau and input to be on the same device, but "
-                           f"found tau on {tau.device} and input on {A.device}")
+        raise _C.DeviceError(f"{name}: Expected tau and input to be on the same device, but "
+                             f"found tau on {tau.device} and input on {A.device}")
     if not A.is_floating_point():
         raise NotImplementedError(f"{name}: expected a floating point input, got {A.dtype} "
                                   f"on {A.device}")

@@ -25,9 +25,9 @@ def _check_probs(where, p, like):
             raise _C.DTypeError(f"{where}: p must be a floating-point tensor or a number, got "
                                 f"{p.dtype} (shape {tuple(p.shape)}, on {p.device})")
         if p.device != like.device:
-            raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {like.device} and {p.device} (self "
-                               f"and p)")
+            raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {like.device} and {p.device} (self "
+                                 f"and p)")
         with no_grad():
             bad = p.numel() and bool(((p < 0) | (p > 1) | p.isnan()).any())
         if bad:

@@ -122,9 +122,9 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
         right = side == "right"
     for name, t in (("input", values), ("sorter", sorter)):
         if t is not None and t.device != seq.device:
-            raise RuntimeError(f"searchsorted(): Expected all tensors to be on the same "
-                               f"device, but found at least two devices, {seq.device} and "
-                               f"{t.device} ({name})")
+            raise _C.DeviceError(f"searchsorted(): Expected all tensors to be on the same "
+                                 f"device, but found at least two devices, {seq.device} and "
+                                 f"{t.device} ({name})")
     if seq.ndim == 0:
         raise RuntimeError(f"searchsorted(): sorted_sequence must have at least one dim, got "
                            f"a 0-d {seq.dtype} tensor (on {seq.device})")
@@ -274,9 +274,9 @@ def bincount(input, weights=None, minlength=0):
                                f"{tuple(x.shape)}, got {tuple(weights.shape)} (on "
                                f"{weights.device})")
         if weights.device != x.device:
-            raise RuntimeError(f"bincount(): Expected all tensors to be on the same device, "
-                               f"but found at least two devices, {x.device} and "
-                               f"{weights.device}")
+            raise _C.DeviceError(f"bincount(): Expected all tensors to be on the same device, "
+                                 f"but found at least two devices, {x.device} and "
+                                 f"{weights.device}")
     if weights is None:
         # minlength given as another integer type (a NumPy int, a one-element tensor) and
         # now an int; None: no kernel, or what it does not take

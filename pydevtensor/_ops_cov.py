@@ -28,7 +28,7 @@ def _weights(w, name, n, x, integral):
                            f"elements (the number of observations), got shape "
                            f"{tuple(w.shape)} (on {w.device})")
     if w.device != x.device:
-        raise RuntimeError(f"cov(): {name} is on {w.device}, input on {x.device}")
+        raise _C.DeviceError(f"cov(): {name} is on {w.device}, input on {x.device}")
     if integral and (w.is_floating_point() or w.dtype == _C.bool):
         raise RuntimeError(f"cov(): expected fweights to have an integral dtype, got {w.dtype}")
     if not integral and not w.is_floating_point():

@@ -248,7 +248,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
             raise RuntimeError(f"histogram(): bins must be 1-d with at least 2 edges, got "
                                f"shape {tuple(edges.shape)} {where_}")
         if edges.device != x.device:
-            raise RuntimeError(f"histogram(): bins are on {edges.device}, input on {x.device}")
+            raise _C.DeviceError(f"histogram(): bins are on {edges.device}, input on {x.device}")
         if bool(((edges[1:] - edges[:-1]) < 0).any()):
             raise RuntimeError(f"histogram(): bin edges must be increasing {where_}")
     else:

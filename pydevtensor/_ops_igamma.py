@@ -223,9 +223,9 @@ def _operands(name, input, other):
                                   f"{input.dtype}, other {other.dtype}): a floating dtype "
                                   f"is needed")
     if input.device != other.device and input.ndim and other.ndim:
-        raise RuntimeError(f"{name}(): expected input and other on the same device, got "
-                           f"input {tuple(input.shape)} on {input.device} and other "
-                           f"{tuple(other.shape)} on {other.device}")
+        raise _C.DeviceError(f"{name}(): expected input and other on the same device, got "
+                             f"input {tuple(input.shape)} on {input.device} and other "
+                             f"{tuple(other.shape)} on {other.device}")
     device = input.device if input.ndim or not other.ndim else other.device
     a, x = broadcast_tensors(input.to(device=device, dtype=dtype),
                              other.to(device=device, dtype=dtype))

@@ -159,9 +159,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
                            f"{tuple(batch1.shape)} and {tuple(batch2.shape)} (on "
                            f"{batch1.device})")
     if input.device != batch1.device:
-        raise RuntimeError(f"baddbmm(): Expected all tensors to be on the same device, but "
-                           f"found at least two devices, {input.device} (input) and "
-                           f"{batch1.device} (batch1)")
+        raise _C.DeviceError(f"baddbmm(): Expected all tensors to be on the same device, but "
+                             f"found at least two devices, {input.device} (input) and "
+                             f"{batch1.device} (batch1)")
     if input.dtype != batch1.dtype:
         raise RuntimeError(f"baddbmm(): Input dtypes must be the same, got: input "
                            f"{input.dtype}, batch1: {batch1.dtype} (on {input.device})")

@@ -175,9 +175,9 @@ def lerp(input, end, weight):
             raise _C.DTypeError(f"lerp(): expected {name} of input's dtype {start.dtype}, got "
                                 f"{t.dtype} (shape {tuple(t.shape)}, on {t.device})")
         if t.device != start.device:
-            raise RuntimeError(f"lerp(): Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {start.device} and {t.device} "
-                               f"({name})")
+            raise _C.DeviceError(f"lerp(): Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {start.device} and {t.device} "
+                                 f"({name})")
     half = start.dtype in (_C.float16, _C.bfloat16)
     if half:  # computed in float32 and rounded once, as PyTorch's kernel does
         start, end = start.float(), end.float()
@@ -206,8 +206,8 @@ def _addc(op, input, tensor1, tensor2, value, combine):
         raise TypeError(f"{op}(): value must be a number, got {type(value).__name__}")
     devices = {t.device for t in (input, tensor1, tensor2)}
     if len(devices) > 1:
-        raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but found "
-                           f"at least two devices, {', '.join(sorted(map(str, devices)))}")
+        raise _C.DeviceError(f"{op}(): Expected all tensors to be on the same device, but found "
+                             f"at least two devices, {', '.join(sorted(map(str, devices)))}")
     # the three promote at once, as PyTorch's: a pair first would lift the third (a 0-d
     # float64 beside float32 tensors) or compute in a narrower type (float16 / int32)
     from ._dtype_info import _result_type_of

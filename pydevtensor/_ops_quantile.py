@@ -35,8 +35,8 @@ def _q_values(op, x, q):
             raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor: q "
                                f"is {q.dtype}, input {x.dtype} (on {x.device})")
         if q.device != x.device:
-            raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {x.device} and {q.device}")
+            raise _C.DeviceError(f"{op}(): Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {x.device} and {q.device}")
         flat = q.reshape(-1)  # autograd reaches q through the ranks (linear only)
         values = flat.detach().tolist()
         scalar = q.ndim == 0

@@ -86,9 +86,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             raise TypeError("normal(): size, dtype and device are for a number mean and std; "
                             "with a tensor the result takes its shape, dtype and device")
         if len(tensors) == 2 and mean.device != std.device:
-            raise RuntimeError(f"normal(): Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {mean.device} and {std.device} "
-                               f"(mean and std)")
+            raise _C.DeviceError(f"normal(): Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {mean.device} and {std.device} "
+                                 f"(mean and std)")
         like = tensors[0]  # mean's dtype when it is a tensor, as PyTorch's
         wide = _C.promote_types(like.dtype, _C.float32)  # half types: rounded once, at the end
         shapes = [tuple(t.shape) for t in tensors]

@@ -172,9 +172,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     size = x.shape[d]
     if isinstance(repeats, _C.Tensor):
         if repeats.device != input.device:
-            raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {input.device} (input) and "
-                               f"{repeats.device} (repeats)")
+            raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {input.device} (input) and "
+                                 f"{repeats.device} (repeats)")
         r = _checked_repeats(repeats, size, where)
         # where the device has the kernel (the CPU), a pass that sums the repeats (or checks
         # them against output_size) before anything is allocated, then one that checks them

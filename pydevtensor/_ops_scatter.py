@@ -52,8 +52,8 @@ def _same_device(op, *ts):
     dev = ts[0].device
     for t in ts[1:]:
         if t.device != dev:
-            raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {dev} and {t.device}")
+            raise _C.DeviceError(f"{op}(): Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {dev} and {t.device}")
 
 
 def _same_dtype(op, x, src, name="source"):

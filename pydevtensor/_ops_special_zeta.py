@@ -110,9 +110,9 @@ def _operands(x, q):
     if not dtype.is_floating_point:
         dtype = _C._get_default_dtype()
     if x.device != q.device and x.ndim and q.ndim:
-        raise RuntimeError(f"zeta(): expected input and other on the same device, got "
-                           f"input {tuple(x.shape)} on {x.device} and other "
-                           f"{tuple(q.shape)} on {q.device}")
+        raise _C.DeviceError(f"zeta(): expected input and other on the same device, got "
+                             f"input {tuple(x.shape)} on {x.device} and other "
+                             f"{tuple(q.shape)} on {q.device}")
     device = x.device if x.ndim or not q.ndim else q.device
     return broadcast_tensors(x.to(device=device, dtype=dtype),
                              q.to(device=device, dtype=dtype))

@@ -53,7 +53,7 @@ def _check_out(result, out, op, castable=False):
         raise RuntimeError(f"{op}(): Expected out tensor to have dtype {result.dtype}, but "
                            f"got {out.dtype} instead")
     if out.device != result.device:
-        raise RuntimeError(f"{op}(): out is on {out.device}, the result on {result.device}")
+        raise _C.DeviceError(f"{op}(): out is on {out.device}, the result on {result.device}")
     if tuple(out.shape) != tuple(result.shape):
         raise RuntimeError(f"{op}(): out has shape {tuple(out.shape)}, the result "
                            f"{tuple(result.shape)} (on {out.device}); pydevtensor does not "

@@ -105,9 +105,9 @@ def _new(self, *args: Any, device: Any = None, size: Any = None) -> _C.Tensor:
     else:
         device = _C.device(device)
         if device.type != self.device.type:
-            raise RuntimeError(f"new(): legacy constructor expects device type: "
-                               f"{self.device.type} but device type: {device.type} was "
-                               f"passed")
+            raise _C.DeviceError(f"new(): legacy constructor expects device type: "
+                                 f"{self.device.type} but device type: {device.type} was "
+                                 f"passed")
     if size is not None:
         if args:
             raise TypeError("new(): give the sizes either as arguments or as size=, not both")

@@ -168,8 +168,8 @@ class _GradBucket:
         self.params = [p for p in module.parameters() if p.requires_grad]
         for p in self.params:
             if p.device != device:
-                raise RuntimeError(f"MirroredStrategy: {where} should be on {device}, but a "
-                                   f"parameter of shape {tuple(p.shape)} is on {p.device}")
+                raise _C.DeviceError(f"MirroredStrategy: {where} should be on {device}, but a "
+                                     f"parameter of shape {tuple(p.shape)} is on {p.device}")
         by_dtype = OrderedDict()
         for p in self.params:
             by_dtype.setdefault(p.dtype, []).append(p)

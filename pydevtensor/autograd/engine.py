@@ -56,8 +56,8 @@ def _root_grads(outputs, grad_outputs, where, create_graph=False):
                                    f"{tuple(g.shape)} and output[{i}] has a shape of "
                                    f"{tuple(t.shape)}.")
             if g.device != t.device:
-                raise RuntimeError(f"{where}: the gradient is on {g.device} but the output "
-                                   f"is on {t.device}")
+                raise _C.DeviceError(f"{where}: the gradient is on {g.device} but the output "
+                                     f"is on {t.device}")
             g, user = (g if create_graph else g.detach()), True
             if g.dtype != t.dtype:
                 g = g.to(t.dtype)

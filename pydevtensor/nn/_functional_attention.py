@@ -57,9 +57,9 @@ def _check(query, key, value, attn_mask, is_causal, enable_gqa):
                             f"{type(attn_mask).__name__}")
         named.append(("attn_mask", attn_mask))
     if any(t.device != query.device for _, t in named):
-        raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but found "
-                           f"at least two devices: " +
-                           ", ".join(f"{name} on {t.device}" for name, t in named))
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but found "
+                             f"at least two devices: " +
+                             ", ".join(f"{name} on {t.device}" for name, t in named))
     device = query.device
     if min(query.ndim, key.ndim, value.ndim) < 2:
         raise _Invalid(f"{where}: Expected query, key, and value to all be at least 2 "

@@ -280,8 +280,8 @@ def _check(input, grid, mode, padding_mode) -> None:
         raise RuntimeError(f"{where_}: expected floating point input and grid of the same "
                            f"dtype, got {input.dtype} and {grid.dtype} ({shapes})")
     if input.device != grid.device:
-        raise RuntimeError(f"{where_}: expected input and grid on the same device, but got "
-                           f"{shapes}")
+        raise _C.DeviceError(f"{where_}: expected input and grid on the same device, but got "
+                             f"{shapes}")
 
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",

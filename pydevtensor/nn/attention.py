@@ -59,9 +59,9 @@ def canonical_mask(mask: Tensor | None, name: str, like: Tensor, where: str) -> 
     if not isinstance(mask, _C.Tensor):
         raise TypeError(f"{where}: {name} must be a Tensor or None, got {type(mask).__name__}")
     if mask.device != like.device:
-        raise RuntimeError(f"{where}: Expected all tensors to be on the same device: {name} is "
-                           f"on {mask.device} but the query is on {like.device}; move it with "
-                           f".to({str(like.device)!r})")
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device: {name} is "
+                             f"on {mask.device} but the query is on {like.device}; move it with "
+                             f".to({str(like.device)!r})")
     if mask.dtype == _C.bool:
         zero = _C.zeros(tuple(mask.shape), dtype=like.dtype, device=like.device)
         return zero.masked_fill(mask, float("-inf"))
@@ -83,9 +83,9 @@ def _check_shapes(query, key, value, key_padding_mask, attn_mask, num_heads, whe
             raise TypeError(f"{where}: {name} must be a Tensor, got {type(t).__name__}")
     for name, t in (("key", key), ("value", value)):
         if t.device != query.device:
-            raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {query.device} (query) and "
-                               f"{t.device} ({name})")
+            raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {query.device} (query) and "
+                                 f"{t.device} ({name})")
     dims = (query.ndim, key.ndim, value.ndim)
     if query.ndim not in (2, 3):
         raise ShapeAssertion(f"{where}: query should be unbatched 2D or batched 3D tensor but "
