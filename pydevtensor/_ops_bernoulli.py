@@ -49,7 +49,7 @@ def _draw(shape, p, device, generator):
         return u < (p.to(_C.float64) if isinstance(p, _C.Tensor) else p)
 
 
-def bernoulli(input, p=None, *, generator=None):
+def bernoulli(input, p=None, *, generator=None, out=None):
     """Draws 0 or 1 for each element, 1 with the probability given by that element of
     input (or by p, the same for all), as PyTorch's ``torch.bernoulli``.
 
@@ -68,6 +68,10 @@ def bernoulli(input, p=None, *, generator=None):
         refused: ``x.bernoulli_(p)`` takes one per element).
     generator : Generator, optional
         The stream to draw from (default: the default generator).
+    out : Tensor, optional
+        Written with the draws, cast to its dtype (any dtype: the draws are 0 and 1), and
+        returned; on the result's device, of its shape or with no elements (then given
+        it).  Refused when input requires grad, as PyTorch's.
 
     Returns
     -------
@@ -90,6 +94,13 @@ def bernoulli(input, p=None, *, generator=None):
     >>> pydevtensor.bernoulli(pydevtensor.zeros(1000), 0.25).mean().item() < 0.3
     True
     """
+    if out is not None:
+        from ._out import _out_written, refuse_grad
+        refuse_grad("bernoulli", input, out)
+        result = bernoulli(input, p, generator=generator)
+        if isinstance(out, _C.Tensor):
+            result = result.to(out.dtype)
+        return _out_written(result, out, "bernoulli")
     x = _tensor_arg(input, "bernoulli")
     if not x.is_floating_point():
         raise _C.DTypeError(f"bernoulli(): expected a floating-point tensor of probabilities, got "

@@ -17,7 +17,7 @@ from ._ops_sort import cumsum, topk
 from .autograd import no_grad
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """num_samples category indices drawn from each row of input, category i with
     probability proportional to its weight ``input[..., i]``.
 
@@ -38,6 +38,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         those of weight 0 only after every positive one).
     generator : Generator, optional
         The stream to draw from (default: the default generator).
+    out : Tensor, optional
+        Written with the indices and returned: int64 (as PyTorch's), on the result's
+        device, of its shape or with no elements (then given it).
 
     Returns
     -------
@@ -61,6 +64,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     >>> sorted(pydevtensor.multinomial(w, 2).tolist())
     [1, 3]
     """
+    if out is not None:  # no gradient flows to indices: a grad-requiring input is fine
+        from ._out import _out_written
+        return _out_written(multinomial(input, num_samples, replacement, generator=generator),
+                            out, "multinomial")
     x = _tensor_arg(input, "multinomial")
     num_samples = _int_arg(num_samples, "multinomial", "num_samples")
     if not x.is_floating_point():

@@ -11,7 +11,7 @@ from .autograd.node import Node
 __all__ = ["normal"]
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
            requires_grad=False):
     """Samples of the normal distribution N(mean, std^2), as PyTorch's ``torch.normal``:
     numbers for mean and std with a ``size``, or tensors for either (the result has their
@@ -36,6 +36,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         With numbers only: where the result lives (default: the default device).
     requires_grad : bool, optional
         Whether autograd records operations on the result.
+    out : Tensor, optional
+        Written with the samples and returned: a floating dtype of any width, which the
+        samples are drawn in (a dtype= that differs is refused), on the result's device,
+        of its shape or with no elements (then given it).  Refused when mean or std
+        requires grad.
 
     Returns
     -------
@@ -60,6 +65,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     >>> pydevtensor.normal(pydevtensor.zeros(2, 3), 1.0).shape
     pydevtensor.Size([2, 3])
     """
+    if out is not None:
+        return _normal_out(mean, std, size, generator, out, dtype, device)
     tensors = [v for v in (mean, std) if isinstance(v, _C.Tensor)]
     for name, v in (("mean", mean), ("std", std)):
         if isinstance(v, _C.Tensor):
@@ -105,6 +112,27 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if requires_grad:
         out.requires_grad_()
     return out
+
+
+def _normal_out(mean, std, size, generator, out, dtype, device):
+    """normal(..., out=out), as PyTorch's: the samples drawn in out's floating dtype."""
+    from ._out import _out_written, refuse_grad
+    if not isinstance(out, _C.Tensor):
+        raise TypeError(f"normal(): out must be a Tensor, got {type(out).__name__}")
+    if not out.is_floating_point():
+        raise _C.DTypeError(f"normal(): out must have a floating dtype, got {out.dtype} "
+                            f"(shape {tuple(out.shape)}, on {out.device})")
+    if dtype is not None and dtype != out.dtype:
+        raise _C.DTypeError(f"normal(): dtype {dtype} does not match the dtype of out "
+                            f"({out.dtype}, on {out.device})")
+    refuse_grad("normal", mean, std, out)
+    if isinstance(mean, _C.Tensor) or isinstance(std, _C.Tensor):
+        # mean's dtype decides the draw's; the samples are then written in out's
+        result = normal(mean, std, size, generator=generator)
+    else:
+        result = normal(mean, std, size, generator=generator, dtype=out.dtype,
+                        device=out.device if device is None else device)
+    return _out_written(result.to(out.dtype), out, "normal")
 
 
 

@@ -169,7 +169,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
                         memory_format)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0 .. n-1: the order that sorts n uniform float64 draws
     (``argsort(rand(n, dtype=float64))``), so the same permutation on every device for
     one seed; ties, which would need two equal 53-bit draws, keep index order.
@@ -187,6 +187,10 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
         Where the result lives (default: pydevtensor.get_default_device()).
     requires_grad : bool, optional
         Only with a floating dtype (the result is then a leaf that requires grad).
+    out : Tensor, optional
+        Written with the permutation and returned: its dtype is the result's (a dtype=
+        that differs is refused, as PyTorch's), its device too unless device= is given;
+        one with no elements takes the shape (n,).
 
     Returns
     -------
@@ -201,6 +205,15 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     """
     from ._ops_index import _int_arg
 
+    if out is not None:
+        if not isinstance(out, _C.Tensor):
+            raise TypeError(f"randperm(): out must be a Tensor, got {type(out).__name__}")
+        if dtype is not None and dtype != out.dtype:
+            raise _C.DTypeError(f"randperm(): dtype {dtype} does not match the dtype of out "
+                                f"({out.dtype}, on {out.device})")
+        result = randperm(n, generator=generator, dtype=out.dtype,
+                          device=out.device if device is None else device)
+        return _out_written(result, out, "randperm")
     n = _int_arg(n, "randperm", "n")  # also a one-element integer tensor, as PyTorch's
     if n < 0:
         raise _C.InvalidArgumentError(f"randperm(): n must be non-negative, got {n}")
