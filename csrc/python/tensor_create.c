@@ -70,13 +70,63 @@ int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t 
 }
 
 /* Common keywords of the creation functions. */
-enum { KW_DTYPE, KW_DEVICE, KW_PIN, KW_REQUIRES_GRAD, KW_EXTRA, KW_COUNT };
+enum { KW_DTYPE, KW_DEVICE, KW_PIN, KW_REQUIRES_GRAD, KW_OUT, KW_EXTRA, KW_COUNT };
 
 typedef struct {
     int dtype; /* -1: not given */
     pdt_device device;
     int pin;
+    PyObject *out; /* borrowed; NULL: none (Note [factories into out]) */
 } create_opts;
+
+/* Note [factories into out]: zeros, ones, full, empty, eye, arange, linspace, rand, randn and
+ * randint take out=, as PyTorch's.  The result is made in out's dtype on out's device (a
+ * dtype= or device= that differs is refused, as PyTorch's); where out has the result's shape
+ * and is contiguous, the factory writes into out's memory directly (new_empty), so that
+ * randn(n, out=buf) in a loop allocates nothing; otherwise it makes a new tensor and
+ * finish_out copies it into out (same shape) or out adopts it (an empty out that is no
+ * view: Note [empty outs] in tensor_object.c).  An out with elements of another shape is
+ * refused, as the elementwise ops refuse it (PyTorch resizes it); so is pin_memory=True
+ * (PyTorch ignores it), requires_grad=True marks out, as PyTorch's.  Every check comes
+ * before the first write, so a refused call leaves out as it was. */
+static int parse_out(pdt_state *S, const char *fname, int device_given, create_opts *o)
+{
+    if (!pdt_is_tensor(S, o->out)) {
+        PyErr_Format(PyExc_TypeError, "%s(): out must be a Tensor, got %.100s", fname,
+                     Py_TYPE(o->out)->tp_name);
+        return -1;
+    }
+    const pdt_tensor *t = pdt_tensor_of(o->out);
+    char want[32], have[32];
+    pdt_device_str(t->device, have, sizeof have);
+    if (o->dtype >= 0 && o->dtype != (int)t->dtype) {
+        PyErr_Format(S->DTypeError, "%s(): dtype %s does not match out's dtype %s (out on %s)",
+                     fname, pdt_dtype_name((pdt_dtype)o->dtype), pdt_dtype_name(t->dtype), have);
+        return -1;
+    }
+    if (device_given && !pdt_device_eq(o->device, t->device)) {
+        PyErr_Format(S->DeviceError, "%s(): device %s does not match out's device %s", fname,
+                     pdt_device_str(o->device, want, sizeof want), have);
+        return -1;
+    }
+    if (o->pin) {
+        PyErr_Format(S->InvalidArgumentError,
+                     "%s(): out= takes no pin_memory=True: out's memory is already allocated "
+                     "(out on %s)",
+                     fname, have);
+        return -1;
+    }
+    if (pdt_grad_enabled() && pdt_tensor_object_requires_grad((PdtTensorObject *)o->out)) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s(): functions with out=... arguments don't support automatic "
+                     "differentiation, but one of the arguments requires grad.",
+                     fname);
+        return -1;
+    }
+    o->dtype = (int)t->dtype;
+    o->device = t->device;
+    return 0;
+}
 
 static int parse_create_opts(pdt_state *S, const char *fname, PyObject *const *kwvalues,
                              PyObject *kwnames, const char *const *names, PyObject **kw,
@@ -91,12 +141,13 @@ static int parse_create_opts(pdt_state *S, const char *fname, PyObject *const *k
     int rg = 0;
     if (pdt_parse_bool(kw[KW_REQUIRES_GRAD], 0, "requires_grad", &rg) < 0)
         return -1;
-    (void)rg; /* applied to the result by the _rg wrappers below */
+    (void)rg; /* applied to the result (also an out) by the _rg wrappers below */
     if (o->pin && o->device.kind != PDT_CPU) {
         PyErr_Format(PyExc_ValueError, "%s(): pin_memory=True needs a CPU tensor", fname);
         return -1;
     }
-    return 0;
+    o->out = kw[KW_OUT] == Py_None ? NULL : kw[KW_OUT];
+    return o->out ? parse_out(S, fname, kw[KW_DEVICE] && kw[KW_DEVICE] != Py_None, o) : 0;
 }
 
 /* The positional arguments into the keyword slots they stand for (the i-th into
@@ -126,17 +177,82 @@ static int dtype_or_default(pdt_state *S, int dtype)
     return dtype >= 0 ? dtype : (int)((PdtDTypeObject *)S->default_dtype)->dtype;
 }
 
+/* Note [factories into out]: t a view of out's memory where the factory can write there */
+static int into_out(const create_opts *o, int dtype, int ndim, const int64_t *shape, pdt_tensor *t)
+{
+    const pdt_tensor *ot = pdt_tensor_of(o->out);
+    if ((int)ot->dtype != dtype || ot->ndim != ndim ||
+        memcmp(ot->shape, shape, sizeof *shape * (size_t)ndim) || !pdt_tensor_is_contiguous(ot))
+        return 0;
+    pdt_tensor_share(t, ot);
+    return 1;
+}
+
 static PyObject *new_empty(pdt_state *S, const create_opts *o, int dtype, int ndim,
                            const int64_t *shape, pdt_tensor *t)
 {
+    if (o->out && into_out(o, dtype, ndim, shape, t))
+        return Py_None;
     pdt_status st = pdt_tensor_empty(o->device, (pdt_dtype)dtype, ndim, shape,
                                      o->pin ? PDT_STORAGE_PINNED : 0, t);
     return st == PDT_OK ? Py_None : pdt_raise(S, st);
 }
 
-/* t filled with *value (none: left as made) and wrapped; a number t's dtype cannot hold is
- * refused naming op and t's shape (pdt_number_refused), t released */
-static PyObject *finish_fill(pdt_state *S, const char *op, pdt_tensor *t, const pdt_scalar *value)
+/* finish_out for an out= (kept apart: the calls without one stay as short as before) */
+static PyObject *write_out(pdt_state *S, const create_opts *o, const char *fname, pdt_tensor *t)
+{
+    PyObject *out = o->out;
+    const pdt_tensor *ot = pdt_tensor_of(out);
+    if (t->storage != ot->storage || t->offset != ot->offset) { /* made apart from out */
+        int same = ot->ndim == t->ndim &&
+                   !memcmp(ot->shape, t->shape, sizeof *t->shape * (size_t)t->ndim);
+        if (!same && (pdt_tensor_numel(ot) != 0 || ((PdtTensorObject *)out)->base)) {
+            char dev[32], os[128], rs[128];
+            PyErr_Format(S->InvalidArgumentError,
+                         "%s(): out has shape %s, the result shape %s (on %s): give an out of "
+                         "the result's shape, or an empty one",
+                         fname, pdt_shape_str(ot->ndim, ot->shape, os, sizeof os),
+                         pdt_shape_str(t->ndim, t->shape, rs, sizeof rs),
+                         pdt_device_str(ot->device, dev, sizeof dev));
+            pdt_tensor_release(t);
+            return NULL;
+        }
+        if (!same) {
+            PyObject *fresh = pdt_tensor_wrap_new(S, t);
+            if (!fresh || pdt_out_adopt(out, fresh) < 0)
+                return NULL;
+        } else {
+            pdt_status st;
+            pdt_hold h; /* Note [the GIL and storages] */
+            h.n = 0;
+            ot = pdt_hold_view(&h, ot);
+            Py_BEGIN_ALLOW_THREADS
+            st = pdt_copy(ot, t, 0);
+            Py_END_ALLOW_THREADS
+            pdt_hold_release(&h);
+            pdt_tensor_release(t);
+            if (st != PDT_OK)
+                return pdt_raise(S, st);
+        }
+    } else {
+        pdt_tensor_release(t);
+    }
+    pdt_bump_version(out); /* Note [version counter] */
+    return Py_NewRef(out);
+}
+
+/* The finished t (owned): wrapped, or written into o->out, which is returned (Note
+ * [factories into out]); t released either way */
+static inline PyObject *finish_out(pdt_state *S, const create_opts *o, const char *fname,
+                                   pdt_tensor *t)
+{
+    return o->out ? write_out(S, o, fname, t) : pdt_tensor_wrap_new(S, t);
+}
+
+/* t filled with *value (none: left as made) and finished (finish_out); a number t's dtype
+ * cannot hold is refused naming op and t's shape (pdt_number_refused), t released */
+static PyObject *finish_fill(pdt_state *S, const create_opts *o, const char *op, pdt_tensor *t,
+                             const pdt_scalar *value)
 {
     if (value && pdt_number_refused(S, op, *value, t) < 0) {
         pdt_tensor_release(t);
@@ -156,7 +272,7 @@ static PyObject *finish_fill(pdt_state *S, const char *op, pdt_tensor *t, const 
             return pdt_raise(S, st);
         }
     }
-    return pdt_tensor_wrap_new(S, t);
+    return finish_out(S, o, op, t);
 }
 
 /* The size of fname(*size) or fname(size=...) (size_kw): one of the two. */
@@ -182,8 +298,8 @@ static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames, const char *fname, const pdt_scalar *value)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device", "pin_memory",
-                                        "requires_grad", "size",   NULL};
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "out",   "size",   NULL};
     PyObject *kw[KW_COUNT] = {NULL};
     create_opts o;
     int ndim;
@@ -194,7 +310,7 @@ static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_
     pdt_tensor t;
     if (!new_empty(S, &o, dtype_or_default(S, o.dtype), ndim, shape, &t))
         return NULL;
-    return finish_fill(S, fname, &t, value);
+    return finish_fill(S, &o, fname, &t, value);
 }
 
 /* empty(*size, dtype=None, device=None, ..., memory_format=contiguous_format): uninitialised,
@@ -204,8 +320,8 @@ static PyObject *f_empty(PyObject *module, PyObject *const *args, Py_ssize_t nar
                          PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device",        "pin_memory", "requires_grad",
-                                        "size",  "memory_format", NULL};
+    static const char *const names[] = {"dtype", "device", "pin_memory",    "requires_grad",
+                                        "out",   "size",   "memory_format", NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     int ndim;
@@ -237,11 +353,11 @@ static PyObject *f_empty(PyObject *module, PyObject *const *args, Py_ssize_t nar
     pdt_tensor t;
     if (!perm)
         return new_empty(S, &o, dtype_or_default(S, o.dtype), ndim, shape, &t)
-                   ? finish_fill(S, "empty", &t, NULL)
+                   ? finish_fill(S, &o, "empty", &t, NULL)
                    : NULL;
     pdt_status st = pdt_tensor_empty_in_order(o.device, (pdt_dtype)dtype_or_default(S, o.dtype),
                                               ndim, shape, perm, &t);
-    return st == PDT_OK ? finish_fill(S, "empty", &t, NULL) : pdt_raise(S, st);
+    return st == PDT_OK ? finish_fill(S, &o, "empty", &t, NULL) : pdt_raise(S, st);
 }
 
 static PyObject *f_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
@@ -283,8 +399,8 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
                         PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",      "device", "pin_memory", "requires_grad",
-                                        "fill_value", "size",   NULL};
+    static const char *const names[] = {"dtype", "device",     "pin_memory", "requires_grad",
+                                        "out",   "fill_value", "size",       NULL};
     PyObject *kw[KW_COUNT + 2] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "full", args + nargs, kwnames, names, kw, &o) < 0)
@@ -311,7 +427,7 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
     Py_DECREF(number);
     if (!new_empty(S, &o, dt, ndim, shape, &t))
         return NULL;
-    return finish_fill(S, "full", &t, &v);
+    return finish_fill(S, &o, "full", &t, &v);
 }
 
 /* zeros_like / ones_like / empty_like / full_like(t, [fill_value], *, dtype, device),
@@ -320,12 +436,14 @@ static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_
                                   PyObject *kwnames, const char *fname, const pdt_scalar *value,
                                   int want_fill)
 {
-    static const char *const names[] = {"dtype",      "device",
-                                        "pin_memory", "requires_grad",
-                                        "fill_value", "memory_format",
-                                        NULL};
+    static const char *const names[] = {"dtype", "device",     "pin_memory",    "requires_grad",
+                                        "out",   "fill_value", "memory_format", NULL};
     PyObject *kw[KW_COUNT + 2] = {NULL};
     create_opts o;
+    if (pdt_kwnames_has(kwnames, "out")) { /* as PyTorch's: the *_like functions take none */
+        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", fname);
+        return NULL;
+    }
     if (parse_create_opts(S, fname, args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
     PyObject *fill = want_fill ? (nargs > 1 ? args[1] : kw[KW_EXTRA]) : NULL;
@@ -366,7 +484,7 @@ static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_
         for (int i = 0; i < src->ndim; i++)
             t.shape[i] = src->shape[i], t.strides[i] = strides[i];
     }
-    return finish_fill(S, fname, &t, value);
+    return finish_fill(S, &o, fname, &t, value);
 }
 
 /* the above, also called as fname(input=t, ...) */
@@ -426,7 +544,7 @@ static PyObject *range_tensor(pdt_state *S, const char *name, const create_opts 
         pdt_tensor_release(&t);
         return pdt_raise(S, st);
     }
-    return pdt_tensor_wrap_new(S, &t);
+    return finish_out(S, o, name, &t);
 }
 
 static double scalar_as_double(const pdt_scalar *v) { return v->is_float ? v->f : (double)v->i; }
@@ -478,8 +596,9 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
                           PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "step",  "start",  "end",        NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "out",    "step",
+                                        "start",         "end",    NULL};
     PyObject *kw[KW_COUNT + 3] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "arange", args + nargs, kwnames, names, kw, &o) < 0)
@@ -537,8 +656,9 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
                             PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "steps", "start",  "end",        NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "out",    "steps",
+                                        "start",         "end",    NULL};
     PyObject *kw[KW_COUNT + 3] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "linspace", args + nargs, kwnames, names, kw, &o) < 0)
@@ -577,7 +697,7 @@ static PyObject *f_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 {
     pdt_state *S = pdt_state_of_module(module);
     static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "m",     "n",      NULL};
+                                        "out",   "m",      "n",          NULL};
     PyObject *kw[KW_COUNT + 2] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "eye", args + nargs, kwnames, names, kw, &o) < 0)
@@ -613,7 +733,7 @@ static PyObject *f_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         pdt_tensor_release(&t);
         return pdt_raise(S, st);
     }
-    return pdt_tensor_wrap_new(S, &t);
+    return finish_out(S, &o, "eye", &t);
 }
 
 /* rand / randn(*size, dtype=None, device=None), or size=... */
@@ -621,8 +741,8 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
                                PyObject *kwnames, const char *fname, pdt_random_kind kind)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",     "device", "pin_memory", "requires_grad",
-                                        "generator", "size",   NULL};
+    static const char *const names[] = {"dtype", "device",    "pin_memory", "requires_grad",
+                                        "out",   "generator", "size",       NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     int ndim;
@@ -651,7 +771,7 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
         pdt_tensor_release(&t);
         return pdt_raise(S, st);
     }
-    return pdt_tensor_wrap_new(S, &t);
+    return finish_out(S, &o, fname, &t);
 }
 
 static PyObject *f_rand(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
@@ -670,9 +790,8 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
                            PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device", "pin_memory",
-                                        "requires_grad", "size",   "generator",
-                                        "low",           "high",   NULL};
+    static const char *const names[] = {"dtype", "device",    "pin_memory", "requires_grad", "out",
+                                        "size",  "generator", "low",        "high",          NULL};
     PyObject *kw[KW_COUNT + 4] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "randint", args + nargs, kwnames, names, kw, &o) < 0)
@@ -728,7 +847,7 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
         pdt_tensor_release(&t);
         return pdt_raise(S, st);
     }
-    return pdt_tensor_wrap_new(S, &t);
+    return finish_out(S, &o, "randint", &t);
 }
 
 /* Fills self (any layout) from the generator: a contiguous tensor directly, a
