@@ -235,3 +235,8 @@ __all__ += ["amp", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cp
             "set_autocast_dtype", "set_autocast_enabled", "is_autocast_cpu_enabled",
             "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "autocast_increment_nesting",
             "autocast_decrement_nesting"]
+
+# the device-generic names (torch.accelerator, torch.Stream, torch.Event)
+from . import accelerator  # noqa: E402
+from ._streams import Event, Stream, get_device_module  # noqa: E402
+__all__ += ["accelerator", "Event", "Stream", "get_device_module"]

@@ -29,6 +29,10 @@ from . import testing as testing
 from . import version as version
 from . import amp as amp
 from . import cpu as cpu
+from . import accelerator as accelerator
+from ._streams import Event as Event
+from ._streams import Stream as Stream
+from ._streams import get_device_module as get_device_module
 from .amp import autocast as autocast
 from .amp import clear_autocast_cache as clear_autocast_cache
 from .amp import get_autocast_dtype as get_autocast_dtype
