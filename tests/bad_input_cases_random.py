@@ -144,3 +144,19 @@ RANDOM_CASES = [
     C("Size-float", "pdt.Size([2.5, 3])", "TypeError",
       r"pydevtensor.Size\(\) takes an iterable of 'int' \(item 0 is 'float'\)"),
 ]
+
+# distributions.transforms, biject_to and TransformedDistribution
+RANDOM_CASES += [
+    C("distributions-transform-cache_size",
+      "pdt.distributions.transforms.ExpTransform(cache_size=2)", "ValueError",
+      r"cache_size must be 0 or 1, got 2"),
+    C("distributions-reshapetransform-numel",
+      "pdt.distributions.transforms.ReshapeTransform((2, 3), (5,))", "ValueError",
+      r"in_shape, out_shape have different numbers of elements: \(2, 3\) vs \(5,\)"),
+    C("distributions-biject_to-boolean",
+      "pdt.distributions.biject_to(pdt.distributions.constraints.boolean)",
+      "NotImplementedError", r"Cannot transform _Boolean constraints"),
+    C("distributions-transformed-transforms",
+      "pdt.distributions.TransformedDistribution(pdt.distributions.Normal(0.0, 1.0), 'exp')",
+      "ValueError", r"transforms must be a Transform or list, but was exp"),
+]
