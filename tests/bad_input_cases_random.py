@@ -160,3 +160,14 @@ RANDOM_CASES += [
       "pdt.distributions.TransformedDistribution(pdt.distributions.Normal(0.0, 1.0), 'exp')",
       "ValueError", r"transforms must be a Transform or list, but was exp"),
 ]
+
+# Pareto, Weibull, HalfCauchy and Kumaraswamy
+RANDOM_CASES += [
+    C("distributions-pareto-support", "pdt.distributions.Pareto(2.0, 1.0).log_prob("
+      "pdt.tensor(1.5))", "ValueError",
+      r"Pareto.log_prob\(\): the value argument must be within the support of the "
+      r"distribution \(GreaterThanEq\(lower_bound=2.0\)\)"),
+    C("distributions-weibull-concentration", "pdt.distributions.Weibull(1.0, -1.0)",
+      "ValueError", r"Expected parameter concentration \(Tensor of shape \(\)\) of "
+      r"distribution Weibull\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+]

@@ -38,6 +38,8 @@ from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the famili
 from . import transforms  # noqa: E402
 from .constraint_registry import biject_to, transform_to  # noqa: E402
 from .transformed_distribution import TransformedDistribution  # noqa: E402
+from .transformed_families import HalfCauchy, Kumaraswamy, Pareto, Weibull  # noqa: E402
+from . import _kl_transformed  # noqa: F401,E402 - the Pareto and TransformedDistribution pairs
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform,  # noqa: E402
                          ExpTransform, IndependentTransform, LowerCholeskyTransform,
                          PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform,
@@ -52,4 +54,5 @@ __all__ += ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform
             "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
             "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
             "StickBreakingTransform", "TanhTransform", "Transform", "TransformedDistribution",
-            "biject_to", "transform_to", "transforms"]
+            "biject_to", "transform_to", "transforms", "HalfCauchy", "Kumaraswamy", "Pareto",
+            "Weibull"]

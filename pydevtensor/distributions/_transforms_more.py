@@ -1,5 +1,5 @@
 """The element-wise transforms (Exp, Power, Sigmoid, Tanh, Abs, Affine, Softplus) and
-the vector and matrix ones (Softmax, StickBreaking, LowerCholesky) of
+the vector and matrix ones (Reshape, Softmax, StickBreaking, LowerCholesky) of
 ``distributions.transforms``, as PyTorch's."""
 import math
 from numbers import Number
@@ -7,14 +7,15 @@ from numbers import Number
 from .. import _C
 from .._dtype_info import finfo
 from .._ops_shape import broadcast_shapes
+from .._tensor_py import Size
 from ..nn.functional import logsigmoid, pad, softplus
 from . import constraints
 from .transforms import Transform
 from .utils import broadcast_all
 
 __all__ = ["AbsTransform", "AffineTransform", "ExpTransform", "LowerCholeskyTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StickBreakingTransform", "TanhTransform"]
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "TanhTransform"]
 
 
 class _Stateless(Transform):
@@ -453,3 +454,92 @@ class LowerCholeskyTransform(_Stateless):
 
     def _inverse(self, y):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost in_shape dimensions to out_shape (a unit Jacobian).
+
+    Parameters
+    ----------
+    in_shape, out_shape : tuple of ints
+        Event shapes of as many elements.
+    cache_size : int, optional
+        0 (default) or 1.
+
+    Raises
+    ------
+    ValueError
+        in_shape and out_shape of different numbers of elements.
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions.transforms import ReshapeTransform
+    >>> ReshapeTransform((2, 3), (6,))(pydevtensor.zeros(4, 2, 3)).shape
+    pydevtensor.Size([4, 6])
+    """
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape, self.out_shape = Size(tuple(in_shape)), Size(tuple(out_shape))
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError(f"in_shape, out_shape have different numbers of elements: "
+                             f"{tuple(self.in_shape)} vs {tuple(self.out_shape)}")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self):
+        """Real events of in_shape.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions.transforms import ReshapeTransform
+        >>> ReshapeTransform((2, 3), (6,)).domain
+        IndependentConstraint(Real(), 2)
+        """
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self):
+        """Real events of out_shape.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions.transforms import ReshapeTransform
+        >>> ReshapeTransform((2, 3), (6,)).codomain
+        IndependentConstraint(Real(), 1)
+        """
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x):
+        batch_shape = tuple(x.shape[:x.ndim - len(self.in_shape)])
+        return x.reshape(batch_shape + tuple(self.out_shape))
+
+    def _inverse(self, y):
+        batch_shape = tuple(y.shape[:y.ndim - len(self.out_shape)])
+        return y.reshape(batch_shape + tuple(self.in_shape))
+
+    def log_abs_det_jacobian(self, x, y):
+        return x.new_zeros(tuple(x.shape[:x.ndim - len(self.in_shape)]))
+
+    def _reshape(self, shape, old, new):
+        shape = Size(tuple(shape))
+        if len(shape) < len(old):
+            raise ValueError(f"ReshapeTransform: too few dimensions on input: {tuple(shape)}, "
+                             f"expected at least {len(old)}")
+        cut = len(shape) - len(old)
+        if tuple(shape[cut:]) != tuple(old):
+            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
+                             f"{tuple(old)}")
+        return Size(tuple(shape[:cut]) + tuple(new))
+
+    def forward_shape(self, shape):
+        return self._reshape(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._reshape(shape, self.out_shape, self.in_shape)

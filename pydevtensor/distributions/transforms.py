@@ -1,12 +1,11 @@
 """Invertible transforms with a log |det Jacobian| (PyTorch's
-``torch.distributions.transforms``): the base class, their composition and the
-structural ones (Independent, Reshape) here, the element-wise and vector ones in
+``torch.distributions.transforms``): the base class, their composition and
+IndependentTransform here, Reshape and the element-wise and vector ones in
 _transforms_more.py (re-exported here, as PyTorch has them all in one module)."""
 import functools
 import operator
 
 from .. import _C
-from .._tensor_py import Size
 from . import constraints
 from .independent import _sum_rightmost
 
@@ -550,96 +549,8 @@ class IndependentTransform(Transform):
         return self.base_transform.inverse_shape(shape)
 
 
-class ReshapeTransform(Transform):
-    """Reshapes the rightmost in_shape dimensions to out_shape (a unit Jacobian).
-
-    Parameters
-    ----------
-    in_shape, out_shape : tuple of ints
-        Event shapes of as many elements.
-    cache_size : int, optional
-        0 (default) or 1.
-
-    Raises
-    ------
-    ValueError
-        in_shape and out_shape of different numbers of elements.
-
-    Examples
-    --------
-    >>> from pydevtensor.distributions.transforms import ReshapeTransform
-    >>> ReshapeTransform((2, 3), (6,))(pydevtensor.zeros(4, 2, 3)).shape
-    pydevtensor.Size([4, 6])
-    """
-
-    bijective = True
-
-    def __init__(self, in_shape, out_shape, cache_size=0):
-        self.in_shape, self.out_shape = Size(tuple(in_shape)), Size(tuple(out_shape))
-        if self.in_shape.numel() != self.out_shape.numel():
-            raise ValueError(f"in_shape, out_shape have different numbers of elements: "
-                             f"{tuple(self.in_shape)} vs {tuple(self.out_shape)}")
-        super().__init__(cache_size=cache_size)
-
-    @constraints.dependent_property
-    def domain(self):
-        """Real events of in_shape.
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions.transforms import ReshapeTransform
-        >>> ReshapeTransform((2, 3), (6,)).domain
-        IndependentConstraint(Real(), 2)
-        """
-        return constraints.independent(constraints.real, len(self.in_shape))
-
-    @constraints.dependent_property
-    def codomain(self):
-        """Real events of out_shape.
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions.transforms import ReshapeTransform
-        >>> ReshapeTransform((2, 3), (6,)).codomain
-        IndependentConstraint(Real(), 1)
-        """
-        return constraints.independent(constraints.real, len(self.out_shape))
-
-    def with_cache(self, cache_size=1):
-        if self._cache_size == cache_size:
-            return self
-        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
-
-    def _call(self, x):
-        batch_shape = tuple(x.shape[:x.ndim - len(self.in_shape)])
-        return x.reshape(batch_shape + tuple(self.out_shape))
-
-    def _inverse(self, y):
-        batch_shape = tuple(y.shape[:y.ndim - len(self.out_shape)])
-        return y.reshape(batch_shape + tuple(self.in_shape))
-
-    def log_abs_det_jacobian(self, x, y):
-        return x.new_zeros(tuple(x.shape[:x.ndim - len(self.in_shape)]))
-
-    def _reshape(self, shape, old, new):
-        shape = Size(tuple(shape))
-        if len(shape) < len(old):
-            raise ValueError(f"ReshapeTransform: too few dimensions on input: {tuple(shape)}, "
-                             f"expected at least {len(old)}")
-        cut = len(shape) - len(old)
-        if tuple(shape[cut:]) != tuple(old):
-            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
-                             f"{tuple(old)}")
-        return Size(tuple(shape[:cut]) + tuple(new))
-
-    def forward_shape(self, shape):
-        return self._reshape(shape, self.in_shape, self.out_shape)
-
-    def inverse_shape(self, shape):
-        return self._reshape(shape, self.out_shape, self.in_shape)
-
-
 from ._transforms_more import (AbsTransform, AffineTransform, ExpTransform,  # noqa: E402
-                               LowerCholeskyTransform, PowerTransform, SigmoidTransform,
+                               LowerCholeskyTransform, PowerTransform, ReshapeTransform,
+                               SigmoidTransform,
                                SoftmaxTransform, SoftplusTransform, StickBreakingTransform,
                                TanhTransform)
