@@ -144,3 +144,30 @@ RANDOM_CASES = [
     C("Size-float", "pdt.Size([2.5, 3])", "TypeError",
       r"pydevtensor.Size\(\) takes an iterable of 'int' \(item 0 is 'float'\)"),
 ]
+
+# distributions.transforms, biject_to and TransformedDistribution
+RANDOM_CASES += [
+    C("distributions-transform-cache_size",
+      "pdt.distributions.transforms.ExpTransform(cache_size=2)", "ValueError",
+      r"cache_size must be 0 or 1, got 2"),
+    C("distributions-reshapetransform-numel",
+      "pdt.distributions.transforms.ReshapeTransform((2, 3), (5,))", "ValueError",
+      r"in_shape, out_shape have different numbers of elements: \(2, 3\) vs \(5,\)"),
+    C("distributions-biject_to-boolean",
+      "pdt.distributions.biject_to(pdt.distributions.constraints.boolean)",
+      "NotImplementedError", r"Cannot transform _Boolean constraints"),
+    C("distributions-transformed-transforms",
+      "pdt.distributions.TransformedDistribution(pdt.distributions.Normal(0.0, 1.0), 'exp')",
+      "ValueError", r"transforms must be a Transform or list, but was exp"),
+]
+
+# Pareto, Weibull, HalfCauchy and Kumaraswamy
+RANDOM_CASES += [
+    C("distributions-pareto-support", "pdt.distributions.Pareto(2.0, 1.0).log_prob("
+      "pdt.tensor(1.5))", "ValueError",
+      r"Pareto.log_prob\(\): the value argument must be within the support of the "
+      r"distribution \(GreaterThanEq\(lower_bound=2.0\)\)"),
+    C("distributions-weibull-concentration", "pdt.distributions.Weibull(1.0, -1.0)",
+      "ValueError", r"Expected parameter concentration \(Tensor of shape \(\)\) of "
+      r"distribution Weibull\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+]

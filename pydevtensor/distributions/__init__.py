@@ -34,8 +34,25 @@ from .poisson import Poisson
 from .uniform import Uniform
 from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
+# transforms, biject_to/transform_to, TransformedDistribution and the families built on it
+from . import transforms  # noqa: E402
+from .constraint_registry import biject_to, transform_to  # noqa: E402
+from .transformed_distribution import TransformedDistribution  # noqa: E402
+from .transformed_families import HalfCauchy, Kumaraswamy, Pareto, Weibull  # noqa: E402
+from . import _kl_transformed  # noqa: F401,E402 - the Pareto and TransformedDistribution pairs
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform,  # noqa: E402
+                         ExpTransform, IndependentTransform, LowerCholeskyTransform,
+                         PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform,
+                         SoftplusTransform, StickBreakingTransform, TanhTransform, Transform)
+
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
            "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
            "Normal", "OneHotCategorical", "Poisson", "Uniform", "constraints",
            "kl_divergence", "register_kl"]
+__all__ += ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+            "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
+            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+            "StickBreakingTransform", "TanhTransform", "Transform", "TransformedDistribution",
+            "biject_to", "transform_to", "transforms", "HalfCauchy", "Kumaraswamy", "Pareto",
+            "Weibull"]

@@ -1,0 +1,297 @@
+"""Pareto, Weibull, HalfCauchy and Kumaraswamy: PyTorch's distributions of those names,
+each a TransformedDistribution of an Exponential, a Cauchy or a Uniform, as PyTorch
+builds them."""
+import math
+
+from .. import _C
+from . import constraints
+from .cauchy import Cauchy
+from .exponential import Exponential
+from .transformed_distribution import TransformedDistribution
+from .transforms import AbsTransform, AffineTransform, ExpTransform, PowerTransform
+from .uniform import Uniform
+from .utils import broadcast_all
+
+__all__ = ["HalfCauchy", "Kumaraswamy", "Pareto", "Weibull"]
+
+_EULER_GAMMA = 0.57721566490153286060
+
+
+class Pareto(TransformedDistribution):
+    """The Pareto (type I) distribution of density ``alpha scale^alpha / x^(alpha + 1)``
+    for x >= scale: ``scale exp(E)`` for E exponential of rate alpha; reparameterisable.
+    The mean is inf for alpha <= 1, the variance for alpha <= 2, as PyTorch's.
+
+    Parameters
+    ----------
+    scale : float or Tensor
+        The least value, > 0.
+    alpha : float or Tensor
+        The shape (tail index), > 0.
+    validate_args : bool, optional
+        Check the parameters and, in log_prob, that values are >= scale (default:
+        ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Pareto
+    >>> d = Pareto(pydevtensor.tensor([1.0]), 3.0)
+    >>> d.log_prob(pydevtensor.tensor([2.0])), d.mean
+    (tensor([-1.6740]), tensor([1.5000]))
+    """
+
+    arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
+
+    def __init__(self, scale, alpha, validate_args=None):
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        base_dist = Exponential(self.alpha, validate_args=validate_args)
+        transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Pareto, _instance)
+        new.scale = self.scale.expand(tuple(batch_shape))
+        new.alpha = self.alpha.expand(tuple(batch_shape))
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        a = self.alpha.clamp(min=1)
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        a = self.alpha.clamp(min=2)
+        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        """[scale, inf).
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Pareto
+        >>> Pareto(2.0, 1.0).support
+        GreaterThanEq(lower_bound=2.0)
+        """
+        return constraints.greater_than(self.scale, strict=False)
+
+    def entropy(self):
+        return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
+
+
+class Weibull(TransformedDistribution):
+    """The Weibull distribution of cdf ``1 - exp(-(x / scale)^concentration)``:
+    ``scale E^(1 / concentration)`` for E exponential of rate 1; reparameterisable.
+
+    Parameters
+    ----------
+    scale : float or Tensor
+        > 0.
+    concentration : float or Tensor
+        The shape, > 0.
+    validate_args : bool, optional
+        Check the parameters and, in log_prob, that values are > 0 (default:
+        ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Weibull
+    >>> d = Weibull(pydevtensor.tensor([1.0]), 2.0)
+    >>> d.cdf(pydevtensor.tensor([1.0])), d.mean
+    (tensor([0.6321]), tensor([0.8862]))
+    """
+
+    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
+    support = constraints.positive
+
+    def __init__(self, scale, concentration, validate_args=None):
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        self.concentration_reciprocal = self.concentration.reciprocal()
+        base_dist = Exponential(_C.ones_like(self.scale), validate_args=validate_args)
+        transforms = [PowerTransform(exponent=self.concentration_reciprocal),
+                      AffineTransform(loc=0, scale=self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
+        shape = tuple(batch_shape)
+        new.scale = self.scale.expand(shape)
+        new.concentration = self.concentration.expand(shape)
+        new.concentration_reciprocal = new.concentration.reciprocal()
+        transforms = [PowerTransform(exponent=new.concentration_reciprocal),
+                      AffineTransform(loc=0, scale=new.scale)]
+        TransformedDistribution.__init__(new, self.base_dist.expand(shape), transforms,
+                                         validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.scale * (1 + self.concentration_reciprocal).lgamma().exp()
+
+    @property
+    def mode(self):
+        k = self.concentration
+        return self.scale * ((k - 1) / k) ** k.reciprocal()
+
+    @property
+    def variance(self):
+        r = self.concentration_reciprocal
+        return self.scale.pow(2) * ((1 + 2 * r).lgamma().exp() - (2 * (1 + r).lgamma()).exp())
+
+    def entropy(self):
+        r = self.concentration_reciprocal
+        return _EULER_GAMMA * (1 - r) + (self.scale * r).log() + 1
+
+
+class HalfCauchy(TransformedDistribution):
+    """The half-Cauchy distribution: ``|X|`` for X Cauchy(0, scale); reparameterisable.
+    Its mean and variance are inf; log_prob is -inf below 0 when validation is off, as
+    PyTorch's.
+
+    Parameters
+    ----------
+    scale : float or Tensor
+        > 0.
+    validate_args : bool, optional
+        Check that scale > 0 and, in log_prob and cdf, that values are >= 0 (default:
+        ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import HalfCauchy
+    >>> d = HalfCauchy(pydevtensor.tensor([1.0]))
+    >>> d.log_prob(pydevtensor.tensor([0.0])), d.cdf(pydevtensor.tensor([1.0]))
+    (tensor([-0.4516]), tensor([0.5000]))
+    """
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale, validate_args=None):
+        base_dist = Cauchy(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def scale(self):
+        """The scale of the Cauchy folded.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import HalfCauchy
+        >>> HalfCauchy(2.0).scale
+        tensor(2.)
+        """
+        return self.base_dist.scale
+
+    @property
+    def mean(self):
+        return _C.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype,
+                       device=self.scale.device)
+
+    @property
+    def mode(self):
+        return _C.zeros_like(self.scale)
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return log_prob.masked_fill(value < 0, -math.inf)
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
+
+
+def _kumaraswamy_moment(a, b, n):
+    arg1 = 1 + n / a
+    return b * (arg1.lgamma() + b.lgamma() - (arg1 + b).lgamma()).exp()
+
+
+class Kumaraswamy(TransformedDistribution):
+    """The Kumaraswamy distribution on (0, 1), of cdf ``1 - (1 - x^a)^b`` (a =
+    concentration1, b = concentration0): ``(1 - U^(1/b))^(1/a)`` for U uniform;
+    reparameterisable.  The mode is ``((a - 1) / (a b - 1))^(1/a)`` (nan unless a, b >=
+    1); PyTorch 2.15's reads nan for every a, b > 1, a bug not copied here.
+
+    Parameters
+    ----------
+    concentration1 : float or Tensor
+        a, > 0.
+    concentration0 : float or Tensor
+        b, > 0.
+    validate_args : bool, optional
+        Check the parameters and, in log_prob, that values are in [0, 1] (default:
+        ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Kumaraswamy
+    >>> d = Kumaraswamy(pydevtensor.tensor([2.0]), 3.0)
+    >>> d.log_prob(pydevtensor.tensor([0.5])), d.mean
+    (tensor([0.5232]), tensor([0.4571]))
+    """
+
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self.concentration1, self.concentration0 = broadcast_all(concentration1,
+                                                                 concentration0)
+        base_dist = Uniform(_C.zeros_like(self.concentration0),
+                            _C.ones_like(self.concentration0), validate_args=validate_args)
+        transforms = [PowerTransform(exponent=self.concentration0.reciprocal()),
+                      AffineTransform(loc=1.0, scale=-1.0),
+                      PowerTransform(exponent=self.concentration1.reciprocal())]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Kumaraswamy, _instance)
+        new.concentration1 = self.concentration1.expand(tuple(batch_shape))
+        new.concentration0 = self.concentration0.expand(tuple(batch_shape))
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        return _kumaraswamy_moment(self.concentration1, self.concentration0, 1)
+
+    @property
+    def mode(self):
+        a, b = self.concentration1, self.concentration0
+        log_mode = ((a - 1).log() - (a * b - 1).log()) / a
+        return log_mode.exp().masked_fill((a < 1) | (b < 1), math.nan)
+
+    @property
+    def variance(self):
+        return (_kumaraswamy_moment(self.concentration1, self.concentration0, 2)
+                - self.mean.pow(2))
+
+    def entropy(self):
+        t1 = 1 - self.concentration1.reciprocal()
+        t0 = 1 - self.concentration0.reciprocal()
+        h0 = (self.concentration0 + 1).digamma() + _EULER_GAMMA
+        return t0 + t1 * h0 - self.concentration1.log() - self.concentration0.log()
