@@ -136,6 +136,10 @@ RANDOM_CASES = [
     C("distributions-dirichlet-0d", "pdt.distributions.Dirichlet(pdt.tensor(1.0))",
       "ValueError", r"Dirichlet\(\): `concentration` parameter must be at least "
       r"one-dimensional"),
+    # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
+    C("distributions-studentt-df", "pdt.distributions.StudentT(pdt.tensor([0.0, 2.0]))",
+      "ValueError", r"Expected parameter df \(Tensor of shape \(2,\)\) of distribution "
+      r"StudentT\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

@@ -32,6 +32,8 @@ from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .uniform import Uniform
+# PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
+from .student_t import StudentT  # noqa: E402
 from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
@@ -39,3 +41,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
            "Normal", "OneHotCategorical", "Poisson", "Uniform", "constraints",
            "kl_divergence", "register_kl"]
+# PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
+__all__ += ["StudentT"]
