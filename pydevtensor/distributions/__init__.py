@@ -33,7 +33,12 @@ from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .uniform import Uniform
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
+from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
+from .fisher_snedecor import FisherSnedecor  # noqa: E402
+from .inverse_gamma import InverseGamma  # noqa: E402
+from .negative_binomial import NegativeBinomial  # noqa: E402
 from .student_t import StudentT  # noqa: E402
+from .von_mises import VonMises  # noqa: E402
 from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
@@ -42,4 +47,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Normal", "OneHotCategorical", "Poisson", "Uniform", "constraints",
            "kl_divergence", "register_kl"]
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
-__all__ += ["StudentT"]
+__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma", "NegativeBinomial",
+            "StudentT", "VonMises"]
