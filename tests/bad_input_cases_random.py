@@ -157,6 +157,10 @@ RANDOM_CASES = [
       "pdt.distributions.VonMises(0.0, pdt.tensor([0.0]))", "ValueError",
       r"Expected parameter concentration \(Tensor of shape \(1,\)\) of distribution "
       r"VonMises\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-lowrankmvn-factor-rows",
+      "pdt.distributions.LowRankMultivariateNormal(pdt.zeros(3), pdt.ones(2, 1), pdt.ones(3))",
+      "ValueError", r"LowRankMultivariateNormal\(\): cov_factor must be a batch of matrices "
+      r"with shape 3 x m, got \(2, 1\)"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

@@ -36,6 +36,7 @@ from .uniform import Uniform
 from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
 from .fisher_snedecor import FisherSnedecor  # noqa: E402
 from .inverse_gamma import InverseGamma  # noqa: E402
+from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
 from .negative_binomial import NegativeBinomial  # noqa: E402
 from .student_t import StudentT  # noqa: E402
 from .von_mises import VonMises  # noqa: E402
@@ -47,5 +48,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Normal", "OneHotCategorical", "Poisson", "Uniform", "constraints",
            "kl_divergence", "register_kl"]
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
-__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma", "NegativeBinomial",
-            "StudentT", "VonMises"]
+__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma",
+            "LowRankMultivariateNormal", "NegativeBinomial", "StudentT", "VonMises"]
