@@ -161,6 +161,11 @@ RANDOM_CASES = [
       "pdt.distributions.LowRankMultivariateNormal(pdt.zeros(3), pdt.ones(2, 1), pdt.ones(3))",
       "ValueError", r"LowRankMultivariateNormal\(\): cov_factor must be a batch of matrices "
       r"with shape 3 x m, got \(2, 1\)"),
+    C("distributions-mixture-k",
+      "pdt.distributions.MixtureSameFamily(pdt.distributions.Categorical(pdt.ones(3)), "
+      "pdt.distributions.Normal(pdt.zeros(2), 1.0))", "ValueError",
+      r"MixtureSameFamily\(\): `mixture_distribution component` \(3\) does not equal "
+      r"`component_distribution.batch_shape\[-1\]` \(2\)"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

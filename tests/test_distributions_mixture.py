@@ -92,3 +92,48 @@ def test_lowrank_mvn_bad_input(device):
         D.LowRankMultivariateNormal(z, _t(np.ones((3, 1)), device), _t(np.ones(2), device))
     with pytest.raises(ValueError, match="cov_diag"):
         D.LowRankMultivariateNormal(z, _t(np.ones((3, 1)), device), _t(-np.ones(3), device))
+
+
+def _norm_cdf(x):
+    return 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def test_mixture_same_family(device):
+    w, mu, sd = np.array([0.2, 0.5, 0.3]), np.array([-2.0, 0.0, 3.0]), np.array([0.5, 1.0, 2.0])
+    g = D.MixtureSameFamily(D.Categorical(_t(w, device)), D.Normal(_t(mu, device), _t(sd, device)))
+    x = np.array([-2.5, 0.1, 4.0])
+    dens = (w * np.exp(-(x[:, None] - mu) ** 2 / (2 * sd ** 2)) / (sd * math.sqrt(2 * math.pi)))
+    np.testing.assert_allclose(_np(g.log_prob(_t(x, device))), np.log(dens.sum(1)), rtol=1e-13)
+    mix_cdf = (w * _norm_cdf((x[:, None] - mu) / sd)).sum(1)
+    np.testing.assert_allclose(_np(g.cdf(_t(x, device))), mix_cdf, rtol=1e-13)
+    mean = (w * mu).sum()
+    np.testing.assert_allclose(_np(g.mean), mean, rtol=1e-14)
+    np.testing.assert_allclose(_np(g.variance), (w * (sd ** 2 + mu ** 2)).sum() - mean ** 2,
+                               rtol=1e-13)
+    pdt.manual_seed(9)
+    s = g.sample((N,))
+    assert tuple(s.shape) == (N,) and s.device == pdt.device(device) and not s.requires_grad
+    u = np.sort((w * _norm_cdf((np.sort(_np(s))[:, None] - mu) / sd)).sum(1))
+    hi = np.arange(1, N + 1) / N
+    assert np.maximum(np.abs(hi - u), np.abs(u - hi + 1 / N)).max() < 1.95 / math.sqrt(N)
+    # a batch of 2-d mixtures: log_prob against the dense sum, shapes of draws and expand
+    rng = np.random.default_rng(3)
+    lg, m2, s2 = rng.normal(size=(3, 5)), rng.normal(size=(3, 5, 2)), rng.uniform(0.5, 1.5,
+                                                                                 (3, 5, 2))
+    comp = D.Independent(D.Normal(_t(m2, device), _t(s2, device)), 1)
+    b = D.MixtureSameFamily(D.Categorical(logits=_t(lg, device)), comp)
+    assert tuple(b.batch_shape) == (3,) and tuple(b.event_shape) == (2,)
+    y = rng.normal(size=(4, 3, 2))
+    lp = (-(y[:, :, None] - m2) ** 2 / (2 * s2 ** 2) - np.log(s2 * math.sqrt(2 * math.pi))).sum(-1)
+    lw = lg - np.log(np.exp(lg).sum(-1, keepdims=True))
+    want = np.log(np.exp(lp + lw).sum(-1))
+    np.testing.assert_allclose(_np(b.log_prob(_t(y, device))), want, rtol=1e-12)
+    p = np.exp(lw)[..., None]
+    np.testing.assert_allclose(_np(b.mean), (p * m2).sum(1), rtol=1e-12, atol=1e-15)
+    assert tuple(b.sample((7,)).shape) == (7, 3, 2)
+    assert tuple(b.expand((2, 3)).sample().shape) == (2, 3, 2)
+    with pytest.raises(ValueError, match="support"):
+        D.MixtureSameFamily(D.Categorical(_t(w, device)), D.Gamma(_t(sd, device), 1.0)
+                            ).log_prob(_t([-1.0], device))
+    with pytest.raises(ValueError, match="Categorical"):
+        D.MixtureSameFamily(D.Normal(_t(mu, device), 1.0), D.Normal(_t(mu, device), 1.0))

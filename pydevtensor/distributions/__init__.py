@@ -37,6 +37,7 @@ from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
 from .fisher_snedecor import FisherSnedecor  # noqa: E402
 from .inverse_gamma import InverseGamma  # noqa: E402
 from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
+from .mixture_same_family import MixtureSameFamily  # noqa: E402
 from .negative_binomial import NegativeBinomial  # noqa: E402
 from .student_t import StudentT  # noqa: E402
 from .von_mises import VonMises  # noqa: E402
@@ -49,4 +50,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "kl_divergence", "register_kl"]
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
 __all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma",
-            "LowRankMultivariateNormal", "NegativeBinomial", "StudentT", "VonMises"]
+            "LowRankMultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "StudentT",
+            "VonMises"]
