@@ -136,6 +136,36 @@ RANDOM_CASES = [
     C("distributions-dirichlet-0d", "pdt.distributions.Dirichlet(pdt.tensor(1.0))",
       "ValueError", r"Dirichlet\(\): `concentration` parameter must be at least "
       r"one-dimensional"),
+    # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
+    C("distributions-studentt-df", "pdt.distributions.StudentT(pdt.tensor([0.0, 2.0]))",
+      "ValueError", r"Expected parameter df \(Tensor of shape \(2,\)\) of distribution "
+      r"StudentT\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-fishersnedecor-df2", "pdt.distributions.FisherSnedecor(1.0, -2.0)",
+      "ValueError", r"Expected parameter df2 \(Tensor of shape \(\)\) of distribution "
+      r"FisherSnedecor\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-inversegamma-support",
+      "pdt.distributions.InverseGamma(2.0, 1.0).log_prob(pdt.tensor(-1.0))", "ValueError",
+      r"InverseGamma.log_prob\(\): the value argument must be within the support"),
+    C("distributions-negativebinomial-probs",
+      "pdt.distributions.NegativeBinomial(2.0, pdt.tensor([1.0]))", "ValueError",
+      r"Expected parameter probs \(Tensor of shape \(1,\)\) of distribution "
+      r"NegativeBinomial\(.*\) to satisfy the constraint HalfOpenInterval"),
+    C("distributions-continuousbernoulli-both",
+      "pdt.distributions.ContinuousBernoulli(0.3, logits=0.0)", "ValueError",
+      r"ContinuousBernoulli\(\): Either `probs` or `logits` must be specified, but not both"),
+    C("distributions-vonmises-concentration",
+      "pdt.distributions.VonMises(0.0, pdt.tensor([0.0]))", "ValueError",
+      r"Expected parameter concentration \(Tensor of shape \(1,\)\) of distribution "
+      r"VonMises\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-lowrankmvn-factor-rows",
+      "pdt.distributions.LowRankMultivariateNormal(pdt.zeros(3), pdt.ones(2, 1), pdt.ones(3))",
+      "ValueError", r"LowRankMultivariateNormal\(\): cov_factor must be a batch of matrices "
+      r"with shape 3 x m, got \(2, 1\)"),
+    C("distributions-mixture-k",
+      "pdt.distributions.MixtureSameFamily(pdt.distributions.Categorical(pdt.ones(3)), "
+      "pdt.distributions.Normal(pdt.zeros(2), 1.0))", "ValueError",
+      r"MixtureSameFamily\(\): `mixture_distribution component` \(3\) does not equal "
+      r"`component_distribution.batch_shape\[-1\]` \(2\)"),
     C("manual_seed-too-big", "pdt.manual_seed(2 ** 64)", "ValueError",
       r"manual_seed\(\): seed 18446744073709551616 is out of range: it must be in "
       r"\[-2\*\*63, 2\*\*64\)", isolated=True),

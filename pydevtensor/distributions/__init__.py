@@ -32,6 +32,15 @@ from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .uniform import Uniform
+# PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
+from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
+from .fisher_snedecor import FisherSnedecor  # noqa: E402
+from .inverse_gamma import InverseGamma  # noqa: E402
+from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
+from .mixture_same_family import MixtureSameFamily  # noqa: E402
+from .negative_binomial import NegativeBinomial  # noqa: E402
+from .student_t import StudentT  # noqa: E402
+from .von_mises import VonMises  # noqa: E402
 from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
 # transforms, biject_to/transform_to, TransformedDistribution and the families built on it
@@ -56,3 +65,7 @@ __all__ += ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform
             "StickBreakingTransform", "TanhTransform", "Transform", "TransformedDistribution",
             "biject_to", "transform_to", "transforms", "HalfCauchy", "Kumaraswamy", "Pareto",
             "Weibull"]
+# PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
+__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma",
+            "LowRankMultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "StudentT",
+            "VonMises"]

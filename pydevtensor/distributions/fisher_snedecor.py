@@ -1,0 +1,83 @@
+"""FisherSnedecor(df1, df2): PyTorch's ``torch.distributions.FisherSnedecor``."""
+import math
+
+from .._dtype_info import finfo
+from .._ops_index import where
+from . import constraints
+from .distribution import Distribution
+from .gamma import Gamma
+from .utils import broadcast_all
+
+__all__ = ["FisherSnedecor"]
+
+
+class FisherSnedecor(Distribution):
+    """The F distribution of ``df1`` and ``df2`` degrees of freedom, as PyTorch's:
+    reparameterisable, a draw is the ratio ``g1 / g2`` of a Gamma(df1 / 2, df1) and a
+    Gamma(df2 / 2, df2) draw (each clamped below at the smallest normal number of the
+    dtype).
+
+    The mean is nan for df2 <= 2, the mode for df1 <= 2 and the variance for df2 <= 4,
+    as PyTorch's (which has no entropy and no cdf for it, nor has this one).
+
+    Parameters
+    ----------
+    df1, df2 : float or Tensor
+        The degrees of freedom, > 0, broadcastable together.
+    validate_args : bool, optional
+        Check the parameters, and the values given to log_prob (default:
+        ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import FisherSnedecor
+    >>> d = FisherSnedecor(pydevtensor.tensor([4.0, 1.0]), pydevtensor.tensor([6.0, 2.0]))
+    >>> d.mean, d.variance
+    (tensor([1.5000,    nan]), tensor([4.5000,    nan]))
+    >>> d.log_prob(pydevtensor.tensor([1.0, 1.0]))
+    tensor([-0.8802, -1.6479])
+    >>> d.sample((5,)).shape
+    pydevtensor.Size([5, 2])
+    """
+
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        self._gamma1 = Gamma(self.df1 * 0.5, self.df1, validate_args=False)
+        self._gamma2 = Gamma(self.df2 * 0.5, self.df2, validate_args=False)
+        super().__init__(tuple(self.df1.shape), (), validate_args)
+
+    @property
+    def mean(self):
+        df2 = where(self.df2 > 2, self.df2, math.nan)
+        return df2 / (df2 - 2)
+
+    @property
+    def mode(self):
+        mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
+        return where(self.df1 > 2, mode, math.nan)
+
+    @property
+    def variance(self):
+        df2 = where(self.df2 > 4, self.df2, math.nan)
+        return (2 * df2.pow(2) * (self.df1 + df2 - 2)
+                / (self.df1 * (df2 - 2).pow(2) * (df2 - 4)))
+
+    def rsample(self, sample_shape=()):
+        tiny = finfo(self.df1.dtype).tiny
+        x1 = self._gamma1.rsample(sample_shape)
+        x2 = self._gamma2.rsample(sample_shape).clamp(min=tiny)
+        return (x1 / x2).clamp(min=tiny)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        ct1, ct2 = self.df1 * 0.5, self.df2 * 0.5
+        ct3 = self.df1 / self.df2
+        t1 = (ct1 + ct2).lgamma() - ct1.lgamma() - ct2.lgamma()
+        t2 = ct1 * ct3.log() + (ct1 - 1) * value.log()
+        t3 = (ct1 + ct2) * (ct3 * value).log1p()
+        return t1 + t2 - t3
