@@ -116,6 +116,7 @@ def test_memory_limit_on_a_logical_device_then_recovery():
     """).splitlines()
     assert out[0].startswith("MemoryError out of memory on cpu:1: tried to allocate 1.00 MiB; "
                              "512.00 KiB allocated by pydevtensor, limit 1.00 MiB")
+    assert "limit 1.00 MiB (512.00 KiB left under it)" in out[0]
     assert "nothing was allocated" in out[0]
     assert out[1] == "524288 {'current': 524288, 'peak': 524288}"
     assert out[2] == "786432 1048576"

@@ -129,3 +129,24 @@ def test_zero_divisor_after_the_cast_to_the_result_dtype(device, divisor):
     # a nonzero one after the cast divides as NumPy does in uint8
     b = pdt.tensor(258, device=device)  # 2 in uint8
     np.testing.assert_array_equal((a // b).numpy(), np.array([5, 7], np.uint8) // 2)
+
+
+@pytest.mark.parametrize("a_dtype,b_dtype,b_value", [
+    ("int64", "int8", [0, 1]), ("uint8", "int8", [0, -1]), ("int8", "uint8", [3, 0]),
+    ("int32", "bool", [True, False])])
+def test_zero_divisors_found_when_the_cast_widens_or_keeps_the_width(device, a_dtype, b_dtype,
+                                                                    b_value):
+    # the divisor is not cast first (a cast to as many bits or more makes no new zero);
+    # its own zeros are still found
+    if _on_gpu(device):
+        pytest.skip("a GPU divisor is not read back (module docstring)")
+    a = pdt.tensor([5, 7], dtype=getattr(pdt, a_dtype), device=device)
+    b = pdt.tensor(b_value, dtype=getattr(pdt, b_dtype), device=device)
+    with pytest.raises(RuntimeError, match=r"ZeroDivisionError: .* 1 zero"):
+        a // b
+    if b_dtype != "bool":  # without the zero, NumPy's quotients in the promoted dtype
+        nz = [v if v else 2 for v in b_value]
+        got = a // pdt.tensor(nz, dtype=getattr(pdt, b_dtype), device=device)
+        want = np.array([5, 7], a_dtype) // np.array(nz, b_dtype)
+        assert got.dtype.name == want.dtype.name
+        np.testing.assert_array_equal(got.cpu().numpy(), want)

@@ -448,8 +448,9 @@ static pdt_status check_integer_divisor(const char *name, pdt_binary_op op, pdt_
         memset(&cast, 0, sizeof cast);
         pdt_status st = PDT_OK;
         /* the divisor as the op reads it: cast to the result's dtype first, where a 0-d
-         * int64 256 beside a uint8 tensor is 0 */
-        if (b.t->dtype != res) {
+         * int64 256 beside a uint8 tensor is 0; only a narrowing cast can make a zero (a
+         * cast to as many bits or more maps nonzero to nonzero), so the others are skipped */
+        if (pdt_dtype_size(res) < pdt_dtype_size(b.t->dtype)) {
             st = pdt_copy_to_new_in_order(b.t, res, &cast);
             divisor.t = &cast;
         }

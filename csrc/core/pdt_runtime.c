@@ -214,26 +214,31 @@ pdt_status pdt_memory_empty_cache(pdt_device d)
     return PDT_OK;
 }
 
+/* Under a limit (a logical device's, set_memory_limit's) the room left under it is what
+ * counts: the device's free memory is shared with the other logical devices on it, and
+ * may be far larger (a 1 GiB logical GPU on an 80 GiB card said "70 GiB free"). */
 pdt_status pdt_memory_fail_oom(pdt_device d, size_t request, const char *backend_message)
 {
-    char name[32], req[32], alloc[32], lim[32], fr[32];
+    char name[32], req[32], alloc[32], lim[32], left[32], fr[32];
     memory_counter *c = counter_of(d);
     uint64_t allocated = c ? atomic_load(&c->allocated) : 0;
     uint64_t limit = c ? atomic_load(&c->limit) : 0;
     size_t free_b = 0, total_b = 0;
     const pdt_backend *b = pdt_backend_of(d.kind);
     int have_info = b && b->mem_info && b->mem_info(d.index, &free_b, &total_b) == PDT_OK;
-    return pdt_fail(PDT_ERR_OOM,
-                    "out of memory on %s: tried to allocate %s; %s allocated by pydevtensor, "
-                    "limit %s, %s free on the device%s%s%s",
-                    pdt_device_str(d, name, sizeof name),
-                    pdt_format_bytes(request, req, sizeof req),
-                    pdt_format_bytes(allocated, alloc, sizeof alloc),
-                    limit ? pdt_format_bytes(limit, lim, sizeof lim) : "none",
-                    have_info ? pdt_format_bytes(free_b, fr, sizeof fr) : "unknown",
-                    backend_message && *backend_message ? " (" : "",
-                    backend_message && *backend_message ? backend_message : "",
-                    backend_message && *backend_message ? ")" : "");
+    return pdt_fail(
+        PDT_ERR_OOM,
+        "out of memory on %s: tried to allocate %s; %s allocated by pydevtensor, "
+        "limit %s%s%s%s, %s free on the device%s%s%s",
+        pdt_device_str(d, name, sizeof name), pdt_format_bytes(request, req, sizeof req),
+        pdt_format_bytes(allocated, alloc, sizeof alloc),
+        limit ? pdt_format_bytes(limit, lim, sizeof lim) : "none", limit ? " (" : "",
+        limit ? pdt_format_bytes(limit > allocated ? limit - allocated : 0, left, sizeof left) : "",
+        limit ? " left under it)" : "",
+        have_info ? pdt_format_bytes(free_b, fr, sizeof fr) : "unknown",
+        backend_message && *backend_message ? " (" : "",
+        backend_message && *backend_message ? backend_message : "",
+        backend_message && *backend_message ? ")" : "");
 }
 
 pdt_status pdt_memory_reserve(pdt_device d, size_t nbytes)

@@ -270,7 +270,8 @@ extern PyMethodDef pdt_tensor_copy_methods[];
 extern PyMethodDef pdt_tensor_export_methods[]; /* tensor_export.c */
 extern PyType_Slot pdt_tensor_export_slots[];
 extern PyMethodDef pdt_export_functions[];      /* to_numpy */
-extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_create.c: uniform_, normal_ */
+extern PyMethodDef pdt_random_functions[];      /* tensor_random.c: rand, randn, ... */
+extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_random.c: uniform_, normal_ */
 /* Issue 4's files, one concern each: */
 extern PyMethodDef pdt_math_methods[], pdt_math_functions[];       /* tensor_math.c   */
 extern PyMethodDef pdt_round_methods[], pdt_round_functions[];     /* tensor_round.c */
