@@ -201,3 +201,21 @@ RANDOM_CASES += [
       "ValueError", r"Expected parameter concentration \(Tensor of shape \(\)\) of "
       r"distribution Weibull\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
 ]
+
+# LogisticNormal, GeneralizedPareto and the Concrete relaxations
+RANDOM_CASES += [
+    C("distributions-generalizedpareto-scale",
+      "pdt.distributions.GeneralizedPareto(0.0, pdt.tensor([-1.0]), 0.5)", "ValueError",
+      r"Expected parameter scale \(Tensor of shape \(1,\)\) of distribution "
+      r"GeneralizedPareto\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-logisticnormal-scale", "pdt.distributions.LogisticNormal(0.0, -1.0)",
+      "ValueError", r"Expected parameter scale \(Tensor of shape \(\)\) of distribution "
+      r"Normal\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-relaxedbernoulli-both",
+      "pdt.distributions.RelaxedBernoulli(1.0, probs=0.5, logits=0.0)", "ValueError",
+      r"LogitRelaxedBernoulli\(\): Either `probs` or `logits` must be specified, but not "
+      r"both"),
+    C("distributions-relaxedonehotcategorical-temperature",
+      "pdt.distributions.RelaxedOneHotCategorical('hot', probs=pdt.ones(3))", "TypeError",
+      r"temperature must be a number or a Tensor, got str"),
+]
