@@ -219,3 +219,17 @@ RANDOM_CASES += [
       "pdt.distributions.RelaxedOneHotCategorical('hot', probs=pdt.ones(3))", "TypeError",
       r"temperature must be a number or a Tensor, got str"),
 ]
+
+# CorrCholesky, PositiveDefinite, Cat, Stack and CumulativeDistribution transforms
+RANDOM_CASES += [
+    C("distributions-cattransform-lengths",
+      "pdt.distributions.CatTransform([pdt.distributions.ExpTransform()], lengths=[1, 2])",
+      "ValueError", r"CatTransform: 2 lengths for 1 transforms"),
+    C("distributions-stacktransform-part",
+      "pdt.distributions.StackTransform([pdt.distributions.ExpTransform(), 'exp'])",
+      "TypeError", r"StackTransform: every element of tseq must be a Transform, got "
+      r"\['ExpTransform', 'str'\]"),
+    C("distributions-corrcholesky-size",
+      "pdt.distributions.CorrCholeskyTransform()(pdt.zeros(5))", "ValueError",
+      r"CorrCholeskyTransform: the last dimension, 5, is not D\(D-1\)/2 for any D"),
+]

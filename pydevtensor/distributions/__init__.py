@@ -57,6 +57,9 @@ from .transforms import (AbsTransform, AffineTransform, ComposeTransform,  # noq
                          ExpTransform, IndependentTransform, LowerCholeskyTransform,
                          PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform,
                          SoftplusTransform, StickBreakingTransform, TanhTransform, Transform)
+from .transforms import (CatTransform, CorrCholeskyTransform,  # noqa: E402
+                         CumulativeDistributionTransform, PositiveDefiniteTransform,
+                         StackTransform)
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
@@ -75,3 +78,5 @@ __all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma",
             "VonMises"]
 __all__ += ["GeneralizedPareto", "LogisticNormal", "RelaxedBernoulli",
             "RelaxedOneHotCategorical"]
+__all__ += ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+            "PositiveDefiniteTransform", "StackTransform"]
