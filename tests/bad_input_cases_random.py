@@ -98,7 +98,8 @@ RANDOM_CASES = [
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
       "pdt.distributions.Poisson(1.0))", "NotImplementedError",
       r"kl_divergence\(\): no KL divergence registered for Normal and Poisson \(registered "
-      r"with p a Normal: q a Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform; "
+      r"with p a Normal: q a Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Pareto, "
+      r"Uniform; "
       r"add one with register_kl\)"),
     C("distributions-laplace-scale", "pdt.distributions.Laplace(0.0, -1.0)", "ValueError",
       r"Expected parameter scale \(Tensor of shape \(\)\) of distribution Laplace\(.*\) to "
@@ -200,4 +201,36 @@ RANDOM_CASES += [
     C("distributions-weibull-concentration", "pdt.distributions.Weibull(1.0, -1.0)",
       "ValueError", r"Expected parameter concentration \(Tensor of shape \(\)\) of "
       r"distribution Weibull\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+]
+
+# LogisticNormal, GeneralizedPareto and the Concrete relaxations
+RANDOM_CASES += [
+    C("distributions-generalizedpareto-scale",
+      "pdt.distributions.GeneralizedPareto(0.0, pdt.tensor([-1.0]), 0.5)", "ValueError",
+      r"Expected parameter scale \(Tensor of shape \(1,\)\) of distribution "
+      r"GeneralizedPareto\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-logisticnormal-scale", "pdt.distributions.LogisticNormal(0.0, -1.0)",
+      "ValueError", r"Expected parameter scale \(Tensor of shape \(\)\) of distribution "
+      r"Normal\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-relaxedbernoulli-both",
+      "pdt.distributions.RelaxedBernoulli(1.0, probs=0.5, logits=0.0)", "ValueError",
+      r"LogitRelaxedBernoulli\(\): Either `probs` or `logits` must be specified, but not "
+      r"both"),
+    C("distributions-relaxedonehotcategorical-temperature",
+      "pdt.distributions.RelaxedOneHotCategorical('hot', probs=pdt.ones(3))", "TypeError",
+      r"temperature must be a number or a Tensor, got str"),
+]
+
+# CorrCholesky, PositiveDefinite, Cat, Stack and CumulativeDistribution transforms
+RANDOM_CASES += [
+    C("distributions-cattransform-lengths",
+      "pdt.distributions.CatTransform([pdt.distributions.ExpTransform()], lengths=[1, 2])",
+      "ValueError", r"CatTransform: 2 lengths for 1 transforms"),
+    C("distributions-stacktransform-part",
+      "pdt.distributions.StackTransform([pdt.distributions.ExpTransform(), 'exp'])",
+      "TypeError", r"StackTransform: every element of tseq must be a Transform, got "
+      r"\['ExpTransform', 'str'\]"),
+    C("distributions-corrcholesky-size",
+      "pdt.distributions.CorrCholeskyTransform()(pdt.zeros(5))", "ValueError",
+      r"CorrCholeskyTransform: the last dimension, 5, is not D\(D-1\)/2 for any D"),
 ]

@@ -48,11 +48,18 @@ from . import transforms  # noqa: E402
 from .constraint_registry import biject_to, transform_to  # noqa: E402
 from .transformed_distribution import TransformedDistribution  # noqa: E402
 from .transformed_families import HalfCauchy, Kumaraswamy, Pareto, Weibull  # noqa: E402
+from .transformed_families import LogisticNormal  # noqa: E402
+from .generalized_pareto import GeneralizedPareto  # noqa: E402
+from .relaxed_bernoulli import RelaxedBernoulli  # noqa: E402
+from .relaxed_categorical import RelaxedOneHotCategorical  # noqa: E402
 from . import _kl_transformed  # noqa: F401,E402 - the Pareto and TransformedDistribution pairs
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform,  # noqa: E402
                          ExpTransform, IndependentTransform, LowerCholeskyTransform,
                          PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform,
                          SoftplusTransform, StickBreakingTransform, TanhTransform, Transform)
+from .transforms import (CatTransform, CorrCholeskyTransform,  # noqa: E402
+                         CumulativeDistributionTransform, PositiveDefiniteTransform,
+                         StackTransform)
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
@@ -69,3 +76,7 @@ __all__ += ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform
 __all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma",
             "LowRankMultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "StudentT",
             "VonMises"]
+__all__ += ["GeneralizedPareto", "LogisticNormal", "RelaxedBernoulli",
+            "RelaxedOneHotCategorical"]
+__all__ += ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+            "PositiveDefiniteTransform", "StackTransform"]

@@ -158,3 +158,36 @@ def _transform_to_simplex(constraint):
 @_both(constraints.lower_cholesky, (transform_to,))
 def _transform_to_lower_cholesky(constraint):
     return transforms.LowerCholeskyTransform()
+
+
+@_both(constraints.positive_definite, (transform_to,))
+def _transform_to_positive_definite(constraint):
+    return transforms.PositiveDefiniteTransform()
+
+
+@_both(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()
+
+
+@_both(constraints.cat, (biject_to,))
+def _biject_to_cat(constraint):
+    return transforms.CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim,
+                                   constraint.lengths)
+
+
+@_both(constraints.cat, (transform_to,))
+def _transform_to_cat(constraint):
+    return transforms.CatTransform([transform_to(c) for c in constraint.cseq],
+                                   constraint.dim, constraint.lengths)
+
+
+@_both(constraints.stack, (biject_to,))
+def _biject_to_stack(constraint):
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@_both(constraints.stack, (transform_to,))
+def _transform_to_stack(constraint):
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq],
+                                     constraint.dim)

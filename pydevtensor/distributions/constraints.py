@@ -347,3 +347,88 @@ one_hot = _OneHot()
 independent = _IndependentConstraint
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: lower-triangular of a positive
+    diagonal, each row of unit Euclidean norm (within 10 n eps), as PyTorch's."""
+    event_dim = 2
+
+    def check(self, value):
+        from .._dtype_info import finfo
+        from ..linalg import norm
+        tol = finfo(value.dtype).eps * value.shape[-1] * 10
+        row_norm = norm(value.detach(), dim=-1)
+        unit_rows = ((row_norm - 1).abs() <= tol).all(-1)
+        return lower_cholesky.check(value) & unit_rows
+
+
+def _check_dim(where, dim, value, length):
+    if not -value.ndim <= dim < value.ndim:
+        raise ValueError(f"{where}: dim {dim} is out of range for a value of shape "
+                         f"{tuple(value.shape)}")
+    if value.shape[dim] != length:
+        raise ValueError(f"{where}: value.shape[{dim}] = {value.shape[dim]} must equal the "
+                         f"total length {length} of the parts (value of shape "
+                         f"{tuple(value.shape)})")
+
+
+class _Cat(Constraint):
+    """The constraints cseq over consecutive slices of dim, of the given lengths (1 each
+    by default), as PyTorch's ``constraints.cat``."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = list(cseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: {len(self.lengths)} lengths for {len(self.cseq)} "
+                             f"constraints")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        from .._ops_join import cat as _cat
+        _check_dim("constraints.cat", self.dim, value, sum(self.lengths))
+        checks, start = [], 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return _cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """The constraints cseq over the slices of dim, one each, as PyTorch's
+    ``constraints.stack``."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        if self.dim + dim < 0:
+            dim += 1
+        return dim
+
+    def check(self, value):
+        from .._ops_join import stack as _stack
+        _check_dim("constraints.stack", self.dim, value, len(self.cseq))
+        vs = [value.select(self.dim, i) for i in range(value.shape[self.dim])]
+        return _stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
+
+
+corr_cholesky = _CorrCholesky()
+cat = _Cat
+stack = _Stack

@@ -1,18 +1,20 @@
-"""Pareto, Weibull, HalfCauchy and Kumaraswamy: PyTorch's distributions of those names,
-each a TransformedDistribution of an Exponential, a Cauchy or a Uniform, as PyTorch
-builds them."""
+"""Pareto, Weibull, HalfCauchy, Kumaraswamy and LogisticNormal: PyTorch's distributions
+of those names, each a TransformedDistribution of an Exponential, a Cauchy, a Uniform or
+a Normal, as PyTorch builds them."""
 import math
 
 from .. import _C
 from . import constraints
 from .cauchy import Cauchy
 from .exponential import Exponential
+from .normal import Normal
 from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform, AffineTransform, ExpTransform, PowerTransform
+from .transforms import (AbsTransform, AffineTransform, ExpTransform, PowerTransform,
+                         StickBreakingTransform)
 from .uniform import Uniform
 from .utils import broadcast_all
 
-__all__ = ["HalfCauchy", "Kumaraswamy", "Pareto", "Weibull"]
+__all__ = ["HalfCauchy", "Kumaraswamy", "LogisticNormal", "Pareto", "Weibull"]
 
 _EULER_GAMMA = 0.57721566490153286060
 
@@ -295,3 +297,68 @@ class Kumaraswamy(TransformedDistribution):
         t0 = 1 - self.concentration0.reciprocal()
         h0 = (self.concentration0 + 1).digamma() + _EULER_GAMMA
         return t0 + t1 * h0 - self.concentration1.log() - self.concentration0.log()
+
+
+class LogisticNormal(TransformedDistribution):
+    """The logistic-normal distribution on the simplex of K + 1 categories: the
+    StickBreakingTransform of a Normal(loc, scale) over K (the last batch dimension of
+    the Normal becomes the event), as PyTorch's; reparameterisable.  Its inverse is
+    ``log(x / (1 - cumsum(x)))[..., :-1] + log(K - i)``, i = 0 .. K-1.
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The Normal's mean, (..., K); a scalar makes K = 1.
+    scale : float or Tensor
+        Its standard deviation, > 0, broadcastable with loc.
+    validate_args : bool, optional
+        Check the parameters and, in log_prob, that values lie in the simplex (default:
+        ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import LogisticNormal
+    >>> d = LogisticNormal(pydevtensor.zeros(2), 1.0)
+    >>> d.log_prob(pydevtensor.tensor([0.5, 0.25, 0.25]))
+    tensor(1.3876)
+    >>> d.rsample((4,)).shape
+    pydevtensor.Size([4, 3])
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base_dist = Normal(loc, scale, validate_args=validate_args)
+        if not tuple(base_dist.batch_shape):
+            base_dist = base_dist.expand([1])
+        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def loc(self):
+        """The Normal's mean, (..., K).
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import LogisticNormal
+        >>> LogisticNormal(0.0, 1.0).loc
+        tensor([0.])
+        """
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self):
+        """The Normal's standard deviation, (..., K).
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import LogisticNormal
+        >>> LogisticNormal(0.0, 2.0).scale
+        tensor([2.])
+        """
+        return self.base_dist.base_dist.scale

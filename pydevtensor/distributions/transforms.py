@@ -9,8 +9,10 @@ from .. import _C
 from . import constraints
 from .independent import _sum_rightmost
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "StackTransform",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 
@@ -554,3 +556,6 @@ from ._transforms_more import (AbsTransform, AffineTransform, ExpTransform,  # n
                                SigmoidTransform,
                                SoftmaxTransform, SoftplusTransform, StickBreakingTransform,
                                TanhTransform)
+from ._transforms_matrix import (CatTransform, CorrCholeskyTransform,  # noqa: E402
+                                 CumulativeDistributionTransform, PositiveDefiniteTransform,
+                                 StackTransform)
