@@ -559,6 +559,9 @@ def histogram(input: Tensor, bins: builtins.int | Tensor = 100, *,
               weight: Tensor | None = None,
               density: builtins.bool = False,
               out: tuple[Tensor, Tensor] | Sequence[Tensor] | None = None) -> tuple[Tensor, Tensor]: ...
+def histogramdd(input: Tensor, bins: builtins.int | Sequence[builtins.int] | Sequence[Tensor],
+                range: Sequence[builtins.float] | None = None, weight: Tensor | None = None,
+                density: builtins.bool = False) -> tuple[Tensor, tuple[Tensor, ...]]: ...
 
 # PyTorch's legacy constructors (_tensor_legacy.py): calling one makes a tensor of its
 # dtype; isinstance(x, FloatTensor) checks a CPU float32 tensor
