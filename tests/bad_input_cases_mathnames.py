@@ -48,6 +48,12 @@ MATHNAMES_CASES = [
       r"for a 3-dimensional histogram range should have 6 elements, got 2"),
     C("histogramdd-weight", "pdt.histogramdd(t, 2, weight=pdt.ones(3))", "RuntimeError",
       r"weight must be a tensor of input's shape without its last dimension, \(2,\)"),
+    C("set_-past-the-storage", "pdt.zeros(1).set_(pdt.arange(4.0), 2, (3,))", "RuntimeError",
+      r"out of bounds for a storage of 4 elements"),
+    C("set_-dtype", "pdt.zeros(1, dtype=pdt.float64).set_(pdt.arange(4.0))", "RuntimeError",
+      r"could not set a tensor of .*float64 to a source of .*float32"),
+    C("is_set_to-int", "t.is_set_to(3)", "TypeError", r"is_set_to\(\): expected a Tensor, "
+      r"got int"),
     C("cov-3d", "pdt.cov(pdt.zeros(2, 2, 2))", "RuntimeError",
       r"two or fewer dimensions, got shape \(2, 2, 2\) \(on cpu\)"),
     C("cov-fweights-float", "pdt.cov(t, fweights=pdt.ones(3))", "RuntimeError",
