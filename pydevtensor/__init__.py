@@ -88,8 +88,10 @@ from ._ops_reduce_more import *  # noqa: F401,F403
 from ._ops_quantile import *  # noqa: F401,F403  (quantile, nanquantile)
 from ._ops_gradient import gradient
 from ._ops_histogram import *  # noqa: F401,F403
+from ._storage import TypedStorage, UntypedStorage  # noqa: F401
 from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
+from . import _storage
 from . import _ops_float_parts, _ops_small_names
 from . import _ops_quantile
 from . import _ops_linalg_small, _ops_scatter
@@ -195,6 +197,7 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
             "preserve_format", "layout", "strided"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
+__all__ += _storage.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
 __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",

@@ -1,5 +1,5 @@
 """Counting along a sequence with PyTorch's names: unique_consecutive, histc, histogram,
-trapezoid and cumulative_trapezoid.
+histogramdd, trapezoid and cumulative_trapezoid.
 
 unique_consecutive's result size depends on the data: the number of runs is read
 back to the host (a counted copy on a GPU), as unique and nonzero read theirs.
@@ -162,9 +162,71 @@ def _bin_of(v, lo, hi, bins):
     return pos.clamp(max=bins - 1)  # v == hi: the last bin
 
 
-class histogram_result(tuple):
-    """histogram's (hist, bin_edges), also by name, as PyTorch's
-    torch.return_types.histogram."""
+def _edges(v, bins, range, op, where_, dim=""):
+    """The bin edges of the values v (1-d, floating) for bins: the increasing 1-d
+    edges given (checked, in v's dtype) or that many equal-width bins over range (v's
+    smallest and largest value by default, read back to the host; [0, 1] without values;
+    equal ends widened by 0.5 each way, as NumPy's), the ends pinned to the range's own
+    values.  dim names the dimension in messages (histogramdd)."""
+    if isinstance(bins, _C.Tensor):
+        if range is not None:
+            raise RuntimeError(f"{op}(): range is for an int bins, not for edges")
+        edges = bins.detach().to(v.dtype)
+        if edges.ndim != 1 or edges.shape[0] < 2:
+            raise RuntimeError(f"{op}(): bins{dim} must be 1-d with at least 2 edges, got "
+                               f"shape {tuple(edges.shape)} {where_}")
+        if edges.device != v.device:
+            raise _C.DeviceError(f"{op}(): bins{dim} are on {edges.device}, input on "
+                                 f"{v.device}")
+        if bool(((edges[1:] - edges[:-1]) < 0).any()):
+            raise RuntimeError(f"{op}(): bin edges{dim} must be increasing {where_}")
+        return edges
+    nbins = _int_arg(bins, op, "bins")
+    if nbins < 1:
+        raise RuntimeError(f"{op}(): bins{dim} must be > 0, got {nbins} {where_}")
+    if range is not None:
+        lo, hi = (float(e) for e in range)
+    elif v.numel():
+        lo, hi = cat([v.amin().reshape(1), v.amax().reshape(1)]).to(_C.float64).tolist()
+    else:  # an empty input: [0, 1], as NumPy's and PyTorch's
+        lo, hi = 0.0, 1.0
+    if not (abs(lo) < float("inf") and abs(hi) < float("inf")):
+        raise RuntimeError(f"{op}(): range{dim} of [{lo}, {hi}] is not finite {where_}")
+    if hi < lo:
+        raise RuntimeError(f"{op}(): max must be larger than min, got min={lo}, "
+                           f"max={hi}{dim} {where_}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = _C.linspace(lo, hi, nbins + 1, dtype=v.dtype, device=v.device)
+    # the ends are the range's own, whatever linspace's rounding gave (-6 to 5.4 in
+    # 9 float64 steps ends at 5.3999...): the maximum is counted in the last bin
+    edges[0], edges[nbins] = lo, hi
+    return edges
+
+
+def _bin_in(v, edges):
+    """Each value's bin among edges (int64, v's shape): half-open [edges[i], edges[i+1])
+    but the last, which includes its right edge; -1 outside and for NaN."""
+    from ._ops_counting import bucketize
+
+    n = edges.shape[0] - 1
+    pos = bucketize(v, edges, right=True) - 1  # edges[pos] <= v < edges[pos + 1]
+    pos = where(v == edges[n], n - 1, pos)  # the last bin includes its right edge
+    return where((pos >= 0) & (pos < n) & (v == v), pos, -1)
+
+
+def _counts(slot, size, weight, x):
+    """float64 counts of size slots: 1 (or the weight, of x's shape but maybe its last
+    dimension) at each slot."""
+    w = _C.ones((slot.shape[0],), dtype=_C.float64, device=x.device) if weight is None \
+        else weight.detach().reshape(-1).to(_C.float64)
+    counts = _C.zeros((size,), dtype=_C.float64, device=x.device)
+    _C._index_add(counts, 0, slot.contiguous(), w.contiguous())
+    return counts
+
+
+class _HistogramResult(tuple):
+    """(hist, bin_edges), also by name, as PyTorch's torch.return_types."""
 
     __slots__ = ()
     _fields = ("hist", "bin_edges")  # as a named tuple's, for _outs_written
@@ -180,7 +242,21 @@ class histogram_result(tuple):
     bin_edges = property(lambda self: self[1])
 
     def __repr__(self):
-        return f"histogram_result(hist={self[0]!r}, bin_edges={self[1]!r})"
+        return f"{type(self).__name__}(hist={self[0]!r}, bin_edges={self[1]!r})"
+
+
+class histogram_result(_HistogramResult):
+    """histogram's (hist, bin_edges), also by name, as PyTorch's
+    torch.return_types.histogram."""
+
+    __slots__ = ()
+
+
+class histogramdd_result(_HistogramResult):
+    """histogramdd's (hist, bin_edges), also by name, as PyTorch's
+    torch.return_types.histogramdd: bin_edges is a tuple of 1-d tensors."""
+
+    __slots__ = ()
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
@@ -230,8 +306,6 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     >>> pydevtensor.histogram(x, pydevtensor.tensor([0., 1., 2., 5.]), density=True).hist
     tensor([0.0000, 0.5000, 0.1667])
     """
-    from ._ops_counting import bucketize
-
     if out is not None:
         return _outs_written(histogram(input, bins, range=range, weight=weight,
                                        density=density), out, "histogram", histogram_result)
@@ -240,38 +314,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if not x.is_floating_point():
         raise RuntimeError(f"histogram(): expected a floating point input, got {x.dtype} "
                            f"{where_}")
-    if isinstance(bins, _C.Tensor):
-        if range is not None:
-            raise RuntimeError("histogram(): range is for an int bins, not for edges")
-        edges = bins.detach().to(x.dtype)
-        if edges.ndim != 1 or edges.shape[0] < 2:
-            raise RuntimeError(f"histogram(): bins must be 1-d with at least 2 edges, got "
-                               f"shape {tuple(edges.shape)} {where_}")
-        if edges.device != x.device:
-            raise _C.DeviceError(f"histogram(): bins are on {edges.device}, input on {x.device}")
-        if bool(((edges[1:] - edges[:-1]) < 0).any()):
-            raise RuntimeError(f"histogram(): bin edges must be increasing {where_}")
-    else:
-        nbins = _int_arg(bins, "histogram", "bins")
-        if nbins < 1:
-            raise RuntimeError(f"histogram(): bins must be > 0, got {nbins} {where_}")
-        if range is not None:
-            lo, hi = (float(e) for e in range)
-        elif x.numel():
-            lo, hi = cat([x.amin().reshape(1), x.amax().reshape(1)]).to(_C.float64).tolist()
-        else:  # an empty input: [0, 1], as NumPy's and PyTorch's
-            lo, hi = 0.0, 1.0
-        if not (abs(lo) < float("inf") and abs(hi) < float("inf")):
-            raise RuntimeError(f"histogram(): range of [{lo}, {hi}] is not finite {where_}")
-        if hi < lo:
-            raise RuntimeError(f"histogram(): max must be larger than min, got min={lo}, "
-                               f"max={hi} {where_}")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = _C.linspace(lo, hi, nbins + 1, dtype=x.dtype, device=x.device)
-        # the ends are the range's own, whatever linspace's rounding gave (-6 to 5.4 in
-        # 9 float64 steps ends at 5.3999...): the maximum is counted in the last bin
-        edges[0], edges[nbins] = lo, hi
+    edges = _edges(x.reshape(-1), bins, range, "histogram", where_)
     n = edges.shape[0] - 1
     v = x.reshape(-1)
     if weight is not None:
@@ -279,21 +322,119 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
             raise RuntimeError(f"histogram(): weight must be a tensor of input's shape "
                                f"{tuple(x.shape)}, got "
                                f"{tuple(weight.shape) if isinstance(weight, _C.Tensor) else weight!r}")
-        w = weight.detach().reshape(-1).to(_C.float64)
-    else:
-        w = _C.ones((v.shape[0],), dtype=_C.float64, device=x.device)
-    pos = bucketize(v, edges, right=True) - 1  # edges[pos] <= v < edges[pos + 1]
-    last = v == edges[n]  # the last bin includes its right edge
-    pos = where(last, n - 1, pos)
-    inside = (pos >= 0) & (pos < n) & (v == v)
-    slot = where(inside, pos, n).contiguous()  # outside and NaN: a spare bin
-    counts = _C.zeros((n + 1,), dtype=_C.float64, device=x.device)
-    _C._index_add(counts, 0, slot, w.contiguous())
+    pos = _bin_in(v, edges)
+    slot = where(pos >= 0, pos, n)  # outside and NaN: a spare bin
+    counts = _counts(slot, n + 1, weight, x)
     hist = counts[:n]
     if density:
         widths = (edges[1:] - edges[:-1]).to(_C.float64)
         hist = hist / (hist.sum() * widths)
     return histogram_result(hist.to(x.dtype), edges)
+
+
+def histogramdd(input, bins, range=None, weight=None, density=False):
+    """A D-dimensional histogram of the points in input's rows, as ``torch.histogramdd``
+    (and NumPy's): each coordinate is binned among its dimension's edges as
+    :func:`histogram` bins (half-open bins but the last, which includes its right edge;
+    the equal-width edges' ends pinned to the range); a point outside, or with a NaN,
+    is not counted.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, at least 2-d: its last dimension (size D) holds each point's
+        coordinates, the others are flattened.
+    bins : int, sequence of D ints or sequence of D Tensors
+        The number of equal-width bins of every dimension, of each, or each
+        dimension's increasing 1-d edges.
+    range : sequence of 2 D floats, optional
+        ``[min_0, max_0, min_1, max_1, ...]``, the outer edges for int bins (default
+        each dimension's smallest and largest coordinate, read back to the host:
+        counted copies on a GPU; equal ones widened by 0.5 each way).
+    weight : Tensor, optional
+        Of input's shape without its last dimension: each point counts its weight.
+    density : bool, optional
+        Divide the counts by their total and the bin volumes, so that the histogram
+        integrates to 1.
+
+    Returns
+    -------
+    histogramdd_result
+        ``(hist, bin_edges)``, also by name: hist of shape (bins_0, ..., bins_D-1) in
+        input's dtype, bin_edges a tuple of D 1-d tensors; on input's device.  No
+        gradient.
+
+    Raises
+    ------
+    RuntimeError
+        For an integer or less than 2-d input, a count of bins or of range entries
+        that does not fit D, bins < 1, edges that are not 1-d and increasing, a range
+        whose end is below its start or not finite, or a weight of another shape.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[0., 1.], [1., 0.], [2., 0.], [2., 2.]])
+    >>> h = pydevtensor.histogramdd(x, bins=[3, 3], weight=pydevtensor.tensor([1., 2., 4., 8.]))
+    >>> h.hist
+    tensor([[0., 1., 0.],
+            [2., 0., 0.],
+            [4., 0., 8.]])
+    >>> h.bin_edges[0]
+    tensor([0.0000, 0.6667, 1.3333, 2.0000])
+    >>> pydevtensor.histogramdd(x, bins=2, range=[0., 1., 0., 2.], density=True).hist
+    tensor([[0., 1.],
+            [1., 0.]])
+    """
+    x = _tensor_arg(input, "histogramdd").detach()
+    where_ = f"(input {tuple(x.shape)}, on {x.device})"
+    if not x.is_floating_point():
+        raise RuntimeError(f"histogramdd(): expected a floating point input, got {x.dtype} "
+                           f"{where_}")
+    if x.ndim < 2:
+        raise RuntimeError(f"histogramdd(): input must have at least 2 dimensions (points "
+                           f"along its last) {where_}")
+    d = x.shape[-1]
+    if isinstance(bins, _C.Tensor):
+        raise TypeError(f"histogramdd(): bins must be an int or a sequence of {d} ints or of "
+                        f"{d} 1-d Tensors (each dimension's edges), got one Tensor {where_}")
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * d
+    if len(per_dim) != d:
+        raise RuntimeError(f"histogramdd(): {len(per_dim)} bins for {d}-dimensional points "
+                           f"(the size of input's last dimension) {where_}")
+    if range is not None:
+        range = [float(e) for e in range]
+        if len(range) != 2 * d:
+            raise RuntimeError(f"histogramdd(): for a {d}-dimensional histogram range should "
+                               f"have {2 * d} elements, got {len(range)} {where_}")
+    if weight is not None and (not isinstance(weight, _C.Tensor)
+                               or tuple(weight.shape) != tuple(x.shape[:-1])):
+        got = tuple(weight.shape) if isinstance(weight, _C.Tensor) else repr(weight)
+        raise RuntimeError(f"histogramdd(): weight must be a tensor of input's shape without "
+                           f"its last dimension, {tuple(x.shape[:-1])}, got {got} {where_}")
+    points = x.reshape(-1, d)
+    edges, slot, inside = [], None, None
+    for k, b in enumerate(per_dim):
+        v = points[:, k]
+        e = _edges(v, b, None if range is None else range[2 * k:2 * k + 2], "histogramdd",
+                   where_, f" for dimension {k}")
+        pos = _bin_in(v, e)
+        n = e.shape[0] - 1
+        slot = pos if slot is None else slot * n + pos
+        inside = (pos >= 0) if inside is None else inside & (pos >= 0)
+        edges.append(e)
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    size = 1
+    for n in shape:
+        size *= n
+    counts = _counts(where(inside, slot, size), size + 1, weight, x)
+    hist = counts[:size].reshape(shape)
+    if density:
+        volume = _C.ones((), dtype=_C.float64, device=x.device)
+        for e in edges:
+            widths = (e[1:] - e[:-1]).to(_C.float64)
+            volume = volume.unsqueeze(-1) * widths  # the outer product, dimension by dimension
+        hist = hist / (hist.sum() * volume)
+    return histogramdd_result(hist.to(x.dtype), tuple(edges))
 
 
 def _spacing(op, y, x, dx, d):
@@ -396,7 +537,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 trapz = trapezoid  # PyTorch's alias
 
 
-__all__ = ["cumulative_trapezoid", "histc", "histogram", "trapezoid", "trapz", "unique_consecutive"]
+__all__ = ["cumulative_trapezoid", "histc", "histogram", "histogramdd", "trapezoid", "trapz",
+           "unique_consecutive"]
 
 for _n in ("histc", "histogram", "unique_consecutive"):
     setattr(_C.Tensor, _n, globals()[_n])

@@ -152,7 +152,13 @@ AUTOGRAD_CASES = [
       r"Tensors but the value at index 0 has type float"),
     C("jacobian-forward-mode", "pdt.autograd.functional.jacobian(lambda x: x, pdt.ones(1), "
       "strategy='forward-mode')", "NotImplementedError",
-      r"strategy='forward-mode' is not supported"),
+      r"forward-AD or forward-over-reverse Hessian is only implemented for `vectorize=True`"),
+    C("jacobian-strategy", "pdt.autograd.functional.jacobian(lambda x: x, pdt.ones(1), "
+      "strategy='fwd')", "AssertionError",
+      r'Expected strategy to be either "forward-mode" or "reverse-mode"'),
+    C("jacobian-forward-mode-create_graph", "pdt.autograd.functional.jacobian(lambda x: x, "
+      "pdt.ones(1), create_graph=True, vectorize=True, strategy='forward-mode')",
+      "NotImplementedError", r'`create_graph=True` and `strategy="forward-mode"`'),
     C("hessian-vector-output", "pdt.autograd.functional.hessian(lambda x: x * 2, pdt.ones(2))",
       "RuntimeError", r"should return a single Tensor with a single element"),
     C("vjp-no-v", "pdt.autograd.functional.vjp(lambda x: x * 2, pdt.ones(2))",

@@ -170,8 +170,76 @@ def test_functional_bad_input():
         AF.hessian(lambda x: x * 2, pdt.ones(2))
     with pytest.raises(RuntimeError, match="v can only be None"):
         AF.vjp(lambda x: x * 2, pdt.ones(2))
-    with pytest.raises(NotImplementedError, match="forward-mode"):
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         AF.jacobian(lambda x: x, pdt.ones(1), strategy="forward-mode")
+
+
+def _central_jacobian(f, xs, eps=1e-6):
+    """[output][input] central differences of f (NumPy arrays in and out)."""
+    outs = f(*xs)
+    jac = [[np.zeros(o.shape + x.shape) for x in xs] for o in outs]
+    for k, x in enumerate(xs):
+        for idx in np.ndindex(x.shape):
+            hi = [a.copy() for a in xs]
+            lo = [a.copy() for a in xs]
+            hi[k][idx] += eps
+            lo[k][idx] -= eps
+            for i, (a, b) in enumerate(zip(f(*hi), f(*lo))):
+                jac[i][k][(...,) + idx] = (a - b) / (2 * eps)
+    return jac
+
+
+def test_jacobian_forward_mode_matches_reverse_mode_and_differences(device):
+    """strategy="forward-mode" (with vectorize=True, as PyTorch requires): tuple inputs and
+    outputs nested [output][input], an output independent of an input gives zeros."""
+    def f(L):
+        return lambda x, y: (x * y.sum(), (x ** 2).sin().sum(), (y.exp() * 2)[None])
+
+    def f_np(x, y):
+        return (x * y.sum(), np.sin(x ** 2).sum(), (np.exp(y) * 2)[None])
+
+    x0, y0 = np.array([0.3, -0.7, 1.1]), np.array([[0.2, 0.5], [-0.4, 0.9]])
+    xs = (pdt.tensor(x0, device=device), pdt.tensor(y0, device=device))
+    fwd = AF.jacobian(f(pdt), xs, vectorize=True, strategy="forward-mode")
+    rev = AF.jacobian(f(pdt), xs)
+    want = _central_jacobian(f_np, (x0, y0))
+    assert len(fwd) == 3 and all(len(row) == 2 for row in fwd)
+    for i in range(3):
+        for k in range(2):
+            assert fwd[i][k].shape == rev[i][k].shape == want[i][k].shape
+            assert fwd[i][k].device == device and not fwd[i][k].requires_grad
+            assert_close(fwd[i][k], rev[i][k].cpu().numpy(), "float64")
+            np.testing.assert_allclose(fwd[i][k].cpu().numpy(), want[i][k], atol=1e-7)
+    np.testing.assert_array_equal(fwd[1][1].cpu().numpy(), 0.0)  # independent of y
+    # one input, one output: a Tensor of shape output.shape + input.shape
+    single = AF.jacobian(lambda x: x.sin()[:2], xs[0], vectorize=True,
+                         strategy="forward-mode")
+    np.testing.assert_allclose(single.cpu().numpy(), np.diag(np.cos(x0))[:2], atol=1e-12)
+
+
+def test_hessian_forward_over_reverse(device):
+    x0 = np.array([0.5, -1.2, 2.0])
+    x = pdt.tensor(x0, device=device)
+    h = AF.hessian(lambda t: (t ** 3).sum() + t[0] * t[1], x, vectorize=True,
+                   outer_jacobian_strategy="forward-mode")
+    want = np.diag(6 * x0)
+    want[0, 1] = want[1, 0] = 1.0
+    np.testing.assert_allclose(h.cpu().numpy(), want, atol=1e-12)
+
+
+def test_jacobian_strategy_refusals_as_pytorch():
+    x = pdt.ones(2, requires_grad=True)
+    with pytest.raises(AssertionError, match='Expected strategy to be either "forward-mode" '
+                                             'or "reverse-mode"'):
+        AF.jacobian(lambda t: t, x, strategy="forward")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and "
+                                                  '`strategy="forward-mode"` are not'):
+        AF.jacobian(lambda t: t, x, create_graph=True, vectorize=True,
+                    strategy="forward-mode")
+    with pytest.raises(RuntimeError, match='`strict=True` and `strategy="forward-mode"`'):
+        AF.jacobian(lambda t: t, x, strict=True, strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        AF.hessian(lambda t: t.sum(), x, outer_jacobian_strategy="forward-mode")
 
 
 def test_nodes_without_double_backward_raise_naming_themselves(device):

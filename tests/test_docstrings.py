@@ -23,7 +23,7 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "autograd.f
               "special", "jit", "random", "distributions", "testing", "backends.cudnn",
               "backends.mps", "amp", "cuda.amp", "cpu", "cpu.amp", "nn.parallel.comm",
               "accelerator", "distributions.relaxed_bernoulli",
-              "distributions.relaxed_categorical")
+              "distributions.relaxed_categorical", "nn.modules.lazy")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",

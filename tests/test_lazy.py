@@ -230,3 +230,46 @@ def test_real_weights_materialize_and_uninitialized_ones_are_refused(device):
                                            r"\(4, 5\)"):
         trained.load_state_dict(_mlp().state_dict())
     np.testing.assert_array_equal(_np(trained[0].weight), before)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda d: nn.LazyLinear(3, device=d), (2, 4)),
+    (lambda d: nn.LazyLinear(3, bias=False, device=d), (2, 4)),
+    (lambda d: nn.LazyConv1d(2, 3, device=d), (1, 2, 6)),
+    (lambda d: nn.LazyConv2d(2, 3, bias=False, device=d), (1, 2, 5, 5)),
+    (lambda d: nn.LazyConv3d(2, 1, device=d), (1, 2, 3, 3, 3)),
+    (lambda d: nn.LazyConvTranspose1d(2, 3, device=d), (1, 2, 4)),
+    (lambda d: nn.LazyConvTranspose2d(2, 3, device=d), (1, 2, 4, 4)),
+    (lambda d: nn.LazyConvTranspose3d(2, 1, device=d), (1, 2, 2, 2, 2)),
+    (lambda d: nn.LazyBatchNorm1d(device=d), (3, 4)),
+    (lambda d: nn.LazyBatchNorm2d(affine=False, device=d), (3, 4, 2, 2)),
+    (lambda d: nn.LazyBatchNorm3d(device=d), (3, 4, 2, 2, 2)),
+    (lambda d: nn.LazyInstanceNorm1d(device=d), (3, 4, 5)),
+    (lambda d: nn.LazyInstanceNorm2d(device=d), (3, 4, 5, 5)),
+    (lambda d: nn.LazyInstanceNorm3d(device=d), (3, 4, 2, 2, 2))])
+def test_has_uninitialized_params_until_the_first_forward(device, make, shape):
+    """PyTorch's LazyModuleMixin.has_uninitialized_params: True on every lazy layer until
+    its first forward, which makes it the plain layer (no longer a LazyModuleMixin, as
+    PyTorch's cls_to_become does)."""
+    from pydevtensor.nn.modules.lazy import LazyModuleMixin
+    layer = make(device)
+    assert isinstance(layer, LazyModuleMixin) and layer.has_uninitialized_params() is True
+    layer(pdt.rand(*shape, device=device))
+    assert not isinstance(layer, LazyModuleMixin)
+    assert not hasattr(layer, "has_uninitialized_params")
+    # the check itself on the materialised layer's parameters and buffers
+    assert LazyModuleMixin.has_uninitialized_params(layer) is False
+
+
+def test_has_uninitialized_params_sees_buffers_and_only_the_modules_own(device):
+    from pydevtensor.nn.modules.lazy import LazyModuleMixin
+    bn = nn.LazyBatchNorm1d(affine=False, track_running_stats=True, device=device)
+    assert [n for n, _ in bn.named_parameters()] == [] and bn.has_uninitialized_params()
+    bn2 = nn.LazyBatchNorm1d(affine=False, track_running_stats=False, device=device)
+    assert bn2.has_uninitialized_params() is False  # nothing to infer: no placeholder
+    lin = nn.LazyLinear(2, device=device)
+    lin.weight.materialize((2, 3))
+    assert lin.has_uninitialized_params() is True  # the bias still is one
+    lin.bias.materialize((2,))
+    assert lin.has_uninitialized_params() is False
+    assert isinstance(lin, LazyModuleMixin)

@@ -196,6 +196,30 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return (outs[0] if single_out else outs), (res[0] if single_out else res)
 
 
+def _check_strategy(strategy, create_graph, strict, vectorize):
+    """jacobian's strategy, and what PyTorch refuses with "forward-mode" (in its order)."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more '
+            'performant. Otherwise, prefer to use "reverse-mode".')
+    if strategy == "reverse-mode":
+        return
+    if create_graph:
+        raise NotImplementedError(
+            "torch.autograd.functional.jacobian: `create_graph=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`create_graph=False` or `strategy="reverse-mode"`.')
+    if strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`strict=False` or `strategy="reverse-mode"`.')
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian is only implemented for `vectorize=True`.")
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian of func at inputs (as torch.autograd.functional.jacobian): for
@@ -210,11 +234,15 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         Record the computation (for a further derivative).
     strict : bool, optional
         True: an output independent of an input raises a RuntimeError (not together
-        with vectorize, as PyTorch).
+        with vectorize, nor with strategy="forward-mode", as PyTorch).
     vectorize : bool, optional
-        Accepted for PyTorch's signature (rows are computed one by one).
+        Accepted for PyTorch's signature (rows are computed one by one); PyTorch's
+        strategy="forward-mode" needs it True.
     strategy : str, optional
-        "reverse-mode" (the only one).
+        "reverse-mode" (default) or "forward-mode".  pydevtensor has no forward-mode
+        autograd: "forward-mode" takes PyTorch's arguments and refusals (vectorize=True
+        needed; no create_graph, no strict) and gives the same values, which reverse mode
+        computes (as :func:`pydevtensor.func.jacfwd` does).
 
     Returns
     -------
@@ -222,8 +250,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
     Raises
     ------
+    AssertionError
+        For a strategy that is neither "reverse-mode" nor "forward-mode" (PyTorch's).
     NotImplementedError
-        For strategy="forward-mode".
+        For strategy="forward-mode" with create_graph=True or vectorize=False.
+    RuntimeError
+        For strict=True with vectorize=True or strategy="forward-mode".
 
     Examples
     --------
@@ -231,10 +263,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     >>> pydevtensor.autograd.functional.jacobian(f, pydevtensor.tensor([1., 2.]))
     tensor([[2., 0.],
             [0., 4.]])
+    >>> pydevtensor.autograd.functional.jacobian(f, pydevtensor.tensor([1., 2.]),
+    ...                                          vectorize=True, strategy="forward-mode")
+    tensor([[2., 0.],
+            [0., 4.]])
     """
-    if strategy != "reverse-mode":
-        raise NotImplementedError(f"jacobian(): strategy={strategy!r} is not supported by "
-                                  "pydevtensor (only 'reverse-mode')")
+    _check_strategy(strategy, create_graph, strict, vectorize)
     if strict and vectorize:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                            "`vectorized=True` are not supported together. Please either set "
@@ -284,7 +318,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     vectorize : bool, optional
         Accepted for PyTorch's signature (rows are computed one by one).
     outer_jacobian_strategy : str, optional
-        "reverse-mode" (the only one).
+        "reverse-mode" (default) or "forward-mode" (needs vectorize=True, no
+        create_graph, no strict): as :func:`jacobian`'s strategy.
 
     Returns
     -------

@@ -11,7 +11,8 @@ from . import _functional_conv as FC
 from . import _functional_pad as FP
 from .init import kaiming_uniform_
 from .module import Module
-from .parameter import Parameter, UninitializedParameter, _uninitialized_weight_and_bias
+from .parameter import (LazyModuleMixin, Parameter, UninitializedParameter,
+                        _uninitialized_weight_and_bias)
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -250,7 +251,7 @@ class Conv1d(_ConvNd):
     _fn = staticmethod(FC.conv1d)
 
 
-class _LazyConv:
+class _LazyConv(LazyModuleMixin):
     """What LazyConv1d and LazyConv2d add to their layer: in_channels from the first
     input (or from a loaded state_dict's weight), then the module becomes that layer."""
 

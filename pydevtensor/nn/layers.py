@@ -14,7 +14,8 @@ from ._functional_activation_more import _softmax_dim
 from ._functional_pad import _index
 from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
-from .parameter import Parameter, UninitializedParameter, _uninitialized_weight_and_bias
+from .parameter import (LazyModuleMixin, Parameter, UninitializedParameter,
+                        _uninitialized_weight_and_bias)
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -108,7 +109,7 @@ def _draw_linear(weight: Tensor, bias: Tensor | None, in_features: int) -> None:
         bias.uniform_(-bound, bound)
 
 
-class LazyLinear(Linear):
+class LazyLinear(LazyModuleMixin, Linear):
     """A Linear layer whose in_features is read from its first input (D2L's lazy
     initialization): ``nn.Sequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10))``.
 

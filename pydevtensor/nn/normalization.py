@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .. import _C
 from . import _functional_norm as FN
 from .module import Module
-from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .parameter import LazyModuleMixin, Parameter, UninitializedBuffer, UninitializedParameter
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -432,7 +432,7 @@ class BatchNorm2d(_BatchNorm):
     _layout = "4D input (N, C, H, W)"
 
 
-class _LazyBatchNorm:
+class _LazyBatchNorm(LazyModuleMixin):
     """What LazyBatchNorm1d and LazyBatchNorm2d (and the LazyInstanceNorm layers) add to
     their layer: num_features from the first input's features dimension (or from a
     loaded state_dict), then the module becomes that layer.  Until then weight and bias are UninitializedParameter

@@ -288,3 +288,38 @@ def _uninitialized_weight_and_bias(module, bias, device, dtype) -> None:
         module.bias = UninitializedParameter(device=device, dtype=dtype)
     else:
         module.register_parameter("bias", None)
+
+
+class LazyModuleMixin:
+    """PyTorch's ``nn.modules.lazy.LazyModuleMixin``: the base the lazy layers share
+    (:class:`~pydevtensor.nn.LazyLinear`, the LazyConv, LazyConvTranspose, LazyBatchNorm
+    and LazyInstanceNorm layers), for ``isinstance`` checks and
+    :meth:`has_uninitialized_params`.  A lazy layer's first forward (or a loaded
+    state_dict) gives it its shapes and makes it its plain layer, which is no longer one.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.modules.lazy import LazyModuleMixin
+    >>> isinstance(nn.LazyConv2d(4, 3), LazyModuleMixin)
+    True
+    """
+
+    def has_uninitialized_params(self) -> bool:
+        """Whether any of this module's own parameters or buffers is still an
+        uninitialized placeholder (its shape not known yet).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.LazyLinear(3).has_uninitialized_params()
+        True
+        >>> nn.LazyBatchNorm1d(affine=False).has_uninitialized_params()  # its buffers
+        True
+        """
+        return any(is_uninitialized(t) for t in
+                   (*self._parameters.values(), *self._buffers.values()))

@@ -19,6 +19,7 @@ from .. import layers as _layers
 from .. import losses as _losses
 from .. import normalization as _normalization
 from .. import pooling as _pooling
+from ..parameter import LazyModuleMixin as _LazyModuleMixin
 
 _PRIVATE = {  # PyTorch's private bases that pydevtensor's layers share too
     "_ConvNd": _conv._ConvNd, "_ConvTransposeNd": _conv_transpose._ConvTransposeNd,
@@ -26,11 +27,13 @@ _PRIVATE = {  # PyTorch's private bases that pydevtensor's layers share too
     "_InstanceNorm": _group_norm._InstanceNorm, "_Loss": _losses._Loss,
     "_DropoutNd": _layers._DropoutNd, "_MaxPoolNd": _pooling._MaxPoolNd,
     "_AvgPoolNd": _pooling._AvgPoolNd, "_WeightedLoss": _losses._WeightedLoss,
+    "LazyModuleMixin": _LazyModuleMixin,  # public there, not in nn (as in PyTorch)
 }
 
 # PyTorch's files under torch/nn/modules, and the names each defines
 _FILES = {
     "module": ["Module"],
+    "lazy": ["LazyModuleMixin"],
     "linear": ["Identity", "Linear", "Bilinear", "LazyLinear"],
     "conv": ["_ConvNd", "_ConvTransposeNd", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
              "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
