@@ -233,6 +233,14 @@ class CatTransform(Transform):
 
     @property
     def bijective(self):
+        """Whether every piece's transform is bijective.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions.transforms import CatTransform, ExpTransform
+        >>> CatTransform([ExpTransform(), ExpTransform()], lengths=[1, 2]).bijective
+        True
+        """
         return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property(is_discrete=False)
@@ -318,6 +326,14 @@ class StackTransform(Transform):
 
     @property
     def bijective(self):
+        """Whether every slice's transform is bijective.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions.transforms import StackTransform, AbsTransform
+        >>> StackTransform([AbsTransform(), AbsTransform()]).bijective
+        False
+        """
         return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property(is_discrete=False)
