@@ -205,14 +205,15 @@ pdt_status pdt_ew_broadcast_shape(const char *name, const pdt_tensor *a, const p
         int ia = i - (n - na), ib = i - (n - nb);
         int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
         if (sa != sb && sa != 1 && sb != 1) {
-            char as[160], bs[160];
+            char as[160], bs[160], dev[32];
             return pdt_fail(PDT_ERR_VALUE,
                             "%s: the size of tensor a (%lld) must match the size of tensor b "
                             "(%lld) at non-singleton dimension %d: shapes %s and %s cannot be "
-                            "broadcast together",
+                            "broadcast together (on %s)",
                             name, (long long)sa, (long long)sb, i,
                             pdt_shape_str(na, a->shape, as, sizeof as),
-                            pdt_shape_str(nb, b->shape, bs, sizeof bs));
+                            pdt_shape_str(nb, b->shape, bs, sizeof bs),
+                            pdt_device_str((a ? a : b)->device, dev, sizeof dev));
         }
         shape[i] = sa == 1 ? sb : sa;
     }

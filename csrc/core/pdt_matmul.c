@@ -70,12 +70,14 @@ static pdt_status check_inputs(const char *op, int n, const pdt_tensor *const *t
 static pdt_status check_inner(const char *op, const pdt_tensor *a, const pdt_tensor *b, int64_t ka,
                               int64_t kb)
 {
-    char sa[160], sb[160];
+    char sa[160], sb[160], dev[32];
     if (ka == kb)
         return PDT_OK;
-    return pdt_fail(PDT_ERR_VALUE, "%s: shapes %s and %s cannot be multiplied (%lld != %lld)", op,
+    return pdt_fail(PDT_ERR_VALUE,
+                    "%s: shapes %s and %s cannot be multiplied (%lld != %lld) (on %s)", op,
                     pdt_shape_str(a->ndim, a->shape, sa, sizeof sa),
-                    pdt_shape_str(b->ndim, b->shape, sb, sizeof sb), (long long)ka, (long long)kb);
+                    pdt_shape_str(b->ndim, b->shape, sb, sizeof sb), (long long)ka, (long long)kb,
+                    pdt_device_str(a->device, dev, sizeof dev));
 }
 
 /* ------------------------------------------------------------ the driver */

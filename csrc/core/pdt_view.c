@@ -66,22 +66,24 @@ static pdt_status infer_shape(const char *op, const pdt_tensor *src, int ndim, c
         return PDT_OK;
     /* the shapes are written out only for a message: two of them were a quarter of a
      * microsecond on every reshape and view, 0.38 us in all against NumPy's 0.13 */
+    char dev[32];
     pdt_shape_str(src->ndim, src->shape, a, sizeof a);
     pdt_shape_str(ndim, shape, b, sizeof b);
+    pdt_device_str(src->device, dev, sizeof dev);
     if (infer >= 0 && known == 0)
         return pdt_fail(PDT_ERR_VALUE,
-                        "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
-                        "%s: the size of the -1 dimension could be anything",
-                        op, a, (long long)numel, b);
+                        "%s(): cannot reshape a tensor of shape %s (%lld elements, on %s) into "
+                        "shape %s: the size of the -1 dimension could be anything",
+                        op, a, (long long)numel, dev, b);
     if (infer >= 0)
         return pdt_fail(PDT_ERR_VALUE,
-                        "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
-                        "%s: %lld elements are not a multiple of %lld",
-                        op, a, (long long)numel, b, (long long)numel, (long long)known);
+                        "%s(): cannot reshape a tensor of shape %s (%lld elements, on %s) into "
+                        "shape %s: %lld elements are not a multiple of %lld",
+                        op, a, (long long)numel, dev, b, (long long)numel, (long long)known);
     return pdt_fail(PDT_ERR_VALUE,
-                    "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape %s "
-                    "(%s%lld elements)",
-                    op, a, (long long)numel, b, known > PDT_MAX_NUMEL ? "more than " : "",
+                    "%s(): cannot reshape a tensor of shape %s (%lld elements, on %s) into shape "
+                    "%s (%s%lld elements)",
+                    op, a, (long long)numel, dev, b, known > PDT_MAX_NUMEL ? "more than " : "",
                     (long long)(known > PDT_MAX_NUMEL ? PDT_MAX_NUMEL : known));
 }
 
@@ -364,9 +366,11 @@ pdt_status pdt_expand(const char *op, const pdt_tensor *src, int ndim, const int
     set_view(out, src, ndim, shape, strides);
     return PDT_OK;
 mismatch:;
-    char a[200], b[200];
-    return pdt_fail(PDT_ERR_VALUE, "%s(): a tensor of shape %s cannot be broadcast to shape %s", op,
+    char a[200], b[200], dev[32];
+    return pdt_fail(PDT_ERR_VALUE,
+                    "%s(): a tensor of shape %s (on %s) cannot be broadcast to shape %s", op,
                     pdt_shape_str(src->ndim, src->shape, a, sizeof a),
+                    pdt_device_str(src->device, dev, sizeof dev),
                     pdt_shape_str(ndim, shape, b, sizeof b));
 }
 

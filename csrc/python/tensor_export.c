@@ -63,10 +63,13 @@ static PyObject *scalar_value(PyObject *self, const char *what)
     if (!S)
         return NULL;
     if (pdt_tensor_numel(t) != 1) {
+        char dev[32], shape[128];
         PyErr_Format(S->InvalidArgumentError,
                      "%s: only a tensor with one element can be converted to a Python scalar; "
-                     "this one has %lld elements",
-                     what, (long long)pdt_tensor_numel(t));
+                     "this one has %lld elements (shape %s, on %s)",
+                     what, (long long)pdt_tensor_numel(t),
+                     pdt_shape_str(t->ndim, t->shape, shape, sizeof shape),
+                     pdt_device_str(t->device, dev, sizeof dev));
         return NULL;
     }
     if (t->device.kind == PDT_CPU) /* read in place: making the number runs no Python */
