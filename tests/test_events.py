@@ -1,5 +1,6 @@
-"""cuda.Event timing (issue 4).  The GPU behaviour is marked cuda; without a usable
-GPU, making an Event raises the DeviceError that says why none is usable."""
+"""cuda.Event timing (issue 4).  The GPU behaviour is marked cuda.  Without a usable GPU,
+an Event is made (it takes its device when first recorded, as PyTorch's), and recording it,
+or making one with device=, raises the DeviceError that says why none is usable."""
 import time
 
 import pytest
@@ -8,16 +9,26 @@ import pydevtensor as pdt
 from conftest import CUDA_AVAILABLE, CUDA_EMULATED, SPLIT_GPU
 
 
-@pytest.mark.skipif(CUDA_AVAILABLE, reason="checks the machine without a usable GPU")
-def test_event_without_gpu_raises_device_error_saying_why():
-    with pytest.raises(pdt.DeviceError) as info:
-        pdt.cuda.Event(enable_timing=True)
+def _says_why(info):
     msg = str(info.value)
     assert isinstance(info.value, RuntimeError) and "cuda:0 unknown device; available: cpu" in msg
     if pdt.cuda.is_built():  # the driver's reason, e.g. "no CUDA driver was found"
         assert pdt.cuda.unavailable_reason() in msg
     else:
         assert "not built with cuda" in msg
+
+
+@pytest.mark.skipif(CUDA_AVAILABLE, reason="checks the machine without a usable GPU")
+def test_event_without_gpu_is_made_and_its_record_says_why():
+    e = pdt.cuda.Event(enable_timing=True)  # D2L makes its timing events first
+    assert "not recorded yet" in repr(e) and e.query() is True
+    with pytest.raises(pdt.DeviceError) as info:
+        e.record()
+    _says_why(info)
+    assert "not recorded yet" in repr(e)  # the failed record left it as it was
+    with pytest.raises(pdt.DeviceError) as info:
+        pdt.cuda.Event(enable_timing=True, device="cuda:0")  # a device given: checked now
+    _says_why(info)
 
 
 def test_event_refuses_a_cpu_device():

@@ -50,7 +50,10 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             return NULL;
         }
     }
-    pdt_status st = pdt_device_check(device);
+    /* without device= the event takes its device when first recorded (record() checks
+     * it), so that making one needs no GPU, as PyTorch's: D2L's timing code makes its
+     * events before asking whether a GPU exists */
+    pdt_status st = dev_obj && dev_obj != Py_None ? pdt_device_check(device) : PDT_OK;
     if (st != PDT_OK)
         return pdt_raise(S, st);
     PdtEventObject *self = (PdtEventObject *)type->tp_alloc(type, 0);
