@@ -116,7 +116,7 @@ from ._repr import set_printoptions
 from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack, _ops_view_scatter
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
-from ._ops_strided import as_strided, put, trace
+from ._ops_strided import as_strided, is_inference, put, trace
 from ._ops_view_copy import *  # noqa: F401,F403  (view_copy, t_copy, split_copy, ...)
 from . import _ops_view_copy
 from . import _tensor_resize  # noqa: F401  (resize_, is_same_size, .real, .imag, ... methods)
@@ -208,8 +208,8 @@ __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
-__all__ += ["as_strided", "put", "trace", "inner", "kron", "tensordot", "vander", "testing",
-            "version"]
+__all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tensordot", "vander",
+            "testing", "version"]
 __all__ += _precision.__all__ + _ops_real.__all__
 __all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
             + list(_ops_torch_names.FUNCTIONAL_ALIASES))

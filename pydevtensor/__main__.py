@@ -14,31 +14,40 @@ def demo():
     else:
         where = "a GPU"
     print(f"\n== The GPU chapter on {dev}: running on {where} ==")
+    # Each ">>>" line is followed by what Python's prompt shows for it: the repr.
     print(">>> pdt.try_gpu(), pdt.try_all_gpus()")
-    print(pdt.try_gpu(), pdt.try_all_gpus())
+    print(repr((pdt.try_gpu(), pdt.try_all_gpus())))
 
     pdt.reset_transfer_stats()
     print(">>> X = pdt.ones(2, 3, device=try_gpu()); X")
     X = pdt.ones(2, 3, device=dev)
-    print(X)
+    print(repr(X))
     print(">>> Y = pdt.rand(2, 3, device=try_gpu()); Y.device")
     pdt.manual_seed(0)
     Y = pdt.rand(2, 3, device=dev)
-    print(Y.device)
+    print(repr(Y.device))
     print(">>> Z = X.to(try_gpu()); Z is X")
-    print(X.to(dev) is X)
+    print(repr(X.to(dev) is X))
     print(">>> X.cpu() is X, X.cpu().device")
     host = X.cpu()
-    print(host is X, host.device)
-    print(">>> pdt.manual_seed(0); the same rand(2, 3) on the CPU: equal bits on every device")
+    print(repr((host is X, host.device)))
+    # Y was drawn on try_gpu() after manual_seed(0); without a GPU that is the CPU, so the
+    # comparison is of the CPU with itself, and the line says so.
+    alone = "" if dev.type == "cuda" else " (only the CPU here: it is compared with itself)"
+    print(">>> _ = pdt.manual_seed(0); pdt.rand(2, 3).tolist() == Y.cpu().tolist()"
+          f"  # the same rand(2, 3) on the CPU: equal bits on every device{alone}")
     pdt.manual_seed(0)
     same = pdt.rand(2, 3).tolist() == Y.cpu().tolist()
-    print(same if same else "False: the generators disagree (please report this)")
+    print(repr(same))
+    if not same:
+        print("# the generators disagree (please report this)")
     print(">>> Y.cpu().numpy()   # explicit: a GPU tensor never turns into NumPy silently")
-    print(Y.cpu().numpy())
-    print(">>> pdt.transfer_stats()")
+    print(repr(Y.cpu().numpy()))
+    print(">>> for kind, s in pdt.transfer_stats().items():")
+    print("...     print(f\"{kind:17s} {s['count']:3d} copies, {s['bytes']:6d} bytes\")")
+    print("...")
     for kind, s in pdt.transfer_stats().items():
-        print(f"  {kind:17s} {s['count']:3d} copies, {s['bytes']:6d} bytes")
+        print(f"{kind:17s} {s['count']:3d} copies, {s['bytes']:6d} bytes")
 
 
 def libraries_report(info=None):

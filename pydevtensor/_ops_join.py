@@ -432,9 +432,13 @@ def repeat(input, *sizes, repeats=None):
         inter += [1, s]
         big += [r, s]
         final.append(r * s)
-    out = _C._expand(x.reshape(tuple(inter)), tuple(big)).contiguous().reshape(tuple(final))
-    # all counts 1: contiguous() handed back input's own memory; repeat always copies
-    return out.clone() if all(r == 1 for r in sizes) else out
+    # The copy is written into a tensor of the final shape through a view of it, so the
+    # result is a tensor of its own, as PyTorch's: no view (`_is_view()` False, no `_base`)
+    # of a temporary or of input (`contiguous().reshape()` gave a view of the temporary,
+    # and with all counts 1 contiguous() handed back input itself).
+    out = _C.empty(tuple(final), dtype=input.dtype, device=input.device)
+    out.view(tuple(big)).copy_(_C._expand(x.reshape(tuple(inter)), tuple(big)))
+    return out
 
 
 def flip(input, *args, dims=None):

@@ -1,7 +1,7 @@
 """Strided views and the diagonal's odd jobs: ``as_strided`` (a view of the storage
 with sizes and strides of one's choosing, bounds-checked against the storage),
 ``Tensor.unfold`` (sliding windows as a view), ``trace``, ``Tensor.fill_diagonal_``,
-``put``/``Tensor.put_`` and ``Tensor.is_inference``.
+``put``/``Tensor.put_``, ``is_inference`` and ``Tensor.is_inference``.
 
 The backward of a strided view sums the gradient into a buffer the size of the
 storage span, at each output element's storage position, and reads the input's
@@ -16,7 +16,7 @@ from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_shape import _where
 from .autograd.dispatch import recorded
 
-__all__ = ["as_strided", "trace", "put"]
+__all__ = ["as_strided", "trace", "put", "is_inference"]
 
 
 def _ints(value, op, name):
@@ -326,6 +326,35 @@ def _is_inference(self):
     False
     """
     return False
+
+
+def is_inference(input):
+    """Whether input is an inference tensor, PyTorch's ``torch.is_inference``.  Always
+    False here: ``inference_mode`` works as ``no_grad`` and makes ordinary tensors
+    (PyTorch gives True for a tensor made inside inference_mode).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+
+    Examples
+    --------
+    >>> with pydevtensor.inference_mode():
+    ...     t = pydevtensor.ones(2)
+    >>> pydevtensor.is_inference(t)
+    False
+    """
+    return _tensor_arg(input, "is_inference").is_inference()
 
 
 _unfold.__name__ = _unfold.__qualname__ = "unfold"

@@ -4,8 +4,10 @@ without the strong-Wolfe line search, a short history (pairs dropped), maximize,
 several step() calls: float64 within 1e-11 relative (45 evaluations apart, the
 libraries' orders of summation reach 1.3e-12), float32 within 1e-6 relative
 where the runs converge; the state's counters as torch's; state_dict round trips;
-the errors."""
+the errors; the standard closure's loss read without a warning."""
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -92,6 +94,49 @@ def test_converges_to_the_minimum(device):
     np.testing.assert_allclose(ours[0].detach().cpu().numpy(), np.ones(6), rtol=1e-6)
     np.testing.assert_allclose(ours[1].detach().cpu().numpy(), TARGET, rtol=1e-6)
     assert losses[-1] < 1e-10
+
+
+WARNS_NOTHING = """
+import sys, warnings
+import pydevtensor as pdt
+warnings.simplefilter("error")
+for kw in ({}, {"line_search_fn": "strong_wolfe"}):
+    for maximize in (False, True):
+        x = pdt.nn.Parameter(pdt.tensor([-1.2, 1.0], device=sys.argv[1]))
+        opt = pdt.optim.LBFGS([x], max_iter=5, maximize=maximize, **kw)
+        def closure():
+            opt.zero_grad()
+            loss = (x - 2.0).pow(2).sum() * (-1.0 if maximize else 1.0)
+            loss.backward()
+            return loss
+        opt.step(closure)
+print("ok")
+"""
+
+
+def test_standard_closure_warns_nothing(device):
+    # the closure returns the loss that requires grad; torch's LBFGS reads it without a
+    # warning, and so must ours (float() of it warned "Converting a tensor with
+    # requires_grad=True to a scalar"). That warning comes once per process, so a fresh
+    # process, where nothing has warned yet, runs the steps.
+    proc = subprocess.run([sys.executable, "-c", WARNS_NOTHING, str(device)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+def test_closure_may_return_a_number(device):
+    x = nn.Parameter(pdt.tensor([3.0], device=device))
+    opt = optim.LBFGS([x], lr=0.5, max_iter=5)
+
+    def closure():
+        opt.zero_grad()
+        loss = (x * x).sum()
+        loss.backward()
+        return float(loss.detach())
+
+    assert opt.step(closure) == 9.0
+    assert abs(float(x.detach())) < 3.0
 
 
 def test_state_dict_round_trip(device):

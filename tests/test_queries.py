@@ -110,6 +110,21 @@ def test_cli_prints_table_and_demo():
     assert "equal bits on every device" in out and "False" not in out.split("equal bits")[1][:20]
     if not CUDA_AVAILABLE:
         assert "no device available" in out
+    # each ">>>" line is followed by what Python's prompt shows: the repr
+    lines = out.splitlines()
+    after = {line: lines[i + 1] for i, line in enumerate(lines) if line.startswith(">>> ")}
+    gpu = pdt.try_gpu()
+    assert after[">>> pdt.try_gpu(), pdt.try_all_gpus()"] == repr((gpu, pdt.try_all_gpus()))
+    assert after[">>> Y = pdt.rand(2, 3, device=try_gpu()); Y.device"] == repr(gpu)
+    assert after[">>> Z = X.to(try_gpu()); Z is X"] == "True"
+    assert after[">>> X.cpu() is X, X.cpu().device"] == repr((gpu.type != "cuda",
+                                                             pdt.device("cpu")))
+    assert after[">>> Y.cpu().numpy()   # explicit: a GPU tensor never turns into NumPy "
+                 "silently"].startswith("array([[")
+    seed = [line for line in after if "equal bits on every device" in line]
+    assert len(seed) == 1 and after[seed[0]] == "True"
+    # without a GPU the "every device" check compares the CPU with itself, and says so
+    assert seed[0].endswith("compared with itself)") == (gpu.type != "cuda")
 
 
 def test_smi_entry_point_prints_table_only():

@@ -215,6 +215,36 @@ def test_tile_call_forms(device):
         pdt.tile(x, 2, dims=(2,))
 
 
+@pytest.mark.parametrize("dims", [(2,), (1, 1, 1), (2, 1, 3), (0, 2), (3, 2, 1, 2), (1,)])
+def test_tile_and_repeat_are_tensors_of_their_own(device, dims):
+    """tile and repeat copy, and their result is no view of anything (PyTorch's
+    `_is_view()` is False): it used to be a view of the internal temporary, `_is_view()`
+    True with a `_base` that a write to x does not reach. Values against np.tile; the
+    gradient is PyTorch's rule, the sum over the repeats: each element of x appears
+    prod(padded dims) times, so with weights w the gradient is w summed over them."""
+    a = A[:, 1:, ::2]                                   # (2, 2, 2)
+    reps = (1,) * (a.ndim - len(dims)) + tuple(dims)    # dims padded in front, as tile does
+    for x in (_t(a, device), _t(A, device)[:, 1:, ::2]):  # contiguous, and strided
+        for y in (x.tile(dims), x.repeat(reps)):
+            assert not y._is_view() and y._base is None
+            np.testing.assert_array_equal(_np(y), np.tile(a, dims))
+            if y.numel():
+                y.view(-1)[0] = -7.0
+                np.testing.assert_array_equal(_np(x), a)   # y has memory of its own
+    x = _t(a, device).requires_grad_(True)
+    y = x.tile(dims)
+    assert not y._is_view() and y._base is None
+    assert "View" not in type(y.grad_fn).__name__
+    w = np.arange(y.numel(), dtype=np.float64).reshape(y.shape)
+    y.backward(_t(w, device))
+    # y viewed as (r0, s0, r1, s1, ...) over x's shape padded to len(reps) dims holds x at
+    # every r: the gradient is w summed over the r axes
+    sizes = (1,) * (len(reps) - a.ndim) + a.shape
+    split = w.reshape(tuple(v for r, s in zip(reps, sizes) for v in (r, s)))
+    expect = split.sum(axis=tuple(range(0, 2 * len(reps), 2))).reshape(a.shape)
+    np.testing.assert_array_equal(_np(x.grad), expect)
+
+
 def test_tile_and_broadcast_to_take_sizes_as_expand_does(device):
     """The methods take sizes as separate ints or one tuple/list (the parsing expand and
     reshape share), a NumPy integer as one size and refuse an array, as torch does."""

@@ -1,8 +1,8 @@
 """as_strided, Tensor.unfold (views, with gradients: overlapping windows add up),
-trace, fill_diagonal_, put/put_, kron, tensordot, mm/matmul(out=), is_inference, and
-the error fixes (stack of floats, normal with a negative std tensor); against NumPy in
-float64 (exact: these are copies and small sums) and torch when importable, on every
-device."""
+trace, fill_diagonal_, put/put_, kron, tensordot, mm/matmul(out=), is_inference (the
+function and the method), and the error fixes (stack of floats, normal with a negative
+std tensor); against NumPy in float64 (exact: these are copies and small sums) and torch
+when importable, on every device."""
 import numpy as np
 import pytest
 
@@ -253,6 +253,11 @@ def test_mm_matmul_out(device):
 
 def test_small_fixes(device):
     assert pdt.ones(1, device=device).is_inference() is False
+    with pdt.inference_mode():
+        made = pdt.ones(1, device=device)
+    assert pdt.is_inference(made) is False and pdt.is_inference(made * 2) is False
+    with pytest.raises(TypeError, match="is_inference.*must be a Tensor, got list"):
+        pdt.is_inference([1.0])
     with pytest.raises(TypeError, match="expected a sequence of Tensors, got float"):
         pdt.stack([1.0, 2.0])
     with pytest.raises(RuntimeError, match="std >= 0.0"):

@@ -255,7 +255,10 @@ class LBFGS(Optimizer):
     def _loss(self, closure):
         with _enable_grad():
             loss = closure()
-        return loss, (-float(loss) if self.param_groups[0]["maximize"] else float(loss))
+        # Read detached, as PyTorch's float(closure()) under its own no_grad: the loss
+        # requires grad, and float() of it would warn on every evaluation.
+        value = float(loss.detach() if hasattr(loss, "detach") else loss)
+        return loss, (-value if self.param_groups[0]["maximize"] else value)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
         """Runs up to max_iter iterations (see the class's docstring).
