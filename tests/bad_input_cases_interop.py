@@ -11,7 +11,8 @@ INTEROP_CASES = [
       r"expected a numpy.ndarray, got list"),
     C("from_numpy-uint16", "pdt.from_numpy(np.zeros(3, np.uint16))", "TypeError",
       r"from_numpy\(\): pydevtensor has no uint16 dtype, so a tensor cannot share this "
-      r"array's memory; pydevtensor.tensor\(a\) copies it"),
+      r"array's memory; pydevtensor.tensor\(a\) copies it \(uint16 into int32, uint32 and "
+      r"uint64 into int64\)"),
     C("tensor-uint64-too-big", "pdt.tensor(np.array([2**64 - 1], np.uint64))", "OverflowError",
       r"tensor\(\): the uint64 value 18446744073709551615 does not fit in int64.*"
       r"dtype=pydevtensor.float64"),

@@ -567,8 +567,8 @@ static PyObject *f_from_numpy(PyObject *module, PyObject *a)
         else if (dt)
             PyErr_Format(PyExc_TypeError,
                          "from_numpy(): pydevtensor has no %S dtype, so a tensor cannot share "
-                         "this array's memory; pydevtensor.tensor(a) copies it (8- and 16-bit "
-                         "integers into int32, uint32 into int64), or pass dtype=, e.g. "
+                         "this array's memory; pydevtensor.tensor(a) copies it (uint16 into "
+                         "int32, uint32 and uint64 into int64), or pass dtype=, e.g. "
                          "tensor(a, dtype=pydevtensor.float32)",
                          dt);
         Py_XDECREF(dt);
