@@ -323,7 +323,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     """Makes self view source's storage (PyTorch's, in place): ``x.set_(y)`` takes y's
     storage, shape, strides and offset; with storage_offset, size and stride (a Tensor's
     storage or a storage) that view of it; ``x.set_()`` an empty storage.  A view that
-    would reach past the storage is refused (PyTorch grows the storage).  set_ is not
+    would reach past the storage is refused (PyTorch grows the storage).  ``set_`` is not
     differentiable: under grad mode self and source may not require grad.
 
     Parameters

@@ -363,7 +363,7 @@ class StackTransform(Transform):
 
 class CumulativeDistributionTransform(Transform):
     """The cdf of a distribution, from its support onto [0, 1] (the inverse is its icdf,
-    log |det J| its log_prob), as PyTorch's.
+    log abs(det J) its log_prob), as PyTorch's.
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ class GeneralizedPareto(Distribution):
     """The generalized Pareto distribution of survival function
     ``(1 + c z)^(-1/c)`` (``exp(-z)`` at c = 0), z = (x - loc) / scale, on
     [loc, loc - scale / c] for c < 0 and [loc, inf) otherwise, as PyTorch 2.15's (c =
-    concentration, |c| <= 1e-8 read as 0); reparameterisable (the icdf of a uniform
+    concentration, abs(c) <= 1e-8 read as 0); reparameterisable (the icdf of a uniform
     draw).  Exponential (loc = 0, c = 0), Pareto (c > 0, loc = scale / c) and Uniform (c
     = -1) are special cases.
 

@@ -11,9 +11,9 @@ __all__ = ["TransformedDistribution"]
 
 
 class TransformedDistribution(Distribution):
-    """The distribution of ``transforms[-1](... transforms[0](X))`` for X drawn from
+    """The distribution of ``transforms[-1]`` of ... of ``transforms[0](X)`` for X drawn from
     base_distribution, as PyTorch's: log_prob by the change of variables (the base's
-    log_prob at the inverse, less each transform's log |det J|), cdf and icdf through
+    log_prob at the inverse, less each transform's log abs(det J)), cdf and icdf through
     monotone element-wise transforms, rsample when the base has one.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Invertible transforms with a log |det Jacobian| (PyTorch's
+"""Invertible transforms with a log abs(det Jacobian) (PyTorch's
 ``torch.distributions.transforms``): the base class, their composition and
 IndependentTransform here, Reshape and the element-wise and vector ones in
 _transforms_more.py (re-exported here, as PyTorch has them all in one module)."""
@@ -19,7 +19,7 @@ __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform"
 
 class Transform:
     """An invertible (or pseudo-invertible) map ``x => y`` with a computable
-    log |det dy/dx|, as PyTorch's: the base class of the transforms of
+    log abs(det dy/dx), as PyTorch's: the base class of the transforms of
     ``TransformedDistribution`` and of ``biject_to``/``transform_to``.
 
     A subclass defines ``_call`` and/or ``_inverse``, ``domain`` and ``codomain``
@@ -193,7 +193,7 @@ class Transform:
         raise NotImplementedError(f"{type(self).__name__} does not define its inverse")
 
     def log_abs_det_jacobian(self, x, y):
-        """log |det dy/dx| at the input x and its output y, per event (of the batch
+        """log abs(det dy/dx) at the input x and its output y, per event (of the batch
         shape: the input's shape less event_dim dimensions).
 
         Parameters
@@ -307,7 +307,7 @@ class _InverseTransform(Transform):
 
 
 class ComposeTransform(Transform):
-    """The transforms in a chain: ``parts[-1](... parts[0](x))``, as PyTorch's; the
+    """The transforms in a chain: ``parts[0]`` first, ``parts[-1]`` last, as PyTorch's; the
     parts do the caching.
 
     Parameters
@@ -453,7 +453,7 @@ identity_transform = ComposeTransform([])
 
 class IndependentTransform(Transform):
     """A transform whose events have reinterpreted_batch_ndims more (rightmost)
-    dimensions: the same map, its log |det J| summed over those dimensions.
+    dimensions: the same map, its log abs(det J) summed over those dimensions.
 
     Parameters
     ----------
