@@ -98,8 +98,8 @@ RANDOM_CASES = [
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
       "pdt.distributions.Poisson(1.0))", "NotImplementedError",
       r"kl_divergence\(\): no KL divergence registered for Normal and Poisson \(registered "
-      r"with p a Normal: q a Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Pareto, "
-      r"Uniform; "
+      r"with p a Normal: q a Beta, ContinuousBernoulli, Exponential, Gamma, Gumbel, "
+      r"Laplace, Normal, Pareto, Uniform; "
       r"add one with register_kl\)"),
     C("distributions-laplace-scale", "pdt.distributions.Laplace(0.0, -1.0)", "ValueError",
       r"Expected parameter scale \(Tensor of shape \(\)\) of distribution Laplace\(.*\) to "

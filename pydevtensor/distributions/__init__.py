@@ -53,6 +53,7 @@ from .generalized_pareto import GeneralizedPareto  # noqa: E402
 from .relaxed_bernoulli import RelaxedBernoulli  # noqa: E402
 from .relaxed_categorical import RelaxedOneHotCategorical  # noqa: E402
 from . import _kl_transformed  # noqa: F401,E402 - the Pareto and TransformedDistribution pairs
+from . import _kl_cb_lowrank  # noqa: F401,E402 - the ContinuousBernoulli and low rank pairs
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform,  # noqa: E402
                          ExpTransform, IndependentTransform, LowerCholeskyTransform,
                          PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform,
