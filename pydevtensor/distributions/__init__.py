@@ -36,6 +36,7 @@ from .uniform import Uniform
 from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
 from .fisher_snedecor import FisherSnedecor  # noqa: E402
 from .inverse_gamma import InverseGamma  # noqa: E402
+from .lkj_cholesky import LKJCholesky  # noqa: E402
 from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
 from .mixture_same_family import MixtureSameFamily  # noqa: E402
 from .negative_binomial import NegativeBinomial  # noqa: E402
@@ -74,7 +75,7 @@ __all__ += ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform
             "biject_to", "transform_to", "transforms", "HalfCauchy", "Kumaraswamy", "Pareto",
             "Weibull"]
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
-__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma",
+__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma", "LKJCholesky",
             "LowRankMultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "StudentT",
             "VonMises"]
 __all__ += ["GeneralizedPareto", "LogisticNormal", "RelaxedBernoulli",
