@@ -208,8 +208,12 @@ def _solve_matrices(A, Bm, op, check):
         _raise_for(op, info, A, _singular)
     x = _by_columns(Bm)  # (..., k, n): the right-hand sides by columns
     _C._lu_solve(lu, piv, x)
-    X = x.mT
-    return (X if nan is None else X.masked_fill(nan[..., None, None], math.nan)), info
+    # Note [NaN in a solve]: a matrix holding a NaN solves to NaN, as PyTorch's (its
+    # LAPACK divides by a NaN pivot, and NaN runs through all of X; the getrf here skips
+    # such a pivot and leaves rows of X finite).  A mask and a fill, nothing read back.
+    has_nan = A.isnan().any((-2, -1))
+    nan = has_nan if nan is None else nan.logical_or(has_nan)
+    return x.mT.masked_fill(nan[..., None, None], math.nan), info
 
 
 @recorded("linalg_solve_ex")
@@ -439,7 +443,9 @@ def slogdet(A):
     linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
     diag, perm_sign = _lu_diagonal("linalg.slogdet", A)
-    return return_types.linalg_slogdet(diag.sign().prod(-1) * perm_sign,
+    # a NaN pivot's sign is 0, as PyTorch's (sign(nan) is 0 there): a NaN matrix has sign 0
+    sign = where(diag.isnan(), 0.0, diag.sign())
+    return return_types.linalg_slogdet(sign.prod(-1) * perm_sign,
                                        diag.abs().log().sum(-1))
 
 

@@ -98,8 +98,8 @@ RANDOM_CASES = [
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
       "pdt.distributions.Poisson(1.0))", "NotImplementedError",
       r"kl_divergence\(\): no KL divergence registered for Normal and Poisson \(registered "
-      r"with p a Normal: q a Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Pareto, "
-      r"Uniform; "
+      r"with p a Normal: q a Beta, ContinuousBernoulli, Exponential, Gamma, Gumbel, "
+      r"Laplace, Normal, Pareto, Uniform; "
       r"add one with register_kl\)"),
     C("distributions-laplace-scale", "pdt.distributions.Laplace(0.0, -1.0)", "ValueError",
       r"Expected parameter scale \(Tensor of shape \(\)\) of distribution Laplace\(.*\) to "
@@ -147,6 +147,15 @@ RANDOM_CASES = [
     C("distributions-inversegamma-support",
       "pdt.distributions.InverseGamma(2.0, 1.0).log_prob(pdt.tensor(-1.0))", "ValueError",
       r"InverseGamma.log_prob\(\): the value argument must be within the support"),
+    C("distributions-lkj-dim", "pdt.distributions.LKJCholesky(1, 1.0)", "ValueError",
+      r"Expected dim to be an integer greater than or equal to 2. Found dim=1."),
+    C("distributions-lkj-dim-float", "pdt.distributions.LKJCholesky(2.5, 1.0)", "TypeError",
+      r"LKJCholesky\(\): dim must be an int, got float"),
+    C("distributions-lkj-concentration", "pdt.distributions.LKJCholesky(3, -1.0)", "ValueError",
+      r"Expected parameter concentration .* of distribution LKJCholesky"),
+    C("distributions-lkj-support",
+      "pdt.distributions.LKJCholesky(2).log_prob(pdt.ones(2, 2))", "ValueError",
+      r"LKJCholesky.log_prob\(\): the value argument must be within the support"),
     C("distributions-negativebinomial-probs",
       "pdt.distributions.NegativeBinomial(2.0, pdt.tensor([1.0]))", "ValueError",
       r"Expected parameter probs \(Tensor of shape \(1,\)\) of distribution "

@@ -189,6 +189,29 @@ def test_inverse_gamma(device):
         d.log_prob(_t([0.0] * 4, device))
 
 
+
+def test_inverse_gamma_is_a_transformed_gamma(device):
+    """As PyTorch's: a TransformedDistribution of base_dist Gamma(c, rate) by
+    [PowerTransform(-1)]; expand keeps the class; the KL of two goes through the Gamma
+    pair (closed form, psi(3) = 1.5 - Euler's gamma); the cdf keeps the upper tail that
+    1 - P(c, rate / y) would round to 0 (Q(1, 100) = e^-100)."""
+    d = D.InverseGamma(_t([3.0, 1.0], device), _t([2.0, 1.0], device))
+    assert isinstance(d, D.TransformedDistribution) and isinstance(d.base_dist, D.Gamma)
+    assert d.transforms == [D.PowerTransform(_t(-1.0, device))]
+    np.testing.assert_array_equal(_np(d.base_dist.rate), [2.0, 1.0])
+    e = d.expand((3, 2))
+    assert type(e) is D.InverseGamma and tuple(e.batch_shape) == (3, 2)
+    np.testing.assert_array_equal(_np(e.concentration), [[3.0, 1.0]] * 3)
+    np.testing.assert_allclose(_np(e.log_prob(_t([1.0, 1.0], device))),
+                               [[3 * math.log(2) - math.lgamma(3) - 2, -1.0]] * 3, rtol=1e-13)
+    q = D.InverseGamma(_t(2.0, device), _t(0.5, device))
+    c1, r1, c2, r2 = 3.0, 2.0, 2.0, 0.5
+    want = ((c1 - c2) * (1.5 - np.euler_gamma) - math.lgamma(c1) + math.lgamma(c2)
+            + c2 * (math.log(r1) - math.log(r2)) + c1 * (r2 - r1) / r1)
+    np.testing.assert_allclose(_np(D.kl_divergence(d, q))[0], want, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.cdf(_t([1.0, 0.01], device)))[1], math.exp(-100),
+                               rtol=1e-12)
+
 def _nb_log_pmf(k, r, p):
     return (math.lgamma(r + k) - math.lgamma(k + 1) - math.lgamma(r)
             + k * math.log(p) + r * math.log1p(-p))

@@ -36,6 +36,7 @@ from .uniform import Uniform
 from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
 from .fisher_snedecor import FisherSnedecor  # noqa: E402
 from .inverse_gamma import InverseGamma  # noqa: E402
+from .lkj_cholesky import LKJCholesky  # noqa: E402
 from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402
 from .mixture_same_family import MixtureSameFamily  # noqa: E402
 from .negative_binomial import NegativeBinomial  # noqa: E402
@@ -53,6 +54,7 @@ from .generalized_pareto import GeneralizedPareto  # noqa: E402
 from .relaxed_bernoulli import RelaxedBernoulli  # noqa: E402
 from .relaxed_categorical import RelaxedOneHotCategorical  # noqa: E402
 from . import _kl_transformed  # noqa: F401,E402 - the Pareto and TransformedDistribution pairs
+from . import _kl_cb_lowrank  # noqa: F401,E402 - the ContinuousBernoulli and low rank pairs
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform,  # noqa: E402
                          ExpTransform, IndependentTransform, LowerCholeskyTransform,
                          PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform,
@@ -73,7 +75,7 @@ __all__ += ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform
             "biject_to", "transform_to", "transforms", "HalfCauchy", "Kumaraswamy", "Pareto",
             "Weibull"]
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
-__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma",
+__all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma", "LKJCholesky",
             "LowRankMultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "StudentT",
             "VonMises"]
 __all__ += ["GeneralizedPareto", "LogisticNormal", "RelaxedBernoulli",

@@ -1,28 +1,25 @@
-"""InverseGamma(concentration, rate): PyTorch's ``torch.distributions.InverseGamma``,
-written directly (PyTorch's is a TransformedDistribution of a Gamma by x^-1, with the
-same values)."""
+"""InverseGamma(concentration, rate): PyTorch's ``torch.distributions.InverseGamma``, a
+TransformedDistribution of a Gamma by PowerTransform(-1), as PyTorch's."""
 import math
 
 from .._ops_igamma import gammaincc
 from .._ops_index import where
 from . import constraints
-from .distribution import Distribution
 from .gamma import Gamma, _as_tensor
-from .utils import broadcast_all
+from .transformed_distribution import TransformedDistribution
+from .transforms import PowerTransform
 
 __all__ = ["InverseGamma"]
 
 
-class InverseGamma(Distribution):
+class InverseGamma(TransformedDistribution):
     """The inverse gamma distribution: 1 / X for X ~ Gamma(concentration, rate), of
-    density ``rate^c y^(-c-1) e^(-rate / y) / Gamma(c)``, as PyTorch's;
-    reparameterisable (1 / a Gamma draw, whose gradient in the concentration is the
-    gamma sampler's implicit one).
-
-    PyTorch builds it as ``TransformedDistribution(Gamma(c, rate), PowerTransform(-1))``;
-    this one is written directly, with the same values, and has no ``base_dist`` nor
-    ``transforms``.  The mean is inf for c <= 1 and the variance for c <= 2, as
-    PyTorch's.
+    density ``rate^c y^(-c-1) e^(-rate / y) / Gamma(c)``, as PyTorch's: a
+    TransformedDistribution of ``base_dist`` Gamma(c, rate) by ``transforms``
+    ``[PowerTransform(-1)]``; reparameterisable (1 / a Gamma draw, whose gradient in the
+    concentration is the gamma sampler's implicit one).  The mean is inf for c <= 1 and
+    the variance for c <= 2, as PyTorch's; the cdf is the upper regularized incomplete
+    gamma function ``Q(c, rate / y)`` (not ``1 - P``, which loses the upper tail).
 
     Parameters
     ----------
@@ -46,6 +43,8 @@ class InverseGamma(Distribution):
     tensor([0.6767, 0.3679])
     >>> d.sample((5,)).shape
     pydevtensor.Size([5, 2])
+    >>> type(d.base_dist).__name__, d.transforms
+    ('Gamma', [PowerTransform()])
     """
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
@@ -53,9 +52,47 @@ class InverseGamma(Distribution):
     has_rsample = True
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        self._gamma = Gamma(self.concentration, self.rate, validate_args=False)
-        super().__init__(tuple(self.concentration.shape), (), validate_args)
+        base_dist = Gamma(concentration, rate, validate_args=validate_args)
+        neg_one = -base_dist.rate.new_ones(())
+        super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(InverseGamma, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def concentration(self):
+        """The base Gamma's concentration c.
+
+        Returns
+        -------
+        Tensor
+            Of the batch shape.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import InverseGamma
+        >>> InverseGamma(pydevtensor.tensor([3.0]), 2.0).concentration
+        tensor([3.])
+        """
+        return self.base_dist.concentration
+
+    @property
+    def rate(self):
+        """The base Gamma's rate.
+
+        Returns
+        -------
+        Tensor
+            Of the batch shape.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import InverseGamma
+        >>> InverseGamma(pydevtensor.tensor([3.0]), 2.0).rate
+        tensor([2.])
+        """
+        return self.base_dist.rate
 
     @property
     def mean(self):
@@ -73,16 +110,6 @@ class InverseGamma(Distribution):
         big = c > 2
         c = where(big, c, 3.0)  # no inf * 0 in the gradient of the masked part
         return where(big, self.rate.square() / ((c - 1).square() * (c - 2)), math.inf)
-
-    def rsample(self, sample_shape=()):
-        return self._gamma.rsample(sample_shape).reciprocal()
-
-    def log_prob(self, value):
-        value = _as_tensor(value, self.rate)
-        if self._validate_args:
-            self._validate_sample(value)
-        c = self.concentration
-        return c * self.rate.log() - c.lgamma() - (c + 1) * value.log() - self.rate / value
 
     def cdf(self, value):
         value = _as_tensor(value, self.rate)
