@@ -17,7 +17,7 @@ PyTorch's histc uses no edge array (its torch.histogram does).
 """
 import builtins
 
-from . import _C
+from . import _C, _args
 from ._ops_counting import _run_lengths, _run_starts
 from ._ops_index import _dim, _int_arg, _tensor_arg, index_select, nonzero, where
 from ._ops_join import cat
@@ -127,7 +127,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if bins < 1:
         raise RuntimeError(f"histc(): bins must be > 0, got {bins} (input "
                            f"{tuple(x.shape)}, on {x.device})")
-    lo, hi = float(min), float(max)
+    lo, hi = _args.real(min, "histc", "min"), _args.real(max, "histc", "max")
     if lo == hi and x.numel():
         lo, hi = cat([x.amin().reshape(1), x.amax().reshape(1)]).to(_C.float64).tolist()
     if lo == hi:
@@ -443,7 +443,9 @@ def _spacing(op, y, x, dx, d):
     if x is not None and dx is not None:
         raise TypeError(f"{op}(): give x or dx, not both")
     if x is None:
-        return 1.0 if dx is None else dx
+        if dx is None:
+            return 1.0
+        return dx if isinstance(dx, (float, _C.Tensor)) else _args.real(dx, op, "dx")
     _tensor_arg(x, op, "x")
     n = y.shape[d]
     if x.ndim == 1:

@@ -298,6 +298,8 @@ def pinverse(input, rcond=1e-15):
     from .linalg import pinv
 
     _tensor_arg(input, "pinverse")
+    if not isinstance(rcond, (float, _C.Tensor)):
+        _real_arg(rcond, "rcond", "pinverse")
     return pinv(input, rtol=rcond)
 
 

@@ -8,7 +8,7 @@ _linalg_lu.py; matrix_exp in _linalg_exp.py; vander, diagonal and matmul in
 _linalg_names.py."""
 import math
 
-from . import _C
+from . import _C, _args
 from ._numpy_names import native_names
 from ._ops_index import _dim
 from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
@@ -72,6 +72,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.is_floating_point():
         raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got "
                            f"{x.dtype} (on {x.device})")
+    if not isinstance(ord, (int, float)):
+        _args.real(ord, "linalg.vector_norm", "ord")
     dims = _dims(dim, x.ndim)
     reduce_dims = dims if dims is not None else tuple(range(x.ndim))
     kw = {"keepdim": keepdim} if x.ndim else {}
