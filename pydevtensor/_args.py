@@ -61,3 +61,19 @@ def ints(value, op, name, *, single=True):
             raise TypeError(f"{op}(): argument '{name}' must be a sequence of ints, but "
                             f"element {i} is {_what(v)}") from None
     return tuple(out)
+
+
+def sequence(value, op, name, what="ints", single=False):
+    """value when it is a sequence to iterate (a tuple, a list, a Size, another iterable
+    but a str or bytes), or with single, (value,) for one int (an object with
+    ``__index__``); anything else a TypeError naming op, the argument and the type given.
+    Its elements are left to the caller's check."""
+    if isinstance(value, (tuple, list)):
+        return value
+    if single and hasattr(value, "__index__"):
+        return (value,)
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{op}(): argument '{name}' must be "
+                        f"{'an int or ' if single else ''}a sequence of {what}, got "
+                        f"{_what(value)}")
+    return value

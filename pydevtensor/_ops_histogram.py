@@ -185,7 +185,11 @@ def _edges(v, bins, range, op, where_, dim=""):
     if nbins < 1:
         raise RuntimeError(f"{op}(): bins{dim} must be > 0, got {nbins} {where_}")
     if range is not None:
-        lo, hi = (float(e) for e in range)
+        rng = tuple(_args.sequence(range, op, "range", "two numbers"))
+        if len(rng) != 2:
+            raise RuntimeError(f"{op}(): range should have 2 elements, but got {len(rng)} "
+                               f"{where_}")
+        lo, hi = (_args.real(e, op, "range") for e in rng)
     elif v.numel():
         lo, hi = cat([v.amin().reshape(1), v.amax().reshape(1)]).to(_C.float64).tolist()
     else:  # an empty input: [0, 1], as NumPy's and PyTorch's
