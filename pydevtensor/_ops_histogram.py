@@ -470,6 +470,9 @@ def _spacing(op, y, x, dx, d):
 
 def _areas(op, y, x, dx, dim):
     _tensor_arg(y, op, "y")
+    if y.ndim == 0:  # PyTorch's IndexError
+        raise IndexError(f"{op}(): Dimension specified as {dim} but tensor has no dimensions "
+                         f"(y is 0-d, on {y.device})")
     d = _dim(_int_arg(dim, op, "dim"), y.ndim, op)
     n = y.shape[d]
     lead = (slice(None),) * d

@@ -107,4 +107,15 @@ FUZZ2_CASES = [
       r"ComposeTransform\(\): argument 'parts' must be a sequence of Transforms, got float"),
     C("fuzz2-ComposeTransform-element", "pdt.distributions.ComposeTransform([1.5])",
       "TypeError", r"ComposeTransform\(\): parts\[0\] must be a Transform, got float"),
+    # ---- 0-d integrands, an overflowing pixel_shuffle factor, a non-torch name
+    C("fuzz2-trapz-0d", "pdt.trapz(pdt.tensor(0.5))", "IndexError",
+      r"trapezoid\(\): Dimension specified as -1 but tensor has no dimensions"),
+    C("fuzz2-cumulative_trapezoid-0d", "pdt.cumulative_trapezoid(pdt.tensor(0.5))",
+      "IndexError", r"cumulative_trapezoid\(\): Dimension specified as -1 but tensor has no"),
+    C("fuzz2-pixel_shuffle-factor-square-overflows",
+      "pdt.nn.functional.pixel_shuffle(pdt.ones(1, 1, 2, 2), 2**40)", "ValueError",
+      r"pixel_shuffle\(\): upscale_factor is too large.*overflowed.*upscale_factor="
+      r"1099511627776"),
+    C("fuzz2-functional-numpy_names-private", "pdt.nn.functional.numpy_names(None)",
+      "AttributeError", r"has no attribute 'numpy_names'"),
 ]

@@ -3,7 +3,7 @@ import warnings as _warnings
 
 from .. import _C
 from ..amp import _state as _amp
-from .._numpy_names import numpy_names
+from .._numpy_names import numpy_names as _numpy_names
 from .. import _ops_stats as _stats
 from .. import _args
 from . import _functional_norm as _norm
@@ -494,17 +494,17 @@ _SOFTMAX_DOC = """{what} along dim, as PyTorch's ``F.{name}``{how}.
 def _softmax_input(name, input, dim, stacklevel, dtype):
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{name}(): input must be a Tensor, got {type(input).__name__}")
-    dim = _act2._softmax_dim(name, input, dim, stacklevel, 2)  # + this and numpy_names
+    dim = _act2._softmax_dim(name, input, dim, stacklevel, 2)  # + this and _numpy_names
     return (input if dtype is None else input.to(dtype)), dim
 
 
-@numpy_names
+@_numpy_names
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_input("log_softmax", input, dim, _stacklevel, dtype)
     return _stats.log_softmax(input, dim)
 
 
-@numpy_names
+@_numpy_names
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_input("softmax", input, dim, _stacklevel, dtype)
     return _stats.softmax(input, dim)
