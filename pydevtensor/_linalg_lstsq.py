@@ -10,7 +10,7 @@ SVD (LAPACK's gelsy uses a pivoted QR instead: the same solution wherever the ra
 decision agrees)."""
 import collections
 
-from . import _C
+from . import _C, _args
 from ._linalg_decomp import _check_matrix, qr, svd
 from ._linalg_solve import _broadcast_batch, _float_dtype, _solve_matrices, solve
 from ._linalg_spectral import _EPS, _inverse_kept, pinv
@@ -109,6 +109,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
             [2.3333]])
     """
     op = "linalg.lstsq"
+    if rcond is not None and not isinstance(rcond, float):
+        rcond = _args.real(rcond, op, "rcond")
     driver, vector, Bm = _check(op, A, B, driver)
     A, Bm = _broadcast_batch(op, A, Bm)
     m, n = A.shape[-2], A.shape[-1]

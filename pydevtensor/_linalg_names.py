@@ -1,7 +1,7 @@
 """torch.linalg's small names composed of other ops (so they run, and differentiate, on
 every device): linalg.vander, linalg.diagonal, linalg.matmul, and torch.cholesky_inverse
 (also a Tensor method)."""
-from . import _C
+from . import _C, _args
 from ._linalg_solve import _square, cholesky_solve
 from ._ops_diag import diagonal as _diagonal
 from ._ops_index import _tensor_arg
@@ -40,7 +40,7 @@ def vander(x, N=None):
     if x.ndim == 0:
         raise RuntimeError(f"linalg.vander: x must have at least 1 dimension, got a 0-d "
                            f"tensor (on {x.device})")
-    N = x.shape[-1] if N is None else N
+    N = x.shape[-1] if N is None else _args.integer(N, "linalg.vander", "N")
     if N <= 1:
         raise RuntimeError(f"linalg.vander: N must be greater than 1, got {N} (x of shape "
                            f"{tuple(x.shape)}, on {x.device})")

@@ -4,7 +4,7 @@ every device that decomposes matrices and differentiate through those ops' gradi
 (pinv: where the singular values kept are distinct and non-zero)."""
 import math
 
-from . import _C
+from . import _C, _args
 from ._numpy_names import native_names
 from ._linalg_decomp import _check_matrix, eigh, eigvalsh, svd, svdvals
 from ._linalg_solve import _square, inv_ex
@@ -17,6 +17,9 @@ _EPS = {_C.float32: 1.1920928955078125e-07, _C.float64: 2.220446049250313e-16}
 def _tolerance(op, A, S, atol, rtol, tol=None):
     """max(atol, rtol * S_max) per matrix (..., 1), PyTorch's defaults: rtol =
     eps * max(m, n) when neither is given, 0 when only atol > 0 is."""
+    for name, v in (("tol", tol), ("atol", atol), ("rtol", rtol)):
+        if v is not None and not isinstance(v, (float, _C.Tensor)):
+            _args.real(v, op, name)
     if tol is not None:
         if atol is not None or rtol is not None:
             raise RuntimeError(f"{op}: tol cannot be given with atol or rtol (on {A.device})")
@@ -146,6 +149,8 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
         if atol is not None or rtol is not None:
             raise RuntimeError(f"linalg.pinv: rcond cannot be given with atol or rtol (on "
                                f"{A.device})")
+        if not isinstance(rcond, (float, _C.Tensor)):
+            _args.real(rcond, "linalg.pinv", "rcond")
         rtol = rcond
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 

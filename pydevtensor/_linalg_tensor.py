@@ -3,7 +3,7 @@ top-level ``orgqr``), with PyTorch's names, shapes and errors, composed of inv, 
 matmul and reshapes (so they run, and record their gradients, on every device)."""
 import math
 
-from . import _C
+from . import _C, _args
 from ._out import _out_written
 
 
@@ -106,7 +106,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
             raise TypeError(f"linalg.tensorsolve(): {name} must be a Tensor, got "
                             f"{type(t).__name__}")
     if dims is not None:
-        dims = tuple(dims)
+        dims = tuple(_args.sequence(dims, "linalg.tensorsolve", "dims", single=True))
         A = A.movedim(dims, tuple(range(A.ndim - len(dims), A.ndim)))
     shape = tuple(A.shape)
     result_shape = shape[B.ndim:]

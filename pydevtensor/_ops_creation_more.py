@@ -19,7 +19,7 @@ import builtins
 import math
 import sys
 
-from . import _C
+from . import _C, _args
 from ._default_dtype import get_default_dtype
 
 
@@ -286,6 +286,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, device=None,
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
                    device=None, requires_grad=False):
+    alpha = _args.real(alpha, "hamming_window", "alpha")
+    beta = _args.real(beta, "hamming_window", "beta")
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
                    _cosine_form(alpha, -beta))
 

@@ -187,6 +187,8 @@ def dist(input, other, p=2):
                             f"{tuple(p.shape)} and dtype {p.dtype} on {p.device}"
                             + (" that requires grad" if p.requires_grad else ""))
         p = p.item()
+    elif not isinstance(p, (int, float)):
+        _real_scalar(p, "dist", "p")
     return vector_norm(input - other, p)
 
 

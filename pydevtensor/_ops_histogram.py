@@ -17,7 +17,7 @@ PyTorch's histc uses no edge array (its torch.histogram does).
 """
 import builtins
 
-from . import _C
+from . import _C, _args
 from ._ops_counting import _run_lengths, _run_starts
 from ._ops_index import _dim, _int_arg, _tensor_arg, index_select, nonzero, where
 from ._ops_join import cat
@@ -127,7 +127,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if bins < 1:
         raise RuntimeError(f"histc(): bins must be > 0, got {bins} (input "
                            f"{tuple(x.shape)}, on {x.device})")
-    lo, hi = float(min), float(max)
+    lo, hi = _args.real(min, "histc", "min"), _args.real(max, "histc", "max")
     if lo == hi and x.numel():
         lo, hi = cat([x.amin().reshape(1), x.amax().reshape(1)]).to(_C.float64).tolist()
     if lo == hi:
@@ -185,7 +185,11 @@ def _edges(v, bins, range, op, where_, dim=""):
     if nbins < 1:
         raise RuntimeError(f"{op}(): bins{dim} must be > 0, got {nbins} {where_}")
     if range is not None:
-        lo, hi = (float(e) for e in range)
+        rng = tuple(_args.sequence(range, op, "range", "two numbers"))
+        if len(rng) != 2:
+            raise RuntimeError(f"{op}(): range should have 2 elements, but got {len(rng)} "
+                               f"{where_}")
+        lo, hi = (_args.real(e, op, "range") for e in rng)
     elif v.numel():
         lo, hi = cat([v.amin().reshape(1), v.amax().reshape(1)]).to(_C.float64).tolist()
     else:  # an empty input: [0, 1], as NumPy's and PyTorch's
@@ -443,7 +447,9 @@ def _spacing(op, y, x, dx, d):
     if x is not None and dx is not None:
         raise TypeError(f"{op}(): give x or dx, not both")
     if x is None:
-        return 1.0 if dx is None else dx
+        if dx is None:
+            return 1.0
+        return dx if isinstance(dx, (float, _C.Tensor)) else _args.real(dx, op, "dx")
     _tensor_arg(x, op, "x")
     n = y.shape[d]
     if x.ndim == 1:
@@ -464,6 +470,9 @@ def _spacing(op, y, x, dx, d):
 
 def _areas(op, y, x, dx, dim):
     _tensor_arg(y, op, "y")
+    if y.ndim == 0:  # PyTorch's IndexError
+        raise IndexError(f"{op}(): Dimension specified as {dim} but tensor has no dimensions "
+                         f"(y is 0-d, on {y.device})")
     d = _dim(_int_arg(dim, op, "dim"), y.ndim, op)
     n = y.shape[d]
     lead = (slice(None),) * d

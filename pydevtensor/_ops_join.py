@@ -11,7 +11,7 @@ import builtins
 import warnings
 import operator
 
-from . import _C
+from . import _C, _args
 from ._dtype_info import can_cast
 from ._numpy_names import numpy_names
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
@@ -251,7 +251,7 @@ def hstack(tensors, *, out=None):
     """
     # at least 1-d each, as PyTorch's (atleast_1d): 0-d tensors join as one element each
     tensors = [t.reshape(1) if isinstance(t, _C.Tensor) and t.ndim == 0 else t
-               for t in tensors]
+               for t in _args.sequence(tensors, "hstack", "tensors", "Tensors")]
     return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1, out=out)
 
 
@@ -283,6 +283,7 @@ def vstack(tensors, *, out=None):
     tensor([[1, 2],
             [3, 4]])
     """
+    tensors = _args.sequence(tensors, "vstack", "tensors", "Tensors")
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0, out=out)
 
 
@@ -482,7 +483,7 @@ def flip(input, *args, dims=None):
     if out is not None:
         return out
     _tensor_arg(input, "flip")
-    dims = [dims] if isinstance(dims, builtins.int) else list(dims)
+    dims = list(_args.sequence(dims, "flip", "dims", single=True))
     if input.ndim == 0:
         for d in dims:
             _dim(d, 0, "flip")

@@ -6,7 +6,7 @@ gradients.
 """
 import builtins
 
-from . import _C
+from . import _C, _args
 from ._numpy_names import native_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_matmul import addmm, baddbmm
@@ -385,7 +385,7 @@ def multi_dot(tensors):
     >>> pydevtensor.linalg.multi_dot([pydevtensor.ones(3), pydevtensor.ones(3, 2), pydevtensor.ones(2)])
     tensor(6.)
     """
-    tensors = list(tensors)
+    tensors = list(_args.sequence(tensors, "linalg.multi_dot", "tensors", "Tensors"))
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
     for k, t in enumerate(tensors):

@@ -18,7 +18,7 @@ import builtins
 
 from . import _C
 from ._numpy_names import numpy_names
-from ._ops_index import _dim, _tensor_arg, gather, where
+from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
 from ._ops_pointwise import lerp
 from ._ops_sort import sort
 
@@ -69,7 +69,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     if dim is None:
         rows, d = x.reshape(1, -1), None
     else:
-        d = _dim(dim, builtins.max(ndim, 1), op)
+        d = _dim(_int_arg(dim, op, "dim"), builtins.max(ndim, 1), op)
         rows = x.reshape(1) if ndim == 0 else x.movedim(d, -1)
     values = sort(rows, -1).values  # Note [quantiles]
     n = values.shape[-1]

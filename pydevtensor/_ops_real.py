@@ -7,7 +7,7 @@ applied: Note [vector math accuracy] in csrc/cpu/cpu_vmath.h)."""
 import math
 import numbers
 
-from . import _C
+from . import _C, _args
 from ._ops_index import _tensor_arg
 from ._out import _out_written
 from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
@@ -298,6 +298,8 @@ def pinverse(input, rcond=1e-15):
     from .linalg import pinv
 
     _tensor_arg(input, "pinverse")
+    if not isinstance(rcond, (float, _C.Tensor)):
+        _real_arg(rcond, "rcond", "pinverse")
     return pinv(input, rtol=rcond)
 
 
@@ -326,7 +328,9 @@ def _sum_to_size(self, *size):
     >>> pydevtensor.ones(2, 3).sum_to_size(1, 3)
     tensor([[2., 2., 2.]])
     """
-    size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = _args.sequence(size[0], "sum_to_size", "size", single=True)
+    size = tuple(_args.integer(s, "sum_to_size", "size") for s in size)
     shape = tuple(self.shape)
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):

@@ -10,7 +10,7 @@ input exactly where PyTorch's do (writing through one changes the input); tile a
 """
 import builtins
 
-from . import _C
+from . import _C, _args
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_join import _size_args, expand, flip, repeat
 from ._tensor_py import Size
@@ -65,9 +65,7 @@ swapdims.__doc__ = _SWAP_DOC.format(what="another name for transpose", name="swa
 
 def _dims_arg(dims, input, op, name):
     ndim = input.ndim
-    if isinstance(dims, builtins.int) or hasattr(dims, "__index__") and not isinstance(
-            dims, (list, tuple)):
-        dims = [dims]
+    dims = _args.sequence(dims, op, name, single=True)
     out = [_dim(_int_arg(d, op, name), ndim, op) for d in dims]
     if len(set(out)) != len(out):
         raise RuntimeError(f"{op}: repeated dim in `{name}` ({list(dims)}){_where(input)}")
@@ -350,7 +348,8 @@ def broadcast_to(input, size):
             [1, 2]])
     """
     _tensor_arg(input, "broadcast_to")
-    size = tuple(_int_arg(s, "broadcast_to", "size") for s in size)
+    size = tuple(_int_arg(s, "broadcast_to", "size")
+                 for s in _args.sequence(size, "broadcast_to", "size", single=True))
     lead = len(size) - input.ndim
     for i, n in enumerate(input.shape):
         want = size[lead + i] if lead + i >= 0 else None

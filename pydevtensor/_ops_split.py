@@ -27,13 +27,14 @@ def split_sections(tensor, split_size_or_sections, d):
     already checked), or the RuntimeError PyTorch raises."""
     size = tensor.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sections = [builtins.int(s) for s in split_size_or_sections]
+        sections = [_int_arg(s, "split", "split_size_or_sections")
+                    for s in split_size_or_sections]
         if builtins.sum(sections) != size or any(s < 0 for s in sections):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                                f"(input tensor's size at dimension {d}), but got split_sizes="
                                f"{sections} (on {tensor.device})")
         return sections
-    step = builtins.int(split_size_or_sections)
+    step = _int_arg(split_size_or_sections, "split", "split_size_or_sections")
     if step <= 0 and not (step == 0 and size == 0):
         raise RuntimeError((f"split expects split_size be non-negative, but got "
                             f"split_size={step}" if step < 0 else

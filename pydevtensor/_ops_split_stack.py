@@ -7,7 +7,7 @@ from the pieces (the slices' and cat's, flip's and transpose's nodes).
 """
 import builtins
 
-from . import _C
+from . import _C, _args
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_join import cat, flip, hstack, vstack
 from ._ops_shape import _tensors_arg, _where, atleast_3d
@@ -282,7 +282,7 @@ def rot90(input, k=1, dims=(0, 1)):
     """
     _tensor_arg(input, "rot90")
     k = _int_arg(k, "rot90", "k")
-    dims = list(dims)
+    dims = list(_args.sequence(dims, "rot90", "dims"))
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)} "
                            f"(rot90 of a tensor of shape {tuple(input.shape)} on "

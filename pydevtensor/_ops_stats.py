@@ -6,7 +6,7 @@ of 0-d tensors and numbers.  They run on every device through existing ops.
 import builtins
 import math
 
-from . import _C
+from . import _C, _args
 from ._numpy_names import numpy_names
 from ._ops_index import _broadcast_shape, _dim, _tensor_arg, where
 from .autograd.dispatch import derivative, recorded
@@ -182,6 +182,8 @@ def _var_args(dim, unbiased, keepdim, correction, op):
         correction = 1 if unbiased is None or unbiased else 0
     elif unbiased is not None:
         raise TypeError(f"{op}(): give unbiased or correction, not both")
+    elif not isinstance(correction, int):
+        correction = _args.real(correction, op, "correction")
     return dim, correction, keepdim
 
 
@@ -433,7 +435,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             f"isclose(): {input.dtype} did not match {other.dtype} (shapes "
             f"{tuple(input.shape)} and {tuple(other.shape)}, on {input.device}); convert "
             f"one, e.g. other.to(input.dtype)")
-    if rtol < 0 or atol < 0:
+    rtol, atol = _args.real(rtol, "isclose", "rtol"), _args.real(atol, "isclose", "atol")
+    if not (rtol >= 0 and atol >= 0):  # NaN too, as PyTorch's
         raise _C.InvalidArgumentError(
             f"isclose(): rtol and atol must be greater than or equal to zero, got "
             f"rtol={rtol} and atol={atol}")
@@ -483,6 +486,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> pydevtensor.allclose(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1.000001, 2.]))
     True
     """
+    rtol, atol = _args.real(rtol, "allclose", "rtol"), _args.real(atol, "allclose", "atol")
     close = isclose(input, other, rtol, atol, equal_nan)
     # an implicit read of a device value, which the transfer guard sees as bool() does
     return builtins.bool(_C._implicit_cpu(close.all(), "allclose()").item())

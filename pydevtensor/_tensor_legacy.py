@@ -12,7 +12,7 @@ import numbers
 import sys
 from typing import Any
 
-from . import _C
+from . import _C, _args
 from ._default_dtype import get_default_dtype
 from ._tensor_py import Size
 
@@ -111,7 +111,7 @@ def _new(self, *args: Any, device: Any = None, size: Any = None) -> _C.Tensor:
     if size is not None:
         if args:
             raise TypeError("new(): give the sizes either as arguments or as size=, not both")
-        args = tuple(size)
+        args = tuple(_args.sequence(size, "new", "size", single=True))
     if len(args) == 1 and isinstance(args[0], _C.Tensor) and args[0].device != device:
         raise TypeError(f"new(t): t is on {args[0].device}; this tensor is on {device} "
                         f"(use t.to({str(device)!r}))")

@@ -8,7 +8,7 @@ _linalg_lu.py; matrix_exp in _linalg_exp.py; vander, diagonal and matmul in
 _linalg_names.py."""
 import math
 
-from . import _C
+from . import _C, _args
 from ._numpy_names import native_names
 from ._ops_index import _dim
 from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
@@ -25,11 +25,12 @@ from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 from .autograd.dispatch import recorded
 
 
-def _dims(dim, ndim):
+def _dims(dim, ndim, op="linalg.norm"):
     if dim is None:
         return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(_dim(d, ndim, "linalg.norm") for d in dims)
+    dims = (dim,) if isinstance(dim, int) else tuple(_args.sequence(dim, op, "dim",
+                                                                   single=True))
+    return tuple(_dim(d, ndim, op) for d in dims)
 
 
 @native_names(input="x")
@@ -72,7 +73,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.is_floating_point():
         raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got "
                            f"{x.dtype} (on {x.device})")
-    dims = _dims(dim, x.ndim)
+    if not isinstance(ord, (int, float)):
+        _args.real(ord, "linalg.vector_norm", "ord")
+    dims = _dims(dim, x.ndim, "linalg.vector_norm")
     reduce_dims = dims if dims is not None else tuple(range(x.ndim))
     kw = {"keepdim": keepdim} if x.ndim else {}
     if (ord == 2 or ord == 1) and not isinstance(ord, bool):
@@ -149,7 +152,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {tuple(A.shape)})")
-    dims = _dims(dim, A.ndim)
+    dims = _dims(dim, A.ndim, "linalg.matrix_norm")
     if dims is None or len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim!r} (A of "
                            f"shape {tuple(A.shape)}, on {A.device})")
@@ -239,7 +242,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     >>> pydevtensor.linalg.norm(pydevtensor.tensor([3., -4.]), 1)
     tensor(7.)
     """
-    if dim is not None and not isinstance(dim, int) and len(tuple(dim)) not in (1, 2):
+    if dim is not None and not isinstance(dim, int) and len(
+            tuple(_args.sequence(dim, "linalg.norm", "dim", single=True))) not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
                            f"Got {list(dim)} (A of shape {tuple(A.shape)}, on {A.device})")
     if ord is None and dim is None and dtype is None and isinstance(A, _C.Tensor) and \

@@ -273,3 +273,46 @@ def test_has_uninitialized_params_sees_buffers_and_only_the_modules_own(device):
     lin.bias.materialize((2,))
     assert lin.has_uninitialized_params() is False
     assert isinstance(lin, LazyModuleMixin)
+
+
+@pytest.mark.parametrize("make, bad, good, shape", [
+    # a wrong dtype refused after the shapes were taken from it
+    (lambda d: nn.LazyLinear(3, device=d), lambda d: pdt.ones(2, 3, device=d).long(),
+     lambda d: pdt.ones(2, 4, device=d), (3, 4)),
+    # an empty channel dimension: refused by the convolution after materialize
+    (lambda d: nn.LazyConv1d(3, 3, device=d), lambda d: pdt.zeros(0, 3, device=d),
+     lambda d: pdt.ones(1, 2, 5, device=d), (3, 2, 3)),
+    (lambda d: nn.LazyBatchNorm1d(device=d), lambda d: pdt.ones(2, 3, device=d).long(),
+     lambda d: pdt.ones(2, 4, device=d), (4,)),
+])
+def test_a_failed_first_call_leaves_the_module_lazy(device, make, bad, good, shape):
+    """Deliberately unlike PyTorch (which keeps the failed call's shapes): the first call
+    is all or nothing, so the next correct input still sets the shapes."""
+    from pydevtensor.nn.modules.lazy import LazyModuleMixin
+    m = make(device)
+    cls, placeholders = type(m), dict(m.named_parameters())
+    hook_calls = []
+    m.register_forward_hook(lambda *a: hook_calls.append(1))
+    with pytest.raises(Exception):
+        m(bad(device))
+    assert type(m) is cls and isinstance(m, LazyModuleMixin) and m.has_uninitialized_params()
+    assert repr(m.weight) == "<UninitializedParameter>"
+    assert all(m.get_parameter(n) is p for n, p in placeholders.items())  # the same objects
+    assert not hook_calls and len(m._forward_hooks) == 1
+    y = m(good(device))
+    assert type(m) is not cls and tuple(m.weight.shape) == shape and hook_calls == [1]
+    if cls is nn.LazyLinear:
+        assert tuple(y.shape) == (2, 3)
+    if cls is nn.LazyBatchNorm1d:
+        assert tuple(m.running_mean.shape) == shape and int(m.num_batches_tracked) == 1
+
+
+def test_a_hook_that_raises_in_the_first_call_leaves_the_module_lazy(device):
+    m = nn.LazyLinear(2, device=device)
+    h = m.register_forward_hook(lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        m(pdt.ones(1, 3, device=device))
+    assert type(m) is nn.LazyLinear and m.in_features == 0
+    h.remove()
+    m(pdt.ones(1, 5, device=device))
+    assert tuple(m.weight.shape) == (2, 5)

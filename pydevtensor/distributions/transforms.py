@@ -5,7 +5,7 @@ _transforms_more.py (re-exported here, as PyTorch has them all in one module).""
 import functools
 import operator
 
-from .. import _C
+from .. import _C, _args
 from . import constraints
 from .independent import _sum_rightmost
 
@@ -327,6 +327,11 @@ class ComposeTransform(Transform):
     """
 
     def __init__(self, parts, cache_size=0):
+        parts = list(_args.sequence(parts, "ComposeTransform", "parts", "Transforms"))
+        for i, part in enumerate(parts):
+            if not isinstance(part, Transform):
+                raise TypeError(f"ComposeTransform(): parts[{i}] must be a Transform, got "
+                                f"{type(part).__name__}")
         if cache_size:
             parts = [part.with_cache(cache_size) for part in parts]
         super().__init__(cache_size=cache_size)

@@ -8,9 +8,10 @@ device computes it.  The pieces are chosen so that autograd's gradient is PyTorc
 the kinks: hardswish's middle piece is the open (-3, 3) (PyTorch 2.15's backward gives 0
 at -3 and 1 at 3, run side by side), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
 masked argument keeps the branch not taken from making inf or NaN."""
+import math
 import warnings
 
-from .. import _C
+from .. import _C, _args
 from .. import _ops_stats as _stats
 from .._ops_index import _truncated_for
 from ..autograd.derivatives import zero_where
@@ -469,6 +470,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _act._floating(input, "rrelu")
     _act._number(lower, "lower", "rrelu")
     _act._number(upper, "upper", "rrelu")
+    for name, v in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(v):  # PyTorch's check too
+            raise ValueError(f"rrelu(): the {name} bound must be finite, got {v}")
     if lower > upper:
         raise ValueError(f"rrelu(): lower must be <= upper, got lower={lower} and "
                          f"upper={upper}")
@@ -599,11 +603,13 @@ def glu(input, dim=-1):
     return _act._rounded_once(halves)(input)
 
 
-def _softmax_dim(name, input, dim, stacklevel):
+def _softmax_dim(name, input, dim, stacklevel, extra=0):
     """dim, or for None PyTorch's deprecated implicit choice (_get_softmax_dim), with its
-    warning: 0 for 0-, 1- and 3-d inputs, 1 otherwise."""
+    warning (at stacklevel + extra): 0 for 0-, 1- and 3-d inputs, 1 otherwise.  As
+    PyTorch's, _stacklevel is read only for that warning."""
     if dim is not None:
         return dim
+    stacklevel = _args.integer(stacklevel, name, "_stacklevel") + extra
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
                   f"call to include dim=X as an argument.", stacklevel=stacklevel)
     return 0 if input.ndim in (0, 1, 3) else 1

@@ -31,7 +31,7 @@ import itertools
 import warnings
 from typing import TYPE_CHECKING
 
-from .. import _C
+from .. import _C, _args
 from .._ops_index import where
 from .._ops_join import stack
 from ._functional_norm import _wide
@@ -111,7 +111,7 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
               [ 0.5000,  0.5000]]]])
     """
     align_corners = _align(align_corners)
-    size = tuple(size)
+    size = tuple(_args.sequence(size, "affine_grid", "size"))
     if not isinstance(theta, _C.Tensor) or not theta.dtype.is_floating_point:
         got = theta.dtype if isinstance(theta, _C.Tensor) else type(theta).__name__
         raise ValueError(f"Expected theta to have floating point type, but got {got}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .. import _C
+from .. import _C, _args
 from .._ops_index import where as _where
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..linalg import vector_norm as _vector_norm
@@ -452,6 +452,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     where = "normalize()"
     _floating(input, where)
     d = _norm_dim(input, dim, where)
+    if not isinstance(p, (int, float)):
+        _args.real(p, "normalize", "p")
     norm = _vector_norm(input, p, dim=d, keepdim=True)
     return input / _C.clamp(norm, min=eps)
 
@@ -545,6 +547,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     tensor([5.])
     """
     where = "pairwise_distance()"
+    if not isinstance(p, (int, float)):
+        _args.real(p, "pairwise_distance", "p")
     x1, x2 = _as_floating(x1, where, "x1"), _as_floating(x2, where, "x2")
     x1, x2 = _broadcast(x1, x2, where)
     if x1.ndim == 0:  # PyTorch's: the norm of the one difference

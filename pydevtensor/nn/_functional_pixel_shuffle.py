@@ -73,6 +73,9 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     where = "pixel_shuffle()"
     x = _tensor(input, "input", where)
     r = _factor(upscale_factor, "upscale_factor", where)
+    if r * r > 2 ** 63 - 1:  # PyTorch's check: the square is an int64 there
+        raise _Invalid(f"{where}: upscale_factor is too large, (upscale_factor)^2 overflowed "
+                       f"int64: upscale_factor={r}")
     _at_least_3d(x, where)
     *lead, c, h, w = x.shape
     if c % (r * r):

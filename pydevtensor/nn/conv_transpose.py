@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import _C
+from .. import _C, _args
 from . import _functional_conv as FC
 from . import _functional_conv_transpose as FT
 from .conv import _ConvNd, _LazyConv
@@ -60,11 +60,7 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None or not isinstance(input, _C.Tensor) or \
                 input.ndim not in (nd + 1, nd + 2):
             return self.output_padding  # F.conv_transpose raises for a bad input
-        try:
-            size = tuple(int(s) for s in output_size)
-        except TypeError:
-            raise TypeError(f"{where}: output_size must be a sequence of ints, got "
-                            f"{type(output_size).__name__}") from None
+        size = _args.ints(output_size, where, "output_size", single=False)
         if len(size) == input.ndim:  # with the batch and channel dimensions
             size = size[input.ndim - nd:]
         if len(size) != nd:

@@ -3,8 +3,9 @@ import warnings as _warnings
 
 from .. import _C
 from ..amp import _state as _amp
-from .._numpy_names import numpy_names
+from .._numpy_names import numpy_names as _numpy_names
 from .. import _ops_stats as _stats
+from .. import _args
 from . import _functional_norm as _norm
 from .._ops_join import stack as _stack
 from .._ops_shape import broadcast_shapes as _broadcast_shapes
@@ -493,17 +494,17 @@ _SOFTMAX_DOC = """{what} along dim, as PyTorch's ``F.{name}``{how}.
 def _softmax_input(name, input, dim, stacklevel, dtype):
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{name}(): input must be a Tensor, got {type(input).__name__}")
-    dim = _act2._softmax_dim(name, input, dim, stacklevel + 2)  # + this and numpy_names
+    dim = _act2._softmax_dim(name, input, dim, stacklevel, 2)  # + this and _numpy_names
     return (input if dtype is None else input.to(dtype)), dim
 
 
-@numpy_names
+@_numpy_names
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_input("log_softmax", input, dim, _stacklevel, dtype)
     return _stats.log_softmax(input, dim)
 
 
-@numpy_names
+@_numpy_names
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_input("softmax", input, dim, _stacklevel, dtype)
     return _stats.softmax(input, dim)
@@ -705,7 +706,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     if not isinstance(logits, _C.Tensor):
         raise TypeError(f"gumbel_softmax(): logits must be a Tensor, got "
                         f"{type(logits).__name__}")
-    if not tau > 0:
+    if not _args.real(tau, "gumbel_softmax", "tau") > 0:
         raise ValueError(f"gumbel_softmax(): tau must be positive, got {tau}")
     gumbels = -_C.empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from .. import _C
 from .._copies import _deep_values
@@ -297,6 +298,13 @@ class LazyModuleMixin:
     :meth:`has_uninitialized_params`.  A lazy layer's first forward (or a loaded
     state_dict) gives it its shapes and makes it its plain layer, which is no longer one.
 
+    The first call is all or nothing: when it raises (an input of the wrong dtype or
+    shape, a hook that raises), the module is left as it was, still lazy, with its
+    placeholders, class, hooks and attributes restored, so that a correct call then
+    gives it its shapes.  PyTorch's lazy modules keep the shapes of a failed first call
+    (so a later correct input no longer fits); this difference is deliberate.  (Only a
+    call of the module is undone, not a direct call of its ``forward``.)
+
     Examples
     --------
     >>> from pydevtensor import nn
@@ -304,6 +312,16 @@ class LazyModuleMixin:
     >>> isinstance(nn.LazyConv2d(4, 3), LazyModuleMixin)
     True
     """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # only a module still lazy comes here: a first call that succeeds makes it its
+        # plain layer, whose __call__ is Module's, so later calls pay nothing for this
+        saved = _lazy_state(self)
+        try:
+            return super().__call__(*args, **kwargs)  # type: ignore[misc]
+        except BaseException:
+            _restore_lazy_state(self, saved)
+            raise
 
     def has_uninitialized_params(self) -> bool:
         """Whether any of this module's own parameters or buffers is still an
@@ -323,3 +341,31 @@ class LazyModuleMixin:
         """
         return any(is_uninitialized(t) for t in
                    (*self._parameters.values(), *self._buffers.values()))
+
+
+def _lazy_state(module) -> tuple:
+    """What a lazy module's first call may change: its class, its attributes (the
+    dictionaries among them, _parameters, _buffers and the hooks', copied) and its
+    placeholders' data and class (materialize changes them in place)."""
+    d = module.__dict__
+    dicts = {k: dict(v) for k, v in d.items() if isinstance(v, dict)}
+    placeholders = [(t, type(t), t.data) for t in
+                    (*module._parameters.values(), *module._buffers.values())
+                    if is_uninitialized(t)]
+    return type(module), dict(d), dicts, placeholders
+
+
+def _restore_lazy_state(module, saved: tuple) -> None:
+    """module as _lazy_state found it."""
+    cls, attrs, dicts, placeholders = saved
+    for t, kind, data in placeholders:
+        if type(t) is not kind:
+            t.data = data
+            t.__class__ = kind
+    d = module.__dict__
+    d.clear()
+    d.update(attrs)
+    for k, v in dicts.items():
+        d[k].clear()
+        d[k].update(v)
+    module.__class__ = cls

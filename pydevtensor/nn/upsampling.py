@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import _args
 from . import _functional_interpolate as FI
 from . import _functional_pixel_shuffle as FS
 from .module import Module
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
 def _floats(scale_factor):
     """PyTorch's storage of a scale factor: a float, or a tuple of floats."""
     if isinstance(scale_factor, (tuple, list)):
-        return tuple(float(s) for s in scale_factor)
-    return float(scale_factor) if scale_factor else None
+        return tuple(_args.real(s, "Upsample", "scale_factor") for s in scale_factor)
+    return _args.real(scale_factor, "Upsample", "scale_factor") if scale_factor else None
 
 
 class Upsample(Module):

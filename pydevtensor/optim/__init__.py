@@ -42,7 +42,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import _C
+from .. import _C, _args
 from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _check_lr,
                         _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative)
 
@@ -198,6 +198,12 @@ class SGD(Optimizer):
         return loss
 
 
+def _betas(betas: Any, where: str) -> tuple:
+    """betas as a tuple (its values are checked with the other hyperparameters), or a
+    TypeError naming the optimizer when it is not a sequence."""
+    return tuple(_args.sequence(betas, where, "betas", "two numbers"))
+
+
 class Adam(_Adaptive):
     """Adam, PyTorch's rule (not AdamW: the decay is added to the gradient; see the module's
     docstring).
@@ -258,7 +264,8 @@ class Adam(_Adaptive):
         if isinstance(lr, _C.Tensor) and foreach and not capturable:  # as PyTorch
             raise ValueError(f"{type(self).__name__}: lr as a Tensor is not supported for "
                              f"capturable=False and foreach=True")
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
+        super().__init__(params, {"lr": lr, "betas": _betas(betas, type(self).__name__),
+                                  "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
                                   "maximize": maximize,
                                   "decoupled_weight_decay": decoupled_weight_decay,

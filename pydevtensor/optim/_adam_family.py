@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
-from . import Adam
+from . import Adam, _betas
 from .optimizer import _ema, _hints
 
 
@@ -68,7 +68,8 @@ class Adamax(Adam):
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
-        super(Adam, self).__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
+        super(Adam, self).__init__(params, {"lr": lr, "betas": _betas(betas, "Adamax"),
+                                            "eps": eps,
                                             "weight_decay": weight_decay, "maximize": maximize,
             **_hints(foreach=foreach, differentiable=differentiable, capturable=capturable)})
 
@@ -152,7 +153,8 @@ class NAdam(Adam):
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False) -> None:
         super(Adam, self).__init__(params, {
-            "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+            "lr": lr, "betas": _betas(betas, type(self).__name__), "eps": eps,
+            "weight_decay": weight_decay,
             "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
             "maximize": maximize,
             **_hints(foreach=foreach, capturable=capturable, differentiable=differentiable)})
@@ -236,7 +238,8 @@ class RAdam(Adam):
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False) -> None:
         super(Adam, self).__init__(params, {
-            "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+            "lr": lr, "betas": _betas(betas, type(self).__name__), "eps": eps,
+            "weight_decay": weight_decay,
             "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
             **_hints(foreach=foreach, capturable=capturable, differentiable=differentiable)})
 

@@ -1,0 +1,79 @@
+"""Shared checks of scalar and size arguments, made before an argument is used, so that a
+wrong one is a TypeError naming the function, the argument and what was given (not an
+error from inside the library, such as "'<' not supported between instances of 'str' and
+'int'" or "'float' object is not iterable").  The common path (a float, an int, a tuple
+of ints) costs an isinstance check or two."""
+import numbers
+import operator
+
+from . import _C
+
+
+def _what(value):
+    return "None" if value is None else type(value).__name__
+
+
+def real(value, op, name):
+    """value as a float: a real number (bool and NumPy scalars too) or a one-element real
+    tensor's value; anything else a TypeError naming op and the argument."""
+    if isinstance(value, float):
+        return value
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if (isinstance(value, _C.Tensor) and value.numel() == 1
+            and not value.is_complex()):
+        return float(value)
+    raise TypeError(f"{op}(): argument '{name}' must be a number, got {_what(value)}")
+
+
+def integer(value, op, name):
+    """value as an int: an int (bool and NumPy integers too) or an object with
+    ``__index__`` (a one-element integer tensor); anything else a TypeError naming op and
+    the argument."""
+    if isinstance(value, int):
+        return int(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    raise TypeError(f"{op}(): argument '{name}' must be an int, got {_what(value)}")
+
+
+def ints(value, op, name, *, single=True):
+    """value as a tuple of ints: a sequence (a tuple, a list, a Size) of ints, or (single)
+    one int; anything else a TypeError naming op and the argument and what it held."""
+    if isinstance(value, tuple) and all(type(v) is int for v in value):
+        return value
+    if single and not isinstance(value, (list, tuple)):
+        try:
+            return (operator.index(value),)
+        except TypeError:
+            pass
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{op}(): argument '{name}' must be "
+                        f"{'an int or ' if single else ''}a sequence of ints, got "
+                        f"{_what(value)}")
+    out = []
+    for i, v in enumerate(value):
+        try:
+            out.append(operator.index(v))
+        except TypeError:
+            raise TypeError(f"{op}(): argument '{name}' must be a sequence of ints, but "
+                            f"element {i} is {_what(v)}") from None
+    return tuple(out)
+
+
+def sequence(value, op, name, what="ints", single=False):
+    """value when it is a sequence to iterate (a tuple, a list, a Size, another iterable
+    but a str or bytes), or with single, (value,) for one int (an object with
+    ``__index__``); anything else a TypeError naming op, the argument and the type given.
+    Its elements are left to the caller's check."""
+    if isinstance(value, (tuple, list)):
+        return value
+    if single and hasattr(value, "__index__"):
+        return (value,)
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{op}(): argument '{name}' must be "
+                        f"{'an int or ' if single else ''}a sequence of {what}, got "
+                        f"{_what(value)}")
+    return value
