@@ -103,3 +103,15 @@ def test_window_errors():
         pdt.kaiser_window(4, dtype=pdt.int64)
     with pytest.raises(TypeError, match="must be int, not float"):
         pdt.bartlett_window(4.0)
+
+
+def test_flags_are_bools_as_pytorchs(device):
+    # keepdim="no" was read by its truth (True), requires_grad=1 too; NumPy's bool is one
+    x = pdt.ones(2, 3, device=device)
+    assert x.sum(0, keepdim=np.True_).shape == (1, 3)
+    assert x.sum(0, keepdim=False).shape == (3,)
+    for call in (lambda: x.sum(0, keepdim="no"), lambda: x.sum(0, keepdim=1),
+                 lambda: pdt.ones(2, device=device, requires_grad=1),
+                 lambda: x.to(device, non_blocking=2)):
+        with pytest.raises(TypeError, match=r"argument '\w+' must be bool, not (str|int)"):
+            call()

@@ -1,6 +1,6 @@
 /* Docstrings of pydevtensor.cuda.Event (csrc/python/events.c), in numpydoc form under CPython's text
- * signature.  An Event needs a GPU, so the examples' lines are skipped in tests/test_docstrings.py
- * except the one that shows the error without a GPU.  Generated once from plain text; edit here. */
+ * signature.  Recording an Event needs a GPU, so the examples' lines are skipped in
+ * tests/test_docstrings.py except the one that shows the error without a GPU.  Generated once from plain text; edit here. */
 #ifndef PDT_DOCSTRINGS_EVENTS_H
 #define PDT_DOCSTRINGS_EVENTS_H
 
@@ -37,7 +37,8 @@ PyDoc_STRVAR(
     "Raises\n"
     "------\n"
     "pydevtensor.DeviceError\n"
-    "    Without a usable CUDA device (the message says why).\n"
+    "    With device= and no usable CUDA device (the message says why); without device=, at\n"
+    "    the first record().\n"
     "NotImplementedError\n"
     "    For interprocess=True.\n"
     "\n"
@@ -54,13 +55,15 @@ PyDoc_STRVAR(
     ">>> start.elapsed_time(end) > 0  # doctest: +SKIP\n"
     "True\n"
     "\n"
-    "Without one, making an Event raises DeviceError:\n"
+    "Without one, an Event is made (as PyTorch's), and recording it raises DeviceError:\n"
     "\n"
+    ">>> ev = pydevtensor.cuda.Event()\n"
     ">>> try:\n"
-    "...     ev = pydevtensor.cuda.Event()\n"
+    "...     ev.record()\n"
+    "...     recorded = True\n"
     "... except pydevtensor.DeviceError:\n"
-    "...     ev = None\n"
-    ">>> (ev is None) == (not pydevtensor.cuda.is_available())\n"
+    "...     recorded = False\n"
+    ">>> recorded == pydevtensor.cuda.is_available()\n"
     "True\n");
 PyDoc_STRVAR(
     doc_event_record,
