@@ -64,7 +64,7 @@ int pdt_kwnames_has(PyObject *kwnames, const char *name)
 /* A flag (keepdim=, requires_grad=, non_blocking=, ...): a bool, or NumPy's, as PyTorch
  * takes them; anything else is refused rather than read by its truth (keepdim="no" was
  * True, keepdim=2 too). */
-int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out)
+int pdt_parse_bool(PyObject *obj, int dflt, const char *fname, const char *what, int *out)
 {
     if (!obj || obj == Py_None) {
         *out = dflt;
@@ -72,7 +72,7 @@ int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out)
     }
     if (!PyBool_Check(obj) && strcmp(Py_TYPE(obj)->tp_name, "numpy.bool") != 0 &&
         strcmp(Py_TYPE(obj)->tp_name, "numpy.bool_") != 0) {
-        PyErr_Format(PyExc_TypeError, "argument '%s' must be bool, not %.100s", what,
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be bool, not %.100s", fname, what,
                      Py_TYPE(obj)->tp_name);
         return -1;
     }

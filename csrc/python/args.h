@@ -16,7 +16,7 @@ int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *k
 int pdt_kwnames_has(PyObject *kwnames, const char *name);
 
 /* A bool-ish keyword value (None/absent -> dflt). */
-int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out);
+int pdt_parse_bool(PyObject *obj, int dflt, const char *fname, const char *what, int *out);
 /* A Python int (not bool) to int64 with a message naming what. */
 int pdt_parse_int64(PyObject *obj, const char *what, int64_t *out);
 /* 1 and *out set when obj is exactly a Python int that fits in 64 bits; 0 (no error

@@ -347,7 +347,7 @@ static PyObject *t_requires_grad_(PyObject *self, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_TypeError, "requires_grad_() takes one argument (requires_grad)");
         return NULL;
     }
-    if (pdt_parse_bool(nargs ? args[0] : kw[0], 1, "requires_grad", &flag) < 0)
+    if (pdt_parse_bool(nargs ? args[0] : kw[0], 1, "requires_grad_", "requires_grad", &flag) < 0)
         return NULL;
     if (set_requires_grad(self, flag ? Py_True : Py_False, NULL) < 0)
         return NULL;

@@ -98,10 +98,10 @@ static inline int pdt_create_parse_opts(pdt_state *S, const char *fname, PyObjec
         return -1;
     if (pdt_dtype_from_object(S, kw[KW_DTYPE], -1, &o->dtype) < 0 ||
         pdt_device_from_object(S, kw[KW_DEVICE], pdt_default_device(), &o->device) < 0 ||
-        pdt_parse_bool(kw[KW_PIN], 0, "pin_memory", &o->pin) < 0)
+        pdt_parse_bool(kw[KW_PIN], 0, fname, "pin_memory", &o->pin) < 0)
         return -1;
     int rg = 0;
-    if (pdt_parse_bool(kw[KW_REQUIRES_GRAD], 0, "requires_grad", &rg) < 0)
+    if (pdt_parse_bool(kw[KW_REQUIRES_GRAD], 0, fname, "requires_grad", &rg) < 0)
         return -1;
     (void)rg; /* applied to the result (also an out) by the _rg wrappers below */
     if (o->pin && o->device.kind != PDT_CPU) {

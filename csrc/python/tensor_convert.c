@@ -525,8 +525,8 @@ static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t na
     pdt_device device;
     if (pdt_dtype_from_object(S, kw[0], -1, &dtype) < 0 ||
         pdt_device_from_object(S, kw[1], pdt_default_device(), &device) < 0 ||
-        pdt_parse_bool(kw[2], 0, "pin_memory", &pin) < 0 ||
-        pdt_parse_bool(kw[3], 0, "requires_grad", &rg) < 0)
+        pdt_parse_bool(kw[2], 0, "tensor", "pin_memory", &pin) < 0 ||
+        pdt_parse_bool(kw[3], 0, "tensor", "requires_grad", &rg) < 0)
         return NULL;
     PyObject *r = pdt_tensor_from_data(S, data, dtype, device, pin, "tensor()");
     if (r && rg && pdt_set_requires_grad(r, 1, "tensor()") < 0)

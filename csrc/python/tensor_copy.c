@@ -225,8 +225,8 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         return NULL;
     }
     pdt_memory_format fmt;
-    if (pdt_parse_bool(kw[2], 0, "non_blocking", &non_blocking) < 0 ||
-        pdt_parse_bool(kw[3], 0, "copy", &copy) < 0 ||
+    if (pdt_parse_bool(kw[2], 0, "to", "non_blocking", &non_blocking) < 0 ||
+        pdt_parse_bool(kw[3], 0, "to", "copy", &copy) < 0 ||
         pdt_memory_format_from_object(S, kw[4], PDT_PRESERVE_FORMAT, "to()", &fmt) < 0)
         return NULL;
     PyObject *r = to_impl(self, device, (pdt_dtype)dtype, non_blocking, copy);
@@ -252,7 +252,7 @@ static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     pdt_device current = {PDT_CUDA, pdt_current_cuda()}, device;
     int non_blocking;
     if (pdt_device_from_object(S, dev_obj, current, &device) < 0 ||
-        pdt_parse_bool(nb_obj, 0, "non_blocking", &non_blocking) < 0)
+        pdt_parse_bool(nb_obj, 0, "cuda", "non_blocking", &non_blocking) < 0)
         return NULL;
     if (device.kind != PDT_CUDA) {
         char name[32];
@@ -335,7 +335,7 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyObject *src = nargs >= 1 ? args[0] : kw[0];
     PyObject *nb = nargs >= 2 ? args[1] : kw[1];
     int non_blocking;
-    if (!src || nargs > 2 || pdt_parse_bool(nb, 0, "non_blocking", &non_blocking) < 0) {
+    if (!src || nargs > 2 || pdt_parse_bool(nb, 0, "copy_", "non_blocking", &non_blocking) < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "copy_() takes (src, non_blocking=False)");
         return NULL;
@@ -462,7 +462,7 @@ static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     }
     PyObject *dt_obj = nargs >= 1 ? args[0] : kw[0];
     int non_blocking, cuda = 0;
-    if (pdt_parse_bool(nargs == 2 ? args[1] : kw[1], 0, "non_blocking", &non_blocking) < 0)
+    if (pdt_parse_bool(nargs == 2 ? args[1] : kw[1], 0, "type", "non_blocking", &non_blocking) < 0)
         return NULL;
     if (!dt_obj || dt_obj == Py_None)
         return PyUnicode_FromFormat("pydevtensor.%s%s", t->device.kind == PDT_CUDA ? "cuda." : "",

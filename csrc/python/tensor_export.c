@@ -298,7 +298,7 @@ static PyObject *t_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     }
     if (pdt_parse_keywords("numpy", args, kwnames, names, kw) < 0 ||
-        pdt_parse_bool(kw[0], 0, "force", &force) < 0)
+        pdt_parse_bool(kw[0], 0, "numpy", "force", &force) < 0)
         return NULL;
     const pdt_tensor *t = pdt_tensor_of(self);
     if (t->device.kind != PDT_CPU && !force) {

@@ -54,7 +54,7 @@ static int parse_call(const char *fname, PyObject *const *args, Py_ssize_t nargs
 static int fill_request(pdt_state *S, const char *fname, PyObject **kw, request *rq)
 {
     if (pdt_parse_dims(kw[ARG_DIM], fname, &rq->ndims, rq->dims) < 0 ||
-        pdt_parse_bool(kw[ARG_KEEPDIM], 0, "keepdim", &rq->keepdim) < 0 ||
+        pdt_parse_bool(kw[ARG_KEEPDIM], 0, fname, "keepdim", &rq->keepdim) < 0 ||
         pdt_dtype_from_object(S, kw[ARG_DTYPE], -1, &rq->dtype) < 0)
         return -1;
     if (rq->ndims == 0)
@@ -264,7 +264,7 @@ static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_
     int64_t d;
     int keepdim;
     if (pdt_parse_int64(dim, which ? "min(): dim" : "max(): dim", &d) < 0 ||
-        pdt_parse_bool(kw[ARG_KEEPDIM], 0, "keepdim", &keepdim) < 0)
+        pdt_parse_bool(kw[ARG_KEEPDIM], 0, which ? "min" : "max", "keepdim", &keepdim) < 0)
         return NULL;
     const pdt_tensor *x = pdt_tensor_of(self);
     pdt_tensor values, indices;
