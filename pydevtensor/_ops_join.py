@@ -478,7 +478,13 @@ def flip(input, *args, dims=None):
     if out is not None:
         return out
     _tensor_arg(input, "flip")
-    dims = [dims] if isinstance(dims, builtins.int) else list(dims)
+    if isinstance(dims, builtins.int) and not isinstance(dims, builtins.bool):
+        dims = [dims]
+    elif hasattr(dims, "__iter__") and not isinstance(dims, (builtins.str, builtins.bytes)):
+        dims = list(dims)
+    else:
+        raise TypeError(f"flip(): argument 'dims' must be an int or a sequence of ints, got "
+                        f"{type(dims).__name__}")
     if input.ndim == 0:
         for d in dims:
             _dim(d, 0, "flip")

@@ -38,4 +38,19 @@ FUZZ_CASES = [
       A + "r = pdt.special.hermite_polynomial_h(A, 2**40)\n"
       "assert r.isnan().all(), r\nraise ValueError('nan as torch')", "ValueError",
       r"nan as torch"),
+    # ---- a dim of the wrong type: TypeError naming it, not a comparison's error
+    C("fuzz-flip-dims-str", A + 'pdt.flip(A, "abc")', "TypeError",
+      r"flip\(\): argument 'dims' must be an int or a sequence of ints, got str"),
+    C("fuzz-flip-dim-float", A + "A.flip(1, 1.5)", "TypeError",
+      r"flip\(\): argument 'dim' must be int, got float"),
+    C("fuzz-chunk-dim-bool", A + "A.chunk(1, True)", "TypeError",
+      r"chunk\(\): argument 'dim' must be int, got bool"),
+    C("fuzz-log_softmax-dim-str", A + 'pdt.log_softmax(A, "a")', "TypeError",
+      r"log_softmax\(\): argument 'dim' must be int, got str"),
+    C("fuzz-vector_norm-dim-str", A + 'pdt.linalg.vector_norm(A, dim=(0, "a"))', "TypeError",
+      r"argument 'dim' must be int, got str"),
+    C("fuzz-nanquantile-dim-str", A + 'pdt.nanquantile(A, 0.5, dim="a")', "TypeError",
+      r"nanquantile\(\): argument 'dim' must be int, got str"),
+    C("fuzz-tensordot-dims-str", A + 'pdt.tensordot(A, A, ([1], ["a"]))', "TypeError",
+      r"tensordot\(\): argument 'dims' must be int, got str"),
 ]
