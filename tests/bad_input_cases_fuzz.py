@@ -53,4 +53,9 @@ FUZZ_CASES = [
       r"nanquantile\(\): argument 'dim' must be int, got str"),
     C("fuzz-tensordot-dims-str", A + 'pdt.tensordot(A, A, ([1], ["a"]))', "TypeError",
       r"tensordot\(\): argument 'dims' must be int, got str"),
+    # ---- an in-place comparison's other of no type it takes: TypeError, as PyTorch's
+    C("fuzz-eq_-None", A + "A.eq_(None)", "TypeError",
+      r"eq_\(\): argument 'other' must be a Tensor or a number, got NoneType"),
+    C("fuzz-less_-str", A + 'A.less_("abc")', "TypeError",
+      r"less_\(\): argument 'other' must be a Tensor or a number, got str"),
 ]
