@@ -604,6 +604,9 @@ def _softmax_dim(name, input, dim, stacklevel):
     warning: 0 for 0-, 1- and 3-d inputs, 1 otherwise."""
     if dim is not None:
         return dim
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be a Tensor, got "
+                        f"{type(input).__name__}")
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
                   f"call to include dim=X as an argument.", stacklevel=stacklevel)
     return 0 if input.ndim in (0, 1, 3) else 1
