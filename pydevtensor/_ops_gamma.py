@@ -240,9 +240,17 @@ def mvlgamma(input, p):
         raise RuntimeError(f"mvlgamma(): p has to be greater than or equal to 1, got {p} "
                            f"(input {_describe(input)})")
     x = input if input.is_floating_point() else input.to(_C.empty(0).dtype)
-    out = lgamma(x)
-    for i in range(1, p):
-        out = out + lgamma(x - i / 2)
+    if p <= 16:
+        out = lgamma(x)
+        for i in range(1, p):
+            out = out + lgamma(x - i / 2)
+    else:  # as PyTorch: the p terms side by side (p times input's memory), no loop over p
+        if p * max(x.numel(), 1) * x.element_size() > 2 ** 62:
+            raise ValueError(f"mvlgamma(): p = {p} is too large: its p terms for each of the "
+                             f"{x.numel()} elements of input ({_describe(input)}) would "
+                             f"hold more than 2^62 bytes")
+        half = _C.arange(p, dtype=x.dtype, device=x.device) * 0.5
+        out = lgamma(x.unsqueeze(-1) - half).sum(-1)
     return out + p * (p - 1) / 4 * math.log(math.pi)
 
 

@@ -343,6 +343,10 @@ def masked_fill_(input, mask, value):
 
 
 def _dim(dim, ndim, op):
+    """dim in [0, ndim) (ndim 0 takes -1 and 0), for op's errors; an int, or an object
+    with __index__ (a bool, a float or a str raises TypeError, as PyTorch's)."""
+    if type(dim) is not builtins.int:
+        dim = _int_arg(dim, op, "dim")
     n = ndim if ndim > 1 else 1
     if not -n <= dim < n:
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "

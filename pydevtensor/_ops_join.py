@@ -11,7 +11,7 @@ import builtins
 import warnings
 import operator
 
-from . import _C, _args
+from . import _C
 from ._dtype_info import can_cast
 from ._numpy_names import numpy_names
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
@@ -86,11 +86,26 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     return _cat(tensors, dim, out=out)
 
 
+def _stack_args(op, tensors, out):
+    """tensors (a list or tuple) for hstack and vstack, or a TypeError naming op and
+    what is not a Tensor: tensors itself, one of them, or out."""
+    if type(tensors) is not list and type(tensors) is not tuple:
+        tensors = _listed(op, tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{op}(): expected a sequence of Tensors, got "
+                            f"{type(t).__name__} at position {i}")
+    if out is not None:
+        _tensor_arg(out, op, "out")
+    return tensors
+
+
 def _listed(op, tensors):
     """tensors as a list, for an iterable that is not a list or tuple (a generator:
     read once, and the autograd recorder looks only into lists and tuples)."""
-    if isinstance(tensors, _C.Tensor):
-        raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors, got Tensor")
+    if isinstance(tensors, (_C.Tensor, builtins.str, builtins.bytes)):
+        raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors, got "
+                        f"{type(tensors).__name__}")
     try:
         return list(tensors)
     except TypeError:
@@ -249,9 +264,9 @@ def hstack(tensors, *, out=None):
     >>> pydevtensor.hstack([pydevtensor.tensor([1, 2]), pydevtensor.tensor([3])])
     tensor([1, 2, 3])
     """
+    tensors = _stack_args("hstack", tensors, out)
     # at least 1-d each, as PyTorch's (atleast_1d): 0-d tensors join as one element each
-    tensors = [t.reshape(1) if isinstance(t, _C.Tensor) and t.ndim == 0 else t
-               for t in _args.sequence(tensors, "hstack", "tensors", "Tensors")]
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
     return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1, out=out)
 
 
@@ -283,7 +298,7 @@ def vstack(tensors, *, out=None):
     tensor([[1, 2],
             [3, 4]])
     """
-    tensors = _args.sequence(tensors, "vstack", "tensors", "Tensors")
+    tensors = _stack_args("vstack", tensors, out)
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0, out=out)
 
 
@@ -383,7 +398,7 @@ def expand_as(input, other):
     tensor([[1, 2],
             [1, 2]])
     """
-    return expand(input, tuple(other.shape))
+    return expand(input, tuple(_tensor_arg(other, "expand_as", "other").shape))
 
 
 @recorded("repeat")
@@ -483,7 +498,13 @@ def flip(input, *args, dims=None):
     if out is not None:
         return out
     _tensor_arg(input, "flip")
-    dims = list(_args.sequence(dims, "flip", "dims", single=True))
+    if isinstance(dims, builtins.int) and not isinstance(dims, builtins.bool):
+        dims = [dims]
+    elif hasattr(dims, "__iter__") and not isinstance(dims, (builtins.str, builtins.bytes)):
+        dims = list(dims)
+    else:
+        raise TypeError(f"flip(): argument 'dims' must be an int or a sequence of ints, got "
+                        f"{type(dims).__name__}")
     if input.ndim == 0:
         for d in dims:
             _dim(d, 0, "flip")

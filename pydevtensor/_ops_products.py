@@ -77,6 +77,7 @@ def _dims_arg(dims, a, b):
     for dl, t in ((da, a), (db, b)):
         out = []
         for d in dl:
+            d = _int_arg(d, "tensordot", "dims")
             if not -t.ndim <= d < max(t.ndim, 1):
                 raise IndexError(f"tensordot(): dimension {d} is out of range for a tensor "
                                  f"of shape {tuple(t.shape)}")

@@ -221,6 +221,9 @@ def _in_place(name, fn, doc_arg, doc_example):
     def method(self, *args, **kwargs):
         src = self.clone() if _wants_grad((self,) + args, kwargs) else self
         out = fn(src, *args, **kwargs)
+        if out is NotImplemented:  # a comparison's other of no type it takes
+            raise TypeError(f"{name}(): argument 'other' must be a Tensor or a number, got "
+                            f"{type((args or tuple(kwargs.values()) or (None,))[0]).__name__}")
         if out.dtype != self.dtype and not can_cast(out.dtype, self.dtype):
             raise RuntimeError(f"{name}(): result type {out.dtype} can't be cast to the "
                                f"desired output type {self.dtype} (shape "
@@ -277,7 +280,9 @@ for _name, (_fn, _arg, _example) in _IN_PLACE.items():
 for _alias, _name in (("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", "lt_"),
                       ("less_equal_", "le_"), ("not_equal_", "ne_")):  # NumPy's names too
     if not hasattr(_C.Tensor, _alias):
-        setattr(_C.Tensor, _alias, getattr(_C.Tensor, _name))
+        _fn, _arg, _example = _IN_PLACE[_name]  # made here: its errors name the alias
+        setattr(_C.Tensor, _alias, _in_place(_alias, _fn, _arg, _example)
+                if getattr(_C.Tensor, _name).__name__ == _name else getattr(_C.Tensor, _name))
 
 
 def _is_signed(self):

@@ -12,7 +12,10 @@ abs(x) < 1 (abs(2x - 1) < 1) with n above a small threshold, the trigonometric f
 T_n = cos(n t), U_n = sin((n+1) t) / sin t, V_n = cos((n+1/2) t) / cos(t/2),
 W_n = sin((n+1/2) t) / sin(t/2) with t = acos(x) (acos(2x - 1)); elsewhere the
 three-term recurrence from P_0 and P_1, run once for all elements up to the largest n
-that needs it (so its cost is max(n) elementwise steps; torch's is per element).
+that needs it (so its cost is max(n) elementwise steps; torch's is per element).  The
+Hermite polynomials are NaN for n above 512 in float64, 128 otherwise, as PyTorch's
+(getHermitianLimit); elsewhere a recurrence of more than 2^20 steps raises ValueError
+(torch's per-element loop runs them, for hours at n = 2^40).
 
 Computed in float64 and rounded once to the result's dtype (torch computes in the
 input's dtype, so float32 results may differ from torch's in the last bits, being
@@ -59,13 +62,24 @@ def _operands(op, x, n):
     return xf, nf, dtype
 
 
+_MAX_STEPS = 2 ** 20  # the recurrence's cap: each step is a few elementwise ops
+
+
+class _TooManySteps(ValueError):
+    pass
+
+
 def _recurrence(x, n, first, step):
     """P_n(x) for n >= 0 from P_0 = 1, P_1 = first and P_{k+1} = step(k, P_{k-1}, P_k)
-    (k = 1, 2, ...), the loop run to the largest n."""
+    (k = 1, 2, ...), the loop run to the largest n (at most _MAX_STEPS: above, the
+    caller raises ValueError rather than run for hours)."""
     p = _C.ones_like(x)
     q = first
     out = where(n == 0, p, where(n == 1, q, 0.0))
     top = builtins.int(n.max().item()) if n.numel() else 0
+    if top > _MAX_STEPS:
+        raise _TooManySteps(f"n = {top} needs {top} steps of the three-term recurrence, "
+                            f"more than the {_MAX_STEPS} (2^20) this implementation runs")
     for k in range(1, top):
         p, q = q, step(k, p, q)
         out = where(n == k + 1, q, out)
@@ -182,6 +196,9 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``.
     ------
     TypeError
         When input or n is neither a Tensor nor a number, or both are numbers.
+    ValueError
+        When the recurrence would need more than 2^20 steps (n above 2^20 where it is
+        used).
 
     Examples
     --------
@@ -189,7 +206,11 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``.
     {result}
     """
 
-_REC = "the recurrence otherwise (the cost grows with the largest n)"
+_REC = ("the recurrence otherwise (the cost grows with the largest n: n above 2^20 where "
+        "the recurrence is needed raises ValueError)")
+_HERMITE_REC = ("NaN for n above 512 (float64) or 128 (other dtypes), as PyTorch's, "
+                "the recurrence otherwise")
+_HERMITE_LIMIT = {_C.float64: 512, None: 128}
 
 
 _RESULTS = {  # the examples' outputs (PyTorch's too)
@@ -208,11 +229,20 @@ _RESULTS = {  # the examples' outputs (PyTorch's too)
 }
 
 
-def _public(name, compute, what, formula, method, accuracy, args, result=None):
+def _public(name, compute, what, formula, method, accuracy, args, result=None,
+            nan_above=None):
     def fn(input, n):
         x, nn, dtype = _operands(name, input, n)
         with no_grad():
-            out = compute(x, nn)
+            if nan_above is not None:  # PyTorch's getHermitianLimit: NaN for n above it
+                above = nn > nan_above.get(dtype, nan_above[None])
+                nn = where(above, 0.0, nn)
+            try:
+                out = compute(x, nn)
+            except _TooManySteps as e:
+                raise ValueError(f"{name}(): {e}") from None
+            if nan_above is not None:
+                out = where(above, math.nan, out)
             return where(nn < 0, 0.0, out).to(dtype)
 
     fn.__name__ = fn.__qualname__ = name
@@ -266,12 +296,14 @@ shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, \
 
 hermite_polynomial_h = _public(
     "hermite_polynomial_h", _hermite_h, "The physicists' Hermite polynomial H_n(x)",
-    "H_0 = 1, H_1 = 2x, H_{k+1} = 2x H_k - 2k H_{k-1}.", _REC,
-    "at most 2e-13 relative error for abs(x) <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -4., 40.])")
+    "H_0 = 1, H_1 = 2x, H_{k+1} = 2x H_k - 2k H_{k-1}.", _HERMITE_REC,
+    "at most 2e-13 relative error for abs(x) <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -4., 40.])",
+    nan_above=_HERMITE_LIMIT)
 hermite_polynomial_he = _public(
     "hermite_polynomial_he", _hermite_he, "The probabilists' Hermite polynomial He_n(x)",
-    "He_0 = 1, He_1 = x, He_{k+1} = x He_k - k He_{k-1}.", _REC,
-    "at most 7e-14 relative error for abs(x) <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -2.,  2.])")
+    "He_0 = 1, He_1 = x, He_{k+1} = x He_k - k He_{k-1}.", _HERMITE_REC,
+    "at most 7e-14 relative error for abs(x) <= 5", "0.0, 1.0, 2.0", "tensor([ 0., -2.,  2.])",
+    nan_above=_HERMITE_LIMIT)
 laguerre_polynomial_l = _public(
     "laguerre_polynomial_l", _laguerre, "The Laguerre polynomial L_n(x)",
     "L_0 = 1, L_1 = 1 - x, (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}.",

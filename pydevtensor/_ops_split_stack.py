@@ -18,6 +18,9 @@ def _pieces(input, bounds, d):
     return tuple(_basic_getitem(input, lead + (slice(a, b),)) for a, b in bounds)
 
 
+_MAX_PIECES = 2 ** 31 - 1  # each a Python object of about 100 bytes: 200 GiB of views
+
+
 def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
                  tensor_indices_or_sections=None):
     """Views of input along dim: `sections` pieces of nearly equal size (the first
@@ -87,6 +90,10 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     if sections <= 0:
         raise RuntimeError(f"number of sections must be larger than 0, got {sections}"
                            f"{_where(input)}")
+    if sections > size and sections > _MAX_PIECES:
+        raise ValueError(f"tensor_split(): sections = {sections} is too large: it would make "
+                         f"that many views of dim {d} (of size {size}){_where(input)}, more "
+                         f"than the {_MAX_PIECES} (2^31 - 1) tensor_split makes at most")
     small, extra = divmod(size, sections)
     bounds, at = [], 0
     for i in range(sections):

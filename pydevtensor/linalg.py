@@ -10,7 +10,7 @@ import math
 
 from . import _C, _args
 from ._numpy_names import native_names
-from ._ops_index import _dim
+from ._ops_index import _dim, _tensor_arg
 from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
                             solve, solve_ex)
 from ._linalg_decomp import eigh, eigvalsh, qr, svd, svdvals
@@ -68,6 +68,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     >>> pydevtensor.linalg.vector_norm(pydevtensor.tensor([3., -4.]), float("inf"))
     tensor(4.)
     """
+    _tensor_arg(x, "linalg.vector_norm", "x")
     if dtype is not None:
         x = x.to(dtype)
     if not x.is_floating_point():
@@ -147,6 +148,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     >>> pydevtensor.linalg.matrix_norm(pydevtensor.tensor([[3., 0.], [0., 4.]]), 2)
     tensor(4.)
     """
+    _tensor_arg(A, "linalg.matrix_norm", "A")
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:
@@ -242,6 +244,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     >>> pydevtensor.linalg.norm(pydevtensor.tensor([3., -4.]), 1)
     tensor(7.)
     """
+    _tensor_arg(A, "linalg.norm", "A")
     if dim is not None and not isinstance(dim, int) and len(
             tuple(_args.sequence(dim, "linalg.norm", "dim", single=True))) not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "

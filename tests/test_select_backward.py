@@ -118,3 +118,20 @@ def test_maximum_minimum_select_as_torch(device, op, gval):
     getattr(torch, op)(ta, tb).backward(torch.tensor(g0))
     for got, want in ((a.grad, ta.grad), (b.grad, tb.grad)):
         np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_maximum_minimum_of_a_number_under_autograd(device, op):
+    """pydevtensor's maximum/minimum take a number operand (PyTorch's Tensor overload does
+    not), with autograd too: the number is a constant, the gradient as against a 0-d
+    tensor of it (half on a tie).  Recording it raised "'int' object has no attribute
+    '_version'"."""
+    x = pdt.tensor([-1.0, 0.0, 2.0], device=device, requires_grad=True)
+    y = getattr(x, op)(0)
+    y.backward(pdt.ones(3, device=device))
+    tie = [0.0, 0.5, 1.0] if op == "maximum" else [1.0, 0.5, 0.0]
+    assert y.tolist() == ([0.0, 0.0, 2.0] if op == "maximum" else [-1.0, 0.0, 0.0])
+    assert x.grad.tolist() == tie
+    x.grad = None
+    getattr(pdt, op)(0.0, x).backward(pdt.ones(3, device=device))  # the number first
+    assert x.grad.tolist() == tie

@@ -352,6 +352,12 @@ class _Extremum(_Binary):
     """maximum/minimum: the gradient goes to the chosen input, split in half on ties."""
 
     def save(self, result, input, other, **kw):
+        # a number operand (maximum(x, 0): pydevtensor takes one, PyTorch's Tensor
+        # overload does not) is a constant: kept as a 0-d tensor of the result's dtype
+        if not isinstance(input, _C.Tensor):
+            input = _C.full((), input, dtype=result.dtype, device=result.device)
+        if not isinstance(other, _C.Tensor):
+            other = _C.full((), other, dtype=result.dtype, device=result.device)
         self.save_tensors(input, other)
         return super().save(result, input, other)
 

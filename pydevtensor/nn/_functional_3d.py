@@ -352,12 +352,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.squeeze(0) if unbatched else out
 
 
-def _adaptive_bounds(size, out):
-    """PyTorch's adaptive windows: [floor(i * size / out), ceil((i + 1) * size / out))."""
-    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
-
-
-def _adaptive3d(input, output_size, where, reduce2d, reduce1d):
+def _adaptive3d(input, output_size, where, reduce2d):
     x, unbatched = FC._batched(input, 3, where)
     sizes = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
     if len(sizes) != 3:
@@ -366,9 +361,13 @@ def _adaptive3d(input, output_size, where, reduce2d, reduce1d):
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in sizes):
         raise _Invalid(f"{where}: output_size must hold positive ints (or None), got "
                        f"{output_size!r}")
-    slabs = [reduce1d(x[:, :, a:b]) for a, b in _adaptive_bounds(x.shape[2], sizes[0])]
-    n, c = x.shape[0], x.shape[1]
-    images = _stack(slabs, 1).reshape((n * sizes[0], c) + tuple(x.shape[3:]))
+    FPL._check_output_bytes(x, sizes, where)
+    # depth first: the 2-d pool of (D, H*W) planes to (out_d, H*W) reduces each depth
+    # bin and leaves the H*W cells alone (bins of one cell), with no loop over out_d
+    n, c, d, h, w = x.shape
+    deep = reduce2d(x.reshape(n, c, d, h * w), (sizes[0], h * w))
+    images = deep.reshape(n, c, sizes[0], h, w).transpose(1, 2).reshape(
+        (n * sizes[0], c, h, w))
     out = _from_images(reduce2d(images, sizes[1:]), n, sizes[0])
     return out.squeeze(0) if unbatched else out
 
@@ -400,8 +399,7 @@ def adaptive_avg_pool3d(input, output_size):
     3.5
     """
     return _adaptive3d(input, output_size, "adaptive_avg_pool3d()",
-                       lambda v, size: FPL._adaptive_avg_pool(v, size, "adaptive_avg_pool2d()"),
-                       lambda v: v.mean(2))
+                       lambda v, size: FPL._adaptive_avg_pool(v, size, "adaptive_avg_pool2d()"))
 
 
 @keeps_channels_last(follows=False)
@@ -437,5 +435,4 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
                                   "supported for 3-d pooling")
     return _adaptive3d(input, output_size, "adaptive_max_pool3d()",
                        lambda v, size: FPL._adaptive_max_pool(v, size, False,
-                                                              "adaptive_max_pool2d()"),
-                       lambda v: v.max(2).values)
+                                                              "adaptive_max_pool2d()"))

@@ -609,6 +609,9 @@ def _softmax_dim(name, input, dim, stacklevel, extra=0):
     PyTorch's, _stacklevel is read only for that warning."""
     if dim is not None:
         return dim
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be a Tensor, got "
+                        f"{type(input).__name__}")
     stacklevel = _args.integer(stacklevel, name, "_stacklevel") + extra
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
                   f"call to include dim=X as an argument.", stacklevel=stacklevel)

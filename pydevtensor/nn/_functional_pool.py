@@ -383,7 +383,25 @@ def _bin_ends(size: int, out: int, device) -> tuple:
 
 
 def _widest(size: int, out: int) -> int:
-    return max(-(-((i + 1) * size) // out) - (i * size) // out for i in range(out))
+    """The widest adaptive bin, in O(1): bin i is ceil((r + size) / out) wide, r being
+    i * size mod out, which takes every multiple of gcd(size, out) below out."""
+    return -(-(out - math.gcd(size, out) + size) // out)
+
+
+def _narrowest(size: int, out: int) -> int:
+    """The narrowest adaptive bin (r = 0 above): bin 0."""
+    return -(-size // out)
+
+
+def _check_output_bytes(x: Tensor, out: tuple, where: str) -> None:
+    """InvalidArgumentError, naming output_size, when the output of an adaptive pool
+    would hold more than 2^62 bytes (the factories' limit); a smaller output that does
+    not fit raises OutOfMemoryError when its bins are made, before any work."""
+    numel = math.prod(x.shape[:2]) * math.prod(out)
+    if numel * x.element_size() > 2 ** 62:
+        raise _Invalid(f"{where}: output_size {out} is too large: the output, of shape "
+                       f"{tuple(x.shape[:2]) + tuple(out)} ({x.dtype}, on {x.device}), "
+                       f"would hold more than 2^62 bytes")
 
 
 def _adaptive_args(input, output_size, where):
@@ -394,6 +412,7 @@ def _adaptive_args(input, output_size, where):
     if min(hw) < 1:
         raise _Invalid(f"{where}: expected an input with non-zero spatial sizes, got shape "
                        f"{tuple(input.shape)} (on {input.device})")
+    _check_output_bytes(x, out, where)
     return x, unbatched, hw, out
 
 
@@ -403,7 +422,7 @@ def _bin_taps(size: int, out: int, device) -> tuple:
     size (a zero the caller appends), padded whether any bin is narrower.  Kept per
     device."""
     k = _widest(size, out)
-    padded = any((-(-((i + 1) * size) // out)) - (i * size) // out < k for i in range(out))
+    padded = _narrowest(size, out) < k
 
     def build():
         start, end = _bin_ends(size, out, device)

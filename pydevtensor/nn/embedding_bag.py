@@ -113,7 +113,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
         raise NotImplementedError(f"{where}: sparse=True (sparse gradients) is not "
                                   f"supported; use sparse=False")
     for name, t in (("input", input), ("offsets", offsets)):
-        if t is not None and (not isinstance(t, _C.Tensor) or
+        if (t is not None or name == "input") and (not isinstance(t, _C.Tensor) or
                               t.dtype not in (_C.int64, _C.int32)):
             raise TypeError(f"{where}: {name} must be an int64 or int32 Tensor, got "
                             f"{getattr(t, 'dtype', type(t).__name__)}")

@@ -6,6 +6,7 @@ from ..amp import _state as _amp
 from .._numpy_names import numpy_names as _numpy_names
 from .. import _ops_stats as _stats
 from .. import _args
+from .._ops_index import _tensor_arg
 from . import _functional_norm as _norm
 from .._ops_join import stack as _stack
 from .._ops_shape import broadcast_shapes as _broadcast_shapes
@@ -103,7 +104,7 @@ def linear(input, weight, bias=None):
     """
     if _amp._on and _amp._state.active:  # autocast: the check inlined (the hot layer)
         return _linear_autocast(input, weight, bias)
-    if type(input) is _Tensor and input.ndim == 2 and weight.ndim == 2:
+    if type(input) is _Tensor and input.ndim == 2 and getattr(weight, "ndim", 0) == 2:
         # a batch of rows, the common case: the product checks the shapes itself; on a
         # mismatch the path below says it in linear's words
         try:
@@ -112,6 +113,7 @@ def linear(input, weight, bias=None):
             pass
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"linear(): input must be a Tensor, got {type(input).__name__}")
+    _tensor_arg(weight, "linear", "weight")
     if weight.ndim == 1 and input.ndim >= 1 and input.shape[-1] == weight.shape[0]:
         out = _C.matmul(input, weight)  # PyTorch's: one output, the last dim dropped
         return out if bias is None else out + bias
@@ -163,7 +165,7 @@ def relu(input, inplace=False):
     (True, tensor([0., 2.]))
     """
     if inplace:
-        return _act._result(input, _C.relu, True)
+        return _act._result(_tensor_arg(input, "relu"), _C.relu, True)
     return _C.relu(input)
 
 
@@ -191,7 +193,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def flatten(input, start_dim=1, end_dim=-1):
-    return input.flatten(start_dim, end_dim)
+    return _tensor_arg(input, "flatten").flatten(start_dim, end_dim)
 
 
 def _check_same_shape(input, target, where, stacklevel=3):
@@ -523,7 +525,9 @@ def one_hot_like(target, logits):
     arange(C) with the targets (there is no gather).  Classes are checked to lie in
     [0, C) on the CPU, where reading them is free; on a GPU that check would be a
     device-to-host copy, so an out-of-range class there gives a row of zeros."""
-    _check_target(target, logits)
+    _tensor_arg(target, "one_hot_like", "target")
+    _tensor_arg(logits, "one_hot_like", "logits")
+    _check_target(target, logits, "one_hot_like()")
     n, c = logits.shape
     return _one_hot(target, c, logits.dtype)
 
@@ -604,7 +608,7 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
 
 def _in_place_form(fn, name, example):
     def in_place(input, *args, **kwargs):
-        return fn(input, *args, inplace=True, **kwargs)
+        return fn(_tensor_arg(input, name), *args, inplace=True, **kwargs)
 
     in_place.__name__ = in_place.__qualname__ = name
     in_place.__doc__ = f"""``{fn.__name__}(input, ..., inplace=True)``: input is overwritten and
