@@ -133,6 +133,7 @@ def memory_summary(device=None, abbreviated=False):
     rows = [("allocated", stats["allocated"], "bytes of live tensors"),
             ("peak allocated", stats["peak"], "highest 'allocated' since the last reset"),
             ("reserved", stats["reserved"], "held by the allocator: live tensors + cache"),
+            ("peak reserved", stats["reserved_peak"], "highest 'reserved' since the last reset"),
             ("cached", max(stats["reserved"] - stats["allocated"], 0),
              "reserved but unused: empty_cache() returns it"),
             ("limit", stats["limit"], "0: none")]

@@ -145,7 +145,7 @@ def get_default_device():
 
 
 def memory_stats(device=None):
-    """allocated, peak, reserved and limit, in bytes, of a device (any device).
+    """allocated, peak, reserved, its peak and limit, in bytes, of a device (any device).
 
     Parameters
     ----------
@@ -155,7 +155,8 @@ def memory_stats(device=None):
     Returns
     -------
     dict
-        {'allocated': int, 'peak': int, 'reserved': int, 'limit': int}; limit 0 is none.
+        {'allocated': int, 'peak': int, 'reserved': int, 'reserved_peak': int,
+        'limit': int}; limit 0 is none.
 
     Raises
     ------
@@ -165,7 +166,7 @@ def memory_stats(device=None):
     Examples
     --------
     >>> sorted(pydevtensor.memory_stats('cpu'))
-    ['allocated', 'limit', 'peak', 'reserved']
+    ['allocated', 'limit', 'peak', 'reserved', 'reserved_peak']
     """
     return _C._memory_stats(_as_device(device))
 

@@ -516,7 +516,8 @@ def memory_stats(device_index=None, /):
     Examples
     --------
     >>> stats = pydevtensor.accelerator.memory_stats()
-    >>> stats == {} or sorted(stats) == ['allocated', 'limit', 'peak', 'reserved']
+    >>> stats == {} or sorted(stats) == ['allocated', 'limit', 'peak', 'reserved',
+    ...                                   'reserved_peak']
     True
     """
     idx = _index_or_none(device_index, "memory_stats()")

@@ -600,8 +600,9 @@ def memory_reserved(device=None):
 
 
 def max_memory_reserved(device=None):
-    """The peak of memory_reserved(device): 0 without a GPU, as PyTorch's.  pydevtensor's
-    allocator does not track this peak yet, so on a device it raises.
+    """The peak of memory_reserved(device) since the last reset_peak_memory_stats(device):
+    0 without a GPU, as PyTorch's.  Logical devices of one GPU share its pool, so they
+    share this peak.
 
     Parameters
     ----------
@@ -614,30 +615,19 @@ def max_memory_reserved(device=None):
 
     Raises
     ------
-    NotImplementedError
-        On a device that exists: the peak of reserved memory is not recorded (use
-        max_memory_allocated, the peak of the tensors).
     pydevtensor.DeviceError
         When an explicit device does not exist.
 
     Examples
     --------
-    Without a GPU (skipped here: the machine may have one):
-
-    >>> pydevtensor.cuda.max_memory_reserved()  # doctest: +SKIP
-    0
+    >>> pydevtensor.cuda.max_memory_reserved() >= pydevtensor.cuda.memory_reserved()
+    True
     """
-    if _nothing_to_report(device):
-        return 0
-    dev = _as_device(device)
-    _C._check_device(dev)
-    raise NotImplementedError(f"max_memory_reserved({dev}): pydevtensor does not record the "
-                              f"peak of reserved memory; max_memory_allocated({dev}) gives "
-                              f"the peak of its tensors")
+    return 0 if _nothing_to_report(device) else _devices.memory_stats(device)["reserved_peak"]
 
 
 def memory_stats(device=None):
-    """allocated, peak, reserved and limit, in bytes, of a device; {} without a GPU and
+    """allocated, peak, reserved, its peak and limit, in bytes, of a device; {} without a GPU and
     with no device named, as PyTorch's.
 
     Parameters
@@ -648,7 +638,8 @@ def memory_stats(device=None):
     Returns
     -------
     dict
-        {'allocated': int, 'peak': int, 'reserved': int, 'limit': int}; limit 0 is none.
+        {'allocated': int, 'peak': int, 'reserved': int, 'reserved_peak': int,
+        'limit': int}; limit 0 is none.
 
     Raises
     ------
@@ -658,6 +649,6 @@ def memory_stats(device=None):
     Examples
     --------
     >>> sorted(pydevtensor.cuda.memory_stats('cpu'))
-    ['allocated', 'limit', 'peak', 'reserved']
+    ['allocated', 'limit', 'peak', 'reserved', 'reserved_peak']
     """
     return {} if _nothing_to_report(device) else _devices.memory_stats(device)

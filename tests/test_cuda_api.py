@@ -98,7 +98,8 @@ def test_memory_summary_reads_memory_stats(device):
     assert text == pdt.cuda.memory_summary(device=device, abbreviated=True)
     assert text.splitlines()[0] == f"pydevtensor memory summary, device {pdt.device(device)}"
     rows = {line.split("  ")[0]: line for line in text.splitlines()[2:]}
-    assert set(rows) == {"allocated", "peak allocated", "reserved", "cached", "limit"}
+    assert set(rows) == {"allocated", "peak allocated", "reserved", "peak reserved", "cached",
+                         "limit"}
     assert stats["allocated"] >= 1 << 18
     assert ("%.2f MiB" % (stats["allocated"] / 2 ** 20) in rows["allocated"]
             or "%.2f KiB" % (stats["allocated"] / 2 ** 10) in rows["allocated"]
@@ -150,7 +151,14 @@ def test_memory_reports_without_a_gpu_are_zero_as_torch_cuda():
 
 
 @pytest.mark.cuda
-def test_max_memory_reserved_on_a_device_says_it_is_not_recorded():
-    with pytest.raises(NotImplementedError, match=r"max_memory_reserved\(cuda:0\): .*does not "
-                       r"record the peak of reserved memory"):
-        pdt.cuda.max_memory_reserved(0)
+def test_max_memory_reserved_on_a_device_is_the_pools_peak():
+    """cuda.max_memory_reserved(d) is memory_stats(d)['reserved_peak'] (the pool's high
+    watermark): at least memory_reserved(d), and it counts a block already freed."""
+    d = pdt.device("cuda:0")
+    pdt.cuda.reset_peak_memory_stats(d)
+    x = pdt.empty(1 << 21, device=d)
+    held = pdt.cuda.memory_reserved(d)
+    del x
+    pdt.cuda.empty_cache(d)
+    assert pdt.cuda.max_memory_reserved(d) >= held >= 8 << 20
+    assert pdt.cuda.max_memory_reserved(d) == pdt.cuda.memory_stats(d)["reserved_peak"]

@@ -67,6 +67,34 @@ def test_out_of_memory_for_a_huge_request():
     assert pdt.memory_allocated("cpu") == before
 
 
+def test_reserved_peak_outlives_the_cache_and_resets(device):
+    """memory_stats()['reserved_peak'] (cuda.max_memory_reserved) is the highest
+    memory_reserved since the last reset_peak_memory_stats, as PyTorch's: it keeps a
+    freed block's bytes after empty_cache() gives them back, and a reset starts it again
+    from what is reserved now.  On a GPU it is the pool's high watermark."""
+    gc.collect()
+    pdt.empty_cache(device)
+    pdt.reset_peak_memory_stats(device)
+    start = pdt.memory_stats(device)
+    assert start["reserved_peak"] == start["reserved"] >= start["allocated"]
+    n = 1 << 22  # 16 MiB of float32: from the system, not from the (emptied) cache
+    x = pdt.empty(n, device=device)
+    grown = pdt.memory_stats(device)
+    slack = 2 << 20  # a CUDA pool reserves in 2 MiB steps, so it may have had some room
+    assert grown["reserved"] >= start["reserved"] + 4 * n - slack
+    assert grown["reserved_peak"] >= grown["reserved"]
+    del x
+    pdt.empty_cache(device)
+    after = pdt.memory_stats(device)
+    assert after["reserved"] <= grown["reserved"] - 4 * n + slack
+    assert after["reserved_peak"] == grown["reserved_peak"]
+    if device.type == "cuda":
+        assert pdt.cuda.max_memory_reserved(device) == after["reserved_peak"]
+    pdt.reset_peak_memory_stats(device)
+    reset = pdt.memory_stats(device)
+    assert reset["reserved_peak"] == reset["reserved"] < grown["reserved_peak"]
+
+
 @pytest.mark.cuda
 def test_cuda_memory_stats_and_oom_recovery():
     d = pdt.device("cuda:0")

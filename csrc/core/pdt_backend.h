@@ -269,7 +269,12 @@ typedef struct pdt_backend {
     /* --- memory --- */
     pdt_status (*alloc)(int index, size_t nbytes, void **out);
     void (*free)(int index, void *ptr, size_t nbytes);
-    size_t (*reserved)(int index);  /* bytes the backend holds from the system */
+    size_t (*reserved)(int index); /* bytes the backend holds from the system */
+    /* the highest reserved(index) since the backend started or since
+     * reset_reserved_peak(index), which starts it again from reserved(index);
+     * NULL where reserved is always what tensors hold (the core's own peak) */
+    size_t (*reserved_peak)(int index);
+    void (*reset_reserved_peak)(int index);
     void (*empty_cache)(int index); /* return cached memory to the system */
     /* page-locked host memory; NULL where the backend has none */
     pdt_status (*host_alloc)(size_t nbytes, void **out);

@@ -174,6 +174,14 @@ pdt_status pdt_memory_get(pdt_device d, pdt_memory_stats *out)
     out->reserved = b->reserved ? b->reserved(d.index) : out->allocated;
     if (out->reserved < out->allocated)
         out->reserved = out->allocated;
+    /* reserved never falls below allocated, so neither does its peak; the
+     * backend's watermark may also lag what it reports as reserved now (a
+     * CUDA pool's is reset to zero and starts again from there) */
+    out->reserved_peak = b->reserved_peak ? b->reserved_peak(d.index) : 0;
+    if (out->reserved_peak < out->peak)
+        out->reserved_peak = out->peak;
+    if (out->reserved_peak < out->reserved)
+        out->reserved_peak = out->reserved;
     return PDT_OK;
 }
 
@@ -183,7 +191,12 @@ pdt_status pdt_memory_reset_peak(pdt_device d)
     if (st != PDT_OK)
         return st;
     memory_counter *c = counter_of(d);
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    if (!c || !b) /* not after pdt_device_check; said for the compiler's flow analysis */
+        return pdt_fail(PDT_ERR_DEVICE, "invalid device for memory statistics");
     atomic_store(&c->peak, atomic_load(&c->allocated));
+    if (b->reset_reserved_peak)
+        b->reset_reserved_peak(d.index);
     return PDT_OK;
 }
 

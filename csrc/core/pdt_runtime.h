@@ -88,10 +88,11 @@ pdt_device pdt_nearest_device(pdt_device d);
 /* ---- memory accounting (bytes, per device) ---- */
 
 typedef struct pdt_memory_stats {
-    uint64_t allocated; /* live bytes handed out by pydevtensor */
-    uint64_t peak;      /* highest 'allocated' since the last reset */
-    uint64_t reserved;  /* bytes the backend holds (pool + live) */
-    uint64_t limit;     /* 0: no limit */
+    uint64_t allocated;     /* live bytes handed out by pydevtensor */
+    uint64_t peak;          /* highest 'allocated' since the last reset */
+    uint64_t reserved;      /* bytes the backend holds (pool + live) */
+    uint64_t reserved_peak; /* highest 'reserved' since the last reset */
+    uint64_t limit;         /* 0: no limit */
 } pdt_memory_stats;
 
 pdt_status pdt_memory_get(pdt_device d, pdt_memory_stats *out);

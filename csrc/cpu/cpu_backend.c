@@ -104,6 +104,9 @@ static void cpu_versions(int *driver, int *runtime) { *driver = *runtime = 0; }
  * kept in the 8 bytes just below the aligned address, where
  * pdt_cpu_block_free finds it. */
 static _Atomic size_t in_use[PDT_MAX_DEVICES];
+/* the highest in_use + cached bytes since the start or the last reset: raised
+ * only where a block comes from the system, the one place reserved grows */
+static _Atomic size_t reserved_high[PDT_MAX_DEVICES];
 
 static size_t block_size(size_t nbytes, size_t *align)
 {
@@ -126,10 +129,36 @@ void pdt_cpu_block_free(void *ptr, size_t size)
 
 static _Atomic unsigned next_colour;
 
+static size_t cpu_reserved(int index)
+{
+    if (index < 0 || index >= PDT_MAX_DEVICES)
+        return 0;
+    return atomic_load(&in_use[index]) + pdt_cpu_cache_bytes(index);
+}
+
+static void raise_reserved_high(int index)
+{
+    size_t now = cpu_reserved(index), high = atomic_load(&reserved_high[index]);
+    while (now > high && !atomic_compare_exchange_weak(&reserved_high[index], &high, now)) {
+    }
+}
+
+static size_t cpu_reserved_peak(int index)
+{
+    return index >= 0 && index < PDT_MAX_DEVICES ? atomic_load(&reserved_high[index]) : 0;
+}
+
+static void cpu_reset_reserved_peak(int index)
+{
+    if (index >= 0 && index < PDT_MAX_DEVICES)
+        atomic_store(&reserved_high[index], cpu_reserved(index));
+}
+
 static pdt_status cpu_alloc(int index, size_t nbytes, void **out)
 {
     size_t align, size = block_size(nbytes, &align);
     void *p = size ? pdt_cpu_cache_take(index, size) : NULL;
+    int from_system = p == NULL;
     if (!p) {
         size_t pad = align == PDT_CPU_HUGE_ALIGN ? PDT_CPU_COLOUR_PAD : 0;
         /* posix_memalign, not aligned_alloc: C11 wants aligned_alloc's size to be
@@ -154,8 +183,11 @@ static pdt_status cpu_alloc(int index, size_t nbytes, void **out)
         if (align == PDT_CPU_HUGE_ALIGN) /* Note [block colouring] */
             p = (char *)p + PDT_CPU_ALIGN * (atomic_fetch_add(&next_colour, 1) % PDT_CPU_COLOURS);
     }
-    if (index >= 0 && index < PDT_MAX_DEVICES)
+    if (index >= 0 && index < PDT_MAX_DEVICES) {
         atomic_fetch_add(&in_use[index], size);
+        if (from_system)
+            raise_reserved_high(index);
+    }
     *out = p;
     return PDT_OK;
 }
@@ -169,13 +201,6 @@ static void cpu_free(int index, void *ptr, size_t nbytes)
         atomic_fetch_sub(&in_use[index], size);
     if (!pdt_cpu_cache_give(index, ptr, size))
         pdt_cpu_block_free(ptr, size);
-}
-
-static size_t cpu_reserved(int index)
-{
-    if (index < 0 || index >= PDT_MAX_DEVICES)
-        return 0;
-    return atomic_load(&in_use[index]) + pdt_cpu_cache_bytes(index);
 }
 
 /* A copy of 2 COPY_GRAIN bytes or more whose ends do not overlap is split
@@ -272,6 +297,8 @@ const pdt_backend pdt_cpu_backend = {
     .alloc = cpu_alloc,
     .free = cpu_free,
     .reserved = cpu_reserved,
+    .reserved_peak = cpu_reserved_peak,
+    .reset_reserved_peak = cpu_reset_reserved_peak,
     .empty_cache = pdt_cpu_cache_empty,
     .host_alloc = NULL,
     .host_free = NULL,

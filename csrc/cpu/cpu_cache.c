@@ -45,6 +45,7 @@
 #include "cpu_cache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -73,7 +74,9 @@ typedef struct block {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static block *heads[PDT_MAX_DEVICES][NUM_CLASSES];
-static size_t cached[PDT_MAX_DEVICES];
+/* changed under `lock`; atomic so that pdt_cpu_cache_bytes reads it without the
+ * lock, on every allocation that comes from the system (its reserved peak) */
+static _Atomic size_t cached[PDT_MAX_DEVICES];
 static size_t cached_total, cap;
 
 static int log2_floor(size_t n)
@@ -193,10 +196,7 @@ size_t pdt_cpu_cache_bytes(int index)
 {
     if (!usable(index))
         return 0;
-    pthread_mutex_lock(&lock);
-    size_t n = cached[index];
-    pthread_mutex_unlock(&lock);
-    return n;
+    return atomic_load_explicit(&cached[index], memory_order_relaxed);
 }
 
 void pdt_cpu_cache_empty(int index)

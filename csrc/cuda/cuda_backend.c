@@ -344,6 +344,30 @@ static size_t cuda_reserved(int logical)
     return (size_t)bytes;
 }
 
+/* CUDA Runtime API, cudaMemPoolAttr: cudaMemPoolAttrReservedMemHigh is the
+ * pool's high watermark of reserved memory, which "can only be reset to zero".
+ * Logical devices of one GPU share its pool, so they share this peak. */
+static size_t cuda_reserved_peak(int logical)
+{
+    cuda_device *d = cuda_if_ready(phys(logical));
+    uint64_t bytes = 0;
+    if (d == NULL || d->pool == NULL)
+        return 0;
+    if (cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemHigh, &bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (size_t)bytes;
+}
+
+static void cuda_reset_reserved_peak(int logical)
+{
+    cuda_device *d = cuda_if_ready(phys(logical));
+    uint64_t zero = 0;
+    if (d != NULL && d->pool != NULL)
+        PDT_CUDA_IGNORE(cudaMemPoolSetAttribute(d->pool, cudaMemPoolAttrReservedMemHigh, &zero));
+}
+
 static void cuda_empty_cache(int logical)
 {
     cuda_device *d = cuda_if_ready(phys(logical));
@@ -748,6 +772,8 @@ const pdt_backend pdt_cuda_backend = {
     .alloc = cuda_alloc,
     .free = cuda_free,
     .reserved = cuda_reserved,
+    .reserved_peak = cuda_reserved_peak,
+    .reset_reserved_peak = cuda_reset_reserved_peak,
     .empty_cache = cuda_empty_cache,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,

@@ -106,9 +106,11 @@ static PyObject *q_memory_stats(PyObject *m, PyObject *obj)
     pdt_status st = pdt_memory_get(d, &ms);
     if (st != PDT_OK)
         return pdt_raise(S, st);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K}", "allocated", (unsigned long long)ms.allocated, "peak",
-                         (unsigned long long)ms.peak, "reserved", (unsigned long long)ms.reserved,
-                         "limit", (unsigned long long)ms.limit);
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "allocated", (unsigned long long)ms.allocated,
+                         "peak", (unsigned long long)ms.peak, "reserved",
+                         (unsigned long long)ms.reserved, "reserved_peak",
+                         (unsigned long long)ms.reserved_peak, "limit",
+                         (unsigned long long)ms.limit);
 }
 
 static PyObject *q_reset_peak(PyObject *m, PyObject *obj)

@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct pool {
     int device;
     bool is_default;
     size_t reserved = 0, used = 0;
+    /* cudaMemPoolAttrReservedMemHigh / UsedMemHigh: the highest reserved and
+     * used since the pool was made or the watermark was last reset */
+    size_t reserved_high = 0, used_high = 0;
     /* bytes of cudaFreeAsync calls whose stream has not reached them, by stream:
      * in `used` until it does, but reusable at once by that stream's own
      * allocations (Note [emulated pools]) */
@@ -268,11 +272,13 @@ static cudaError_t pool_alloc(void **out, size_t size, pool *p, stream *s, const
         if (device_used(p->device) + grow > device_memory_bytes())
             return set_error(cudaErrorMemoryAllocation);
         p->reserved += grow;
+        p->reserved_high = std::max(p->reserved_high, p->reserved);
     }
     void *m = map_new(size, p->device, MEM_DEVICE, p, charge);
     if (m == NULL)
         return set_error(cudaErrorMemoryAllocation);
     p->used += charge;
+    p->used_high = std::max(p->used_high, p->used);
     *out = m;
     return cudaSuccess;
 }
@@ -466,9 +472,19 @@ PDT_EMU_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t handle, enum cudaM
     if (value == NULL)
         return set_error(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> g(mu);
-    if (attr == cudaMemPoolAttrReleaseThreshold)
+    if (attr == cudaMemPoolAttrReleaseThreshold) {
         p->release_threshold = *(uint64_t *)value;
-    else if (attr != cudaMemPoolReuseFollowEventDependencies &&
+    } else if (attr == cudaMemPoolAttrReservedMemHigh || attr == cudaMemPoolAttrUsedMemHigh) {
+        /* CUDA Runtime API, cudaMemPoolAttr: "High watermark can only be reset
+         * to zero"; the watermark then starts again from what the pool holds
+         * (or uses) now, the highest value since the reset. */
+        if (*(uint64_t *)value != 0)
+            return set_error(cudaErrorInvalidValue);
+        if (attr == cudaMemPoolAttrReservedMemHigh)
+            p->reserved_high = p->reserved;
+        else
+            p->used_high = p->used;
+    } else if (attr != cudaMemPoolReuseFollowEventDependencies &&
              attr != cudaMemPoolReuseAllowOpportunistic &&
              attr != cudaMemPoolReuseAllowInternalDependencies)
         return set_error(cudaErrorInvalidValue);
@@ -486,6 +502,8 @@ PDT_EMU_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t handle, enum cudaM
     case cudaMemPoolAttrReleaseThreshold: *(uint64_t *)value = p->release_threshold; break;
     case cudaMemPoolAttrReservedMemCurrent: *(uint64_t *)value = p->reserved; break;
     case cudaMemPoolAttrUsedMemCurrent: *(uint64_t *)value = p->used; break;
+    case cudaMemPoolAttrReservedMemHigh: *(uint64_t *)value = p->reserved_high; break;
+    case cudaMemPoolAttrUsedMemHigh: *(uint64_t *)value = p->used_high; break;
     default: return set_error(cudaErrorInvalidValue);
     }
     return cudaSuccess;
