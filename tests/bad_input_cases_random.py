@@ -98,9 +98,13 @@ RANDOM_CASES = [
       "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
       "pdt.distributions.Poisson(1.0))", "NotImplementedError",
       r"kl_divergence\(\): no KL divergence registered for Normal and Poisson \(registered "
-      r"with p a Normal: q a Beta, ContinuousBernoulli, Exponential, Gamma, Gumbel, "
-      r"Laplace, Normal, Pareto, Uniform; "
-      r"add one with register_kl\)"),
+      r"with p a Normal: q a Beta, ContinuousBernoulli, Exponential, ExponentialFamily, "
+      r"Gamma, Gumbel, Laplace, Normal, Pareto, Uniform; ExponentialFamily's takes two of "
+      r"one class; add one with register_kl\)"),
+    C("distributions-expfamily-entropy-no-carrier",
+      "pdt.distributions.ExponentialFamily.entropy(pdt.distributions.Beta(2.0, 3.0))",
+      "NotImplementedError", r"Beta does not give its mean carrier measure "
+      r"\(_mean_carrier_measure\), so its entropy has no Bregman form"),
     C("distributions-laplace-scale", "pdt.distributions.Laplace(0.0, -1.0)", "ValueError",
       r"Expected parameter scale \(Tensor of shape \(\)\) of distribution Laplace\(.*\) to "
       r"satisfy the constraint GreaterThan\(lower_bound=0.0\)"),

@@ -190,8 +190,9 @@ def test_docstring_and_error_follow_the_registry():
     assert set(FINITE) | set(INFINITE) <= names
     with pytest.raises(NotImplementedError,
                        match=r"Normal and Poisson \(registered with p a Normal: q a Beta, "
-                             r"ContinuousBernoulli, Exponential, Gamma, Gumbel, Laplace, "
-                             r"Normal, Pareto, Uniform;"):
+                             r"ContinuousBernoulli, Exponential, ExponentialFamily, Gamma, "
+                             r"Gumbel, Laplace, Normal, Pareto, Uniform; ExponentialFamily's "
+                             r"takes two of one class;"):
         D.kl_divergence(D.Normal(0.0, 1.0), D.Poisson(1.0))
     with pytest.raises(NotImplementedError, match="none registered with p a Multinomial"):
         D.kl_divergence(D.Multinomial(2, pdt.ones(3)), D.Poisson(1.0))

@@ -17,6 +17,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Chi2, Gamma
 from .geometric import Geometric
@@ -80,5 +81,6 @@ __all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma", "LKJCholesk
             "VonMises"]
 __all__ += ["GeneralizedPareto", "LogisticNormal", "RelaxedBernoulli",
             "RelaxedOneHotCategorical"]
+__all__ += ["ExponentialFamily"]
 __all__ += ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
             "PositiveDefiniteTransform", "StackTransform"]

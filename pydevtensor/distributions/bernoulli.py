@@ -5,7 +5,7 @@ from .. import _C
 from .._ops_bernoulli import bernoulli
 from ..autograd import no_grad
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import (broadcast_all, enumerate_values, lazy_property, logits_to_probs,
                     probs_to_logits)
 
@@ -35,7 +35,7 @@ def _probs_or_logits(dist, where, probs, logits):
     return dist.logits
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """The Bernoulli distribution: 1 with probability ``probs``, else 0; given by probs
     or by logits (``probs = sigmoid(logits)``), not both.
 
@@ -59,6 +59,7 @@ class Bernoulli(Distribution):
     tensor([0.5000])
     """
 
+    _mean_carrier_measure = 0
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
@@ -144,6 +145,13 @@ class Bernoulli(Distribution):
         zeros = ((1 - value) * _softplus(logits)).masked_fill((value == 1) & (logits == math.inf),
                                                              0.0)
         return -(ones + zeros)
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return _softplus(x)
 
     def entropy(self):
         return _softplus(self.logits) - self.logits * self.probs

@@ -6,13 +6,13 @@ from .. import _C
 from .._ops_join import stack
 from . import constraints
 from .dirichlet import Dirichlet
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] of density ``x^(a-1) (1-x)^(b-1) / B(a, b)``,
     a = concentration1, b = concentration0, as PyTorch's: a Dirichlet over (x, 1 - x),
     so a draw is ``g1 / (g1 + g0)`` of two standard gamma draws; reparameterisable.
@@ -102,6 +102,13 @@ class Beta(Distribution):
             self._validate_sample(value)
         heads_tails = stack([value, 1.0 - value], -1)
         return self._dirichlet.log_prob(heads_tails)
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     def entropy(self):
         return self._dirichlet.entropy()

@@ -9,13 +9,13 @@ from ..autograd import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .bernoulli import _one_of
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _clamp_probs, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     """The continuous Bernoulli distribution on [0, 1] (Loaiza-Ganem and Cunningham,
     NeurIPS 2019) of density ``C(p) p^x (1 - p)^(1 - x)``, given by probs p in (0, 1) or
     by logits (``p = sigmoid(logits)``), not both, as PyTorch's; reparameterisable (a
@@ -57,6 +57,7 @@ class ContinuousBernoulli(Distribution):
     pydevtensor.Size([5, 2])
     """
 
+    _mean_carrier_measure = 0
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
@@ -192,6 +193,19 @@ class ContinuousBernoulli(Distribution):
         inside = (((-cut + value * (2.0 * cut - 1.0)).log1p() - (-cut).log1p())
                   / (cut.log() - (-cut).log1p()))
         return where(self._outside_unstable_region(), inside, value)
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        """log of the normalizer as a function of the logits x, PyTorch's: Taylor's about
+        x = 0 near 0."""
+        outside = (x <= self._lims[0] - 0.5) | (x > self._lims[1] - 0.5)
+        cut = where(outside, x, self._lims[0] - 0.5)
+        log_norm = cut.expm1().abs().log() - cut.abs().log()
+        taylor = 0.5 * x + x.pow(2) / 24.0 - x.pow(4) / 2880.0
+        return where(outside, log_norm, taylor)
 
     def entropy(self):
         log_p0, log_p1 = (-self.probs).log1p(), self.probs.log()

@@ -5,13 +5,13 @@ from .. import _C
 from .._ops_index import where
 from .._ops_special import xlogy
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import standard_gamma
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the probability simplex of concentration's last
     dimension, as PyTorch's; reparameterisable: a draw is ``g / g.sum(-1)`` of standard
     gamma draws g, differentiable in the concentration (the gradient flows through each
@@ -83,6 +83,13 @@ class Dirichlet(Distribution):
         c = self.concentration
         c0 = c.sum(-1, keepdim=True)
         return c * (c0 - c) / (c0.pow(2) * (c0 + 1))
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     def entropy(self):
         c = self.concentration

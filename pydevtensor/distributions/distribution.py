@@ -555,9 +555,9 @@ class Distribution:
 
 
 class _LocScale(Distribution):
-    """The location-scale families' shared part (Normal, Laplace, Cauchy, Gumbel,
-    LogNormal): loc and scale, broadcast together, give the batch shape; the mean and
-    the mode are loc unless a family says otherwise."""
+    """The location-scale families' shared part (Normal, Cauchy, Laplace): loc and scale,
+    broadcast together, give the batch shape; the mean and the mode are loc unless a
+    family says otherwise."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real

@@ -1,13 +1,13 @@
 """Exponential(rate): PyTorch's ``torch.distributions.Exponential``."""
 from .. import _C
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution of rate ``rate`` (mean 1 / rate); reparameterisable:
     a draw is ``-log1p(-u) / rate`` for a uniform u on [0, 1).
 
@@ -26,6 +26,7 @@ class Exponential(Distribution):
     (tensor([2.0000, 0.5000]), tensor([-1.1931, -1.3069]))
     """
 
+    _mean_carrier_measure = 0
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -67,6 +68,13 @@ class Exponential(Distribution):
 
     def icdf(self, value):
         return -(-value).log1p() / self.rate
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -(-x).log()
 
     def entropy(self):
         return 1.0 - self.rate.log()

@@ -26,7 +26,7 @@ from .._ops_index import where
 from .._ops_special import xlogy
 from ..autograd.function import Function
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Chi2", "Gamma"]
@@ -87,7 +87,7 @@ def standard_gamma(alpha):
     return _StandardGamma.apply(alpha)
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution of shape ``concentration`` and inverse scale ``rate``
     (density ``rate^c x^(c-1) e^(-rate x) / Gamma(c)``), as PyTorch's;
     reparameterisable (Note [standard gamma] in pydevtensor/distributions/gamma.py:
@@ -113,6 +113,7 @@ class Gamma(Distribution):
     tensor([-1.0000, -2.2258])
     """
 
+    _mean_carrier_measure = 0
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -143,6 +144,13 @@ class Gamma(Distribution):
             self._validate_sample(value)
         return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
                 - self.rate * value - self.concentration.lgamma())
+
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
 
     def entropy(self):
         c = self.concentration

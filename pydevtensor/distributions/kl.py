@@ -4,9 +4,12 @@ here, the other pairs PyTorch has in _kl_more.py; kl_divergence's docstring list
 registered pairs, rewritten at each registration (``_document_registry``)."""
 import math
 
+from ..autograd import enable_grad, grad
 from .bernoulli import Bernoulli, _softplus
 from .categorical import Categorical
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .independent import _sum_rightmost
 from .normal import Normal
 from .poisson import Poisson
 from .uniform import Uniform
@@ -67,8 +70,10 @@ def _lookup(type_p, type_q):
 def kl_divergence(p, q):
     """The Kullback-Leibler divergence KL(p || q) of two distributions, batched, as
     PyTorch's: for the pairs of classes registered (below, as PyTorch's, with those it
-    gives inf for, as Normal-Uniform), their subclasses (Chi2 as Gamma), and the pairs
-    added with ``register_kl``.  The registered pairs, each p with its q's:
+    gives inf for, as Normal-Uniform), their subclasses (Chi2 as Gamma), the pairs
+    added with ``register_kl``, and, for two of one ``ExponentialFamily`` class with no
+    closed form, the Bregman divergence of its log normalizer.  The registered pairs,
+    each p with its q's:
 
     {pairs}
 
@@ -97,13 +102,19 @@ def kl_divergence(p, q):
     """
     fn = _lookup(type(p), type(q))
     if fn is None:
-        qs = sorted({b.__name__ for a, b in _KL_REGISTRY if issubclass(type(p), a)})
-        have = (f"registered with p a {type(p).__name__}: q a {', '.join(qs)}" if qs else
-                f"none registered with p a {type(p).__name__}")
-        raise NotImplementedError(f"kl_divergence(): no KL divergence registered for "
-                                  f"{type(p).__name__} and {type(q).__name__} ({have}; "
-                                  f"add one with register_kl)")
+        raise _no_rule(p, q)
     return fn(p, q)
+
+
+def _no_rule(p, q, note=""):
+    """The NotImplementedError for a pair with no divergence: it names the q's registered
+    for p's class."""
+    qs = sorted({b.__name__ for a, b in _KL_REGISTRY if issubclass(type(p), a)})
+    have = (f"registered with p a {type(p).__name__}: q a {', '.join(qs)}" if qs else
+            f"none registered with p a {type(p).__name__}")
+    return NotImplementedError(f"kl_divergence(): no KL divergence registered for "
+                               f"{type(p).__name__} and {type(q).__name__} ({have}; {note}"
+                               f"add one with register_kl)")
 
 
 def _registered_pairs(indent):
@@ -172,3 +183,20 @@ def _kl_uniform_uniform(p, q):
     """log(width_q / width_p) when q's interval holds p's, inf otherwise."""
     out = ((q.high - q.low) / (p.high - p.low)).log()
     return out.masked_fill((q.low > p.low).logical_or(q.high < p.high), math.inf)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """Two of one exponential family with no closed form registered: the Bregman
+    divergence of the log normalizer F, ``F(theta_q) - F(theta_p) - <theta_q - theta_p,
+    grad F(theta_p)>``, grad F by autograd, as PyTorch's."""
+    if type(p) is not type(q):
+        raise _no_rule(p, q, "ExponentialFamily's takes two of one class; ")
+    with enable_grad():
+        p_nparams = [nparam.detach().requires_grad_() for nparam in p._natural_params]
+        lg_normal = p._log_normalizer(*p_nparams)
+        gradients = grad(lg_normal.sum(), p_nparams, create_graph=True)
+        result = q._log_normalizer(*q._natural_params) - lg_normal
+        for pnp, qnp, g in zip(p_nparams, q._natural_params, gradients):
+            result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result

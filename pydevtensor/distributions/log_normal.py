@@ -1,19 +1,23 @@
-"""LogNormal(loc, scale): PyTorch's ``torch.distributions.LogNormal``, written directly
-(PyTorch's is exp of a Normal through a TransformedDistribution)."""
+"""LogNormal(loc, scale): PyTorch's ``torch.distributions.LogNormal``, a
+TransformedDistribution of a Normal by ExpTransform, as PyTorch's, with closed forms."""
 import math
 
-from .. import _C
 from . import constraints
-from .distribution import _LocScale
+from .normal import Normal
+from .transformed_distribution import TransformedDistribution
+from .transforms import ExpTransform
 
 __all__ = ["LogNormal"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class LogNormal(_LocScale):
+class LogNormal(TransformedDistribution):
     """The log-normal distribution: ``exp(X)`` for X normal N(loc, scale^2), batched over
-    the broadcast shape of loc and scale; reparameterisable (``rsample``).
+    the broadcast shape of loc and scale; reparameterisable (``rsample``).  As PyTorch's,
+    a TransformedDistribution of ``base_dist`` Normal(loc, scale) by ``transforms``
+    ``[ExpTransform()]``; log_prob, cdf, icdf, the moments and the entropy are the
+    closed forms.
 
     Parameters
     ----------
@@ -33,9 +37,46 @@ class LogNormal(_LocScale):
     (tensor([-0.9189]), tensor([0.5000]))
     >>> d.mean
     tensor([1.6487])
+    >>> type(d.base_dist).__name__, d.transforms
+    ('Normal', [ExpTransform()])
     """
 
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        # the parameters are checked as LogNormal's (the error names it), not the base's
+        base_dist = Normal(loc, scale, validate_args=False)
+        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def loc(self):
+        """The base Normal's loc, the mean of log(X).
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import LogNormal
+        >>> LogNormal(pydevtensor.tensor([0.5]), 1.0).loc
+        tensor([0.5000])
+        """
+        return self.base_dist.loc
+
+    @property
+    def scale(self):
+        """The base Normal's scale, the standard deviation of log(X).
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import LogNormal
+        >>> LogNormal(pydevtensor.tensor([0.5]), 2.0).scale
+        tensor([2.])
+        """
+        return self.base_dist.scale
 
     @property
     def mean(self):
@@ -49,11 +90,6 @@ class LogNormal(_LocScale):
     def variance(self):
         scale2 = self.scale.pow(2)
         return scale2.expm1() * (2 * self.loc + scale2).exp()
-
-    def rsample(self, sample_shape=()):
-        shape = self._extended_shape(sample_shape)
-        eps = _C.randn(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
-        return (self.loc + eps * self.scale).exp()
 
     def log_prob(self, value):
         if self._validate_args:

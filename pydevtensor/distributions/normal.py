@@ -3,13 +3,14 @@ import math
 
 from .. import _C
 from .distribution import _LocScale
+from .exp_family import ExponentialFamily
 
 __all__ = ["Normal"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(_LocScale):
+class Normal(ExponentialFamily, _LocScale):
     """The normal (Gaussian) distribution N(loc, scale^2), batched over the broadcast
     shape of loc and scale; reparameterisable (``rsample``).
 
@@ -31,6 +32,8 @@ class Normal(_LocScale):
     >>> d.entropy()
     tensor([2.1121, 2.1121])
     """
+
+    _mean_carrier_measure = 0
 
     @property
     def stddev(self):
@@ -58,6 +61,13 @@ class Normal(_LocScale):
 
     def icdf(self, value):
         return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
 
     def entropy(self):
         return 0.5 + _HALF_LOG_2PI + self.scale.log()

@@ -3,13 +3,13 @@ from .._ops_poisson import poisson
 from .._ops_special import xlogy
 from ..autograd import no_grad
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """The Poisson distribution of rate ``rate``: counts k = 0, 1, 2, ... with
     probability ``rate^k exp(-rate) / k!``; draws from ``pydevtensor.poisson``.
 
@@ -58,3 +58,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return xlogy(value, rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self):
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x):
+        return x.exp()
