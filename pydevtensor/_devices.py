@@ -1,4 +1,5 @@
 """Device queries shared by pydevtensor, pydevtensor.cuda and the CLI."""
+import re
 import textwrap
 
 from . import _C
@@ -25,9 +26,16 @@ _DEVICE_DOC = """{summary}
     {errors}
 
 {examples}"""
-_EXAMPLES = "\n    Examples\n    --------\n"
 _STATS = ("dict\n    {'allocated': int, 'peak': int, 'reserved': int, 'limit': int}; "
           "limit 0 is none.")  # what memory_stats returns
+
+
+def _fill_doc(fn, template, **fields):
+    """fn with its docstring (a summary, then an Examples section) put into template's
+    {summary} and {examples} fields, and fields into the others."""
+    summary, examples = re.split(r"\n(?= *Examples\n *-+\n)", fn.__doc__, maxsplit=1)
+    fn.__doc__ = template.format(summary=summary.rstrip(), examples=examples, **fields)
+    return fn
 
 
 def _device_doc(returns, *, param="device : str, int, pydevtensor.device or config device",
@@ -38,13 +46,9 @@ def _device_doc(returns, *, param="device : str, int, pydevtensor.device or conf
     Parameters (one device, optional), Returns and Raises sections put in between.
     returns and raises are numpydoc text without the docstring's indent."""
     def document(fn):
-        summary, examples = fn.__doc__.split(_EXAMPLES)
-        fn.__doc__ = _DEVICE_DOC.format(
-            summary=summary.rstrip(), param=param, what=what, default=default,
-            result=textwrap.indent(returns, "    ").lstrip(),
-            errors=textwrap.indent(raises, "    ").lstrip(),
-            examples=_EXAMPLES.lstrip("\n") + examples)
-        return fn
+        return _fill_doc(fn, _DEVICE_DOC, param=param, what=what, default=default,
+                         result=textwrap.indent(returns, "    ").lstrip(),
+                         errors=textwrap.indent(raises, "    ").lstrip())
     return document
 
 
