@@ -32,7 +32,10 @@ _STATS = ("dict\n    {'allocated': int, 'peak': int, 'reserved': int, 'limit': i
 
 def _fill_doc(fn, template, **fields):
     """fn with its docstring (a summary, then an Examples section) put into template's
-    {summary} and {examples} fields, and fields into the others."""
+    {summary} and {examples} fields, and fields into the others (python -OO: no
+    docstring, none made)."""
+    if fn.__doc__ is None:
+        return fn
     summary, examples = re.split(r"\n(?= *Examples\n *-+\n)", fn.__doc__, maxsplit=1)
     fn.__doc__ = template.format(summary=summary.rstrip(), examples=examples, **fields)
     return fn
