@@ -1,7 +1,58 @@
 """Device queries shared by pydevtensor, pydevtensor.cuda and the CLI."""
+import re
+import textwrap
+
 from . import _C
 
 device = _C.device
+
+# The numpydoc sections that the device and memory queries of pydevtensor,
+# pydevtensor.cuda and pydevtensor.accelerator (one optional device argument) share,
+# filled in by _device_doc around each function's own summary and Examples (as
+# _ops_view_copy.py fills in its _DOC).
+_DEVICE_DOC = """{summary}
+
+    Parameters
+    ----------
+    {param}, optional
+        {what} (default: {default}).
+
+    Returns
+    -------
+    {result}
+
+    Raises
+    ------
+    {errors}
+
+{examples}"""
+_STATS = ("dict\n    {'allocated': int, 'peak': int, 'reserved': int, 'reserved_peak': int,\n"
+          "    'limit': int}; limit 0 is none.")  # what memory_stats returns
+
+
+def _fill_doc(fn, template, **fields):
+    """fn with its docstring (a summary, then an Examples section) put into template's
+    {summary} and {examples} fields, and fields into the others (python -OO: no
+    docstring, none made)."""
+    if fn.__doc__ is None:
+        return fn
+    summary, examples = re.split(r"\n(?= *Examples\n *-+\n)", fn.__doc__, maxsplit=1)
+    fn.__doc__ = template.format(summary=summary.rstrip(), examples=examples, **fields)
+    return fn
+
+
+def _device_doc(returns, *, param="device : str, int, pydevtensor.device or config device",
+                default='the current CUDA device; "cpu" works too',
+                raises="pydevtensor.DeviceError\n    When the device does not exist.",
+                what="The device"):
+    """A decorator: the function's docstring (its summary, then its Examples) with the
+    Parameters (one device, optional), Returns and Raises sections put in between.
+    returns and raises are numpydoc text without the docstring's indent."""
+    def document(fn):
+        return _fill_doc(fn, _DEVICE_DOC, param=param, what=what, default=default,
+                         result=textwrap.indent(returns, "    ").lstrip(),
+                         errors=textwrap.indent(raises, "    ").lstrip())
+    return document
 
 
 def device_count():
@@ -144,24 +195,9 @@ def get_default_device():
     return _C._get_default_device()
 
 
+@_device_doc(_STATS)
 def memory_stats(device=None):
     """allocated, peak, reserved, its peak and limit, in bytes, of a device (any device).
-
-    Parameters
-    ----------
-    device : str, int, pydevtensor.device or config device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    dict
-        {'allocated': int, 'peak': int, 'reserved': int, 'reserved_peak': int,
-        'limit': int}; limit 0 is none.
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When the device does not exist.
 
     Examples
     --------
@@ -171,22 +207,9 @@ def memory_stats(device=None):
     return _C._memory_stats(_as_device(device))
 
 
+@_device_doc("int")
 def memory_allocated(device=None):
     """The bytes of live tensors on device.
-
-    Parameters
-    ----------
-    device : str, int, pydevtensor.device or config device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When the device does not exist.
 
     Examples
     --------
@@ -196,22 +219,9 @@ def memory_allocated(device=None):
     return memory_stats(device)["allocated"]
 
 
+@_device_doc("int")
 def max_memory_allocated(device=None):
     """The peak of memory_allocated(device) since the last reset_peak_memory_stats(device).
-
-    Parameters
-    ----------
-    device : str, int, pydevtensor.device or config device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When the device does not exist.
 
     Examples
     --------
@@ -221,22 +231,9 @@ def max_memory_allocated(device=None):
     return memory_stats(device)["peak"]
 
 
+@_device_doc("int")
 def memory_reserved(device=None):
     """The bytes the device's allocator holds: live tensors plus its cached pool.
-
-    Parameters
-    ----------
-    device : str, int, pydevtensor.device or config device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When the device does not exist.
 
     Examples
     --------
@@ -255,24 +252,11 @@ def _release_caches(dev) -> None:
         release(dev)
 
 
+@_device_doc("None", default="the current CUDA device")
 def empty_cache(device=None):
     """Frees the cached, unused blocks of device d's allocator (the current CUDA device
     by default; 'cpu' or 'cpu:1' for the CPU's cache of large blocks, Note [CPU block
     cache]); memory_reserved(device) drops to what live tensors hold.
-
-    Parameters
-    ----------
-    device : str, int, pydevtensor.device or config device, optional
-        The device (default: the current CUDA device).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When the device does not exist.
 
     Examples
     --------
@@ -285,22 +269,9 @@ def empty_cache(device=None):
     _release_caches(dev)
 
 
+@_device_doc("None")
 def reset_peak_memory_stats(device=None):
     """Sets the peak of device's memory_allocated to what is allocated now.
-
-    Parameters
-    ----------
-    device : str, int, pydevtensor.device or config device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When the device does not exist.
 
     Examples
     --------

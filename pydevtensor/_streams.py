@@ -7,12 +7,42 @@ be recorded (CPU work is synchronous: time it with ``time.perf_counter()``).
 import abc
 
 from . import _C
-from ._devices import _as_device
+from ._devices import _as_device, _fill_doc
 
 __all__ = ["Event", "Stream", "get_device_module"]
 
 _NO_CPU_EVENTS = ("the CPU has no events, as PyTorch's (\"cpu backend doesn't support "
                   "events\"): CPU work is synchronous, time it with time.perf_counter()")
+
+# The Parameters, Returns and Raises of the CPU methods that always raise, filled in by
+# _refused around each one's own summary and Examples (as _devices._device_doc).
+_REFUSED_DOC = """{summary}
+
+        Parameters
+        ----------
+        {param}
+            {about}
+
+        Returns
+        -------
+        {result}
+            Never, on the CPU.
+
+        Raises
+        ------
+        {error}
+            Always, on the CPU{why}.
+
+{examples}"""
+
+
+def _refused(param, about, result, error="RuntimeError", why=""):
+    """A decorator: a CPU method's docstring (its summary, then its Examples) with the
+    sections of one that always raises error put in between."""
+    def document(fn):
+        return _fill_doc(fn, _REFUSED_DOC, param=param, about=about, result=result,
+                         error=error, why=why)
+    return document
 
 
 def _generic_device(device, what):
@@ -108,23 +138,10 @@ class Stream(metaclass=abc.ABCMeta):
         >>> pydevtensor.Stream("cpu").synchronize()
         """
 
+    @_refused("event : pydevtensor.Event, optional", "The event to record.",
+              "pydevtensor.Event")
     def record_event(self, event=None):
         """Refused on the CPU, as PyTorch's: the CPU has no events.
-
-        Parameters
-        ----------
-        event : pydevtensor.Event, optional
-            The event to record.
-
-        Returns
-        -------
-        pydevtensor.Event
-            Never, on the CPU.
-
-        Raises
-        ------
-        RuntimeError
-            Always, on the CPU.
 
         Examples
         --------
@@ -159,24 +176,10 @@ class Stream(metaclass=abc.ABCMeta):
         if not isinstance(event, Event):
             raise TypeError(f"wait_event(): expected an Event, got {type(event).__name__}")
 
+    @_refused("stream : pydevtensor.Stream", "Another stream.", "None")
     def wait_stream(self, stream):
         """Refused on the CPU, as PyTorch's (it records an event on stream, and the CPU
         has no events).
-
-        Parameters
-        ----------
-        stream : pydevtensor.Stream
-            Another stream.
-
-        Returns
-        -------
-        None
-            Never, on the CPU.
-
-        Raises
-        ------
-        RuntimeError
-            Always, on the CPU.
 
         Examples
         --------
@@ -263,23 +266,9 @@ class Event(metaclass=abc.ABCMeta):
         """
         return self._device
 
+    @_refused("stream : pydevtensor.Stream, optional", "The stream to record on.", "None")
     def record(self, stream=None):
         """Refused on the CPU, as PyTorch's: the CPU has no events.
-
-        Parameters
-        ----------
-        stream : pydevtensor.Stream, optional
-            The stream to record on.
-
-        Returns
-        -------
-        None
-            Never, on the CPU.
-
-        Raises
-        ------
-        RuntimeError
-            Always, on the CPU.
 
         Examples
         --------
@@ -333,23 +322,10 @@ class Event(metaclass=abc.ABCMeta):
         >>> pydevtensor.Event("cpu").synchronize()
         """
 
+    @_refused("end_event : pydevtensor.Event", "The later event.", "float",
+              "ValueError", ": both events must be recorded first")
     def elapsed_time(self, end_event):
         """Refused on the CPU, as PyTorch's: a CPU event is never recorded.
-
-        Parameters
-        ----------
-        end_event : pydevtensor.Event
-            The later event.
-
-        Returns
-        -------
-        float
-            Never, on the CPU.
-
-        Raises
-        ------
-        ValueError
-            Always, on the CPU: both events must be recorded first.
 
         Examples
         --------

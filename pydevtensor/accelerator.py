@@ -12,8 +12,10 @@ raise ``pydevtensor.DeviceError``, saying why.  A device given as a str or a
 ``pydevtensor.device`` must be of the accelerator's type (ValueError); an int is an index.
 """
 import warnings
+from functools import partial
 
 from . import _C, cuda
+from ._devices import _device_doc
 from ._streams import Stream
 
 __all__ = [
@@ -363,6 +365,12 @@ def empty_cache():
 
 
 
+# the memory reports' Parameters, Returns and Raises (0, {} or nothing done when no
+# accelerator can be used)
+_report_doc = partial(
+    _device_doc, param="device_index : int, str or pydevtensor.device", default="the current one",
+    raises="ValueError\n    For a device of another type ('cpu'), when an accelerator can be "
+           "used.\npydevtensor.DeviceError\n    When there is no such device.")
 
 
 def _index_or_none(device_index, what):
@@ -371,25 +379,10 @@ def _index_or_none(device_index, what):
     return _device_index(device_index, what) if is_available() else None
 
 
+@_report_doc("int")
 def memory_allocated(device_index=None, /):
     """The bytes of live tensors on an accelerator device (``cuda.memory_allocated``); 0
     when no accelerator can be used, as PyTorch's.
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
-        For a device of another type ('cpu'), when an accelerator can be used.
-    pydevtensor.DeviceError
-        When there is no such device.
 
     Examples
     --------
@@ -400,25 +393,10 @@ def memory_allocated(device_index=None, /):
     return 0 if idx is None else cuda.memory_allocated(idx)
 
 
+@_report_doc("int")
 def max_memory_allocated(device_index=None, /):
     """The peak of memory_allocated since the last reset_peak_memory_stats
     (``cuda.max_memory_allocated``); 0 when no accelerator can be used.
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
-        For a device of another type ('cpu'), when an accelerator can be used.
-    pydevtensor.DeviceError
-        When there is no such device.
 
     Examples
     --------
@@ -430,25 +408,10 @@ def max_memory_allocated(device_index=None, /):
     return 0 if idx is None else cuda.max_memory_allocated(idx)
 
 
+@_report_doc("int")
 def memory_reserved(device_index=None, /):
     """The bytes the device's allocator holds, live tensors plus its cached pool
     (``cuda.memory_reserved``); 0 when no accelerator can be used.
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
-        For a device of another type ('cpu'), when an accelerator can be used.
-    pydevtensor.DeviceError
-        When there is no such device.
 
     Examples
     --------
@@ -460,58 +423,26 @@ def memory_reserved(device_index=None, /):
     return 0 if idx is None else cuda.memory_reserved(idx)
 
 
+@_report_doc("int")
 def max_memory_reserved(device_index=None, /):
-    """The peak of memory_reserved (``cuda.max_memory_reserved``): 0 when no
-    accelerator can be used; on a device it raises NotImplementedError, as cuda's
-    (pydevtensor does not record that peak).
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
-        For a device of another type ('cpu'), when an accelerator can be used.
-    pydevtensor.DeviceError
-        When there is no such device.
+    """The peak of memory_reserved since the last reset_peak_memory_stats
+    (``cuda.max_memory_reserved``): 0 when no accelerator can be used.
 
     Examples
     --------
-    Without a GPU (skipped here: the machine may have one):
-
-    >>> pydevtensor.accelerator.max_memory_reserved()  # doctest: +SKIP
-    0
+    >>> A = pydevtensor.accelerator
+    >>> A.max_memory_reserved() >= A.memory_reserved()
+    True
     """
     idx = _index_or_none(device_index, "max_memory_reserved()")
     return 0 if idx is None else cuda.max_memory_reserved(idx)
 
 
+@_report_doc("dict")
 def memory_stats(device_index=None, /):
     """allocated, peak, reserved and limit, in bytes, of an accelerator device
     (``cuda.memory_stats``'s keys, not PyTorch's allocator counters); {} when no
     accelerator can be used, as PyTorch's.
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    ValueError
-        For a device of another type ('cpu'), when an accelerator can be used.
-    pydevtensor.DeviceError
-        When there is no such device.
 
     Examples
     --------
@@ -524,25 +455,10 @@ def memory_stats(device_index=None, /):
     return {} if idx is None else cuda.memory_stats(idx)
 
 
+@_report_doc("None")
 def reset_peak_memory_stats(device_index=None, /):
     """Sets the device's peak of memory_allocated to what is allocated now
     (``cuda.reset_peak_memory_stats``); does nothing when no accelerator can be used.
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    ValueError
-        For a device of another type ('cpu'), when an accelerator can be used.
-    pydevtensor.DeviceError
-        When there is no such device.
 
     Examples
     --------
@@ -553,27 +469,12 @@ def reset_peak_memory_stats(device_index=None, /):
         cuda.reset_peak_memory_stats(idx)
 
 
+@_report_doc("None")
 def reset_accumulated_memory_stats(device_index=None, /):
     """Resets the accumulated (historical) memory counters of a device: checks
     the device and does nothing, as pydevtensor records no such counters (its reports
     are allocated, peak, reserved and limit); does nothing when no accelerator can be
     used, as PyTorch's.
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    ValueError
-        For a device of another type ('cpu'), when an accelerator can be used.
-    pydevtensor.DeviceError
-        When there is no such device.
 
     Examples
     --------
@@ -584,25 +485,12 @@ def reset_accumulated_memory_stats(device_index=None, /):
         _C._check_device(_C.device("cuda", idx))
 
 
+@_report_doc("tuple of (int, int)",
+             raises="pydevtensor.DeviceError\n    When no accelerator can be used, or there is "
+                    "no such device.\nValueError\n    For a device of another type ('cpu').")
 def get_memory_info(device_index=None, /):
     """(free, total) bytes of an accelerator device (``cuda.mem_get_info``: under a memory
     limit, what is left under it).
-
-    Parameters
-    ----------
-    device_index : int, str or pydevtensor.device, optional
-        The device (default: the current one).
-
-    Returns
-    -------
-    tuple of (int, int)
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When no accelerator can be used, or there is no such device.
-    ValueError
-        For a device of another type ('cpu').
 
     Examples
     --------

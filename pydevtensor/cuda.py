@@ -5,11 +5,12 @@ and the ones that need a device raise a ``RuntimeError`` (``pydevtensor.DeviceEr
 that says why none is available: not built with CUDA, no driver, or no such device.
 """
 from collections import namedtuple
+from functools import partial
 
 from . import _C
 from . import _devices
-from ._devices import (_as_device, _cuda_device, _release_caches, device_count,
-                       reset_peak_memory_stats)
+from ._devices import (_STATS, _as_device, _cuda_device, _device_doc, _release_caches,
+                       device_count, reset_peak_memory_stats)
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "get_device_name",
@@ -39,6 +40,15 @@ from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # no
 # record() / query() / wait() / synchronize() / elapsed_time(end) on a device's stream
 # (csrc/python/events.c).  Without a usable GPU, making one raises DeviceError.
 Event = _C._Event
+
+# the docstrings' Parameters, Returns and Raises: of a CUDA device's queries, and of the
+# memory reports (0 or {} with no device named and no GPU)
+_PARAM = "device : int, str or pydevtensor.device"
+_NO_SUCH = "pydevtensor.DeviceError\n    When there is no such CUDA device (the message says why)."
+_cuda_doc = partial(_device_doc, param=_PARAM, what="A CUDA device", default="the current one",
+                    raises=_NO_SUCH)
+_EXPLICIT = "pydevtensor.DeviceError\n    When an explicit device does not exist."
+_report_doc = partial(_device_doc, param=_PARAM, raises=_EXPLICIT)
 
 DeviceProperties = namedtuple(
     "DeviceProperties", ["name", "total_memory", "multi_processor_count", "major", "minor"])
@@ -214,23 +224,9 @@ class device_of(device):
         super().__init__(obj.device.index if obj.is_cuda else -1)
 
 
+@_cuda_doc("DeviceProperties\n    A named tuple.")
 def get_device_properties(device=None):
     """name, total_memory (bytes), multi_processor_count, major, minor of a CUDA device.
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        A CUDA device (default: the current one).
-
-    Returns
-    -------
-    DeviceProperties
-        A named tuple.
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When there is no such CUDA device (the message says why).
 
     Examples
     --------
@@ -251,22 +247,9 @@ def get_device_properties(device=None):
     return DeviceProperties(**props)
 
 
+@_cuda_doc("str")
 def get_device_name(device=None):
     """The name of a CUDA device, as the driver gives it.
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        A CUDA device (default: the current one).
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When there is no such CUDA device (the message says why).
 
     Examples
     --------
@@ -303,22 +286,9 @@ def is_bf16_supported(including_emulation=True):
     return get_device_capability()[0] >= 8
 
 
+@_cuda_doc("tuple of (int, int)")
 def get_device_capability(device=None):
     """The compute capability (major, minor) of a CUDA device.
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        A CUDA device (default: the current one).
-
-    Returns
-    -------
-    tuple of (int, int)
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When there is no such CUDA device (the message says why).
 
     Examples
     --------
@@ -331,25 +301,12 @@ def get_device_capability(device=None):
     return (p.major, p.minor)
 
 
+@_cuda_doc("tuple of (int, int)")
 def mem_get_info(device=None):
     """(free, total) bytes of a CUDA device, as the driver reports them; on a device with a
     memory limit (a logical device of a split GPU, or ``config.set_memory_limit``),
     (limit - allocated, limit), what is left under the limit (less when the card itself has
     less free, counting the device's cached pool as free).
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        A CUDA device (default: the current one).
-
-    Returns
-    -------
-    tuple of (int, int)
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When there is no such CUDA device (the message says why).
 
     Examples
     --------
@@ -369,24 +326,11 @@ def mem_get_info(device=None):
     return max(0, min(limit - stats["allocated"], free + pooled)), limit
 
 
+@_cuda_doc("None", raises=_NO_SUCH + "  Not raised without an argument.")
 def empty_cache(device=None):
     """Returns the cached, unused memory of the device's pool to the driver.
 
     With no CUDA device this does nothing, so notebooks can call it unconditionally.
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        A CUDA device (default: the current one).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When there is no such CUDA device (the message says why).  Not raised without an argument.
 
     Examples
     --------
@@ -483,23 +427,10 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@_device_doc("None")
 def reset_max_memory_allocated(device=None):
     """PyTorch's older name of ``reset_peak_memory_stats`` (deprecated there, with a
     FutureWarning, and here).
-
-    Parameters
-    ----------
-    device : str, int, pydevtensor.device or config device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When the device does not exist.
 
     Examples
     --------
@@ -522,22 +453,9 @@ def _nothing_to_report(device):
     return device is None and not is_available()
 
 
+@_report_doc("int")
 def memory_allocated(device=None):
     """The bytes of live tensors on a CUDA device (0 without a GPU, as PyTorch's).
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When an explicit device does not exist.
 
     Examples
     --------
@@ -547,23 +465,10 @@ def memory_allocated(device=None):
     return 0 if _nothing_to_report(device) else _devices.memory_allocated(device)
 
 
+@_report_doc("int")
 def max_memory_allocated(device=None):
     """The peak of memory_allocated(device) since the last reset_peak_memory_stats(device)
     (0 without a GPU, as PyTorch's).
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When an explicit device does not exist.
 
     Examples
     --------
@@ -573,23 +478,10 @@ def max_memory_allocated(device=None):
     return 0 if _nothing_to_report(device) else _devices.max_memory_allocated(device)
 
 
+@_report_doc("int")
 def memory_reserved(device=None):
     """The bytes the device's allocator holds: live tensors plus its cached pool (0 without
     a GPU, as PyTorch's).
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When an explicit device does not exist.
 
     Examples
     --------
@@ -599,24 +491,11 @@ def memory_reserved(device=None):
     return 0 if _nothing_to_report(device) else _devices.memory_reserved(device)
 
 
+@_report_doc("int", default="the current CUDA device")
 def max_memory_reserved(device=None):
     """The peak of memory_reserved(device) since the last reset_peak_memory_stats(device):
     0 without a GPU, as PyTorch's.  Logical devices of one GPU share its pool, so they
     share this peak.
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        The device (default: the current CUDA device).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When an explicit device does not exist.
 
     Examples
     --------
@@ -626,25 +505,10 @@ def max_memory_reserved(device=None):
     return 0 if _nothing_to_report(device) else _devices.memory_stats(device)["reserved_peak"]
 
 
+@_report_doc(_STATS)
 def memory_stats(device=None):
-    """allocated, peak, reserved, its peak and limit, in bytes, of a device; {} without a GPU and
-    with no device named, as PyTorch's.
-
-    Parameters
-    ----------
-    device : int, str or pydevtensor.device, optional
-        The device (default: the current CUDA device; "cpu" works too).
-
-    Returns
-    -------
-    dict
-        {'allocated': int, 'peak': int, 'reserved': int, 'reserved_peak': int,
-        'limit': int}; limit 0 is none.
-
-    Raises
-    ------
-    pydevtensor.DeviceError
-        When an explicit device does not exist.
+    """allocated, peak, reserved, its peak and limit, in bytes, of a device; {} without a
+    GPU and with no device named, as PyTorch's.
 
     Examples
     --------
