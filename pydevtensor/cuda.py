@@ -505,14 +505,32 @@ def max_memory_reserved(device=None):
     return 0 if _nothing_to_report(device) else _devices.memory_stats(device)["reserved_peak"]
 
 
-@_report_doc(_STATS)
+# PyTorch's names for the same figures (torch.cuda.memory_stats' flat counters), so that
+# scripts reading stats["allocated_bytes.all.peak"] run unchanged
+_TORCH_STATS = {"allocated_bytes.all.current": "allocated", "allocated_bytes.all.peak": "peak",
+                "reserved_bytes.all.current": "reserved",
+                "reserved_bytes.all.peak": "reserved_peak"}
+
+
+@_report_doc("dict\n    pydevtensor.memory_stats(device)'s keys ('allocated', 'peak', "
+             "'reserved',\n    'reserved_peak', 'limit'; limit 0 is none), and the same "
+             "figures under\n    PyTorch's names: 'allocated_bytes.all.current', "
+             "'allocated_bytes.all.peak',\n    'reserved_bytes.all.current', "
+             "'reserved_bytes.all.peak'.")
 def memory_stats(device=None):
-    """allocated, peak, reserved, its peak and limit, in bytes, of a device; {} without a
-    GPU and with no device named, as PyTorch's.
+    """allocated, peak, reserved, its peak and limit, in bytes, of a device, also under
+    PyTorch's counter names; {} without a GPU and with no device named, as PyTorch's.
 
     Examples
     --------
-    >>> sorted(pydevtensor.cuda.memory_stats('cpu'))
+    >>> stats = pydevtensor.cuda.memory_stats('cpu')
+    >>> stats['allocated_bytes.all.peak'] == stats['peak']
+    True
+    >>> sorted(k for k in stats if '.' not in k)
     ['allocated', 'limit', 'peak', 'reserved', 'reserved_peak']
     """
-    return {} if _nothing_to_report(device) else _devices.memory_stats(device)
+    if _nothing_to_report(device):
+        return {}
+    stats = _devices.memory_stats(device)
+    stats.update({torch_name: stats[ours] for torch_name, ours in _TORCH_STATS.items()})
+    return stats

@@ -162,3 +162,18 @@ def test_max_memory_reserved_on_a_device_is_the_pools_peak():
     pdt.cuda.empty_cache(d)
     assert pdt.cuda.max_memory_reserved(d) >= held >= 8 << 20
     assert pdt.cuda.max_memory_reserved(d) == pdt.cuda.memory_stats(d)["reserved_peak"]
+
+
+def test_cuda_memory_stats_has_pytorchs_counter_names(device):
+    """cuda.memory_stats(d) also gives its figures under torch.cuda.memory_stats' flat
+    names, so scripts reading stats['allocated_bytes.all.peak'] run unchanged."""
+    x = pdt.ones(1 << 16, device=device)
+    ours = pdt.memory_stats(device)
+    stats = pdt.cuda.memory_stats(device)
+    assert {k: stats[k] for k in ours} == ours
+    assert stats["allocated_bytes.all.current"] == ours["allocated"] >= 1 << 18
+    assert stats["allocated_bytes.all.peak"] == ours["peak"]
+    assert stats["reserved_bytes.all.current"] == ours["reserved"]
+    assert stats["reserved_bytes.all.peak"] == ours["reserved_peak"]
+    assert len(stats) == len(ours) + 4
+    del x
