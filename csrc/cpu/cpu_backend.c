@@ -136,9 +136,10 @@ static size_t cpu_reserved(int index)
     return atomic_load(&in_use[index]) + pdt_cpu_cache_bytes(index);
 }
 
-static void raise_reserved_high(int index)
+/* reserved_high[index] = max(it, now): a compare-and-swap only when now is a new high */
+static void raise_reserved_high(int index, size_t now)
 {
-    size_t now = cpu_reserved(index), high = atomic_load(&reserved_high[index]);
+    size_t high = atomic_load_explicit(&reserved_high[index], memory_order_relaxed);
     while (now > high && !atomic_compare_exchange_weak(&reserved_high[index], &high, now)) {
     }
 }
@@ -184,9 +185,9 @@ static pdt_status cpu_alloc(int index, size_t nbytes, void **out)
             p = (char *)p + PDT_CPU_ALIGN * (atomic_fetch_add(&next_colour, 1) % PDT_CPU_COLOURS);
     }
     if (index >= 0 && index < PDT_MAX_DEVICES) {
-        atomic_fetch_add(&in_use[index], size);
+        size_t used = atomic_fetch_add(&in_use[index], size) + size;
         if (from_system)
-            raise_reserved_high(index);
+            raise_reserved_high(index, used + pdt_cpu_cache_bytes(index));
     }
     *out = p;
     return PDT_OK;
