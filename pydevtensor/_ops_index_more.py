@@ -11,6 +11,7 @@ count of True is read back to the host (a counted copy on a GPU), as nonzero doe
 import builtins
 
 from . import _C
+from ._args import flag
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _scalar_overload, _tensor_arg, gather, index_select, nonzero,
                          result_type)
@@ -457,6 +458,8 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
         elements = _scalar_overload("isin", "elements", elements, "element", element)
         test_elements = _scalar_overload("isin", "test_elements", test_elements,
                                          "test_element", test_element)
+    flag(assume_unique, "isin", "assume_unique")
+    invert = flag(invert, "isin", "invert")
     if out is not None:  # no gradient: grad-requiring arguments are allowed
         return _out_written(isin(elements, test_elements, assume_unique=assume_unique,
                                  invert=invert), out, "isin")

@@ -9,6 +9,7 @@ sort and topk return ``(values, indices)`` as ``return_types.sort`` /
 import collections
 
 from . import _C
+from ._args import flag
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_reduce import return_types
 from ._out import _out_written, _outs_written
@@ -75,9 +76,11 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     >>> x.sort(descending=True).values
     tensor([3., 2., 1., 1.])
     """
+    descending = flag(descending, "sort", "descending")
+    flag(stable, "sort", "stable")
     if out is not None:
         return _outs_written(sort(input, dim, descending), out, "sort", return_types.sort)
-    values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, bool(descending)))
+    values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, descending))
     return return_types.sort(values, indices)
 
 
@@ -111,8 +114,10 @@ def argsort(input, dim=-1, descending=False, stable=False):
     >>> pydevtensor.argsort(pydevtensor.tensor([3., 1., 2., 1.]))
     tensor([1, 3, 2, 0])
     """
+    descending = flag(descending, "argsort", "descending")
+    flag(stable, "argsort", "stable")
     (indices,) = _along_last(input, dim, "argsort",
-                             lambda x: _C._sort(x, bool(descending))[1:])  # no gradient
+                             lambda x: _C._sort(x, descending)[1:])  # no gradient
     return indices
 
 
@@ -164,6 +169,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     >>> x.topk(2, largest=False).indices
     tensor([1, 3])
     """
+    largest = flag(largest, "topk", "largest")
+    flag(sorted, "topk", "sorted")
     if out is not None:
         return _outs_written(topk(input, k, dim, largest), out, "topk", return_types.topk)
     _tensor_arg(input, "topk")
@@ -174,7 +181,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, size {size} of "
                            f"dim {d}, on {input.device})")
     if d == input.ndim - 1 and input.ndim:
-        fast = _C._topk_rows(input, k, bool(largest))  # selection, where the device has it
+        fast = _C._topk_rows(input, k, largest)  # selection, where the device has it
         if fast is not None:
             return return_types.topk(*fast)
     values, indices = sort(input, d, descending=largest)
@@ -285,12 +292,22 @@ def _arg(args, kwargs, i, name, default):
     return args[i] if len(args) > i else kwargs.get(name, default)
 
 
+def _flags(args, kwargs, at, names, defaults):
+    """The flags at positions at.. (names) as given, or None when one is not a bool: the
+    general path then says which (its check costs more than this one)."""
+    values = tuple(_arg(args, kwargs, at + i, name, default)
+                   for i, (name, default) in enumerate(zip(names, defaults)))
+    return values if all(type(v) is bool for v in values) else None
+
+
 def _sort_fast(args, kwargs):
-    return return_types.sort(*_C._sort(args[0], bool(_arg(args, kwargs, 2, "descending", False))))
+    flags = _flags(args, kwargs, 2, ("descending", "stable"), (False, False))
+    return flags and return_types.sort(*_C._sort(args[0], flags[0]))
 
 
 def _argsort_fast(args, kwargs):
-    return _C._sort(args[0], bool(_arg(args, kwargs, 2, "descending", False)))[1]
+    flags = _flags(args, kwargs, 2, ("descending", "stable"), (False, False))
+    return flags and _C._sort(args[0], flags[0])[1]
 
 
 def _topk_fast(args, kwargs):
@@ -299,7 +316,10 @@ def _topk_fast(args, kwargs):
     input, k = args[0], args[1]
     if type(k) is not int or not 0 <= k <= input.shape[-1]:
         return None  # the general path checks k and says what is wrong
-    largest = bool(_arg(args, kwargs, 3, "largest", True))
+    flags = _flags(args, kwargs, 3, ("largest", "sorted"), (True, True))
+    if flags is None:
+        return None
+    largest = flags[0]
     fast = _C._topk_rows(input, k, largest)
     if fast is None:
         values, indices = _C._sort(input, largest)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 
 from . import _C
+from ._args import flag
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_shape import _where
 from .autograd.dispatch import recorded
@@ -196,6 +197,7 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     tensor([1., 0., 0., 1., 0.])
     """
     _tensor_arg(self, "fill_diagonal_")
+    wrap = flag(wrap, "fill_diagonal_", "wrap")
     if self.ndim < 2:
         raise RuntimeError(f"fill_diagonal_(): dimensions must be larger than 1, got shape "
                            f"{tuple(self.shape)}{_where(self)}")
