@@ -112,6 +112,75 @@ LINALG_CALLS = [
 CALLS += LINALG_CALLS
 
 
+def _img(x):
+    return x.reshape(1, 1, 3, 4)
+
+
+# nn.functional's and nn.utils' (those PyTorch refuses: it reads F.relu's inplace=,
+# max_pool2d's return_indices= and gumbel_softmax's hard= by truth, and so does this)
+NN_CALLS = [
+    ("F.dropout", lambda x, v: F.dropout(x, 1.0, training=v), "dropout", "training"),
+    ("F.dropout2d", lambda x, v: F.dropout2d(_img(x), 1.0, v), "dropout2d", "training"),
+    ("F.dropout1d", lambda x, v: F.dropout1d(x[None], 1.0, v), "dropout1d", "training"),
+    ("F.alpha_dropout", lambda x, v: F.alpha_dropout(x, 1.0, v), "alpha_dropout", "training"),
+    ("F.rrelu", lambda x, v: F.rrelu(-x, 0.2, 0.2, training=v), "rrelu", "training"),
+    ("F.interpolate", lambda x, v: F.interpolate(_img(x), scale_factor=2, mode="bilinear",
+                                                 align_corners=v), "interpolate",
+     "align_corners"),
+    ("F.grid_sample", lambda x, v: F.grid_sample(_img(x), x[None, :2, :, None].expand(
+        1, 2, 4, 2) / 8, align_corners=v), "grid_sample", "align_corners"),
+    ("F.affine_grid", lambda x, v: F.affine_grid(x[None, :2, :3], [1, 1, 2, 2],
+                                                 align_corners=v), "affine_grid",
+     "align_corners"),
+    ("F.max_pool2d", lambda x, v: F.max_pool2d(_img(x), 2, ceil_mode=v), "max_pool2d",
+     "ceil_mode"),
+    ("F.max_pool1d", lambda x, v: F.max_pool1d(x[None], 3, ceil_mode=v), "max_pool1d",
+     "ceil_mode"),
+    ("F.max_pool3d", lambda x, v: F.max_pool3d(_img(x)[None], 2, ceil_mode=v), "max_pool3d",
+     "ceil_mode"),
+    ("F.avg_pool2d", lambda x, v: F.avg_pool2d(_img(x), 2, padding=1, count_include_pad=v),
+     "avg_pool2d", "count_include_pad"),
+    ("F.avg_pool1d", lambda x, v: F.avg_pool1d(x[None], 3, ceil_mode=v), "avg_pool1d",
+     "ceil_mode"),
+    ("F.avg_pool3d", lambda x, v: F.avg_pool3d(_img(x)[None], 2, ceil_mode=v), "avg_pool3d",
+     "ceil_mode"),
+    ("F.lp_pool2d", lambda x, v: F.lp_pool2d(_img(x), 2, 2, ceil_mode=v), "lp_pool2d",
+     "ceil_mode"),
+    ("F.batch_norm", lambda x, v: F.batch_norm(_img(x), pdt.zeros(1, device=x.device),
+                                               pdt.ones(1, device=x.device), training=v),
+     "batch_norm", "training"),
+    ("F.instance_norm", lambda x, v: F.instance_norm(_img(x), pdt.zeros(1, device=x.device),
+                                                     pdt.ones(1, device=x.device),
+                                                     use_input_stats=v),
+     "instance_norm", "use_input_stats"),
+    ("F.poisson_nll_loss", lambda x, v: F.poisson_nll_loss(x, x, log_input=v),
+     "poisson_nll_loss", "log_input"),
+    ("F.poisson_nll_loss-full", lambda x, v: F.poisson_nll_loss(x, x, full=v),
+     "poisson_nll_loss", "full"),
+    ("F.triplet_margin_loss", lambda x, v: F.triplet_margin_loss(x, x.flip(0), x, swap=v),
+     "triplet_margin_loss", "swap"),
+    ("F.pairwise_distance", lambda x, v: F.pairwise_distance(x, x.flip(0), keepdim=v),
+     "pairwise_distance", "keepdim"),
+    ("F.embedding", lambda x, v: F.embedding(pdt.tensor([0, 2], device=x.device), x,
+                                             scale_grad_by_freq=v), "embedding",
+     "scale_grad_by_freq"),
+    ("F.embedding_bag", lambda x, v: F.embedding_bag(pdt.tensor([0, 2], device=x.device), x,
+                                                     pdt.tensor([0, 2], device=x.device),
+                                                     include_last_offset=v),
+     "embedding_bag", "include_last_offset"),
+    ("F.scaled_dot_product_attention", lambda x, v: F.scaled_dot_product_attention(
+        x[None], x[None], x[None], is_causal=v), "scaled_dot_product_attention", "is_causal"),
+    ("pad_sequence", lambda x, v: pdt.nn.utils.rnn.pad_sequence([x, x[:1]], batch_first=v),
+     "pad_sequence", "batch_first"),
+    ("pack_padded_sequence", lambda x, v: tuple(pdt.nn.utils.rnn.pack_padded_sequence(
+        x, [3, 2, 2, 1], batch_first=False if v is False else v)), "pack_padded_sequence",
+     "batch_first"),
+    ("Parameter", lambda x, v: pdt.nn.Parameter(x, requires_grad=v).requires_grad,
+     "Parameter", "requires_grad"),
+]
+CALLS += NN_CALLS
+
+
 def _x(device):
     return pdt.tensor([[3., 1., 2., 2.], [0., 5., 4., 1.], [7., 6., 5., 4.]], device=device)
 
@@ -120,8 +189,8 @@ def _x(device):
 @pytest.mark.parametrize("bad", ["no", 1, 0, None, 1.0])
 def test_non_bool_flag_is_refused(device, call, bad):
     _, fn, op, name = call
-    if bad is None and name == "unbiased":
-        pytest.skip("unbiased=None is its default: correction's")
+    if bad is None and name in ("unbiased", "align_corners"):
+        pytest.skip("None is its default")
     with pytest.raises(TypeError) as info:
         fn(_x(device), bad)
     assert str(info.value) == (f"{op}(): argument '{name}' must be bool, not "
