@@ -73,4 +73,10 @@ FLAGS_CASES = [
       "TypeError", r"pad_sequence\(\): argument 'batch_first' must be bool, not int"),
     C("Parameter-requires_grad-str", 'pdt.nn.Parameter(t, requires_grad="x")', "TypeError",
       r"Parameter\(\): argument 'requires_grad' must be bool, not str"),
+    C("backward-retain_graph-str", 'pdt.ones(1, requires_grad=True).sum().backward('
+      'retain_graph="x")', "TypeError",
+      r"backward\(\): argument 'retain_graph' must be bool, not str"),
+    C("grad-allow_unused-int", "x = pdt.ones(1, requires_grad=True)\n"
+      "pdt.autograd.grad(x.sum(), x, allow_unused=1)", "TypeError",
+      r"grad\(\): argument 'allow_unused' must be bool, not int"),
 ]

@@ -181,6 +181,25 @@ NN_CALLS = [
 CALLS += NN_CALLS
 
 
+def _backward(x, **kw):
+    x.requires_grad_()
+    (x * x).sum().backward(**kw)
+    return x.grad.detach()
+
+
+CALLS += [
+    ("backward-retain_graph", lambda x, v: _backward(x, retain_graph=v), "backward",
+     "retain_graph"),
+    ("backward-create_graph", lambda x, v: _backward(x, create_graph=v), "backward",
+     "create_graph"),
+    ("grad-allow_unused", lambda x, v: pdt.autograd.grad(
+        (x.requires_grad_() * 3).sum(), x, allow_unused=v)[0], "grad", "allow_unused"),
+    ("grad-create_graph", lambda x, v: pdt.autograd.grad(
+        (x.requires_grad_() ** 2).sum(), x, create_graph=v)[0].detach(), "grad",
+     "create_graph"),
+]
+
+
 def _x(device):
     return pdt.tensor([[3., 1., 2., 2.], [0., 5., 4., 1.], [7., 6., 5., 4.]], device=device)
 
@@ -189,7 +208,7 @@ def _x(device):
 @pytest.mark.parametrize("bad", ["no", 1, 0, None, 1.0])
 def test_non_bool_flag_is_refused(device, call, bad):
     _, fn, op, name = call
-    if bad is None and name in ("unbiased", "align_corners"):
+    if bad is None and name in ("unbiased", "align_corners", "retain_graph", "allow_unused"):
         pytest.skip("None is its default")
     with pytest.raises(TypeError) as info:
         fn(_x(device), bad)
