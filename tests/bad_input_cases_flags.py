@@ -79,4 +79,16 @@ FLAGS_CASES = [
     C("grad-allow_unused-int", "x = pdt.ones(1, requires_grad=True)\n"
       "pdt.autograd.grad(x.sum(), x, allow_unused=1)", "TypeError",
       r"grad\(\): argument 'allow_unused' must be bool, not int"),
+    C("asarray-requires_grad-str", 'pdt.asarray([1.0], requires_grad="x")', "TypeError",
+      r"asarray\(\): argument 'requires_grad' must be bool, not str"),
+    C("hann_window-periodic-int", "pdt.hann_window(4, periodic=0)", "TypeError",
+      r"hann_window\(\): argument 'periodic' must be bool, not int"),
+    C("vander-increasing-str", 'pdt.vander(t[0], increasing="x")', "TypeError",
+      r"vander\(\): argument 'increasing' must be bool, not str"),
+    C("any-keepdim-str", 'pdt.any(t, 0, keepdim="x")', "TypeError",
+      r"any\(\): argument 'keepdim' must be bool, not str"),
+    C("combinations-with_replacement-int", "pdt.combinations(t[0], 2, with_replacement=1)",
+      "TypeError", r"combinations\(\): argument 'with_replacement' must be bool, not int"),
+    C("rand_like-requires_grad-str", 'pdt.rand_like(t, requires_grad="x")', "TypeError",
+      r"rand_like\(\): argument 'requires_grad' must be bool, not str"),
 ]

@@ -200,6 +200,41 @@ CALLS += [
 ]
 
 
+# creation's requires_grad= and the like (the C-level creations already refuse)
+CALLS += [
+    ("asarray", lambda x, v: pdt.asarray(x, requires_grad=v).requires_grad, "asarray",
+     "requires_grad"),
+    ("asarray-copy", lambda x, v: pdt.asarray(x, copy=v).data_ptr() == x.data_ptr(),
+     "asarray", "copy"),
+    ("frombuffer", lambda x, v: pdt.frombuffer(bytearray(8), dtype=pdt.float32,
+                                               requires_grad=v).requires_grad,
+     "frombuffer", "requires_grad"),
+    ("scalar_tensor", lambda x, v: pdt.scalar_tensor(2.0, device=x.device,
+                                                     requires_grad=v).requires_grad,
+     "scalar_tensor", "requires_grad"),
+    ("hann_window", lambda x, v: pdt.hann_window(5, periodic=v, device=x.device),
+     "hann_window", "periodic"),
+    ("kaiser_window", lambda x, v: pdt.kaiser_window(5, v, device=x.device), "kaiser_window",
+     "periodic"),
+    ("logspace", lambda x, v: pdt.logspace(0, 1, 3, device=x.device,
+                                           requires_grad=v).requires_grad,
+     "logspace", "requires_grad"),
+    ("vander", lambda x, v: pdt.vander(x[0], increasing=v), "vander", "increasing"),
+    ("randn_like", lambda x, v: pdt.randn_like(x, requires_grad=v).requires_grad,
+     "randn_like", "requires_grad"),
+    ("randperm", lambda x, v: pdt.randperm(3, dtype=pdt.float32, device=x.device,
+                                           requires_grad=v).requires_grad,
+     "randperm", "requires_grad"),
+    ("empty_strided", lambda x, v: pdt.empty_strided((2,), (1,), device=x.device,
+                                                     requires_grad=v).requires_grad,
+     "empty_strided", "requires_grad"),
+    ("any", lambda x, v: pdt.any(x, 0, keepdim=v), "any", "keepdim"),
+    ("all", lambda x, v: x.all(1, v), "all", "keepdim"),
+    ("combinations", lambda x, v: pdt.combinations(x[0], 2, with_replacement=v),
+     "combinations", "with_replacement"),
+]
+
+
 def _x(device):
     return pdt.tensor([[3., 1., 2., 2.], [0., 5., 4., 1.], [7., 6., 5., 4.]], device=device)
 
@@ -208,7 +243,8 @@ def _x(device):
 @pytest.mark.parametrize("bad", ["no", 1, 0, None, 1.0])
 def test_non_bool_flag_is_refused(device, call, bad):
     _, fn, op, name = call
-    if bad is None and name in ("unbiased", "align_corners", "retain_graph", "allow_unused"):
+    if bad is None and name in ("unbiased", "align_corners", "retain_graph", "allow_unused",
+                                "copy"):
         pytest.skip("None is its default")
     with pytest.raises(TypeError) as info:
         fn(_x(device), bad)
