@@ -554,6 +554,7 @@ def index_put(input, indices, values, accumulate=False):
             [1., 0., 0.]])
     """
     key = _put_key("index_put", input, indices, values)
+    accumulate = flag(accumulate, "index_put", "accumulate")
     if accumulate and _wants_grad((input, values), None) and input.dtype not in _ACCUMULATE_IN:
         # differentiable: index_add of values at the flat positions input[key] names
         pos = _C.arange(input.numel(), device=input.device).reshape(tuple(input.shape))[key]
@@ -585,6 +586,7 @@ def index_put_(self, indices, values, accumulate=False):
     tensor([3., 0., 0.])
     """
     key = _put_key("index_put_", self, indices, values)
+    accumulate = flag(accumulate, "index_put_", "accumulate")
     wide = _ACCUMULATE_IN.get(self.dtype) if accumulate else None
     if wide is not None:
         # the index_add kernels add float32, float64, int32 and int64: the others add in

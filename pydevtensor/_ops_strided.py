@@ -269,6 +269,7 @@ def put(input, index, source, accumulate=False):
             [0., 5.]])
     """
     _tensor_arg(input, "put")
+    accumulate = flag(accumulate, "put", "accumulate")
     flat = _flat_index(input, index, "put")
     _tensor_arg(source, "put")
     if source.dtype != input.dtype:  # PyTorch's check, as index_put_'s and scatter's
@@ -310,7 +311,7 @@ def _put_(self, index, source, accumulate=False):
     >>> x.put_(pydevtensor.tensor([2]), pydevtensor.tensor([7.]))
     tensor([0., 0., 7.])
     """
-    return self.copy_(put(self, index, source, accumulate))
+    return self.copy_(put(self, index, source, flag(accumulate, "put_", "accumulate")))
 
 
 def _is_inference(self):

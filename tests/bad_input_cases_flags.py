@@ -91,4 +91,14 @@ FLAGS_CASES = [
       "TypeError", r"combinations\(\): argument 'with_replacement' must be bool, not int"),
     C("rand_like-requires_grad-str", 'pdt.rand_like(t, requires_grad="x")', "TypeError",
       r"rand_like\(\): argument 'requires_grad' must be bool, not str"),
+    C("put-accumulate-str", 'pdt.put(t, pdt.tensor([0]), pdt.tensor([1.0]), accumulate="x")',
+      "TypeError", r"put\(\): argument 'accumulate' must be bool, not str"),
+    C("index_put_-accumulate-int",
+      "t.clone().index_put_((pdt.tensor([0]),), pdt.tensor(1.0), accumulate=1)", "TypeError",
+      r"index_put_\(\): argument 'accumulate' must be bool, not int"),
+    C("scatter_reduce-include_self-str", 't.scatter_reduce(0, pdt.zeros(1, 3, dtype=pdt.int64), '
+      't[:1], "sum", include_self="x")', "TypeError",
+      r"scatter_reduce\(\): argument 'include_self' must be bool, not str"),
+    C("Variable-requires_grad-int", "pdt.autograd.Variable(t, requires_grad=1)", "TypeError",
+      r"Variable\(\): argument 'requires_grad' must be bool, not int"),
 ]

@@ -235,6 +235,31 @@ CALLS += [
 ]
 
 
+# the index writes' and reductions'
+CALLS += [
+    ("put", lambda x, v: pdt.put(x, pdt.tensor([0, 0], device=x.device),
+                                 pdt.tensor([1., 2.], device=x.device), accumulate=v),
+     "put", "accumulate"),
+    ("Tensor.put_", lambda x, v: x.put_(pdt.tensor([1], device=x.device),
+                                        pdt.tensor([1.], device=x.device), v),
+     "put_", "accumulate"),
+    ("index_put", lambda x, v: pdt.index_put(x, (pdt.tensor([0, 0], device=x.device),),
+                                             pdt.tensor(1., device=x.device), accumulate=v),
+     "index_put", "accumulate"),
+    ("Tensor.index_put_", lambda x, v: x.index_put_((pdt.tensor([2], device=x.device),),
+                                                    pdt.tensor(1., device=x.device), v),
+     "index_put_", "accumulate"),
+    ("scatter_reduce", lambda x, v: x.scatter_reduce(
+        0, pdt.zeros(1, 4, dtype=pdt.int64, device=x.device), x[:1], "sum", include_self=v),
+     "scatter_reduce", "include_self"),
+    ("index_reduce", lambda x, v: x.index_reduce(
+        0, pdt.tensor([0], device=x.device), x[1:2], "prod", include_self=v),
+     "index_reduce", "include_self"),
+    ("autograd.Variable", lambda x, v: pdt.autograd.Variable(x, requires_grad=v).requires_grad,
+     "Variable", "requires_grad"),
+]
+
+
 def _x(device):
     return pdt.tensor([[3., 1., 2., 2.], [0., 5., 4., 1.], [7., 6., 5., 4.]], device=device)
 
