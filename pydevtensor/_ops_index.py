@@ -468,7 +468,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if out is not None:
         return _out_written(gather(input, dim, index, sparse_grad=sparse_grad), out, "gather")
     _tensor_arg(input, "gather")
-    if sparse_grad:
+    if sparse_grad is not False and flag(sparse_grad, "gather", "sparse_grad"):
         raise NotImplementedError(f"gather(): sparse_grad=True asks for a sparse gradient, "
                                   f"which pydevtensor does not have (input "
                                   f"{tuple(input.shape)} on {input.device}); use "

@@ -101,4 +101,8 @@ FLAGS_CASES = [
       r"scatter_reduce\(\): argument 'include_self' must be bool, not str"),
     C("Variable-requires_grad-int", "pdt.autograd.Variable(t, requires_grad=1)", "TypeError",
       r"Variable\(\): argument 'requires_grad' must be bool, not int"),
+    C("multinomial-replacement-str", 'pdt.multinomial(pdt.ones(3), 2, replacement="x")',
+      "TypeError", r"multinomial\(\): argument 'replacement' must be bool, not str"),
+    C("gather-sparse_grad-int", "pdt.gather(t, 0, pdt.zeros(1, 3, dtype=pdt.int64), "
+      "sparse_grad=1)", "TypeError", r"gather\(\): argument 'sparse_grad' must be bool, not int"),
 ]

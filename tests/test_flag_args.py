@@ -255,6 +255,12 @@ CALLS += [
     ("index_reduce", lambda x, v: x.index_reduce(
         0, pdt.tensor([0], device=x.device), x[1:2], "prod", include_self=v),
      "index_reduce", "include_self"),
+    ("multinomial", lambda x, v: (x[0] == 3).float().multinomial(1, v), "multinomial",
+     "replacement"),
+    ("gather", lambda x, v: pdt.gather(x, 1, pdt.tensor([[0], [1], [3]], device=x.device),
+                                       sparse_grad=v), "gather", "sparse_grad"),
+    ("expand_copy", lambda x, v: pdt.expand_copy(x[:1], (2, 4), implicit=v), "expand_copy",
+     "implicit"),
     ("autograd.Variable", lambda x, v: pdt.autograd.Variable(x, requires_grad=v).requires_grad,
      "Variable", "requires_grad"),
 ]
