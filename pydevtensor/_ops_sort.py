@@ -292,22 +292,23 @@ def _arg(args, kwargs, i, name, default):
     return args[i] if len(args) > i else kwargs.get(name, default)
 
 
-def _flags(args, kwargs, at, names, defaults):
-    """The flags at positions at.. (names) as given, or None when one is not a bool: the
-    general path then says which (its check costs more than this one)."""
-    values = tuple(_arg(args, kwargs, at + i, name, default)
-                   for i, (name, default) in enumerate(zip(names, defaults)))
-    return values if all(type(v) is bool for v in values) else None
+def _descending(args, kwargs):
+    """descending when it and stable are bools, else None: the general path then says
+    which is not (flag)."""
+    descending = args[2] if len(args) > 2 else kwargs.get("descending", False)
+    if type(descending) is bool and type(_arg(args, kwargs, 3, "stable", False)) is bool:
+        return descending
+    return None
 
 
 def _sort_fast(args, kwargs):
-    flags = _flags(args, kwargs, 2, ("descending", "stable"), (False, False))
-    return flags and return_types.sort(*_C._sort(args[0], flags[0]))
+    descending = _descending(args, kwargs)
+    return None if descending is None else return_types.sort(*_C._sort(args[0], descending))
 
 
 def _argsort_fast(args, kwargs):
-    flags = _flags(args, kwargs, 2, ("descending", "stable"), (False, False))
-    return flags and _C._sort(args[0], flags[0])[1]
+    descending = _descending(args, kwargs)
+    return None if descending is None else _C._sort(args[0], descending)[1]
 
 
 def _topk_fast(args, kwargs):
@@ -316,10 +317,9 @@ def _topk_fast(args, kwargs):
     input, k = args[0], args[1]
     if type(k) is not int or not 0 <= k <= input.shape[-1]:
         return None  # the general path checks k and says what is wrong
-    flags = _flags(args, kwargs, 3, ("largest", "sorted"), (True, True))
-    if flags is None:
-        return None
-    largest = flags[0]
+    largest = args[3] if len(args) > 3 else kwargs.get("largest", True)
+    if type(largest) is not bool or type(_arg(args, kwargs, 4, "sorted", True)) is not bool:
+        return None  # the general path says which is not a bool
     fast = _C._topk_rows(input, k, largest)
     if fast is None:
         values, indices = _C._sort(input, largest)
