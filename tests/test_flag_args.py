@@ -161,6 +161,12 @@ NN_CALLS = [
      "triplet_margin_loss", "swap"),
     ("F.pairwise_distance", lambda x, v: F.pairwise_distance(x, x.flip(0), keepdim=v),
      "pairwise_distance", "keepdim"),
+    ("F.kl_div", lambda x, v: F.kl_div(x, x, reduction="sum", log_target=v), "kl_div",
+     "log_target"),
+    ("F.ctc_loss", lambda x, v: F.ctc_loss(
+        pdt.zeros(2, 1, 3, device=x.device).log_softmax(2),
+        pdt.tensor([[1, 1]], device=x.device), [2], [2], zero_infinity=v), "ctc_loss",
+     "zero_infinity"),
     ("F.embedding", lambda x, v: F.embedding(pdt.tensor([0, 2], device=x.device), x,
                                              scale_grad_by_freq=v), "embedding",
      "scale_grad_by_freq"),
