@@ -77,3 +77,14 @@ def sequence(value, op, name, what="ints", single=False):
                         f"{'an int or ' if single else ''}a sequence of {what}, got "
                         f"{_what(value)}")
     return value
+
+
+def flag(value, op, name):
+    """value as a bool: a bool or NumPy's (as the C bindings' flags); anything else (a
+    str, an int, None) a TypeError naming op and the argument, as PyTorch's "sum():
+    argument 'keepdim' must be bool, not str", rather than read by its truth."""
+    if type(value) is bool:
+        return value
+    if type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy":
+        return bool(value)
+    raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")

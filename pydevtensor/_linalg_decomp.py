@@ -17,6 +17,7 @@ import collections
 import math
 
 from . import _C
+from ._args import flag
 from ._numpy_names import native_names
 from ._linalg_solve import _by_columns, _float_dtype, _raise_for, _square
 from ._ops_index import _tensor_arg
@@ -230,6 +231,7 @@ def svd(A, full_matrices=True, *, driver=None):
     tensor([[ 3.,  0.],
             [ 0., -2.]])
     """
+    full_matrices = flag(full_matrices, "linalg.svd", "full_matrices")
     if driver is not None:
         raise RuntimeError(f"linalg.svd: driver={driver!r} is not supported by pydevtensor "
                            "(only None: gesdd on the CPU, gesvd on CUDA)")
@@ -292,6 +294,8 @@ def torch_svd(input, some=True, compute_uv=True):
     >>> pydevtensor.svd(pydevtensor.tensor([[3., 0.], [0., -2.]])).S
     tensor([3., 2.])
     """
+    some = flag(some, "svd", "some")
+    compute_uv = flag(compute_uv, "svd", "compute_uv")
     if not compute_uv:  # PyTorch: U (m, m) and V (n, n) of zeros, whatever some says
         S = svdvals(input)
         m, n = input.shape[-2:]

@@ -15,6 +15,7 @@ derivatives of lu and lu_factor are in autograd/derivatives_linalg.py.
 import collections
 
 from . import _C
+from ._args import flag
 from ._linalg_solve import _broadcast_batch, _by_columns, _float_dtype, _raise_for
 from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
@@ -39,7 +40,7 @@ def _matrices(op, A, name="A"):
 def _factor(op, A, pivot):
     """(LU (..., m, n), pivots int32 (..., k), info int32 (...)), k = min(m, n)."""
     _matrices(op, A)
-    if not pivot:
+    if not flag(pivot, op, "pivot"):
         where = "on the CPU" if A.device.type == "cpu" else f"in pydevtensor (on {A.device})"
         raise RuntimeError(f"{op}: LU without pivoting is not implemented {where}")
     m, n = A.shape[-2], A.shape[-1]
@@ -106,6 +107,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     (tensor([1, 2], dtype=pydevtensor.int32), tensor(1, dtype=pydevtensor.int32))
     """
     op = "linalg.lu_factor_ex"
+    check_errors = flag(check_errors, op, "check_errors")
     LU, piv, info = _factor(op, A, pivot)
     if check_errors:
         _raise_for(op, info, A, _zero_pivot)
@@ -281,6 +283,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     op = "lu_unpack"
     _matrices(op, LU_data, "LU_data")
     _check_pivots(op, LU_data, LU_pivots)
+    unpack_data = flag(unpack_data, op, "unpack_data")
+    unpack_pivots = flag(unpack_pivots, op, "unpack_pivots")
     return return_types.lu_unpack(*_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
 
@@ -323,6 +327,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     op = "linalg.lu_solve"
     _matrices(op, LU, "LU")
     _tensor_arg(B, op, "B")
+    left, adjoint = flag(left, op, "left"), flag(adjoint, op, "adjoint")
     if LU.shape[-1] != LU.shape[-2]:
         raise RuntimeError(f"{op}: LU must be batches of square matrices, but they are "
                            f"{LU.shape[-2]} by {LU.shape[-1]} matrices (shape "

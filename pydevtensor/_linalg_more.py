@@ -2,6 +2,7 @@
 the solvers and elementwise ops (so they run, and record their gradients, on every
 device)."""
 from . import _C
+from ._args import flag
 from ._numpy_names import native_names
 from ._ops_index import _tensor_arg
 
@@ -51,8 +52,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     op = "linalg.solve_triangular"
     _tensor_arg(A, op, "A")
     _tensor_arg(B, op, "B")
-    if not isinstance(upper, bool):
-        raise TypeError(f"{op}: upper must be a bool, got {type(upper).__name__}")
+    upper, left = flag(upper, op, "upper"), flag(left, op, "left")
+    unitriangular = flag(unitriangular, op, "unitriangular")
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{op}: A must be batches of square matrices, got shape "
                            f"{tuple(A.shape)} (on {A.device})")

@@ -2,6 +2,7 @@
 every device): linalg.vander, linalg.diagonal, linalg.matmul, and torch.cholesky_inverse
 (also a Tensor method)."""
 from . import _C, _args
+from ._args import flag
 from ._linalg_solve import _square, cholesky_solve
 from ._ops_diag import diagonal as _diagonal
 from ._ops_index import _tensor_arg
@@ -106,6 +107,7 @@ def cholesky_inverse(L, upper=False):
             [-0.0556,  0.1111]])
     """
     _square("cholesky_inverse", L)
+    upper = flag(upper, "cholesky_inverse", "upper")
     eye = _C.eye(L.shape[-1], dtype=L.dtype, device=L.device).expand(*L.shape)
     return cholesky_solve(eye, L, upper)
 

@@ -16,6 +16,7 @@ import collections
 import math
 
 from . import _C
+from ._args import flag
 from ._numpy_names import native_names
 from ._ops_index import _tensor_arg, where
 from ._ops_reduce import return_types
@@ -261,6 +262,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 def _solve_either(A, B, left, op, check):
     """(X, info) for ``A X = B``, or ``X A = B`` (``A^T X^T = B^T``) when not left."""
     _check_pair(op, A, B)
+    left, check = flag(left, op, "left"), flag(check, op, "check_errors")
     if left:
         return _solve(A, B, op, check)
     if B.ndim < 2 or _is_vector(A, B):  # PyTorch: no vectors for X A = B
@@ -359,6 +361,7 @@ def inv_ex(A, *, check_errors=False):
 
 def _inv(A, op, check):
     _square(op, A)
+    check = flag(check, op, "check_errors")
     return _solve(A, _identity_like(A), op, check)
 
 
@@ -514,6 +517,7 @@ def logdet(A):
 
 def _cholesky(A, upper, op, check):
     _square(op, A)
+    upper, check = flag(upper, op, "upper"), flag(check, op, "check_errors")
     f = _by_columns(A)
     info = _C.zeros(tuple(A.shape[:-2]), dtype=_C.int32, device=A.device)
     _C._cholesky_factor(f, upper, info)
@@ -640,6 +644,7 @@ def cholesky_solve(B, L, upper=False):
             [1.2500]])
     """
     _tensor_arg(B, "cholesky_solve", "B")
+    upper = flag(upper, "cholesky_solve", "upper")
     if B.ndim < 2:
         raise RuntimeError(f"cholesky_solve: B must have at least 2 dimensions, got shape "
                            f"{tuple(B.shape)} (on {B.device})")

@@ -5,6 +5,7 @@ every device that decomposes matrices and differentiate through those ops' gradi
 import math
 
 from . import _C, _args
+from ._args import flag
 from ._numpy_names import native_names
 from ._linalg_decomp import _check_matrix, eigh, eigvalsh, svd, svdvals
 from ._linalg_solve import _square, inv_ex
@@ -99,7 +100,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 
 def _values(A, hermitian, op):
     """The singular values (..., k), or the absolute eigenvalues with hermitian."""
-    if hermitian:
+    if flag(hermitian, op, "hermitian"):
         _square(op, A)
         return eigvalsh(A).abs()
     _check_matrix(op, A)
@@ -145,6 +146,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     tensor([[0.1000, 0.0000],
             [0.0000, 0.0000]])
     """
+    hermitian = flag(hermitian, "linalg.pinv", "hermitian")
     if rcond is not None:
         if atol is not None or rtol is not None:
             raise RuntimeError(f"linalg.pinv: rcond cannot be given with atol or rtol (on "

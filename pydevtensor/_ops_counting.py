@@ -13,6 +13,7 @@ counted copies on a GPU.
 import builtins
 
 from . import _C
+from ._args import flag
 from ._ops_index import (_dim, _int_arg, _scalar_overload, _tensor_arg, gather, index_select,
                          nonzero)
 from ._ops_join import cat
@@ -101,6 +102,8 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     """
     if self is not None or input is None:
         input = _scalar_overload("searchsorted", "input", input, "self", self)
+    out_int32 = flag(out_int32, "searchsorted", "out_int32")
+    right = flag(right, "searchsorted", "right")
     if out is not None:
         return _out_written(searchsorted(sorted_sequence, input, out_int32=out_int32,
                                          right=right, side=side, sorter=sorter),
@@ -153,7 +156,7 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     rows_seq, rows_values = rows_seq.to(dtype).contiguous(), rows_values.to(dtype).contiguous()
     out = _C._search_rows(rows_seq, rows_values, 1 if right else 0)  # where the device has it
     if out is None:
-        out = _positions(rows_seq, rows_values, builtins.bool(right))
+        out = _positions(rows_seq, rows_values, right)
     out = out.reshape(shape)
     return out.to(_C.int32) if out_int32 else out
 
@@ -198,6 +201,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     tensor([0, 1, 2, 3])
     """
     b = _tensor_arg(boundaries, "bucketize", "boundaries")
+    out_int32 = flag(out_int32, "bucketize", "out_int32")
+    right = flag(right, "bucketize", "right")
     if b.ndim != 1:
         raise RuntimeError(f"bucketize(): boundaries must be 1-d, got shape {tuple(b.shape)} "
                            f"(on {b.device})")
@@ -379,6 +384,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
             [1, 2]])
     """
     x = _tensor_arg(input, "unique").detach()
+    flag(sorted, "unique", "sorted")
+    return_inverse = flag(return_inverse, "unique", "return_inverse")
+    return_counts = flag(return_counts, "unique", "return_counts")
     if dim is None and not return_inverse:
         return _unique_values(x, return_counts)
     if dim is None:

@@ -79,6 +79,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     >>> pydevtensor.asarray([1, 2], dtype=pydevtensor.float32)
     tensor([1., 2.])
     """
+    if copy is not None:
+        copy = _args.flag(copy, "asarray", "copy")
+    requires_grad = _args.flag(requires_grad, "asarray", "requires_grad")
     device = None if device is None else _C.device(device)
     base, shared = (obj, True) if isinstance(obj, _C.Tensor) else _share(obj)
     if copy is False and base is not None and not shared:
@@ -135,6 +138,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     >>> t
     tensor([9, 3, 4], dtype=pydevtensor.uint8)
     """
+    requires_grad = _args.flag(requires_grad, "frombuffer", "requires_grad")
     try:
         length = memoryview(buffer).nbytes
     except TypeError:
@@ -197,6 +201,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     >>> pydevtensor.scalar_tensor(3, dtype=pydevtensor.int64)
     tensor(3)
     """
+    requires_grad = _args.flag(requires_grad, "scalar_tensor", "requires_grad")
     np = sys.modules.get("numpy")  # a NumPy number exists only once NumPy is imported
     numbers = (int, float) + ((np.number, np.bool_) if np is not None else ())
     if isinstance(s, _C.Tensor) or not isinstance(s, numbers):
@@ -215,6 +220,8 @@ def _window(name, length, periodic, dtype, device, requires_grad, form):
     if not isinstance(length, int) or isinstance(length, builtins.bool):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(length).__name__}")
+    periodic = _args.flag(periodic, name, "periodic")
+    requires_grad = _args.flag(requires_grad, name, "requires_grad")
     if length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got "
                            f"window_length={length}")

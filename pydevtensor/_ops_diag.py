@@ -14,6 +14,7 @@ import builtins
 import itertools
 
 from . import _C
+from ._args import flag
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_join import _same_device, cat, meshgrid, stack
 from ._ops_shape import _tensors_arg, _where, movedim
@@ -335,6 +336,7 @@ def combinations(input, r=2, with_replacement=False):
     _tensor_arg(input, "combinations")
     _vector(input, "combinations")
     r = _int_arg(r, "combinations", "r")
+    with_replacement = flag(with_replacement, "combinations", "with_replacement")
     if r < 0:
         raise RuntimeError(f"combinations(): Expect a non-negative number, but got {r} "
                            f"(input of shape {tuple(input.shape)} on {input.device})")

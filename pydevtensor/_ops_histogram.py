@@ -54,6 +54,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     (tensor([1, 2, 3, 1, 2]), tensor([2, 2, 1, 2, 1]))
     """
     x = _tensor_arg(input, "unique_consecutive").detach()
+    return_inverse = _args.flag(return_inverse, "unique_consecutive", "return_inverse")
+    return_counts = _args.flag(return_counts, "unique_consecutive", "return_counts")
     if dim is None:
         rows, d = x.reshape(-1, 1), None
     else:
@@ -310,6 +312,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     >>> pydevtensor.histogram(x, pydevtensor.tensor([0., 1., 2., 5.]), density=True).hist
     tensor([0.0000, 0.5000, 0.1667])
     """
+    density = _args.flag(density, "histogram", "density")
     if out is not None:
         return _outs_written(histogram(input, bins, range=range, weight=weight,
                                        density=density), out, "histogram", histogram_result)
@@ -390,6 +393,7 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
             [1., 0.]])
     """
     x = _tensor_arg(input, "histogramdd").detach()
+    density = _args.flag(density, "histogramdd", "density")
     where_ = f"(input {tuple(x.shape)}, on {x.device})"
     if not x.is_floating_point():
         raise RuntimeError(f"histogramdd(): expected a floating point input, got {x.dtype} "

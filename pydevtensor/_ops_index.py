@@ -15,6 +15,7 @@ import math
 import warnings
 
 from . import _C
+from ._args import flag
 from ._dtype_info import result_type as _elementwise_result_type
 from ._out import _out_written
 from .autograd.dispatch import recorded, run_no_grad
@@ -467,7 +468,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if out is not None:
         return _out_written(gather(input, dim, index, sparse_grad=sparse_grad), out, "gather")
     _tensor_arg(input, "gather")
-    if sparse_grad:
+    if sparse_grad is not False and flag(sparse_grad, "gather", "sparse_grad"):
         raise NotImplementedError(f"gather(): sparse_grad=True asks for a sparse gradient, "
                                   f"which pydevtensor does not have (input "
                                   f"{tuple(input.shape)} on {input.device}); use "
@@ -566,6 +567,7 @@ def nonzero(input, *, out=None, as_tuple=False):
     (tensor([1, 2]),)
     """
     _tensor_arg(input, "nonzero")
+    as_tuple = flag(as_tuple, "nonzero", "as_tuple")
     if out is not None:
         if as_tuple:
             raise RuntimeError(f"nonzero(): out= is not supported with as_tuple=True (input "

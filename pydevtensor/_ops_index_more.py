@@ -11,6 +11,7 @@ count of True is read back to the host (a counted copy on a GPU), as nonzero doe
 import builtins
 
 from . import _C
+from ._args import flag
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _scalar_overload, _tensor_arg, gather, index_select, nonzero,
                          result_type)
@@ -457,6 +458,8 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
         elements = _scalar_overload("isin", "elements", elements, "element", element)
         test_elements = _scalar_overload("isin", "test_elements", test_elements,
                                          "test_element", test_element)
+    flag(assume_unique, "isin", "assume_unique")
+    invert = flag(invert, "isin", "invert")
     if out is not None:  # no gradient: grad-requiring arguments are allowed
         return _out_written(isin(elements, test_elements, assume_unique=assume_unique,
                                  invert=invert), out, "isin")
@@ -551,6 +554,7 @@ def index_put(input, indices, values, accumulate=False):
             [1., 0., 0.]])
     """
     key = _put_key("index_put", input, indices, values)
+    accumulate = flag(accumulate, "index_put", "accumulate")
     if accumulate and _wants_grad((input, values), None) and input.dtype not in _ACCUMULATE_IN:
         # differentiable: index_add of values at the flat positions input[key] names
         pos = _C.arange(input.numel(), device=input.device).reshape(tuple(input.shape))[key]
@@ -582,6 +586,7 @@ def index_put_(self, indices, values, accumulate=False):
     tensor([3., 0., 0.])
     """
     key = _put_key("index_put_", self, indices, values)
+    accumulate = flag(accumulate, "index_put_", "accumulate")
     wide = _ACCUMULATE_IN.get(self.dtype) if accumulate else None
     if wide is not None:
         # the index_add kernels add float32, float64, int32 and int64: the others add in

@@ -13,6 +13,7 @@ import builtins
 import operator
 
 from . import _C
+from ._args import flag
 from ._numpy_names import numpy_names
 from ._ops_pointwise import _in_place
 from ._out import _out_written
@@ -188,6 +189,7 @@ def _count(input, dim, keepdim, op, nonzero):
     its zeros are the elements less its count."""
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{op}(): input must be a Tensor, got {type(input).__name__}")
+    keepdim = flag(keepdim, op, "keepdim")
     if isinstance(dim, (tuple, list)) and len(dim) == 0:  # PyTorch: dim=() reduces nothing
         t = input != 0 if input.dtype != _C.bool else input
         return t.to(_C.int64) if nonzero else (t == False).to(_C.int64)  # noqa: E712

@@ -1,5 +1,6 @@
 """logspace, with PyTorch's name and meaning (torch.logspace): linspace's exponents."""
 from . import _C
+from ._args import flag
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
@@ -41,6 +42,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     """
     if isinstance(base, bool) or not isinstance(base, (int, float)):
         raise TypeError(f"logspace(): base must be a number, got {type(base).__name__}")
+    requires_grad = flag(requires_grad, "logspace", "requires_grad")
     e = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
     if dtype is None:  # the default dtype, as every creation function's
         from ._default_dtype import get_default_dtype

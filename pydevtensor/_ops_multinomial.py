@@ -10,6 +10,7 @@ checked first, and that check reads one pair of flags back to the host, as PyTor
 does.
 """
 from . import _C
+from ._args import flag
 from ._ops_counting import searchsorted
 from ._ops_index import _int_arg, _tensor_arg
 from ._ops_join import cat
@@ -64,6 +65,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     >>> sorted(pydevtensor.multinomial(w, 2).tolist())
     [1, 3]
     """
+    replacement = flag(replacement, "multinomial", "replacement")
     if out is not None:  # no gradient flows to indices: a grad-requiring input is fine
         from ._out import _out_written
         return _out_written(multinomial(input, num_samples, replacement, generator=generator),

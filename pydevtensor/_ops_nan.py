@@ -12,6 +12,7 @@ import builtins
 import math
 
 from . import _C
+from ._args import flag
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_shortcuts import _floating as _as_floating
@@ -96,7 +97,7 @@ def logsumexp(input, dim, keepdim=False):
     """
     x = _as_floating(_tensor_arg(input, "logsumexp"))
     dims = _dims(dim, x.ndim, "logsumexp")
-    return _logsumexp(x, tuple(dims), bool(keepdim))
+    return _logsumexp(x, tuple(dims), flag(keepdim, "logsumexp", "keepdim"))
 
 
 @recorded("logsumexp")
@@ -262,6 +263,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     (tensor(1.), tensor([1., 0.]))
     """
     x = _tensor_arg(input, "nansum")
+    keepdim = flag(keepdim, "nansum", "keepdim")
     if dtype is not None:
         x = x.to(dtype)
     dims = _dims(dim, x.ndim, "nansum")
@@ -304,6 +306,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     (tensor(2.), tensor([2., nan]))
     """
     x = _tensor_arg(input, "nanmean")
+    keepdim = flag(keepdim, "nanmean", "keepdim")
     if dtype is not None:
         x = x.to(dtype)
     if not x.is_floating_point():

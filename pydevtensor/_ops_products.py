@@ -7,6 +7,7 @@ from __future__ import annotations
 import numbers
 
 from . import _C
+from ._args import flag
 from ._ops_index import _int_arg, _tensor_arg
 from ._ops_join import cat
 from ._ops_shape import _where
@@ -239,6 +240,7 @@ def vander(x, N=None, increasing=False):
             [9, 3, 1]])
     """
     x = _tensor_arg(x, "vander", "x")
+    increasing = flag(increasing, "vander", "increasing")
     if x.ndim != 1:
         raise RuntimeError(f"vander(): x must be a one-dimensional tensor, got shape "
                            f"{tuple(x.shape)} (on {x.device})")

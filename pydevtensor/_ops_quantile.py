@@ -17,6 +17,7 @@ the host to check its range (a counted copy on a GPU), as PyTorch reads it.
 import builtins
 
 from . import _C
+from ._args import flag
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
 from ._ops_pointwise import lerp
@@ -55,6 +56,7 @@ def _q_values(op, x, q):
 
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     x = _tensor_arg(input, op)
+    keepdim = flag(keepdim, op, "keepdim")
     if x.dtype not in (_C.float32, _C.float64):
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype, got "
                            f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")

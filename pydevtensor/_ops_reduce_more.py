@@ -13,6 +13,7 @@ import builtins
 import collections
 
 from . import _C
+from ._args import flag
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
 from ._ops_reduce import return_types
@@ -66,6 +67,7 @@ def _order_stat(op, input, dim, keepdim, position, rule=None, k=0):
     sort that rule and k say (by _select where the device has the kernel), else at the
     one position(n, nans, x, d) gives (an int64 tensor of x's shape with 1 along dim), by
     sorting."""
+    keepdim = flag(keepdim, op, "keepdim")
     x, d = _rows(op, input, dim)
     if x.shape[d] == 0:
         raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input "
@@ -382,6 +384,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     >>> pydevtensor.aminmax(pydevtensor.tensor([[1, 5], [-2, 3]]), dim=1)
     aminmax(min=tensor([ 1, -2]), max=tensor([5, 3]))
     """
+    keepdim = flag(keepdim, "aminmax", "keepdim")
     if out is not None:
         refuse_grad("aminmax", input, out)
         return _outs_written(aminmax(input, dim=dim, keepdim=keepdim), out, "aminmax",
@@ -516,7 +519,7 @@ def _moments(op, fn, input, dim, unbiased, keepdim, correction):
     v, half, dims = _var(input, dim, unbiased, keepdim, correction, op)
     if fn == "std":
         v = _std_of_var(v)
-    m = input.mean(dims, keepdim=bool(keepdim)) if input.ndim else input * 1
+    m = input.mean(dims, keepdim=keepdim) if input.ndim else input * 1
     return (v.to(half) if half else v), m
 
 

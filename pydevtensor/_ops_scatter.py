@@ -18,6 +18,7 @@ gradient of a scattered product]).
 import builtins
 
 from . import _C
+from ._args import flag
 from ._ops_index import (_dim, _index_tensor, _int_arg, _tensor_arg, _truncated_for,
                          gather_offsets, where)
 from .autograd.derivatives import meta, reduce_grad
@@ -322,6 +323,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             [3.0000, 4.0000]])
     """
     op = "index_reduce"
+    include_self = flag(include_self, op, "include_self")
     if reduce not in _INDEX_REDUCES:
         raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but "
                            f"got {reduce!r}")
@@ -538,6 +540,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="sc
         raise RuntimeError(f"{_op}(): reduce argument must be one of 'sum', 'prod', 'mean', "
                            f"'amax', 'amin', got {reduce!r}")
     _tensor_arg(src, _op, "src")
+    include_self = flag(include_self, _op, "include_self")
     flat, values = _plan(_op, input, dim, index, src)
     shape = tuple(input.shape)
     base = input.reshape(-1)

@@ -9,6 +9,7 @@ the expression: ``square(x)`` is ``x * x``, ``reciprocal(x)`` is ``1 / x`` (true
 division, so integer inputs give floats, as in PyTorch).
 """
 from . import _C
+from ._args import flag
 from .autograd.dispatch import recorded
 from ._out import _out_written, refuse_grad
 
@@ -86,6 +87,7 @@ def _reciprocal(x):
 
 def _random_like(fn, input, dtype, device, requires_grad, op, memory_format=None, **more):
     x = _tensor(input, op)
+    requires_grad = flag(requires_grad, op, "requires_grad")
     r = fn(tuple(x.shape), dtype=x.dtype if dtype is None else dtype,
            device=x.device if device is None else device, requires_grad=requires_grad, **more)
     return _laid_out_like(r, x, memory_format, requires_grad)
@@ -205,6 +207,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_g
     """
     from ._ops_index import _int_arg
 
+    requires_grad = flag(requires_grad, "randperm", "requires_grad")
     if out is not None:
         if not isinstance(out, _C.Tensor):
             raise TypeError(f"randperm(): out must be a Tensor, got {type(out).__name__}")

@@ -12,6 +12,7 @@ copy overwrites.
 import builtins
 
 from . import _C
+from ._args import flag
 from ._dtype_info import can_cast
 from ._ops_cov import corrcoef, cov
 from ._ops_index import _int_arg, _tensor_arg
@@ -110,6 +111,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     (pydevtensor.Size([2, 3]), pydevtensor.float32, True)
     """
     _tensor_arg(input, "randint_like")
+    requires_grad = flag(requires_grad, "randint_like", "requires_grad")
     if high is None:
         low, high = 0, low
     from ._ops_shortcuts import _laid_out_like
@@ -205,6 +207,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     >>> pydevtensor.empty_strided((2, 3), (1, 2)).stride()
     (1, 2)
     """
+    requires_grad = flag(requires_grad, "empty_strided", "requires_grad")
     size = tuple(_int_arg(s, "empty_strided", "size") for s in size)
     stride = tuple(_int_arg(s, "empty_strided", "stride") for s in stride)
     if len(size) != len(stride) or any(v < 0 for v in size + stride):

@@ -9,6 +9,7 @@ sort and topk return ``(values, indices)`` as ``return_types.sort`` /
 import collections
 
 from . import _C
+from ._args import flag
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_reduce import return_types
 from ._out import _out_written, _outs_written
@@ -75,9 +76,11 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     >>> x.sort(descending=True).values
     tensor([3., 2., 1., 1.])
     """
+    descending = flag(descending, "sort", "descending")
+    flag(stable, "sort", "stable")
     if out is not None:
         return _outs_written(sort(input, dim, descending), out, "sort", return_types.sort)
-    values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, bool(descending)))
+    values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, descending))
     return return_types.sort(values, indices)
 
 
@@ -111,8 +114,10 @@ def argsort(input, dim=-1, descending=False, stable=False):
     >>> pydevtensor.argsort(pydevtensor.tensor([3., 1., 2., 1.]))
     tensor([1, 3, 2, 0])
     """
+    descending = flag(descending, "argsort", "descending")
+    flag(stable, "argsort", "stable")
     (indices,) = _along_last(input, dim, "argsort",
-                             lambda x: _C._sort(x, bool(descending))[1:])  # no gradient
+                             lambda x: _C._sort(x, descending)[1:])  # no gradient
     return indices
 
 
@@ -164,6 +169,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     >>> x.topk(2, largest=False).indices
     tensor([1, 3])
     """
+    largest = flag(largest, "topk", "largest")
+    flag(sorted, "topk", "sorted")
     if out is not None:
         return _outs_written(topk(input, k, dim, largest), out, "topk", return_types.topk)
     _tensor_arg(input, "topk")
@@ -174,7 +181,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, size {size} of "
                            f"dim {d}, on {input.device})")
     if d == input.ndim - 1 and input.ndim:
-        fast = _C._topk_rows(input, k, bool(largest))  # selection, where the device has it
+        fast = _C._topk_rows(input, k, largest)  # selection, where the device has it
         if fast is not None:
             return return_types.topk(*fast)
     values, indices = sort(input, d, descending=largest)
@@ -285,12 +292,23 @@ def _arg(args, kwargs, i, name, default):
     return args[i] if len(args) > i else kwargs.get(name, default)
 
 
+def _descending(args, kwargs):
+    """descending when it and stable are bools, else None: the general path then says
+    which is not (flag)."""
+    descending = args[2] if len(args) > 2 else kwargs.get("descending", False)
+    if type(descending) is bool and type(_arg(args, kwargs, 3, "stable", False)) is bool:
+        return descending
+    return None
+
+
 def _sort_fast(args, kwargs):
-    return return_types.sort(*_C._sort(args[0], bool(_arg(args, kwargs, 2, "descending", False))))
+    descending = _descending(args, kwargs)
+    return None if descending is None else return_types.sort(*_C._sort(args[0], descending))
 
 
 def _argsort_fast(args, kwargs):
-    return _C._sort(args[0], bool(_arg(args, kwargs, 2, "descending", False)))[1]
+    descending = _descending(args, kwargs)
+    return None if descending is None else _C._sort(args[0], descending)[1]
 
 
 def _topk_fast(args, kwargs):
@@ -299,7 +317,9 @@ def _topk_fast(args, kwargs):
     input, k = args[0], args[1]
     if type(k) is not int or not 0 <= k <= input.shape[-1]:
         return None  # the general path checks k and says what is wrong
-    largest = bool(_arg(args, kwargs, 3, "largest", True))
+    largest = args[3] if len(args) > 3 else kwargs.get("largest", True)
+    if type(largest) is not bool or type(_arg(args, kwargs, 4, "sorted", True)) is not bool:
+        return None  # the general path says which is not a bool
     fast = _C._topk_rows(input, k, largest)
     if fast is None:
         values, indices = _C._sort(input, largest)

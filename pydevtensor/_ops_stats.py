@@ -176,8 +176,9 @@ def _var_args(dim, unbiased, keepdim, correction, op):
         if unbiased is not None:
             raise TypeError(f"{op}(): dim must be an int or a tuple of ints, got bool")
         unbiased, dim = dim, None
-    if unbiased is not None and not isinstance(unbiased, builtins.bool):
-        raise TypeError(f"{op}(): unbiased must be a bool, got {type(unbiased).__name__}")
+    if unbiased is not None:
+        unbiased = _args.flag(unbiased, op, "unbiased")
+    keepdim = _args.flag(keepdim, op, "keepdim")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     elif unbiased is not None:
@@ -436,6 +437,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             f"{tuple(input.shape)} and {tuple(other.shape)}, on {input.device}); convert "
             f"one, e.g. other.to(input.dtype)")
     rtol, atol = _args.real(rtol, "isclose", "rtol"), _args.real(atol, "isclose", "atol")
+    equal_nan = _args.flag(equal_nan, "isclose", "equal_nan")
     if not (rtol >= 0 and atol >= 0):  # NaN too, as PyTorch's
         raise _C.InvalidArgumentError(
             f"isclose(): rtol and atol must be greater than or equal to zero, got "
@@ -487,6 +489,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     True
     """
     rtol, atol = _args.real(rtol, "allclose", "rtol"), _args.real(atol, "allclose", "atol")
+    equal_nan = _args.flag(equal_nan, "allclose", "equal_nan")
     close = isclose(input, other, rtol, atol, equal_nan)
     # an implicit read of a device value, which the transfer guard sees as bool() does
     return builtins.bool(_C._implicit_cpu(close.all(), "allclose()").item())

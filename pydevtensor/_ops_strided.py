@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 
 from . import _C
+from ._args import flag
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_shape import _where
 from .autograd.dispatch import recorded
@@ -196,6 +197,7 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     tensor([1., 0., 0., 1., 0.])
     """
     _tensor_arg(self, "fill_diagonal_")
+    wrap = flag(wrap, "fill_diagonal_", "wrap")
     if self.ndim < 2:
         raise RuntimeError(f"fill_diagonal_(): dimensions must be larger than 1, got shape "
                            f"{tuple(self.shape)}{_where(self)}")
@@ -267,6 +269,7 @@ def put(input, index, source, accumulate=False):
             [0., 5.]])
     """
     _tensor_arg(input, "put")
+    accumulate = flag(accumulate, "put", "accumulate")
     flat = _flat_index(input, index, "put")
     _tensor_arg(source, "put")
     if source.dtype != input.dtype:  # PyTorch's check, as index_put_'s and scatter's
@@ -308,7 +311,7 @@ def _put_(self, index, source, accumulate=False):
     >>> x.put_(pydevtensor.tensor([2]), pydevtensor.tensor([7.]))
     tensor([0., 0., 7.])
     """
-    return self.copy_(put(self, index, source, accumulate))
+    return self.copy_(put(self, index, source, flag(accumulate, "put_", "accumulate")))
 
 
 def _is_inference(self):

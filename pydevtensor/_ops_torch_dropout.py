@@ -2,6 +2,7 @@
 its kin, and their in-place forms (``dropout_``, ...): nn.functional's, with torch's
 positional signature (p and train required, train a bool)."""
 from . import _C
+from ._args import flag
 
 _DOC = """nn.functional's {functional}(input, p, training=train{inplace}), as PyTorch's
     top-level ``torch.{name}`` (p and train have no defaults).{more}
@@ -39,15 +40,13 @@ _DOC = """nn.functional's {functional}(input, p, training=train{inplace}), as Py
 
 def _form(name, functional, features, more="", shape="", inplace=False):
     def fn(input, p, train):
-        if not isinstance(train, bool):
-            raise TypeError(f"{name}(): argument 'train' must be bool, not "
-                            f"{type(train).__name__}")
+        train = flag(train, name, "train")
         if features and isinstance(input, _C.Tensor) and input.ndim < 2:
             raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input "
                                f"(got shape {tuple(input.shape)}, on {input.device})")
         from .nn import _functional_dropout, functional as F
         if functional == "feature_dropout":  # nn.functional has only its 1-3 d forms
-            _functional_dropout._checked(input, p, "feature_dropout()")
+            _functional_dropout._checked(input, p, "feature_dropout()", train)
             return _functional_dropout._feature_dropout(input, p, train, inplace,
                                                         "feature_dropout()")
         return getattr(F, functional)(input, p, train, inplace)

@@ -8,6 +8,7 @@ The ops that return several views (``unbind_copy``, ``split_copy``,
 one per piece) they write them there and return None, as PyTorch's.
 """
 from . import _C
+from ._args import flag
 from ._memory_format import contiguous_format
 from ._ops_index import _int_arg, _out_written
 
@@ -52,6 +53,7 @@ def view_copy(input, size=None, *, dtype=None, out=None):
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
+    flag(implicit, "expand_copy", "implicit")
     return _copied(_tensor(input, "expand_copy").expand(size), out, "expand_copy")
 
 

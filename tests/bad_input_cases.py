@@ -744,6 +744,7 @@ _PARTS = [
     ("bad_input_cases_out", "OUT_CASES"),  # out= of the ops written in Python
     ("bad_input_cases_torchnames", "TORCHNAMES_CASES"),  # asarray, windows, top-level in-place and functional names, legacy linalg
     ("bad_input_cases_fuzz2", "FUZZ2_CASES"),  # the second fuzzer round: scalars and sizes checked before use
+    ("bad_input_cases_flags", "FLAGS_CASES"),  # flags of the Python-level functions: bools only
     ("bad_input_cases_fuzz", "FUZZ_CASES"),  # the fuzzer's hangs and leaked internal errors
 ]
 for _module, _name in _PARTS:

@@ -130,7 +130,7 @@ EVERYDAY3_CASES = [
       r"cummax\(\): Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"),
     C("cummin-bad-dim", "pdt.cummin(t, -3)", "IndexError", r"cummin\(\): Dimension out of range"),
     C("std_mean-unbiased-int", "pdt.std_mean(t, 0, 2)", "TypeError",
-      r"std_mean\(\): unbiased must be a bool, got int"),
+      r"std_mean\(\): argument 'unbiased' must be bool, not int"),
     C("var_mean-not-tensor", "pdt.var_mean([1.0])", "TypeError",
       r"var_mean\(\): argument 'input' must be a Tensor, got list"),
     C("msort-not-tensor", "pdt.msort((1, 2))", "TypeError",

@@ -14,6 +14,7 @@ functional.py (jacobian, hessian, vjp, jvp, hvp, vhp).
 import warnings
 
 from .. import _C
+from .._args import flag
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
 from . import derivatives_index, derivatives_join, derivatives_linalg  # noqa: F401
 from . import derivatives_linalg_decomp  # noqa: F401
@@ -51,9 +52,12 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _retain(retain_graph, create_graph):
-    """retain_graph's default is create_graph, as in PyTorch."""
-    return bool(create_graph if retain_graph is None else retain_graph)
+def _flags(retain_graph, create_graph, op):
+    """(retain_graph, create_graph) as bools: retain_graph's default is create_graph, as in
+    PyTorch, and a non-bool is refused by name (as PyTorch's engine does)."""
+    create_graph = flag(create_graph, op, "create_graph")
+    return (create_graph if retain_graph is None else flag(retain_graph, op, "retain_graph"),
+            create_graph)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -97,10 +101,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     inputs = _as_tuple(inputs)
     if inputs is not None and not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    got = _run_backward(tensors, grads, _retain(retain_graph, create_graph), inputs=inputs,
-                        accumulate=True, create_graph=bool(create_graph))
+    retain, create_graph = _flags(retain_graph, create_graph, "backward")
+    got = _run_backward(tensors, grads, retain, inputs=inputs, accumulate=True,
+                        create_graph=create_graph)
     if inputs is not None:  # a non-leaf among inputs has its gradient accumulated too
-        _accumulate_non_leaves(inputs, got, bool(create_graph))
+        _accumulate_non_leaves(inputs, got, create_graph)
 
 
 def _accumulate_non_leaves(inputs, got, create_graph):
@@ -174,15 +179,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = bool(materialize_grads)
+    allow_unused = flag(allow_unused, "grad", "allow_unused")
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad(): got {len(grads)} grad_outputs for {len(outputs)} outputs")
-    retain = _retain(retain_graph, create_graph)
+    retain, create_graph = _flags(retain_graph, create_graph, "grad")
     if is_grads_batched:
-        result = _batched_grad(outputs, grads, inputs, retain, bool(create_graph))
+        result = _batched_grad(outputs, grads, inputs, retain, create_graph)
     else:
         result = _run_backward(outputs, grads, retain, inputs=inputs, accumulate=False,
-                               where="grad()", create_graph=bool(create_graph))
+                               where="grad()", create_graph=create_graph)
     for k, g in enumerate(result):
         if g is None and not allow_unused:
             raise RuntimeError(f"One of the differentiated Tensors (input {k}) appears to not "
@@ -190,7 +196,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "the desired behavior.")
     if materialize_grads:
         # with create_graph, zeros that require grad (PyTorch's)
-        result = [_C.zeros_like(x, requires_grad=bool(create_graph)) if g is None else g
+        result = [_C.zeros_like(x, requires_grad=create_graph) if g is None else g
                   for x, g in zip(inputs, result)]
     return tuple(result)
 

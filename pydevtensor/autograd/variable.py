@@ -4,6 +4,7 @@ requires grad when asked; ``isinstance(x, Variable)`` is True for every tensor."
 from __future__ import annotations
 
 from .. import _C
+from .._args import flag
 
 __all__ = ["Variable"]
 
@@ -14,7 +15,7 @@ class _VariableMeta(type):
         if not isinstance(data, _C.Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got "
                             f"{type(data).__name__}")
-        return data.detach().requires_grad_(bool(requires_grad))
+        return data.detach().requires_grad_(flag(requires_grad, "Variable", "requires_grad"))
 
     def __instancecheck__(cls, obj) -> bool:
         return isinstance(obj, _C.Tensor)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from .. import _C
+from .._args import flag
 from .._memory_format import keeps_channels_last
 from . import _functional_conv as FC
 from . import _functional_conv_transpose as FCT
@@ -263,6 +264,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     [7.0]
     """
     where = "max_pool3d()"
+    ceil_mode = flag(ceil_mode, "max_pool3d", "ceil_mode")
     if return_indices:
         raise NotImplementedError(f"{where}: return_indices=True is not supported for 3-d "
                                   f"pooling (the 1-d and 2-d pools return them)")
@@ -315,6 +317,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     [3.5]
     """
     where = "avg_pool3d()"
+    ceil_mode = flag(ceil_mode, "avg_pool3d", "ceil_mode")
+    count_include_pad = flag(count_include_pad, "avg_pool3d", "count_include_pad")
     if divisor_override is not None and (isinstance(divisor_override, bool) or
                                          not isinstance(divisor_override, int) or
                                          divisor_override == 0):

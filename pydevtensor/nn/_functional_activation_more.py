@@ -470,6 +470,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _act._floating(input, "rrelu")
     _act._number(lower, "lower", "rrelu")
     _act._number(upper, "upper", "rrelu")
+    training = _args.flag(training, "rrelu", "training")
     for name, v in (("lower", lower), ("upper", upper)):
         if not math.isfinite(v):  # PyTorch's check too
             raise ValueError(f"rrelu(): the {name} bound must be finite, got {v}")

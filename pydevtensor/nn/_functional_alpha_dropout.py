@@ -27,7 +27,7 @@ _SELU_SATURATION = 1.7580993408473766  # lambda * alpha of SELU, PyTorch's const
 
 def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
                    feature: bool, where: str) -> Tensor:
-    _checked(input, p, where)
+    training = _checked(input, p, where, training)
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if feature and input.ndim < 2:

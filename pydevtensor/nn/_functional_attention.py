@@ -16,6 +16,7 @@ import math
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import flag
 from .._ops_index import where
 from .._ops_repeat import repeat_interleave
 from .._ops_stats import softmax
@@ -199,6 +200,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     """
     _sdp_backends.check("scaled_dot_product_attention()")  # Note [one attention kernel]
     _dropout_p(dropout_p)
+    is_causal = flag(is_causal, "scaled_dot_product_attention", "is_causal")
+    enable_gqa = flag(enable_gqa, "scaled_dot_product_attention", "enable_gqa")
     key, value, attn_mask = _check(query, key, value, attn_mask, is_causal, enable_gqa)
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0

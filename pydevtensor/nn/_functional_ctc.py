@@ -20,6 +20,7 @@ autograd's through the recursion.  The logsumexp gives an all -inf triple (an
 unreachable state) -inf with a zero gradient, not the NaN of exp(-inf - -inf).
 """
 from .. import _C
+from .._args import flag
 from .._ops_join import cat as _cat, stack as _stack
 from ._functional_losses import _elementwise_mean
 
@@ -168,8 +169,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                              f"{tuple(log_probs.shape)} on {device})")
     if isinstance(blank, bool) or not isinstance(blank, int) or not 0 <= blank < c:
         raise ValueError(f"{where}: blank must be in the label range [0, {c}), got {blank!r}")
-    if not isinstance(zero_infinity, bool):
-        raise TypeError(f"{where}: zero_infinity must be True or False, got {zero_infinity!r}")
+    zero_infinity = flag(zero_infinity, where.removesuffix("()"), "zero_infinity")
     if targets.device != device:
         raise _C.DeviceError(f"{where}: targets are on {targets.device} but log_probs on "
                              f"{device}; move them with .to()")

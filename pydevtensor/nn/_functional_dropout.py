@@ -10,6 +10,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import flag
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -46,10 +47,12 @@ def _dropped(input: Tensor, p: float, inplace: bool, shape: tuple[int, ...]) -> 
     return input * keep * scale
 
 
-def _checked(input, p, where: str) -> None:
+def _checked(input, p, where: str, training) -> bool:
+    """training as a bool, once p and input are checked."""
     _dropout_p(p)
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
+    return flag(training, where.removesuffix("()"), "training")
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
@@ -102,7 +105,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     True
     """
     where = "dropout2d()"
-    _checked(input, p, where)
+    training = _checked(input, p, where, training)
     if input.ndim < 2:
         raise _C.InvalidArgumentError(
             f"{where}: Feature dropout requires at least 2 dimensions in the input, got shape "
@@ -173,7 +176,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
             [0., 0., 0.]])
     """
     where = "dropout1d()"
-    _checked(input, p, where)
+    training = _checked(input, p, where, training)
     if input.ndim not in (2, 3):
         raise _C.InvalidArgumentError(
             f"{where}: Expected 2D or 3D input, but received a {input.ndim}D input of shape "
@@ -223,7 +226,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     True
     """
     where = "dropout3d()"
-    _checked(input, p, where)
+    training = _checked(input, p, where, training)
     if input.ndim not in (4, 5):  # PyTorch warns (deprecated) and reads it as unbatched
         warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is "
                       f"deprecated and will result in an error in a future release (as in "

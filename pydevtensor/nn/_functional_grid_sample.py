@@ -48,11 +48,11 @@ _DEFAULT_WARNING = ("Default grid_sample and affine_grid behavior has changed to
                     "details.")
 
 
-def _align(align_corners) -> bool:
+def _align(align_corners, op) -> bool:
     if align_corners is None:
         warnings.warn(_DEFAULT_WARNING, UserWarning, stacklevel=3)
         return False
-    return bool(align_corners)
+    return _args.flag(align_corners, op, "align_corners")
 
 
 # ---- affine_grid ----
@@ -110,7 +110,7 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
              [[-0.5000,  0.5000],
               [ 0.5000,  0.5000]]]])
     """
-    align_corners = _align(align_corners)
+    align_corners = _align(align_corners, "affine_grid")
     size = tuple(_args.sequence(size, "affine_grid", "size"))
     if not isinstance(theta, _C.Tensor) or not theta.dtype.is_floating_point:
         got = theta.dtype if isinstance(theta, _C.Tensor) else type(theta).__name__
@@ -344,7 +344,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     tensor([[[[1., 1., 4.]]]])
     """
     _check(input, grid, mode, padding_mode)
-    align_corners = _align(align_corners)
+    align_corners = _align(align_corners, "grid_sample")
     wide = _wide(input.dtype)
     x, g = (input.to(wide), grid.to(wide)) if wide != input.dtype else (input, grid)
     n, c = x.shape[0], x.shape[1]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import flag
 from ._functional_norm import (_Invalid, _check_channels, _floating, _per_channel,
                                _scale_shift, _wide, batch_norm, update_running)
 
@@ -148,6 +149,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     """
     where = "instance_norm()"
     _floating(input, where)
+    use_input_stats = flag(use_input_stats, "instance_norm", "use_input_stats")
     if input.ndim < 3:
         raise _Invalid(f"{where}: expected an input of shape (N, C, *) with at least one "
                        f"spatial dimension, got {tuple(input.shape)} (on {input.device})")

@@ -21,6 +21,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._args import flag
 from .._memory_format import channels_last, channels_last_3d
 from . import _interpolate_taps as taps
 from ._functional_norm import _wide
@@ -192,8 +193,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     """
     where = "interpolate()"
     _check_input(input, mode, align_corners, antialias, where)
-    if align_corners is None:
-        align_corners = False
+    align_corners = False if align_corners is None else flag(align_corners, "interpolate",
+                                                             "align_corners")
     recompute = bool(recompute_scale_factor) or (mode == "area" and size is None)
     sizes, scales = _output_sizes(input, size, scale_factor, recompute, where)
     spatial = tuple(input.shape[2:])

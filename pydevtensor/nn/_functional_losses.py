@@ -9,6 +9,7 @@ import numbers
 import warnings
 
 from .. import _C
+from .._args import flag
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from ._functional_activation import softplus as _softplus
@@ -469,8 +470,7 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     warn_mean = reduction == "mean"  # not for 'elementwise_mean', as PyTorch
     reduction = _elementwise_mean(reduction, stacklevel=3)
     _check_pair(input, target, where, broadcast=True)
-    if not isinstance(log_target, bool):
-        raise TypeError(f"{where}: log_target must be True or False, got {log_target!r:.40}")
+    log_target = flag(log_target, where.removesuffix("()"), "log_target")
     if reduction not in ("mean", "batchmean", "sum", "none"):
         raise ValueError(f"{where}: reduction must be 'mean', 'batchmean', 'sum' or 'none', "
                          f"got {reduction!r}")

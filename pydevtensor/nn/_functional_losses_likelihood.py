@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from .. import _C
+from .._args import flag
 from ._functional_losses import _reduced
 from ._functional_losses_margin import (_broadcast, _check_reduction, _legacy_reduction, _target,
                                         _number, _tensors)
@@ -64,6 +65,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     eps = _number(eps, "eps", where)
     _check_reduction(reduction, where)
     _broadcast(where, input=input, target=target)
+    log_input = flag(log_input, "poisson_nll_loss", "log_input")
+    full = flag(full, "poisson_nll_loss", "full")
     if log_input:
         loss = input.exp() - target * input
     else:

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from .. import _C
+from .._args import flag
 from . import _functional_activation as _act
 from . import _functional_norm as _norm
 from ._functional_losses import _check_weight, _legacy_reduction, _reduced
@@ -335,6 +336,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _tensors(where, anchor=anchor, positive=positive, negative=negative)
     margin = _triplet_checks(where, margin, reduction, anchor, positive, negative)
+    swap = flag(swap, "triplet_margin_loss", "swap")
     d_pos = _norm.pairwise_distance(anchor, positive, p, eps)
     d_neg = _norm.pairwise_distance(anchor, negative, p, eps)
     if swap:

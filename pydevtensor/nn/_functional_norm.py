@@ -209,6 +209,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     """
     where = "batch_norm()"
     _floating(input, where)
+    training = _args.flag(training, "batch_norm", "training")
     if input.ndim < 2:
         raise _Invalid(f"{where}: expected an input of shape (N, C, *), got "
                        f"{tuple(input.shape)} (on {input.device})")
@@ -362,7 +363,9 @@ def _embedding_options(max_norm: Any, norm_type: Any, scale_grad_by_freq: Any, s
     for name, v in (("max_norm", max_norm), ("norm_type", norm_type)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise TypeError(f"{where}: {name} must be a number, got {type(v).__name__}")
-    if sparse:
+    op = where.removesuffix("()")
+    _args.flag(scale_grad_by_freq, op, "scale_grad_by_freq")
+    if _args.flag(sparse, op, "sparse"):
         raise NotImplementedError(f"{where}: sparse=True is not supported (there are no "
                                   f"sparse tensors); the gradient is dense")
 
@@ -547,6 +550,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     tensor([5.])
     """
     where = "pairwise_distance()"
+    keepdim = _args.flag(keepdim, "pairwise_distance", "keepdim")
     if not isinstance(p, (int, float)):
         _args.real(p, "pairwise_distance", "p")
     x1, x2 = _as_floating(x1, where, "x1"), _as_floating(x2, where, "x2")

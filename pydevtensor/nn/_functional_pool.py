@@ -27,6 +27,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._args import flag
 from .._memory_format import keeps_channels_last
 from .._ops_index import where
 from .._ops_join import cat
@@ -164,6 +165,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, where):
     """max_pool2d, naming where in its errors (max_pool1d calls it with a height of 1)."""
+    ceil_mode = flag(ceil_mode, where.removesuffix("()"), "ceil_mode")
     x, unbatched, kernel, stride, padding, dilation, out = _pool_args(
         input, kernel_size, stride, padding, dilation, ceil_mode, where, True)
     n, c, h, w = x.shape
@@ -325,6 +327,8 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override, where):
     """avg_pool2d, naming where in its errors (avg_pool1d calls it with a height of 1)."""
+    ceil_mode = flag(ceil_mode, where.removesuffix("()"), "ceil_mode")
+    count_include_pad = flag(count_include_pad, where.removesuffix("()"), "count_include_pad")
     if divisor_override is not None:
         if isinstance(divisor_override, bool) or not isinstance(divisor_override, int):
             raise TypeError(f"{where}: divisor_override must be an int or None, got "

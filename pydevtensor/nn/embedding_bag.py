@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import flag
 from .._ops_scatter import index_add, scatter_reduce
 from .._ops_counting import bucketize
 from ..autograd.grad_mode import no_grad as _no_grad
@@ -109,7 +110,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     where = "embedding_bag()"
     if mode not in ("sum", "mean", "max"):
         raise _Invalid(f"{where}: mode has to be one of sum, mean or max, got {mode!r}")
-    if sparse:
+    flag(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq")
+    include_last_offset = flag(include_last_offset, "embedding_bag", "include_last_offset")
+    if flag(sparse, "embedding_bag", "sparse"):
         raise NotImplementedError(f"{where}: sparse=True (sparse gradients) is not "
                                   f"supported; use sparse=False")
     for name, t in (("input", input), ("offsets", offsets)):

@@ -185,7 +185,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _dropout_p(p)
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"dropout(): input must be a Tensor, got {type(input).__name__}")
-    if not training or p == 0.0:
+    if not _args.flag(training, "dropout", "training") or p == 0.0:
         return input
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"dropout(): expected a floating point tensor, got {input.dtype}")

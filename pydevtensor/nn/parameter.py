@@ -5,6 +5,7 @@ import weakref
 from typing import Any
 
 from .. import _C
+from .._args import flag
 from .._copies import _deep_values
 
 
@@ -44,7 +45,7 @@ class Parameter(_C.Tensor):
         return _C.Tensor.__new__(cls, data)
 
     def __init__(self, data: _C.Tensor | None = None, requires_grad: bool = True) -> None:
-        self.requires_grad = bool(requires_grad)
+        self.requires_grad = flag(requires_grad, type(self).__name__, "requires_grad")
         self.grad = None
 
     def __deepcopy__(self, memo: dict) -> Parameter:
@@ -255,7 +256,7 @@ class UninitializedBuffer(_C.Tensor):
         return _C.Tensor.__new__(cls, data)
 
     def __init__(self, requires_grad: bool = False, device=None, dtype=None) -> None:
-        self.requires_grad = bool(requires_grad)
+        self.requires_grad = flag(requires_grad, type(self).__name__, "requires_grad")
 
     def to(self, *args, **kwargs):  # type: ignore[override]
         moved = _C.Tensor.to(self, *args, **kwargs)

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ... import _C
+from ..._args import flag
 from ..._memory_format import contiguous_format as _contiguous_format
 from ..._ops_index import index_select as _index_select
 from ..._ops_join import cat as _cat
@@ -385,6 +386,7 @@ def pack_padded_sequence(input: _C.Tensor, lengths: Any, batch_first: bool = Fal
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
     lens = _lengths_list(lengths, where)
+    batch_first = flag(batch_first, where, "batch_first")
     if input.ndim < 2:
         raise _Invalid(f"{where}: input must have at least 2 dimensions (time and batch), got "
                        f"shape {tuple(input.shape)} (on {input.device})")
@@ -556,6 +558,7 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
         raise ValueError(f"{where}: Expected padding_side to be one of left or right, but got "
                          f"{padding_side}.")
     seqs = _sequences(sequences, where)
+    batch_first = flag(batch_first, where, "batch_first")
     lens = [s.shape[0] for s in seqs]
     longest, batch = max(lens), len(seqs)
     starts = [0]
