@@ -6,6 +6,7 @@ csrc/core/pdt_elementwise.c; fmod C's own, exact, in cpu_elementwise.c and
 cuda_element_ops.cuh), re-exported here.
 """
 import builtins
+import inspect
 import math
 
 from . import _C
@@ -213,8 +214,17 @@ _EXAMPLE_OUT = {"float_power_": "tensor([ 9., 16.], dtype=pydevtensor.float64)",
                 "heaviside_": "tensor([1., 0.], dtype=pydevtensor.float64)"}
 
 
+_PARAM = {"float_power_": "exponent", "heaviside_": "values"}  # PyTorch's names
+
+
 def _method_in_place(name, fn):
-    def method(self, other):
+    param = _PARAM[name]
+
+    def method(self, *args, **kwargs):
+        if len(args) + len(kwargs) != 1 or (kwargs and param not in kwargs):
+            raise TypeError(f"{name}() takes one argument, {param} (got {len(args)} "
+                            f"positional and the keywords {sorted(kwargs)})")
+        other = args[0] if args else kwargs[param]
         src = self.clone() if _wants_grad((self, other), {}) else self
         out = fn(src, other)
         if out.dtype != self.dtype and not (out.is_floating_point() and
@@ -226,11 +236,13 @@ def _method_in_place(name, fn):
         return self
 
     method.__name__ = method.__qualname__ = name
+    method.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in ("self", param)])
     method.__doc__ = f"""{name[:-1]} in place.
 
     Parameters
     ----------
-    other : Tensor or number
+    {param} : Tensor or number
         As {name[:-1]}'s second argument.
 
     Returns

@@ -274,9 +274,21 @@ _IN_PLACE = {
     "cumprod_": (_C.Tensor.cumprod, " (dim)", ">>> pydevtensor.tensor([2., 3.]).cumprod_(0)\n"
                  "    tensor([2., 6.])"),
 }
-for _name, _op in (("eq_", "__eq__"), ("ne_", "__ne__"), ("lt_", "__lt__"), ("le_", "__le__"),
-                   ("gt_", "__gt__"), ("ge_", "__ge__")):
-    _IN_PLACE[_name] = (getattr(_C.Tensor, _op), " (other)", _cmp_example(_name))
+
+
+def _compare(op, name):
+    """op (a comparison slot) as a function whose argument is named other, as PyTorch's
+    eq_(other=...) takes it (a slot wrapper takes no keywords); its errors name name."""
+    def compare(self, other):
+        return op(self, other)
+    compare.__name__ = compare.__qualname__ = name
+    return compare
+
+
+_COMPARE = {"eq_": "__eq__", "ne_": "__ne__", "lt_": "__lt__", "le_": "__le__", "gt_": "__gt__",
+            "ge_": "__ge__"}
+for _name, _op in _COMPARE.items():
+    _IN_PLACE[_name] = (_compare(getattr(_C.Tensor, _op), _name), " (other)", _cmp_example(_name))
 for _name, (_fn, _arg, _example) in _IN_PLACE.items():
     if not hasattr(_C.Tensor, _name):
         setattr(_C.Tensor, _name, _in_place(_name, _fn, _arg, _example))
@@ -284,6 +296,7 @@ for _alias, _name in (("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", 
                       ("less_equal_", "le_"), ("not_equal_", "ne_")):  # NumPy's names too
     if not hasattr(_C.Tensor, _alias):
         _fn, _arg, _example = _IN_PLACE[_name]  # made here: its errors name the alias
+        _fn = _compare(getattr(_C.Tensor, _COMPARE[_name]), _alias)
         setattr(_C.Tensor, _alias, _in_place(_alias, _fn, _arg, _example)
                 if getattr(_C.Tensor, _name).__name__ == _name else getattr(_C.Tensor, _name))
 

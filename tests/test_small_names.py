@@ -1,6 +1,8 @@
 """The smaller PyTorch names of pydevtensor/_ops_small_names.py and nn.functional's
 in-place forms and gumbel_softmax, on every device, against NumPy."""
+import inspect
 import math
+import re
 import warnings
 
 import numpy as np
@@ -186,3 +188,33 @@ def test_top_level_in_place_functions(device, name, ref):
     np.testing.assert_allclose(x.cpu().numpy(), ref(a), rtol=1e-14)
     y = pdt.tensor([2.0, 3.0, 4.0], device=device)
     assert y.cumprod_(0) is y and y.cpu().tolist() == [2.0, 6.0, 24.0]
+
+
+@pytest.mark.parametrize("name, want", [("eq_", [1., 0.]), ("ne_", [0., 1.]), ("lt_", [0., 1.]),
+                                        ("le_", [1., 1.]), ("gt_", [0., 0.]),
+                                        ("ge_", [1., 0.]), ("greater_", [0., 0.]),
+                                        ("less_equal_", [1., 1.]), ("not_equal_", [0., 1.])])
+def test_in_place_comparisons_take_other_by_keyword(device, name, want):
+    """x.gt_(other=y), as PyTorch's; a slot wrapper refused any keyword, and its error
+    named __gt__, not gt_."""
+    x = pdt.tensor([1., 2.], device=device)
+    assert getattr(x, name)(other=pdt.tensor([1., 3.], device=device)) is x
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
+    with pytest.raises(TypeError, match=re.escape(name) + r"\(\) got an unexpected keyword"):
+        getattr(x, name)(values=1.)
+
+
+@pytest.mark.parametrize("name, param, arg, want", [
+    ("float_power_", "exponent", 2, [9., 16.]), ("heaviside_", "values", 0.5, [1., 0.])])
+def test_float_power_and_heaviside_in_place_name_their_argument(device, name, param, arg, want):
+    """float_power_(exponent=) and heaviside_(values=), PyTorch's names (they took other)."""
+    x = pdt.tensor([3., -4.], dtype=pdt.float64, device=device)
+    ref = np.float_power([3., -4.], arg) if name == "float_power_" else np.heaviside([3., -4.], arg)
+    if name == "heaviside_":  # its values must be a tensor, as PyTorch's
+        arg = pdt.tensor(arg, dtype=pdt.float64, device=device)
+    assert getattr(x, name)(**{param: arg}) is x
+    np.testing.assert_allclose(x.cpu().numpy(), ref, rtol=1e-15)
+    np.testing.assert_array_equal(ref, want)
+    assert list(inspect.signature(getattr(pdt.Tensor, name)).parameters) == ["self", param]
+    with pytest.raises(TypeError, match=name + r"\(\) takes one argument, " + param):
+        getattr(x, name)(other=arg)
