@@ -81,7 +81,8 @@ def _logical(mask_op, compose):
 
 def _binary_doc(fn):
     """fn's docstring with the Parameters and Returns the three binary ops share."""
-    fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY.strip("\n").lstrip() + "\n")
+    if fn.__doc__ is not None:  # None under python -OO
+        fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY.strip("\n").lstrip() + "\n")
     return fn
 
 

@@ -125,7 +125,8 @@ _LIKE = """
 
 def _like_doc(fn):
     """fn's docstring with the Parameters that rand_like and randn_like share."""
-    fn.__doc__ = fn.__doc__.replace("{like}", _LIKE.strip("\n").lstrip())
+    if fn.__doc__ is not None:  # None under python -OO
+        fn.__doc__ = fn.__doc__.replace("{like}", _LIKE.strip("\n").lstrip())
     return fn
 
 

@@ -88,3 +88,21 @@ def test_a_dtype_error_in_a_layer_names_the_layer_and_the_parameter(device):
                           "pydevtensor.float32")
     assert "(in layer '0': Linear(in_features=3, out_features=2, bias=True))" in msg
     assert "'mat1'" not in msg and "'input' and" not in msg
+
+
+def test_the_package_works_under_python_OO():
+    """python -OO drops docstrings (__doc__ is None): importing every module and a
+    training step must not depend on them (two docstring templates read __doc__ and
+    failed at import)."""
+    code = ("import importlib, pkgutil, pydevtensor as p\n"
+            "for m in pkgutil.walk_packages(p.__path__, 'pydevtensor.'):\n"
+            "    if not m.name.endswith(('__main__', 'distributed.run')):\n"
+            "        importlib.import_module(m.name)\n"
+            "net = p.nn.Linear(3, 1)\n"
+            "loss = net(p.ones(2, 3)).sum()\n"
+            "loss.backward()\n"
+            "print(net.weight.grad.shape)\n")
+    proc = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "pydevtensor.Size([1, 3])"
