@@ -231,6 +231,27 @@ def test_one_sample_forms(device):
     np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12)
 
 
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss_of_one_sample_against_numpy(device, reduction):
+    """An unbatched (C,) input with a (C,) target gives a 0-d loss for every reduction, as
+    PyTorch's (it raised NameError: the torch-only test above is skipped without torch)."""
+    x, y = np.array([0.1, 0.2, 0.4, 0.8]), np.array([3, 0, -1, 1])
+    want = _multilabel_margin(x[None], y[None])[0]
+    assert want == pytest.approx(0.85)
+    xt = _tensor(x, device).requires_grad_()
+    got = F.multilabel_margin_loss(xt, _tensor(y, device), reduction=reduction)
+    assert got.shape == () and got.item() == pytest.approx(want, rel=1e-12)
+    assert nn.MultiLabelMarginLoss(reduction=reduction)(xt, _tensor(y, device)).shape == ()
+    got.backward()
+    h, grad = 1e-6, []
+    for i in range(4):
+        e = np.eye(4)[i] * h
+        grad.append((_multilabel_margin((x + e)[None], y[None])[0]
+                     - _multilabel_margin((x - e)[None], y[None])[0]) / (2 * h))
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), grad, rtol=1e-6, atol=1e-9)
+
+
 MODULES = [
     (nn.MarginRankingLoss(0.3), "margin_ranking", "MarginRankingLoss()"),
     (nn.HingeEmbeddingLoss(1.5), "hinge_embedding", "HingeEmbeddingLoss()"),

@@ -582,7 +582,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     z = (rows.unsqueeze(1) - x_listed.unsqueeze(2)).add(1.0).clamp(min=0.0)  # (N, K, C)
     keep = listed.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1))
     loss = z.masked_fill(keep.logical_not(), 0.0).sum((1, 2)) / c
-    if input.ndim == 1 and not one:
+    if input.ndim == 1:
         loss = loss.reshape(())
     return _reduced(loss, reduction, where)
 
