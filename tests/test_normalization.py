@@ -207,6 +207,32 @@ def test_batch_norm_trains_with_autograd(device):
     _close(bn.weight, 1 - 0.5 * (r * xhat).sum(0), "float64")
 
 
+
+@pytest.mark.parametrize("cls, shape", [(nn.BatchNorm1d, (0, 3)), (nn.BatchNorm1d, (0, 3, 4)),
+                                        (nn.BatchNorm1d, (2, 3, 0)),
+                                        (nn.BatchNorm2d, (0, 3, 2, 2))])
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_batch_norm_of_an_empty_batch_keeps_its_running_statistics(device, cls, shape,
+                                                                   momentum):
+    """A training step on a batch with no values leaves running_mean/var as they were (they
+    became NaN, 0/0, and every later evaluation gave NaN), as PyTorch's; the step is
+    still counted, and a later non-empty batch updates them as usual."""
+    m = cls(3, momentum=momentum).to(device)
+    assert m(pdt.zeros(shape, device=device)).shape == shape
+    np.testing.assert_array_equal(m.running_mean.cpu().numpy(), np.zeros(3))
+    np.testing.assert_array_equal(m.running_var.cpu().numpy(), np.ones(3))
+    assert m.num_batches_tracked.item() == 1
+    xs = (4, 3) + tuple(max(s, 2) for s in shape[2:])
+    x = np.arange(float(np.prod(xs))).reshape(xs)
+    m(pdt.tensor(x, dtype=pdt.float32, device=device))
+    axes = (0,) + tuple(range(2, x.ndim))
+    w = 0.1 if momentum else 0.5  # momentum None: the cumulative average of 2 batches
+    np.testing.assert_allclose(m.running_mean.cpu().numpy(), w * x.mean(axis=axes), rtol=1e-6)
+    rm, rv = pdt.zeros(3, device=device), pdt.ones(3, device=device)
+    F.batch_norm(pdt.zeros(0, 3, 5, device=device), rm, rv, training=True)
+    assert rm.tolist() == [0., 0., 0.] and rv.tolist() == [1., 1., 1.]
+
+
 def test_batch_norm_state_dict_round_trip_and_moves(device):
     bn = nn.BatchNorm1d(3)
     for seed in range(3):

@@ -236,8 +236,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = x.mean(dim=dims, keepdim=True)
         centred = x - mean
         var = (centred * centred).mean(dim=dims, keepdim=True)  # biased: to normalise
-        if training and running_mean is not None:
-            n = input.numel() // input.shape[1]
+        n = input.numel() // max(input.shape[1], 1)
+        if running_mean is not None and n > 0:  # an empty batch leaves them, as PyTorch's
             update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,
                            momentum)
     else:
