@@ -97,3 +97,18 @@ def test_infinite_entries_keep_their_values(device):
     A = _t([[[math.inf, 1.0], [2.0, 3.0]], [[1.0, math.inf], [2.0, 3.0]]], device)
     np.testing.assert_allclose(_np(pdt.linalg.inv(A)), [[[0, 0], [0, 1 / 3]],
                                                         [[0, 0.5], [0, 0]]], atol=0)
+
+
+def test_logdet_gradient_of_a_singular_matrix_in_a_batch(device):
+    """slogdet's and logdet's backward through a batch holding a singular matrix: no
+    error (it raised LinAlgError, failing the whole training step), the singular one's
+    gradient not finite (its inverse does not exist; PyTorch's holds infinities too),
+    the others inv(A).T as NumPy's (rtol 1e-10)."""
+    a = np.array([[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
+                  [[2.0, 0.5, 0.0], [0.0, 3.0, 0.0], [1.0, 0.0, 1.0]]])
+    for f in (lambda A: pdt.linalg.slogdet(A).logabsdet, pdt.logdet):
+        A = _t(a, device).requires_grad_()
+        f(A).sum().backward()
+        g = _np(A.grad)
+        assert not np.isfinite(g[0]).all()
+        np.testing.assert_allclose(g[1], np.linalg.inv(a[1]).T, rtol=1e-10)

@@ -92,10 +92,6 @@ class LinalgInvExBackward0(Node):
         return -(Yt @ g @ Yt)
 
 
-def _inv_transposed(A):
-    return _solver().inv(A).mT
-
-
 def _products_but_one(S):
     """P[..., i] = the product of S[..., j] over j != i (no division: exact with zeros)."""
     from .._ops_join import cat
@@ -157,7 +153,10 @@ class LinalgSlogdetBackward0(Node):
         if g is None:
             return (None,)
         A = self.saved_tensors[0]
-        return (g.unsqueeze(-1).unsqueeze(-1) * _inv_transposed(A),)
+        # inv_ex, not inv: a singular matrix of the batch gets its inverse's inf and NaN
+        # (PyTorch's gradient there holds infinities too) instead of failing the whole
+        # backward, and nothing is read back to find it
+        return (g.unsqueeze(-1).unsqueeze(-1) * _solver().inv_ex(A)[0].mT,)
 
 
 @derivative("linalg_cholesky", "linalg_cholesky_ex")
