@@ -238,9 +238,9 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     Returns
     -------
     (result, info) : named tuple of Tensor
-        X, as B broadcast; info int32 of the batch shape: 0, or i > 0 when the i-th
-        diagonal element of U (1-based) is exactly zero, where X holds infinities or
-        NaN.
+        X, as B broadcast; info int32 of A's batch shape (as PyTorch's): 0, or i > 0
+        when the i-th diagonal element of U (1-based) is exactly zero, where X holds
+        infinities or NaN.
 
     Raises
     ------
@@ -255,8 +255,19 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     >>> pydevtensor.linalg.solve_ex(A, pydevtensor.tensor([9., 8.]))
     linalg_solve_ex(result=tensor([2., 3.]), info=tensor(0, dtype=pydevtensor.int32))
     """
-    return return_types.linalg_solve_ex(*_solve_either(A, B, left, "linalg.solve_ex",
-                                                       check_errors))
+    X, info = _solve_either(A, B, left, "linalg.solve_ex", check_errors)
+    return return_types.linalg_solve_ex(X, _own_batch(info, tuple(A.shape[:-2])))
+
+
+def _own_batch(info, batch):
+    """info of the broadcast batch cut to A's own batch shape, as PyTorch's solve_ex gives
+    it (A's factorization's info: its values repeat along the dims A was broadcast
+    over, so one slice of each is all of them)."""
+    lead = info.ndim - len(batch)
+    if lead == 0 and tuple(info.shape) == batch:
+        return info
+    cut = (0,) * lead + tuple(slice(0, 1) if s == 1 else slice(None) for s in batch)
+    return info[cut].clone()
 
 
 def _solve_either(A, B, left, op, check):

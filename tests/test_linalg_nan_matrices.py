@@ -112,3 +112,20 @@ def test_logdet_gradient_of_a_singular_matrix_in_a_batch(device):
         g = _np(A.grad)
         assert not np.isfinite(g[0]).all()
         np.testing.assert_allclose(g[1], np.linalg.inv(a[1]).T, rtol=1e-10)
+
+
+def test_solve_ex_info_has_as_batch_shape(device):
+    """solve_ex's info describes A's factorization: A's batch shape (3,) against B of batch
+    (2, 1) gives info (3,), as PyTorch's (it had the broadcast shape (2, 3)); its values
+    are the LU's (the singular matrix's zero pivot, 1-based), X as NumPy's elsewhere."""
+    a = np.stack([np.eye(2) * 2, [[1.0, 2.0], [2.0, 4.0]], [[3.0, 1.0], [1.0, 2.0]]])
+    bs = np.arange(1.0, 9.0).reshape(2, 1, 2, 2)
+    r = pdt.linalg.solve_ex(_t(a, device), _t(bs, device))
+    assert tuple(r.result.shape) == (2, 3, 2, 2) and tuple(r.info.shape) == (3,)
+    np.testing.assert_array_equal(_np(r.info), [0, 2, 0])
+    for k in (0, 2):
+        np.testing.assert_allclose(_np(r.result)[:, k], np.linalg.solve(a[k], bs[:, 0]),
+                                   rtol=1e-12)
+    one = pdt.linalg.solve_ex(_t(a[1:2], device), _t(bs, device), left=False)
+    assert tuple(one.info.shape) == (1,) and _np(one.info).tolist() == [2]
+    assert pdt.linalg.solve_ex(_t(a[0], device), _t(bs, device)).info.shape == ()
