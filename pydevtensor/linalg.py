@@ -59,7 +59,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     Raises
     ------
     RuntimeError
-        When x is not floating point.
+        When x is not floating point, or for ord < 0 or inf over no elements (the
+        reduction has no identity), as PyTorch's.
 
     Examples
     --------
@@ -78,6 +79,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         _args.real(ord, "linalg.vector_norm", "ord")
     dims = _dims(dim, x.ndim, "linalg.vector_norm")
     reduce_dims = dims if dims is not None else tuple(range(x.ndim))
+    if ord < 0 or ord == math.inf:  # no identity: the min / max over nothing, or 1 / 0
+        _refuse_empty(x, ord, dims, reduce_dims)
     kw = {"keepdim": keepdim} if x.ndim else {}
     if (ord == 2 or ord == 1) and not isinstance(ord, bool):
         # one pass of the sum of squares (or of |x|) kernel, and norm's gradient (zero
@@ -90,6 +93,19 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if ord == -math.inf:
         return a.amin(reduce_dims, **kw) if x.ndim else a
     return _vector_norm_p(x, ord, reduce_dims if x.ndim else None, keepdim)
+
+
+def _refuse_empty(x, ord, dims, reduce_dims):
+    """PyTorch's refusal of a norm with no identity (ord < 0 or inf) over no elements."""
+    where = f"linalg.vector_norm cannot compute the {ord:g} norm"
+    if dims is None and x.numel() == 0:
+        raise RuntimeError(f"{where} on an empty tensor because the operation does not have "
+                           f"an identity (input of shape {tuple(x.shape)} on {x.device})")
+    for d in reduce_dims:
+        if x.shape[d] == 0:
+            raise RuntimeError(f"{where} on the dimension {d} because this dimension is empty "
+                               f"and the operation does not have an identity (input of shape "
+                               f"{tuple(x.shape)} on {x.device})")
 
 
 @recorded("_vector_norm_p")

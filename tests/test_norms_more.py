@@ -5,6 +5,9 @@ c - size // 2 .. c + (size - 1) // 2 with zeros past the ends, divided by size; 
 over the trailing normalized_shape, eps None meaning the machine epsilon of the type
 computed in) to 1e-12 relative, float32 to 1e-6; torch when it imports (values and
 gradients to 1e-12; half types within one rounding); gradcheck."""
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -151,3 +154,20 @@ def test_norms_bad_input(device):
     for fn, exc, match in cases:
         with pytest.raises(exc, match=match):
             fn()
+
+
+@pytest.mark.parametrize("ord", [-0.5, -1, -2, math.inf, -math.inf])
+def test_vector_norm_without_an_identity_refuses_no_elements(device, ord):
+    """ord < 0 and inf have no value over no elements (1/0, or the max of nothing), so
+    they are refused, as PyTorch's (-1 gave inf); over a non-empty dim of an empty
+    tensor the result is empty; ord >= 0 gives 0."""
+    L = pdt.linalg
+    with pytest.raises(RuntimeError, match=r"cannot compute the %s norm on an empty tensor"
+                       % re.escape(f"{ord:g}")):
+        L.vector_norm(pdt.zeros(0, device=device), ord=ord)
+    with pytest.raises(RuntimeError, match="on the dimension 1 because this dimension is "
+                                           "empty"):
+        L.vector_norm(pdt.zeros(2, 0, device=device), ord=ord, dim=1)
+    assert L.vector_norm(pdt.zeros(0, 2, device=device), ord=ord, dim=1).shape == (0,)
+    for fine in (0, 0.5, 1, 2, 3):
+        assert L.vector_norm(pdt.zeros(0, device=device), ord=fine).item() == 0.0
