@@ -91,7 +91,8 @@ def cholesky_inverse(L, upper=False):
     Returns
     -------
     Tensor
-        (..., n, n).
+        (..., n, n).  Only L's lower (upper) triangle is read, so L's gradient is lower
+        (upper) triangular, deliberately (PyTorch's has entries in the other triangle).
 
     Raises
     ------

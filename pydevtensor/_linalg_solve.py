@@ -638,7 +638,8 @@ def cholesky_solve(B, L, upper=False):
     Returns
     -------
     Tensor
-        (..., n, k).
+        (..., n, k).  Only L's lower (upper) triangle is read, so L's gradient is lower
+        (upper) triangular, deliberately (PyTorch's has entries in the other triangle).
 
     Raises
     ------

@@ -102,7 +102,10 @@ def polygamma(n, input, *, out=None):
     Returns
     -------
     Tensor
-        Of input's shape: +-inf at 0 and the negative integers (for n >= 1).
+        Of input's shape: +-inf at 0 and the negative integers (for n >= 1).  At inf the
+        limit deliberately, 0 for n >= 1 with the sign of (-1)^(n+1) (``polygamma(2, inf)``
+        is -0.), where PyTorch 2.15 gives NaN for n >= 2; NaN at -inf (no limit through
+        the poles).
 
     Raises
     ------

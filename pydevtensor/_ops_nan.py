@@ -136,6 +136,27 @@ class LogsumexpBackward0(Node):
         return (g * (x - y).exp(),)
 
 
+@recorded("_nan_zeroed")
+def _nan_zeroed(x):
+    """x with 0 for NaN (nansum's summand), recorded as one NanZeroedBackward."""
+    return x.masked_fill(x.isnan(), 0.0)
+
+
+@derivative("_nan_zeroed")
+class NanZeroedBackward(Node):
+    """PyTorch's nansum backward: ``g * ~isnan(x)``, a product, so that an infinite g
+    gives NaN at a NaN x (nanmean of an all-NaN slice: g / 0, NaN for each element, as
+    PyTorch's; masked_fill's select gave 0)."""
+
+    def save(self, result, x):
+        self.save_tensors(x)
+        return (x,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (x == x).to(g.dtype),)
+
+
 logaddexp = _C.logaddexp  # a C op: Note [float binary functions] (pdt_elementwise.c)
 
 
@@ -268,7 +289,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         x = x.to(dtype)
     dims = _dims(dim, x.ndim, "nansum")
     if x.is_floating_point():
-        x = x.masked_fill(x.isnan(), 0.0)
+        x = _nan_zeroed(x)
     if x.ndim == 0:
         return x.sum(dtype=dtype)
     return x.sum(dims, keepdim=keepdim, dtype=dtype)  # dtype kept: sum would widen ints
@@ -292,7 +313,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     Returns
     -------
     Tensor
-        NaN where every element is NaN (0/0).
+        NaN where every element is NaN (0/0), and so is the gradient of that slice's
+        elements (PyTorch's).
 
     Raises
     ------

@@ -113,6 +113,7 @@ def sgn(input, *, out=None):
     -------
     Tensor
         Of input's shape and dtype: -1, 0 or 1 (NaN for NaN); its gradient is 0.
+        NaN stays NaN deliberately (NumPy's; PyTorch 2.15 gives 0, hiding the NaN).
 
     Examples
     --------

@@ -159,8 +159,8 @@ def logit(input, eps=None, *, out=None):
         When given, input is first clamped to ``[eps, 1 - eps]`` (so 0 and 1 give finite
         values; the gradient is 0 outside that range, as PyTorch's): below eps to eps,
         then above 1 - eps to 1 - eps, PyTorch's order (for eps > 1/2 a value below eps
-        gives logit(eps)).  Without it, 0 gives -inf, 1 gives inf and values outside
-        [0, 1] give NaN.
+        gives logit(eps)).  Without it (or with eps < 0, as PyTorch's), 0 gives -inf,
+        1 gives inf and values outside [0, 1] give NaN, and so does their gradient.
     out : Tensor, optional
         Written with the result and returned: of any dtype the result's can be cast to
         (as PyTorch's; DTypeError otherwise), the result's device, and its shape or no
@@ -185,7 +185,8 @@ def logit(input, eps=None, *, out=None):
     if eps is not None:
         if isinstance(eps, builtins.bool) or not isinstance(eps, (builtins.int, builtins.float)):
             raise TypeError(f"logit(): eps must be a float, got {type(eps).__name__}")
-        x = where(x < eps, eps, where(x > 1 - eps, 1 - eps, x)).to(x.dtype)
+        if eps >= 0:  # a negative eps is none (PyTorch's): its clamp keeps NaN outside
+            x = where(x < eps, eps, where(x > 1 - eps, 1 - eps, x)).to(x.dtype)
     return (x / (1 - x)).log()
 
 
@@ -270,17 +271,18 @@ def _entr(x):
 
 @derivative("logit")
 class LogitBackward0(Node):
-    """PyTorch's: ``g / (x (1 - x))``; without eps NaN outside [0, 1] (inf at 0 and 1),
-    with eps 0 outside [eps, 1 - eps] (where the clamp is flat)."""
+    """PyTorch's: ``g / (x (1 - x))``; without eps (or with eps < 0) NaN outside [0, 1]
+    and g * inf at 0 (-0.0 too: the limit from inside) and 1, with eps >= 0 zero outside
+    [eps, 1 - eps] (where the clamp is flat)."""
 
     def save(self, result, input, eps=None):
         self.save_tensors(input)
-        self.eps = eps
+        self.eps = None if eps is not None and eps < 0 else eps
         return (input,)
 
     def backward(self, g):
         (x,) = self.saved_tensors
-        d = g / (x * (1 - x))
+        d = g / (x * (1 - x) + 0.0)  # + 0.0: -0.0 at x = -0.0 made the gradient -inf
         if self.eps is None:
             return (d.masked_fill((x < 0).logical_or(x > 1), math.nan),)
         return (d.masked_fill((x < self.eps).logical_or(x > 1 - self.eps), 0.0),)

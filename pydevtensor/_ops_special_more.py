@@ -352,7 +352,7 @@ _BESSEL = "modified Bessel functions"
 i0 = _public("i0", _i0, "The modified Bessel function of the first kind of order 0, "
              "I0(x)", _BESSEL, "its derivative is i1", "[0.0, 1.0, -2.0]",
              "tensor([1.0000, 1.2661, 2.2796])", also=" (also ``pydevtensor.i0`` and the "
-             "methods ``x.i0()`` and ``x.i0_()``)", ret="; inf beyond about 713")
+             "methods ``x.i0()`` and ``x.i0_()``)", ret="; inf beyond about 713\n        and at +-inf, the limit, deliberately (PyTorch 2.15 gives NaN there)")
 i0e = _public("i0e", _i0e, "The exponentially scaled modified Bessel function of order "
               "0, ``exp(-abs(x)) I0(x)``", _BESSEL, "its derivative is i1e(x) - sign(x) i0e(x)",
               "[0.0, 1.0, 100.0]", "tensor([1.0000, 0.4658, 0.0399])")

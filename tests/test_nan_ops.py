@@ -185,6 +185,21 @@ def test_nansum_nanmean_integers_empty_gradient(device):
     np.testing.assert_allclose(_np(x.grad), [2.0, 0.0, 2.0])
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_nanmean_gradient_of_an_all_nan_slice_is_nan(device, keepdim):
+    # nansum's backward is g * ~isnan(x) (PyTorch's): g / 0 = inf for the all-NaN row
+    # gives NaN to each of its elements; a row with numbers gives 1 / count to them
+    a = np.array([[NAN, 1.0, 2.0], [NAN, NAN, NAN]])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    pdt.nanmean(x, 1, keepdim).sum().backward()
+    np.testing.assert_array_equal(_np(x.grad), [[0.0, 0.5, 0.5], [NAN, NAN, NAN]])
+    # an infinite g of nansum: NaN at the NaN elements, inf at the others
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    w = pdt.tensor([math.inf, 2.0], dtype=pdt.float64, device=device)
+    (pdt.nansum(x, 1) * w).sum().backward()
+    np.testing.assert_array_equal(_np(x.grad), [[NAN, INF, INF], [0.0, 0.0, 0.0]])
+
+
 def test_count_nonzero_matches_numpy(device):
     a = np.array([[0.0, 1.5, NAN], [0.0, 0.0, -2.0]])
     for dtype in ["bool", "int32", "int64", "float32", "float64"]:

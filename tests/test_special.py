@@ -230,6 +230,24 @@ def test_logit_clamps_below_eps_first_as_pytorch(device):
     assert g[0] == math.inf and math.isnan(g[1]) and math.isclose(g[2], -1 - math.log(2))
 
 
+@pytest.mark.parametrize("eps", [None, -1.0, -1e-3, 0.0, -0.0, 0.05])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_logit_gradient_outside_the_domain_and_at_its_edges(device, eps, sign):
+    # no eps (None or eps < 0, as PyTorch's): NaN where the value is NaN, g * inf at -0.0,
+    # 0 and 1 (1 / (x (1 - x)) from inside); eps >= 0 (-0.0 too): 0 outside [eps, 1 - eps]
+    a = np.array([-0.5, 1.5, 0.5, 0.0, -0.0, 1.0, 0.1, 0.95, NAN])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    (pdt.logit(x, eps) * sign).sum().backward()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = sign / (a * (1 - a) + 0.0)
+    if eps is None or eps < 0:
+        want[(a < 0) | (a > 1)] = NAN
+        assert np.isnan(pdt.logit(x.detach(), eps).cpu().numpy()[:2]).all()
+    else:
+        want[(a < eps) | (a > 1 - eps)] = 0.0
+    np.testing.assert_allclose(x.grad.cpu().numpy(), want, rtol=1e-14)
+
+
 def test_gradients_at_the_edges_match_pytorch():
     torch = torch_or_skip()
     vals = [0.0, 1.0, 2.0, -1.0, 0.5, 1e-6, NAN]

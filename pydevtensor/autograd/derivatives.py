@@ -145,7 +145,10 @@ class _SavesOperands(_Binary):
     tensor operands backward reads when only those gradients are wanted: the others
     are not saved, so an in-place change of one (y[:, 0] = y[:, 1] * 2) does not fail
     a backward that never reads it, as PyTorch saves self for mul only when other
-    needs a gradient.  A number operand is kept as it is."""
+    needs a gradient.  A number operand is kept as it is; a tensor operand of another
+    dtype than the result's (an int base of a float64 power, a float32 one of a float64
+    exponent) is read in the result's (promoted) dtype, as the forward computed: a
+    backward computing log(base) in float32 gave a float64 gradient float32's accuracy."""
     keeps = staticmethod(_both)
 
     def save(self, result, input, other, **kw):
@@ -162,6 +165,7 @@ class _SavesOperands(_Binary):
         elif keep_a or keep_b:
             self.save_tensors(input if keep_a else other)
         self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
+        self.dtype = result.dtype if result.is_floating_point() or result.is_complex() else None
         return input, other
 
     def _values(self):
@@ -169,7 +173,10 @@ class _SavesOperands(_Binary):
         if a is not SAVED and b is not SAVED:  # nothing kept: nothing to check or free
             return [a, b]
         saved = list(self.saved_tensors)
-        return [saved.pop(0) if s is SAVED else s for s in self.scalars]
+        dtype = self.dtype
+        values = [saved.pop(0) if s is SAVED else s for s in self.scalars]
+        return [v.to(dtype) if isinstance(v, _C.Tensor) and dtype is not None
+                and v.dtype != dtype else v for v in values]
 
 
 @derivative("mul")
