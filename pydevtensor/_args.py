@@ -13,6 +13,20 @@ def _what(value):
     return "None" if value is None else type(value).__name__
 
 
+def number(value, op, name):
+    """value, or a 0-d tensor's value as a Python number, read on the CPU (PyTorch takes
+    one for a number); a 0-d tensor on another device is a DeviceError naming op and the
+    argument, as reading it would copy it to the host behind the caller's back.  The
+    caller checks the type of what it gets."""
+    if not isinstance(value, _C.Tensor) or value.ndim != 0:
+        return value
+    if value.device.type != "cpu":
+        raise _C.DeviceError(f"{op}(): argument '{name}' is a 0-d tensor on {value.device} "
+                             f"({value.dtype}) where a number is taken: reading its value "
+                             f"would copy it to the host; pass {name}.item() to copy it")
+    return value.item()
+
+
 def real(value, op, name):
     """value as a float: a real number (bool and NumPy scalars too) or a one-element real
     tensor's value; anything else a TypeError naming op and the argument."""
