@@ -13,6 +13,16 @@ def _what(value):
     return "None" if value is None else type(value).__name__
 
 
+def number(value):
+    """value, or a 0-d tensor's value as a Python number, as PyTorch takes one for a
+    number (from a GPU, item()'s counted copy to the host, as float(t) and the C
+    bindings' alpha= and fill values read it); the caller checks the type of what it
+    gets."""
+    if isinstance(value, _C.Tensor) and value.ndim == 0:
+        return value.item()
+    return value
+
+
 def real(value, op, name):
     """value as a float: a real number (bool and NumPy scalars too) or a one-element real
     tensor's value; anything else a TypeError naming op and the argument."""

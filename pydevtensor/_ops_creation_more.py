@@ -202,6 +202,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     tensor(3)
     """
     requires_grad = _args.flag(requires_grad, "scalar_tensor", "requires_grad")
+    s = _args.number(s)
     np = sys.modules.get("numpy")  # a NumPy number exists only once NumPy is imported
     numbers = (int, float) + ((np.number, np.bool_) if np is not None else ())
     if isinstance(s, _C.Tensor) or not isinstance(s, numbers):
@@ -217,6 +218,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 def _window(name, length, periodic, dtype, device, requires_grad, form):
     """The symmetric window form(n, N) on n = 0 .. N - 1 (N = length, or length + 1 when
     periodic, the last point then dropped), as a tensor."""
+    length = _args.number(length)
     if not isinstance(length, int) or isinstance(length, builtins.bool):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(length).__name__}")

@@ -21,7 +21,7 @@ For n >= 1, psi_n(x) = (-1)^(n+1) n! zeta(n + 1, x), the Hurwitz zeta function.
 """
 import math
 
-from . import _C
+from . import _C, _args
 from ._ops_index import where
 from ._ops_pointwise import _in_place
 from .autograd.dispatch import derivative, recorded
@@ -122,6 +122,7 @@ def polygamma(n, input, *, out=None):
     >>> pydevtensor.polygamma(2, x)
     tensor([ -2.4041,  -0.4041, -16.8288])
     """
+    n = _args.number(n)
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"polygamma(): argument 'n' must be int, got {type(n).__name__}")
     if not isinstance(input, _C.Tensor):

@@ -11,7 +11,7 @@ autograd/derivatives.py), re-exported here.
 import builtins
 import math
 
-from . import _C
+from . import _C, _args
 from ._args import flag
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
@@ -161,6 +161,7 @@ logaddexp = _C.logaddexp  # a C op: Note [float binary functions] (pdt_elementwi
 
 
 def _replacement(value, default, name):
+    value = _args.number(value)
     if value is None:
         return default
     if isinstance(value, builtins.bool) or not isinstance(value, (builtins.int, builtins.float)):

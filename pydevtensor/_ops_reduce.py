@@ -8,7 +8,7 @@ for the float32 tolerance.
 """
 import types as _types
 
-from . import _C
+from . import _C, _args
 
 sum = _C.sum
 mean = _C.mean
@@ -57,6 +57,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     >>> pydevtensor.norm(x, p="nuc")
     tensor(7.)
     """
+    p = _args.number(p)
     if isinstance(p, str) and p == "nuc":
         return _nuclear(input, dim, keepdim, dtype, kwargs)
     if _other_p(p):
@@ -132,6 +133,7 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     >>> pydevtensor.tensor([3., 4.]).norm()
     tensor(5.)
     """
+    p = _args.number(p)
     if isinstance(p, str) and p == "nuc":
         return _nuclear(self, dim, keepdim, dtype, kwargs)
     if _other_p(p):

@@ -18,7 +18,7 @@ sinc computes the quotient at ``where(x == 0, 1, x)`` instead, and takes 1 where
 import builtins
 import math
 
-from . import _C
+from . import _C, _args
 from ._dtype_info import result_type
 from ._ops_index import where
 from .autograd.derivatives import _SavesOperands, reduce_grad
@@ -182,6 +182,7 @@ def logit(input, eps=None, *, out=None):
     if out is not None:  # grad-requiring input refused by recorded()
         return _out_written(logit(input, eps), out, "logit", castable=True)
     x = _floating(input, "logit")
+    eps = _args.number(eps)
     if eps is not None:
         if isinstance(eps, builtins.bool) or not isinstance(eps, (builtins.int, builtins.float)):
             raise TypeError(f"logit(): eps must be a float, got {type(eps).__name__}")
@@ -277,6 +278,7 @@ class LogitBackward0(Node):
 
     def save(self, result, input, eps=None):
         self.save_tensors(input)
+        eps = _args.number(eps)
         self.eps = None if eps is not None and eps < 0 else eps
         return (input,)
 

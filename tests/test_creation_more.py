@@ -66,8 +66,9 @@ def test_scalar_tensor(device):
     t = pdt.scalar_tensor(3, device=device)
     assert t.shape == () and t.dtype == pdt.float32 and t.item() == 3. and t.device == device
     assert pdt.scalar_tensor(True, dtype=pdt.int64).item() == 1
+    assert pdt.scalar_tensor(pdt.ones(())).item() == 1.0  # a 0-d tensor, as PyTorch's
     with pytest.raises(TypeError, match="must be Number"):
-        pdt.scalar_tensor(pdt.ones(()))
+        pdt.scalar_tensor(pdt.ones(2))
 
 
 @pytest.mark.parametrize("name,ref", [("hann_window", np.hanning),

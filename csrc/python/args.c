@@ -105,6 +105,19 @@ int pdt_parse_int64(PyObject *obj, const char *what, int64_t *out)
     return 0;
 }
 
+/* Whether obj has ndim == 0 (a 0-d tensor or array), the pending error kept. */
+static int zero_d(PyObject *obj)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *n = PyObject_GetAttrString(obj, "ndim");
+    int r = n != NULL && PyLong_Check(n) && PyLong_AsLong(n) == 0;
+    Py_XDECREF(n);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return r;
+}
+
 int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out)
 {
     memset(out, 0, sizeof *out);
@@ -127,12 +140,19 @@ int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out)
         out->f = PyFloat_AS_DOUBLE(obj);
         return 0;
     }
-    if (PyIndex_Check(obj)) { /* NumPy integers */
+    if (PyIndex_Check(obj)) { /* NumPy integers; a one-element integer or bool tensor */
         int64_t v;
-        if (pdt_parse_int64(obj, what, &v) < 0)
+        if (pdt_parse_int64(obj, what, &v) == 0) {
+            out->i = v;
+            return 0;
+        }
+        /* a 0-d floating-point tensor (or NumPy array) has __index__ too, which refuses
+         * it: its value comes through __float__ below, as PyTorch takes a 0-d tensor for
+         * a number (from a GPU, a counted copy to the host, as float(t) is); anything
+         * else keeps __index__'s error */
+        if (!PyErr_ExceptionMatches(PyExc_TypeError) || PyLong_Check(obj) || !zero_d(obj))
             return -1;
-        out->i = v;
-        return 0;
+        PyErr_Clear();
     }
     if (PyNumber_Check(obj) && !PyComplex_Check(obj)) { /* NumPy floats */
         double d = PyFloat_AsDouble(obj);

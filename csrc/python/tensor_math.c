@@ -359,14 +359,25 @@ static Py_hash_t tensor_hash(PyObject *self) { return PyBaseObject_Type.tp_hash(
 
 /* ---- function, method and in-place forms of the binary ops ---- */
 
-/* alpha for add/sub: a Python or NumPy number, not a tensor. */
+/* alpha for add/sub: a Python or NumPy number, or a 0-d tensor's value (PyTorch takes one;
+ * from a GPU, a counted copy to the host, as float(t) is), not a larger tensor. */
 static int alpha_arg(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_arg *alpha)
 {
     if (to_arg_named(S, alpha_obj, name, "alpha", alpha) < 0)
         return -1;
     if (alpha->t) {
-        PyErr_Format(PyExc_TypeError, "%s(): alpha must be a number, not a Tensor", name);
-        return -1;
+        int is_bool = alpha->t->dtype == PDT_BOOL;
+        if (alpha->t->ndim != 0) {
+            char dev[32];
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): alpha must be a number or a 0-d tensor, not a tensor of %d "
+                         "dimensions (on %s)",
+                         name, alpha->t->ndim, pdt_device_str(alpha->t->device, dev, sizeof dev));
+            return -1;
+        }
+        memset(alpha, 0, sizeof *alpha);
+        alpha->is_bool = is_bool;
+        return pdt_parse_scalar(alpha_obj, "alpha", &alpha->s);
     }
     return 0;
 }

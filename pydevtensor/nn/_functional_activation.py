@@ -11,7 +11,7 @@ taken never makes an inf (whose zero gradient would be NaN); logsigmoid as
 min(x, 0) - log1p(exp(-abs(x)))."""
 import math
 
-from .. import _C
+from .. import _C, _args
 from ..autograd.derivatives import zero_where
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
@@ -29,8 +29,11 @@ def _floating(input, name):
 
 
 def _number(value, what, name):
+    """value (a 0-d CPU tensor's value: _args.number) when it is a number."""
+    value = _args.number(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name}(): {what} must be a number, got {type(value).__name__}")
+    return value
 
 
 _HALVES = (_C.float16, _C.bfloat16)
@@ -174,7 +177,7 @@ def elu(input, alpha=1.0, inplace=False):
     tensor([-0.6321,  0.0000,  2.0000])
     """
     _floating(input, "elu")
-    _number(alpha, "alpha", "elu")
+    alpha = _number(alpha, "alpha", "elu")
     return _result(input, lambda x: _elu(x, alpha), inplace)
 
 
@@ -236,8 +239,8 @@ def softplus(input, beta=1.0, threshold=20.0):
     tensor([ 0.3133,  0.6931,  2.1269, 30.0000])
     """
     _floating(input, "softplus")
-    _number(beta, "beta", "softplus")
-    _number(threshold, "threshold", "softplus")
+    beta = _number(beta, "beta", "softplus")
+    threshold = _number(threshold, "threshold", "softplus")
     return _rounded_once(lambda x: _softplus(x, beta, threshold))(input)
 
 
@@ -360,8 +363,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 def _hardtanh(input, min_val, max_val, inplace, name):
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{name}(): input must be a Tensor, got {type(input).__name__}")
-    _number(min_val, "min_val", name)
-    _number(max_val, "max_val", name)
+    min_val = _number(min_val, "min_val", name)
+    max_val = _number(max_val, "max_val", name)
     if min_val > max_val:
         raise ValueError(f"{name}(): min_val cannot be greater than max_val, got min_val="
                          f"{min_val} and max_val={max_val}")

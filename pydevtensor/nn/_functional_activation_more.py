@@ -114,9 +114,11 @@ def hardsigmoid(input, inplace=False):
 
 
 def _lambd(lambd, name, nonnegative):
-    _act._number(lambd, "lambd", name)
+    """lambd as a number (a 0-d CPU tensor's value too)."""
+    lambd = _act._number(lambd, "lambd", name)
     if nonnegative and not lambd >= 0:
         raise ValueError(f"{name}(): lambd must be >= 0, got {lambd}")
+    return lambd
 
 
 def hardshrink(input, lambd=0.5):
@@ -149,7 +151,7 @@ def hardshrink(input, lambd=0.5):
     tensor([-1.0000,  0.0000,  0.0000,  0.7000])
     """
     _act._floating(input, "hardshrink")
-    _lambd(lambd, "hardshrink", False)
+    lambd = _lambd(lambd, "hardshrink", False)
     return _hardshrink(input, lambd)
 
 
@@ -201,7 +203,7 @@ def softshrink(input, lambd=0.5):
     tensor([-0.5000,  0.0000,  0.0000,  0.2000])
     """
     _act._floating(input, "softshrink")
-    _lambd(lambd, "softshrink", True)
+    lambd = _lambd(lambd, "softshrink", True)
     return _softshrink(input, lambd)
 
 
@@ -256,8 +258,8 @@ def threshold(input, threshold, value, inplace=False):
             value = _truncated_for(input, value, "threshold", "value")
     else:
         _act._floating(input, "threshold")  # not a Tensor, or bool (refused as PyTorch)
-    _act._number(threshold, "threshold", "threshold")
-    _act._number(value, "value", "threshold")
+    threshold = _act._number(threshold, "threshold", "threshold")
+    value = _act._number(value, "value", "threshold")
     # NaN is not > threshold: PyTorch's kernel keeps it (x <= threshold is false too)
     return _act._result(input, lambda x: _threshold(x, threshold, value), inplace)
 
@@ -340,7 +342,7 @@ def celu(input, alpha=1.0, inplace=False):
     tensor([-0.7869,  0.0000,  2.0000])
     """
     _act._floating(input, "celu")
-    _act._number(alpha, "alpha", "celu")
+    alpha = _act._number(alpha, "alpha", "celu")
     if alpha == 0:
         raise ValueError("celu(): alpha cannot be 0 (it divides the input)")
 
@@ -468,8 +470,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     True
     """
     _act._floating(input, "rrelu")
-    _act._number(lower, "lower", "rrelu")
-    _act._number(upper, "upper", "rrelu")
+    lower = _act._number(lower, "lower", "rrelu")
+    upper = _act._number(upper, "upper", "rrelu")
     training = _args.flag(training, "rrelu", "training")
     for name, v in (("lower", lower), ("upper", upper)):
         if not math.isfinite(v):  # PyTorch's check too
