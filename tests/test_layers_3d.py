@@ -135,7 +135,63 @@ def test_pool_gradients_and_layers(device):
     assert nn.AdaptiveAvgPool3d((1, None, 2))(v).shape == (2, 3, 1, 5, 2)
     assert nn.AdaptiveMaxPool3d(1)(v[0]).shape == (3, 1, 1, 1)
     with pytest.raises(NotImplementedError, match="return_indices"):
-        F.max_pool3d(v, 2, return_indices=True)
+        F.adaptive_max_pool3d(v, 1, return_indices=True)
+
+
+def _max_pool3d_indices(x, k, s, p, d, ceil):
+    """Each window's flat index (z * H + y) * W + x of its first maximum in (d, h, w)
+    order over the cells inside the volume, by brute force (x float64 (N, C, D, H, W));
+    a window whose depths are all padding: the first depth >= 0 (PyTorch's scan start)
+    with its first row and column inside."""
+    sizes = x.shape[2:]
+    outs = pool_ref(x, k, s, p, d, ceil, "max").shape[2:] if all(
+        sizes[i] + 2 * p[i] >= d[i] * (k[i] - 1) + 1 for i in range(3)) else None
+    out = np.zeros(x.shape[:2] + tuple(outs), dtype=np.int64)
+    for idx in itertools.product(*map(range, outs)):
+        taps = [[o * s[i] - p[i] + j * d[i] for j in range(k[i])] for i, o in enumerate(idx)]
+        inside = [[q for q in t if 0 <= q < sizes[i]] for i, t in enumerate(taps)]
+        for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+            best, where = -np.inf, None
+            for z, y, w in itertools.product(*inside):
+                if where is None or x[n, c, z, y, w] > best:
+                    best, where = x[n, c, z, y, w], (z, y, w)
+            if where is None:  # no depth inside
+                z = next(q for q in taps[0] if q >= 0)
+                where = (z, inside[1][0], inside[2][0])
+            out[n, c][idx] = (where[0] * sizes[1] + where[1]) * sizes[2] + where[2]
+    return out
+
+
+@pytest.mark.parametrize("k, s, p, d, ceil", [((2, 2, 2), (2, 2, 2), (0, 0, 0), (1, 1, 1), False),
+                                               ((3, 2, 3), (1, 2, 2), (1, 1, 1), (1, 2, 1), True),
+                                               ((2, 3, 2), (2, 1, 2), (1, 0, 1), (2, 1, 1), False),
+                                               ((3, 1, 2), (2, 1, 1), (0, 0, 1), (1, 1, 1), True)])
+def test_max_pool3d_returns_indices(device, k, s, p, d, ceil):
+    """max_pool3d(return_indices=True) (it raised NotImplementedError): values as the
+    pool's, indices of the first maximum in (d, h, w) order inside the volume, against a
+    brute force over small integers (many ties), with -inf cells and a padded depth; the
+    gradient goes to those indices."""
+    rng = np.random.default_rng(7)  # its own: the module's RNG feeds the other tests
+    x = rng.integers(0, 4, size=(2, 2, 4, 5, 5)).astype(np.float64)
+    x[x == 0] = -np.inf
+    v = pdt.tensor(x, device=device, requires_grad=True)
+    values, indices = F.max_pool3d(v, k, s, p, d, ceil, return_indices=True)
+    np.testing.assert_array_equal(values.detach().cpu().numpy(), pool_ref(x, k, s, p, d, ceil,
+                                                                          "max"))
+    np.testing.assert_array_equal(indices.cpu().numpy(), _max_pool3d_indices(x, k, s, p, d,
+                                                                               ceil))
+    assert indices.dtype == pdt.int64
+    w = rng.normal(size=tuple(values.shape))
+    (values * pdt.tensor(w, device=device)).sum().backward()
+    grad = np.zeros_like(x)
+    flat = indices.cpu().numpy()
+    for n, c in itertools.product(range(2), range(2)):
+        want = np.zeros(x[0, 0].size)
+        np.add.at(want, flat[n, c].ravel(), w[n, c].ravel())
+        grad[n, c] = want.reshape(x.shape[2:])
+    np.testing.assert_allclose(v.grad.cpu().numpy(), grad, rtol=1e-12)
+    one, one_idx = nn.MaxPool3d(k, s, p, d, return_indices=True, ceil_mode=ceil)(v[0].detach())
+    np.testing.assert_array_equal(one_idx.cpu().numpy(), indices[0].cpu().numpy())
 
 
 @pytest.mark.parametrize("dtype", [pdt.float16, pdt.bfloat16])

@@ -22,6 +22,7 @@ from . import _functional_conv_transpose as FCT
 from . import _functional_pad as FP
 from . import _functional_pool as FPL
 from .._ops_join import stack as _stack
+from ..autograd.grad_mode import no_grad as _no_grad
 
 __all__ = ["adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "conv3d",
            "conv_transpose3d", "max_pool3d"]
@@ -198,7 +199,7 @@ def _pool_depth(x, kernel, stride, padding, dilation, ceil_mode, where, fill):
     out = (-(-top // stride) if ceil_mode else top // stride) + 1
     if ceil_mode and (out - 1) * stride >= depth + padding:
         out -= 1  # PyTorch's: the last window starts inside the input or its padding
-    if top < 0 or out < 1:
+    if out < 1:  # with ceil_mode a window may hang past the end (top < 0), as PyTorch's
         raise _Invalid(f"{where}: the output depth is too small ({out}) for an input of "
                        f"depth {depth} with kernel {kernel}, padding {padding} and dilation "
                        f"{dilation} (on {x.device})")
@@ -243,16 +244,16 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     ceil_mode : bool, optional
         Round the output size up (default False).
     return_indices : bool, optional
-        Only False: the flat indices of the maxima are not available for 3-d pools.
+        Also return where each maximum is, as flat indices ``(z * H + y) * W + x`` into
+        each ``(D, H, W)`` volume (default False).
 
     Returns
     -------
-    Tensor
+    Tensor or (Tensor, Tensor)
+        ``(N, C, Do, Ho, Wo)``, and the int64 indices.
 
     Raises
     ------
-    NotImplementedError
-        With return_indices=True.
     ValueError
         When the sizes do not fit.
 
@@ -265,16 +266,48 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     where = "max_pool3d()"
     ceil_mode = flag(ceil_mode, "max_pool3d", "ceil_mode")
-    if return_indices:
-        raise NotImplementedError(f"{where}: return_indices=True is not supported for 3-d "
-                                  f"pooling (the 1-d and 2-d pools return them)")
     x, unbatched, k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, where)
+    depth, (height, width) = x.shape[2], x.shape[3:]
     x, out_depth = _pool_depth(x, k[0], s[0], p[0], d[0], ceil_mode, where, -math.inf)
-    parts = [FPL._max_pool(images, k[1:], s[1:], p[1:], d[1:], ceil_mode, False, "max_pool2d()")
+    parts = [FPL._max_pool(images, k[1:], s[1:], p[1:], d[1:], ceil_mode, return_indices,
+                           "max_pool2d()")
              for images in _depth_slices(x, k[0], d[0], s[0], out_depth)]
-    out = _stack(parts).max(0).values if len(parts) > 1 else parts[0]
-    out = _from_images(out, x.shape[0], out_depth)
-    return out.squeeze(0) if unbatched else out
+    planes = [part[0] for part in parts] if return_indices else parts
+    best = _stack(planes).max(0).values if len(planes) > 1 else planes[0]
+    out = _from_images(best, x.shape[0], out_depth)
+    out = out.squeeze(0) if unbatched else out
+    if not return_indices:
+        return out
+    with _no_grad():
+        indices = _max_indices_3d(best.detach(), [part[0].detach() for part in parts],
+                                  [part[1] for part in parts], (depth, height, width),
+                                  (k[0], s[0], p[0], d[0]), out_depth)
+    indices = _from_images(indices, x.shape[0], out_depth)
+    return out, indices.squeeze(0) if unbatched else indices
+
+
+def _max_indices_3d(best, planes, plane_indices, size, depth_args, out_depth):
+    """The flat index (z * H + y) * W + x into each (D, H, W) volume of every window's
+    maximum, from each depth tap's 2-d maxima (planes, their indices y * W + x): the
+    first tap holding the maximum (or a NaN) whose depth is in the volume, not the
+    padding, as PyTorch's scan order (depth, then rows, then columns) finds it."""
+    depth, height, width = size
+    taps, stride, padding, dilation = depth_args
+    values = _stack(planes)  # (K, N * Do, C, Ho, Wo)
+    hit = (values == best) | (values.isnan() & best.isnan())
+    tap = _C.arange(taps, device=best.device).reshape(taps, 1)
+    z = tap * dilation + _C.arange(out_depth, device=best.device).reshape(1, out_depth) * \
+        stride - padding  # (K, Do): the depth each tap reads for each output depth
+    inside = ((z >= 0) & (z < depth)).repeat(1, best.shape[0] // out_depth)  # (K, N * Do)
+    lead = (taps, best.shape[0]) + (1,) * (best.ndim - 1)
+    zs = z.repeat(1, best.shape[0] // out_depth).reshape(lead)
+    # the first tap inside the volume that holds it (score 3); where the window's depths
+    # are all padding, the first at a depth >= 0 (score 1), PyTorch's start of the scan
+    score = (hit & inside.reshape(lead)).to(_C.int8) * 2 + (zs >= 0).to(_C.int8)
+    which = score.argmax(0, keepdim=True)
+    z_best = zs.expand(values.shape).gather(0, which).squeeze(0)
+    plane_best = _stack(plane_indices).gather(0, which).squeeze(0)
+    return z_best * (height * width) + plane_best
 
 
 @keeps_channels_last(follows=False)
