@@ -265,3 +265,21 @@ def test_small_fixes(device):
     with pytest.raises(RuntimeError, match="std >= 0.0"):
         pdt.normal(pdt.tensor([0.0], device=device), pdt.tensor([float("nan")], device=device))
     assert pdt.normal(pdt.tensor([0.0], device=device), pdt.tensor([0.0], device=device)).item() == 0
+
+
+@pytest.mark.parametrize("sizes, strides", [((2**32, 2**32), (0, 0)), ((2**40, 2**40), (0, 0)),
+                                            ((2**31, 2**31, 4), (0, 0, 1))])
+def test_as_strided_refuses_an_element_count_past_2_62(device, sizes, strides):
+    """as_strided and set_ with sizes whose product wraps past 2^64 (to exactly 0 for
+    (2^32, 2^32)) skipped the storage's bounds check, so a view of any offset on a
+    16-byte storage read and wrote anywhere in memory (an ASan review found it); the
+    count is checked as every other shape's is.  An empty view of a huge size is fine."""
+    x = pdt.zeros(4, device=device)
+    with pytest.raises(pdt.InvalidArgumentError, match=r"as_strided\(\): sizes .* would hold "
+                                                       r"more than 2\^62 bytes"):
+        pdt.as_strided(x, sizes, strides, 10**9)
+    with pytest.raises(pdt.InvalidArgumentError, match="more than 2\\^62 bytes"):
+        with pdt.no_grad():
+            pdt.zeros(1, device=device).set_(x.untyped_storage(), 2**40, sizes, strides)
+    assert pdt.as_strided(x, (0, 2**40), (0, 0), 0).numel() == 0
+    assert pdt.as_strided(x, (2, 2), (1, 1), 1).cpu().tolist() == [[0.0, 0.0], [0.0, 0.0]]

@@ -586,13 +586,20 @@ pdt_status pdt_as_strided_view(const pdt_tensor *src, int ndim, const int64_t *s
                             "as_strided(): size %lld and stride %lld of dim %d: sizes and "
                             "strides must be >= 0 (on %s)",
                             (long long)shape[d], (long long)strides[d], d, dev);
-        numel *= shape[d];
         if (shape[d] > 0 && strides[d] > (INT64_MAX - last) / shape[d])
             return pdt_fail(PDT_ERR_VALUE, "as_strided(): the view's extent overflows (on %s)",
                             dev);
         if (shape[d] > 0)
             last += (shape[d] - 1) * strides[d];
     }
+    /* the element count as every other shape is checked: a product that wrapped (sizes
+     * (2^32, 2^32) make exactly 0) would skip the bounds check below, and a stride of 0
+     * keeps the extent small, leaving a view of any offset on any storage */
+    if (pdt_check_shape(ndim, shape, src->dtype, &numel) != PDT_OK)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "as_strided(): sizes %s of %s would hold more than 2^62 bytes (on %s)",
+                        pdt_shape_str(ndim, shape, shape_buf, sizeof shape_buf),
+                        pdt_dtype_name(src->dtype), dev);
     int64_t elems = (int64_t)(pdt_tensor_storage_nbytes(src) / pdt_dtype_size(src->dtype));
     if (numel > 0 && last >= elems)
         return pdt_fail(PDT_ERR_VALUE,
