@@ -1,4 +1,6 @@
 """Creation functions on every device, dtype inference, and bad input (issue 3)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -91,13 +93,14 @@ def test_arange_matches_numpy(device, args, kwargs):
 @pytest.mark.parametrize("start,step", [(0, 1), (-70000, 3), (2.5, -0.75), (-3.25, 0.125),
                                         (1e6, 1.0), (0, 1e-3)])
 def test_arange_has_the_bits_of_its_formula(device, dtype, start, step):
-    # Element i is start + (double)i * step cast to the dtype (truncated toward zero
-    # for an integer dtype), on every device and whatever path computes it: counted
-    # in integers, split across threads (n above the grain twice), or vectorised.
+    # Element i is start + (double)i * step cast to the dtype, and for an integer dtype
+    # int(start) + i * int(step) (start and step cast first, as PyTorch's), on every
+    # device and whatever path computes it: counted in integers, split across threads
+    # (n above the grain twice), or vectorised.
     n = 300_001
     exact = start + np.arange(n, dtype=np.float64) * step
     if dtype in ("int32", "int64"):
-        want = np.trunc(exact).astype(dtype)
+        want = (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dtype)
     else:
         want = exact.astype(dtype) if dtype != "bool" else exact != 0
     got = host(pdt.arange(start, start + n * step, step, dtype=dtype, device=device))
@@ -320,3 +323,17 @@ def test_tensor_of_0d_tensors_keeps_their_dtypes(device):
     assert pdt.as_tensor([t(True, pdt.bool), t(False, pdt.bool)]).dtype == pdt.bool
     assert pdt.tensor([t(1.5, pdt.float32)], dtype=pdt.float64).dtype == pdt.float64
 
+
+
+@pytest.mark.parametrize("start, end, step, dtype", [
+    (0, 5, 1.5, "int64"), (5, 0, -1.5, "int64"), (0.5, 5.5, 1.5, "int32"), (0, 2, 0.5, "int64"),
+    (-3.7, 4, 2.2, "int16"), (1, 10, 3, "int64"), (0, 5, 1.5, "uint8")])
+def test_integer_arange_steps_from_integer_start_and_step(device, start, end, step, dtype):
+    """An integer arange has ceil((end - start) / step) elements, int(start) + i *
+    int(step), as PyTorch's (start and step cast to the integer type first): it gave the
+    truncations of start + i * step, [0, 1, 3, 4] for arange(0, 5, 1.5, dtype=int64)
+    where PyTorch gives [0, 1, 2, 3]."""
+    n = math.ceil((end - start) / step)
+    want = [int(start) + i * int(step) for i in range(n)]
+    got = pdt.arange(start, end, step, dtype=getattr(pdt, dtype), device=device)
+    assert got.dtype == getattr(pdt, dtype) and got.cpu().tolist() == want

@@ -414,6 +414,13 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     int dtype = o.dtype >= 0 ? o.dtype : any_float ? pdt_create_dtype(S, -1) : PDT_INT64;
+    /* An integer result counts its elements from the numbers given but steps from start
+     * and step cast to the integer type, as PyTorch's and NumPy's (arange(0, 5, 1.5,
+     * dtype=int64) is [0, 1, 2, 3], not the truncations [0, 1, 3, 4] of 0, 1.5, 3, 4.5) */
+    if (!pdt_dtype_is_floating(dtype) && dtype != PDT_BOOL) {
+        start = trunc(start);
+        step = trunc(step);
+    }
     return range_tensor(S, "arange", &o, dtype, (int64_t)count, start, step, NULL);
 }
 
