@@ -78,8 +78,9 @@ RESAMPLING_CASES = [
       r"Only 3D, 4D and 5D input Tensors supported \(got 2D, shape \(2, 3\) on cpu\)"),
     C("interpolate-int", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, dtype=pdt.int64), "
       "8, mode='linear')", "RuntimeError", r"interpolate\(\): expected a floating point input "
-      r"for mode 'linear' \(integers only with 'nearest' and 'nearest-exact'\), got "
-      r"pydevtensor\.int64 of shape \(1, 1, 4\) \(on cpu\)"),
+      r"for mode 'linear' \(integers only with 'nearest' and 'nearest-exact'; uint8 with "
+      r"'bilinear' and antialiased 'bicubic' too\), got pydevtensor\.int64 of shape "
+      r"\(1, 1, 4\) \(on cpu\)"),
     C("interpolate-antialias", 'pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2, '
       'mode="linear", antialias=True)', "ValueError",
       r"interpolate\(\): Anti-alias option is restricted to bilinear and bicubic modes and "

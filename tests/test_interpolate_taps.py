@@ -218,3 +218,73 @@ def test_antialias_half_types(device):
     assert got.dtype == pdt.float16
     ref = _np_antialias(x.astype(np.float16).astype(np.float64), (4, 3), True)
     np.testing.assert_allclose(_np(got.to(pdt.float32)), ref, rtol=2 ** -10, atol=2 ** -12)
+
+
+def _fixed_point_axis(a, axis, n_out, mode, align, antialias):
+    """NumPy's PyTorch uint8 resize along axis: the filter's taps in float64, the
+    weights in fixed point (p bits: the largest with round(max w 2^(p+1)) < 2^15), then
+    (2^(p-1) + sum q a) >> p clamped to 0..255."""
+    n_in = a.shape[axis]
+    s = (n_in - 1) / (n_out - 1) if align else n_in / n_out
+    stretch = max(s, 1.0) if antialias else 1.0
+    delta = 0.5 if align and not antialias else 0.0
+    support = (2.0 if mode == "bicubic" else 1.0) * stretch
+
+    def filt(z):
+        z = abs(z)
+        if mode == "bilinear":
+            return max(0.0, 1 - z)
+        return (1.5 * z - 2.5) * z * z + 1 if z < 1 else \
+            ((-0.5 * z + 2.5) * z - 4) * z + 2 if z < 2 else 0.0
+
+    rows = []
+    for o in range(n_out):
+        c = s * (o + 0.5 - delta)
+        lo = max(int(c - support + 0.5 + delta), 0)
+        hi = min(int(c + support + 0.5 + delta), n_in)
+        w = np.array([filt((i - c + 0.5 - delta) / stretch) for i in range(lo, hi)])
+        rows.append((lo, w / w.sum()))
+    top, bits = max(w.max() for _, w in rows), 0
+    while bits < 22 and int(0.5 + top * 2 ** (bits + 1)) < 2 ** 15:
+        bits += 1
+    a = np.moveaxis(a.astype(np.int64), axis, -1)
+    out = np.empty(a.shape[:-1] + (n_out,), dtype=np.int64)
+    for o, (lo, w) in enumerate(rows):
+        q = np.trunc(w * 2 ** bits + np.where(w < 0, -0.5, 0.5)).astype(np.int64)
+        out[..., o] = np.clip((2 ** (bits - 1) + (a[..., lo:lo + len(q)] * q).sum(-1))
+                              >> bits, 0, 255)
+    return np.moveaxis(out, -1, axis)
+
+
+@pytest.mark.parametrize("mode,antialias", [("bilinear", False), ("bilinear", True),
+                                            ("bicubic", True)])
+@pytest.mark.parametrize("align", [False, True])
+def test_uint8_images_in_fixed_point(device, mode, antialias, align):
+    """interpolate of uint8 images, bilinear or antialiased bicubic (torchvision's resize;
+    it was refused): PyTorch's fixed-point kernel, exactly, the width first, each axis
+    rounded and clamped to 0..255; against the NumPy model of it and values PyTorch
+    gave."""
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 256, (2, 3, 17, 9)).astype(np.uint8)
+    t = pdt.tensor(x, device=device)
+    for size in ((5, 7), (2, 3), (40, 4), (17, 20)):
+        got = F.interpolate(t, size=size, mode=mode, align_corners=align, antialias=antialias)
+        want = x
+        for axis, n in ((3, size[1]), (2, size[0])):
+            if want.shape[axis] != n:
+                want = _fixed_point_axis(want, axis, n, mode, align, antialias)
+        assert got.dtype == pdt.uint8 and got.device == device
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+    small = pdt.tensor([[[[0, 255, 10], [200, 3, 77]]]], dtype=pdt.uint8, device=device)
+    known = {("bilinear", False, False, (3, 5)): [[0, 102, 255, 108, 10],
+                                                  [100, 112, 129, 78, 44],
+                                                  [200, 121, 3, 47, 77]],
+             ("bilinear", False, True, (3, 4)): [[0, 170, 173, 10], [100, 120, 101, 44],
+                                                 [200, 69, 28, 77]],
+             ("bicubic", True, False, (1, 2)): [[114, 75]]}
+    for (m, aa, al, size), want in known.items():
+        if (m, aa, al) == (mode, antialias, align):
+            got = F.interpolate(small, size=size, mode=mode, align_corners=align,
+                                antialias=antialias)
+            assert got[0, 0].cpu().tolist() == want
+

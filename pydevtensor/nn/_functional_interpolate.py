@@ -108,11 +108,20 @@ def _check_input(input: Any, mode: str, align_corners, antialias, where: str) ->
                              f"mode={mode!r} and an input of shape {tuple(input.shape)} "
                              f"on {input.device})")
     if not input.dtype.is_floating_point and (mode not in ("nearest", "nearest-exact") or
-                                              input.dtype == _C.bool):
+                                              input.dtype == _C.bool) \
+            and not _fixed_point(input, mode, antialias):
         # nearest only picks elements: integer images and masks too, as PyTorch's
         raise RuntimeError(f"{where}: expected a floating point input for mode {mode!r} "
-                           f"(integers only with 'nearest' and 'nearest-exact'), got "
-                           f"{input.dtype} of shape {tuple(input.shape)} (on {input.device})")
+                           f"(integers only with 'nearest' and 'nearest-exact'; uint8 with "
+                           f"'bilinear' and antialiased 'bicubic' too), got {input.dtype} "
+                           f"of shape {tuple(input.shape)} (on {input.device})")
+
+
+def _fixed_point(input: Tensor, mode: str, antialias: bool) -> bool:
+    """Whether PyTorch's uint8 image kernel resizes input (torchvision's resize):
+    bilinear, and bicubic with antialias, in fixed point (nn/_interpolate_taps.py)."""
+    return input.dtype == _C.uint8 and (mode == "bilinear" or (mode == "bicubic" and
+                                                               bool(antialias)))
 
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
@@ -138,7 +147,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     ----------
     input : Tensor
         ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``; floating point (integers
-        too for the nearest modes).
+        too for the nearest modes; uint8 images for 'bilinear' and antialiased 'bicubic',
+        in PyTorch's fixed point: each axis rounded and clamped to 0..255).
     size : int or tuple of int, optional
         The output's spatial sizes.
     scale_factor : float or tuple of float, optional
@@ -211,6 +221,13 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             from . import _functional_3d as F3
             return F3.adaptive_avg_pool3d(input, sizes)
         return FP.adaptive_avg_pool2d(input, sizes)
+    if _fixed_point(input, mode, antialias):
+        x = input
+        for axis in reversed(range(len(sizes))):
+            x = taps.resample(x, axis + 2, taps.uint8_plan(
+                input.device, mode, spatial[axis], sizes[axis], scales[axis], align_corners,
+                antialias))
+        return input.clone() if x is input else x
     wide = _wide(input.dtype)
     if mode == "nearest" and input.ndim == 4:
         mode = "nearest2d"

@@ -36,6 +36,14 @@ the scale the formulas use:
                    the caller appends) with weight 0; the identity when out = in,
                    as PyTorch
 
+    uint8          (bilinear, and antialiased bicubic: PyTorch's uint8 kernel, its
+                   torchvision resize) the antialias taps, and without antialias
+                   f = 1 and, with align_corners, c = s * o, lo and hi shifted by
+                   +0.5 and the filter read at i - c; the weights w of the axis
+                   in fixed point, q = trunc(w * 2^p +- 0.5) for the largest p <= 22
+                   with round(max w * 2^(p+1)) < 2^15; out[o] = clamp((2^(p-1) +
+                   sum q in) >> p, 0, 255), each axis rounded so, the last first
+
 An axis that nearest resamples by an integer factor (each cell repeated r times;
 decided on the host from the same float32 formula, no device data read) is a
 broadcast view instead ('repeat'), and an axis that is not resampled is left alone
@@ -123,22 +131,25 @@ def _interp_taps(mode, n_in, n_out, scale, align_corners, dtype, device) -> tupl
     return index, w
 
 
-def _antialias_taps(mode, n_in, n_out, scale, align_corners, dtype, device) -> tuple:
+def _antialias_taps(mode, n_in, n_out, scale, align_corners, dtype, device,
+                    antialias=True) -> tuple:
     """(index (K, n_out) int64, weight (K, n_out) of dtype): the antialiasing filter
-    (see the module docstring); padding taps read cell n_in with weight 0."""
+    (see the module docstring); padding taps read cell n_in with weight 0.  Without
+    antialias: the unstretched filter of PyTorch's uint8 kernel."""
     cubic = mode == "bicubic"
     ft = np.float64 if dtype == _C.float64 else np.float32
     s = float(_scale(n_in, n_out, scale, align_corners, ft))
-    stretch = max(s, 1.0)
+    stretch = max(s, 1.0) if antialias else 1.0
+    delta = 0.5 if align_corners and not antialias else 0.0
     support = (2.0 if cubic else 1.0) * stretch
     taps = 2 * math.ceil(support) + 1
-    centre = (_C.arange(n_out, dtype=dtype, device=device) + 0.5) * s
-    lo = (centre - support + 0.5).to(_C.int64).clamp(min=0)
-    hi = (centre + support + 0.5).to(_C.int64).clamp(max=n_in)
+    centre = (_C.arange(n_out, dtype=dtype, device=device) + (0.5 - delta)) * s
+    lo = (centre - support + (0.5 + delta)).to(_C.int64).clamp(min=0)
+    hi = (centre + support + (0.5 + delta)).to(_C.int64).clamp(max=n_in)
     k = _C.arange(taps, dtype=_C.int64, device=device).reshape(taps, 1)
     index = lo + k  # (taps, n_out)
     valid = index < hi
-    z = ((index.to(dtype) - centre + 0.5) * (1.0 / stretch)).abs()
+    z = ((index.to(dtype) - centre + (0.5 - delta)) * (1.0 / stretch)).abs()
     if cubic:
         w = where(z < 1, _keys(z, _A_ANTIALIAS, False),
                      where(z < 2, _keys(z, _A_ANTIALIAS, True), 0.0))
@@ -176,6 +187,28 @@ def plan(device, mode: str, n_in: int, n_out: int, scale, align_corners: bool,
     return _index_cache.get(key, device, build)
 
 
+def uint8_plan(device, mode: str, n_in: int, n_out: int, scale, align_corners: bool,
+               antialias: bool) -> tuple:
+    """('identity',) or ('fixed', index (K, n_out), weight int64 (K, n_out), p): PyTorch's
+    uint8 weights in fixed point with p fraction bits (the module docstring), made on
+    the host once (the precision depends on the largest weight), kept per device."""
+    def build():
+        if n_out == n_in:
+            return ("identity",)
+        index, weight = _antialias_taps(mode, n_in, n_out, scale, align_corners, _C.float64,
+                                        "cpu", antialias)
+        w = weight.numpy()
+        top, bits = float(w.max()), 0
+        while bits < 22 and int(0.5 + top * (1 << (bits + 1))) < (1 << 15):
+            bits += 1
+        fixed = np.trunc(w * (1 << bits) + np.where(w < 0, -0.5, 0.5)).astype(np.int64)
+        return ("fixed", index.to(device), _C.tensor(fixed, device=device), bits)
+
+    key = ("interpolate uint8", mode, n_in, n_out, scale, bool(align_corners),
+           bool(antialias))
+    return _index_cache.get(key, device, build)
+
+
 def resample(x: Tensor, axis: int, plan: tuple) -> Tensor:
     """x resampled along axis by plan (from plan())."""
     kind = plan[0]
@@ -187,6 +220,11 @@ def resample(x: Tensor, axis: int, plan: tuple) -> Tensor:
         wide = shape[:axis + 1] + (r,) + shape[axis + 1:]
         out = shape[:axis] + (shape[axis] * r,) + shape[axis + 1:]
         return x.unsqueeze(axis + 1).expand(*wide).reshape(out)
+    if kind == "fixed":  # uint8 in int64: sum, round, shift, clamp
+        _, index, weight, bits = plan
+        x = resample(x.to(_C.int64), axis, ("taps", index, weight, True))
+        return (x + (1 << (bits - 1))).div(1 << bits, rounding_mode="floor").clamp(
+            0, 255).to(_C.uint8)
     _, index, weight, padded = plan
     if padded:
         zero = _C.zeros(shape[:axis] + (1,) + shape[axis + 1:], dtype=x.dtype, device=x.device)
