@@ -124,6 +124,33 @@ def test_backward_create_graph_gradient_penalty(device):
     y.backward()  # the graph was retained
 
 
+
+@pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+                                  "reflect_pad"])
+def test_gradient_penalty_through_pools_and_padding(device, name):
+    """The gradient through a pool or a reflect pad, taken with create_graph, is
+    recorded as a function of the incoming gradient: d/dw of it (w the weights of the
+    output, as a critic's) against central differences."""
+    from pydevtensor.nn import functional as F
+    from test_gradcheck import gradcheck
+    op = {"max_pool2d": lambda v: F.max_pool2d(v, 3, 2, 1),
+          "avg_pool2d": lambda v: F.avg_pool2d(v, 3, 2, 1),
+          "adaptive_avg_pool2d": lambda v: F.adaptive_avg_pool2d(v, 3),
+          "reflect_pad": lambda v: F.pad(v, (1, 2, 2, 1), mode="reflect")}[name]
+    rng = np.random.default_rng(3)
+    x = pdt.tensor(rng.permutation(32).reshape(1, 2, 4, 4), dtype=pdt.float64,
+                   device=device, requires_grad=True)
+    w0 = rng.standard_normal(tuple(op(x).shape))
+
+    def penalty_grad(w):
+        with pdt.enable_grad():  # the differences are taken under no_grad
+            (g,) = autograd.grad((op(x) * w).sum(), x, create_graph=True)
+        assert g.requires_grad == w.requires_grad
+        return g * g
+
+    gradcheck(penalty_grad, [w0], device)
+
+
 def test_functional_against_torch(device):
     rng = np.random.default_rng(1)
     a, v, u = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(2)
