@@ -80,7 +80,8 @@ def test_alpha_must_fit_the_result_dtype(device):
         pdt.add(i32, i32, alpha=True)
     with pytest.raises(ValueError, match="alpha=1099511627776 does not fit in int32"):
         pdt.add(i32, i32, alpha=2**40)
-    with pytest.raises(TypeError, match="alpha must be a number, not a Tensor"):
+    with pytest.raises(TypeError, match="alpha must be a number or a 0-d tensor, not a tensor of 1 "
+                                        "dimensions"):
         pdt.add(i32, i32, alpha=i32)
     # A float alpha is fine once the result is floating.
     r = pdt.add(i32, pdt.tensor([0.25, 0.5], device=device), alpha=0.5)
