@@ -330,18 +330,23 @@ static void cuda_free(int logical, void *ptr, size_t nbytes)
     }
 }
 
-static size_t cuda_reserved(int logical)
+/* A byte count attribute of logical's pool (0 with no pool, or when the query fails). */
+static size_t pool_bytes(int logical, enum cudaMemPoolAttr attr)
 {
     cuda_device *d = cuda_if_ready(phys(logical));
     uint64_t bytes = 0;
     if (d == NULL || d->pool == NULL)
         return 0;
-    if (cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &bytes) !=
-        cudaSuccess) {
+    if (cudaMemPoolGetAttribute(d->pool, attr, &bytes) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
     return (size_t)bytes;
+}
+
+static size_t cuda_reserved(int logical)
+{
+    return pool_bytes(logical, cudaMemPoolAttrReservedMemCurrent);
 }
 
 /* CUDA Runtime API, cudaMemPoolAttr: cudaMemPoolAttrReservedMemHigh is the
@@ -349,15 +354,7 @@ static size_t cuda_reserved(int logical)
  * Logical devices of one GPU share its pool, so they share this peak. */
 static size_t cuda_reserved_peak(int logical)
 {
-    cuda_device *d = cuda_if_ready(phys(logical));
-    uint64_t bytes = 0;
-    if (d == NULL || d->pool == NULL)
-        return 0;
-    if (cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemHigh, &bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return (size_t)bytes;
+    return pool_bytes(logical, cudaMemPoolAttrReservedMemHigh);
 }
 
 static void cuda_reset_reserved_peak(int logical)
