@@ -318,8 +318,9 @@ TRAINING_CASES = [
     C("avg_pool2d-too-small", "pdt.nn.AvgPool2d(5)(pdt.zeros(1, 2, 4, 4))",
       "pydevtensor.InvalidArgumentError",
       r"given input size \(2x4x4\), calculated output size \(2x0x0\) is too small"),
-    C("max_pool2d-int", "pdt.nn.functional.max_pool2d(pdt.zeros(1, 1, 4, 4, dtype=pdt.int64), 2)",
-      "RuntimeError", r"expected a floating point input, got pydevtensor\.int64"),
+    C("max_pool2d-bool", "pdt.nn.functional.max_pool2d(pdt.zeros(1, 1, 4, 4, dtype=pdt.bool), 2)",
+      "RuntimeError", r"expected a floating point input or pydevtensor\.uint8, "
+      r".*pydevtensor\.int64, got pydevtensor\.bool"),
     C("adaptive_avg_pool2d-zero", "pdt.nn.AdaptiveAvgPool2d(0)(pdt.zeros(1, 1, 4, 4))",
       "pydevtensor.InvalidArgumentError", r"output_size must be positive, got output_size=\(0, 0\)"),
     C("BatchNorm2d-3d", "pdt.nn.BatchNorm2d(3)(pdt.zeros(3, 4, 4))",

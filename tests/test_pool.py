@@ -242,6 +242,76 @@ def test_pool_modules_repr_and_defaults(device):
     assert nn.MaxPool2d(2, stride=1)(x).shape == (1, 1, 3, 3)
 
 
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64"])
+def test_max_pools_of_integers(device, dtype):
+    """max_pool2d and max_pool3d take the integer dtypes, as PyTorch (image pipelines):
+    exact values (int64 beyond 2**53 too), the dtype kept, and the indices of the first
+    maximum, against the NumPy reference; the padding never wins (it reads the dtype's
+    least value)."""
+    rng = np.random.default_rng(4)
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, (2, 3, 7, 8), dtype=dtype, endpoint=True)
+    for k, s, p, d, ceil in MAX_CASES:
+        got, idx = F.max_pool2d(_t(x, device, getattr(pdt, dtype)), k, s, p, d, ceil,
+                                return_indices=True)
+        want_idx = ref_max_pool(x.astype(object), k, s, p, d, ceil)[1]
+        assert got.dtype == getattr(pdt, dtype) and got.device == device
+        np.testing.assert_array_equal(  # exact: the values at the reference's indices
+            got.cpu().numpy(), np.take_along_axis(x.reshape(2, 3, -1),
+                                                  want_idx.reshape(2, 3, -1), 2
+                                                  ).reshape(want_idx.shape))
+        np.testing.assert_array_equal(idx.cpu().numpy(), want_idx)
+    lowest = np.full((1, 1, 2, 2), info.min, dtype=dtype)  # all least: a real cell's index
+    _, idx = F.max_pool2d(_t(lowest, device, getattr(pdt, dtype)), 2, 1, 1,
+                          return_indices=True)
+    np.testing.assert_array_equal(
+        idx.cpu().numpy(), ref_max_pool(lowest.astype(object), (2, 2), (1, 1), (1, 1), (1, 1),
+                                        False)[1])
+    v = rng.integers(info.min, info.max, (2, 3, 4, 6, 4), dtype=dtype, endpoint=True)
+    got = F.max_pool3d(_t(v, device, getattr(pdt, dtype)), 2)
+    assert got.dtype == getattr(pdt, dtype)
+    assert got.cpu().numpy().tolist() == \
+        v.reshape(2, 3, 2, 2, 3, 2, 2, 2).max(axis=(3, 5, 7)).tolist()
+
+
+def _trunc_div(total, count):
+    """Integer division rounded toward zero (C's, PyTorch's integer average pools)."""
+    q = np.abs(total) // count
+    return np.where(total < 0, -q, q)
+
+
+def test_avg_pools_of_int64(device):
+    """avg_pool1d/2d/3d take int64, as PyTorch: int64 sums divided as integers, rounded
+    toward zero (-10 / 9 is -1), with the padding counted or not and divisor_override;
+    the other integer dtypes stay refused, as there."""
+    rng = np.random.default_rng(6)
+    x = rng.integers(-50, 50, (2, 3, 7, 8))
+    xt = _t(x, device, pdt.int64)
+    for k, s, p in (((2, 2), (2, 2), (0, 0)), ((3, 3), (2, 2), (1, 1)),
+                    ((3, 2), (2, 3), (1, 1)), ((2, 2), (1, 1), (1, 0))):
+        for include, divisor in ((True, None), (False, None), (True, 5)):
+            got = F.avg_pool2d(xt, k, s, p, False, include, divisor)
+            sums = np.rint(ref_avg_pool(x.astype(float), k, s, p, False, include, 1)
+                           ).astype(np.int64)
+            ones = np.ones(x.shape)  # each window's divisor: cells inside / their mean
+            cells = divisor or np.rint(ref_avg_pool(ones, k, s, p, False, include, 1) /
+                                       ref_avg_pool(ones, k, s, p, False, include)
+                                       ).astype(np.int64)
+            assert got.dtype == pdt.int64
+            np.testing.assert_array_equal(got.cpu().numpy(), _trunc_div(sums, cells))
+    got = F.avg_pool1d(xt[0], 3, 1, 1)
+    sums = np.stack([np.pad(x[0], ((0, 0), (0, 0), (1, 1)))[..., i:i + 3].sum(-1)
+                     for i in range(8)], -1)
+    np.testing.assert_array_equal(got.cpu().numpy(), _trunc_div(sums, 3))
+    v = rng.integers(-50, 50, (2, 3, 4, 6, 4))
+    got = F.avg_pool3d(_t(v, device, pdt.int64), 2)
+    np.testing.assert_array_equal(
+        got.cpu().numpy(), _trunc_div(v.reshape(2, 3, 2, 2, 3, 2, 2, 2).sum((3, 5, 7)), 8))
+    assert F.avg_pool2d(_t(x, device, pdt.int64)[:, :, :3, :3], 3, 1, 1).cpu()[0, 0, 0, 0] \
+        == _trunc_div(x[0, 0, :2, :2].sum(), 9)
+
+
 def test_pool_bad_input(device):
     x = pdt.zeros(1, 2, 4, 4, device=device)
     d = str(device)
@@ -257,8 +327,12 @@ def test_pool_bad_input(device):
         (lambda: F.max_pool2d(x, 0), ValueError, r"kernel_size must be positive"),
         (lambda: F.avg_pool2d(pdt.zeros(4, 4, device=device), 2), RuntimeError,
          r"expected a 3-d \(unbatched\) or 4-d \(batched\) input, got shape \(4, 4\) \(on " + d),
-        (lambda: F.max_pool2d(x.long(), 2), RuntimeError,
-         r"expected a floating point input, got pydevtensor.int64 of shape \(1, 2, 4, 4\)"),
+        (lambda: F.max_pool2d(x.bool(), 2), RuntimeError,
+         r"expected a floating point input or pydevtensor.uint8, .*, got pydevtensor.bool of "
+         r"shape \(1, 2, 4, 4\)"),
+        (lambda: F.avg_pool2d(x.int(), 2), RuntimeError,
+         r"expected a floating point input or pydevtensor.int64, got pydevtensor.int32 of "
+         r"shape \(1, 2, 4, 4\)"),
         (lambda: F.avg_pool2d(x, 2, divisor_override=0), RuntimeError, r"divisor must be not zero"),
         (lambda: F.adaptive_avg_pool2d(x, 0), ValueError, r"output_size must be positive"),
         (lambda: F.adaptive_max_pool2d(x, (1, 2, 3)), RuntimeError,

@@ -13,7 +13,6 @@ there is no 3-d kernel.
 """
 from __future__ import annotations
 
-import math
 from .. import _C
 from .._args import flag
 from .._memory_format import keeps_channels_last
@@ -209,11 +208,9 @@ def _pool_depth(x, kernel, stride, padding, dilation, ceil_mode, where, fill):
     return x, out
 
 
-def _pool_args(input, kernel_size, stride, padding, dilation, where):
+def _pool_args(input, kernel_size, stride, padding, dilation, where, integers):
     x, unbatched = FC._batched(input, 3, where)
-    if not x.is_floating_point():
-        raise RuntimeError(f"{where}: expected a floating point input, got {x.dtype} of shape "
-                           f"{tuple(input.shape)} (on {input.device})")
+    FPL._floating(x, where, integers)
     kernel = FC._at_least(FC._tuple(kernel_size, 3, "kernel_size", where), 1, "kernel_size",
                           where)
     stride = kernel if stride is None or stride == [] or stride == () else FC._at_least(
@@ -232,13 +229,13 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Parameters
     ----------
     input : Tensor
-        ``(N, C, D, H, W)`` or ``(C, D, H, W)``, floating point.
+        ``(N, C, D, H, W)`` or ``(C, D, H, W)``, floating point or integer (not bool).
     kernel_size : int or tuple of 3 ints
         The window.
     stride : int or tuple of 3 ints, optional
         Default kernel_size.
     padding : int or tuple of 3 ints, optional
-        -inf on both sides, at most half the window (default 0).
+        -inf (an integer dtype's least value) on both sides, at most half the window (default 0).
     dilation : int or tuple of 3 ints, optional
         Default 1.
     ceil_mode : bool, optional
@@ -266,11 +263,13 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     where = "max_pool3d()"
     ceil_mode = flag(ceil_mode, "max_pool3d", "ceil_mode")
-    x, unbatched, k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, where)
+    x, unbatched, k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, where,
+                                          FPL._INTEGERS)
     depth, (height, width) = x.shape[2], x.shape[3:]
-    x, out_depth = _pool_depth(x, k[0], s[0], p[0], d[0], ceil_mode, where, -math.inf)
+    x, out_depth = _pool_depth(x, k[0], s[0], p[0], d[0], ceil_mode, where,
+                               FPL._lowest(x.dtype))
     parts = [FPL._max_pool(images, k[1:], s[1:], p[1:], d[1:], ceil_mode, return_indices,
-                           "max_pool2d()")
+                           "max_pool2d()", FPL._INTEGERS)
              for images in _depth_slices(x, k[0], d[0], s[0], out_depth)]
     planes = [part[0] for part in parts] if return_indices else parts
     best = _stack(planes).max(0).values if len(planes) > 1 else planes[0]
@@ -320,7 +319,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     Parameters
     ----------
     input : Tensor
-        ``(N, C, D, H, W)`` or ``(C, D, H, W)``, floating point.
+        ``(N, C, D, H, W)`` or ``(C, D, H, W)``, floating point, or int64 (rounded
+        toward zero).
     kernel_size : int or tuple of 3 ints
         The window.
     stride : int or tuple of 3 ints, optional
@@ -356,7 +356,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                          not isinstance(divisor_override, int) or
                                          divisor_override == 0):
         raise _Invalid(f"{where}: divisor must be not zero, got {divisor_override!r}")
-    x, unbatched, k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, where)
+    x, unbatched, k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, where,
+                                          FPL._INT64)
 
     def window_sums(v, fill):
         v, out_depth = _pool_depth(v, k[0], s[0], p[0], 1, ceil_mode, where, fill)
@@ -369,7 +370,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
     sums = window_sums(x, 0.0)
     if divisor_override is not None:
-        out = sums / divisor_override
+        out = FPL._mean(sums, divisor_override)
     else:  # PyTorch's divisor: the window clipped to the padded input (count_include_pad)
         # or to the input, a product of one count per dimension
         counts = None
@@ -385,7 +386,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
             shape[axis] = n_out
             v = _C.tensor(c, dtype=x.dtype, device=x.device).reshape(shape)
             counts = v if counts is None else counts * v
-        out = sums / counts
+        out = FPL._mean(sums, counts)
     return out.squeeze(0) if unbatched else out
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from .._args import flag
+from .._dtype_info import iinfo
 from .._memory_format import keeps_channels_last
 from .._ops_index import where
 from .._ops_join import cat
@@ -37,16 +38,29 @@ from . import _index_cache
 from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_args,
                                pad_end)
 from ._functional_norm import _wide
+from ._functional_pad import pad as F_pad
 from ._im2col import im2col
 
 if TYPE_CHECKING:
     from .._C import Tensor
 
 
-def _floating(x: Tensor, where: str) -> None:
-    if not x.dtype.is_floating_point:
-        raise RuntimeError(f"{where}: expected a floating point input, got {x.dtype} of "
-                           f"shape {tuple(x.shape)} (on {x.device})")
+_INTEGERS = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)  # max pooling takes them
+_INT64 = (_C.int64,)  # average pooling: PyTorch's sums and truncating division
+
+
+def _floating(x: Tensor, where: str, integers: tuple = ()) -> None:
+    """x is floating point, or of one of the integer dtypes integers (PyTorch's pools
+    take the integers for images: max_pool2d/3d any, avg_pool int64)."""
+    if not x.dtype.is_floating_point and x.dtype not in integers:
+        also = f" or {', '.join(str(d) for d in integers)}" if integers else ""
+        raise RuntimeError(f"{where}: expected a floating point input{also}, got {x.dtype} "
+                           f"of shape {tuple(x.shape)} (on {x.device})")
+
+
+def _lowest(dtype):
+    """max pooling's padding: -inf, or the integer dtype's least value."""
+    return -math.inf if dtype.is_floating_point else iinfo(dtype).min
 
 
 def _pool_size(size: int, k: int, d: int, p: int, s: int, ceil_mode: bool) -> int:
@@ -61,12 +75,14 @@ def _pool_size(size: int, k: int, d: int, p: int, s: int, ceil_mode: bool) -> in
     return out
 
 
-def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, where, effective):
+def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, where, effective,
+               integers=()):
     """(x as (N, C, H, W), unbatched, kernel, stride, padding, dilation, (out_h, out_w))
     after PyTorch's checks; effective: the padding is compared with the dilated kernel
-    (max pooling) rather than the kernel (average pooling)."""
+    (max pooling) rather than the kernel (average pooling); integers: the integer dtypes
+    taken."""
     x, unbatched = _batched(input, 2, where)
-    _floating(x, where)
+    _floating(x, where, integers)
     if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
         stride = kernel_size
     kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride,
@@ -93,6 +109,8 @@ def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, where, 
 def _windows(x, kernel, stride, padding, dilation, out, pad_value):
     """(N, C, kh*kw, L) windows of x, with ceil_mode's extra cells at the end."""
     n, c, h, w = x.shape
+    if not x.dtype.is_floating_point:  # im2col takes floating point: unfold's views
+        return _integer_windows(x, kernel, stride, padding, dilation, out, pad_value)
     extra = tuple(max(0, (o - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
                   for o, s, d, k, size, p in zip(out, stride, dilation, kernel, (h, w),
                                                  padding))
@@ -100,6 +118,20 @@ def _windows(x, kernel, stride, padding, dilation, out, pad_value):
         x = pad_end(x, extra, pad_value)
     cols = im2col(x, kernel, dilation, padding, stride, pad_value)
     return cols.reshape(n, c, kernel[0] * kernel[1], out[0] * out[1])
+
+
+def _integer_windows(x, kernel, stride, padding, dilation, out, pad_value):
+    """_windows of an integer x: x padded with pad_value (to the last window's end),
+    each window's taps by unfold (exact for every integer dtype)."""
+    n, c, h, w = x.shape
+    span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    after = tuple(max(0, (o - 1) * s + sp - size - p)
+                  for o, s, sp, size, p in zip(out, stride, span, (h, w), padding))
+    x = F_pad(x, (padding[1], padding[1] + after[1], padding[0], padding[0] + after[0]),
+              value=pad_value)
+    taps = x.unfold(2, span[0], stride[0]).unfold(3, span[1], stride[1])
+    taps = taps[:, :, :out[0], :out[1], ::dilation[0], ::dilation[1]]
+    return taps.reshape(n, c, out[0] * out[1], kernel[0] * kernel[1]).transpose(2, 3)
 
 
 def _unbatch(t: Tensor, unbatched: bool) -> Tensor:
@@ -120,13 +152,14 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     Parameters
     ----------
     input : Tensor
-        ``(N, C, H, W)``, or ``(C, H, W)``; floating point.
+        ``(N, C, H, W)``, or ``(C, H, W)``; floating point or integer (not bool).
     kernel_size : int or tuple of 2 ints
         The window's size.
     stride : int or tuple of 2 ints, optional
         The step between windows (default: kernel_size).
     padding : int or tuple of 2 ints, optional
-        -inf added on both sides, at most half the dilated kernel (default 0).
+        -inf (an integer dtype's least value) added on both sides, at most half the
+        dilated kernel (default 0).
     dilation : int or tuple of 2 ints, optional
         The spacing of the window's taps (default 1).
     ceil_mode : bool, optional
@@ -160,16 +193,17 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
               [14, 15]]]])
     """
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
-                     "max_pool2d()")
+                     "max_pool2d()", _INTEGERS)
 
 
-def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, where):
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, where,
+              integers=()):
     """max_pool2d, naming where in its errors (max_pool1d calls it with a height of 1)."""
     ceil_mode = flag(ceil_mode, where.removesuffix("()"), "ceil_mode")
     x, unbatched, kernel, stride, padding, dilation, out = _pool_args(
-        input, kernel_size, stride, padding, dilation, ceil_mode, where, True)
+        input, kernel_size, stride, padding, dilation, ceil_mode, where, True, integers)
     n, c, h, w = x.shape
-    cols = _windows(x, kernel, stride, padding, dilation, out, -math.inf)
+    cols = _windows(x, kernel, stride, padding, dilation, out, _lowest(x.dtype))
     if not return_indices and not (x.requires_grad and _C.is_grad_enabled()):
         # no one asks where the maxima are: amax, without the indices (2-4x faster)
         return _unbatch(cols.amax(dim=2).reshape(n, c, out[0], out[1]), unbatched)
@@ -209,7 +243,7 @@ def _window_max(cols: Tensor, first: Tensor) -> tuple:
     takes its first real tap, first (L,), as PyTorch's, so that neither its index nor
     its gradient lands on the padding."""
     values, which = cols.max(dim=2)
-    return values, where(values == -math.inf, first, which)
+    return values, where(values == _lowest(cols.dtype), first, which)
 
 
 @derivative("max_pool2d_with_indices")
@@ -279,7 +313,8 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     Parameters
     ----------
     input : Tensor
-        ``(N, C, H, W)``, or ``(C, H, W)``; floating point.
+        ``(N, C, H, W)``, or ``(C, H, W)``; floating point, or int64 (the sums divided
+        as integers, rounded toward zero, as PyTorch's).
     kernel_size : int or tuple of 2 ints
         The window's size.
     stride : int or tuple of 2 ints, optional
@@ -336,7 +371,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         if divisor_override == 0:
             raise RuntimeError(f"{where}: divisor must be not zero")
     x, unbatched, kernel, stride, padding, _, out = _pool_args(
-        input, kernel_size, stride, padding, 1, ceil_mode, where, False)
+        input, kernel_size, stride, padding, 1, ceil_mode, where, False, _INT64)
     n, c, h, w = x.shape
     wide = _wide(x.dtype)
     if (tuple(stride) == tuple(kernel) and tuple(padding) == (0, 0)
@@ -355,17 +390,23 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2, dtype=wide)
         sums = sums.reshape(n, c, out[0], out[1])
     if divisor_override is not None:
-        mean = sums / float(divisor_override)
+        divisor = divisor_override
     else:
         include = bool(count_include_pad)
         per = [_uniform_count(size, k, p, s, o, include)
                for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
-        if None not in per:  # one divisor for all
-            mean = sums / float(per[0] * per[1])
-        else:
-            mean = sums / _divisor((h, w), kernel, padding, stride, out, include, wide,
-                                   x.device)
+        divisor = per[0] * per[1] if None not in per else _divisor(  # one for all, or each's
+            (h, w), kernel, padding, stride, out, include, wide, x.device)
+    mean = _mean(sums, divisor)
     return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
+
+
+def _mean(sums: Tensor, divisor) -> Tensor:
+    """sums / divisor (an int or a Tensor of counts); an int64 sum's integer division
+    rounds toward zero, as PyTorch's integer average pools."""
+    if not sums.dtype.is_floating_point:
+        return sums.div(divisor, rounding_mode="trunc")
+    return sums / (divisor if isinstance(divisor, _C.Tensor) else float(divisor))
 
 
 # ---- adaptive pools ----

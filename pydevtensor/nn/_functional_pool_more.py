@@ -34,10 +34,11 @@ if TYPE_CHECKING:
 _Invalid = _C.InvalidArgumentError
 
 
-def _rows(input, where: str) -> tuple:
-    """(input as (N, C, 1, L), unbatched) after the 1-d checks."""
+def _rows(input, where: str, integers: tuple = ()) -> tuple:
+    """(input as (N, C, 1, L), unbatched) after the 1-d checks (integers: the integer
+    dtypes taken)."""
     x, unbatched = _batched(input, 1, where)
-    FP._floating(x, where)
+    FP._floating(x, where, integers)
     return x.unsqueeze(2), unbatched
 
 
@@ -130,7 +131,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     Parameters
     ----------
     input : Tensor
-        ``(N, C, L)``, or ``(C, L)``; floating point.
+        ``(N, C, L)``, or ``(C, L)``; floating point, or int64 (rounded toward zero).
     kernel_size : int or tuple of 1 int
         The window's length.
     stride : int or tuple of 1 int, optional
@@ -162,7 +163,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     tensor([[[2.0000, 3.3333, 4.5000]]])
     """
     where = "avg_pool1d()"
-    x, unbatched = _rows(input, where)
+    x, unbatched = _rows(input, where, FP._INT64)
     k = _one(kernel_size, "kernel_size", where)
     s = _stride1(stride, k, where)
     p = _one(padding, "padding", where)
