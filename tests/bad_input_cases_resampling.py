@@ -22,9 +22,9 @@ RESAMPLING_CASES = [
     C("max_pool1d-int", "pdt.nn.functional.max_pool1d(pdt.zeros(1, 1, 4, dtype=pdt.int64), 2)",
       "RuntimeError", r"max_pool1d\(\): expected a floating point input, got "
       r"pydevtensor\.int64 of shape \(1, 1, 4\) \(on cpu\)"),
-    C("AdaptiveAvgPool1d-zero", "pdt.nn.AdaptiveAvgPool1d(0)(pdt.zeros(1, 1, 4))",
+    C("AdaptiveAvgPool1d-negative", "pdt.nn.AdaptiveAvgPool1d(-2)(pdt.zeros(1, 1, 4))",
       "pydevtensor.InvalidArgumentError", r"adaptive_avg_pool1d\(\): output_size must be "
-      r"positive, got output_size=\(0,\)"),
+      r"non-negative, got output_size=\(-2,\)"),
     C("AdaptiveMaxPool1d-empty", "pdt.nn.AdaptiveMaxPool1d(2)(pdt.zeros(1, 1, 0))",
       "pydevtensor.InvalidArgumentError", r"adaptive_max_pool1d\(\): expected an input with a "
       r"non-zero length, got shape \(1, 1, 0\) \(on cpu\)"),

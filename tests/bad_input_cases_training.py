@@ -321,8 +321,9 @@ TRAINING_CASES = [
     C("max_pool2d-bool", "pdt.nn.functional.max_pool2d(pdt.zeros(1, 1, 4, 4, dtype=pdt.bool), 2)",
       "RuntimeError", r"expected a floating point input or pydevtensor\.uint8, "
       r".*pydevtensor\.int64, got pydevtensor\.bool"),
-    C("adaptive_avg_pool2d-zero", "pdt.nn.AdaptiveAvgPool2d(0)(pdt.zeros(1, 1, 4, 4))",
-      "pydevtensor.InvalidArgumentError", r"output_size must be positive, got output_size=\(0, 0\)"),
+    C("adaptive_avg_pool2d-negative", "pdt.nn.AdaptiveAvgPool2d(-1)(pdt.zeros(1, 1, 4, 4))",
+      "pydevtensor.InvalidArgumentError",
+      r"output_size must be non-negative, got output_size=\(-1, -1\)"),
     C("BatchNorm2d-3d", "pdt.nn.BatchNorm2d(3)(pdt.zeros(3, 4, 4))",
       "pydevtensor.InvalidArgumentError",
       r"BatchNorm2d: expected 4D input \(N, C, H, W\), got 3D input of shape \(3, 4, 4\) "

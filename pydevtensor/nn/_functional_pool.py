@@ -412,12 +412,13 @@ def _mean(sums: Tensor, divisor) -> Tensor:
 # ---- adaptive pools ----
 
 def _output_size(output_size: Any, hw: tuple, where: str) -> tuple:
-    """(out_h, out_w) from an int or a pair whose None entries keep the input's size."""
+    """(out_h, out_w) from an int or a pair whose None entries keep the input's size; 0
+    gives an empty output, as PyTorch's."""
     if isinstance(output_size, (tuple, list)) and len(output_size) == 2:
         size = tuple(s if v is None else v for v, s in zip(output_size, hw))
     else:
         size = output_size
-    return _at_least(_tuple(size, 2, "output_size", where), 1, "output_size", where)
+    return _at_least(_tuple(size, 2, "output_size", where), 0, "output_size", where)
 
 
 def _bin_ends(size: int, out: int, device) -> tuple:
@@ -459,6 +460,13 @@ def _adaptive_args(input, output_size, where):
                        f"{tuple(input.shape)} (on {input.device})")
     _check_output_bytes(x, out, where)
     return x, unbatched, hw, out
+
+
+def _no_bins(x: Tensor, out: tuple, unbatched: bool) -> Tensor:
+    """The empty (N, C, *out) output of an output_size holding 0, still x's function
+    (its gradient: zeros)."""
+    n, c = x.shape[:2]
+    return _unbatch(x.reshape(n, c, -1)[:, :, :0].reshape((n, c) + tuple(out)), unbatched)
 
 
 def _bin_taps(size: int, out: int, device) -> tuple:
@@ -546,6 +554,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 def _adaptive_avg_pool(input, output_size, where):
     """adaptive_avg_pool2d, naming where in its errors."""
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
+    if 0 in (oh, ow):
+        return _no_bins(x, (oh, ow), unbatched)
     if h % oh == 0 and w % ow == 0:
         return _avg_pool(input, (h // oh, w // ow), None, 0, False, True, None, where)
     wide = _wide(x.dtype)  # half types: averaged in float32, rounded once
@@ -596,6 +606,10 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 def _adaptive_max_pool(input, output_size, return_indices, where):
     """adaptive_max_pool2d, naming where in its errors."""
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
+    if 0 in (oh, ow):
+        values = _no_bins(x, (oh, ow), unbatched)
+        return (values, _C.zeros(tuple(values.shape), dtype=_C.int64, device=x.device)
+                ) if return_indices else values
     if h % oh == 0 and w % ow == 0:
         k = (h // oh, w // ow)
         return _max_pool(input, k, k, 0, 1, False, return_indices, where)

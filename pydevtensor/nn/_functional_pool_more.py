@@ -176,7 +176,7 @@ def _adaptive_rows(input, output_size, where: str) -> tuple:
     if x.shape[3] < 1:
         raise _Invalid(f"{where}: expected an input with a non-zero length, got shape "
                        f"{tuple(input.shape)} (on {input.device})")
-    out = _at_least((_one(output_size, "output_size", where),), 1, "output_size", where)
+    out = _at_least((_one(output_size, "output_size", where),), 0, "output_size", where)
     return x, unbatched, (1, out[0])
 
 
@@ -203,7 +203,8 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
         When input is not a Tensor or output_size not an int or a tuple of one int.
     RuntimeError
         When input is not floating point; (InvalidArgumentError, also a ValueError) when
-        it is not 2-d or 3-d, has length 0, or output_size is not positive.
+        it is not 2-d or 3-d, has length 0, or output_size is negative (0: an
+        empty output).
 
     Examples
     --------
