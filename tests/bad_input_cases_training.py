@@ -356,9 +356,6 @@ TRAINING_CASES = [
       r"batch_norm\(\): running_mean of shape \(2,\) does not match the input's 3 channels"),
     C("conv3d-4d-weight", "pdt.nn.functional.conv3d(pdt.ones(1, 1, 3, 3, 3), "
       "pdt.ones(1, 1, 3, 3))", "ValueError", r"conv3d\(\)"),
-    C("adaptive_max_pool3d-indices", "pdt.nn.functional.adaptive_max_pool3d("
-      "pdt.ones(1, 1, 2, 2, 2), 1, return_indices=True)", "NotImplementedError",
-      r"adaptive_max_pool3d\(\): return_indices=True is not supported for 3-d pooling"),
     C("avg_pool3d-pad", "pdt.nn.functional.avg_pool3d(pdt.ones(1, 1, 4, 4, 4), 2, padding=2)",
       "ValueError", r"avg_pool3d\(\): pad should be at most half of effective kernel size"),
     C("BatchNorm3d-4d", "pdt.nn.BatchNorm3d(2)(pdt.ones(2, 2, 3, 3))", "ValueError",

@@ -134,8 +134,6 @@ def test_pool_gradients_and_layers(device):
         2, 3, 2, 2, 3)
     assert nn.AdaptiveAvgPool3d((1, None, 2))(v).shape == (2, 3, 1, 5, 2)
     assert nn.AdaptiveMaxPool3d(1)(v[0]).shape == (3, 1, 1, 1)
-    with pytest.raises(NotImplementedError, match="return_indices"):
-        F.adaptive_max_pool3d(v, 1, return_indices=True)
 
 
 def _max_pool3d_indices(x, k, s, p, d, ceil):
@@ -194,6 +192,41 @@ def test_max_pool3d_returns_indices(device, k, s, p, d, ceil):
     np.testing.assert_array_equal(one_idx.cpu().numpy(), indices[0].cpu().numpy())
 
 
+def _first_max(x, windows):
+    """(values, flat D * H * W indices) of the first maximum over each window's cells,
+    listed in (d, h, w) order (PyTorch's), for x (N, C, D, H, W)."""
+    n, c, depth, h, w = x.shape
+    flat = x.reshape(n, c, -1)
+    out_shape = tuple(len(ax) for ax in windows)
+    idx = np.zeros((n, c) + out_shape, dtype=np.int64)
+    for pos in itertools.product(*(range(m) for m in out_shape)):
+        cells = [(a * h + b) * w + q for a, b, q in itertools.product(
+            *(ax[i] for ax, i in zip(windows, pos)))]
+        vals = flat[:, :, cells]
+        idx[(slice(None), slice(None)) + pos] = np.array(cells)[vals.argmax(2)]
+    return np.take_along_axis(flat, idx.reshape(n, c, -1), 2).reshape(idx.shape), idx
+
+
+@pytest.mark.parametrize("k, s, p, d, ceil", POOL_CASES)
+def test_max_pool3d_indices(device, k, s, p, d, ceil):
+    """max_pool3d(return_indices=True) (it raised NotImplementedError): the flat index
+    of each window's first maximum in (d, h, w) order, padding never, ties included
+    (integer values), unbatched too; the values as without indices."""
+    x = RNG.integers(0, 3, (2, 3, 7, 6, 5)).astype(np.float64)
+    t = pdt.tensor(x, device=device)
+    got, idx = F.max_pool3d(t, k, s, p, d, ceil, return_indices=True)
+    windows = [[[o * st - pa + j * di for j in range(ke) if 0 <= o * st - pa + j * di < size]
+                for o in range(m)]
+               for ke, st, pa, di, size, m in zip(k, s, p, d, x.shape[2:], got.shape[2:])]
+    vals, want = _first_max(x, windows)
+    np.testing.assert_array_equal(idx.cpu().numpy(), want)
+    np.testing.assert_array_equal(got.cpu().numpy(), vals)
+    one = F.max_pool3d(t[0], k, s, p, d, ceil, return_indices=True)[1]
+    np.testing.assert_array_equal(one.cpu().numpy(), want[0])
+    ints = F.max_pool3d(t.to(pdt.int32), k, s, p, d, ceil, return_indices=True)
+    np.testing.assert_array_equal(ints[1].cpu().numpy(), want)
+
+
 @pytest.mark.parametrize("dtype", [pdt.float16, pdt.bfloat16])
 def test_conv_transpose3d_half_backward(device, dtype):
     """float16/bfloat16 gradients of conv_transpose3d (its depth slices added in place
@@ -230,6 +263,12 @@ def test_adaptive_pools(device, size):
     t = pdt.tensor(x, device=device)
     np.testing.assert_allclose(F.adaptive_avg_pool3d(t, size).cpu().numpy(), avg, rtol=1e-13)
     np.testing.assert_array_equal(F.adaptive_max_pool3d(t, size).cpu().numpy(), mx)
+    ties = np.floor(x * 0.7)  # adaptive_max_pool3d's indices: the first maximum of a bin
+    windows = [[list(range(a, b)) for a, b in bounds(n, m)] for n, m in zip(x.shape[2:], size)]
+    vals, want = _first_max(ties, windows)
+    got, idx = F.adaptive_max_pool3d(pdt.tensor(ties, device=device), size, return_indices=True)
+    np.testing.assert_array_equal(got.cpu().numpy(), vals)
+    np.testing.assert_array_equal(idx.cpu().numpy(), want)
 
 
 def test_batch_and_instance_norm_and_dropout_3d(device):

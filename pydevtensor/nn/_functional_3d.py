@@ -390,7 +390,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.squeeze(0) if unbatched else out
 
 
-def _adaptive3d(input, output_size, where, reduce2d):
+def _adaptive3d_args(input, output_size, where):
+    """(x as (N, C, D, H, W), unbatched, (out_d, out_h, out_w)) after the checks."""
     x, unbatched = FC._batched(input, 3, where)
     sizes = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
     if len(sizes) != 3:
@@ -400,6 +401,11 @@ def _adaptive3d(input, output_size, where, reduce2d):
         raise _Invalid(f"{where}: output_size must hold positive ints (or None), got "
                        f"{output_size!r}")
     FPL._check_output_bytes(x, sizes, where)
+    return x, unbatched, sizes
+
+
+def _adaptive3d(input, output_size, where, reduce2d):
+    x, unbatched, sizes = _adaptive3d_args(input, output_size, where)
     # depth first: the 2-d pool of (D, H*W) planes to (out_d, H*W) reduces each depth
     # bin and leaves the H*W cells alone (bins of one cell), with no loop over out_d
     n, c, d, h, w = x.shape
@@ -451,16 +457,17 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     output_size : int or tuple of 3 ints (or None: the input's)
         The output's spatial size.
     return_indices : bool, optional
-        Only False, as max_pool3d's.
+        Also return the flat int64 indices of the maxima into D * H * W, as
+        max_pool3d's (default False).
 
     Returns
     -------
-    Tensor
+    Tensor or (Tensor, Tensor)
 
     Raises
     ------
-    NotImplementedError
-        With return_indices=True.
+    ValueError
+        When output_size does not hold 3 positive ints (or None).
 
     Examples
     --------
@@ -469,8 +476,25 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     7.0
     """
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool3d(): return_indices=True is not "
-                                  "supported for 3-d pooling")
+        return _adaptive_max3d_indices(input, output_size)
     return _adaptive3d(input, output_size, "adaptive_max_pool3d()",
                        lambda v, size: FPL._adaptive_max_pool(v, size, False,
                                                               "adaptive_max_pool2d()"))
+
+
+def _adaptive_max3d_indices(input, output_size):
+    """adaptive_max_pool3d with the flat D * H * W index of each maximum: the plane's bins
+    first (each depth's first maximum in row-major order), then the depth bins of those
+    (the first depth holding the maximum): PyTorch's first maximum in (d, h, w) order."""
+    where = "adaptive_max_pool2d()"
+    x, unbatched, (od, oh, ow) = _adaptive3d_args(input, output_size, "adaptive_max_pool3d()")
+    n, c, d, h, w = x.shape
+    planes, in_plane = FPL._adaptive_max_pool(
+        x.transpose(1, 2).reshape(n * d, c, h, w), (oh, ow), True, where)
+    cols = planes.reshape(n, d, c, oh * ow).transpose(1, 2)  # (N, C, D, oh * ow)
+    out, deep = FPL._adaptive_max_pool(cols, (od, oh * ow), True, where)
+    depth = deep // (oh * ow)  # bins of one column: deep = depth * (oh * ow) + column
+    in_plane = in_plane.reshape(n, d, c, oh * ow).transpose(1, 2)
+    index = depth * (h * w) + in_plane.gather(2, depth)
+    out, index = (t.reshape(n, c, od, oh, ow) for t in (out, index))
+    return (out.squeeze(0), index.squeeze(0)) if unbatched else (out, index)
