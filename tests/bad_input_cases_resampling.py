@@ -42,6 +42,13 @@ RESAMPLING_CASES = [
     C("max_unpool2d-int32", "pdt.nn.functional.max_unpool2d(pdt.ones(1, 1, 2, 2), "
       "pdt.zeros(1, 1, 2, 2, dtype=pdt.int32), 2)", "TypeError",
       r"elements in indices should be type int64 but got pydevtensor\.int32 \(on cpu\)"),
+    C("max_unpool1d-index", "pdt.nn.functional.max_unpool1d(pdt.ones(1, 1, 2), "
+      "pdt.tensor([[[1, 8]]]), 2)", "RuntimeError",
+      r"max_unpool1d\(\): Found an invalid max index: 8 \(output volumes are of size 4; "
+      r"on cpu\)"),
+    C("MaxUnpool3d-output-size", "pdt.nn.MaxUnpool3d(2)(pdt.ones(1, 1, 1, 1, 2), "
+      "pdt.zeros(1, 1, 1, 1, 2, dtype=pdt.int64), (2, 2))", "ValueError",
+      r"max_unpool3d\(\): output_size should be a sequence of 3 or 5 ints, but got \(2, 2\)"),
     # ---- interpolate and the upsampling layers (nn/_functional_interpolate.py)
     C("upsample_bilinear-3d", "pdt.nn.functional.upsample_bilinear(pdt.zeros(1, 1, 4), "
       "scale_factor=2)", "NotImplementedError",

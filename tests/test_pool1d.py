@@ -273,6 +273,71 @@ def test_max_unpool2d_matches_numpy(device, args, output_size):
     assert_close(unb, ref.reshape(2, 3, oh, ow)[0], "float64")
 
 
+@pytest.mark.parametrize("dims,args,output_size", [
+    (1, (2,), None), (1, (3, 2, 1), (12,)), (1, (2, 1), (1, 1, 12)),
+    (3, (2,), None), (3, (3, 2, 1), (6, 8, 6)), (3, ((2, 1, 2), (1, 2, 1)), (1, 1, 6, 8, 6))])
+def test_max_unpool1d_and_3d_match_numpy(device, dims, args, output_size):
+    """max_unpool1d/3d (they did not exist): each value of max_pool1d/3d lands at its flat
+    index in its row or volume, zeros elsewhere, the default size (in - 1) * stride -
+    2 * padding + kernel per dim or output_size's; the gradient is the incoming one read
+    at the indices; unbatched and the layers alike."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 12) if dims == 1 else (2, 3, 6, 8, 6))
+    pool = F.max_pool1d if dims == 1 else F.max_pool3d
+    unpool = F.max_unpool1d if dims == 1 else F.max_unpool3d
+    values, indices = pool(_t(x, device), *args, return_indices=True)
+    v = values.detach().requires_grad_()
+    got = unpool(v, indices, *args, output_size=output_size)
+    k, s, p = [np.broadcast_to(a, (dims,)) for a in (args[0], args[1] if len(args) > 1
+                                                      else args[0], 0 if len(args) < 3
+                                                      else args[2])]
+    size = tuple((np.array(values.shape[2:]) - 1) * s - 2 * p + k) if output_size is None \
+        else tuple(output_size[-dims:])
+    cells = int(np.prod(size))
+    ref = np.zeros((2, 3, cells))
+    vals, idx = values.cpu().numpy().reshape(2, 3, -1), indices.cpu().numpy().reshape(2, 3, -1)
+    for n in range(2):
+        for c in range(3):
+            ref[n, c, idx[n, c]] = vals[n, c]
+    assert_close(got, ref.reshape((2, 3) + size), "float64")
+    r = rng.standard_normal((2, 3, cells))
+    (got * _t(r.reshape((2, 3) + size), device)).sum().backward()
+    assert_close(v.grad, np.take_along_axis(r, idx, 2).reshape(values.shape), "float64")
+    layer = (nn.MaxUnpool1d if dims == 1 else nn.MaxUnpool3d)(*args)
+    assert layer.kernel_size == tuple(int(a) for a in k)
+    assert_close(layer(values[0], indices[0], output_size), ref.reshape((2, 3) + size)[0],
+                 "float64")
+
+
+def test_max_unpool1d_and_3d_bad_input(device):
+    """The 2-d unpool's checks, naming the function and each dim's sizes."""
+    d = str(device)
+    v1, i1 = pdt.ones(1, 1, 2, device=device), pdt.tensor([[[1, 3]]], device=device)
+    v3 = pdt.ones(1, 1, 1, 1, 2, device=device)
+    i3 = pdt.tensor([[[[[0, 3]]]]], device=device)
+    cases = [
+        (lambda: F.max_unpool1d(v1, i1 + 5, 2), RuntimeError,
+         r"max_unpool1d\(\): Found an invalid max index: 8 \(output volumes are of size 4; "
+         r"on " + d),
+        (lambda: F.max_unpool1d(v1, i1, 2, output_size=(6,)), ValueError,
+         r'max_unpool1d\(\): invalid output_size "\(6,\)" \(dim 0 must be between 2 and 6\)'),
+        (lambda: F.max_unpool1d(v1, i1, 2, output_size=(4, 4)), ValueError,
+         r"output_size should be a sequence of 1 or 3 ints"),
+        (lambda: F.max_unpool3d(v3, i3 - 1, 2), RuntimeError,
+         r"max_unpool3d\(\): Found an invalid max index: -1 \(output volumes are of size "
+         r"2x2x4; on " + d),
+        (lambda: F.max_unpool3d(v3, i3, 2, output_size=(2, 2)), ValueError,
+         r"output_size should be a sequence of 3 or 5 ints"),
+        (lambda: F.max_unpool3d(v3[0, 0], i3[0, 0], 2), ValueError,
+         r"max_unpool3d\(\): expected a 4-d \(unbatched\) or 5-d \(batched\) input"),
+        (lambda: nn.MaxUnpool3d(2)(v3, i3.int()), TypeError,
+         r"max_unpool3d\(\): elements in indices should be type int64"),
+    ]
+    for fn, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            fn()
+
+
 def test_max_unpool2d_matches_torch(device):
     torch = torch_or_skip()
     x = np.random.default_rng(10).standard_normal((2, 3, 9, 7))
@@ -284,6 +349,8 @@ def test_max_unpool2d_matches_torch(device):
         assert_close(got, want.numpy(), "float64")
     assert repr(nn.MaxUnpool2d(2)) == repr(torch.nn.MaxUnpool2d(2))
     assert repr(nn.MaxUnpool2d((2, 3), 1, 1)) == repr(torch.nn.MaxUnpool2d((2, 3), 1, 1))
+    for name in ("MaxUnpool1d", "MaxUnpool3d"):
+        assert repr(getattr(nn, name)(2, 1)) == repr(getattr(torch.nn, name)(2, 1))
 
 
 def test_max_unpool2d_bad_input(device):

@@ -27,7 +27,8 @@ FP32 = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "h
 # ... float32 on CPU only (PyTorch's CUDA lists leave these in the input dtype); F.pad in
 # its reflect and replicate modes too ("pad": fp32_cpu_pad)
 FP32_CPU = ["avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
-            "max_unpool2d", "grid_sample", "ctc_loss", "trace", "inv", "inverse", "svd",
+            "max_unpool1d", "max_unpool2d", "max_unpool3d", "grid_sample", "ctc_loss", "trace",
+            "inv", "inverse", "svd",
             "svdvals", "qr", "cholesky", "cholesky_ex", "solve", "eigh", "eigvalsh",
             "matrix_rank", "cond", "lstsq", "pinverse", "cholesky_solve", "cholesky_inverse",
             "quantile", "nanquantile"]

@@ -14,7 +14,7 @@ cells, not their sum), passed through
 Everything runs through the 2-d pools' kernels and caches, so the 1-d pools read
 nothing back from a GPU either; their errors name the 1-d function.
 
-max_unpool2d puts a max pool's values back at their indices (zeros elsewhere) with
+max_unpool1d/2d/3d put a max pool's values back at their indices (zeros elsewhere) with
 an index assignment, which autograd records (its gradient gathers at the indices).
 """
 from __future__ import annotations
@@ -381,31 +381,115 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
     return FP._unbatch(_root(avg, kh * kw, p), unbatched)
 
 
-# ---- max_unpool2d ----
+# ---- max_unpool1d/2d/3d ----
 
-def _unpool_size(hw: tuple, kernel: tuple, stride: tuple, padding: tuple, output_size,
+def _unpool_size(sizes: tuple, kernel: tuple, stride: tuple, padding: tuple, output_size,
                  where: str) -> tuple:
-    """PyTorch's output size: ``(in - 1) * stride - 2 * padding + kernel``, or
-    output_size (its last two entries) when each lies strictly within stride of it."""
-    default = tuple((n - 1) * s - 2 * p + k for n, k, s, p in zip(hw, kernel, stride, padding))
+    """PyTorch's output size: ``(in - 1) * stride - 2 * padding + kernel`` per spatial
+    dim, or output_size (its last len(sizes) entries) when each lies strictly within
+    stride of it."""
+    dims = len(sizes)
+    default = tuple((n - 1) * s - 2 * p + k for n, k, s, p in zip(sizes, kernel, stride,
+                                                                  padding))
     if output_size is None:
         size = default
     else:
         size = tuple(output_size)
-        if len(size) == 4:
+        if len(size) == dims + 2:
             size = size[2:]
-        if len(size) != 2 or any(isinstance(v, bool) or not isinstance(v, int) for v in size):
-            raise ValueError(f"{where}: output_size should be a sequence of 2 or 4 ints, but "
-                             f"got {output_size!r}")
-        for d in range(2):
+        if len(size) != dims or any(isinstance(v, bool) or not isinstance(v, int)
+                                    for v in size):
+            raise ValueError(f"{where}: output_size should be a sequence of {dims} or "
+                             f"{dims + 2} ints, but got {output_size!r}")
+        for d in range(dims):
             low, high = default[d] - stride[d], default[d] + stride[d]
             if not low < size[d] < high:
                 raise ValueError(f'{where}: invalid output_size "{tuple(output_size)}" (dim {d} '
                                  f'must be between {low} and {high})')
     if min(size) < 1:
-        raise _Invalid(f"{where}: the output size {size} is empty (input size {hw}, "
+        raise _Invalid(f"{where}: the output size {size} is empty (input size {sizes}, "
                        f"kernel_size={kernel}, stride={stride}, padding={padding})")
     return size
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, dims: int,
+                where: str):
+    """max_unpool1d/2d/3d: input's values written at indices (flat positions in each
+    output plane or volume) of zeros, after PyTorch's checks."""
+    x, unbatched = _batched(input, dims, where)
+    FP._floating(x, where)
+    if not isinstance(indices, _C.Tensor):
+        raise TypeError(f"{where}: indices must be a Tensor, got {type(indices).__name__}")
+    if indices.dtype != _C.int64:
+        raise _C.DTypeError(f"{where}: elements in indices should be type int64 but got "
+                            f"{indices.dtype} (on {indices.device})")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise _Invalid(f"{where}: Expected shape of indices to be same as that of the input "
+                       f"tensor {tuple(input.shape)} but got indices tensor with shape "
+                       f"{tuple(indices.shape)} (on {input.device})")
+    if indices.device != input.device:
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but the "
+                             f"input is on {input.device} and indices on {indices.device}")
+    kernel = _at_least(_tuple(kernel_size, dims, "kernel_size", where), 1, "kernel_size", where)
+    stride = kernel if stride is None else _at_least(_tuple(stride, dims, "stride", where), 1,
+                                                     "stride", where)
+    padding = _at_least(_tuple(padding, dims, "padding", where), 0, "padding", where)
+    n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    out_sizes = _unpool_size(sizes, kernel, stride, padding, output_size, where)
+    planes, cells = n * c, math.prod(out_sizes)
+    idx = indices.reshape(planes, math.prod(sizes))
+    if idx.numel():
+        lo, hi = _stack([idx.min(), idx.max()]).cpu().tolist()
+        if lo < 0 or hi >= cells:
+            raise RuntimeError(f"{where}: Found an invalid max index: {lo if lo < 0 else hi} "
+                               f"(output volumes are of size {'x'.join(map(str, out_sizes))}; "
+                               f"on {input.device})")
+    offsets = _C.arange(0, planes * cells, cells, dtype=_C.int64, device=x.device)
+    flat = (idx + offsets.reshape(planes, 1)).reshape(-1)
+    out = _C.zeros((planes * cells,), dtype=x.dtype, device=x.device)
+    out[flat] = x.reshape(-1)
+    out = out.reshape((n, c) + out_sizes)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """Places each value of a 1-d max pool's output where its indices say, zeros
+    elsewhere, as ``torch.nn.functional.max_unpool1d``: :func:`max_unpool2d` over
+    ``(N, C, L)`` (or ``(C, L)``) with indices into each row of
+    ``(L - 1) * stride - 2 * padding + kernel_size`` cells (or output_size's).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, L)`` or ``(C, L)``: the pooled values; floating point.
+    indices : Tensor
+        int64, of input's shape, on its device.
+    kernel_size, stride, padding : int or tuple of 1 int
+        The pool's (stride default: kernel_size; padding default 0).
+    output_size : tuple of 1 or 3 ints, optional
+        The output's length, within stride of the default.
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, L_out)``, or ``(C, L_out)``, of input's dtype.
+
+    Raises
+    ------
+    TypeError, ValueError, RuntimeError
+        As :func:`max_unpool2d`'s.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> values, indices = F.max_pool1d(pydevtensor.arange(6.).reshape(1, 1, 6), 2,
+    ...                                return_indices=True)
+    >>> F.max_unpool1d(values, indices, 2)
+    tensor([[[0., 1., 0., 3., 0., 5.]]])
+    """
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1,
+                       "max_unpool1d()")
 
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
@@ -461,37 +545,45 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
               [ 0.,  0.,  0.,  0.],
               [ 0., 13.,  0., 15.]]]])
     """
-    where = "max_unpool2d()"
-    x, unbatched = _batched(input, 2, where)
-    FP._floating(x, where)
-    if not isinstance(indices, _C.Tensor):
-        raise TypeError(f"{where}: indices must be a Tensor, got {type(indices).__name__}")
-    if indices.dtype != _C.int64:
-        raise _C.DTypeError(f"{where}: elements in indices should be type int64 but got "
-                            f"{indices.dtype} (on {indices.device})")
-    if tuple(indices.shape) != tuple(input.shape):
-        raise _Invalid(f"{where}: Expected shape of indices to be same as that of the input "
-                       f"tensor {tuple(input.shape)} but got indices tensor with shape "
-                       f"{tuple(indices.shape)} (on {input.device})")
-    if indices.device != input.device:
-        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but the "
-                             f"input is on {input.device} and indices on {indices.device}")
-    kernel = _at_least(_tuple(kernel_size, 2, "kernel_size", where), 1, "kernel_size", where)
-    stride = kernel if stride is None else _at_least(_tuple(stride, 2, "stride", where), 1,
-                                                     "stride", where)
-    padding = _at_least(_tuple(padding, 2, "padding", where), 0, "padding", where)
-    n, c, h, w = x.shape
-    oh, ow = _unpool_size((h, w), kernel, stride, padding, output_size, where)
-    planes, cells = n * c, oh * ow
-    idx = indices.reshape(planes, h * w)
-    if idx.numel():
-        lo, hi = _stack([idx.min(), idx.max()]).cpu().tolist()
-        if lo < 0 or hi >= cells:
-            raise RuntimeError(f"{where}: Found an invalid max index: {lo if lo < 0 else hi} "
-                               f"(output volumes are of size {oh}x{ow}; on {input.device})")
-    offsets = _C.arange(0, planes * cells, cells, dtype=_C.int64, device=x.device)
-    flat = (idx + offsets.reshape(planes, 1)).reshape(-1)
-    out = _C.zeros((planes * cells,), dtype=x.dtype, device=x.device)
-    out[flat] = x.reshape(-1)
-    out = out.reshape(n, c, oh, ow)
-    return out.squeeze(0) if unbatched else out
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2,
+                       "max_unpool2d()")
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """Places each value of a 3-d max pool's output where its indices say, zeros
+    elsewhere, as ``torch.nn.functional.max_unpool3d`` (the partial inverse of
+    ``max_pool3d(..., return_indices=True)``): :func:`max_unpool2d` over volumes, each
+    of ``(D - 1) * stride - 2 * padding + kernel_size`` planes (rows, columns alike).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, D, H, W)`` or ``(C, D, H, W)``: the pooled values; floating point.
+    indices : Tensor
+        int64, of input's shape, on its device: flat ``(z * H + y) * W + x`` positions.
+    kernel_size, stride, padding : int or tuple of 3 ints
+        The pool's (stride default: kernel_size; padding default 0).
+    output_size : tuple of 3 or 5 ints, optional
+        The output's (D_out, H_out, W_out), within stride of the default size.
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, D_out, H_out, W_out)``, or without N, of input's dtype.
+
+    Raises
+    ------
+    TypeError, ValueError, RuntimeError
+        As :func:`max_unpool2d`'s.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> values, indices = F.max_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 2,
+    ...                                return_indices=True)
+    >>> F.max_unpool3d(values, indices, 2).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3,
+                       "max_unpool3d()")

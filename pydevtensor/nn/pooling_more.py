@@ -1,5 +1,5 @@
 """The 1-d pooling layers (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d),
-the power-average pools (LPPool1d, LPPool2d) and MaxUnpool2d: the functions of
+the power-average pools (LPPool1d, LPPool2d) and MaxUnpool1d/2d/3d: the functions of
 nn/_functional_pool_more.py as modules with PyTorch's arguments and reprs.  Like
 PyTorch's, they check their arguments when called, not when made."""
 from __future__ import annotations
@@ -213,12 +213,60 @@ class LPPool2d(_LPPoolNd):
     _pool = staticmethod(FPM.lp_pool2d)
 
 
-def _pair(value):
-    """PyTorch's _pair: an int as a 2-tuple (what MaxUnpool2d keeps and shows)."""
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+def _ntuple(value, n: int) -> tuple:
+    """PyTorch's _single/_pair/_triple: an int as an n-tuple (what MaxUnpoolNd keeps and
+    shows)."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
-class MaxUnpool2d(Module):
+class _MaxUnpoolNd(Module):
+    """The max unpools' base, as ``torch.nn.modules.pooling._MaxUnpoolNd``: the sizes
+    kept as tuples of _dims, the function called with them."""
+
+    _dims = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, self._dims)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, self._dims)
+        self.padding = _ntuple(padding, self._dims)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return FPM._max_unpool(input, indices, self.kernel_size, self.stride, self.padding,
+                               output_size, self._dims, f"max_unpool{self._dims}d()")
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """:func:`~pydevtensor.nn.functional.max_unpool1d` as a layer, as
+    ``torch.nn.MaxUnpool1d`` (which keeps its sizes as 1-tuples).
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 1 int
+        The pool's window.
+    stride : int or tuple of 1 int, optional
+        The pool's stride (default: kernel_size).
+    padding : int or tuple of 1 int, optional
+        The pool's padding (default 0).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> unpool = nn.MaxUnpool1d(2)
+    >>> unpool
+    MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    >>> values, indices = nn.MaxPool1d(2, return_indices=True)(pydevtensor.ones(1, 1, 4))
+    >>> unpool(values, indices).shape
+    pydevtensor.Size([1, 1, 4])
+    """
+
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
     """:func:`~pydevtensor.nn.functional.max_unpool2d` as a layer, as
     ``torch.nn.MaxUnpool2d`` (which keeps its sizes as pairs).
 
@@ -242,15 +290,31 @@ class MaxUnpool2d(Module):
     pydevtensor.Size([1, 1, 4, 4])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0) -> None:
-        super().__init__()
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride if stride is not None else kernel_size)
-        self.padding = _pair(padding)
+    _dims = 2
 
-    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
-        return FPM.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
-                                output_size)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+class MaxUnpool3d(_MaxUnpoolNd):
+    """:func:`~pydevtensor.nn.functional.max_unpool3d` as a layer, as
+    ``torch.nn.MaxUnpool3d`` (which keeps its sizes as triples).
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 3 ints
+        The pool's window.
+    stride : int or tuple of 3 ints, optional
+        The pool's stride (default: kernel_size).
+    padding : int or tuple of 3 ints, optional
+        The pool's padding (default 0).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> unpool = nn.MaxUnpool3d(2)
+    >>> unpool
+    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
+    >>> values, indices = nn.MaxPool3d(2, return_indices=True)(pydevtensor.ones(1, 1, 2, 2, 2))
+    >>> unpool(values, indices).shape
+    pydevtensor.Size([1, 1, 2, 2, 2])
+    """
+
+    _dims = 3

@@ -19,6 +19,7 @@ from .. import layers as _layers
 from .. import losses as _losses
 from .. import normalization as _normalization
 from .. import pooling as _pooling
+from .. import pooling_more as _pooling_more
 from ..parameter import LazyModuleMixin as _LazyModuleMixin
 
 _PRIVATE = {  # PyTorch's private bases that pydevtensor's layers share too
@@ -26,7 +27,8 @@ _PRIVATE = {  # PyTorch's private bases that pydevtensor's layers share too
     "_NormBase": _normalization._NormBase, "_BatchNorm": _normalization._BatchNorm,
     "_InstanceNorm": _group_norm._InstanceNorm, "_Loss": _losses._Loss,
     "_DropoutNd": _layers._DropoutNd, "_MaxPoolNd": _pooling._MaxPoolNd,
-    "_AvgPoolNd": _pooling._AvgPoolNd, "_WeightedLoss": _losses._WeightedLoss,
+    "_AvgPoolNd": _pooling._AvgPoolNd, "_MaxUnpoolNd": _pooling_more._MaxUnpoolNd,
+    "_WeightedLoss": _losses._WeightedLoss,
     "LazyModuleMixin": _LazyModuleMixin,  # public there, not in nn (as in PyTorch)
 }
 
@@ -56,7 +58,8 @@ _FILES = {
              "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss"],
     "container": ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"],
     "dropout": ["_DropoutNd", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d"],
-    "pooling": ["_MaxPoolNd", "_AvgPoolNd", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool2d",
+    "pooling": ["_MaxPoolNd", "_AvgPoolNd", "_MaxUnpoolNd", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+                "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
                 "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d",
                 "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
                 "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"],
