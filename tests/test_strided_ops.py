@@ -283,3 +283,19 @@ def test_as_strided_refuses_an_element_count_past_2_62(device, sizes, strides):
             pdt.zeros(1, device=device).set_(x.untyped_storage(), 2**40, sizes, strides)
     assert pdt.as_strided(x, (0, 2**40), (0, 0), 0).numel() == 0
     assert pdt.as_strided(x, (2, 2), (1, 1), 1).cpu().tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+@pytest.mark.parametrize("index, strides", [
+    ((slice(None, None, 2),), (24, 4, 1)), ((slice(None), slice(None, None, 3)), (12, 12, 1)),
+    ((slice(None, None, 2), slice(None, None, 2)), (24, 8, 1)),
+    ((slice(5, 3, 2),), (24, 4, 1)), ((slice(None, 1),), (12, 4, 1)),
+    ((Ellipsis, slice(1, None, 4)), (12, 4, 4)), ((slice(None, None, 2**62),), (12, 4, 1))])
+def test_a_sliced_dim_of_one_element_has_stride_times_step(device, index, strides):
+    """A slice with a step scales the dim's stride by it even where one element (or
+    none) is left, as PyTorch's ((2, 3, 4)[::2] has strides (24, 4, 1); it kept 12); a
+    product past int64 (only possible there) keeps the stride. Values as NumPy's."""
+    x = pdt.arange(24.0, device=device).reshape(2, 3, 4)
+    v = x[index]
+    assert v.stride() == strides
+    np.testing.assert_array_equal(v.cpu().numpy(), np.arange(24.0).reshape(2, 3, 4)[index])
+    np.testing.assert_array_equal(v.contiguous().cpu().numpy(), v.cpu().numpy())

@@ -511,9 +511,12 @@ pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, 
             if (count > 0)
                 v.offset += first * src->strides[d];
             v.shape[v.ndim] = count;
-            /* (a dim of at most one element keeps its stride: step * stride
-             * might not fit in 64 bits, and is never used) */
-            v.strides[v.ndim++] = count > 1 ? src->strides[d] * it->step : src->strides[d];
+            /* step * stride, as PyTorch's, for a dim of one element or none too (its
+             * stride is never used to address); past int64 only there (two elements fit
+             * in the storage's span), where the dim keeps its stride */
+            if (__builtin_mul_overflow(src->strides[d], it->step, &v.strides[v.ndim]))
+                v.strides[v.ndim] = src->strides[d];
+            v.ndim++;
             d++;
         }
     }
