@@ -258,8 +258,9 @@ class FmodBackward0(RemainderBackward0):
 
 @derivative("copysign")
 class CopysignBackward0(_SavesOperands):
-    """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
-    zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
+    """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, NaN where a is
+    NaN, as PyTorch's; +-1 where a is +-inf, the slope of |a| s(b) there, where PyTorch's
+    result / a gives NaN), zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
     zero_grad_inputs = (1,)
     mask_derivative = True  # Note [mask derivatives] in node.py
     keeps = staticmethod(lambda need_a, need_b: (need_a, need_a))
@@ -272,7 +273,7 @@ class CopysignBackward0(_SavesOperands):
         if need_a:
             from .._ops_index import where
             from .._ops_pointwise import signbit
-            s = sign(a)
+            s = where(a.isnan(), a, sign(a))  # NaN at a NaN, as PyTorch's
             if isinstance(b, _C.Tensor):
                 s = where(signbit(b), -s, s)
             elif math.copysign(1.0, b) < 0:
