@@ -333,16 +333,16 @@ def qr(A, mode="reduced"):
     -------
     (Q, R) : named tuple of Tensor
         Q with orthonormal columns, R upper triangular (LAPACK's signs: R's diagonal
-        may be negative, as in PyTorch).  Differentiable for mode='reduced' with m >= n
-        (and for 'complete' when m == n).
+        may be negative, as in PyTorch).  Differentiable for mode='reduced', and for
+        'complete' when m <= n (PyTorch's rule).
 
     Raises
     ------
     RuntimeError
-        For an unknown mode, or A with fewer than 2 dimensions.
+        For an unknown mode, or A with fewer than 2 dimensions; in backward for
+        mode='complete' with m > n.
     NotImplementedError
-        For integer or low precision dtypes, and in backward for the modes without a
-        derivative.
+        For integer or low precision dtypes, and in backward for mode='r'.
 
     Examples
     --------
