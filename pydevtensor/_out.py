@@ -84,7 +84,7 @@ def _out_written(result, out, op, castable=False):
     return _write_out(result, out, op, castable)
 
 
-def _outs_written(results, out, op, return_type):
+def _outs_written(results, out, op, return_type, castable=False):
     """The tuple variant: out a tuple (or list) of as many Tensors as results, each
     checked (all before any is written) and written as _out_written does; returns
     return_type(*out)."""
@@ -95,8 +95,8 @@ def _outs_written(results, out, op, return_type):
         raise TypeError(f"{op}(): out must be a tuple of {len(results)} Tensors "
                         f"({', '.join(fields)}), got {got}")
     for r, o in zip(results, out):
-        _resized(r, o)
-        _check_out(r, o, op)
+        _resized(r, o, castable)
+        _check_out(r, o, op, castable)
     with no_grad():
         for r, o in zip(results, out):
             o.copy_(r)
@@ -118,7 +118,7 @@ def takes_out(op, castable=False, tuple_of=None):
             refuse_grad(op, *args, *kwargs.values(), out)
             result = fn(*args, **kwargs)
             if tuple_of:
-                return _outs_written(result, out, op, type(result))
+                return _outs_written(result, out, op, type(result), castable)
             return _out_written(result, out, op, castable)
 
         # fn's names and attributes (a recorded op's), not its docstring nor signature:

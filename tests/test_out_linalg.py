@@ -5,10 +5,10 @@ float64 and the call without out.
 
 PyTorch's rules: the result is written into out and out is returned (a tuple of outs,
 returned as the op's named tuple, for the ops with several results: slogdet, eigh,
-svd, qr, lu, lu_factor and the _ex forms); an out with no elements takes the result's
-shape; out must have the result's dtype, except where PyTorch casts (cholesky_solve,
-cholesky_inverse, pinv, matrix_rank, cond, outer, logsumexp: an out of a dtype the
-result can be cast to); out on another device, or out= where an argument or out
+svd, qr, lu, lu_factor, lstsq and the _ex forms); an out with no elements takes the
+result's shape; out must have the result's dtype, except where PyTorch casts (cholesky_solve,
+cholesky_inverse, pinv, matrix_rank, cond, lstsq, outer, logsumexp: an out of a dtype
+the result can be cast to); out on another device, or out= where an argument or out
 requires grad, raises.  A non-empty out of another shape is refused (PyTorch resizes it
 with a warning).
 """
@@ -76,6 +76,8 @@ CASES = {
     "linalg.multi_dot": (lambda s, b, v, w, **k: pdt.linalg.multi_dot([s, s, b], **k),
                          S @ S @ B, "exact"),
     "linalg.vecdot": (lambda s, b, v, w, **k: pdt.linalg.vecdot(v, w, **k), V @ W, "exact"),
+    "linalg.lstsq": (lambda s, b, v, w, **k: pdt.linalg.lstsq(s, b, driver="gelsd", **k),
+                     np.linalg.solve(S, B), "cast"),
     "linalg.pinv": (lambda s, b, v, w, **k: pdt.linalg.pinv(b, **k), np.linalg.pinv(B),
                     "cast"),
     "linalg.matrix_rank": (lambda s, b, v, w, **k: pdt.linalg.matrix_rank(b, **k),
@@ -147,13 +149,17 @@ def test_out_of_another_dtype_is_refused_unless_pytorch_casts(device, name):
                            rf"pydevtensor\.float32 instead"):
             call(*args, out=out)
         return
-    assert call(*args, out=out) is out and out.dtype == pdt.float32
-    np.testing.assert_allclose(_np(out), want, rtol=1e-5, atol=1e-6)
-    if not plain.is_floating_point():  # matrix_rank's int64 casts to int32 too
-        return
+    got = call(*args, out=out)
+    first = out[0] if isinstance(out, tuple) else out  # lstsq's solution
+    assert (got[0] if isinstance(out, tuple) else got) is first and first.dtype == pdt.float32
+    np.testing.assert_allclose(_np(first), want, rtol=1e-5, atol=1e-6)
+    if not (plain[0] if isinstance(out, tuple) else plain).is_floating_point():
+        return  # matrix_rank's int64 casts to int32 too
+    ints = (tuple(pdt.empty(0, dtype=pdt.int32, device=device) for _ in plain)
+            if isinstance(plain, tuple) else pdt.empty(0, dtype=pdt.int32, device=device))
     with pytest.raises(pdt.DTypeError, match=rf"{name}\(\): result type .* can't be cast to "
                        rf"the desired output type pydevtensor.int32"):
-        call(*args, out=pdt.empty(0, dtype=pdt.int32, device=device))
+        call(*args, out=ints)
 
 
 @pytest.mark.parametrize("name", CASES)
