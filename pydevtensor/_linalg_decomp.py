@@ -22,6 +22,7 @@ from ._numpy_names import native_names
 from ._linalg_solve import _by_columns, _float_dtype, _raise_for, _square
 from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
+from ._out import takes_out
 from .autograd.dispatch import recorded
 
 for _name, _fields in (("linalg_eigh", ["eigenvalues", "eigenvectors"]),
@@ -51,6 +52,7 @@ def _eigh(A, UPLO, vectors, op):
     return w, (a.mT if vectors else None)
 
 
+@takes_out("linalg.eigh", tuple_of="eigenvalues, eigenvectors")
 @native_names(input="A")
 @recorded("linalg_eigh")
 def eigh(A, UPLO="L"):
@@ -95,6 +97,7 @@ def eigh(A, UPLO="L"):
     return return_types.linalg_eigh(*_eigh(A, UPLO, True, "linalg.eigh"))
 
 
+@takes_out("linalg.eigvalsh")
 @native_names(input="A")
 @recorded("linalg_eigvalsh")
 def eigvalsh(A, UPLO="L"):
@@ -190,6 +193,7 @@ def _svd(A, vectors, op):
     return (u.mT, S, vt.mT) if tall else (vt, S, u)
 
 
+@takes_out("linalg.svd", tuple_of="U, S, Vh")
 @recorded("linalg_svd")
 def svd(A, full_matrices=True, *, driver=None):
     """The singular value decomposition ``A = U diag(S) Vh`` of each matrix, as
@@ -238,6 +242,7 @@ def svd(A, full_matrices=True, *, driver=None):
     return return_types.linalg_svd(*_svd(A, 2 if full_matrices else 1, "linalg.svd"))
 
 
+@takes_out("linalg.svdvals")
 @recorded("linalg_svdvals")
 def svdvals(A, *, driver=None):
     """The singular values of each matrix, descending, as torch.linalg.svdvals.
@@ -310,6 +315,7 @@ def torch_svd(input, some=True, compute_uv=True):
 torch_svd.__name__ = torch_svd.__qualname__ = "svd"
 
 
+@takes_out("linalg.qr", tuple_of="Q, R")
 @recorded("linalg_qr")
 def qr(A, mode="reduced"):
     """The QR decomposition ``A = Q R`` of each matrix (Householder reflections:
@@ -327,16 +333,16 @@ def qr(A, mode="reduced"):
     -------
     (Q, R) : named tuple of Tensor
         Q with orthonormal columns, R upper triangular (LAPACK's signs: R's diagonal
-        may be negative, as in PyTorch).  Differentiable for mode='reduced' with m >= n
-        (and for 'complete' when m == n).
+        may be negative, as in PyTorch).  Differentiable for mode='reduced', and for
+        'complete' when m <= n (PyTorch's rule).
 
     Raises
     ------
     RuntimeError
-        For an unknown mode, or A with fewer than 2 dimensions.
+        For an unknown mode, or A with fewer than 2 dimensions; in backward for
+        mode='complete' with m > n.
     NotImplementedError
-        For integer or low precision dtypes, and in backward for the modes without a
-        derivative.
+        For integer or low precision dtypes, and in backward for mode='r'.
 
     Examples
     --------

@@ -16,6 +16,7 @@ from ._linalg_solve import _broadcast_batch, _float_dtype, _solve_matrices, solv
 from ._linalg_spectral import _EPS, _inverse_kept, pinv
 from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
+from ._out import takes_out
 
 return_types.linalg_lstsq = collections.namedtuple(
     "linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -67,6 +68,8 @@ def _check(op, A, B, driver):
     return driver, vector, Bm
 
 
+@takes_out("linalg.lstsq", castable=True,
+           tuple_of="solution, residuals, rank, singular_values")
 def lstsq(A, B, rcond=None, *, driver=None):
     """A least-squares solution X of ``A X = B`` (the minimum-norm one when A is
     rank-deficient or wide), as torch.linalg.lstsq.

@@ -19,6 +19,7 @@ from ._args import flag
 from ._linalg_solve import _broadcast_batch, _by_columns, _float_dtype, _raise_for
 from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
+from ._out import takes_out
 from .autograd.dispatch import recorded
 
 for _name, _fields in (("linalg_lu_factor", ["LU", "pivots"]),
@@ -68,6 +69,7 @@ def _zero_pivot(v):
             "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
 
+@takes_out("linalg.lu_factor_ex", tuple_of="LU, pivots, info")
 @recorded("linalg_lu_factor_ex")
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """The compact LU factorization with partial pivoting of each matrix and getrf's
@@ -114,6 +116,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     return return_types.linalg_lu_factor_ex(LU, piv, info)
 
 
+@takes_out("linalg.lu_factor", tuple_of="LU, pivots")
 @recorded("linalg_lu_factor")
 def lu_factor(A, *, pivot=True):
     """The compact LU factorization with partial pivoting of each matrix, as
@@ -186,6 +189,7 @@ def _unpack(LU, piv, unpack_data, unpack_pivots):
     return P, LU[..., :, :k].tril(-1) + eye, LU[..., :k, :].triu()
 
 
+@takes_out("linalg.lu", tuple_of="P, L, U")
 @recorded("linalg_lu")
 def lu(A, *, pivot=True):
     """The LU factorization with partial pivoting ``A = P L U`` of each matrix, as
@@ -288,6 +292,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return return_types.lu_unpack(*_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
 
+@takes_out("linalg.lu_solve")
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """The solution X of ``A X = B`` given A's LU factorization (linalg.lu_factor), as
     torch.linalg.lu_solve: ``X A = B`` with left=False, A^T in place of A with

@@ -5,6 +5,7 @@ from . import _C
 from ._args import flag
 from ._numpy_names import native_names
 from ._ops_index import _tensor_arg
+from ._out import takes_out
 
 
 @native_names(input="A")
@@ -83,6 +84,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return _write_out(X, out, op)
 
 
+@takes_out("linalg.vecdot")
 def vecdot(x, y, *, dim=-1):
     """The dot product of x and y along dim, the other dims broadcast, as
     torch.linalg.vecdot: ``(x.conj() * y).sum(dim)`` (real tensors here).

@@ -7,6 +7,7 @@ from ._linalg_solve import _square, cholesky_solve
 from ._ops_diag import diagonal as _diagonal
 from ._ops_index import _tensor_arg
 from ._ops_matmul import matmul  # noqa: F401  (linalg.matmul: torch's alias of matmul)
+from ._out import takes_out
 
 
 def vander(x, N=None):
@@ -76,6 +77,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
 
 
+@takes_out("cholesky_inverse", castable=True)
 def cholesky_inverse(L, upper=False):
     """The inverse of ``A = L L^T`` (``U^T U`` with upper=True) from its Cholesky
     factor, as torch.cholesky_inverse (also ``L.cholesky_inverse()``): cholesky_solve

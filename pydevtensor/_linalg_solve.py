@@ -20,6 +20,7 @@ from ._args import flag
 from ._numpy_names import native_names
 from ._ops_index import _tensor_arg, where
 from ._ops_reduce import return_types
+from ._out import takes_out
 from .autograd.dispatch import recorded
 
 for _name, _fields in (("linalg_solve_ex", ["result", "info"]),
@@ -217,6 +218,7 @@ def _solve_matrices(A, Bm, op, check):
     return x.mT.masked_fill(nan[..., None, None], math.nan), info
 
 
+@takes_out("linalg.solve_ex", tuple_of="result, info")
 @recorded("linalg_solve_ex")
 def solve_ex(A, B, *, left=True, check_errors=False):
     """The solution X of ``A X = B`` (``X A = B`` with left=False) and the LU
@@ -292,6 +294,7 @@ def _solve_either(A, B, left, op, check):
     return X.mT, info
 
 
+@takes_out("linalg.solve")
 @recorded("linalg_solve")
 def solve(A, B, *, left=True):
     """The solution X of the square system ``A X = B`` (``X A = B`` with left=False),
@@ -336,6 +339,7 @@ def _identity_like(A):
     return eye.expand(*A.shape)
 
 
+@takes_out("linalg.inv_ex", tuple_of="inverse, info")
 @recorded("linalg_inv_ex")
 def inv_ex(A, *, check_errors=False):
     """The inverse of each square matrix and the LU factorization's info, without
@@ -376,6 +380,7 @@ def _inv(A, op, check):
     return _solve(A, _identity_like(A), op, check)
 
 
+@takes_out("linalg.inv")
 @recorded("linalg_inv")
 def inv(A):
     """The inverse of each square matrix, as torch.linalg.inv (an LU solve against
@@ -426,6 +431,7 @@ def _lu_diagonal(op, A):
     return lu.diagonal(0, -2, -1), 1 - 2 * (swaps % 2).to(A.dtype)
 
 
+@takes_out("linalg.slogdet", tuple_of="sign, logabsdet")
 @recorded("linalg_slogdet")
 def slogdet(A):
     """The sign and the natural log of the absolute value of the determinant of each
@@ -463,6 +469,7 @@ def slogdet(A):
                                        diag.abs().log().sum(-1))
 
 
+@takes_out("linalg.det")
 @recorded("linalg_det")
 def det(A):
     """The determinant of each square matrix, from its LU factorization, as
@@ -538,6 +545,7 @@ def _cholesky(A, upper, op, check):
     return (F.triu() if upper else F.tril()), info
 
 
+@takes_out("linalg.cholesky_ex", tuple_of="L, info")
 @native_names(input="A")
 @recorded("linalg_cholesky_ex")
 def cholesky_ex(A, *, upper=False, check_errors=False):
@@ -580,6 +588,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
                                                       check_errors))
 
 
+@takes_out("linalg.cholesky")
 @native_names(input="A")
 @recorded("linalg_cholesky")
 def cholesky(A, *, upper=False):
@@ -619,6 +628,7 @@ def cholesky(A, *, upper=False):
     return _cholesky(A, upper, "linalg.cholesky", True)[0]
 
 
+@takes_out("cholesky_solve", castable=True)
 @native_names(input="B", input2="L")
 def cholesky_solve(B, L, upper=False):
     """The solution X of ``A X = B`` given A's Cholesky factor (``A = L L^T``, or
@@ -676,6 +686,7 @@ def cholesky_solve(B, L, upper=False):
     return solve(low.mT, Y)
 
 
+@takes_out("inverse")
 def inverse(input):
     """The inverse of each square matrix, as torch.inverse (linalg.inv).
 

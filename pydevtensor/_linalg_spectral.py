@@ -10,6 +10,7 @@ from ._numpy_names import native_names
 from ._linalg_decomp import _check_matrix, eigh, eigvalsh, svd, svdvals
 from ._linalg_solve import _square, inv_ex
 from ._ops_index import where
+from ._out import takes_out
 from .autograd.dispatch import recorded
 
 _EPS = {_C.float32: 1.1920928955078125e-07, _C.float64: 2.220446049250313e-16}
@@ -58,6 +59,7 @@ def _inverse_kept(S, keep):
     return where(keep, 1 / where(keep, S, _C.ones_like(S)), _C.zeros_like(S))
 
 
+@takes_out("linalg.matrix_rank", castable=True)
 @native_names(input="A")
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The numerical rank of each matrix: the number of singular values (absolute
@@ -107,6 +109,7 @@ def _values(A, hermitian, op):
     return svdvals(A)
 
 
+@takes_out("linalg.pinv", castable=True)
 @native_names(input="A")
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD (eigh with
@@ -171,6 +174,7 @@ def _pinv(A, *, atol, rtol, hermitian):
     return (Vh.mT * _inverse_kept(S, keep).unsqueeze(-2)) @ U.mT
 
 
+@takes_out("linalg.cond", castable=True)
 @native_names(input="A")
 def cond(A, p=None):
     """The condition number of each matrix in the norm p, as torch.linalg.cond: the

@@ -18,6 +18,7 @@ from ._args import flag
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_join import _same_device, cat, meshgrid, stack
 from ._ops_shape import _tensors_arg, _where, movedim
+from ._out import takes_out
 from .autograd.dispatch import recorded
 
 
@@ -138,6 +139,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return movedim(out, (-2, -1), (d1, d2)).contiguous()
 
 
+@takes_out("diag")
 def diag(input, diagonal=0):
     """A 1-d input as the diagonal of a square matrix (zeros elsewhere), or the
     diagonal of a 2-d input as a 1-d copy.

@@ -12,8 +12,10 @@ import numbers
 from . import _C
 from ._ops_index import _tensor_arg, result_type
 from ._ops_join import _same_device, expand
+from ._out import takes_out
 
 
+@takes_out("outer", castable=True)
 def outer(input, vec2):
     """The outer product of two 1-d tensors: out[i, j] = input[i] * vec2[j].
 

@@ -17,7 +17,7 @@ import warnings
 from . import _C
 from ._args import flag
 from ._dtype_info import result_type as _elementwise_result_type
-from ._out import _out_written
+from ._out import _out_written, takes_out
 from .autograd.dispatch import recorded, run_no_grad
 
 # the slots' basic paths (the index ops use them for views that are only basic;
@@ -146,6 +146,7 @@ def _as_tensor(x, dtype, device):
     return _C.full((), x, dtype=dtype, device=device)
 
 
+@takes_out("where")
 def where(condition, input=None, other=None):
     """input where condition is True, else other, broadcast together; either may be a
     number.  ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.

@@ -12,6 +12,7 @@ from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_matmul import addmm, baddbmm
 from .autograd.dispatch import _wants_grad
 from ._ops_scatter import _in_place, _same_device, in_place_method
+from ._out import takes_out
 
 
 def _number(op, name, v):
@@ -186,6 +187,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _combine("addbmm", input, left.matmul(right), beta, alpha)
 
 
+@takes_out("linalg.matrix_power")
 @native_names(input="A")
 def matrix_power(A, n):
     """A (a square matrix, or a batch of them) to the integer power n, by repeated
@@ -262,6 +264,7 @@ def _cross(op, input, other, d):
     return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
 
 
+@takes_out("cross")
 def cross(input, other, dim=None):
     """The cross product of 3-vectors along dim (input and other broadcast).  With
     no dim, the first dim of size 3 (PyTorch's older default).
@@ -302,6 +305,7 @@ def cross(input, other, dim=None):
     return _cross("cross", input, other, d)
 
 
+@takes_out("linalg.cross")
 def linalg_cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along dim (default -1), input and other
     broadcast: ``torch.linalg.cross``.
@@ -366,6 +370,7 @@ def chain_matmul(*matrices):
     return _chain("chain_matmul", matrices)
 
 
+@takes_out("linalg.multi_dot")
 def multi_dot(tensors):
     """The product of the matrices in tensors, left to right; the first may be 1-d
     (a row) and the last 1-d (a column): ``torch.linalg.multi_dot``.

@@ -10,7 +10,7 @@ Importing this module also makes ``pydevtensor.backends`` (with
 ``backends.cuda.matmul.allow_tf32``) available.
 """
 from . import _C, backends  # noqa: F401  (backends: pydevtensor.backends exists after import)
-from ._out import _out_written, refuse_grad
+from ._out import takes_out
 from .autograd.dispatch import recorded
 
 __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
@@ -20,23 +20,15 @@ __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
 def _with_out(name, f):
     # f (the C function) parses the operands, by PyTorch's names: matmul(input, other),
     # mm(input, mat2)
-    def op(*args, out=None, **kwargs):
-        if out is None:
-            return f(*args, **kwargs)
-        refuse_grad(name, *args, *kwargs.values(), out)
-        return _out_written(f(*args, **kwargs), out, name)
-
+    op = takes_out(name)(f)
     op.__name__ = op.__qualname__ = name
-    doc = f.__doc__ or ""
-    op.__doc__ = doc.replace("\n\nReturns\n-------", "\nout : Tensor, optional\n    Written with "
-                             "the result (of its shape, dtype and device).\n\nReturns\n-------", 1)
     op.__module__ = "pydevtensor"
     return op
 
 
 matmul = _with_out("matmul", _C.matmul)
 mm = _with_out("mm", _C.mm)
-bmm = _C.bmm
+bmm = _with_out("bmm", _C.bmm)
 dot = _C.dot
 _SMALL_INTS = (_C.int8, _C.uint8, _C.int16)
 

@@ -16,7 +16,7 @@ from ._args import flag
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_shortcuts import _floating as _as_floating
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 
@@ -60,6 +60,7 @@ def _reduced_shape(shape, dims, keepdim):
                  if keepdim or i not in dims)
 
 
+@takes_out("logsumexp", castable=True)
 @numpy_names
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input)))`` over dim, computed stably as

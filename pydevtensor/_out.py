@@ -11,8 +11,12 @@ the C ones instead (castable=True): out may have any dtype that the result's can
 cast to (can_cast: no float into an integer or bool, nothing but bool into bool), the
 values converted as they are written.  Where an
 argument requires grad and grad mode is on, out= raises, as PyTorch's does (the ops
-decorated with autograd.dispatch.recorded refuse it there).
+decorated with autograd.dispatch.recorded refuse it there).  takes_out gives an op
+written in Python all of this as a decorator (the linear algebra, diag, outer, where).
 """
+import inspect
+import re
+
 from . import _C
 from ._dtype_info import can_cast
 from .autograd.grad_mode import no_grad
@@ -80,7 +84,7 @@ def _out_written(result, out, op, castable=False):
     return _write_out(result, out, op, castable)
 
 
-def _outs_written(results, out, op, return_type):
+def _outs_written(results, out, op, return_type, castable=False):
     """The tuple variant: out a tuple (or list) of as many Tensors as results, each
     checked (all before any is written) and written as _out_written does; returns
     return_type(*out)."""
@@ -91,13 +95,64 @@ def _outs_written(results, out, op, return_type):
         raise TypeError(f"{op}(): out must be a tuple of {len(results)} Tensors "
                         f"({', '.join(fields)}), got {got}")
     for r, o in zip(results, out):
-        _resized(r, o)
-        _check_out(r, o, op)
+        _resized(r, o, castable)
+        _check_out(r, o, op, castable)
     with no_grad():
         for r, o in zip(results, out):
             o.copy_(r)
     # a named tuple (the ops in Python) or a struct sequence (max and min, made in C)
     return return_type._make(out) if hasattr(return_type, "_make") else return_type(out)
+
+
+def takes_out(op, castable=False, tuple_of=None):
+    """Decorator: fn gains PyTorch's keyword-only out=, by the rules above: fn's result
+    computed as without out, then written into out (castable: of any dtype the result's
+    can be cast to), out returned; tuple_of names the results of a tuple result (out a
+    tuple of as many Tensors, returned as fn's named tuple).  out= where an argument
+    requires grad and grad mode is on raises (refuse_grad).  The docstring's Parameters
+    gain out, the signature too."""
+    def wrap(fn):
+        def with_out(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            refuse_grad(op, *args, *kwargs.values(), out)
+            result = fn(*args, **kwargs)
+            if tuple_of:
+                return _outs_written(result, out, op, type(result), castable)
+            return _out_written(result, out, op, castable)
+
+        # fn's names and attributes (a recorded op's), not its docstring nor signature:
+        # those gain out; __wrapped__ stays fn's body, as _numpy_names._like keeps it
+        for attr in ("__module__", "__name__", "__qualname__"):
+            setattr(with_out, attr, getattr(fn, attr, op))
+        with_out.__dict__.update({k: v for k, v in getattr(fn, "__dict__", {}).items()
+                                  if k not in ("__doc__", "__signature__")})
+        with_out.__wrapped__ = getattr(fn, "__wrapped__", fn)
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            sig = None
+        if sig is not None and "out" not in sig.parameters:
+            params = list(sig.parameters.values())
+            kw = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+            at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD),
+                      len(params))
+            with_out.__signature__ = sig.replace(parameters=params[:at] + [kw] + params[at:])
+        with_out.__doc__ = _doc_with_out(fn.__doc__, tuple_of)
+        return with_out
+    return wrap
+
+
+def _doc_with_out(doc, tuple_of=None):
+    """doc with out in its Parameters (before the Returns section, at its indent)."""
+    what = (f"tuple of Tensors, optional\n    Written with the results ({tuple_of}), of "
+            f"their shapes,\n    dtypes and device" if tuple_of else
+            "Tensor, optional\n    Written with the result (of its shape, dtype and device)")
+    m = re.search(r"\n([ \t]*)Returns\n[ \t]*-{3,}", doc or "")
+    if m is None:
+        return doc
+    text = "\n".join(m.group(1) + line for line in f"out : {what}, and returned.".split("\n"))
+    return doc[:m.start()] + text + "\n" + doc[m.start():]
 
 
 # sum, prod and mean compute in out's dtype when dtype= is not given, as PyTorch's do

@@ -11,6 +11,7 @@ import math
 from . import _C, _args
 from ._numpy_names import native_names
 from ._ops_index import _dim, _tensor_arg
+from ._out import takes_out
 from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
                             solve, solve_ex)
 from ._linalg_decomp import eigh, eigvalsh, qr, svd, svdvals
@@ -33,6 +34,7 @@ def _dims(dim, ndim, op="linalg.norm"):
     return tuple(_dim(d, ndim, op) for d in dims)
 
 
+@takes_out("linalg.vector_norm")
 @native_names(input="x")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """``(sum |x|**ord)**(1/ord)`` over dim (every element when None); ord inf / -inf gives
@@ -124,6 +126,7 @@ def _vector_norm_p(x, ord, dims, keepdim):
     return (a ** ord).sum(dims, **kw) ** (1.0 / float(ord))  # a NumPy float32 ord too
 
 
+@takes_out("linalg.matrix_norm")
 @native_names(input="A")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm over the two dimensions dim: 'fro' (Frobenius), 1 / -1 (the max /
@@ -225,6 +228,7 @@ def _singular_norm(A, ord, r, c, keepdim):
     return out
 
 
+@takes_out("linalg.norm")
 @native_names(input="A")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.norm: ord=None gives the 2-norm of the flattened input (the Frobenius

@@ -43,4 +43,22 @@ OUT_CASES = [
     C("square-out-grad", "pdt.square(t.requires_grad_(), out=pdt.empty(0))", "RuntimeError",
       r"square\(\): functions with out=... arguments don't support automatic "
       r"differentiation"),
+    # the ops given out= by _out.takes_out: the linear algebra, diag, outer, logsumexp, bmm
+    # and where
+    C("linalg.inv-out-dtype", "pdt.linalg.inv(pdt.eye(2), out=pdt.empty(0, dtype=pdt.float64))",
+      "RuntimeError", r"linalg\.inv\(\): Expected out tensor to have dtype "
+      r"pydevtensor.float32, but got pydevtensor.float64 instead"),
+    C("linalg.slogdet-out-tensor", "pdt.linalg.slogdet(pdt.eye(2), out=pdt.empty(0))",
+      "TypeError", r"linalg\.slogdet\(\): out must be a tuple of 2 Tensors \(sign, "
+      r"logabsdet\), got Tensor"),
+    C("cholesky_solve-out-cannot-cast", "pdt.cholesky_solve(pdt.eye(2), pdt.eye(2), "
+      "out=pdt.empty(0, dtype=pdt.int64))", "pydevtensor.DTypeError",
+      r"cholesky_solve\(\): result type pydevtensor.float32 can't be cast to the desired "
+      r"output type pydevtensor.int64"),
+    C("linalg.norm-out-grad", "pdt.linalg.norm(t.requires_grad_(), out=pdt.empty(0))",
+      "RuntimeError", r"linalg\.norm\(\): functions with out=... arguments don't support "
+      r"automatic differentiation"),
+    C("where-out-shape", "pdt.where(t > 0, t, 0.0, out=pdt.empty(4))", "RuntimeError",
+      r"where\(\): out has shape \(4,\), the result \(2, 3\) \(on cpu\); pydevtensor "
+      r"does not resize out"),
 ]

@@ -140,6 +140,23 @@ def test_gradients_at_pytorchs_kinks(device):
                                   [0, 0, 1, 0, 0])
 
 
+def test_softplus_with_beta_zero_is_inf_of_slope_one_half(device):
+    # log(1 + exp(0 x)) / 0 = log(2) / 0 = inf, and the slope sigmoid(beta x) of every
+    # beta's softplus, its limit 1/2 at beta = 0 (PyTorch's; autograd's 0 / 0 gave NaN);
+    # past the threshold (0 x > threshold < 0) x itself, of slope 1
+    x = pdt.tensor([-3.0, 0.0, 2.5], dtype=pdt.float64, device=device, requires_grad=True)
+    for threshold, value, slope in ((20.0, math.inf, 0.5), (-1.0, None, 1.0)):
+        x.grad = None
+        y = F.softplus(x, beta=0, threshold=threshold)
+        y.sum().backward()
+        want = np.full(3, value) if value is not None else x.detach().cpu().numpy()
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), want)
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full(3, slope))
+    x.grad = None
+    F.softplus(x, beta=1e-9).sum().backward()  # the slope's limit
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 0.5, rtol=1e-8)
+
+
 @pytest.mark.parametrize("name", FLOAT_ONLY)
 def test_integers_and_bools_are_refused(device, name):
     fn = CASES[name][0]

@@ -197,6 +197,23 @@ def test_copysign_scalar_other_gradient(device):
         np.testing.assert_array_equal(got[0], ref[0])
 
 
+def test_copysign_gradient_at_infs_and_nans(device):
+    # d copysign(a, b) / da = sign(a) s(b): +-1 at a = +-inf (the slope of |a| s(b); PyTorch's
+    # result / a gives NaN there), NaN at a NaN (PyTorch's too; it was +-0)
+    a0 = np.array([np.inf, np.inf, -np.inf, -np.inf, np.nan, np.nan, 2.0])
+    b0 = np.array([1.0, -1.0, 1.0, -0.0, 1.0, -1.0, -3.0])
+    a = pdt.tensor(a0, device=device, requires_grad=True)
+    for b in (pdt.tensor(b0, device=device), None):
+        a.grad = None
+        if b is None:  # a number b
+            pdt.copysign(a, -2.0).sum().backward()
+            want = np.where(np.isnan(a0), np.nan, -np.sign(a0))
+        else:
+            pdt.copysign(a, b).sum().backward()
+            want = np.where(np.isnan(a0), np.nan, np.sign(a0) * np.where(np.signbit(b0), -1, 1))
+        np.testing.assert_array_equal(a.grad.cpu().numpy(), want)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "bool"])
 def test_angle_of_real_tensors(device, dtype):
     # PyTorch's angle of the reals: 0 for x >= 0 and for -0.0 (where numpy.angle gives

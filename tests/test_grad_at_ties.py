@@ -1,6 +1,6 @@
 """Derivatives at ties, zeros and kinks, where a mask in a backward formula once cut the
 next derivative off: logaddexp at a == b, logcumsumexp over equal values, prod's second
-derivative beside a zero (NaN everywhere before), elu/celu/selu's second derivative at 0,
+derivative beside a zero (NaN everywhere before) and its first beside an inf or a NaN, elu/celu/selu's second derivative at 0,
 in-place logit_ of a tensor in the graph, and the 2-norm of a matrix with tied singular
 values (the gradient shared, as PyTorch shares it).  Against central differences of the
 first derivative in float64 (smooth points: 1e-6 relative), or closed forms."""
@@ -71,6 +71,20 @@ def test_prod_second_derivative_beside_one_zero(device, x0):
             want = np.array([0.0 if j == i else np.prod(np.delete(x0, [i, j]))
                              for j in range(3)])  # d2 prod / dx_i dx_j, exactly
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("x0", [[0.0, np.inf, 2.0], [0.0, np.nan, 3.0], [0.0, 0.0, np.inf],
+                                [np.inf, 2.0, 3.0], [-np.inf, 0.5, np.nan], [np.inf]])
+def test_prod_gradient_beside_an_inf_or_a_nan_is_the_others_product(device, x0):
+    # d prod / dx_i is the product of the others, exactly: 0 * 2 = 0 at [0, inf, 2]'s inf
+    # (y / x gave inf-or-NaN / inf = NaN), 0 * inf = NaN at [0, 0, inf]'s zeros
+    x0 = np.array(x0)
+    with np.errstate(invalid="ignore"):
+        want = np.array([np.prod(np.delete(x0, i)) for i in range(len(x0))])
+    for fn in (lambda x: pdt.prod(x), lambda x: x.reshape(1, -1).prod(1).sum()):
+        x = t64(x0, device)
+        (g,) = pdt.autograd.grad(fn(x), x)
+        np.testing.assert_array_equal(g.cpu().numpy(), want)
 
 
 @pytest.mark.parametrize("name, alpha", [("elu", 1.0), ("elu", 0.5), ("celu", 2.0),

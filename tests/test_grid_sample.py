@@ -61,9 +61,9 @@ def _sample_point(img, pos, mode, pad, ac):
         lo = [math.floor(x) for x in raw]
         wts = [_cubic(x - f) for x, f in zip(raw, lo)]
         out = 0.0
-        for j, i in itertools.product(range(4), range(4)):
-            cell = [_pad(lo[0] - 1 + j, sizes[0], pad, ac), _pad(lo[1] - 1 + i, sizes[1], pad, ac)]
-            out = out + wts[0][j] * wts[1][i] * _value(img, cell)
+        for ks in itertools.product(range(4), repeat=len(sizes)):  # 4 x 4 (x 4) cells
+            cell = [_pad(f - 1 + k, n, pad, ac) for f, k, n in zip(lo, ks, sizes)]
+            out = out + np.prod([w[k] for w, k in zip(wts, ks)]) * _value(img, cell)
         return out
     xs = [_pad(x, n, pad, ac) for x, n in zip(raw, sizes)]
     if mode == "nearest":
@@ -104,7 +104,8 @@ def _grid(shape, rng):
 
 
 RNG = np.random.default_rng(7)
-CASES = [(2, "bilinear"), (2, "nearest"), (2, "bicubic"), (3, "bilinear"), (3, "nearest")]
+CASES = [(2, "bilinear"), (2, "nearest"), (2, "bicubic"), (3, "bilinear"), (3, "nearest"),
+         (3, "bicubic")]  # 5-d bicubic: PyTorch 2.15's tricubic
 
 
 @pytest.mark.parametrize("ac", [True, False])
@@ -161,7 +162,8 @@ def test_affine_grid_gradient_matches_central_differences(device):
 
 
 @pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
-@pytest.mark.parametrize("dim, mode", [(2, "bilinear"), (2, "bicubic"), (3, "bilinear")])
+@pytest.mark.parametrize("dim, mode", [(2, "bilinear"), (2, "bicubic"), (3, "bilinear"),
+                                       (3, "bicubic")])
 def test_grid_sample_gradients_match_central_differences(device, dim, mode, pad):
     x = RNG.standard_normal((1, 2, 3, 4) if dim == 2 else (1, 1, 2, 3, 3))
     # away from cell positions and borders, where the formulas have kinks
@@ -233,9 +235,6 @@ def test_default_align_corners_warns_and_is_false():
      r"expected input to have non-empty spatial dimensions"),
     (lambda x, g: F.grid_sample(x.double(), g, align_corners=False), RuntimeError,
      r"same dtype, got pydevtensor.float64 and pydevtensor.float32"),
-    (lambda x, g: F.grid_sample(x.unsqueeze(2), pdt.zeros(2, 1, 1, 1, 3), mode="bicubic",
-                                align_corners=False), NotImplementedError,
-     r"bicubic interpolation only supports 4D input"),
     (lambda x, g: F.grid_sample(x.tolist(), g), TypeError, r"input must be a Tensor, got list"),
     (lambda x, g: F.affine_grid(pdt.zeros(2, 3, 4), (2, 1, 3, 3), align_corners=False),
      ValueError, r"Expected a batch of 2D affine matrices of shape Nx2x3"),

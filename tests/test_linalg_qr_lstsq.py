@@ -2,7 +2,7 @@
 every device, against NumPy float64 (np.linalg.qr: the same Householder signs as
 LAPACK's, so Q and R are compared directly; np.linalg.lstsq) and torch where
 importable (lstsq's four outputs and their shapes for every driver); gradients
-against central differences.  Tolerances: float64 1e-10 relative and absolute
+against central differences (wide and empty matrices too, as PyTorch's).  Tolerances: float64 1e-10 relative and absolute
 (random matrices of size <= 7), float32 1e-4."""
 import numpy as np
 import pytest
@@ -55,9 +55,28 @@ def test_qr_gradients(device):
     pdt.linalg.qr(x, mode="complete").Q.sum().backward()  # m == n: as reduced
     with pytest.raises(NotImplementedError, match="mode='r'"):
         pdt.linalg.qr(x, mode="r").R.sum().backward()
-    with pytest.raises(NotImplementedError, match="m >= n"):
-        pdt.linalg.qr(_t(rng.standard_normal((2, 3)), device).requires_grad_()).Q.sum() \
-            .backward()
+    with pytest.raises(RuntimeError, match=r"not differentiable when mode='complete' and "
+                       r"nrows > ncols \(a 3 x 2 matrix\)"):
+        pdt.linalg.qr(_t(rng.standard_normal((3, 2)), device).requires_grad_(),
+                      mode="complete").Q.sum().backward()
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 5), (2, 2, 4), (1, 4)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_gradients_of_wide_matrices(device, shape, mode):
+    # m < n (PyTorch's rule): A = [X | Y] with X = Q U square, Y = Q V; both modes alike
+    a = np.random.default_rng(sum(shape)).standard_normal(shape)
+    gradcheck(lambda x: pdt.cat([t.reshape(-1) for t in pdt.linalg.qr(x, mode)]), [a], device)
+    gradcheck(lambda x: pdt.linalg.qr(x, mode).Q, [a], device)
+    gradcheck(lambda x: pdt.linalg.qr(x, mode).R, [a], device)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 3)])
+def test_qr_gradient_of_an_empty_matrix_is_empty(device, shape):
+    x = _t(np.zeros(shape), device).requires_grad_()
+    Q, R = pdt.linalg.qr(x)
+    (Q.sum() + R.sum()).backward()
+    assert tuple(x.grad.shape) == shape and x.grad.device == device
 
 
 def test_qr_gradient_matches_torch(device):

@@ -258,8 +258,9 @@ class FmodBackward0(RemainderBackward0):
 
 @derivative("copysign")
 class CopysignBackward0(_SavesOperands):
-    """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
-    zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
+    """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, NaN where a is
+    NaN, as PyTorch's; +-1 where a is +-inf, the slope of |a| s(b) there, where PyTorch's
+    result / a gives NaN), zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
     zero_grad_inputs = (1,)
     mask_derivative = True  # Note [mask derivatives] in node.py
     keeps = staticmethod(lambda need_a, need_b: (need_a, need_a))
@@ -272,7 +273,7 @@ class CopysignBackward0(_SavesOperands):
         if need_a:
             from .._ops_index import where
             from .._ops_pointwise import signbit
-            s = sign(a)
+            s = where(a.isnan(), a, sign(a))  # NaN at a NaN, as PyTorch's
             if isinstance(b, _C.Tensor):
                 s = where(signbit(b), -s, s)
             elif math.copysign(1.0, b) < 0:
@@ -619,16 +620,20 @@ def _others_product(x, dims):
     prod_safe_zeros_backward): exact, and differentiable, with any number of zeros."""
     from .._ops_cumulative import cumprod  # imported late: they import the recorder
     from .._ops_join import cat
+
+    def ones(shape):  # not x * 0 + 1: NaN at an inf or NaN x
+        return _C.ones(tuple(shape), dtype=x.dtype, device=x.device)
+
     if not x.ndim:
-        return x * 0 + 1
+        return ones(())
     keep = [d for d in range(x.ndim) if d not in dims]
     perm = keep + list(dims)
     t = x.permute(perm)
     moved = tuple(t.shape)
     t = t.reshape(moved[:len(keep)] + (-1,))
     if t.shape[-1] <= 1:
-        return x * 0 + 1
-    one = (t[..., :1] * 0 + 1).detach()
+        return ones(x.shape)
+    one = ones(t.shape[:-1] + (1,))
     before = cat([one, cumprod(t[..., :-1], -1)], -1)
     after = cat([cumprod(t[..., 1:].flip(-1), -1).flip(-1), one], -1)
     return (before * after).reshape(moved).permute([perm.index(d) for d in range(x.ndim)])
@@ -637,20 +642,25 @@ def _others_product(x, dims):
 @derivative("prod")
 class ProdBackward0(_ReductionOfValues):
     """The product of the other elements, without dividing by a zero (PyTorch's rule):
-    where an element is not 0, g * prod / x; at a zero, g times the product of its
+    where an element is finite and not 0, g * prod / x; at a zero, an inf or a NaN (where
+    PyTorch's gives NaN for [0, inf, 2]'s inf and [inf, 2, 3]'s inf, 0 for [0, 0, inf]'s
+    zeros: 0 * inf is NaN), g times the product of its
     slice's other elements, formed by products alone so that it stays differentiable
     (the second derivative at a slice with two zeros is the product of the rest, not
     0).  No value is read back to the host."""
 
     def backward(self, g):
         x, y, g = self._unreduced(g)
-        zero = x == 0
-        ones_for_zeros = x.masked_fill(zero, 1)
+        # at a zero, an inf or a NaN, y / x is not the others' product (0 / 0, inf / inf,
+        # NaN where the others' product is 0 * 2 = 0): that product itself there
+        special = (x == 0) | ~x.isfinite()
+        ones_for_special = x.masked_fill(special, 1)
         from .._ops_index import where  # imported late: _ops_index imports the recorder
-        at_zero = g * _others_product(x, self.dims if self.shape else ())
-        # y / x with the zeros divided by 1: the branch where() drops has a finite
+        at_special = g * _others_product(x, self.dims if self.shape else ())
+        # y / x with the specials divided by 1: the branch where() drops has a finite
         # derivative there, so a second derivative is not 0 * inf = NaN everywhere
-        return reduce_grad(where(zero, at_zero, g * y / ones_for_zeros), self.in_meta)
+        return reduce_grad(where(special, at_special, g * y / ones_for_special),
+                           self.in_meta)
 
 
 class _AmaxBackward(_ReductionOfValues):

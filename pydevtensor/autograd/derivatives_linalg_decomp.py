@@ -20,7 +20,9 @@ svdvals: gA = U diag(gS) Vh.
 qr, A = Q R (reduced, m >= n): with M = R gR^T - gQ^T Q and copyltu(M) the symmetric
 matrix of M's lower triangle,
     gA = (gQ + Q copyltu(M)) R^-T
-(R^-T by a solve: R must be nonsingular, i.e. A of full column rank).
+(R^-T by a solve: R must be nonsingular, i.e. A of full column rank).  m < n: A = [X | Y]
+and R = [U | V] with X = Q U square, so gX is the formula above with gQ + Y gV^T and gU,
+and gY = Q gV (PyTorch's linalg_qr_backward).
 
 Each formula is written with recorded ops on the saved outputs, which take their Node
 as grad_fn again under create_graph=True (save_tensors' outputs=), so a second
@@ -170,21 +172,38 @@ class LinalgQrBackward0(Node):
                 "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
                 "differentiate through linalg.qr.")
         m, n = Q.shape[-2], R.shape[-1]
-        if m < n or (self.mode == "complete" and m != n):
-            raise NotImplementedError(
-                f"The derivative of linalg.qr is implemented in pydevtensor for "
-                f"mode='reduced' with m >= n (and mode='complete' with m == n) only; got "
-                f"mode={self.mode!r} and a {m} x {n} matrix")
-        M = _C.zeros_like(R)
-        if gR is not None:
-            M = M + R @ gR.mT
-        if gQ is not None:
-            M = M - gQ.mT @ Q
-        low = M.tril(-1)
-        B = Q @ (low + low.mT + M * _C.eye(n, dtype=M.dtype, device=M.device))
-        if gQ is not None:
-            B = B + gQ
-        return (_solve(R, B.mT, "linalg.qr backward").mT,)
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                               f"and nrows > ncols (a {m} x {n} matrix).")
+        if m >= n:
+            return (_qr_grad(Q, R, gQ, gR),)
+        # m < n (PyTorch's rule): A = [X | Y], R = [U | V], X = Q U the square case and
+        # Y = Q V, so gY = Q gV and X takes gQ + Y gV^T with gU
+        from .._ops_join import cat  # imported late: it imports the recorder
+        U, V = R[..., :m], R[..., m:]
+        if gR is None:
+            gU, gY = None, _C.zeros(tuple(V.shape), dtype=V.dtype, device=V.device)
+        else:
+            gU, gV = gR[..., :m], gR[..., m:]
+            gY, extra = Q @ gV, (Q @ V) @ gV.mT
+            gQ = extra if gQ is None else gQ + extra
+        return (cat([_qr_grad(Q, U, gQ, gU), gY], -1),)
+
+
+def _qr_grad(Q, R, gQ, gR):
+    """linalg.qr's gradient for m >= n (R square, n x n): with M = R gR^T - gQ^T Q,
+    gA = (gQ + Q copyltu(M)) R^-T, copyltu(M) the lower triangle mirrored."""
+    n = R.shape[-1]
+    M = _C.zeros_like(R)
+    if gR is not None:
+        M = M + R @ gR.mT
+    if gQ is not None:
+        M = M - gQ.mT @ Q
+    low = M.tril(-1)
+    B = Q @ (low + low.mT + M * _C.eye(n, dtype=M.dtype, device=M.device))
+    if gQ is not None:
+        B = B + gQ
+    return _solve(R, B.mT, "linalg.qr backward").mT
 
 
 @derivative("linalg_pinv")

@@ -247,6 +247,9 @@ def softplus(input, beta=1.0, threshold=20.0):
 def _softplus(input, beta, threshold):
     scaled = input * beta if beta != 1 else input
     linear = scaled > threshold
+    if beta == 0:  # log(2) / 0 = inf, of the slope sigmoid(beta x) = 1/2 (PyTorch's; the
+        # slope of every beta's softplus at x = 0, not log1p(exp(0 x)) / 0's NaN)
+        return input.where(linear, input * 0.5 + math.inf)
     soft = scaled.where(~linear, 0.0).exp().log1p()  # never exp of a large argument
     return input.where(linear, soft / beta if beta != 1 else soft)
 

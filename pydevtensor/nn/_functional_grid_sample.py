@@ -15,8 +15,9 @@ centres 0 and n - 1, or the edges -0.5 and n - 0.5 without align_corners; PyTorc
 ``min(e, 2 s - e)`` with e the distance from the low border modulo the period 2 s)
 and clamps it.  'bilinear' (trilinear for 5-d) weighs the 2 (4, 8) cells around x
 by ``1 - t`` and ``t``, t = x - floor(x); 'nearest' reads the cell at round(x),
-half to even as PyTorch's nearbyint; 'bicubic' (4-d) reads the 4 x 4 cells around
-the unpadded x with Keys' weights (A = -0.75), each cell's integer position padded.
+half to even as PyTorch's nearbyint; 'bicubic' reads the 4 x 4 (4 x 4 x 4 for 5-d,
+as PyTorch 2.15's) cells around the unpadded x with Keys' weights (A = -0.75), each
+cell's integer position padded.
 
 Every tap is a ``gather`` of the flattened input by an index made on the device and
 masked by ``where``, times its weight: existing differentiable ops, so autograd gives
@@ -224,22 +225,23 @@ def _nearest(flat, spatial, coords) -> Tensor:
 
 
 def _bicubic(flat, spatial, coords, padding_mode, align_corners) -> Tensor:
-    """The 4 x 4 cells around (y, x), each position padded, with Keys' weights."""
-    y, x = coords
-    fy, fx = y.floor(), x.floor()
-    wy, wx = (_cubic_weights(t) for t in (y - fy, x - fx))
-    h, w = spatial
-    px = [_padded(fx.detach() + (k - 1), w, padding_mode, align_corners) for k in range(4)]
-    out = None
-    for j in range(4):
-        py = _padded(fy.detach() + (j - 1), h, padding_mode, align_corners)
-        row = None
-        for i in range(4):
-            term = _tap(flat, spatial, [py, px[i]]) * wx[i].unsqueeze(1)
-            row = term if row is None else row + term
-        term = row * wy[j].unsqueeze(1)
-        out = term if out is None else out + term
-    return out
+    """The 4 x 4 (4 x 4 x 4 for 5-d) cells around (z,) y, x, each position padded, with
+    Keys' weights: summed along x first, then y (then z), as PyTorch's."""
+    lows = [x.floor() for x in coords]
+    weights = [_cubic_weights(x - f) for x, f in zip(coords, lows)]
+    pos = [[_padded(f.detach() + (k - 1), n, padding_mode, align_corners) for k in range(4)]
+           for f, n in zip(lows, spatial)]
+
+    def summed(axis, cells):
+        out = None
+        for k in range(4):
+            at = cells + [pos[axis][k]]
+            inner = (_tap(flat, spatial, at) if axis == len(spatial) - 1
+                     else summed(axis + 1, at))
+            term = inner * weights[axis][k].unsqueeze(1)
+            out = term if out is None else out + term
+        return out
+    return summed(0, [])
 
 
 def _cubic_weights(t: Tensor) -> list:
@@ -273,9 +275,6 @@ def _check(input, grid, mode, padding_mode) -> None:
     if min(input.shape[2:]) < 1:
         raise RuntimeError(f"{where_}: expected input to have non-empty spatial "
                            f"dimensions, but got {shapes}")
-    if mode == "bicubic" and input.ndim != 4:
-        raise NotImplementedError(f"{where_}: bicubic interpolation only supports 4D "
-                                  f"input, but got {shapes}")
     if not input.dtype.is_floating_point or grid.dtype != input.dtype:
         raise RuntimeError(f"{where_}: expected floating point input and grid of the same "
                            f"dtype, got {input.dtype} and {grid.dtype} ({shapes})")
@@ -303,7 +302,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     grid : Tensor
         ``(N, H_out, W_out, 2)`` or ``(N, D_out, H_out, W_out, 3)``, input's dtype.
     mode : str, optional
-        'bilinear' (default; trilinear for 5-d), 'nearest' or 'bicubic' (4-d only).
+        'bilinear' (default; trilinear for 5-d), 'nearest' or 'bicubic' (tricubic
+        for 5-d).
     padding_mode : str, optional
         'zeros' (default: 0 outside), 'border' (the nearest border cell) or
         'reflection' (mirrored about the borders).
@@ -326,8 +326,6 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     RuntimeError
         When the shapes do not fit (grid's last size, batch, number of dimensions, an
         empty spatial dimension), or the dtypes or devices differ.
-    NotImplementedError
-        For 'bicubic' with a 5-d input.
 
     Examples
     --------
