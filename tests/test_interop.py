@@ -471,6 +471,72 @@ def test_from_dlpack_protocol_details():
         pdt.from_dlpack(a, device="cuda:0", copy=False)
 
 
+# DLPack's structs (dlpack.h, v1.1: DLTensor, DLManagedTensor, DLManagedTensorVersioned;
+# DLDevice and DLDataType flattened into their fields), for capsules made by hand.
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("dtype_code", ctypes.c_uint8), ("dtype_bits", ctypes.c_uint8),
+                ("dtype_lanes", ctypes.c_uint16), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _DLManaged(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", _DL_DELETER)]
+
+
+class _DLManagedVersioned(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("manager_ctx", ctypes.c_void_p), ("deleter", _DL_DELETER),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+
+@pytest.mark.parametrize("versioned", [False, True])
+@pytest.mark.parametrize("fault, error", [
+    ({"offset": 1}, r"not aligned to its 4-byte elements"),
+    ({"shape": -4}, r"negative dimension -4"),
+    ({"device": (2, 63)}, r"cuda:63"),
+    ({"byte_offset": 2**63}, r"byte_offset 9223372036854775808 .* outside the address space"),
+    ({"byte_offset": 2**64 - 8}, r"outside the address space")])
+def test_a_refused_dlpack_capsule_runs_a_python_deleter_once(versioned, fault, error):
+    """A capsule whose deleter is Python code (ctypes, cffi, a pure-Python producer),
+    refused after from_dlpack took it: the deleter runs exactly once, and the refusal
+    (not a SystemError) reaches the caller.  It ran with the refusal pending, so it
+    failed at once, freed nothing, and the error was lost; a byte_offset wrapping the
+    address space formed an overflowing pointer (UBSan) before any check."""
+    calls = []
+    m = (_DLManagedVersioned if versioned else _DLManaged)()
+    m.deleter = _DL_DELETER(lambda managed: calls.append(managed))
+    buf = np.zeros(8, np.float32)
+    shape = (ctypes.c_int64 * 1)(fault.get("shape", 4))
+    if versioned:
+        m.major, m.minor = 1, 1
+    m.dl_tensor.data = buf.ctypes.data + fault.get("offset", 0)
+    m.dl_tensor.device_type, m.dl_tensor.device_id = fault.get("device", (1, 0))
+    m.dl_tensor.ndim, m.dl_tensor.dtype_code, m.dl_tensor.dtype_bits = 1, 2, 32
+    m.dl_tensor.dtype_lanes = 1
+    m.dl_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    m.dl_tensor.byte_offset = fault.get("byte_offset", 0)
+    name = b"dltensor_versioned" if versioned else b"dltensor"
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p,
+                                                   ctypes.c_void_p]
+    cap = new(ctypes.addressof(m), name, None)
+    with pytest.raises((ValueError, RuntimeError, BufferError), match=error):
+        pdt.from_dlpack(cap)
+    # refused before the capsule was taken (byte_offset), or after, where the
+    # deleter is ours to call: then exactly once, never left to the producer too
+    taken = "byte_offset" not in fault
+    assert calls == ([ctypes.addressof(m)] if taken else [])
+    del cap
+    gc.collect()
+    assert len(calls) == (1 if taken else 0)
+
+
 @pytest.mark.cuda
 def test_dlpack_on_a_gpu():
     g = pdt.arange(6, dtype=pdt.float32, device="cuda:0")

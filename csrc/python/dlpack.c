@@ -305,13 +305,22 @@ static void call_deleter(const dlpack_import *imp)
 }
 
 /* Storage release for imported DLPack memory: the producer's deleter, under
- * the GIL while the interpreter lives (DLPack allows any thread). */
+ * the GIL while the interpreter lives (DLPack allows any thread).  An import that
+ * fails after taking the capsule releases it with its own error pending: the
+ * deleter runs with that error set aside (a deleter written in Python, as ctypes'
+ * and cffi's are, would otherwise fail at once and free nothing), and an error the
+ * deleter leaves is reported as unraisable, the pending one restored. */
 static void release_dlpack(void *ctx)
 {
     dlpack_import *imp = ctx;
     if (Py_IsInitialized()) {
         PyGILState_STATE g = PyGILState_Ensure();
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
         call_deleter(imp);
+        if (PyErr_Occurred())
+            PyErr_WriteUnraisable(NULL);
+        PyErr_Restore(type, value, tb);
         PyGILState_Release(g);
     } else {
         call_deleter(imp);
@@ -420,6 +429,16 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
                      (int)dl->ndim);
         return -1;
     }
+    /* data + byte_offset as an integer sum: an offset that would wrap the address
+     * space is refused before any pointer is formed from it */
+    uintptr_t base = (uintptr_t)dl->data;
+    if (dl->byte_offset > (uint64_t)PTRDIFF_MAX || base > UINTPTR_MAX - dl->byte_offset) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: the DLPack tensor's byte_offset %llu past its data pointer lies "
+                     "outside the address space",
+                     where, (unsigned long long)dl->byte_offset);
+        return -1;
+    }
     dlpack_import *ctx = PyMem_RawMalloc(sizeof *ctx);
     if (!ctx) {
         PyErr_NoMemory();
@@ -434,7 +453,7 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
     }
     pdt_tensor view;
     if (pdt_wrap_foreign(S, device, (pdt_dtype)dtype, dl->ndim, dl->shape, dl->strides,
-                         (char *)dl->data + dl->byte_offset, release_dlpack, ctx, where,
+                         (void *)(base + (uintptr_t)dl->byte_offset), release_dlpack, ctx, where,
                          &view) < 0) {
         release_dlpack(ctx);
         return -1;
