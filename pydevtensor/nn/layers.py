@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import _C
 from . import functional as F
 from ._functional_activation_more import _softmax_dim
-from ._functional_pad import _index
+from .. import _args
+from .._args import size as _size
 from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
 from .parameter import (LazyModuleMixin, Parameter, UninitializedParameter,
@@ -91,12 +92,7 @@ class Linear(Module):
 
 def _check_features(name: str, v: Any) -> int:
     """v as an int (a NumPy integer too, as PyTorch takes it), checked."""
-    n = _index(v)
-    if n is None:
-        raise TypeError(f"Linear: {name} must be an int, got {type(v).__name__}")
-    if n < 0:
-        raise ValueError(f"Linear: {name} must be >= 0, got {n}")
-    return n
+    return _size(v, "Linear", name, 0)
 
 
 def _draw_linear(weight: Tensor, bias: Tensor | None, in_features: int) -> None:
@@ -400,6 +396,7 @@ class LeakyReLU(_Activation):
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
+        negative_slope = _args.plain(negative_slope)  # a NumPy scalar as a Python number
         if isinstance(negative_slope, bool) or not isinstance(negative_slope, (int, float)):
             raise TypeError(f"LeakyReLU: negative_slope must be a number, got "
                             f"{type(negative_slope).__name__}")

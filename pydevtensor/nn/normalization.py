@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C
+from .. import _args
+from .._args import size as _size
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import LazyModuleMixin, Parameter, UninitializedBuffer, UninitializedParameter
@@ -17,6 +19,7 @@ _Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad sha
 
 
 def _check_eps(eps: Any, where: str) -> float:
+    eps = _args.plain(eps)  # a NumPy scalar as a Python number
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
         raise ValueError(f"{where}: eps must be a number >= 0, got {eps!r}")
     return float(eps)
@@ -174,11 +177,7 @@ class _NormBase(Module):
                  bias: bool = True) -> None:
         super().__init__()
         where = type(self).__name__
-        if isinstance(num_features, bool) or not isinstance(num_features, int):
-            raise TypeError(f"{where}: num_features must be an int, got "
-                            f"{type(num_features).__name__}")
-        if num_features < 1:
-            raise ValueError(f"{where}: num_features must be >= 1, got {num_features}")
+        num_features = _size(num_features, where, "num_features", 1)  # NumPy's too
         self._options(eps, momentum, affine, track_running_stats)
         self.num_features = num_features
         dtype = _C._get_default_dtype() if dtype is None else dtype
@@ -213,6 +212,7 @@ class _NormBase(Module):
 
     def _options(self, eps: Any, momentum: Any, affine: Any, track_running_stats: Any) -> None:
         where = type(self).__name__
+        momentum = _args.plain(momentum)  # a NumPy scalar as a Python number
         if momentum is not None and (isinstance(momentum, bool)
                                      or not isinstance(momentum, (int, float))):
             raise TypeError(f"{where}: momentum must be a number or None, got "
