@@ -257,6 +257,11 @@ class LBFGS(Optimizer):
         value = float(loss.detach() if hasattr(loss, "detach") else loss)
         return loss, (-value if self.param_groups[0]["maximize"] else value)
 
+    def _step_each_place(self, step, args, kwargs) -> Any:
+        """step itself: it works on the flat vector of every place's entries, a
+        parameter twice in its group twice there, as PyTorch's."""
+        return step(*args, **kwargs)
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
         """Runs up to max_iter iterations (see the class's docstring).
 
