@@ -282,14 +282,13 @@ class _LazyConv(LazyModuleMixin):
         return layer.forward(self, input, *args, **kwargs)
 
     def _materialize(self, in_channels: int) -> None:
-        """Gives weight and bias their shapes, drawn as the layer draws them, and makes
-        this module that layer."""
+        """Gives weight and bias their shapes, drawn as the layer draws them (the call
+        then makes this module that layer)."""
         self._check_in_channels(in_channels, type(self).__name__)
         self.weight.materialize(self._weight_shape(in_channels))
         if self.bias is not None:
             self.bias.materialize((self.out_channels,))
         self.in_channels = in_channels
-        self.__class__ = self._layer
         self.reset_parameters()
 
     def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
@@ -324,7 +323,7 @@ class LazyConv2d(_LazyConv, Conv2d):
     ``nn.LazyConv2d(6, kernel_size=5, padding=2)``): until then its weight and bias
     are :class:`UninitializedParameter` objects; the first forward, or
     ``load_state_dict``, gives them their shapes, draws them as Conv2d does, and the
-    module becomes a :class:`Conv2d`, as in PyTorch.
+    first call makes the module a :class:`Conv2d`, as in PyTorch.
 
     Parameters
     ----------

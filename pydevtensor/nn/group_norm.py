@@ -232,7 +232,7 @@ _LAZY_DOC = """An :class:`{layer}` whose num_features is read from its first inp
     channels: dimension 1, or 0 of an unbatched input), as ``torch.nn.{name}``: until
     then its weight and bias are :class:`UninitializedParameter` objects and its running
     statistics :class:`UninitializedBuffer` objects; the first forward, or
-    ``load_state_dict``, gives them their shape and the module becomes an
+    ``load_state_dict``, gives them their shape, and the first call makes the module an
     :class:`{layer}`.  As PyTorch's, affine and track_running_stats default to True.
 
     Parameters

@@ -113,7 +113,8 @@ class LazyLinear(LazyModuleMixin, Linear):
     ``.to()`` moves, and an optimizer may already hold); the first forward, or
     ``load_state_dict``, gives them their shapes, initialises them as Linear does (the
     same draws: one seed, the same layer as ``Linear(in_features, out_features)``), and
-    the module becomes a :class:`Linear`, as in PyTorch.
+    its first call makes the module a :class:`Linear`, as in PyTorch (after a load, it
+    stays a LazyLinear until then).
 
     Parameters
     ----------
@@ -145,6 +146,8 @@ class LazyLinear(LazyModuleMixin, Linear):
     Linear(in_features=3, out_features=4, bias=True)
     """
 
+    _layer = Linear  # the class the first call makes it
+
     def __init__(self, out_features: int, bias: bool = True,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         Module.__init__(self)
@@ -164,8 +167,8 @@ class LazyLinear(LazyModuleMixin, Linear):
         return Linear.forward(self, input)
 
     def _materialize(self, in_features: int) -> None:
-        """Gives weight and bias their shapes, drawn as Linear draws them, and makes
-        this module a Linear."""
+        """Gives weight and bias their shapes, drawn as Linear draws them (the call then
+        makes this module a Linear)."""
         self.weight.materialize((self.out_features, in_features))
         if self.bias is not None:
             self.bias.materialize((self.out_features,))
@@ -173,7 +176,6 @@ class LazyLinear(LazyModuleMixin, Linear):
         _draw_linear(self.weight.data, None if self.bias is None else self.bias.data,
                      in_features)
         self.in_features = in_features
-        self.__class__ = Linear
 
     def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
         """What load_state_dict would find wrong with the shapes of this layer's entries

@@ -463,7 +463,8 @@ class _LazyBatchNorm(LazyModuleMixin):
 
     def _materialize(self, num_features: int) -> None:
         """Gives the parameters and buffers their shape (weight ones, bias zeros,
-        running_mean zeros, running_var ones) and makes this module its layer."""
+        running_mean zeros, running_var ones); the call then makes this module its
+        layer."""
         if num_features < 1:
             raise ValueError(f"{type(self).__name__}: the input's dimension 1 gives "
                              f"num_features, and it is {num_features}")
@@ -479,7 +480,6 @@ class _LazyBatchNorm(LazyModuleMixin):
                 self._buffers[name] = _C.full((num_features,), fill, dtype=old.dtype,
                                               device=old.device)
         self.num_features = num_features
-        self.__class__ = self._layer
 
     def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
         """What load_state_dict would find wrong with this layer's entries of
@@ -517,8 +517,8 @@ class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
     ``nn.LazyBatchNorm2d()`` after each ``nn.LazyConv2d``): until then its weight and
     bias are :class:`UninitializedParameter` objects and its running statistics
     :class:`UninitializedBuffer` objects; the first forward, or ``load_state_dict``,
-    gives them their shape and the module becomes a :class:`BatchNorm2d`, as in
-    PyTorch.
+    gives them their shape, and the first call makes the module a :class:`BatchNorm2d`,
+    as in PyTorch.
 
     Parameters
     ----------
