@@ -140,7 +140,15 @@ def _both(need_a, need_b):
     return need_a or need_b, need_a or need_b
 
 
-_NUMBER = _C.tensor(0.0)  # the stand-in of a saved number (_SavesOperands.saves_numbers)
+_NUMBER = []  # the stand-in of a saved number (_SavesOperands.saves_numbers), made at
+# its first use: a tensor made at import would use a device before the user configures
+# one (set_logical_device_configuration)
+
+
+def _number_stand_in():
+    if not _NUMBER:
+        _NUMBER.append(_C.tensor(0.0))
+    return _NUMBER[0]
 
 
 class _SavesOperands(_Binary):
@@ -168,7 +176,7 @@ class _SavesOperands(_Binary):
         # those not kept
         self.scalars = (SAVED if keep_a else None if ta else input,
                         SAVED if keep_b else None if tb else other)
-        kept = (input,) * keep_a + (other,) * keep_b + (_NUMBER,) * number
+        kept = (input,) * keep_a + (other,) * keep_b + ((_number_stand_in(),) if number else ())
         if kept:  # the stand-in last: _values reads the tensors before it
             self.save_tensors(*kept)
         self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
