@@ -31,7 +31,7 @@ class _NoDerivative(Node):
                            "PyTorch, has none: compute the op on detached tensors)")
 
 
-for _name in ("floor_divide",):  # its in-place form too (dispatch._in_place_on)
+for _name in ("floor_divide", "heaviside"):  # in place too (dispatch._in_place_on)
     derivative(_name)(type("NotImplemented", (_NoDerivative,), {"op": _name}))
 
 
