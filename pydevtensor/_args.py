@@ -49,6 +49,49 @@ def integer(value, op, name):
     raise TypeError(f"{op}(): argument '{name}' must be an int, got {_what(value)}")
 
 
+def index(value):
+    """An integer argument (a size, a count, a pad) as a Python int: value if an int, the
+    int of a NumPy integer or a 0-d integer tensor (anything with ``__index__``, as PyTorch
+    takes them); None for anything else, bools (Python's, NumPy's, a bool tensor)
+    included."""
+    if isinstance(value, int):
+        return None if isinstance(value, bool) else value
+    if not hasattr(type(value), "__index__") or (
+            isinstance(value, _C.Tensor) and value.dtype == _C.bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:  # np.bool_, a float tensor
+        return None
+
+
+def size(value, where, name, least=None):
+    """A size or count argument (out_channels, num_layers, step_size...) as a Python int,
+    so that a module's repr and state show ``16``, not ``np.int64(16)``: see index();
+    anything else (a bool, a float, a str) a TypeError "where: name must be an int, got
+    type", and with least, one below it a ValueError "where: name must be >= least"."""
+    n = index(value)
+    if n is None:
+        raise TypeError(f"{where}: {name} must be an int, got {_what(value)}")
+    if least is not None and n < least:
+        raise ValueError(f"{where}: {name} must be >= {least}, got {n}")
+    return n
+
+
+def plain(value):
+    """A real hyperparameter (a probability, a slope, eps, momentum) as a Python number, so
+    that a module's repr and state show ``0.25``, not ``np.float32(0.25)``: a NumPy integer
+    or floating scalar as an int or a float (float32's value exactly), anything else (an
+    int, a float, a bool, a str) as it is, for the caller's check."""
+    if type(value) in (int, float) or type(value).__module__ != "numpy":
+        return value
+    if isinstance(value, numbers.Integral):  # np.bool_ is not one: it stays, refused
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
 def ints(value, op, name, *, single=True):
     """value as a tuple of ints: a sequence (a tuple, a list, a Size) of ints, or (single)
     one int; anything else a TypeError naming op and the argument and what it held."""

@@ -30,6 +30,16 @@ tensors on t's device.  In place, ``t += a`` writes into a CPU t (tensor_math.c
 converts the array), where Python's fallback ``t = t + a`` would rebind t.  The
 operator path also serves ``np.add(t, a)`` called by name (PyTorch gives an array
 there); other ufuncs (``np.exp(t)``) give NumPy arrays, on CPU tensors.
+
+A 0-d array is read as a NumPy scalar is, as a Python number (NumPy hands the comparisons
+``np.float32(2) < t`` a scalar as a 0-d array, so the two cannot be told apart): ``t *
+np.array(2.5)`` is float32 for a float32 t, the dtype PyTorch's own rules give a number
+or a 0-d tensor there.  PyTorch 2.15 gives float64: its tensor slot declines the array,
+and NumPy computes the product on the host with NumPy's promotion (int64 t times a 0-d
+float32 array: float64) and wraps it back through ``__array_wrap__``, unrecorded by
+autograd, refusing ``np.array(2.5) * t`` and ``t < np.array(2.5)`` (TypeError) and any
+GPU tensor; so also ``np.sin(t)`` is a tensor there and an array here.  Matching it would
+mean computing on the host behind the operator, which this module must not do.
 """
 from . import _C
 

@@ -15,7 +15,7 @@ from ._ops_index import _tensor_arg, where
 from ._ops_pointwise import _in_place
 from ._ops_scatter import _same_device
 from ._out import _out_written, refuse_grad
-from .autograd.dispatch import _wants_grad, recorded
+from .autograd.dispatch import RULES, _wants_grad, record, recorded, run_no_grad
 
 hypot = _C.hypot
 fmod = _C.fmod
@@ -156,8 +156,13 @@ def heaviside(input, values, *, out=None):
         raise RuntimeError(f"heaviside(): is not yet implemented for tensors with different "
                            f"dtypes, got {input.dtype} and {values.dtype} (shapes "
                            f"{tuple(input.shape)} and {tuple(values.shape)}, on {input.device})")
-    step = (input > 0).to(input.dtype)
-    return where(input == 0, values, step)
+    if not _wants_grad((input, values), {}):
+        return where(input == 0, values, (input > 0).to(input.dtype))
+    # PyTorch's heaviside has no derivative: the result requires grad, and a backward
+    # through it raises naming it (not a gradient through where for values, nor "does not
+    # require grad" for input)
+    out = run_no_grad(heaviside, input.detach(), values.detach())
+    return record(RULES["heaviside"], out, (input, values), {})
 
 
 def float_power(input, exponent, *, out=None):

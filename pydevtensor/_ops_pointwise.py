@@ -73,28 +73,28 @@ def signbit(input, *, out=None):
     Returns
     -------
     Tensor
-        A bool tensor of input's shape.  NaN gives False whatever its sign bit (reading
-        the bit needs a bit view of the memory, which pydevtensor has not); PyTorch
-        reads it.
+        A bool tensor of input's shape.  The bit itself, read through an integer view
+        of the same memory: a NaN with its sign bit set (``-nan``) gives True, as
+        PyTorch's and NumPy's.
 
     Examples
     --------
-    >>> pydevtensor.signbit(pydevtensor.tensor([-1.0, -0.0, 0.0, 2.0]))
-    tensor([ True,  True, False, False])
+    >>> pydevtensor.signbit(pydevtensor.tensor([-1.0, -0.0, 0.0, 2.0, -float('nan')]))
+    tensor([ True,  True, False, False,  True])
     """
     if out is not None:  # no gradient: a grad-requiring input is allowed
         return _out_written(signbit(input), out, "signbit")
-    if type(input) is _C.Tensor:
-        fast = _C._classify(input, 3)  # one pass from the bits, where the device has it
-        if fast is not None:
-            return fast
     x = _tensor_arg(input, "signbit")
     if x.dtype == _C.bool:
         return _C.zeros(tuple(x.shape), dtype=_C.bool, device=x.device)
     if not x.is_floating_point():
         return x < 0
-    x = x.detach()
-    return (x < 0) | ((x == 0) & ((1 / x) < 0))  # 1/-0.0 is -inf
+    # the sign bit is the integer of the same width's: one pass, on any device, -0.0 and
+    # -nan included (_C._classify's signbit gives False for every NaN: not used)
+    return x.detach().view(_BITS[x.element_size()]) < 0
+
+
+_BITS = {8: _C.int64, 4: _C.int32, 2: _C.int16}  # a float's width -> its bits' integer
 
 
 def sgn(input, *, out=None):

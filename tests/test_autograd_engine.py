@@ -260,3 +260,55 @@ def test_a_tensor_hook_may_not_change_the_dtype():
     y.register_hook(lambda g: g.double())
     with pytest.raises(RuntimeError, match="has changed the type of value"):
         pdt.autograd.grad((y * 1).sum(), y)
+
+
+# A second backward without retain_graph, as PyTorch 2.15: it raises where the graph
+# saved a tensor (mul and div save a number operand too, as a wrapped-number tensor:
+# x * 2 raised there and accumulated here), and accumulates again where nothing was
+# saved (sum, add, sub of a number, views, clone, cat)
+_SAVED = {
+    "mul_number": lambda x, y: (x * 2).sum(), "rmul_number": lambda x, y: (2 * x).sum(),
+    "mul_method": lambda x, y: x.mul(2.5).sum(), "div_number": lambda x, y: (x / 2).sum(),
+    "div_floor": lambda x, y: pdt.div(x, 2, rounding_mode="floor").sum(),
+    "mul_bool": lambda x, y: (x * True).sum(), "mul_tensors": lambda x, y: (x * y).sum(),
+    "exp": lambda x, y: x.exp().sum(), "pow": lambda x, y: (x ** 2).sum(),
+    "relu": lambda x, y: x.relu().sum()}
+_NOTHING_SAVED = {
+    "sum": lambda x, y: x.sum(), "add_leaves": lambda x, y: (x + y).sum(),
+    "sub_number": lambda x, y: (x - 2).sum(), "rsub": lambda x, y: (2 - x).sum(),
+    "neg": lambda x, y: (-x).sum(), "mean": lambda x, y: x.mean(),
+    "view": lambda x, y: x.view(2, 1).sum(), "t": lambda x, y: x.reshape(1, 2).t().sum(),
+    "index": lambda x, y: x[0], "clone": lambda x, y: x.clone().sum(),
+    "expand": lambda x, y: x.expand(3, 2).sum(), "cat": lambda x, y: pdt.cat([x, y]).sum(),
+    "fmod": lambda x, y: pdt.fmod(x, 2).sum()}
+
+
+@pytest.mark.parametrize("use_c", [True, False])
+@pytest.mark.parametrize("name", list(_SAVED) + list(_NOTHING_SAVED))
+def test_second_backward_raises_where_the_graph_saved_a_tensor(device, use_c, name,
+                                                               monkeypatch):
+    monkeypatch.setattr(engine, "USE_C", use_c)
+    x = pdt.tensor([1.0, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
+    y = pdt.tensor([3.0, 4.0], dtype=pdt.float64, device=device, requires_grad=True)
+    out = {**_SAVED, **_NOTHING_SAVED}[name](x, y)
+    out.backward()
+    first = x.grad.cpu().numpy().copy()
+    if name in _SAVED:
+        with pytest.raises(RuntimeError, match=r"a second time.*retain_graph=True"):
+            out.backward()
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), first)  # left as it was
+    else:
+        out.backward()
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), 2 * first)
+
+
+@pytest.mark.parametrize("use_c", [True, False])
+def test_retain_graph_keeps_a_saved_number(device, use_c, monkeypatch):
+    monkeypatch.setattr(engine, "USE_C", use_c)
+    x = pdt.tensor([1.0, 2.0], device=device, requires_grad=True)
+    out = (x * 3).sum()
+    out.backward(retain_graph=True)
+    out.backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [6.0, 6.0])
+    g, = pdt.autograd.grad((x / 4).sum(), x)
+    np.testing.assert_array_equal(g.cpu().numpy(), [0.25, 0.25])

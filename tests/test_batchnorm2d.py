@@ -145,8 +145,10 @@ def test_lazy_batchnorm(device):
     fresh.load_state_dict(empty)  # uninitialized into uninitialized: stays lazy
     assert type(fresh) is nn.LazyBatchNorm2d
     fresh.load_state_dict(bn.state_dict())
-    assert type(fresh) is nn.BatchNorm2d
+    assert type(fresh) is nn.LazyBatchNorm2d and fresh.num_features == 5  # till called
     assert fresh.running_mean.tolist() == bn.running_mean.tolist()
+    fresh.eval()(pdt.ones(1, 5, 2, 2, device=device, dtype=pdt.float64))
+    assert type(fresh) is nn.BatchNorm2d  # the first call, as PyTorch's
     one = nn.LazyBatchNorm1d(device=device)
     assert tuple(one(pdt.randn(4, 6, device=device)).shape) == (4, 6)
     assert type(one) is nn.BatchNorm1d and tuple(one.weight.shape) == (6,)

@@ -333,8 +333,8 @@ def test_lazy_conv2d(device):
     assert float((eager.weight - lazy.weight).abs().max()) > 0  # the step moved it
     # state_dict into a fresh lazy layer gives its shapes
     fresh = nn.LazyConv2d(6, kernel_size=5, padding=2, device=device)
-    fresh.load_state_dict(lazy.state_dict())
-    assert type(fresh) is nn.Conv2d and fresh.weight.tolist() == lazy.weight.tolist()
+    fresh.load_state_dict(lazy.state_dict())  # a Conv2d at its first call, as PyTorch's
+    assert type(fresh) is nn.LazyConv2d and fresh.weight.tolist() == lazy.weight.tolist()
     with pytest.raises(RuntimeError, match=r"size mismatch for 'weight'.*\(6, in_channels / "
                                            r"groups, 3, 3\)"):
         nn.LazyConv2d(6, 3).load_state_dict(lazy.state_dict())

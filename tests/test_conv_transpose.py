@@ -237,8 +237,10 @@ def test_lazy_conv_transpose(device):
     # a state_dict gives the lazy layer its in_channels (the weight's dimension 0)
     lazy = nn.LazyConvTranspose1d(4, 3, groups=2)
     lazy.load_state_dict(nn.ConvTranspose1d(6, 4, 3, groups=2).state_dict())
-    assert type(lazy) is nn.ConvTranspose1d and lazy.in_channels == 6
+    assert type(lazy) is nn.LazyConvTranspose1d and lazy.in_channels == 6
     assert tuple(lazy.weight.shape) == (6, 2, 3)
+    lazy(pdt.ones(1, 6, 5))  # the first call makes it its layer, as PyTorch's
+    assert type(lazy) is nn.ConvTranspose1d and tuple(lazy.weight.shape) == (6, 2, 3)
     with pytest.raises(RuntimeError, match=r"size mismatch for 'weight': copying a tensor of "
                                            r"shape \(6, 2, 3, 3\), the lazy parameter has shape "
                                            r"\(in_channels, 3, 3, 3\)"):

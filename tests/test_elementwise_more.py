@@ -284,3 +284,22 @@ def test_gcd_lcm_promote_and_refuse_floats(device):
             pdt.gcd(x.to(bad), x.to(bad))
     with pytest.raises(TypeError, match=r"lcm\(\): argument 'other' must be a Tensor, got int"):
         pdt.lcm(x, 3)
+
+
+def test_heaviside_has_no_derivative(device):
+    # PyTorch's heaviside records a NotImplemented node: the result requires grad and a
+    # backward through it raises naming heaviside.  Before, input's gradient raised
+    # "element 0 of tensors does not require grad" and values' flowed through where.
+    x = pdt.tensor([-1.0, 0.0, 2.0], device=device, requires_grad=True)
+    v = pdt.tensor([0.5], device=device, requires_grad=True)
+    for a, b in ((x, v.detach()), (x.detach(), v), (x, v)):
+        y = pdt.heaviside(a, b)
+        assert y.requires_grad and type(y.grad_fn).__name__ == "NotImplemented"
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), [0.0, 0.5, 1.0])
+        with pytest.raises(RuntimeError, match="derivative for heaviside is not implemented"):
+            y.sum().backward()
+    assert x.grad is None and v.grad is None
+    with pdt.no_grad():
+        assert not pdt.heaviside(x, v).requires_grad
+    out = pdt.empty(3, device=device)  # out= takes a grad-requiring input, as PyTorch's
+    assert pdt.heaviside(x, v, out=out) is out and not out.requires_grad

@@ -255,4 +255,4 @@ def test_lazy_instance_norm(device, layer, shape, unbatched):
     loaded = getattr(nn, layer)(bias=False)
     loaded.load_state_dict(nn.InstanceNorm1d(4, affine=True, bias=False,
                                              track_running_stats=True).state_dict())
-    assert type(loaded) is getattr(nn, name) and loaded.weight.shape == (4,)
+    assert type(loaded) is getattr(nn, layer) and loaded.weight.shape == (4,)  # till called

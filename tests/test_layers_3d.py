@@ -335,6 +335,9 @@ def test_lazy_3d_layers_become_their_layer(device, lazy, eager, args, x_shape):
     # from a state_dict: the shapes come from the loaded tensors
     fresh = getattr(nn, lazy)(*args, device=device, dtype=pdt.float64)
     fresh.load_state_dict(ref.state_dict())
+    # lazy until its first call, as PyTorch's, then its layer
+    assert type(fresh) is getattr(nn, lazy) and not fresh.has_uninitialized_params()
+    fresh(pdt.ones(x_shape, device=device, dtype=pdt.float64))
     assert type(fresh) is getattr(nn, eager) and repr(fresh) == repr(ref)
     with pytest.raises(pdt.InvalidArgumentError, match=rf"{lazy}: expected .*5(D|-d)"):
         getattr(nn, lazy)(*args)(pdt.ones(2, 3, 4, device=device))

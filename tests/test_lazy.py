@@ -81,8 +81,11 @@ def test_d2l_file_io_loads_into_a_fresh_lazy_mlp(dev, tmp_path, bias):
     clone = MLP(bias).to(dev)
     assert clone.load_state_dict(pdt.load(tmp_path / "mlp.params")) == ([], [])
     clone.eval()
-    assert type(clone.hidden) is nn.Linear and clone.hidden.in_features == 5
+    # loaded, still a LazyLinear until its first call, as PyTorch's
+    assert type(clone.hidden) is nn.LazyLinear and clone.hidden.in_features == 5
+    assert not clone.hidden.has_uninitialized_params()
     np.testing.assert_array_equal(clone(x).detach().cpu().numpy(), y.detach().cpu().numpy())
+    assert type(clone.hidden) is nn.Linear
 
 
 def test_a_bad_state_dict_leaves_the_lazy_layer_as_it_was(dev):
@@ -136,7 +139,7 @@ def test_a_partial_load_into_a_lazy_layer(dev):
     net = nn.Sequential(nn.Linear(2, 2), nn.LazyLinear(4)).to(dev)
     w = pdt.full((4, 3), 0.25, device=dev)
     net.load_state_dict({"1.weight": w}, strict=False)
-    assert type(net[1]) is nn.Linear and net[1].in_features == 3
+    assert type(net[1]) is nn.LazyLinear and net[1].in_features == 3  # a Linear when called
     np.testing.assert_array_equal(net[1].weight.detach().cpu().numpy(), np.full((4, 3), 0.25))
     b = net[1].bias.detach().cpu().numpy()
     assert np.all(np.abs(b) <= 1 / np.sqrt(3)) and np.abs(b).max() > 0
@@ -222,7 +225,7 @@ def test_real_weights_materialize_and_uninitialized_ones_are_refused(device):
     trained(pdt.ones(1, 5, device=device))
     fresh = _mlp().to(device)
     assert fresh.load_state_dict(trained.state_dict()) == ([], [])
-    assert type(fresh[0]) is nn.Linear and fresh[0].in_features == 5
+    assert type(fresh[0]) is nn.LazyLinear and fresh[0].in_features == 5  # till called
     np.testing.assert_array_equal(_np(fresh[2].weight), _np(trained[2].weight))
     before = _np(trained[0].weight).copy()
     with pytest.raises(RuntimeError, match=r"'0.weight' is an uninitialized parameter \(its "

@@ -194,3 +194,20 @@ def test_bitwise_operators_read_numpy_integer_scalars_as_numbers(device, op, sca
         u = {"&": operator.iand, "|": operator.ior, "^": operator.ixor}[op](u, scalar)
         assert isinstance(u, pdt.Tensor)
         np.testing.assert_array_equal(u.cpu().numpy(), fn(a, np.uint8(3)))
+
+
+@pytest.mark.parametrize("array", [np.array(2.5), np.array(2), np.array(2.5, np.float32),
+                                   np.array(2, np.int32)])
+@pytest.mark.parametrize("dtype", [pdt.float32, pdt.int64])
+def test_a_0d_array_is_read_as_a_number_in_either_order(device, dtype, array):
+    # PyTorch computes t * np.array(2.5) in NumPy (float64, unrecorded) and refuses
+    # np.array(2.5) * t and comparisons; here the 0-d array is a number: the dtype of
+    # t * 2.5 (Note [operators with NumPy arrays])
+    t = pdt.tensor([1, 2], dtype=dtype, device=device)
+    number = array.item()
+    for fn in (lambda a, b: a * b, lambda a, b: a + b, lambda a, b: a - b,
+               lambda a, b: a / b, lambda a, b: a ** b, lambda a, b: a < b):
+        for got, want in ((fn(t, array), fn(t, number)), (fn(array, t), fn(number, t))):
+            assert isinstance(got, pdt.Tensor) and got.device == t.device
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())

@@ -397,8 +397,8 @@ def test_sgd_errors():
         optim.SGD([], lr=0.1)
     with pytest.raises(TypeError, match="got a single Tensor"):
         optim.SGD(p, lr=0.1)
-    with pytest.raises(ValueError, match="more than one place"):
-        optim.SGD([p, p], lr=0.1)
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
     with pytest.raises(RuntimeError, match=r"assigned grad has data of a different size.*"
                                            r"the tensor is \(2,\) float32 on cpu, the grad "
                                            r"\(3,\) float32"):

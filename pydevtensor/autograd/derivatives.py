@@ -31,7 +31,7 @@ class _NoDerivative(Node):
                            "PyTorch, has none: compute the op on detached tensors)")
 
 
-for _name in ("floor_divide",):  # its in-place form too (dispatch._in_place_on)
+for _name in ("floor_divide", "heaviside"):  # in place too (dispatch._in_place_on)
     derivative(_name)(type("NotImplemented", (_NoDerivative,), {"op": _name}))
 
 
@@ -140,6 +140,17 @@ def _both(need_a, need_b):
     return need_a or need_b, need_a or need_b
 
 
+_NUMBER = []  # the stand-in of a saved number (_SavesOperands.saves_numbers), made at
+# its first use: a tensor made at import would use a device before the user configures
+# one (set_logical_device_configuration)
+
+
+def _number_stand_in():
+    if not _NUMBER:
+        _NUMBER.append(_C.tensor(0.0))
+    return _NUMBER[0]
+
+
 class _SavesOperands(_Binary):
     """A binary op whose backward reads its operands.  keeps(need_a, need_b) says which
     tensor operands backward reads when only those gradients are wanted: the others
@@ -150,20 +161,24 @@ class _SavesOperands(_Binary):
     exponent) is read in the result's (promoted) dtype, as the forward computed: a
     backward computing log(base) in float32 gave a float64 gradient float32's accuracy."""
     keeps = staticmethod(_both)
+    # PyTorch's mul and div save a number operand their backward reads, as a tensor (a
+    # wrapped number): a second backward through x * 2 without retain_graph raises there
+    # as through x * y.  Those Nodes keep a stand-in tensor beside it, freed alike.
+    saves_numbers = False
 
     def save(self, result, input, other, **kw):
         ta, tb = isinstance(input, _C.Tensor), isinstance(other, _C.Tensor)
         keep_a, keep_b = self.keeps(ta and input.requires_grad, tb and other.requires_grad)
+        number = self.saves_numbers and (keep_a and not ta or keep_b and not tb)
         keep_a, keep_b = ta and keep_a, tb and keep_b
         # the numbers, with SAVED for the tensors kept (only in save_tensors: a view
         # held here would keep its base, Note [views and their base]) and None for
         # those not kept
         self.scalars = (SAVED if keep_a else None if ta else input,
                         SAVED if keep_b else None if tb else other)
-        if keep_a and keep_b:
-            self.save_tensors(input, other)
-        elif keep_a or keep_b:
-            self.save_tensors(input if keep_a else other)
+        kept = (input,) * keep_a + (other,) * keep_b + ((_number_stand_in(),) if number else ())
+        if kept:  # the stand-in last: _values reads the tensors before it
+            self.save_tensors(*kept)
         self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
         self.dtype = result.dtype if result.is_floating_point() or result.is_complex() else None
         return input, other
@@ -183,6 +198,7 @@ class _SavesOperands(_Binary):
 class MulBackward0(_SavesOperands):
     # a's gradient reads b, b's reads a
     keeps = staticmethod(lambda need_a, need_b: (need_b, need_a))
+    saves_numbers = True
 
     def backward(self, g):
         a, b = self._values()
@@ -197,6 +213,7 @@ class DivBackward0(_SavesOperands):
     # a's gradient g / b reads b; b's, -g a / b^2, both, as PyTorch's -g ((a / b) / b)
     # (0, not 0 / 0, for a = 0 where b^2 underflows: log's second derivative at x = 0)
     keeps = staticmethod(lambda need_a, need_b: (need_b, need_a or need_b))
+    saves_numbers = True
 
     def save(self, result, input, other, rounding_mode=None, **kw):
         self.floor = rounding_mode is not None

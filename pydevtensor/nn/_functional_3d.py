@@ -213,7 +213,8 @@ def _pool_args(input, kernel_size, stride, padding, dilation, where, integers):
     FPL._floating(x, where, integers)
     kernel = FC._at_least(FC._tuple(kernel_size, 3, "kernel_size", where), 1, "kernel_size",
                           where)
-    stride = kernel if stride is None or stride == [] or stride == () else FC._at_least(
+    empty = isinstance(stride, (list, tuple)) and not stride  # not ==: a NumPy integer
+    stride = kernel if stride is None or empty else FC._at_least(
         FC._tuple(stride, 3, "stride", where), 1, "stride", where)
     padding = FC._at_least(FC._tuple(padding, 3, "padding", where), 0, "padding", where)
     dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)

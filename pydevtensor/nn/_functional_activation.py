@@ -30,7 +30,7 @@ def _floating(input, name):
 
 def _number(value, what, name):
     """value (a 0-d CPU tensor's value: _args.number) when it is a number."""
-    value = _args.number(value)
+    value = _args.plain(_args.number(value))  # a NumPy scalar as a Python number
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name}(): {what} must be a number, got {type(value).__name__}")
     return value

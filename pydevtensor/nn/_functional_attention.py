@@ -199,7 +199,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     tensor([[[1., 2.]]])
     """
     _sdp_backends.check("scaled_dot_product_attention()")  # Note [one attention kernel]
-    _dropout_p(dropout_p)
+    dropout_p = _dropout_p(dropout_p)
     is_causal = flag(is_causal, "scaled_dot_product_attention", "is_causal")
     enable_gqa = flag(enable_gqa, "scaled_dot_product_attention", "enable_gqa")
     key, value, attn_mask = _check(query, key, value, attn_mask, is_causal, enable_gqa)

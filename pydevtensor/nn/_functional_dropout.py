@@ -10,6 +10,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .. import _args
 from .._args import flag
 
 if TYPE_CHECKING:
@@ -17,7 +18,9 @@ if TYPE_CHECKING:
 
 
 def _dropout_p(p):
-    """p, when it is a probability (nn.Dropout checks it when made, dropout when called)."""
+    """p, when it is a probability (nn.Dropout checks it when made, dropout when called);
+    a NumPy scalar as a Python number."""
+    p = _args.plain(p)
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
     return p

@@ -28,13 +28,16 @@ def _floating(x: Any, where: str, what: str = "input") -> None:
 
 
 def _shape_tuple(normalized_shape: Any, where: str) -> tuple[int, ...]:
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+    """normalized_shape (an int, or a sequence of them: NumPy integers and an integer
+    array too) as a tuple of Python ints."""
+    one = isinstance(normalized_shape, int) or _args.index(normalized_shape) is not None
     try:
-        shape = tuple(shape)
+        shape = tuple(_args.index(s) for s in
+                      ((normalized_shape,) if one else normalized_shape))
     except TypeError:
         raise TypeError(f"{where}: normalized_shape must be an int or a sequence of ints, got "
                         f"{type(normalized_shape).__name__}") from None
-    if not shape or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in shape):
+    if not shape or any(s is None or s < 1 for s in shape):
         raise ValueError(f"{where}: normalized_shape must be one or more positive ints, "
                          f"got {normalized_shape!r}")
     return shape
@@ -219,6 +222,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if (running_mean is None) != (running_var is None):
         raise ValueError(f"{where}: running_mean and running_var must both be given or "
                          f"both be None")
+    momentum = _args.plain(momentum)
     if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
         raise TypeError(f"{where}: momentum must be a number, got {type(momentum).__name__} "
                         f"(nn.BatchNorm1d takes momentum=None for a cumulative average)")

@@ -9,10 +9,10 @@ border's gradient added back onto the entries it copied.
 """
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._args import index as _index
 from .._ops_join import cat
 
 if TYPE_CHECKING:
@@ -80,20 +80,6 @@ def _pad_dim(x: Tensor, dim: int, before: int, after: int, mode: str) -> Tensor:
     if not b and not a:
         return middle
     return cat([p for p, k in ((left, b), (middle, 1), (right, a)) if k], dim)
-
-
-def _index(v: Any) -> int | None:
-    """An integer argument (a size, a pad): v if an int, the int of a NumPy integer or a
-    0-d integer tensor (anything with __index__, as PyTorch takes them), None for anything
-    else, bools included."""
-    if isinstance(v, int):
-        return None if isinstance(v, bool) else v
-    if not hasattr(type(v), "__index__") or (isinstance(v, _C.Tensor) and v.dtype == _C.bool):
-        return None
-    try:
-        return operator.index(v)
-    except TypeError:  # np.bool_, a float tensor
-        return None
 
 
 def _pad_pairs(pad: Any, input: Tensor, where: str) -> tuple:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._args import size as _size
 from ._functional_conv import _tensor
 from ._functional_pad import fresh
 
@@ -21,8 +22,7 @@ _Invalid = _C.InvalidArgumentError
 
 
 def _factor(value: Any, name: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{where}: {name} must be an int, got {type(value).__name__}")
+    value = _size(value, where, name)  # a NumPy integer too, as an int
     if value < 1:
         raise _Invalid(f"{where}: expects a positive {name}, but got {value}")
     return value

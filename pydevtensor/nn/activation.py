@@ -3,6 +3,7 @@ SiLU, ELU, Softplus, Mish, LogSigmoid, Hardtanh and ReLU6 (their functions:
 _functional_activation.py, re-exported by nn.functional)."""
 import warnings
 
+from .._args import plain as _plain
 from . import _functional_activation as _F
 from .layers import _Activation
 
@@ -103,7 +104,7 @@ class ELU(_Activation):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         _F._number(alpha, "alpha", "ELU")
-        self.alpha = alpha
+        self.alpha = _plain(alpha)  # a NumPy scalar as a Python number
         self.inplace = inplace
 
     def _apply(self, input):
@@ -140,8 +141,7 @@ class Softplus(_Activation):
         super().__init__()
         _F._number(beta, "beta", "Softplus")
         _F._number(threshold, "threshold", "Softplus")
-        self.beta = beta
-        self.threshold = threshold
+        self.beta, self.threshold = _plain(beta), _plain(threshold)
 
     def _apply(self, input):
         return _F.softplus(input, self.beta, self.threshold)
@@ -229,8 +229,7 @@ class Hardtanh(_Activation):
         if min_val > max_val:
             raise ValueError(f"{name}: min_val cannot be greater than max_val, got min_val="
                              f"{min_val} and max_val={max_val}")
-        self.min_val = min_val
-        self.max_val = max_val
+        self.min_val, self.max_val = _plain(min_val), _plain(max_val)
         self.inplace = inplace
 
     def _apply(self, input):

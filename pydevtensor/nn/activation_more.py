@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import plain as _plain, size as _size
 from .. import _ops_stats as _stats
 from . import _functional_activation as _A
 from . import _functional_activation_more as _F
@@ -91,7 +92,7 @@ class Hardshrink(_Activation):
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         _A._number(lambd, "lambd", type(self).__name__)
-        self.lambd = lambd
+        self.lambd = _plain(lambd)
 
     def _apply(self, input):
         return _F.hardshrink(input, self.lambd)
@@ -157,7 +158,7 @@ class Threshold(_Activation):
         super().__init__()
         _A._number(threshold, "threshold", "Threshold")
         _A._number(value, "value", "Threshold")
-        self.threshold, self.value, self.inplace = threshold, value, inplace
+        self.threshold, self.value, self.inplace = _plain(threshold), _plain(value), inplace
 
     def _apply(self, input):
         return _F.threshold(input, self.threshold, self.value, self.inplace)
@@ -210,7 +211,7 @@ class CELU(_Activation):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         _A._number(alpha, "alpha", "CELU")
-        self.alpha, self.inplace = alpha, inplace
+        self.alpha, self.inplace = _plain(alpha), inplace
 
     def _apply(self, input):
         return _F.celu(input, self.alpha, self.inplace)
@@ -280,7 +281,7 @@ class RReLU(_Activation):
         super().__init__()
         _A._number(lower, "lower", "RReLU")
         _A._number(upper, "upper", "RReLU")
-        self.lower, self.upper, self.inplace = lower, upper, inplace
+        self.lower, self.upper, self.inplace = _plain(lower), _plain(upper), inplace
 
     def _apply(self, input):
         return _F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
@@ -324,11 +325,7 @@ class PReLU(_Activation):
     def __init__(self, num_parameters: int = 1, init: float = 0.25,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
-        if isinstance(num_parameters, bool) or not isinstance(num_parameters, int):
-            raise TypeError(f"PReLU: num_parameters must be an int, got "
-                            f"{type(num_parameters).__name__}")
-        if num_parameters < 1:
-            raise ValueError(f"PReLU: num_parameters must be >= 1, got {num_parameters}")
+        num_parameters = _size(num_parameters, "PReLU", "num_parameters", 1)  # NumPy's too
         _A._number(init, "init", "PReLU")
         self.num_parameters, self.init = num_parameters, init
         dtype = _C._get_default_dtype() if dtype is None else dtype

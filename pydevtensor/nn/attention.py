@@ -18,6 +18,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._args import size as _size
 from .._ops_join import cat
 from . import functional as F
 from . import init
@@ -45,10 +46,7 @@ class NonDynamicallyQuantizableLinear(Linear):
 
 
 def _positive(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"MultiheadAttention: {name} must be an int, got "
-                        f"{type(value).__name__}")
-    return value
+    return _size(value, "MultiheadAttention", name)  # a NumPy integer too, as an int
 
 
 def canonical_mask(mask: Tensor | None, name: str, like: Tensor, where: str) -> Tensor | None:
@@ -342,12 +340,12 @@ class MultiheadAttention(Module):
                  kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
-        _positive("embed_dim", embed_dim)
-        _positive("num_heads", num_heads)
+        embed_dim = _positive("embed_dim", embed_dim)
+        num_heads = _positive("num_heads", num_heads)
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
-        F._dropout_p(dropout)
+        dropout = F._dropout_p(dropout)  # a NumPy scalar as a Python number
         self.embed_dim = embed_dim
         self.kdim = _positive("kdim", kdim) if kdim is not None else embed_dim
         self.vdim = _positive("vdim", vdim) if vdim is not None else embed_dim

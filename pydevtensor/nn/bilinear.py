@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import size as _size
 from ._functional_bilinear import bilinear
 from .module import Module
 from .parameter import Parameter
@@ -56,12 +57,10 @@ class Bilinear(Module):
                  bias: bool = True, device: str | device | None = None,
                  dtype: dtype | None = None) -> None:
         super().__init__()
-        for name, v in (("in1_features", in1_features), ("in2_features", in2_features),
-                        ("out_features", out_features)):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"Bilinear: {name} must be an int, got {type(v).__name__}")
-            if v < 0:
-                raise ValueError(f"Bilinear: {name} must be >= 0, got {v}")
+        in1_features, in2_features, out_features = (
+            _size(v, "Bilinear", name, 0) for name, v in (
+                ("in1_features", in1_features), ("in2_features", in2_features),
+                ("out_features", out_features)))
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
         dtype = _C._get_default_dtype() if dtype is None else dtype

@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._args import plain as _plain, size as _size
 from . import _functional_conv as FC
 from . import _functional_pad as FP
 from .init import kaiming_uniform_
@@ -21,11 +22,7 @@ _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 def _count(name: str, v: Any, where: str, low: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise TypeError(f"{where}: {name} must be an int, got {type(v).__name__}")
-    if v < low:
-        raise ValueError(f"{where}: {name} must be >= {low}, got {v}")
-    return v
+    return _size(v, where, name, low)  # a NumPy integer too, kept as an int
 
 
 class _ConvNd(Module):
@@ -43,13 +40,13 @@ class _ConvNd(Module):
         super().__init__()
         self._setup(out_channels, kernel_size, stride, padding, dilation, groups, padding_mode)
         where = type(self).__name__
-        self.in_channels = _count("in_channels", in_channels, where)
+        self.in_channels = in_channels = _count("in_channels", in_channels, where)
         self._check_in_channels(in_channels, where)
         dtype = _C._get_default_dtype() if dtype is None else dtype
         self.weight = Parameter(_C.empty(self._weight_shape(in_channels), device=device,
                                          dtype=dtype))
         if bias:
-            self.bias = Parameter(_C.empty(out_channels, device=device, dtype=dtype))
+            self.bias = Parameter(_C.empty(self.out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -285,14 +282,13 @@ class _LazyConv(LazyModuleMixin):
         return layer.forward(self, input, *args, **kwargs)
 
     def _materialize(self, in_channels: int) -> None:
-        """Gives weight and bias their shapes, drawn as the layer draws them, and makes
-        this module that layer."""
+        """Gives weight and bias their shapes, drawn as the layer draws them (the call
+        then makes this module that layer)."""
         self._check_in_channels(in_channels, type(self).__name__)
         self.weight.materialize(self._weight_shape(in_channels))
         if self.bias is not None:
             self.bias.materialize((self.out_channels,))
         self.in_channels = in_channels
-        self.__class__ = self._layer
         self.reset_parameters()
 
     def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
@@ -327,7 +323,7 @@ class LazyConv2d(_LazyConv, Conv2d):
     ``nn.LazyConv2d(6, kernel_size=5, padding=2)``): until then its weight and bias
     are :class:`UninitializedParameter` objects; the first forward, or
     ``load_state_dict``, gives them their shapes, draws them as Conv2d does, and the
-    module becomes a :class:`Conv2d`, as in PyTorch.
+    first call makes the module a :class:`Conv2d`, as in PyTorch.
 
     Parameters
     ----------
@@ -407,8 +403,8 @@ class Unfold(Module):
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
         super().__init__()
-        self.kernel_size, self.dilation = kernel_size, dilation
-        self.padding, self.stride = padding, stride
+        self.kernel_size, self.dilation = _plain(kernel_size), _plain(dilation)
+        self.padding, self.stride = _plain(padding), _plain(stride)
 
     def forward(self, input: Tensor) -> Tensor:
         return FC.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
@@ -444,8 +440,9 @@ class Fold(Module):
 
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
         super().__init__()
-        self.output_size, self.kernel_size = output_size, kernel_size
-        self.dilation, self.padding, self.stride = dilation, padding, stride
+        self.output_size, self.kernel_size = _plain(output_size), _plain(kernel_size)
+        self.dilation, self.padding = _plain(dilation), _plain(padding)
+        self.stride = _plain(stride)
 
     def forward(self, input: Tensor) -> Tensor:
         return FC.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,

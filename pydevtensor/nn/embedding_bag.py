@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _C
-from .._args import flag
+from .._args import flag, size as _size
 from .._ops_scatter import index_add, scatter_reduce
 from .._ops_counting import bucketize
 from ..autograd.grad_mode import no_grad as _no_grad
@@ -240,9 +240,8 @@ class EmbeddingBag(Module):
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode has to be one of sum, mean or max, got "
                              f"{mode!r}")
-        for name, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ValueError(f"EmbeddingBag: {name} must be an int >= 0, got {v!r}")
+        num_embeddings = _size(num_embeddings, "EmbeddingBag", "num_embeddings", 0)
+        embedding_dim = _size(embedding_dim, "EmbeddingBag", "embedding_dim", 0)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         FN._embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, "EmbeddingBag")
         self.max_norm, self.norm_type = max_norm, norm_type

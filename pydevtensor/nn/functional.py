@@ -183,7 +183,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     training; the input itself otherwise (PyTorch's inverted dropout).  The mask comes
     from the package's generator on input's device (the same mask on every device for a
     seed); the gradient flows through the kept elements, scaled alike."""
-    _dropout_p(p)
+    p = _dropout_p(p)  # a NumPy scalar as a Python number
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"dropout(): input must be a Tensor, got {type(input).__name__}")
     if not _args.flag(training, "dropout", "training") or p == 0.0:
@@ -453,6 +453,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"leaky_relu(): input must be a Tensor, got {type(input).__name__}")
+    negative_slope = _args.plain(negative_slope)
     if isinstance(negative_slope, bool) or not isinstance(negative_slope, (int, float)):
         raise TypeError(f"leaky_relu(): negative_slope must be a number, got "
                         f"{type(negative_slope).__name__}")
@@ -579,9 +580,7 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     if tensor.dtype not in (_C.int64, _C.int32):
         raise _C.DTypeError(f"one_hot(): tensor must hold integer class indices (int64 or int32), "
                             f"got {tensor.dtype} on {tensor.device}")
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise TypeError(f"one_hot(): num_classes must be an int, got "
-                        f"{type(num_classes).__name__}")
+    num_classes = _args.size(num_classes, "one_hot()", "num_classes")  # NumPy's too
     if num_classes < -1:
         raise ValueError(f"one_hot(): num_classes must be -1 (inferred) or >= 0, got "
                          f"{num_classes}")

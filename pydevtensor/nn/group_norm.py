@@ -4,9 +4,10 @@ as layers, with PyTorch's arguments, defaults, parameters, buffers and repr."""
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import size as _size
 from . import _functional_group_norm as FG
 from .module import Module
 from .normalization import _LazyBatchNorm, _NormBase, _check_eps
@@ -14,14 +15,6 @@ from .parameter import Parameter
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
-
-
-def _positive_int(value: Any, name: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{where}: {name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{where}: {name} must be >= 1, got {value}")
-    return value
 
 
 class GroupNorm(Module):
@@ -72,8 +65,8 @@ class GroupNorm(Module):
                  dtype: dtype | None = None, *, bias: bool = True) -> None:
         super().__init__()
         where = type(self).__name__
-        self.num_groups = _positive_int(num_groups, "num_groups", where)
-        self.num_channels = _positive_int(num_channels, "num_channels", where)
+        self.num_groups = _size(num_groups, where, "num_groups", 1)  # NumPy's too
+        self.num_channels = _size(num_channels, where, "num_channels", 1)
         if num_channels % num_groups:
             raise ValueError(f"{where}: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")
@@ -239,7 +232,7 @@ _LAZY_DOC = """An :class:`{layer}` whose num_features is read from its first inp
     channels: dimension 1, or 0 of an unbatched input), as ``torch.nn.{name}``: until
     then its weight and bias are :class:`UninitializedParameter` objects and its running
     statistics :class:`UninitializedBuffer` objects; the first forward, or
-    ``load_state_dict``, gives them their shape and the module becomes an
+    ``load_state_dict``, gives them their shape, and the first call makes the module an
     :class:`{layer}`.  As PyTorch's, affine and track_running_stats default to True.
 
     Parameters

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import _C
 from . import functional as F
 from ._functional_activation_more import _softmax_dim
-from ._functional_pad import _index
+from .. import _args
+from .._args import size as _size
 from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
 from .parameter import (LazyModuleMixin, Parameter, UninitializedParameter,
@@ -91,12 +92,7 @@ class Linear(Module):
 
 def _check_features(name: str, v: Any) -> int:
     """v as an int (a NumPy integer too, as PyTorch takes it), checked."""
-    n = _index(v)
-    if n is None:
-        raise TypeError(f"Linear: {name} must be an int, got {type(v).__name__}")
-    if n < 0:
-        raise ValueError(f"Linear: {name} must be >= 0, got {n}")
-    return n
+    return _size(v, "Linear", name, 0)
 
 
 def _draw_linear(weight: Tensor, bias: Tensor | None, in_features: int) -> None:
@@ -117,7 +113,8 @@ class LazyLinear(LazyModuleMixin, Linear):
     ``.to()`` moves, and an optimizer may already hold); the first forward, or
     ``load_state_dict``, gives them their shapes, initialises them as Linear does (the
     same draws: one seed, the same layer as ``Linear(in_features, out_features)``), and
-    the module becomes a :class:`Linear`, as in PyTorch.
+    its first call makes the module a :class:`Linear`, as in PyTorch (after a load, it
+    stays a LazyLinear until then).
 
     Parameters
     ----------
@@ -149,6 +146,8 @@ class LazyLinear(LazyModuleMixin, Linear):
     Linear(in_features=3, out_features=4, bias=True)
     """
 
+    _layer = Linear  # the class the first call makes it
+
     def __init__(self, out_features: int, bias: bool = True,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         Module.__init__(self)
@@ -168,8 +167,8 @@ class LazyLinear(LazyModuleMixin, Linear):
         return Linear.forward(self, input)
 
     def _materialize(self, in_features: int) -> None:
-        """Gives weight and bias their shapes, drawn as Linear draws them, and makes
-        this module a Linear."""
+        """Gives weight and bias their shapes, drawn as Linear draws them (the call then
+        makes this module a Linear)."""
         self.weight.materialize((self.out_features, in_features))
         if self.bias is not None:
             self.bias.materialize((self.out_features,))
@@ -177,7 +176,6 @@ class LazyLinear(LazyModuleMixin, Linear):
         _draw_linear(self.weight.data, None if self.bias is None else self.bias.data,
                      in_features)
         self.in_features = in_features
-        self.__class__ = Linear
 
     def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
         """What load_state_dict would find wrong with the shapes of this layer's entries
@@ -400,6 +398,7 @@ class LeakyReLU(_Activation):
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
+        negative_slope = _args.plain(negative_slope)  # a NumPy scalar as a Python number
         if isinstance(negative_slope, bool) or not isinstance(negative_slope, (int, float)):
             raise TypeError(f"LeakyReLU: negative_slope must be a number, got "
                             f"{type(negative_slope).__name__}")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C
+from .. import _args
+from .._args import size as _size
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import LazyModuleMixin, Parameter, UninitializedBuffer, UninitializedParameter
@@ -17,6 +19,7 @@ _Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad sha
 
 
 def _check_eps(eps: Any, where: str) -> float:
+    eps = _args.plain(eps)  # a NumPy scalar as a Python number
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
         raise ValueError(f"{where}: eps must be a number >= 0, got {eps!r}")
     return float(eps)
@@ -174,11 +177,7 @@ class _NormBase(Module):
                  bias: bool = True) -> None:
         super().__init__()
         where = type(self).__name__
-        if isinstance(num_features, bool) or not isinstance(num_features, int):
-            raise TypeError(f"{where}: num_features must be an int, got "
-                            f"{type(num_features).__name__}")
-        if num_features < 1:
-            raise ValueError(f"{where}: num_features must be >= 1, got {num_features}")
+        num_features = _size(num_features, where, "num_features", 1)  # NumPy's too
         self._options(eps, momentum, affine, track_running_stats)
         self.num_features = num_features
         dtype = _C._get_default_dtype() if dtype is None else dtype
@@ -213,6 +212,7 @@ class _NormBase(Module):
 
     def _options(self, eps: Any, momentum: Any, affine: Any, track_running_stats: Any) -> None:
         where = type(self).__name__
+        momentum = _args.plain(momentum)  # a NumPy scalar as a Python number
         if momentum is not None and (isinstance(momentum, bool)
                                      or not isinstance(momentum, (int, float))):
             raise TypeError(f"{where}: momentum must be a number or None, got "
@@ -463,7 +463,8 @@ class _LazyBatchNorm(LazyModuleMixin):
 
     def _materialize(self, num_features: int) -> None:
         """Gives the parameters and buffers their shape (weight ones, bias zeros,
-        running_mean zeros, running_var ones) and makes this module its layer."""
+        running_mean zeros, running_var ones); the call then makes this module its
+        layer."""
         if num_features < 1:
             raise ValueError(f"{type(self).__name__}: the input's dimension 1 gives "
                              f"num_features, and it is {num_features}")
@@ -479,7 +480,6 @@ class _LazyBatchNorm(LazyModuleMixin):
                 self._buffers[name] = _C.full((num_features,), fill, dtype=old.dtype,
                                               device=old.device)
         self.num_features = num_features
-        self.__class__ = self._layer
 
     def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
         """What load_state_dict would find wrong with this layer's entries of
@@ -517,8 +517,8 @@ class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
     ``nn.LazyBatchNorm2d()`` after each ``nn.LazyConv2d``): until then its weight and
     bias are :class:`UninitializedParameter` objects and its running statistics
     :class:`UninitializedBuffer` objects; the first forward, or ``load_state_dict``,
-    gives them their shape and the module becomes a :class:`BatchNorm2d`, as in
-    PyTorch.
+    gives them their shape, and the first call makes the module a :class:`BatchNorm2d`,
+    as in PyTorch.
 
     Parameters
     ----------

@@ -297,7 +297,8 @@ class LazyModuleMixin:
     (:class:`~pydevtensor.nn.LazyLinear`, the LazyConv, LazyConvTranspose, LazyBatchNorm
     and LazyInstanceNorm layers), for ``isinstance`` checks and
     :meth:`has_uninitialized_params`.  A lazy layer's first forward (or a loaded
-    state_dict) gives it its shapes and makes it its plain layer, which is no longer one.
+    state_dict) gives it its shapes, and its first call makes it its plain layer (its
+    ``_layer``), which is no longer one: after a load, at the next call, as PyTorch's.
 
     The first call is all or nothing: when it raises (an input of the wrong dtype or
     shape, a hook that raises), the module is left as it was, still lazy, with its
@@ -319,10 +320,13 @@ class LazyModuleMixin:
         # plain layer, whose __call__ is Module's, so later calls pay nothing for this
         saved = _lazy_state(self)
         try:
-            return super().__call__(*args, **kwargs)  # type: ignore[misc]
+            out = super().__call__(*args, **kwargs)  # type: ignore[misc]
         except BaseException:
             _restore_lazy_state(self, saved)
             raise
+        if not self.has_uninitialized_params():  # at the first call, as PyTorch's, also
+            self.__class__ = self._layer  # after a load_state_dict gave the shapes
+        return out
 
     def has_uninitialized_params(self) -> bool:
         """Whether any of this module's own parameters or buffers is still an

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._args import plain as _plain
 from . import _functional_pool as FP
 from .module import Module
 
@@ -20,8 +21,8 @@ class _MaxPoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
+        self.kernel_size = kernel_size = _plain(kernel_size)  # a NumPy integer as an int
+        self.stride = _plain(stride) if stride is not None else kernel_size
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
@@ -74,8 +75,8 @@ class _AvgPoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int | None = None) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
+        self.kernel_size = kernel_size = _plain(kernel_size)  # a NumPy integer as an int
+        self.stride = _plain(stride) if stride is not None else kernel_size
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
@@ -125,7 +126,7 @@ class _AdaptivePoolNd(Module):
 
     def __init__(self, output_size) -> None:
         super().__init__()
-        self.output_size = output_size
+        self.output_size = _plain(output_size)
 
     def forward(self, input: Tensor):
         return type(self)._pool(input, self.output_size)

@@ -11,6 +11,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._args import size as _size
 from . import _functional_rnn as FR
 from . import _packed_rnn
 from .module import Module
@@ -25,8 +26,7 @@ _Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad sha
 
 def check_size(name: str, value: Any, where: str, least: int) -> int:
     """An int >= least (input_size, hidden_size, num_layers), else TypeError/ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{where}: {name} must be an int, got {type(value).__name__}")
+    value = _size(value, where, name)  # a NumPy integer too, kept as an int
     if value < least:
         raise ValueError(f"{where}: {name} must be {'greater than zero' if least else '>= 0'}, "
                          f"got {value}")
@@ -183,9 +183,10 @@ class RNNBase(Module):
         if mode not in FR.GATES:
             raise ValueError(f"{where}: unrecognized RNN mode {mode!r}; expected one of "
                              f"{sorted(FR.GATES)}")
-        check_size("input_size", input_size, where, 1)  # PyTorch's cells take 0, not these
-        check_size("hidden_size", hidden_size, where, 1)
-        check_size("num_layers", num_layers, where, 1)
+        # PyTorch's cells take 0, not these
+        input_size = check_size("input_size", input_size, where, 1)
+        hidden_size = check_size("hidden_size", hidden_size, where, 1)
+        num_layers = check_size("num_layers", num_layers, where, 1)
         if isinstance(dropout, bool) or not isinstance(dropout, numbers.Number) \
                 or not 0 <= dropout <= 1:
             raise ValueError(f"{where}: dropout should be a number in range [0, 1] "
@@ -196,7 +197,7 @@ class RNNBase(Module):
                           f"layer, so a non-zero dropout expects num_layers greater than 1, "
                           f"but got dropout={dropout} and num_layers={num_layers}",
                           UserWarning, stacklevel=3)
-        check_size("proj_size", proj_size, where, 0)
+        proj_size = check_size("proj_size", proj_size, where, 0)
         if proj_size and mode != "LSTM":
             raise ValueError(f"{where}: proj_size argument is only supported for LSTM, not "
                              f"RNN or GRU")

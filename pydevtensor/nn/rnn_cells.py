@@ -59,9 +59,9 @@ class RNNCellBase(Module):
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         where = type(self).__name__
-        check_size("input_size", input_size, where, 0)
-        check_size("hidden_size", hidden_size, where, 1)
-        check_size("num_chunks", num_chunks, where, 1)
+        input_size = check_size("input_size", input_size, where, 0)
+        hidden_size = check_size("hidden_size", hidden_size, where, 1)
+        num_chunks = check_size("num_chunks", num_chunks, where, 1)
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bool(bias)
         dtype = _C._get_default_dtype() if dtype is None else dtype
         gates = num_chunks * hidden_size

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._args import size as _size
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
@@ -86,11 +87,8 @@ class Embedding(Module):
                  _weight: Tensor | None = None, _freeze: bool = False,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
-        for name, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"Embedding: {name} must be an int, got {type(v).__name__}")
-            if v < 0:
-                raise ValueError(f"Embedding: {name} must be >= 0, got {v}")
+        num_embeddings = _size(num_embeddings, "Embedding", "num_embeddings", 0)
+        embedding_dim = _size(embedding_dim, "Embedding", "embedding_dim", 0)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         if padding_idx is not None:

@@ -56,7 +56,8 @@ class Upsample(Module):
                  align_corners: bool | None = None,
                  recompute_scale_factor: bool | None = None) -> None:
         super().__init__()
-        self.size = size
+        one = _args.index(size)  # a NumPy integer as an int, so the repr shows 2
+        self.size = size if one is None else one
         self.scale_factor = _floats(scale_factor)
         self.mode, self.align_corners = mode, align_corners
         self.recompute_scale_factor = recompute_scale_factor
@@ -143,7 +144,7 @@ class PixelShuffle(Module):
 
     def __init__(self, upscale_factor: int) -> None:
         super().__init__()
-        self.upscale_factor = upscale_factor
+        self.upscale_factor = _args.plain(upscale_factor)  # a NumPy integer as an int
 
     def forward(self, input: Tensor) -> Tensor:
         return FS.pixel_shuffle(input, self.upscale_factor)
@@ -173,7 +174,7 @@ class PixelUnshuffle(Module):
 
     def __init__(self, downscale_factor: int) -> None:
         super().__init__()
-        self.downscale_factor = downscale_factor
+        self.downscale_factor = _args.plain(downscale_factor)
 
     def forward(self, input: Tensor) -> Tensor:
         return FS.pixel_unshuffle(input, self.downscale_factor)

@@ -98,6 +98,7 @@ class SGD(Optimizer):
     """
 
     _STATE = {"momentum_buffer": "tensor"}
+    _FRESH_EACH_PLACE = ("momentum_buffer",)
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
                  lr: float = 1e-3, momentum: float = 0, dampening: float = 0,

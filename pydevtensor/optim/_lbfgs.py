@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import _C
+from .._args import size as _size
 from .._ops_join import cat as _cat
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
@@ -219,11 +220,7 @@ class LBFGS(Optimizer):
         where = "LBFGS"
         group["lr"] = _check_lr(group["lr"], where)
         for name in ("max_iter", "max_eval", "history_size"):
-            n = group[name]
-            if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-                raise TypeError(f"{where}: {name} must be an int, got {type(n).__name__}")
-            if n < 1:
-                raise ValueError(f"{where}: {name} must be >= 1, got {n}")
+            group[name] = _size(group[name], where, name, 1)  # a NumPy integer as an int
         for name in ("tolerance_grad", "tolerance_change"):
             group[name] = _nonnegative(group[name], name, where)
         if group["line_search_fn"] not in (None, "strong_wolfe"):
@@ -259,6 +256,11 @@ class LBFGS(Optimizer):
         # requires grad, and float() of it would warn on every evaluation.
         value = float(loss.detach() if hasattr(loss, "detach") else loss)
         return loss, (-value if self.param_groups[0]["maximize"] else value)
+
+    def _step_each_place(self, step, args, kwargs) -> Any:
+        """step itself: it works on the flat vector of every place's entries, a
+        parameter twice in its group twice there, as PyTorch's."""
+        return step(*args, **kwargs)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
         """Runs up to max_iter iterations (see the class's docstring).

@@ -89,7 +89,10 @@ def hooked_step(step: Callable[..., Any]) -> Callable[..., Any]:
                             f"{type(self).__name__}.step(): a step pre-hook must return None "
                             f"or a tuple (new_args, new_kwargs), got {type(result).__name__}")
                     args, kwargs = result
-            out = step(*args, **kwargs)
+            if state.get("_repeated"):  # a parameter twice in a group
+                out = self._step_each_place(step, args, kwargs)
+            else:
+                out = step(*args, **kwargs)
             if "_opt_called" in state:  # a scheduler watches: PyTorch's flag
                 state["_opt_called"] = True
             for hook in [*state.get("_step_post_hooks", {}).values(),

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import _C
+from .._args import size as _size
 from . import Optimizer
 
 __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
@@ -63,11 +64,7 @@ def _set_lr(group, lr):
 
 
 def _int(value, name, where, least):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{where}: {name} must be an int, got {type(value).__name__}")
-    if value < least:
-        raise ValueError(f"{where}: {name} must be >= {least}, got {value}")
-    return int(value)
+    return _size(value, where, name, least)  # a NumPy integer too, as an int
 
 
 def _positive(value, name, where):

@@ -128,6 +128,12 @@ class Optimizer:
             parameters are named and others not, or when this group is named and the
             others are not (or the reverse).
 
+        Warns
+        -----
+        UserWarning
+            When a parameter is in the group twice (as PyTorch's; step() updates it once
+            for each place).
+
         Examples
         --------
         >>> from pydevtensor import nn, optim
@@ -159,6 +165,15 @@ class Optimizer:
                              f"{'with' if 'param_names' in group else 'without'} names to "
                              f"groups {'without' if 'param_names' in group else 'with'}")
         differentiable = self.defaults.get("differentiable")
+        if len({id(p) for p in params}) != len(params):
+            # PyTorch's warning: the group keeps both, and step() updates such a
+            # parameter once for each time it appears, as PyTorch's does
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                          "in future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
+            self._repeated = True
+        mine = set()  # this group's, so that a parameter twice in it is not refused
         for p in params:
             if not isinstance(p, _C.Tensor):
                 raise TypeError(f"{where}: parameters must be Tensors, got "
@@ -168,10 +183,12 @@ class Optimizer:
                                  f"{tuple(p.shape)} on {p.device}, computed from others); "
                                  f"optimize the leaf it came from, or x.detach()"
                                  f".requires_grad_()")
-            if id(p) in seen:
-                raise ValueError(f"{type(self).__name__}: a parameter appears in more than one "
-                                 f"place (shape {tuple(p.shape)} on {p.device})")
+            if id(p) in seen and id(p) not in mine:
+                raise ValueError(f"{type(self).__name__}: some parameters appear in more than "
+                                 f"one parameter group (shape {tuple(p.shape)} on "
+                                 f"{p.device})")
             seen.add(id(p))
+            mine.add(id(p))
         group["params"] = params
         for name, value in self.defaults.items():
             group.setdefault(name, value)
@@ -180,6 +197,42 @@ class Optimizer:
 
     def _check_group(self, group):
         pass
+
+    _FRESH_EACH_PLACE: tuple[str, ...] = ()  # see _step_each_place
+
+    def _step_each_place(self, step, args, kwargs) -> Any:
+        """step(*args, **kwargs) where a parameter is k times in a group (PyTorch warns,
+        and its loop over the group updates it k times, each from the value and state
+        the one before left): one pass of step for each place, on the groups cut down to
+        the parameters placed that often, the first with args (the closure), the others
+        without (the other parameters are independent of one, so the order does not
+        matter).  A state entry of _FRESH_EACH_PLACE that a parameter has not got yet
+        starts afresh at each place, as in PyTorch's SGD, which reads its momentum
+        buffers before its loop (the last place's is kept)."""
+        groups = [g["params"] for g in self.param_groups]
+        fresh = {(id(p), key) for params in groups for p in params for key in
+                 self._FRESH_EACH_PLACE if key not in self.state.get(p, {})}
+        passes: list[list[list[_C.Tensor]]] = []  # [pass][group]: its parameters
+        for i, params in enumerate(groups):
+            placed: dict[int, int] = {}
+            for p in params:
+                n = placed[id(p)] = placed.get(id(p), 0) + 1
+                while len(passes) < n:
+                    passes.append([[] for _ in groups])
+                passes[n - 1][i].append(p)
+        try:
+            for k, cut in enumerate(passes):
+                for p in (p for params in cut for p in params) if k else ():
+                    for key in self._FRESH_EACH_PLACE:
+                        if (id(p), key) in fresh:
+                            self.state.get(p, {}).pop(key, None)
+                for g, params in zip(self.param_groups, cut):
+                    g["params"] = params
+                out = step(*args, **kwargs) if k == 0 else step(self)
+        finally:
+            for g, params in zip(self.param_groups, groups):
+                g["params"] = params
+        return out
 
     def _all_params(self) -> Iterator[_C.Tensor]:
         for g in self.param_groups:
@@ -288,10 +341,12 @@ class Optimizer:
         """
         run_hooks(self, "_state_dict_pre_hooks")
         index: dict[int, int] = {}
-        groups = []
-        for g in self.param_groups:
+        groups, start = [], 0
+        for g in self.param_groups:  # a parameter's place; one twice in a group: its last
+            index.update({id(p): i for i, p in enumerate(g["params"], start)})
+            start += len(g["params"])
             hyper = copy.deepcopy({k: v for k, v in g.items() if k != "params"})
-            hyper["params"] = [index.setdefault(id(p), len(index)) for p in g["params"]]
+            hyper["params"] = [index[id(p)] for p in g["params"]]
             groups.append(hyper)
         state = {}
         for p in self._all_params():
@@ -386,9 +441,9 @@ class Optimizer:
             self._check_group(group)
             new_groups.append(group)
             for k, p in zip(indices, own["params"]):
-                if k in params:
+                if k in params and params[k] is not p:  # one parameter twice is allowed
                     raise ValueError(f"{where}: parameter index {k} is in the state dict's "
-                                     f"groups twice")
+                                     f"groups twice, for two parameters")
                 params[k] = p
                 group_of[k] = group
         new_state: defaultdict[_C.Tensor, dict[str, Any]] = defaultdict(dict)
