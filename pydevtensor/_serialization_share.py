@@ -40,7 +40,11 @@ def share_storages(tensors, taken):
         while member in taken or member in storages:
             k += 1
             member = f"{names[0]}~storage{k}"
-        storages[member] = _C._as_strided(tensors[names[0]].detach(), (span,), (1,), 0)
+        # the span over the largest storage of the group: tensors over one memory may
+        # hold storages of different lengths from its start (from_numpy(a[:10]) and
+        # from_numpy(a)), and the largest reaches every element the others do
+        whole = max(names, key=lambda n: tensors[n].untyped_storage().nbytes())
+        storages[member] = _C._as_strided(tensors[whole].detach(), (span,), (1,), 0)
         for n in names:
             t = tensors[n]
             views[n] = {"storage": member, "shape": list(t.shape),

@@ -386,7 +386,13 @@ def _open_member(zf, members, name):
     if info.flag_bits & 0x1:  # APPNOTE 4.4.4, bit 0: zipfile would raise RuntimeError
         raise FormatError(f"has '{info.filename}' marked as encrypted, which save() never "
                           f"writes")
-    return info, zf.open(info)
+    try:  # reads the member's local header: a damaged one is a malformed file
+        return info, zf.open(info)
+    except Exception as e:
+        if _malformed(e):
+            raise FormatError(f"has member '{info.filename}', whose header cannot be read "
+                              f"({type(e).__name__}: {str(e)[:200]})") from e
+        raise
 
 
 def _read_record(zf, members, json):

@@ -111,3 +111,37 @@ def test_devices_dtypes_and_numpy_round_trip(dev):
 def test_object_arrays_are_refused():
     with pytest.raises(TypeError, match=r"obj\['x'\] is a NumPy array of dtype object"):
         pdt.save({"x": np.array([object()])}, io.BytesIO())
+
+
+def test_tensors_over_one_memory_with_storages_of_different_lengths_save():
+    """Two tensors over the same memory whose storages differ in length
+    (from_numpy(a[:10]) and from_numpy(a), frombuffer with and without count): save()
+    built the shared span on the first tensor's storage and refused the file when a
+    later one reached past it (an as_strided bounds error; the other order worked).
+    Both orders save, and come back with their values, sharing one storage."""
+    a = np.arange(100.0)
+    for order in (("small", "big"), ("big", "small")):
+        parts = {"small": pdt.from_numpy(a[:10]), "big": pdt.from_numpy(a)}
+        back, _ = _round_trip({k: parts[k] for k in order})
+        np.testing.assert_array_equal(back["small"].numpy(), a[:10])
+        np.testing.assert_array_equal(back["big"].numpy(), a)
+        back["big"][3] = -1.0
+        assert back["small"][3].item() == -1.0
+    raw = bytearray(np.arange(16, dtype=np.float32).tobytes())
+    back, _ = _round_trip([pdt.frombuffer(raw, dtype=pdt.float32, count=8),
+                           pdt.frombuffer(raw, dtype=pdt.float32)])
+    assert back[0].tolist() == list(range(8)) and back[1].tolist() == list(range(16))
+
+
+def test_a_damaged_member_header_is_a_format_error():
+    """A damaged local header of a member (the zip's directory intact) raised
+    zipfile.BadZipFile from load(); it is a FormatError naming the member."""
+    buf = io.BytesIO()
+    pdt.save({"c": [1, pdt.ones(3)], "d": np.arange(3)}, buf)
+    data = bytearray(buf.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+        at = z.getinfo("d.npy").header_offset
+    data[at] = 0
+    with pytest.raises(pdt.serialization.FormatError, match=r"member 'd\.npy', whose header "
+                                                            r"cannot be read.*BadZipFile"):
+        pdt.load(io.BytesIO(bytes(data)))
