@@ -84,13 +84,17 @@ def signbit(input, *, out=None):
     """
     if out is not None:  # no gradient: a grad-requiring input is allowed
         return _out_written(signbit(input), out, "signbit")
+    if type(input) is _C.Tensor:
+        fast = _C._classify(input, 3)  # one pass from the bits, where the device has it
+        if fast is not None:
+            return fast
     x = _tensor_arg(input, "signbit")
     if x.dtype == _C.bool:
         return _C.zeros(tuple(x.shape), dtype=_C.bool, device=x.device)
     if not x.is_floating_point():
         return x < 0
-    # the sign bit is the integer of the same width's: one pass, on any device, -0.0 and
-    # -nan included (_C._classify's signbit gives False for every NaN: not used)
+    # elsewhere the sign bit is the integer of the same width's: one pass, on any device,
+    # -0.0 and -nan included, as the CPU kernel reads it
     return x.detach().view(_BITS[x.element_size()]) < 0
 
 

@@ -73,8 +73,8 @@ static PyObject *f_cumprod_rows(PyObject *module, PyObject *args)
     return call(module, args, "O!|i:_cumprod_rows", pdt_cumprod_last);
 }
 
-/* _classify(x, which) -> isnan (0), isinf (1), isfinite (2) or signbit (3, False for
- * NaN) of a floating x in one pass (csrc/cpu/cpu_classify.c), or None. */
+/* _classify(x, which) -> isnan (0), isinf (1), isfinite (2) or signbit (3, the bit, of
+ * a NaN too) of a floating x in one pass (csrc/cpu/cpu_classify.c), or None. */
 static PyObject *f_classify(PyObject *module, PyObject *args)
 {
     return call(module, args, "O!i:_classify", pdt_classify);
