@@ -260,11 +260,12 @@ class Optimizer:
         the groups in order (0, 1, ...), and 'state' has an entry for each parameter
         that has state (after its first step).
 
-        It is a snapshot, unlike PyTorch's: the state tensors are copies (on their own
-        devices) and the hyperparameters deep copies, so later steps, which update
-        momentum buffers in place, do not change what was taken (PyTorch's state_dict
-        shares the live tensors).  It holds only tensors, numbers, tuples, lists and
-        dicts with int and string keys: ``pydevtensor.save`` writes it.
+        As PyTorch's, the state tensors are the optimizer's own (no copy per
+        checkpoint): later steps, which update them in place, change what was taken,
+        so save it (or clone its tensors) before stepping again.  Each parameter's
+        state dict is a new dict of them, and the hyperparameters are deep copies.
+        It holds only tensors, numbers, tuples, lists and dicts with int and string
+        keys: ``pydevtensor.save`` writes it.
 
         Returns
         -------
@@ -296,9 +297,7 @@ class Optimizer:
         state = {}
         for p in self._all_params():
             if self.state.get(p):
-                state[index[id(p)]] = {k: (v.clone() if isinstance(v, _C.Tensor) else
-                                           copy.deepcopy(v))
-                                       for k, v in self.state[p].items()}
+                state[index[id(p)]] = dict(self.state[p])
         return chain_hooks(self, "_state_dict_post_hooks",
                            {"state": state, "param_groups": groups})
 
@@ -312,8 +311,15 @@ class Optimizer:
         its step reads (another entry means the state of another optimizer); a
         user's subclass takes any, as PyTorch's optimizers do: tensors go to the
         parameter's device, floating ones into its dtype (but 'step', kept as it is),
-        inside dicts, lists and tuples too, and anything else is deep-copied.  All or nothing: everything is checked and copied
-        first, so a bad state_dict leaves the optimizer as it was.
+        inside dicts, lists and tuples too, and anything else is deep-copied.  All or
+        nothing: everything is checked and copied first, so a bad state_dict leaves
+        the optimizer as it was.
+
+        Unlike PyTorch's, which keeps the saved tensors themselves when they are
+        already on the parameter's device and in its dtype, the state tensors are
+        always copied: two optimizers loaded from one state_dict (or an optimizer and
+        the one whose state_dict it loaded) never share, and so never step, the same
+        buffers.
 
         Parameters
         ----------
