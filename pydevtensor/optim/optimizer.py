@@ -6,12 +6,14 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import struct
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _C
+from .._default_dtype import get_default_dtype
 from ..autograd.engine import clear_grads
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
@@ -451,7 +453,7 @@ class Optimizer:
                 if isinstance(n, bool) or not isinstance(n, numbers.Real) or \
                         not math.isfinite(n):
                     raise ValueError(f"{where}: {name} is {v!r:.40}, not a finite number")
-                out[name] = float(n)
+                out[name] = step_tensor(n)
             elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
                     v.shape != p.shape:
                 got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
@@ -476,8 +478,9 @@ class Optimizer:
             ng["params"] = [mapping[id(p)] for p in g["params"]]
             new.param_groups.append(ng)
             for p, q in zip(g["params"], ng["params"]):
-                if p in self.state:  # a step count stays on the CPU, as PyTorch's
-                    new.state[q] = {k: (v.clone() if k == "step" else v.to(q.device, copy=True))
+                if p in self.state:  # a 0-d state number stays on the CPU
+                    new.state[q] = {k: (v.clone() if self._STATE.get(k) in ("count", "number")
+                                        else v.to(q.device, copy=True))
                                     if isinstance(v, _C.Tensor) else v
                                     for k, v in self.state[p].items()}
         return new
@@ -652,14 +655,12 @@ class _Adaptive(Optimizer):
             lrs = _LrOn(group["lr"])
             for p, data, d in _decayed_grads(group["params"], 0.0 if decoupled else wd,
                                              type(self).__name__, group.get("maximize", False)):
-                state = self.state.get(p, {})
-                if "step" in state:  # the updates count in Python ints
-                    state = dict(state, step=int(_scalar(state["step"])))
+                state = _host_state(self.state.get(p, {}), self._STATE)
                 lr = lrs.on(data.device)
                 shrink = 1.0 - lr * wd if decoupled and wd != 0 else None
                 update, new_state = self._update(group if lr is group["lr"] else
                                                  dict(group, lr=lr), d, state)
-                new_state["step"] = step_tensor(new_state["step"])
+                new_state = _stored_state(new_state, self._STATE)
                 pending.append((p, data, update, new_state, shrink))
         for p, data, update, new_state, shrink in pending:  # in place: nothing allocates
             self.state[p] = new_state
@@ -681,9 +682,38 @@ def _check_bool(value, name, where):
         raise TypeError(f"{where}: {name} must be True or False, got {value!r:.40}")
 
 
-def step_tensor(n: int) -> _C.Tensor:
-    """A parameter's step count as PyTorch keeps it: a float32 0-d tensor on the CPU."""
-    return _C.tensor(float(n), dtype=_C.float32)
+def _scalar_dtype() -> _C.dtype:
+    """The dtype of the 0-d state tensors (step counts, NAdam's mu_product, ASGD's eta
+    and mu), as PyTorch's _get_scalar_dtype(): float64 while the default dtype is
+    float64, float32 otherwise."""
+    return _C.float64 if get_default_dtype() == _C.float64 else _C.float32
+
+
+def _rounded(x: float) -> float:
+    """x as a 0-d state tensor holds it (rounded to float32 unless _scalar_dtype() is
+    float64), as a Python float."""
+    if _scalar_dtype() == _C.float64:
+        return float(x)
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def step_tensor(n: float) -> _C.Tensor:
+    """A 0-d state number (a parameter's step count, ...) as PyTorch keeps it: a tensor
+    of _scalar_dtype() on the CPU."""
+    return _C.tensor(float(n), dtype=_scalar_dtype())
+
+
+def _host_state(state: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
+    """A parameter's state for an _update: its counts as ints and numbers as floats
+    (read from their 0-d CPU tensors: nothing comes back from a device)."""
+    return {k: (int(_scalar(v)) if kinds.get(k) == "count" else float(_scalar(v))
+                if kinds.get(k) == "number" else v) for k, v in state.items()}
+
+
+def _stored_state(state: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
+    """The inverse of _host_state: counts and numbers as 0-d tensors (step_tensor)."""
+    return {k: (step_tensor(v) if kinds.get(k) in ("count", "number") else v)
+            for k, v in state.items()}
 
 
 def _scalar(v: Any) -> Any:
