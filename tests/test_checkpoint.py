@@ -200,7 +200,7 @@ def test_load_state_dict_is_all_or_nothing():
         (changed(param_groups__0__lr=-1.0), ValueError, r"invalid lr -1.0"),
         (changed(param_groups__0__betas=(0.9, 1.5)), ValueError, r"invalid betas"),
         (changed(state__7={}), ValueError, r"state for parameter 7, which no parameter group"),
-        (changed(state__1__step=0), ValueError, r"parameter 1's state: step is 0, not an int"),
+        (changed(state__1__step=-1), ValueError, r"parameter 1's state: step is -1, not an int"),
         (changed(state__1__exp_avg=pdt.zeros(3)), ValueError,
          r"exp_avg is a float32 tensor of shape \(3,\), not a floating-point tensor of its "
          r"parameter's shape \(2,\)"),

@@ -442,10 +442,10 @@ class Optimizer:
         for name, kind in kinds.items():
             v = entry[name]
             if kind == "count":  # an int in checkpoints before step became a tensor
-                n = _scalar(v)
-                if isinstance(n, bool) or not isinstance(n, (int, float)) or n < 1 or \
+                n = _scalar(v)  # 0 in Adagrad's state before its first step
+                if isinstance(n, bool) or not isinstance(n, (int, float)) or n < 0 or \
                         n != int(n):
-                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 1 (or a "
+                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 0 (or a "
                                      f"one-element tensor holding one)")
                 out[name] = step_tensor(int(n))
             elif kind == "number":
