@@ -7,6 +7,7 @@ Subset and random_split; the errors."""
 import collections
 import math
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -340,8 +341,14 @@ def test_random_split_takes_pytorchs_fractions():
     ds = data.TensorDataset(pdt.arange(10))
     sizes = lambda lengths: [len(s) for s in data.random_split(ds, lengths)]  # noqa: E731
     assert sizes([np.float32(0.7), np.float32(0.3)]) == [7, 3]
-    assert sizes([1, 0]) == [10, 0] and sizes([1.0, 0]) == [10, 0]
-    assert sizes([3, 7]) == [3, 7]
+    with pytest.warns(UserWarning, match=r"^Length of split at index 1 is 0\. This might "
+                                         r"result in an empty dataset\.$"):
+        assert sizes([1, 0]) == [10, 0]  # PyTorch's warning, for fractions only
+    with pytest.warns(UserWarning, match="index 1 is 0"):
+        assert sizes([1.0, 0]) == [10, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sizes([3, 7]) == [3, 7] and sizes([10, 0]) == [10, 0]
     with pytest.raises(ValueError, match="do not add up"):
         data.random_split(ds, [3, 6])
 

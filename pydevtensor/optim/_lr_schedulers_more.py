@@ -6,11 +6,12 @@ from __future__ import annotations
 import bisect
 import copy
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from . import Optimizer
-from .lr_scheduler import LRScheduler, _int, _real, _set_lr
+from .lr_scheduler import _EPOCH_WARNING, LRScheduler, _int, _real, _set_lr
 
 
 def _fraction(value, name, where, low, high, low_open=False):
@@ -132,7 +133,8 @@ class LinearLR(LRScheduler):
     end_factor : float, optional
         The factor from epoch total_iters on, in [0, 1] (default 1.0).
     total_iters : int, optional
-        Epochs of the change, >= 1 (default 5).
+        Epochs of the change, >= 0 (default 5); with 0, as PyTorch's, the factor is
+        start_factor throughout (end_factor is never reached).
     last_epoch : int, optional
         The epoch to resume after (default -1: a new schedule).
 
@@ -141,7 +143,7 @@ class LinearLR(LRScheduler):
     TypeError
         When a factor is not a number or total_iters not an int.
     ValueError
-        When a factor is out of its range or total_iters < 1.
+        When a factor is out of its range or total_iters < 0.
 
     Examples
     --------
@@ -161,7 +163,7 @@ class LinearLR(LRScheduler):
                  end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
         self.start_factor = _fraction(start_factor, "start_factor", "LinearLR", 0.0, 1.0, True)
         self.end_factor = _fraction(end_factor, "end_factor", "LinearLR", 0.0, 1.0)
-        self.total_iters = _int(total_iters, "total_iters", "LinearLR", 1)
+        self.total_iters = _int(total_iters, "total_iters", "LinearLR", 0)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -174,9 +176,11 @@ class LinearLR(LRScheduler):
         return [lr * ratio for lr in self._current()]
 
     def _closed_form(self) -> list[float]:
-        s, e = self.start_factor, self.end_factor
-        return [base * (s + (e - s) * min(self.total_iters, self.last_epoch) / self.total_iters)
-                for base in self.base_lrs]
+        s, e, n = self.start_factor, self.end_factor, self.total_iters
+        # total_iters=0: start_factor throughout, as the chainable form (PyTorch's
+        # closed form divides by 0)
+        f = s + (e - s) * min(n, self.last_epoch) / n if n else s
+        return [base * f for base in self.base_lrs]
 
 
 class SequentialLR(LRScheduler):
@@ -265,7 +269,8 @@ class SequentialLR(LRScheduler):
             before = s.last_epoch
             s.last_epoch = 0
             try:
-                rates = s._closed_form()
+                with s._in_step():
+                    rates = s._closed_form()
             except BaseException:
                 s.last_epoch = before
                 raise
@@ -396,7 +401,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        with self._in_step():
+            rates = self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, rates):
             _set_lr(group, lr)
         self._last_lr = self._current()
 
@@ -729,9 +736,11 @@ class ReduceLROnPlateau(LRScheduler):
         except (TypeError, ValueError):
             raise TypeError(f"ReduceLROnPlateau.step(): metrics must be a number or a "
                             f"one-element tensor, got {type(metrics).__name__}") from None
+        if epoch is not None:
+            epoch = _int(epoch, "epoch", "ReduceLROnPlateau.step()", 0)
+            warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
         self._step_count += 1
-        self.last_epoch = self.last_epoch + 1 if epoch is None else _int(
-            epoch, "epoch", "ReduceLROnPlateau.step()", 0)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self.is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
@@ -758,6 +767,8 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = self._current()
+
+    _GET_LR_WARNS = False  # PyTorch's has no get_lr of its own
 
     def get_lr(self) -> list[float]:
         return self._current()
