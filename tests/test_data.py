@@ -257,6 +257,17 @@ def test_loader_errors():
     assert len(data.DataLoader(ds, 4, num_workers=2)) == 3  # accepted; loads in-process
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_dataloader_takes_in_order(workers):
+    # PyTorch's keyword: kept; the batches, loaded in this process, come in order
+    ds = data.TensorDataset(pdt.arange(10))
+    assert data.DataLoader(ds).in_order is True
+    for in_order in (True, False):
+        loader = data.DataLoader(ds, 3, num_workers=workers, in_order=in_order)
+        assert loader.in_order is in_order
+        assert [b[0].tolist() for b in loader] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+
+
 def test_dataset_on_two_logical_cpus():
     """Tensors on cpu:0 and cpu:1: each batch part stays on its tensor's device; shuffling
     copies the permutation once per epoch to the second device."""
