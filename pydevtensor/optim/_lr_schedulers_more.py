@@ -408,6 +408,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = self._current()
 
 
+_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+
+
 def _check_phases(phases, total_steps, pct_start, where):
     """ValueError when a step in [0, total_steps] falls in a phase of no length (its
     fraction would be 0 / 0): the first phase when pct_start * total_steps is 1, the
@@ -524,21 +527,23 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"{where}: anneal_strategy must be 'cos' or 'linear', got "
                              f"{anneal_strategy!r}")
-        self.anneal_strategy = anneal_strategy
+        self._anneal_func_type = anneal_strategy  # PyTorch's name (in the state dict)
         for name, flag in (("cycle_momentum", cycle_momentum), ("three_phase", three_phase)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{where}: {name} must be True or False, got {flag!r:.40}")
         n = self.total_steps
         if three_phase:
-            self._schedule_phases = [
+            phases = [
                 (pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
                 (2 * pct_start * n - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
                 (n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
         else:
-            self._schedule_phases = [
+            phases = [
                 (pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
                 (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
-        _check_phases(self._schedule_phases, n, pct_start, where)
+        _check_phases(phases, n, pct_start, where)
+        # PyTorch's dicts (the state dicts load both ways)
+        self._schedule_phases = [dict(zip(_PHASE_KEYS, phase)) for phase in phases]
         max_lrs = _per_group(max_lr, "max_lr", optimizer, where)
         div = _real(div_factor, "div_factor", where)
         final = _real(final_div_factor, "final_div_factor", where)
@@ -565,7 +570,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start, end, pct):
-        return (_anneal_cos if self.anneal_strategy == "cos" else _anneal_linear)(start, end,
+        return (_anneal_cos if self._anneal_func_type == "cos" else _anneal_linear)(start, end,
                                                                                   pct)
 
     def get_lr(self) -> list[float]:
@@ -576,7 +581,9 @@ class OneCycleLR(LRScheduler):
         rates = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+            for i, phase in enumerate(self._schedule_phases):
+                end, lr0, lr1, m0, m1 = (phase[k] for k in _PHASE_KEYS) if isinstance(
+                    phase, dict) else phase  # (a tuple in our older state dicts)
                 if t <= end or i == len(self._schedule_phases) - 1:
                     pct = (t - start) / (end - start)
                     rates.append(self._anneal(group[lr0], group[lr1], pct))
@@ -669,7 +676,8 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold = _real(threshold, "threshold", where)
         self.eps = _real(eps, "eps", where)
         self.mode, self.threshold_mode = mode, threshold_mode
-        self.best = math.inf if mode == "min" else -math.inf
+        self.mode_worse = math.inf if mode == "min" else -math.inf  # PyTorch's too
+        self.best = self.mode_worse
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
         self.last_epoch = 0

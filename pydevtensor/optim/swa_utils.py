@@ -289,10 +289,14 @@ class SWALR(LRScheduler):
                              f"{anneal_epochs!r}")
         for rate, group in zip(rates, groups):
             group["swa_lr"] = rate
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else \
-            self._linear_anneal
+        self._anneal_strategy = anneal_strategy  # PyTorch's (in the state dict)
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
+
+    @property
+    def anneal_func(self) -> Callable[[float], float]:
+        """The annealing of anneal_strategy: t -> (1 - cos(pi t)) / 2, or t."""
+        return self._cosine_anneal if self._anneal_strategy == "cos" else self._linear_anneal
 
     @staticmethod
     def _linear_anneal(t: float) -> float:
