@@ -295,7 +295,23 @@ class SWALR(LRScheduler):
 
     @property
     def anneal_func(self) -> Callable[[float], float]:
-        """The annealing of anneal_strategy: t -> (1 - cos(pi t)) / 2, or t."""
+        """The annealing of anneal_strategy (kept as ``_anneal_strategy``, PyTorch's
+        state dict entry): ``t -> (1 - cos(pi t)) / 2`` for 'cos', ``t -> t`` for
+        'linear'.
+
+        Returns
+        -------
+        callable
+            float -> float, on [0, 1].
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> from pydevtensor.optim.swa_utils import SWALR
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+        >>> SWALR(opt, swa_lr=0.5, anneal_strategy='linear').anneal_func(0.25)
+        0.25
+        """
         return self._cosine_anneal if self._anneal_strategy == "cos" else self._linear_anneal
 
     @staticmethod
