@@ -315,6 +315,19 @@ def torch_svd(input, some=True, compute_uv=True):
 torch_svd.__name__ = torch_svd.__qualname__ = "svd"
 
 
+def _geqrf(A):
+    """LAPACK's geqrf of each (..., m, n) float matrix (PyTorch's torch.geqrf, transposed):
+    a (..., n, m) fresh tensor whose .mT holds R over the upper triangle and the
+    reflectors' vectors below the diagonal (their 1 implied), and tau (..., min(m, n))
+    with H_i = I - tau_i v_i v_i^T and A = H_1 ... H_k R."""
+    a = _by_columns(A)  # (..., n, m)
+    tau = _C.empty(tuple(A.shape[:-2]) + (min(A.shape[-2:]),), dtype=A.dtype,
+                   device=A.device)
+    if tau.shape[-1]:
+        _C._qr_factor(a, tau)
+    return a, tau
+
+
 @takes_out("linalg.qr", tuple_of="Q, R")
 @recorded("linalg_qr")
 def qr(A, mode="reduced"):
@@ -361,10 +374,7 @@ def qr(A, mode="reduced"):
     _check_matrix(op, A)
     batch, (m, n) = tuple(A.shape[:-2]), tuple(A.shape[-2:])
     k, dev, dt = min(m, n), A.device, A.dtype
-    a = _by_columns(A)  # (..., n, m)
-    tau = _C.empty(batch + (k,), dtype=dt, device=dev)
-    if k:
-        _C._qr_factor(a, tau)
+    a, tau = _geqrf(A)
     rows = m if mode == "complete" else k
     F = a.mT  # (..., m, n): R over the upper triangle, the reflectors below
     R = F[..., :rows, :].triu()  # a copy: q may overwrite a below

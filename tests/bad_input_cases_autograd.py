@@ -106,7 +106,8 @@ AUTOGRAD_CASES = [
       "        return x * 2\n    @staticmethod\n    @once_differentiable\n"
       "    def backward(ctx, g):\n        return g * 2\n"
       "x = pdt.ones(1, requires_grad=True)\n"
-      "(g,) = pdt.autograd.grad(Fn.apply(x).sum(), x, create_graph=True)\n"
+      "v = pdt.ones((), requires_grad=True)\n"
+      "(g,) = pdt.autograd.grad(Fn.apply(x).sum(), x, v, create_graph=True)\n"
       "g.sum().backward()", "RuntimeError",
       r"differentiate twice a function that was marked with @once_differentiable "
       r"\(FnBackward\)"),

@@ -261,8 +261,16 @@ def test_once_differentiable(device):
     x = t64([3.0], device, True)
     (g,) = autograd.grad(Sq.apply(x).sum(), x)
     assert_close(g, [6.0], "float64")
+    # as PyTorch's: with create_graph=True the result requires grad only when an
+    # incoming gradient does, and then differentiating it raises
     (g,) = autograd.grad(Sq.apply(x).sum(), x, create_graph=True)
+    assert not g.requires_grad and g.grad_fn is None
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        g.sum().backward()
+    v = t64([2.0], device, True)
+    (g,) = autograd.grad(Sq.apply(x), x, grad_outputs=v, create_graph=True)
     assert g.requires_grad
+    assert_close(g, [12.0], "float64")
     with pytest.raises(RuntimeError, match="differentiate twice a function that was marked "
                                            "with @once_differentiable"):
         g.sum().backward()

@@ -114,9 +114,10 @@ def test_state_dict_layout_is_pytorchs(kind):
         assert sd["state"][2]["step"] == 1 and sd["param_groups"][0]["betas"] == (0.9, 0.999)
 
 
-def test_state_dict_is_a_snapshot(dev):
-    # PyTorch's shares the live buffers; ours copies them, so a later step, which
-    # updates SGD's momentum buffer in place, cannot change what was taken
+def test_state_dict_shares_the_state_tensors(dev):
+    # as PyTorch's: the live buffers (no copy per checkpoint), so a later step, which
+    # updates SGD's momentum buffer in place, changes what was taken; the
+    # hyperparameters are copies
     w = nn.Parameter(pdt.tensor([1.0, 2.0], device=dev))
     opt = optim.SGD([w], lr=0.1, momentum=0.9)
     for _ in range(2):
@@ -125,17 +126,21 @@ def test_state_dict_is_a_snapshot(dev):
     sd = opt.state_dict()
     taken = sd["state"][0]["momentum_buffer"]
     before = taken.cpu().tolist()
-    live = opt.state[w]["momentum_buffer"]
-    assert taken.device == w.device and taken.data_ptr() != live.data_ptr()
-    opt.step()
-    assert taken.cpu().tolist() == before and live.cpu().tolist() != before
+    assert taken is opt.state[w]["momentum_buffer"]
+    sd["state"][0]["extra"] = 1  # a new dict of the same tensors
+    assert "extra" not in opt.state[w]
+    del sd["state"][0]["extra"]
     sd["param_groups"][0]["lr"] = 99.0
     assert opt.param_groups[0]["lr"] == 0.1
-    # and load_state_dict keeps nothing of the dict it is given
-    opt.load_state_dict(sd)
-    assert opt.state[w]["momentum_buffer"].data_ptr() != taken.data_ptr()
+    # load_state_dict copies (unlike PyTorch's): a second optimizer never shares them
+    other = optim.SGD([w], lr=0.1, momentum=0.9)
+    other.load_state_dict(sd)
+    loaded = other.state[w]["momentum_buffer"]
+    assert loaded.data_ptr() != taken.data_ptr() and loaded.cpu().tolist() == before
+    (w * w).sum().backward()
     opt.step()
-    assert taken.cpu().tolist() == before and opt.param_groups[0]["lr"] == 99.0
+    assert taken.cpu().tolist() != before and loaded.cpu().tolist() == before
+    assert other.param_groups[0]["lr"] == 99.0
 
 
 def test_state_follows_each_parameters_device_and_dtype(dev):
@@ -195,7 +200,7 @@ def test_load_state_dict_is_all_or_nothing():
         (changed(param_groups__0__lr=-1.0), ValueError, r"invalid lr -1.0"),
         (changed(param_groups__0__betas=(0.9, 1.5)), ValueError, r"invalid betas"),
         (changed(state__7={}), ValueError, r"state for parameter 7, which no parameter group"),
-        (changed(state__1__step=0), ValueError, r"parameter 1's state: step is 0, not an int"),
+        (changed(state__1__step=-1), ValueError, r"parameter 1's state: step is -1, not an int"),
         (changed(state__1__exp_avg=pdt.zeros(3)), ValueError,
          r"exp_avg is a float32 tensor of shape \(3,\), not a floating-point tensor of its "
          r"parameter's shape \(2,\)"),

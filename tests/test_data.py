@@ -7,6 +7,7 @@ Subset and random_split; the errors."""
 import collections
 import math
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -256,6 +257,17 @@ def test_loader_errors():
     assert len(data.DataLoader(ds, 4, num_workers=2)) == 3  # accepted; loads in-process
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_dataloader_takes_in_order(workers):
+    # PyTorch's keyword: kept; the batches, loaded in this process, come in order
+    ds = data.TensorDataset(pdt.arange(10))
+    assert data.DataLoader(ds).in_order is True
+    for in_order in (True, False):
+        loader = data.DataLoader(ds, 3, num_workers=workers, in_order=in_order)
+        assert loader.in_order is in_order
+        assert [b[0].tolist() for b in loader] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+
+
 def test_dataset_on_two_logical_cpus():
     """Tensors on cpu:0 and cpu:1: each batch part stays on its tensor's device; shuffling
     copies the permutation once per epoch to the second device."""
@@ -340,8 +352,14 @@ def test_random_split_takes_pytorchs_fractions():
     ds = data.TensorDataset(pdt.arange(10))
     sizes = lambda lengths: [len(s) for s in data.random_split(ds, lengths)]  # noqa: E731
     assert sizes([np.float32(0.7), np.float32(0.3)]) == [7, 3]
-    assert sizes([1, 0]) == [10, 0] and sizes([1.0, 0]) == [10, 0]
-    assert sizes([3, 7]) == [3, 7]
+    with pytest.warns(UserWarning, match=r"^Length of split at index 1 is 0\. This might "
+                                         r"result in an empty dataset\.$"):
+        assert sizes([1, 0]) == [10, 0]  # PyTorch's warning, for fractions only
+    with pytest.warns(UserWarning, match="index 1 is 0"):
+        assert sizes([1.0, 0]) == [10, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sizes([3, 7]) == [3, 7] and sizes([10, 0]) == [10, 0]
     with pytest.raises(ValueError, match="do not add up"):
         data.random_split(ds, [3, 6])
 

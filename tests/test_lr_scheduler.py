@@ -263,3 +263,79 @@ def test_step_lr_float_step_size():
         rates.append(s.get_last_lr()[0] / s.base_lrs[0])
     assert rates == [1.0] * 4 + [0.5] * 5 + [0.25]
     assert s.state_dict()["step_size"] == 2.5
+
+
+def _warned(f):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f()
+    return [(c.category, str(c.message)) for c in caught]
+
+
+@pytest.mark.parametrize("name", NAMES + ["LinearLR", "ReduceLROnPlateau", "SequentialLR"])
+def test_the_normal_use_warns_nothing(name):
+    opt = _ours()
+    if name == "LinearLR":
+        s = sched.LinearLR(opt, total_iters=3)
+    elif name == "ReduceLROnPlateau":
+        s = sched.ReduceLROnPlateau(opt, patience=0)
+    elif name == "SequentialLR":
+        s = sched.SequentialLR(opt, [sched.LinearLR(opt, total_iters=2),
+                                     sched.ExponentialLR(opt, 0.5)], milestones=[2])
+    else:
+        s = _make(sched, name, opt)
+
+    def run():
+        for e in range(5):
+            opt.step()
+            s.step(1.0) if name == "ReduceLROnPlateau" else s.step()
+            s.get_last_lr()
+    assert _warned(run) == []
+
+
+def test_pytorchs_warnings():
+    # get_lr outside step(): the next rates, not the last
+    s = sched.StepLR(_ours(), step_size=1, gamma=0.5)
+    assert _warned(s.get_lr) == [(UserWarning, "To get the last learning rate computed by "
+                                               "the scheduler, please use `get_last_lr()`.")]
+    # step(epoch), ReduceLROnPlateau's too: deprecated, with PyTorch's text
+    epoch_text = ("The epoch parameter in `scheduler.step()` was not necessary and is being "
+                  "deprecated where possible.")
+    opt = _ours()
+    r = sched.ReduceLROnPlateau(opt)
+    got = _warned(lambda: r.step(1.0, 3))
+    assert len(got) == 1 and got[0][0] is UserWarning and got[0][1].startswith(epoch_text)
+    assert r.last_epoch == 3
+    s = sched.ExponentialLR(opt, 0.5)
+    opt.step()
+    got = _warned(lambda: s.step(2))
+    assert len(got) == 1 and got[0][1].startswith(epoch_text)
+    # the optimizer's step replaced after the scheduler was made (but not before)
+    opt = _ours()
+    s = sched.StepLR(opt, step_size=2)
+    opt.step = lambda *a, **k: None
+    got = _warned(s.step)
+    assert [c for c, _ in got] == [UserWarning] and got[0][1].startswith(
+        "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+        "initialization.")
+    s = sched.StepLR(opt, step_size=2)  # made after the override: only the order warning
+    got = _warned(s.step)
+    assert len(got) == 1 and got[0][1].startswith("Detected call of `lr_scheduler.step()`")
+
+
+def test_linear_lr_with_no_iterations_keeps_the_start_factor():
+    # PyTorch's: total_iters=0 scales by start_factor throughout (never end_factor)
+    opt = _ours()
+    s = sched.LinearLR(opt, start_factor=0.5, end_factor=0.8, total_iters=0)
+    rates = [s.get_last_lr()]
+    for _ in range(3):
+        opt.step()
+        s.step()
+        rates.append(s.get_last_lr())
+    assert rates == [[b * 0.5 for b in BASES]] * 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s.step(5)  # the closed form too
+    assert s.get_last_lr() == [b * 0.5 for b in BASES]
+    with pytest.raises(ValueError, match="LinearLR: total_iters must be >= 0, got -1"):
+        sched.LinearLR(opt, total_iters=-1)

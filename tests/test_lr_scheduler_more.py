@@ -494,3 +494,38 @@ def test_sequential_lr_with_only_get_lr_matches_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _close(_rates(s, opt, 6), _rates(ts, topt, 6))
+
+
+def test_private_state_keys_are_pytorchs():
+    # PyTorch's names, so that a state saved by either loads in the other:
+    # _get_lr_called_within_step, OneCycleLR's _anneal_func_type and phase dicts,
+    # ReduceLROnPlateau's mode_worse, SWALR's _anneal_strategy (not the function)
+    from pydevtensor.optim.swa_utils import SWALR
+    opt = _ours(momentum=0.9)
+    one = sched.OneCycleLR(opt, 1.0, total_steps=10)
+    sd = one.state_dict()
+    assert sd["_get_lr_called_within_step"] is False and sd["_anneal_func_type"] == "cos"
+    assert sd["_schedule_phases"][1] == {"end_step": 9, "start_lr": "max_lr",
+                                         "end_lr": "min_lr", "start_momentum": "base_momentum",
+                                         "end_momentum": "max_momentum"}
+    linear = sched.OneCycleLR(_ours(momentum=0.9), 1.0, total_steps=10,
+                              anneal_strategy="linear")
+    for _ in range(2):
+        opt.step()
+        one.step()
+        linear.optimizer.step()
+        linear.step()
+    one.load_state_dict(dict(linear.state_dict(), _anneal_func_type="linear"))
+    opt.step()
+    one.step()
+    linear.optimizer.step()
+    linear.step()
+    assert one.get_last_lr() == linear.get_last_lr()
+    r = sched.ReduceLROnPlateau(_ours(), mode="max")
+    assert r.state_dict()["mode_worse"] == -math.inf == r.best
+    swa_opt = _ours()
+    s = SWALR(swa_opt, 0.05, anneal_epochs=4)
+    sd = s.state_dict()
+    assert sd["_anneal_strategy"] == "cos" and "anneal_func" not in sd
+    s.load_state_dict(dict(sd, _anneal_strategy="linear"))
+    assert s.anneal_func(0.25) == 0.25

@@ -66,13 +66,14 @@ def _adamax(lr=2e-3, betas=(0.9, 0.999), eps=1e-8):
     return update
 
 
-def _nadam(lr=2e-3, betas=(0.9, 0.999), eps=1e-8, momentum_decay=4e-3):
+def _nadam(lr=2e-3, betas=(0.9, 0.999), eps=1e-8, momentum_decay=4e-3, scalar=np.float32):
     b1, b2 = betas
 
     def update(t, d, s):
         mu = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))
         mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
-        s["prod"] = s.get("prod", 1.0) * mu
+        # a 0-d tensor of PyTorch's scalar dtype: float32 (unless the default is float64)
+        s["prod"] = float(scalar(scalar(s.get("prod", 1.0)) * scalar(mu)))
         s["m"] = b1 * s.get("m", 0) + (1 - b1) * d
         s["v"] = b2 * s.get("v", 0) + (1 - b2) * d * d
         denom = np.sqrt(s["v"] / (1 - b2 ** t)) + eps
@@ -136,13 +137,21 @@ def test_adamax_matches_numpy(device, kw):
                                 dict(lr=0.1, betas=(0.5, 0.9), weight_decay=0.2),
                                 dict(lr=0.1, weight_decay=0.2, decoupled_weight_decay=True,
                                      maximize=True)])
-def test_nadam_matches_numpy(device, kw):
-    w, opt = _run(optim.NAdam, device, **kw)
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_nadam_matches_numpy(device, kw, default):
+    old = pdt.get_default_dtype()
+    pdt.set_default_dtype(getattr(pdt, default))
+    try:
+        w, opt = _run(optim.NAdam, device, **kw)
+    finally:
+        pdt.set_default_dtype(old)
     hyper = {k: v for k, v in kw.items() if k in ("lr", "betas", "momentum_decay")}
-    _check(w, _ref(_nadam(**hyper), maximize=kw.get("maximize", False),
-                   wd=kw.get("weight_decay", 0.0),
+    _check(w, _ref(_nadam(scalar=getattr(np, default), **hyper),
+                   maximize=kw.get("maximize", False), wd=kw.get("weight_decay", 0.0),
                    decoupled=kw.get("decoupled_weight_decay", False), lr=kw.get("lr", 2e-3)))
-    assert isinstance(opt.state_dict()["state"][0]["mu_product"], float)
+    for k in ("step", "mu_product"):  # 0-d tensors of PyTorch's _get_scalar_dtype()
+        v = opt.state_dict()["state"][0][k]
+        assert (v.ndim, v.dtype, v.device.type) == (0, getattr(pdt, default), "cpu")
 
 
 @pytest.mark.parametrize("kw", [dict(lr=0.05), dict(lr=0.05, betas=(0.9, 0.5)),

@@ -75,7 +75,9 @@ def _f32(x):
 
 
 def _asgd_ref(w, grads, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0,
-              maximize=False):
+              maximize=False, _f32=_f32):
+    # eta and mu as their 0-d state tensors hold them (_f32: float32, or float64 where
+    # the default dtype is float64)
     eta, mu, ax = _f32(lr), 1.0, np.zeros_like(w)
     for t, g in enumerate(grads, 1):
         g = (-g if maximize else g) + weight_decay * w
@@ -94,19 +96,31 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("default", ["float32", "float64"])
 @pytest.mark.parametrize("cls", sorted(CASES))
-def test_matches_numpy_float64(device, cls):
+def test_matches_numpy_float64(device, cls, default):
+    # the 0-d state (step; ASGD's eta and mu) in PyTorch's _get_scalar_dtype(): float64
+    # under a float64 default dtype (eta then unrounded), float32 otherwise
     grads = _gradients()
-    ws, opt = _run(pdt, cls, device, "float64", CASES[cls], grads)
+    old = pdt.get_default_dtype()
+    pdt.set_default_dtype(getattr(pdt, default))
+    try:
+        ws, opt = _run(pdt, cls, device, "float64", CASES[cls], grads)
+    finally:
+        pdt.set_default_dtype(old)
     for i, (w, kw) in enumerate(zip(ws, CASES[cls])):
         gs = [g[i] for g in grads]
         if cls == "Rprop":
             want = _rprop_ref(_inits()[i], gs, **kw)
         else:
-            want, ax = _asgd_ref(_inits()[i], gs, **kw)
+            want, ax = _asgd_ref(_inits()[i], gs, **kw,
+                                 **({} if default == "float32" else {"_f32": float}))
             np.testing.assert_allclose(_np(opt.state[w]["ax"]), ax, rtol=1e-12, atol=1e-15)
         assert w.device == device
         np.testing.assert_allclose(_np(w), want, rtol=1e-12, atol=1e-15)
+        for k in ("step", "eta", "mu") if cls == "ASGD" else ("step",):
+            v = opt.state[w][k]
+            assert (v.ndim, v.dtype, v.device.type) == (0, getattr(pdt, default), "cpu")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -124,7 +138,7 @@ def test_matches_torch(device, cls, dtype):
         assert sorted(state) == sorted(tstate)
         for k, tv in tstate.items():
             v = state[k]
-            if k == "step":
+            if tv.ndim == 0:  # step, eta, mu: 0-d tensors, on the CPU here
                 assert v.dtype == pdt.float32 and v.device.type == "cpu"
             if tv.ndim == 0:
                 assert abs(float(v) - tv.item()) <= 1e-7 * abs(tv.item())

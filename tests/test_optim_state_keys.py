@@ -32,15 +32,35 @@ def test_state_keyed_by_parameter_like_torch(device, name):
     for k, tv in topt.state[tw].items():
         v = opt.state[w][k]
         if isinstance(tv, torch.Tensor) and tv.ndim == 0:
-            if isinstance(v, float):  # NAdam's mu_product: a Python float here
-                assert abs(v - tv.item()) < 1e-6
-                continue
             assert isinstance(v, pdt.Tensor) and v.ndim == 0 and v.dtype == pdt.float32
             assert v.device.type == "cpu" and v.item() == tv.item()
         else:
             np.testing.assert_allclose(v.cpu().numpy(), tv.numpy(), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(w.detach().cpu().numpy(), tw.detach().numpy(), rtol=1e-6)
     assert opt.state[nn.Parameter(pdt.ones(1))] == {}  # a defaultdict, as torch's
+
+
+def test_adagrad_has_its_state_from_the_start(device):
+    # as PyTorch's: step 0 and sum = initial_accumulator_value (each group's) before any
+    # step, listed by state_dict(); the first step then continues from them
+    a = nn.Parameter(pdt.tensor([1.0, -2.0], device=device))
+    b = nn.Parameter(pdt.tensor([[3.0]], device=device))
+    opt = optim.Adagrad([{"params": [a]}, {"params": [b], "initial_accumulator_value": 0.5}],
+                        lr=0.1, initial_accumulator_value=0.25)
+    assert len(opt.state) == 2
+    sd = opt.state_dict()["state"]
+    assert list(sd) == [0, 1] and [float(sd[i]["step"]) for i in (0, 1)] == [0.0, 0.0]
+    assert sd[0]["sum"].tolist() == [0.25, 0.25] and sd[1]["sum"].tolist() == [[0.5]]
+    assert sd[0]["sum"].device == device and not sd[0]["sum"].requires_grad
+    fresh = optim.Adagrad([{"params": [nn.Parameter(pdt.zeros(2, device=device))]},
+                           {"params": [nn.Parameter(pdt.zeros(1, 1, device=device))]}])
+    fresh.load_state_dict(opt.state_dict())  # a state of step 0 loads
+    (a * a).sum().backward()
+    opt.step()
+    g = np.array([2.0, -4.0])
+    np.testing.assert_allclose(a.detach().cpu().numpy(), [1.0, -2.0] - 0.1 * g / (
+        np.sqrt(0.25 + g * g) + 1e-10), rtol=1e-6)
+    assert float(opt.state[a]["step"]) == 1 and float(opt.state[b]["step"]) == 0
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -73,7 +93,7 @@ def test_old_checkpoint_with_int_step_loads():
     opt2.load_state_dict(sd)
     step = opt2.state[w2]["step"]
     assert isinstance(step, pdt.Tensor) and step.dtype == pdt.float32 and step.item() == 2.0
-    with pytest.raises(ValueError, match="step is 2.5, not an int >= 1"):
+    with pytest.raises(ValueError, match="step is 2.5, not an int >= 0"):
         sd["state"][0]["step"] = 2.5
         opt2.load_state_dict(sd)
 

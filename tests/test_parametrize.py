@@ -266,6 +266,39 @@ def test_orthogonal_assignment_and_errors(device):
         orthogonal(nn.Linear(2, 2).to(device), orthogonal_map="qr")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (0, 0)])
+def test_householder_without_trivialization_is_the_weights_q(device, shape, dtype):
+    # right_inverse stores the weight's geqrf (reflectors below the diagonal, the
+    # signs of R's diagonal on it), so the weight is its Q whose R has a positive
+    # diagonal; the upper-triangular matrix has LAPACK's tau == 0 reflections
+    rng = np.random.default_rng(8)
+    for w in (rng.standard_normal(shape), np.triu(rng.standard_normal(shape)) - 2 * np.eye(
+            *shape)):
+        m = nn.Linear(shape[1], shape[0]).to(device=device, dtype=getattr(pdt, dtype))
+        with pdt.no_grad():
+            m.weight.copy_(pdt.tensor(w, dtype=m.weight.dtype, device=device))
+        orthogonal(m, orthogonal_map="householder", use_trivialization=False)
+        assert list(m.state_dict()) == ["bias", "parametrizations.weight.original"]
+        tall = w if shape[0] >= shape[1] else w.T
+        q, r = np.linalg.qr(tall)
+        q = q * np.sign(np.diag(r))
+        assert_close(m.weight, q if shape[0] >= shape[1] else q.T, dtype)
+        X = m.parametrizations.weight.original.detach().cpu().numpy()
+        assert_close(np.abs(np.diag(X)), np.ones(min(shape)), dtype)
+    if dtype == "float64" and shape[0]:  # assignment and finite-difference gradients
+        q = np.linalg.qr(rng.standard_normal((max(shape), min(shape))))[0]
+        m.weight = pdt.tensor(q if shape[0] >= shape[1] else q.T, device=device)
+        assert_close(m.weight @ m.weight.mT if shape[0] < shape[1] else m.weight.mT @ m.weight,
+                     np.eye(min(shape)), dtype)
+        with pdt.no_grad():  # the diagonal +-1.5: int() keeps it under the steps
+            m.parametrizations.weight.original.diagonal().mul_(1.5)
+        C = pdt.tensor(rng.standard_normal(shape), device=device)
+        (m.weight * C).sum().backward()
+        np.testing.assert_allclose(m.parametrizations.weight.original.grad.cpu().numpy(),
+                                   _numeric_grad(m, C), atol=1e-6)
+
+
 def test_householder_product_is_the_product_of_reflections(device):
     rng = np.random.default_rng(7)
     A, tau = rng.standard_normal((5, 3)), rng.standard_normal(3)

@@ -675,7 +675,9 @@ def view_output_error(fn, nr):
 def once_differentiable(fn):
     """Decorator for a Function's backward that is not itself differentiable: it runs
     with grad mode off, and differentiating its results (create_graph=True) raises
-    instead of giving a wrong second derivative (as torch.autograd.function's).
+    instead of giving a wrong second derivative (as torch.autograd.function's): they
+    carry a node that raises when one of the incoming gradients requires grad, and
+    do not require grad otherwise.
 
     Parameters
     ----------
@@ -704,6 +706,15 @@ def once_differentiable(fn):
     (tensor([6.]),)
     """
 
+    return _once_differentiable(fn)
+
+
+def _once_differentiable(fn, inputs_too=False):
+    """once_differentiable(fn); with inputs_too the error node also takes the edges of
+    the Function's inputs, so that its results require grad under create_graph=True
+    even when no incoming gradient does (checkpoint: a second order through it raises
+    rather than being silently lost)."""
+
     @functools.wraps(fn)
     def wrapper(ctx, *grads):
         prev = _C._set_grad_enabled(False)
@@ -714,10 +725,11 @@ def once_differentiable(fn):
         if not prev:
             return result
         name = ctx.name() if isinstance(ctx, Node) else fn.__qualname__
-        # the inputs' edges too (PyTorch takes the gradients' only): differentiating
-        # the result raises, rather than finding it does not require grad
-        edges = tuple(edge_of(g) for g in grads) + tuple(
-            e for e in getattr(ctx, "next_functions", ()) if e[0] is not None)
+        # the gradients' edges, as PyTorch's: unless one of them requires grad, the
+        # result does not either (and backward through it says so)
+        edges = tuple(edge_of(g) for g in grads)
+        if inputs_too:
+            edges += tuple(e for e in getattr(ctx, "next_functions", ()) if e[0] is not None)
         return delay_error(result, edges,
                            "trying to differentiate twice a function that was marked with "
                            f"@once_differentiable ({name})")

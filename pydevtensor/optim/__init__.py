@@ -44,7 +44,8 @@ from typing import Any
 
 from .. import _C, _args
 from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _check_lr,
-                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative)
+                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative,
+                        step_tensor)
 
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
@@ -405,6 +406,13 @@ class Adagrad(_Adaptive):
     ValueError
         For a negative lr, lr_decay, weight_decay, initial_accumulator_value or eps.
 
+    Notes
+    -----
+    As PyTorch's, every parameter has its state from the start: 'step' 0 and 'sum'
+    filled with its group's initial_accumulator_value (PyTorch's takes the argument's
+    for every group), so state_dict() lists it before any step.  A parameter added
+    later by add_param_group gets its state at its first step.
+
     Examples
     --------
     >>> from pydevtensor import nn, optim
@@ -427,6 +435,10 @@ class Adagrad(_Adaptive):
                                   "initial_accumulator_value": initial_accumulator_value,
                                   "eps": eps, "maximize": maximize,
             **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
+        for group in self.param_groups:  # the state from the start, as PyTorch's
+            for p in group["params"]:
+                self.state[p] = {"step": step_tensor(0), "sum": _C.full_like(
+                    p, group["initial_accumulator_value"]).detach()}
 
     _NONNEGATIVE = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import _C
 from . import Adam, _betas
-from .optimizer import _ema, _hints
+from .optimizer import _ema, _hints, _rounded
 
 
 class Adamax(Adam):
@@ -92,7 +92,7 @@ class NAdam(Adam):
         d = g + weight_decay * p                  (p *= 1 - lr * weight_decay instead
                                                    with decoupled_weight_decay)
         m = beta1 * m + (1 - beta1) * d;   v = beta2 * v + (1 - beta2) * d * d
-        mu_product = mu_1 * ... * mu_t            (kept in the state)
+        mu_product = mu_1 * ... * mu_t            (kept: a 0-d tensor)
         denom = sqrt(v / (1 - beta2 ** t)) + eps
         p -= lr * (1 - mu_t) / (1 - mu_product) * d / denom
         p -= lr * mu_{t+1} / (1 - mu_product * mu_{t+1}) * m / denom
@@ -137,8 +137,8 @@ class NAdam(Adam):
     >>> opt.step()
     >>> w.data
     tensor([0.8944, 1.8944])
-    >>> round(opt.state_dict()['state'][0]['mu_product'], 6)
-    0.450073
+    >>> opt.state_dict()['state'][0]['mu_product']
+    tensor(0.4501)
     """
 
     _STATE = {"step": "count", "mu_product": "number", "exp_avg": "tensor",
@@ -165,7 +165,8 @@ class NAdam(Adam):
         t = state.get("step", 0) + 1
         mu = b1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
-        mu_product = state.get("mu_product", 1.0) * mu
+        # a 0-d tensor's product, as PyTorch's (float32 unless the default is float64)
+        mu_product = _rounded(state.get("mu_product", 1.0) * _rounded(mu))
         m = _ema(state.get("exp_avg"), d, b1)
         v = _ema(state.get("exp_avg_sq"), d * d, b2)
         denom = v.div(1 - b2 ** t).sqrt_().add_(eps)

@@ -6,11 +6,12 @@ from __future__ import annotations
 import bisect
 import copy
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from . import Optimizer
-from .lr_scheduler import LRScheduler, _int, _real, _set_lr
+from .lr_scheduler import _EPOCH_WARNING, LRScheduler, _int, _real, _set_lr
 
 
 def _fraction(value, name, where, low, high, low_open=False):
@@ -132,7 +133,8 @@ class LinearLR(LRScheduler):
     end_factor : float, optional
         The factor from epoch total_iters on, in [0, 1] (default 1.0).
     total_iters : int, optional
-        Epochs of the change, >= 1 (default 5).
+        Epochs of the change, >= 0 (default 5); with 0, as PyTorch's, the factor is
+        start_factor throughout (end_factor is never reached).
     last_epoch : int, optional
         The epoch to resume after (default -1: a new schedule).
 
@@ -141,7 +143,7 @@ class LinearLR(LRScheduler):
     TypeError
         When a factor is not a number or total_iters not an int.
     ValueError
-        When a factor is out of its range or total_iters < 1.
+        When a factor is out of its range or total_iters < 0.
 
     Examples
     --------
@@ -161,7 +163,7 @@ class LinearLR(LRScheduler):
                  end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
         self.start_factor = _fraction(start_factor, "start_factor", "LinearLR", 0.0, 1.0, True)
         self.end_factor = _fraction(end_factor, "end_factor", "LinearLR", 0.0, 1.0)
-        self.total_iters = _int(total_iters, "total_iters", "LinearLR", 1)
+        self.total_iters = _int(total_iters, "total_iters", "LinearLR", 0)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -174,9 +176,11 @@ class LinearLR(LRScheduler):
         return [lr * ratio for lr in self._current()]
 
     def _closed_form(self) -> list[float]:
-        s, e = self.start_factor, self.end_factor
-        return [base * (s + (e - s) * min(self.total_iters, self.last_epoch) / self.total_iters)
-                for base in self.base_lrs]
+        s, e, n = self.start_factor, self.end_factor, self.total_iters
+        # total_iters=0: start_factor throughout, as the chainable form (PyTorch's
+        # closed form divides by 0)
+        f = s + (e - s) * min(n, self.last_epoch) / n if n else s
+        return [base * f for base in self.base_lrs]
 
 
 class SequentialLR(LRScheduler):
@@ -265,7 +269,8 @@ class SequentialLR(LRScheduler):
             before = s.last_epoch
             s.last_epoch = 0
             try:
-                rates = s._closed_form()
+                with s._in_step():
+                    rates = s._closed_form()
             except BaseException:
                 s.last_epoch = before
                 raise
@@ -396,9 +401,14 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        with self._in_step():
+            rates = self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, rates):
             _set_lr(group, lr)
         self._last_lr = self._current()
+
+
+_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
 
 
 def _check_phases(phases, total_steps, pct_start, where):
@@ -517,21 +527,23 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"{where}: anneal_strategy must be 'cos' or 'linear', got "
                              f"{anneal_strategy!r}")
-        self.anneal_strategy = anneal_strategy
+        self._anneal_func_type = anneal_strategy  # PyTorch's name (in the state dict)
         for name, flag in (("cycle_momentum", cycle_momentum), ("three_phase", three_phase)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{where}: {name} must be True or False, got {flag!r:.40}")
         n = self.total_steps
         if three_phase:
-            self._schedule_phases = [
+            phases = [
                 (pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
                 (2 * pct_start * n - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
                 (n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
         else:
-            self._schedule_phases = [
+            phases = [
                 (pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
                 (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
-        _check_phases(self._schedule_phases, n, pct_start, where)
+        _check_phases(phases, n, pct_start, where)
+        # PyTorch's dicts (the state dicts load both ways)
+        self._schedule_phases = [dict(zip(_PHASE_KEYS, phase)) for phase in phases]
         max_lrs = _per_group(max_lr, "max_lr", optimizer, where)
         div = _real(div_factor, "div_factor", where)
         final = _real(final_div_factor, "final_div_factor", where)
@@ -558,7 +570,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start, end, pct):
-        return (_anneal_cos if self.anneal_strategy == "cos" else _anneal_linear)(start, end,
+        return (_anneal_cos if self._anneal_func_type == "cos" else _anneal_linear)(start, end,
                                                                                   pct)
 
     def get_lr(self) -> list[float]:
@@ -569,7 +581,9 @@ class OneCycleLR(LRScheduler):
         rates = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+            for i, phase in enumerate(self._schedule_phases):
+                end, lr0, lr1, m0, m1 = (phase[k] for k in _PHASE_KEYS) if isinstance(
+                    phase, dict) else phase  # (a tuple in our older state dicts)
                 if t <= end or i == len(self._schedule_phases) - 1:
                     pct = (t - start) / (end - start)
                     rates.append(self._anneal(group[lr0], group[lr1], pct))
@@ -662,7 +676,8 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold = _real(threshold, "threshold", where)
         self.eps = _real(eps, "eps", where)
         self.mode, self.threshold_mode = mode, threshold_mode
-        self.best = math.inf if mode == "min" else -math.inf
+        self.mode_worse = math.inf if mode == "min" else -math.inf  # PyTorch's too
+        self.best = self.mode_worse
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
         self.last_epoch = 0
@@ -729,9 +744,11 @@ class ReduceLROnPlateau(LRScheduler):
         except (TypeError, ValueError):
             raise TypeError(f"ReduceLROnPlateau.step(): metrics must be a number or a "
                             f"one-element tensor, got {type(metrics).__name__}") from None
+        if epoch is not None:
+            epoch = _int(epoch, "epoch", "ReduceLROnPlateau.step()", 0)
+            warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
         self._step_count += 1
-        self.last_epoch = self.last_epoch + 1 if epoch is None else _int(
-            epoch, "epoch", "ReduceLROnPlateau.step()", 0)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self.is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
@@ -758,6 +775,8 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = self._current()
+
+    _GET_LR_WARNS = False  # PyTorch's has no get_lr of its own
 
     def get_lr(self) -> list[float]:
         return self._current()

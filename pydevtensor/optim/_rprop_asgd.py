@@ -7,7 +7,6 @@ PyTorch's."""
 from __future__ import annotations
 
 import numbers
-import struct
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -15,12 +14,7 @@ from .. import _C
 from .._ops_index import where as _where
 from ..autograd.grad_mode import no_grad as _no_grad
 from .optimizer import (Optimizer, _check_bool, _check_lr, _closure_loss, _decayed_grads, _hints,
-                        _nonnegative, _scalar, step_tensor)
-
-
-def _float32(x: float) -> float:
-    """x rounded to float32, as PyTorch keeps ASGD's eta and mu (0-d float32 tensors)."""
-    return struct.unpack("f", struct.pack("f", x))[0]
+                        _host_state, _nonnegative, _rounded, _stored_state)
 
 
 def _pair(value, name, where):
@@ -85,11 +79,9 @@ class _Staged(Optimizer):
             for group in self.param_groups:
                 for p, data, d in _decayed_grads(group["params"], group.get("weight_decay", 0.0),
                                                  where, group["maximize"]):
-                    state = self.state.get(p, {})
-                    if "step" in state:  # counted on the host, in Python ints
-                        state = dict(state, step=int(_scalar(state["step"])))
+                    state = _host_state(self.state.get(p, {}), self._STATE)
                     value, new_state = self._update(group, data, d, state)
-                    new_state["step"] = step_tensor(new_state["step"])
+                    new_state = _stored_state(new_state, self._STATE)
                     pending.append((p, data, value, new_state))
             for p, data, value, new_state in pending:  # nothing fails from here
                 self.state[p] = new_state
@@ -134,8 +126,9 @@ class Rprop(_Staged):
 
     Notes
     -----
-    The state of each parameter is PyTorch's: 'step' (a float32 0-d tensor on the
-    CPU), 'prev' and 'step_size' (of the parameter's shape, on its device).
+    The state of each parameter is PyTorch's: 'step' (a 0-d tensor on the CPU, float64
+    while the default dtype is float64, float32 otherwise), 'prev' and 'step_size' (of
+    the parameter's shape, on its device).
 
     Examples
     --------
@@ -202,9 +195,9 @@ class ASGD(_Staged):
         eta = lr / (1 + lambd * lr * t) ** alpha
         mu = 1 / max(1, t - t0)
 
-    eta (from lr) and mu (from 1) are kept as PyTorch keeps them (rounded to float32);
-    they depend only on the step count, so they are computed on the host and nothing is
-    read back from a device.
+    eta (from lr) and mu (from 1) are kept as PyTorch keeps them (0-d tensors, rounded
+    to float32 unless the default dtype is float64); they depend only on the step count,
+    so they are computed on the host and nothing is read back from a device.
 
     Parameters
     ----------
@@ -234,9 +227,10 @@ class ASGD(_Staged):
 
     Notes
     -----
-    The state of each parameter has PyTorch's entries: 'step' (a float32 0-d tensor on
-    the CPU), 'eta' and 'mu' (Python floats here, 0-d tensors in PyTorch; a PyTorch
-    state dict loads) and 'ax', the average (of the parameter's shape, on its device).
+    The state of each parameter has PyTorch's entries: 'step', 'eta' and 'mu' (0-d
+    tensors, float64 while the default dtype is float64, float32 otherwise, on the CPU:
+    PyTorch's are on the parameter's device) and 'ax', the average (of the parameter's
+    shape, on its device).
 
     Examples
     --------
@@ -277,12 +271,12 @@ class ASGD(_Staged):
     def _update(self, group, data, d, state):
         lr, lambd = float(group["lr"]), group["lambd"]  # a Tensor lr read, as PyTorch's
         t = state.get("step", 0) + 1
-        eta = state.get("eta", _float32(lr))
+        eta = state.get("eta", _rounded(lr))
         mu = state.get("mu", 1.0)
         new = data.mul(1 - lambd * eta).add_(d, alpha=-eta)
         if mu != 1:
             ax = state["ax"].add(new.sub(state["ax"]).mul_(mu))
         else:  # the average of one step (mu is 1 until step t0 + 1)
             ax = new.clone()
-        return new, {"step": t, "eta": _float32(lr / (1 + lambd * lr * t) ** group["alpha"]),
-                     "mu": _float32(1 / max(1, t - group["t0"])), "ax": ax}
+        return new, {"step": t, "eta": _rounded(lr / (1 + lambd * lr * t) ** group["alpha"]),
+                     "mu": _rounded(1 / max(1, t - group["t0"])), "ax": ax}

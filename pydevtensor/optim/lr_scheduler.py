@@ -31,6 +31,8 @@ import collections
 import math
 import numbers
 import types
+import contextlib
+import functools
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -51,6 +53,30 @@ _ORDER_WARNING = (
     "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
     "value of the learning rate schedule. See more details at "
     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+_OVERRIDDEN_WARNING = (
+    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+    "initialization. Please, make sure to call `optimizer.step()` before "
+    "`lr_scheduler.step()`. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+_EPOCH_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+    "where possible. Please use `scheduler.step()` to step the scheduler. During the "
+    "deprecation, if epoch is different from None, the closed form is used instead of the "
+    "new chainable form, where available. Please open an issue if you are unable to "
+    "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
+_GET_LR_WARNING = ("To get the last learning rate computed by the scheduler, please use "
+                   "`get_last_lr()`.")
+
+
+def _warns_outside_step(get_lr):
+    """A built-in scheduler's get_lr, warning (UserWarning, PyTorch's text) when called
+    outside step(), where it computes the next rates rather than giving the last."""
+    @functools.wraps(get_lr)
+    def wrapper(self):
+        if not self.__dict__.get("_get_lr_called_within_step", False):
+            warnings.warn(_GET_LR_WARNING, UserWarning, stacklevel=2)
+        return get_lr(self)
+    return wrapper
 
 
 def _set_lr(group, lr):
@@ -83,6 +109,16 @@ def _real(value, name, where):
     return float(value)
 
 
+def _warn_order(optimizer):
+    """PyTorch's warnings at a scheduler's first step(): the optimizer's step replaced
+    since the scheduler was made, or not called yet."""
+    state = optimizer.__dict__
+    if state.get("step") is not state.get("_step_seen_by_scheduler"):
+        warnings.warn(_OVERRIDDEN_WARNING, UserWarning, stacklevel=3)
+    elif state.get("_opt_called") is False:
+        warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=3)
+
+
 class LRScheduler:
     """The base of the schedulers: subclasses define ``get_lr()``, the rates of the
     epoch ``last_epoch``; ``step()`` moves to the next epoch and writes them into the
@@ -112,6 +148,25 @@ class LRScheduler:
     (0, [0.1])
     """
 
+    # whether a subclass's get_lr warns outside step() (built-in schedulers, as PyTorch's)
+    _GET_LR_WARNS = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        get_lr = cls.__dict__.get("get_lr")
+        if get_lr is not None and cls.__module__.startswith(__package__) and \
+                cls.__dict__.get("_GET_LR_WARNS", True):
+            cls.get_lr = _warns_outside_step(get_lr)
+
+    @contextlib.contextmanager
+    def _in_step(self):
+        """get_lr may be called (PyTorch's _enable_get_lr_call)."""
+        self._get_lr_called_within_step = True
+        try:
+            yield
+        finally:
+            self._get_lr_called_within_step = False
+
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         where = type(self).__name__
         if not isinstance(optimizer, Optimizer):
@@ -133,6 +188,10 @@ class LRScheduler:
         self.last_epoch = last_epoch
         # PyTorch's flag: the optimizer's step sets it once a scheduler watches it
         optimizer.__dict__.setdefault("_opt_called", False)
+        # the optimizer's own step as the scheduler found it (None: its class's), to
+        # tell one overridden since
+        optimizer.__dict__["_step_seen_by_scheduler"] = optimizer.__dict__.get("step")
+        self._get_lr_called_within_step = False
         self._step_count = 0
         # the first step, made here: epoch 0 keeps the rates; a resumed schedule
         # (last_epoch=k) moves on to epoch k + 1, and the schedules that compute a rate
@@ -146,6 +205,8 @@ class LRScheduler:
     def get_lr(self) -> list[float]:
         """The rates of epoch ``last_epoch``, one per parameter group, computed by the
         schedule (``step()`` calls it; ``get_last_lr()`` reads the rates in force).
+        As PyTorch's, a built-in scheduler's warns (UserWarning) when called outside
+        ``step()``, where it computes the next rates from the current ones.
 
         Returns
         -------
@@ -159,9 +220,14 @@ class LRScheduler:
         Examples
         --------
         >>> from pydevtensor import nn, optim
+        >>> import warnings
         >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
-        >>> optim.lr_scheduler.ExponentialLR(opt, gamma=0.5).get_lr()
-        [0.1]
+        >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     rates = sched.get_lr()  # the next epoch's rates: use get_last_lr()
+        >>> rates, caught[0].category.__name__
+        ([0.05], 'UserWarning')
         """
         raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
 
@@ -222,18 +288,18 @@ class LRScheduler:
         """
         if epoch is not None:  # checked before anything changes
             epoch = _int(epoch, "epoch", f"{type(self).__name__}.step()", 0)
-        if self._step_count == 1 and self.optimizer.__dict__.get("_opt_called") is False:
-            # the first step after the one made in __init__, before any optimizer step
-            warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
+        if self._step_count == 1:  # the first step after the one made in __init__
+            _warn_order(self.optimizer)
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
-            rates = self.get_lr()
+            with self._in_step():
+                rates = self.get_lr()
         else:
-            warnings.warn(f"{type(self).__name__}.step(epoch) is deprecated, as in PyTorch: "
-                          f"call step() once per epoch", UserWarning, stacklevel=2)
+            warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
             self.last_epoch = epoch
-            rates = self._closed_form()
+            with self._in_step():
+                rates = self._closed_form()
         for group, lr in zip(self.optimizer.param_groups, rates):
             _set_lr(group, lr)
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -439,7 +505,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch == 0 or self._is_initial:
+        if self._is_initial:  # PyTorch's (epoch 0 is made in __init__)
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import struct
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _C
+from .._default_dtype import get_default_dtype
 from ..autograd.engine import clear_grads
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
@@ -313,11 +315,12 @@ class Optimizer:
         the groups in order (0, 1, ...), and 'state' has an entry for each parameter
         that has state (after its first step).
 
-        It is a snapshot, unlike PyTorch's: the state tensors are copies (on their own
-        devices) and the hyperparameters deep copies, so later steps, which update
-        momentum buffers in place, do not change what was taken (PyTorch's state_dict
-        shares the live tensors).  It holds only tensors, numbers, tuples, lists and
-        dicts with int and string keys: ``pydevtensor.save`` writes it.
+        As PyTorch's, the state tensors are the optimizer's own (no copy per
+        checkpoint): later steps, which update them in place, change what was taken,
+        so save it (or clone its tensors) before stepping again.  Each parameter's
+        state dict is a new dict of them, and the hyperparameters are deep copies.
+        It holds only tensors, numbers, tuples, lists and dicts with int and string
+        keys: ``pydevtensor.save`` writes it.
 
         Returns
         -------
@@ -351,9 +354,7 @@ class Optimizer:
         state = {}
         for p in self._all_params():
             if self.state.get(p):
-                state[index[id(p)]] = {k: (v.clone() if isinstance(v, _C.Tensor) else
-                                           copy.deepcopy(v))
-                                       for k, v in self.state[p].items()}
+                state[index[id(p)]] = dict(self.state[p])
         return chain_hooks(self, "_state_dict_post_hooks",
                            {"state": state, "param_groups": groups})
 
@@ -367,8 +368,15 @@ class Optimizer:
         its step reads (another entry means the state of another optimizer); a
         user's subclass takes any, as PyTorch's optimizers do: tensors go to the
         parameter's device, floating ones into its dtype (but 'step', kept as it is),
-        inside dicts, lists and tuples too, and anything else is deep-copied.  All or nothing: everything is checked and copied
-        first, so a bad state_dict leaves the optimizer as it was.
+        inside dicts, lists and tuples too, and anything else is deep-copied.  All or
+        nothing: everything is checked and copied first, so a bad state_dict leaves
+        the optimizer as it was.
+
+        Unlike PyTorch's, which keeps the saved tensors themselves when they are
+        already on the parameter's device and in its dtype, the state tensors are
+        always copied: two optimizers loaded from one state_dict (or an optimizer and
+        the one whose state_dict it loaded) never share, and so never step, the same
+        buffers.
 
         Parameters
         ----------
@@ -489,10 +497,10 @@ class Optimizer:
         for name, kind in kinds.items():
             v = entry[name]
             if kind == "count":  # an int in checkpoints before step became a tensor
-                n = _scalar(v)
-                if isinstance(n, bool) or not isinstance(n, (int, float)) or n < 1 or \
+                n = _scalar(v)  # 0 in Adagrad's state before its first step
+                if isinstance(n, bool) or not isinstance(n, (int, float)) or n < 0 or \
                         n != int(n):
-                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 1 (or a "
+                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 0 (or a "
                                      f"one-element tensor holding one)")
                 out[name] = step_tensor(int(n))
             elif kind == "number":
@@ -500,7 +508,7 @@ class Optimizer:
                 if isinstance(n, bool) or not isinstance(n, numbers.Real) or \
                         not math.isfinite(n):
                     raise ValueError(f"{where}: {name} is {v!r:.40}, not a finite number")
-                out[name] = float(n)
+                out[name] = step_tensor(n)
             elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
                     v.shape != p.shape:
                 got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
@@ -525,8 +533,9 @@ class Optimizer:
             ng["params"] = [mapping[id(p)] for p in g["params"]]
             new.param_groups.append(ng)
             for p, q in zip(g["params"], ng["params"]):
-                if p in self.state:  # a step count stays on the CPU, as PyTorch's
-                    new.state[q] = {k: (v.clone() if k == "step" else v.to(q.device, copy=True))
+                if p in self.state:  # a 0-d state number stays on the CPU
+                    new.state[q] = {k: (v.clone() if self._STATE.get(k) in ("count", "number")
+                                        else v.to(q.device, copy=True))
                                     if isinstance(v, _C.Tensor) else v
                                     for k, v in self.state[p].items()}
         return new
@@ -701,14 +710,12 @@ class _Adaptive(Optimizer):
             lrs = _LrOn(group["lr"])
             for p, data, d in _decayed_grads(group["params"], 0.0 if decoupled else wd,
                                              type(self).__name__, group.get("maximize", False)):
-                state = self.state.get(p, {})
-                if "step" in state:  # the updates count in Python ints
-                    state = dict(state, step=int(_scalar(state["step"])))
+                state = _host_state(self.state.get(p, {}), self._STATE)
                 lr = lrs.on(data.device)
                 shrink = 1.0 - lr * wd if decoupled and wd != 0 else None
                 update, new_state = self._update(group if lr is group["lr"] else
                                                  dict(group, lr=lr), d, state)
-                new_state["step"] = step_tensor(new_state["step"])
+                new_state = _stored_state(new_state, self._STATE)
                 pending.append((p, data, update, new_state, shrink))
         for p, data, update, new_state, shrink in pending:  # in place: nothing allocates
             self.state[p] = new_state
@@ -730,9 +737,38 @@ def _check_bool(value, name, where):
         raise TypeError(f"{where}: {name} must be True or False, got {value!r:.40}")
 
 
-def step_tensor(n: int) -> _C.Tensor:
-    """A parameter's step count as PyTorch keeps it: a float32 0-d tensor on the CPU."""
-    return _C.tensor(float(n), dtype=_C.float32)
+def _scalar_dtype() -> _C.dtype:
+    """The dtype of the 0-d state tensors (step counts, NAdam's mu_product, ASGD's eta
+    and mu), as PyTorch's _get_scalar_dtype(): float64 while the default dtype is
+    float64, float32 otherwise."""
+    return _C.float64 if get_default_dtype() == _C.float64 else _C.float32
+
+
+def _rounded(x: float) -> float:
+    """x as a 0-d state tensor holds it (rounded to float32 unless _scalar_dtype() is
+    float64), as a Python float."""
+    if _scalar_dtype() == _C.float64:
+        return float(x)
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def step_tensor(n: float) -> _C.Tensor:
+    """A 0-d state number (a parameter's step count, ...) as PyTorch keeps it: a tensor
+    of _scalar_dtype() on the CPU."""
+    return _C.tensor(float(n), dtype=_scalar_dtype())
+
+
+def _host_state(state: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
+    """A parameter's state for an _update: its counts as ints and numbers as floats
+    (read from their 0-d CPU tensors: nothing comes back from a device)."""
+    return {k: (int(_scalar(v)) if kinds.get(k) == "count" else float(_scalar(v))
+                if kinds.get(k) == "number" else v) for k, v in state.items()}
+
+
+def _stored_state(state: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
+    """The inverse of _host_state: counts and numbers as 0-d tensors (step_tensor)."""
+    return {k: (step_tensor(v) if kinds.get(k) in ("count", "number") else v)
+            for k, v in state.items()}
 
 
 def _scalar(v: Any) -> Any:

@@ -289,10 +289,30 @@ class SWALR(LRScheduler):
                              f"{anneal_epochs!r}")
         for rate, group in zip(rates, groups):
             group["swa_lr"] = rate
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else \
-            self._linear_anneal
+        self._anneal_strategy = anneal_strategy  # PyTorch's (in the state dict)
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
+
+    @property
+    def anneal_func(self) -> Callable[[float], float]:
+        """The annealing of anneal_strategy (kept as ``_anneal_strategy``, PyTorch's
+        state dict entry): ``t -> (1 - cos(pi t)) / 2`` for 'cos', ``t -> t`` for
+        'linear'.
+
+        Returns
+        -------
+        callable
+            float -> float, on [0, 1].
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> from pydevtensor.optim.swa_utils import SWALR
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+        >>> SWALR(opt, swa_lr=0.5, anneal_strategy='linear').anneal_func(0.25)
+        0.25
+        """
+        return self._cosine_anneal if self._anneal_strategy == "cos" else self._linear_anneal
 
     @staticmethod
     def _linear_anneal(t: float) -> float:

@@ -26,6 +26,7 @@ detached copies, so a second derivative would miss the arguments' part).
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, Callable
 
@@ -102,7 +103,7 @@ def _restricted(pairs, inputs, wanted, accumulate):
 def _function():
     from ..autograd import Function, backward
     from ..autograd.engine import current_run
-    from ..autograd.function import once_differentiable
+    from ..autograd.function import _once_differentiable
     from ..autograd.grad_mode import enable_grad
 
     class CheckpointFunction(Function):
@@ -125,7 +126,8 @@ def _function():
             return out if ctx.single else outs
 
         @staticmethod
-        @once_differentiable  # create_graph=True raises, where it lost the second order
+        # create_graph=True raises, where it would lose the second order
+        @functools.partial(_once_differentiable, inputs_too=True)
         def backward(ctx, *grads):
             saved = iter(ctx.saved_tensors)
             args = [next(saved) if a is None else a for a in ctx.args]

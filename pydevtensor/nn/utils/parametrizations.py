@@ -4,15 +4,16 @@ nn.utils.parametrize: weight_norm (``g * v / ||v||``, kept as ``original0`` = g 
 the Cayley map or Householder reflections of a free matrix) and spectral_norm (the
 weight divided by its largest singular value, estimated by power iteration).
 
-orthogonal without trivialization (``use_trivialization=False``) cannot take an
-assigned value for the householder map here either: PyTorch reads it back with geqrf,
-which pydevtensor does not have, so the weight is kept as the free matrix.
+orthogonal without trivialization (``use_trivialization=False``) takes an assigned
+value for the householder map only, as PyTorch: X is the value's geqrf (its Householder
+reflectors), the weight the Q of its QR factorization whose R has a positive diagonal.
 """
 from __future__ import annotations
 
 from ... import _C
 from ... import linalg as _linalg
 from ..._dtype_info import finfo as _finfo
+from ..._linalg_decomp import _geqrf
 from ..._linalg_exp import matrix_exp as _matrix_exp
 from ..._ops_join import cat as _cat
 from ..._ops_stats import allclose as _allclose
@@ -106,15 +107,23 @@ class _Orthogonal(Module):
         with no_grad():
             Q_init = Q
             n, k = Q.shape[-2], Q.shape[-1]
-            if n < k:
+            transposed = n < k
+            if transposed:
                 Q, n, k = Q.mT, k, n
             if "base" not in self._buffers:
-                raise NotImplementedError(
-                    "It is not possible to assign to the matrix exponential or the Cayley "
-                    "parametrizations when use_trivialization=False." if self.orthogonal_map
-                    != "householder" else "orthogonal(): assigning to the householder "
-                    "parametrization when use_trivialization=False needs geqrf, which "
-                    "pydevtensor does not have")
+                if self.orthogonal_map != "householder":
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the "
+                        "Cayley parametrizations when use_trivialization=False.")
+                # X is Q's geqrf (the reflectors below the diagonal), the diagonal the
+                # signs of R's (forward's X.diagonal().int()), flipped where LAPACK
+                # skipped the reflection (tau == 0: forward's reflection is never I)
+                a, tau = _geqrf(Q)
+                A = a.mT
+                d = A.diagonal(dim1=-2, dim2=-1)
+                d.sign_()
+                d[tau == 0.0] *= -1
+                return A.mT if transposed else A
             if n == k:
                 Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
             else:

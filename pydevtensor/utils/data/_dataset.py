@@ -7,6 +7,7 @@ import bisect
 import math
 import numbers
 import operator
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -170,7 +171,8 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     lengths : sequence of int, or of float
         The lengths, summing to ``len(dataset)``; or fractions summing to 1, as in
         PyTorch: each gets ``floor(fraction * len(dataset))`` and the samples left over
-        go one each to the first subsets.
+        go one each to the first subsets (a UserWarning, as PyTorch's, names a subset
+        that gets none).
     generator : Generator, optional
         The stream the permutation is drawn from (default: the default generator).
 
@@ -208,6 +210,10 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
         sizes = [int(math.floor(n * float(x))) for x in lengths]
         for i in range(n - sum(sizes)):
             sizes[i % len(sizes)] += 1
+        for i, length in enumerate(sizes):
+            if length == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
+                              f"empty dataset.", UserWarning, stacklevel=2)
     elif all(isinstance(x, numbers.Integral) for x in lengths):
         sizes = [int(x) for x in lengths]
     else:

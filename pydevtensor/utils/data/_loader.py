@@ -146,6 +146,10 @@ class DataLoader:
         (default: the default generator).
     pin_memory_device : str, optional
         Accepted for PyTorch's signature.
+    in_order : bool, optional
+        PyTorch's (default True): False lets its workers hand over a batch as soon as
+        it is ready rather than in the sampler's order.  Kept as ``self.in_order``;
+        the batches are loaded in this process, so they always come in order.
 
     Raises
     ------
@@ -183,7 +187,7 @@ class DataLoader:
                  worker_init_fn: Callable[[int], None] | None = None,
                  multiprocessing_context: Any = None, generator: Generator | None = None,
                  *, prefetch_factor: int | None = None, persistent_workers: bool = False,
-                 pin_memory_device: str = "") -> None:
+                 pin_memory_device: str = "", in_order: bool = True) -> None:
         where = "DataLoader()"
         iterable = isinstance(dataset, IterableDataset)
         # __len__ is needed only for the samplers made here (as PyTorch's need it)
@@ -234,6 +238,7 @@ class DataLoader:
         self.multiprocessing_context = multiprocessing_context
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = bool(persistent_workers)
+        self.in_order = in_order  # kept as given, as PyTorch's
         # The TensorDataset fast path: no sampler of the caller's, no collate_fn.
         self._fast = (type(dataset) is TensorDataset and collate_fn is None
                       and batch_size is not None and sampler is None
