@@ -141,3 +141,18 @@ def flag(value, op, name):
     if type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy":
         return bool(value)
     raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
+def output_fits(where, shape, dtype, device):
+    """Refuses, before the work (and any temporary that grows with the sizes asked for),
+    a result of shape that cannot be allocated: an empty one is made and dropped (no
+    page is touched; the cache keeps the block for the result), so too large a size is
+    the allocator's OutOfMemoryError or InvalidArgumentError naming where and the shape,
+    not a process killed for memory."""
+    try:
+        _C.empty(tuple(shape), dtype=dtype, device=device)
+    except (_C.OutOfMemoryError, _C.InvalidArgumentError, OverflowError) as e:
+        on = "the default device" if device is None else device
+        kind = _C.InvalidArgumentError if isinstance(e, OverflowError) else type(e)
+        raise kind(f"{where}: the result of shape {tuple(shape)} ({dtype}, on {on}) "
+                   f"cannot be allocated: {e}") from None

@@ -12,9 +12,10 @@ requested device.
 """
 import builtins
 import itertools
+import math
 
 from . import _C
-from ._args import flag
+from ._args import flag, output_fits
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_join import _same_device, cat, meshgrid, stack
 from ._ops_shape import _tensors_arg, _where, movedim
@@ -344,9 +345,15 @@ def combinations(input, r=2, with_replacement=False):
                            f"(input of shape {tuple(input.shape)} on {input.device})")
     if r == 0:
         return _C.empty((0,), dtype=input.dtype, device=input.device)
+    n = input.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    # too many combinations raise the allocator's error before any is listed
+    output_fits("combinations()", (count, r), input.dtype, input.device)
     pick = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
-    flat = [i for combo in pick(range(input.shape[0]), r) for i in combo]
+    import numpy as np
+    flat = np.fromiter(itertools.chain.from_iterable(pick(range(n), r)), dtype=np.int64,
+                       count=count * r)
     index = _C.tensor(flat, dtype=_C.int64, device=input.device)
     return input.index_select(0, index).reshape(-1, r)
 
@@ -370,9 +377,46 @@ def _tri_indices(row, col, offset, dtype, device, layout, lower):
     _check_layout(layout, op)
     import numpy as np
 
-    pick = np.tril_indices if lower else np.triu_indices
-    data = np.stack(pick(row, offset, col)).astype(np.int64 if dtype == _C.int64 else np.int32)
+    lo, hi, total = _tri_count(row, col, offset, lower)
+    # the result's size is known first: too large a one is the allocator's error, and the
+    # rows are written a block at a time (NumPy's tri*_indices make row x col masks)
+    output_fits(f"{op}()", (2, total), dtype, device)
+    data = np.empty((2, total), dtype=np.int64 if dtype == _C.int64 else np.int32)
+    at, step = 0, max(1, (1 << 20) // max(col, 1))
+    for a in range(lo, hi, step):
+        i = np.arange(a, min(hi, a + step), dtype=np.int64)
+        start = np.zeros_like(i) if lower else np.maximum(i + offset, 0)
+        stop = np.minimum(i + offset + 1, col) if lower else np.full_like(i, col)
+        counts = stop - start  # > 0 on rows lo..hi
+        n = int(counts.sum())
+        data[0, at:at + n] = np.repeat(i, counts)
+        data[1, at:at + n] = np.arange(n) + np.repeat(start - (np.cumsum(counts) - counts),
+                                                      counts)
+        at += n
     return _C.tensor(data, dtype=dtype, device=device)
+
+
+def _tri_count(row, col, offset, lower):
+    """(lo, hi, total): the rows lo..hi - 1 of a row x col matrix that hold indices of
+    its lower (upper) triangle from the offset diagonal, and how many there are, by the
+    arithmetic series of each run of rows (whole rows, then rows that grow or shrink by
+    one), with no array of the rows."""
+    if col == 0 or row == 0:
+        return 0, 0, 0
+
+    def ramp(a, b, first):  # rows a..b - 1 holding first, first + 1, ... indices
+        k = max(0, b - a)
+        return k * first + k * (k - 1) // 2
+
+    if lower:  # row i holds min(col, i + offset + 1) indices, from row -offset on
+        lo = min(row, max(0, -offset))
+        full = min(row, max(lo, col - offset - 1))  # rows before it are partial
+        return lo, row, ramp(lo, full, lo + offset + 1) + (row - full) * col
+    # upper: row i holds col - max(0, i + offset) indices, until row col - offset
+    hi = min(row, max(0, col - offset))
+    whole = min(hi, max(0, 1 - offset))  # rows where i + offset <= 0
+    rest = hi - whole
+    return 0, hi, whole * col + rest * (col - offset - whole) - rest * (rest - 1) // 2
 
 
 _TRI_DOC = """The (row, column) indices of the {part} triangle of a row x col matrix ({side}

@@ -210,6 +210,41 @@ def test_tri_indices(device, row, col, offset, dtype):
         np.testing.assert_array_equal(_np(lo), torch.tril_indices(row, col, offset).numpy())
 
 
+def test_tri_indices_of_every_small_shape_and_offset_and_of_sparse_huge_ones(device):
+    """The indices as NumPy's for every row, col <= 7 and offset -9..9 (written a block
+    of rows at a time from the arithmetic series of each run of rows), and a huge
+    matrix with few indices (a triangle cut by the offset) made without a row x col
+    mask, which NumPy's functions make."""
+    for row, col, offset in itertools.product(range(8), range(8), range(-9, 10)):
+        np.testing.assert_array_equal(_np(pdt.triu_indices(row, col, offset, device=device)),
+                                      np.array(np.triu_indices(row, offset, col)))
+        np.testing.assert_array_equal(_np(pdt.tril_indices(row, col, offset, device=device)),
+                                      np.array(np.tril_indices(row, offset, col)))
+    big = 2 ** 40
+    np.testing.assert_array_equal(_np(pdt.triu_indices(big, 3, device=device)),
+                                  [[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]])
+    np.testing.assert_array_equal(_np(pdt.tril_indices(3, big, offset=-1, device=device)),
+                                  [[1, 2, 2], [0, 0, 1]])
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: pdt.triu_indices(2 ** 31, 2 ** 31, device=d),
+    lambda d: pdt.tril_indices(2 ** 33, 2 ** 31, device=d),
+    lambda d: pdt.combinations(pdt.ones(2 ** 12, device=d), r=6),
+    lambda d: pdt.nn.functional.interpolate(pdt.ones(1, 1, 2, 2, device=d), size=(2 ** 31,) * 2),
+    lambda d: pdt.nn.functional.interpolate(pdt.ones(1, 1, 2, 2, device=d), size=(2 ** 29,) * 2,
+                                            mode="bilinear")])
+def test_results_too_large_to_allocate_are_refused_before_any_work(device, make):
+    """triu/tril_indices, combinations and interpolate built temporaries that grow with
+    the sizes asked for (NumPy's row x col masks, a list of every combination, the
+    per-axis tables) before anything refused the result, so the process was killed for
+    memory; the result's size is checked first now, a recoverable error naming it."""
+    with pytest.raises((pdt.OutOfMemoryError, pdt.InvalidArgumentError),
+                       match=r"the result of shape \(.*\) .*cannot be allocated"):
+        make(device)
+    assert pdt.ones(3, device=device).sum().item() == 3  # the process goes on
+
+
 def test_errors(device):
     x = _t(A, device)
     with pytest.raises(RuntimeError, match=rf"diagonal dimensions cannot be identical 1, -2 "

@@ -21,7 +21,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
-from .._args import flag
+from .._args import flag, output_fits
 from .._memory_format import channels_last, channels_last_3d
 from . import _interpolate_taps as taps
 from ._functional_norm import _wide
@@ -212,6 +212,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise _Invalid(f"{where}: Input and output sizes should be greater than 0, but got "
                        f"input {spatial} and output {sizes} (input of shape "
                        f"{tuple(input.shape)} on {input.device})")
+    output_fits(where, tuple(input.shape[:2]) + tuple(sizes), input.dtype, input.device)
     if mode == "area":
         from . import _functional_pool as FP
         from . import _functional_pool_more as FPM
