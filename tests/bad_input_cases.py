@@ -673,6 +673,9 @@ CASES = [
     # ---- threads
     C("set_num_threads-zero", "pdt.set_num_threads(0)", "ValueError",
       r"set_num_threads\(0\): the number of threads must be at least 1"),
+    C("set_num_threads-huge", "pdt.set_num_threads(2**32 + 2)", "ValueError",
+      r"set_num_threads\(4294967298\): the number of threads must be at least 1 and at most "
+      r"2\^20"),
     C("set_num_threads-float", "pdt.set_num_threads(2.5)", "TypeError",
       r"'float' object cannot be interpreted as an integer"),
     C("get_num_threads-argument", "pdt.get_num_threads(1)", "TypeError",

@@ -41,6 +41,15 @@ INTEROP_CASES = [
       "TypeError", r"unsupported element type 'Zd'"),
     C("as_tensor-bytearray", "pdt.as_tensor(bytearray(b'ab'))", "TypeError",
       r"as_tensor\(\): unsupported element type 'B' \(1 bytes\) in a bytearray"),
+    # a datetime64/timedelta64 scalar's buffer is its 8 raw bytes: it gave a uint8 tensor
+    # of them (tensor([86, 71, 0, ...]) for 2020-01-01)
+    C("tensor-datetime64", "pdt.tensor(np.datetime64('2020-01-01'))", "TypeError",
+      r"tensor\(\): arrays of dtype datetime64\[D\] have no pydevtensor dtype"),
+    C("as_tensor-timedelta64", "pdt.as_tensor(np.timedelta64(7, 'D'))", "TypeError",
+      r"as_tensor\(\): arrays of dtype timedelta64\[D\] have no pydevtensor dtype"),
+    C("tensor-datetime64-element", "pdt.tensor([np.datetime64('2020-01-01')])", "TypeError",
+      r"tensor\(\): element must be a real number \(bool, int or float\), got "
+      r"numpy.datetime64"),
     C("as_tensor-ragged", "pdt.as_tensor([[1, 2], [3]])", "ValueError",
       r"as_tensor\(\): ragged nested sequence"),
     C("as_tensor-cuda-63", 'pdt.as_tensor(np.zeros(3), device="cuda:63")',

@@ -156,11 +156,16 @@ int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out)
     }
     if (PyNumber_Check(obj) && !PyComplex_Check(obj)) { /* NumPy floats */
         double d = PyFloat_AsDouble(obj);
-        if (d == -1.0 && PyErr_Occurred())
-            return -1;
-        out->is_float = 1;
-        out->f = d;
-        return 0;
+        if (d == -1.0 && PyErr_Occurred()) {
+            /* a number type with no float value (NumPy's datetime64): named below */
+            if (!PyErr_ExceptionMatches(PyExc_TypeError))
+                return -1;
+            PyErr_Clear();
+        } else {
+            out->is_float = 1;
+            out->f = d;
+            return 0;
+        }
     }
     PyErr_Format(PyExc_TypeError, "%s must be a real number (bool, int or float), got %.100s", what,
                  Py_TYPE(obj)->tp_name);

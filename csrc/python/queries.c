@@ -250,7 +250,9 @@ static PyObject *q_set_num_threads(PyObject *m, PyObject *n_obj)
         return NULL;
     if (n < 1 || n > 1 << 20) {
         PyErr_Format(PyExc_ValueError,
-                     "set_num_threads(%ld): the number of threads must be at least 1", n);
+                     "set_num_threads(%ld): the number of threads must be at least 1 and at "
+                     "most 2^20",
+                     n);
         return NULL;
     }
     int used;

@@ -366,6 +366,17 @@ fail:
     return -1;
 }
 
+/* Whether a is a NumPy scalar (an instance of numpy.generic; NumPy imported). */
+static int is_numpy_scalar(PyObject *a)
+{
+    PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
+    PyObject *generic = np ? PyObject_GetAttrString(np, "generic") : NULL;
+    int r = generic ? PyObject_IsInstance(a, generic) : 0;
+    Py_XDECREF(generic);
+    PyErr_Clear();
+    return r == 1;
+}
+
 int pdt_buffer_conversion(PyObject *obj)
 {
     Py_buffer probe;
@@ -389,6 +400,9 @@ int pdt_buffer_conversion(PyObject *obj)
             r = PDT_BUFFER_NARROW_TYPE;
     } else if (probe.itemsize > 1 && probe.len > 0 && (uintptr_t)probe.buf % probe.itemsize)
         r = PDT_BUFFER_UNALIGNED; /* np.frombuffer(b, offset=1): a copy is aligned */
+    else if (probe.ndim == 1 && fmt[0] == 'B' && is_numpy_scalar(obj))
+        r = PDT_BUFFER_NARROW_TYPE; /* a datetime64 or timedelta64 scalar's buffer is its
+                                     * 8 raw bytes, not its value: NumPy's dtype decides */
     PyBuffer_Release(&probe);
     return r;
 }
@@ -532,17 +546,6 @@ static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t na
     if (r && rg && pdt_set_requires_grad(r, 1, "tensor()") < 0)
         Py_CLEAR(r);
     return r;
-}
-
-/* Whether a is a NumPy scalar (an instance of numpy.generic; NumPy imported). */
-static int is_numpy_scalar(PyObject *a)
-{
-    PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
-    PyObject *generic = np ? PyObject_GetAttrString(np, "generic") : NULL;
-    int r = generic ? PyObject_IsInstance(a, generic) : 0;
-    Py_XDECREF(generic);
-    PyErr_Clear();
-    return r == 1;
 }
 
 /* from_numpy(a): a CPU tensor sharing a's memory. */
