@@ -210,7 +210,9 @@ class MultivariateNormal(Distribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        diff = value - self.loc
+        # in the dtype of the scale (float32 for float32 parameters and a float64 value),
+        # as PyTorch's
+        diff = (value - self.loc).to(self._unbroadcasted_scale_tril.dtype)
         M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
         return -0.5 * (self.event_shape[0] * math.log(2 * math.pi) + M) - self._half_log_det()
 
