@@ -30,7 +30,7 @@ from .log_normal import LogNormal
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
 from .uniform import Uniform
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
@@ -81,6 +81,6 @@ __all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma", "LKJCholesk
             "VonMises"]
 __all__ += ["GeneralizedPareto", "LogisticNormal", "RelaxedBernoulli",
             "RelaxedOneHotCategorical"]
-__all__ += ["ExponentialFamily"]
+__all__ += ["ExponentialFamily", "OneHotCategoricalStraightThrough"]
 __all__ += ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
             "PositiveDefiniteTransform", "StackTransform"]
