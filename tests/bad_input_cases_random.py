@@ -264,4 +264,10 @@ RANDOM_CASES += [
       "pdt.distributions.utils.vec_to_tril_matrix(pdt.zeros(4))", "ValueError",
       r"vec_to_tril_matrix: the size of last dimension is 4 \(vec of shape \(4,\)\), which "
       r"cannot be expressed"),
+    C("distributions-wishart-df",
+      "pdt.distributions.Wishart(1.0, covariance_matrix=pdt.eye(2))", "ValueError",
+      r"Wishart\(\): Value of df=1.0 expected to be greater than ndim - 1 = 1"),
+    C("distributions-wishart-1d",
+      "pdt.distributions.Wishart(3.0, scale_tril=pdt.ones(2))", "ValueError",
+      r"Wishart\(\): scale_tril must be at least two-dimensional"),
 ]
