@@ -49,6 +49,14 @@ class Bernoulli(ExponentialFamily):
         Check the parameter and, in log_prob, that values are 0 or 1 (default:
         ``Distribution``'s setting).
 
+    Notes
+    -----
+    A deliberate difference from PyTorch 2.15: at infinite logits ``log_prob`` is the
+    limit, -0 for the sure outcome (logits -inf with value 0, +inf with value 1) and
+    -inf for the impossible one; PyTorch's reads NaN for both outcomes at logits -inf
+    and for the sure one at +inf (its ``binary_cross_entropy_with_logits`` multiplies 0
+    by inf).
+
     Examples
     --------
     >>> from pydevtensor.distributions import Bernoulli
