@@ -1,7 +1,7 @@
 """The dtype of log_prob and cdf for a value of another dtype than the parameters, as
 PyTorch's, distribution by distribution: Gamma, Chi2 and HalfCauchy cast the value to
 the parameters' dtype in log_prob (not in cdf), MultivariateNormal gives the scale's
-dtype; the others keep the promoted dtype."""
+dtype and Bernoulli the value's; the others keep the promoted dtype."""
 import math
 
 import numpy as np
@@ -65,3 +65,16 @@ def test_multivariate_normal_log_prob_in_scale_dtype(device, params, value, expe
 def test_other_distributions_keep_the_promoted_dtype(device, make):
     d = make(lambda x: _f32(x, device))
     assert d.log_prob(pdt.tensor([0.3], dtype=F64, device=device)).dtype == F64
+
+
+def test_bernoulli_log_prob_in_the_value_dtype(device):
+    d = D.Bernoulli(pdt.tensor([0.3, 0.8], dtype=F64, device=device))
+    lp = d.log_prob(pdt.tensor([1.0, 0.0], dtype=F32, device=device))
+    assert lp.dtype == F32
+    np.testing.assert_allclose(lp.cpu().numpy(), np.log([0.3, 0.2]), rtol=1e-6)
+    lp = D.Bernoulli(_f32([0.3], device)).log_prob(pdt.tensor([1.0], dtype=F64, device=device))
+    assert lp.dtype == F64
+    # an integer value keeps the parameters' dtype (PyTorch refuses it)
+    lp = d.log_prob(pdt.tensor([1, 0], device=device))
+    assert lp.dtype == F64
+    np.testing.assert_allclose(lp.cpu().numpy(), np.log([0.3, 0.2]), rtol=1e-14)

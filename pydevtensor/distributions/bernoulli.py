@@ -152,7 +152,10 @@ class Bernoulli(ExponentialFamily):
         ones = (value * _softplus(-logits)).masked_fill((value == 0) & (logits == -math.inf), 0.0)
         zeros = ((1 - value) * _softplus(logits)).masked_fill((value == 1) & (logits == math.inf),
                                                              0.0)
-        return -(ones + zeros)
+        # in a floating value's dtype, as PyTorch's (its BCE-with-logits takes the
+        # target's): float32 for float64 parameters and a float32 value
+        out = -(ones + zeros)
+        return out.to(value.dtype) if value.is_floating_point() else out
 
     @property
     def _natural_params(self):
