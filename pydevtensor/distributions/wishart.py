@@ -23,13 +23,13 @@ from .._ops_diag import diag_embed
 from .._ops_gamma import mvlgamma
 from .._ops_index import where
 from .._ops_shape import broadcast_shapes
-from ..linalg import cholesky, slogdet
+from ..linalg import slogdet
 from . import constraints
 from .distribution import _shape_arg
 from .exp_family import ExponentialFamily
 from .gamma import Chi2
-from .multivariate_normal import _precision_to_scale_tril
-from .utils import lazy_property, vec_to_tril_matrix
+from .multivariate_normal import _one_matrix, _scale_tril_of, _ScaleTrilMatrices
+from .utils import vec_to_tril_matrix
 
 __all__ = ["Wishart"]
 
@@ -42,7 +42,7 @@ def _mvdigamma(x, p):
     return (x.unsqueeze(-1) - half).digamma().sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(_ScaleTrilMatrices, ExponentialFamily):
     """The Wishart distribution over p x p positive-definite matrices of ``df`` degrees of
     freedom and scale matrix Sigma, given by exactly one of its covariance matrix
     (Sigma), precision matrix (Sigma's inverse) or lower Cholesky factor ``scale_tril``,
@@ -50,7 +50,8 @@ class Wishart(ExponentialFamily):
     |Sigma|^(df/2) Gamma_p(df/2))``; reparameterisable (Note [Bartlett sampling] in
     pydevtensor/distributions/wishart.py).  mean ``df Sigma``; mode ``(df - p - 1) Sigma``
     (NaN where df <= p + 1, as PyTorch's); variance ``df (Sigma_ij^2 + Sigma_ii
-    Sigma_jj)``.
+    Sigma_jj)``.  Sigma, its inverse and its Cholesky factor are its
+    ``covariance_matrix``, ``precision_matrix`` and ``scale_tril``, as MultivariateNormal's.
 
     Parameters
     ----------
@@ -99,16 +100,8 @@ class Wishart(ExponentialFamily):
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
                  validate_args=None):
-        given = [(k, v) for k, v in (("covariance_matrix", covariance_matrix),
-                                     ("precision_matrix", precision_matrix),
-                                     ("scale_tril", scale_tril)) if v is not None]
-        if len(given) != 1:
-            raise ValueError("Wishart(): Exactly one of covariance_matrix or "
-                             "precision_matrix or scale_tril may be specified.")
-        name, matrix = given[0]
-        if not isinstance(matrix, _C.Tensor) or matrix.ndim < 2:
-            raise ValueError(f"Wishart(): {name} must be at least two-dimensional, with "
-                             f"optional leading batch dimensions")
+        name, matrix = _one_matrix("Wishart()", covariance_matrix, precision_matrix,
+                                   scale_tril)
         p = matrix.shape[-1]
         if matrix.shape[-2] != p:
             raise ValueError(f"Wishart(): {name} of shape {tuple(matrix.shape)} is not "
@@ -135,73 +128,7 @@ class Wishart(ExponentialFamily):
             warnings.warn("Low df values detected. Singular samples are highly likely to "
                           "occur for ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, (p, p), validate_args)
-        if name == "scale_tril":
-            self._unbroadcasted_scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = cholesky(matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
-
-    def _matrix_shape(self):
-        return tuple(self.batch_shape) + tuple(self.event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        """The lower Cholesky factor of the scale matrix, batch_shape + (p, p).
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import Wishart
-        >>> cov = pydevtensor.tensor([[4.0, 2.0], [2.0, 2.0]])
-        >>> Wishart(3.0, covariance_matrix=cov).scale_tril
-        tensor([[2., 0.],
-                [1., 1.]])
-        """
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        """The scale matrix Sigma, batch_shape + (p, p).
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import Wishart
-        >>> L = pydevtensor.tensor([[2.0, 0.0], [1.0, 1.0]])
-        >>> Wishart(3.0, scale_tril=L).covariance_matrix
-        tensor([[4., 2.],
-                [2., 2.]])
-        """
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        """The inverse of the scale matrix, batch_shape + (p, p).
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import Wishart
-        >>> cov = pydevtensor.tensor([[4.0, 0.0], [0.0, 0.5]])
-        >>> Wishart(3.0, covariance_matrix=cov).precision_matrix
-        tensor([[0.2500, 0.0000],
-                [0.0000, 2.0000]])
-        """
-        from .._linalg_solve import cholesky_solve
-        L = self._unbroadcasted_scale_tril
-        eye = _C.eye(L.shape[-1], dtype=L.dtype, device=L.device)
-        return cholesky_solve(eye, L).expand(self._matrix_shape())
+        self._unbroadcasted_scale_tril = _scale_tril_of(name, matrix)
 
     def _df_matrix(self):
         return self.df.reshape(tuple(self.batch_shape) + (1, 1))
