@@ -247,3 +247,27 @@ RANDOM_CASES += [
       "pdt.distributions.CorrCholeskyTransform()(pdt.zeros(5))", "ValueError",
       r"CorrCholeskyTransform: the last dimension, 5, is not D\(D-1\)/2 for any D"),
 ]
+
+# OneHotCategoricalStraightThrough, the matrix and integer constraints and the utils
+RANDOM_CASES += [
+    C("distributions-onehotstraightthrough-both",
+      "pdt.distributions.OneHotCategoricalStraightThrough(pdt.ones(3), pdt.ones(3))",
+      "ValueError", r"Either `probs` or `logits` must be specified, but not both"),
+    C("distributions-mixturesamefamilyconstraint-base",
+      "pdt.distributions.constraints.MixtureSameFamilyConstraint('positive')", "TypeError",
+      r"MixtureSameFamilyConstraint: base_constraint must be a Constraint, got str"),
+    C("distributions-utils-tril_matrix_to_vec-diag",
+      "pdt.distributions.utils.tril_matrix_to_vec(pdt.zeros(3, 3), diag=3)", "ValueError",
+      r"tril_matrix_to_vec: diag \(3\) provided is outside \[-3, 2\] \(matrix of shape "
+      r"\(3, 3\)\)"),
+    C("distributions-utils-vec_to_tril_matrix-size",
+      "pdt.distributions.utils.vec_to_tril_matrix(pdt.zeros(4))", "ValueError",
+      r"vec_to_tril_matrix: the size of last dimension is 4 \(vec of shape \(4,\)\), which "
+      r"cannot be expressed"),
+    C("distributions-wishart-df",
+      "pdt.distributions.Wishart(1.0, covariance_matrix=pdt.eye(2))", "ValueError",
+      r"Wishart\(\): Value of df=1.0 expected to be greater than ndim - 1 = 1"),
+    C("distributions-wishart-1d",
+      "pdt.distributions.Wishart(3.0, scale_tril=pdt.ones(2))", "ValueError",
+      r"Wishart\(\): scale_tril must be at least two-dimensional"),
+]

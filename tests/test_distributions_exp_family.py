@@ -26,12 +26,13 @@ def _t(x, device):
 
 
 def test_the_families_are_pytorchs():
-    """The classes that subclass ExponentialFamily in PyTorch 2.15 (Wishart aside)."""
+    """The classes that subclass ExponentialFamily in PyTorch 2.15."""
     classes = {n for n in D.__all__ if isinstance(getattr(D, n), type)
                and issubclass(getattr(D, n), D.Distribution)}
     families = {n for n in classes if issubclass(getattr(D, n), EF)}
     assert families == {"Bernoulli", "Beta", "Chi2", "ContinuousBernoulli", "Dirichlet",
-                        "Exponential", "ExponentialFamily", "Gamma", "Normal", "Poisson"}
+                        "Exponential", "ExponentialFamily", "Gamma", "Normal", "Poisson",
+                        "Wishart"}
     assert issubclass(D.Normal, D.distribution._LocScale)
 
 

@@ -30,7 +30,7 @@ from .log_normal import LogNormal
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
 from .uniform import Uniform
 # PyTorch's further distributions (StudentT ... LowRankMultivariateNormal)
@@ -43,6 +43,7 @@ from .mixture_same_family import MixtureSameFamily  # noqa: E402
 from .negative_binomial import NegativeBinomial  # noqa: E402
 from .student_t import StudentT  # noqa: E402
 from .von_mises import VonMises  # noqa: E402
+from .wishart import Wishart  # noqa: E402
 from . import _kl_more  # noqa: F401,E402 - registers the KL pairs of the families above
 
 # transforms, biject_to/transform_to, TransformedDistribution and the families built on it
@@ -81,6 +82,6 @@ __all__ += ["ContinuousBernoulli", "FisherSnedecor", "InverseGamma", "LKJCholesk
             "VonMises"]
 __all__ += ["GeneralizedPareto", "LogisticNormal", "RelaxedBernoulli",
             "RelaxedOneHotCategorical"]
-__all__ += ["ExponentialFamily"]
+__all__ += ["ExponentialFamily", "OneHotCategoricalStraightThrough", "Wishart"]
 __all__ += ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
             "PositiveDefiniteTransform", "StackTransform"]

@@ -49,6 +49,14 @@ class Bernoulli(ExponentialFamily):
         Check the parameter and, in log_prob, that values are 0 or 1 (default:
         ``Distribution``'s setting).
 
+    Notes
+    -----
+    A deliberate difference from PyTorch 2.15: at infinite logits ``log_prob`` is the
+    limit, -0 for the sure outcome (logits -inf with value 0, +inf with value 1) and
+    -inf for the impossible one; PyTorch's reads NaN for both outcomes at logits -inf
+    and for the sure one at +inf (its ``binary_cross_entropy_with_logits`` multiplies 0
+    by inf).
+
     Examples
     --------
     >>> from pydevtensor.distributions import Bernoulli
@@ -144,7 +152,10 @@ class Bernoulli(ExponentialFamily):
         ones = (value * _softplus(-logits)).masked_fill((value == 0) & (logits == -math.inf), 0.0)
         zeros = ((1 - value) * _softplus(logits)).masked_fill((value == 1) & (logits == math.inf),
                                                              0.0)
-        return -(ones + zeros)
+        # in a floating value's dtype, as PyTorch's (its BCE-with-logits takes the
+        # target's): float32 for float64 parameters and a float32 value
+        out = -(ones + zeros)
+        return out.to(value.dtype) if value.is_floating_point() else out
 
     @property
     def _natural_params(self):

@@ -124,7 +124,8 @@ def _transform_to_independent(constraint):
                                            constraint.reinterpreted_batch_ndims)
 
 
-@_both(constraints.greater_than)  # positive, nonnegative, greater_than(_eq)
+@_both(constraints.greater_than_eq)  # nonnegative, greater_than_eq
+@_both(constraints.greater_than)  # positive
 def _transform_to_greater_than(constraint):
     return transforms.ComposeTransform([transforms.ExpTransform(),
                                         transforms.AffineTransform(constraint.lower_bound, 1)])
@@ -160,6 +161,7 @@ def _transform_to_lower_cholesky(constraint):
     return transforms.LowerCholeskyTransform()
 
 
+@_both(constraints.positive_semidefinite, (transform_to,))
 @_both(constraints.positive_definite, (transform_to,))
 def _transform_to_positive_definite(constraint):
     return transforms.PositiveDefiniteTransform()

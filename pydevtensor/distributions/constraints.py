@@ -1,5 +1,5 @@
 """The constraints a distribution's parameters and values satisfy (PyTorch's
-``torch.distributions.constraints``, the ones the distributions here use).
+``torch.distributions.constraints``: those the distributions here use and the others).
 
 ``c.check(value)`` gives a bool tensor: per element, or per event for an event
 constraint (``event_dim`` > 0, such as ``simplex``).
@@ -155,6 +155,13 @@ class _GreaterThan(Constraint):
         return f"{name}(lower_bound={self.lower_bound})"
 
 
+class _GreaterThanEq(_GreaterThan):
+    """[lower_bound, inf), PyTorch's ``constraints.greater_than_eq``."""
+
+    def __init__(self, lower_bound):
+        super().__init__(lower_bound, strict=False)
+
+
 class _LessThan(Constraint):
     def __init__(self, upper_bound):
         self.upper_bound = upper_bound
@@ -214,15 +221,19 @@ class _IntegerInterval(Constraint):
         return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
-class _NonnegativeInteger(Constraint):
+class _IntegerGreaterThan(Constraint):
+    """The integers >= lower_bound (PyTorch's name for it, whose bound is inclusive)."""
     is_discrete = True
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
 
     def check(self, value):
         whole = _whole(value)
-        return whole & (value >= 0)
+        return whole & (value >= self.lower_bound)
 
     def __repr__(self):
-        return "IntegerGreaterThan(lower_bound=0)"
+        return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
 
 
 class _RealVector(Constraint):
@@ -251,10 +262,10 @@ real = _Real()
 real_vector = _RealVector()
 boolean = _Boolean()
 positive = _GreaterThan(0.0)
-nonnegative = _GreaterThan(0.0, strict=False)
+nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
-nonnegative_integer = _NonnegativeInteger()
+nonnegative_integer = _IntegerGreaterThan(0)
 greater_than = _GreaterThan
 less_than = _LessThan
 interval = _Interval
@@ -283,8 +294,11 @@ def half_open_interval(lower_bound, upper_bound):
 
 
 
-# The constraints of OneHotCategorical, Independent and MultivariateNormal.
-__all__ += ["independent", "lower_cholesky", "one_hot", "positive_definite"]
+# The constraints of OneHotCategorical, Independent and MultivariateNormal, and PyTorch's
+# other matrix and integer constraints.
+__all__ += ["independent", "lower_cholesky", "one_hot", "positive_definite",
+            "MixtureSameFamilyConstraint", "greater_than_eq", "lower_triangular",
+            "positive_integer", "positive_semidefinite", "square", "symmetric"]
 
 
 class _OneHot(Constraint):
@@ -325,28 +339,72 @@ class _LowerCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        lower = (value.tril() == value).all(-1).all(-1)
+        lower = lower_triangular.check(value)
         return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
-class _PositiveDefinite(Constraint):
-    """Symmetric (within 1e-6) positive-definite matrices: those with a Cholesky
-    factor."""
+class _Square(Constraint):
+    """Square matrices: per matrix, whether the last two dimensions are equal."""
     event_dim = 2
 
     def check(self, value):
+        from .. import _C
+        return _C.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
+                       dtype=_C.bool, device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose within atol 1e-6 (``isclose``)."""
+
+    def check(self, value):
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
         from .._ops_stats import isclose
-        from ..linalg import cholesky_ex
-        symmetric = isclose(value, value.mT, atol=1e-6).all(-1).all(-1)
+        return isclose(value, value.mT, atol=1e-6).all(-1).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices of eigenvalues >= 0 (``linalg.eigvalsh``)."""
+
+    def check(self, value):
+        symmetric = super().check(value)
         if not bool(symmetric.all()):
             return symmetric
+        from ..linalg import eigvalsh
+        return (eigvalsh(value) >= 0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric (within 1e-6) positive-definite matrices: those with a Cholesky
+    factor."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        from ..linalg import cholesky_ex
         return cholesky_ex(value).info == 0
+
+
+class _LowerTriangular(Constraint):
+    """Lower-triangular square matrices (zeros above the diagonal)."""
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).all(-1).all(-1)
 
 
 one_hot = _OneHot()
 independent = _IndependentConstraint
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
+lower_triangular = _LowerTriangular()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_integer = _IntegerGreaterThan(1)
+greater_than_eq = _GreaterThanEq
 
 
 class _CorrCholesky(Constraint):
@@ -432,3 +490,45 @@ class _Stack(Constraint):
 corr_cholesky = _CorrCholesky()
 cat = _Cat
 stack = _Stack
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: the component's support, checked on the value
+    with the component dimension added back (PyTorch's ``MixtureSameFamilyConstraint``).
+
+    Parameters
+    ----------
+    base_constraint : Constraint
+        The component distribution's support.
+
+    Raises
+    ------
+    TypeError
+        base_constraint is not a Constraint.
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import constraints
+    >>> c = constraints.MixtureSameFamilyConstraint(constraints.positive)
+    >>> c.check(pydevtensor.tensor([1.0, -1.0]))
+    tensor([ True, False])
+    """
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise TypeError(f"MixtureSameFamilyConstraint: base_constraint must be a "
+                            f"Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        self.is_discrete = base_constraint.is_discrete
+        self.event_dim = base_constraint.event_dim
+
+    def check(self, value):
+        if value.ndim < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got "
+                             f"{value.ndim} (shape {tuple(value.shape)})")
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        keep = value.ndim - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"

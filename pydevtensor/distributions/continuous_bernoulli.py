@@ -10,7 +10,7 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .bernoulli import _one_of
 from .exp_family import ExponentialFamily
-from .utils import _clamp_probs, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import clamp_probs, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -73,7 +73,7 @@ class ContinuousBernoulli(ExponentialFamily):
                 if not ok:
                     raise ValueError(f"ContinuousBernoulli(): The parameter probs has "
                                      f"invalid values (outside [0, 1]):\n{self.probs}")
-            self.probs = _clamp_probs(self.probs)
+            self.probs = clamp_probs(self.probs)
             self._param = self.probs
         else:
             is_scalar = isinstance(logits, Number)
@@ -112,7 +112,7 @@ class ContinuousBernoulli(ExponentialFamily):
         >>> ContinuousBernoulli(logits=pydevtensor.tensor([0.0])).probs
         tensor([0.5000])
         """
-        return _clamp_probs(logits_to_probs(self.logits, is_binary=True))
+        return clamp_probs(logits_to_probs(self.logits, is_binary=True))
 
     @property
     def param_shape(self):

@@ -139,7 +139,8 @@ class Gamma(ExponentialFamily):
         return standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
 
     def log_prob(self, value):
-        value = _as_tensor(value, self.rate)
+        # in the parameters' dtype, as PyTorch's (whose cdf keeps the promoted dtype)
+        value = _as_tensor(value, self.rate).to(self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)
         return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)

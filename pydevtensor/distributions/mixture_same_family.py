@@ -8,27 +8,6 @@ from .distribution import Distribution, _shape_arg
 __all__ = ["MixtureSameFamily"]
 
 
-class _MixtureSameFamilyConstraint(constraints.Constraint):
-    """The component's support, checked on the value with the component dimension added
-    back (PyTorch's ``MixtureSameFamilyConstraint``)."""
-
-    def __init__(self, base_constraint):
-        self.base_constraint = base_constraint
-        self.is_discrete = base_constraint.is_discrete
-        self.event_dim = base_constraint.event_dim
-
-    def check(self, value):
-        if value.ndim < self.event_dim:
-            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got "
-                             f"{value.ndim} (shape {tuple(value.shape)})")
-        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
-        keep = value.ndim - self.event_dim
-        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
-
-    def __repr__(self):
-        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
-
-
 class MixtureSameFamily(Distribution):
     """A batch of mixtures of k components of one family, as PyTorch's: the component
     distribution's rightmost batch dimension (of size k) indexes the components, the
@@ -113,7 +92,7 @@ class MixtureSameFamily(Distribution):
 
     @constraints.dependent_property
     def support(self):
-        return _MixtureSameFamilyConstraint(self._component_distribution.support)
+        return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
     def mixture_distribution(self):

@@ -30,7 +30,101 @@ def _precision_to_scale_tril(P):
     return solve_triangular(L_inv, eye, upper=False)
 
 
-class MultivariateNormal(Distribution):
+def _one_matrix(where, covariance_matrix, precision_matrix, scale_tril):
+    """(name, matrix) of the one matrix given, at least 2-d; ValueError otherwise."""
+    given = [(k, v) for k, v in (("covariance_matrix", covariance_matrix),
+                                 ("precision_matrix", precision_matrix),
+                                 ("scale_tril", scale_tril)) if v is not None]
+    if len(given) != 1:
+        raise ValueError(f"{where}: Exactly one of covariance_matrix or precision_matrix "
+                         f"or scale_tril may be specified.")
+    name, matrix = given[0]
+    if not isinstance(matrix, _C.Tensor) or matrix.ndim < 2:
+        raise ValueError(f"{where}: {name} must be at least two-dimensional, with optional "
+                         f"leading batch dimensions")
+    return name, matrix
+
+
+def _scale_tril_of(name, matrix):
+    """The lower Cholesky factor of the covariance that matrix (named name) gives."""
+    if name == "scale_tril":
+        return matrix
+    if name == "covariance_matrix":
+        return cholesky(matrix)
+    return _precision_to_scale_tril(matrix)
+
+
+class _ScaleTrilMatrices:
+    """scale_tril, covariance_matrix and precision_matrix from the lower Cholesky factor
+    ``_unbroadcasted_scale_tril``, expanded over the batch shape: MultivariateNormal's and
+    Wishart's."""
+
+    def _matrix_shape(self):
+        n = self._unbroadcasted_scale_tril.shape[-1]
+        return tuple(self.batch_shape) + (n, n)
+
+    @lazy_property
+    def scale_tril(self):
+        """The lower Cholesky factor of the covariance (of the scale matrix of a
+        Wishart), batch_shape + (n, n).
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import MultivariateNormal
+        >>> cov = pydevtensor.tensor([[4.0, 2.0], [2.0, 2.0]])
+        >>> MultivariateNormal(pydevtensor.zeros(2), cov).scale_tril
+        tensor([[2., 0.],
+                [1., 1.]])
+        """
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        """The covariance (the scale matrix of a Wishart), batch_shape + (n, n).
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import MultivariateNormal
+        >>> L = pydevtensor.tensor([[2.0, 0.0], [1.0, 1.0]])
+        >>> MultivariateNormal(pydevtensor.zeros(2), scale_tril=L).covariance_matrix
+        tensor([[4., 2.],
+                [2., 2.]])
+        """
+        L = self._unbroadcasted_scale_tril
+        return (L @ L.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        """The inverse of the covariance (of the scale matrix of a Wishart),
+        batch_shape + (n, n).
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import MultivariateNormal
+        >>> cov = pydevtensor.tensor([[4.0, 0.0], [0.0, 0.5]])
+        >>> MultivariateNormal(pydevtensor.zeros(2), cov).precision_matrix
+        tensor([[0.2500, 0.0000],
+                [0.0000, 2.0000]])
+        """
+        L = self._unbroadcasted_scale_tril
+        eye = _C.eye(L.shape[-1], dtype=L.dtype, device=L.device)
+        L_inv = solve_triangular(L, eye, upper=False)
+        return (L_inv.mT @ L_inv).expand(self._matrix_shape())
+
+
+class MultivariateNormal(_ScaleTrilMatrices, Distribution):
     """The multivariate normal distribution of mean ``loc`` (..., n), given by exactly one
     of its covariance matrix, its precision matrix (the inverse) or the lower Cholesky
     factor ``scale_tril`` of its covariance; batched over the broadcast batch shapes of
@@ -76,16 +170,8 @@ class MultivariateNormal(Distribution):
                  validate_args=None):
         if not isinstance(loc, _C.Tensor) or loc.ndim < 1:
             raise ValueError("MultivariateNormal(): loc must be at least one-dimensional.")
-        given = [(k, v) for k, v in (("covariance_matrix", covariance_matrix),
-                                     ("precision_matrix", precision_matrix),
-                                     ("scale_tril", scale_tril)) if v is not None]
-        if len(given) != 1:
-            raise ValueError("MultivariateNormal(): Exactly one of covariance_matrix or "
-                             "precision_matrix or scale_tril may be specified.")
-        name, matrix = given[0]
-        if not isinstance(matrix, _C.Tensor) or matrix.ndim < 2:
-            raise ValueError(f"MultivariateNormal(): {name} must be at least "
-                             f"two-dimensional, with optional leading batch dimensions")
+        name, matrix = _one_matrix("MultivariateNormal()", covariance_matrix,
+                                   precision_matrix, scale_tril)
         n = loc.shape[-1]
         if tuple(matrix.shape[-2:]) != (n, n):
             raise ValueError(f"MultivariateNormal(): {name} of shape {tuple(matrix.shape)} "
@@ -100,12 +186,7 @@ class MultivariateNormal(Distribution):
         setattr(self, name, matrix.expand(batch_shape + (n, n)))
         self.loc = loc.expand(batch_shape + (n,))
         super().__init__(batch_shape, (n,), validate_args)
-        if name == "scale_tril":
-            self._unbroadcasted_scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = cholesky(matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(name, matrix)
 
     def expand(self, batch_shape, _instance=None):
         shape = tuple(_shape_arg("MultivariateNormal.expand()", batch_shape))
@@ -124,67 +205,6 @@ class MultivariateNormal(Distribution):
         Distribution.__init__(new, shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def scale_tril(self):
-        """The lower Cholesky factor of the covariance, batch_shape + (n, n).
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import MultivariateNormal
-        >>> cov = pydevtensor.tensor([[4.0, 2.0], [2.0, 2.0]])
-        >>> MultivariateNormal(pydevtensor.zeros(2), cov).scale_tril
-        tensor([[2., 0.],
-                [1., 1.]])
-        """
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        """The covariance, batch_shape + (n, n).
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import MultivariateNormal
-        >>> L = pydevtensor.tensor([[2.0, 0.0], [1.0, 1.0]])
-        >>> MultivariateNormal(pydevtensor.zeros(2), scale_tril=L).covariance_matrix
-        tensor([[4., 2.],
-                [2., 2.]])
-        """
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        """The inverse of the covariance, batch_shape + (n, n).
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import MultivariateNormal
-        >>> cov = pydevtensor.tensor([[4.0, 0.0], [0.0, 0.5]])
-        >>> MultivariateNormal(pydevtensor.zeros(2), cov).precision_matrix
-        tensor([[0.2500, 0.0000],
-                [0.0000, 2.0000]])
-        """
-        L = self._unbroadcasted_scale_tril
-        eye = _C.eye(L.shape[-1], dtype=L.dtype, device=L.device)
-        L_inv = solve_triangular(L, eye, upper=False)
-        return (L_inv.mT @ L_inv).expand(self._matrix_shape())
-
-    def _matrix_shape(self):
-        return tuple(self.batch_shape) + tuple(self.event_shape) * 2
 
     @property
     def mean(self):
@@ -210,7 +230,9 @@ class MultivariateNormal(Distribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        diff = value - self.loc
+        # in the dtype of the scale (float32 for float32 parameters and a float64 value),
+        # as PyTorch's
+        diff = (value - self.loc).to(self._unbroadcasted_scale_tril.dtype)
         M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
         return -0.5 * (self.event_shape[0] * math.log(2 * math.pi) + M) - self._half_log_det()
 

@@ -1,12 +1,12 @@
-"""OneHotCategorical(probs or logits): PyTorch's
-``torch.distributions.OneHotCategorical``."""
+"""OneHotCategorical(probs or logits) and its straight-through form: PyTorch's
+``torch.distributions.OneHotCategorical`` and ``OneHotCategoricalStraightThrough``."""
 from .. import _C
 from ..nn.functional import one_hot
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -131,3 +131,54 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose ``rsample`` passes gradients straight through (Bengio et
+    al., 2013), as PyTorch's: the one-hot draw plus ``probs - probs.detach()``, so its
+    value is the draw and its gradient that of the probabilities.
+
+    Parameters
+    ----------
+    probs : Tensor, optional
+        Non-negative weights, (..., K), normalised to sum to 1.
+    logits : Tensor, optional
+        Unnormalised log-probabilities, (..., K); exactly one of probs and logits.
+    validate_args : bool, optional
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import OneHotCategoricalStraightThrough
+    >>> p = pydevtensor.tensor([0.0, 1.0], requires_grad=True)
+    >>> d = OneHotCategoricalStraightThrough(probs=p)
+    >>> x = d.rsample()
+    >>> x
+    tensor([0., 1.], grad_fn=<AddBackward0>)
+    >>> (x * pydevtensor.tensor([1.0, 2.0])).sum().backward()  # through p / p.sum()
+    >>> p.grad
+    tensor([-1.,  0.])
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        """A one-hot draw whose gradient is that of the probabilities.
+
+        Parameters
+        ----------
+        sample_shape : tuple of ints, optional
+
+        Returns
+        -------
+        Tensor
+            sample_shape + batch_shape + (K,).
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import OneHotCategoricalStraightThrough
+        >>> OneHotCategoricalStraightThrough(pydevtensor.ones(3)).rsample((2,)).shape
+        pydevtensor.Size([2, 3])
+        """
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -8,7 +8,7 @@ from .bernoulli import _probs_or_logits
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import _clamp_probs, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import clamp_probs, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -116,8 +116,8 @@ class LogitRelaxedBernoulli(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        probs = _clamp_probs(self.probs.expand(shape))
-        u = _clamp_probs(_C.rand(shape, dtype=probs.dtype, device=probs.device))
+        probs = clamp_probs(self.probs.expand(shape))
+        u = clamp_probs(_C.rand(shape, dtype=probs.dtype, device=probs.device))
         return (u.log() - (-u).log1p() + probs.log() - (-probs).log1p()) / self.temperature
 
     def log_prob(self, value):

@@ -9,7 +9,7 @@ from .distribution import Distribution
 from .relaxed_bernoulli import _temperature
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import _clamp_probs, broadcast_all
+from .utils import clamp_probs, broadcast_all
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
@@ -106,7 +106,7 @@ class ExpRelaxedCategorical(Distribution):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         logits = self.logits
-        u = _clamp_probs(_C.rand(shape, dtype=logits.dtype, device=logits.device))
+        u = clamp_probs(_C.rand(shape, dtype=logits.dtype, device=logits.device))
         gumbels = -((-(u.log())).log())
         scores = (logits + gumbels) / self.temperature
         return scores - logsumexp(scores, -1, keepdim=True)

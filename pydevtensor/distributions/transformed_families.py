@@ -7,6 +7,7 @@ from .. import _C
 from . import constraints
 from .cauchy import Cauchy
 from .exponential import Exponential
+from .gamma import _as_tensor
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ExpTransform, PowerTransform,
@@ -210,6 +211,7 @@ class HalfCauchy(TransformedDistribution):
         return self.base_dist.variance
 
     def log_prob(self, value):
+        value = _as_tensor(value, self.scale).to(self.scale.dtype)  # as PyTorch's
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
