@@ -176,6 +176,8 @@ TRAINING_CASES = [
     C("register_parameter-empty",
       'pdt.nn.Module().register_parameter("", pdt.nn.Parameter(t))', "KeyError",
       r"register_parameter: a parameter's name can be neither empty nor contain '\.', got ''"),
+    C("parameter-assign-forward", "m = pdt.nn.Linear(2, 2)\nm.forward = pdt.nn.Parameter(t)",
+      "KeyError", r"cannot assign a Parameter: attribute 'forward' already exists"),
     C("buffer-assign-int", "bn = pdt.nn.BatchNorm1d(3)\nbn.running_mean = 0", "TypeError",
       r"cannot assign int to buffer 'running_mean' \(expected a Tensor or None\)"),
     C("load_state_dict-buffer-shape", "bn = pdt.nn.BatchNorm1d(3)\nsd = bn.state_dict()\n"

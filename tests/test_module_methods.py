@@ -329,6 +329,24 @@ def test_member_names_are_checked_as_torch():
     assert not any(k[:1].isdigit() for k in dir(nn.Sequential(nn.ReLU())))
 
 
+def test_a_parameter_assigned_under_a_name_of_the_class_is_refused(device):
+    """m.forward = Parameter(...) raises KeyError as PyTorch's (the method would shadow
+    it); an instance attribute, buffer or child of that name is replaced (m.training
+    too, as PyTorch's)."""
+    m = nn.Linear(1, 1, device=device)
+    for name in ("forward", "parameters", "state_dict"):
+        with pytest.raises(KeyError, match=f"attribute '{name}' already exists"):
+            setattr(m, name, nn.Parameter(pdt.ones(1, device=device)))
+    assert callable(m.forward) and list(m.state_dict()) == ["weight", "bias"]
+    m.x = 3
+    m.register_buffer("b", pdt.zeros(1, device=device))
+    m.c = nn.ReLU()
+    for name in ("x", "b", "c", "training"):
+        setattr(m, name, nn.Parameter(pdt.full((1,), 2.0, device=device)))
+    assert list(m.state_dict()) == ["weight", "bias", "x", "b", "c", "training"]
+    assert not list(m.children()) and not list(m.buffers()) and "x" not in m.__dict__
+
+
 def test_backward_pre_hooks_replace_grad_output_before_the_input_gradients(device):
     """register_full_backward_pre_hook: the hook sees the outputs' gradient first and a
     tuple it returns replaces it, for the parameters' and the inputs' gradients and the

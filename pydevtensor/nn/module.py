@@ -101,6 +101,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         # a plain attribute of that name would hide the parameter or child from
         # attribute lookup (__getattr__ runs only when it fails): dropped, as PyTorch's
         if isinstance(value, Parameter):
+            # PyTorch's register_parameter checks, once the instance's own attribute of
+            # that name is gone: a name of the class's (m.forward = ...) is refused
+            self._check_member_name("cannot assign a Parameter", "parameter", name, params,
+                                    replaces=True)
             self.__dict__.pop(name, None)
             self._modules.pop(name, None)
             self._forget_buffer(name)
@@ -230,16 +234,24 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         else:
             self._non_persistent_buffers_set.add(name)
 
-    def _check_member_name(self, op: str, kind: str, name: Any, table: dict) -> None:
+    def _check_member_name(self, op: str, kind: str, name: Any, table: dict,
+                           replaces: bool = False) -> None:
         """PyTorch's checks of a new member's name: a str, neither empty nor holding a
         '.' (state_dict keys and get_submodule paths split at dots), and not an
-        attribute of another kind (add_module('training', m) would hide the flag)."""
+        attribute of another kind (add_module('training', m) would hide the flag); when
+        replaces (an assignment, which drops the instance's attribute, buffer or child of
+        that name first), only the class's attributes count."""
         if not isinstance(name, str):
             raise TypeError(f"{op}: the {kind} name must be a str, got {type(name).__name__}")
         if "." in name or name == "":
             raise KeyError(f"{op}: a {kind}'s name can be neither empty nor contain '.', got "
                            f"{name!r}")
-        if name not in table and hasattr(self, name):
+        if replaces:
+            taken = name not in self.__dict__ and name not in self.__dict__["_buffers"] \
+                and name not in self.__dict__["_modules"] and hasattr(type(self), name)
+        else:
+            taken = hasattr(self, name)
+        if name not in table and taken:
             raise KeyError(f"{op}: attribute '{name}' already exists")
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
