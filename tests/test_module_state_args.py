@@ -64,6 +64,22 @@ def test_load_state_dict_assign(device):
     assert m[0].weight.grad is not None
 
 
+
+@pytest.mark.parametrize("walk", [False, True])
+def test_load_state_dict_assign_gives_a_parameter_the_module_s_requires_grad(device, walk):
+    """As PyTorch's: the Parameter of the state dict is put in itself, its requires_grad
+    set to the module's (both ways; walk: the path taken when _load_from_state_dict is
+    overridden)."""
+    cls = type("L", (nn.Linear,), {"_load_from_state_dict": (
+        lambda self, *a: nn.Linear._load_from_state_dict(self, *a))}) if walk else nn.Linear
+    m, src = cls(2, 2, device=device), nn.Linear(2, 2, device=device)
+    m.bias.requires_grad_(False)
+    src.weight.requires_grad_(False)
+    m.load_state_dict(src.state_dict(keep_vars=True), assign=True)
+    assert m.weight is src.weight and m.bias is src.bias
+    assert m.weight.requires_grad and src.weight.requires_grad
+    assert not m.bias.requires_grad
+
 def test_load_state_dict_assign_against_torch():
     torch = torch_or_skip()
     m, tm = _tied(pdt), _tied(torch)
