@@ -42,7 +42,11 @@ def test_state_dict_keep_vars_and_destination(device):
     assert not plain["0.weight"].requires_grad
     dest = {"x": 1}
     assert m.state_dict(destination=dest, prefix="m.") is dest and "m.1.running_mean" in dest
-    assert list(m.state_dict(None, "q.", True))[0] == "q.0.weight"  # the old positional form
+    with pytest.warns(FutureWarning, match=r"^Positional args are being deprecated, use "
+                      r"kwargs instead\. Refer to https://pytorch\.org/docs/main/generated/"
+                      r"torch\.nn\.Module\.html#torch\.nn\.Module\.state_dict for details\.$"):
+        old = m.state_dict(None, "q.", True)  # the old positional form, as PyTorch's
+    assert list(old)[0] == "q.0.weight" and isinstance(old["q.0.weight"], nn.Parameter)
 
 
 def test_load_state_dict_assign(device):

@@ -16,6 +16,7 @@ a call looks up one attribute to know whether to attach anything.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -189,6 +190,12 @@ class BackwardHookOutputs(_Identity):
                 grads = r
         state.grad_output = grads
         if state.n_inputs == 0:
+            if state.hooks.full:  # PyTorch's warning: grad_input is all None
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See https://docs.pytorch.org/docs/main/generated/torch.nn."
+                              "Module.html#torch.nn.Module.register_full_backward_hook for "
+                              "more details.", UserWarning)
             _call_hooks(state, ())
         return (None,) + grads
 

@@ -3,6 +3,7 @@ of nn.Module, in a file of its
 own), and IncompatibleKeys, what load_state_dict returns."""
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -267,6 +268,10 @@ class _StateMixin:
         ['net.0.weight', 'net.0.bias']
         """
         if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer "
+                          "to https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
             if len(args) > 3:
                 raise TypeError(f"state_dict() takes at most 3 positional arguments "
                                 f"(destination, prefix, keep_vars), got {len(args)}")
