@@ -100,6 +100,11 @@ def _deep_values(t, memo):
 
 
 def _tensor_deepcopy(self, memo):
+    if not self.is_leaf:  # PyTorch's refusal: a copy could not be part of the graph
+        raise RuntimeError(f"Only Tensors created explicitly by the user (graph leaves) "
+                           f"support the deepcopy protocol at the moment; this one has "
+                           f"grad_fn={self.grad_fn.name()} (deepcopy its detach(), or the "
+                           f"leaves it is computed from)")
     new = _as_class(type(self), _deep_values(self, memo), {})
     memo[id(self)] = new
     for name, value in _state(self).items():

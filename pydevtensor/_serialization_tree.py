@@ -16,6 +16,11 @@ file: its tensors as arrays, and the structure as the record's "tree", JSON in w
                                                       the .npz member of that name,
                                                       read without pickle (version 3)
 
+An OrderedDict's ``_metadata`` (a state_dict's: {prefix: {"version": n}}, which
+versioned ``_load_from_state_dict`` overrides read) goes in the record's "metadata",
+{"n": _metadata} for the n-th OrderedDict of the tree in depth-first order ("0" for the
+dict of a version 1 record), as JSON: a reader without it loads the file as before.
+
 A tensor that appears in several places (the same object) is stored once and comes
 back as one object.  Non-finite floats are written as JSON's NaN, Infinity and
 -Infinity, which Python's json module reads and writes (strict JSON has no spelling
@@ -107,11 +112,37 @@ def _writable_int(x, what):
     return int(x)
 
 
+def odict_metadata(x, path):
+    """The _metadata of the OrderedDict x at path, checked to be JSON's (TypeError
+    naming what is not), or None when it has none."""
+    meta = getattr(x, "_metadata", None)
+    if meta is not None:
+        _check_json(meta, f"the _metadata of {where(path)}", 0)
+    return meta
+
+
+def _check_json(x, what, depth):
+    if x is None or isinstance(x, (bool, float, str)):
+        return
+    if isinstance(x, int):
+        _writable_int(x, what)
+        return
+    if depth < MAX_DEPTH and (isinstance(x, list) or isinstance(x, dict) and
+                              all(type(k) is str for k in x)):
+        for v in (x.values() if isinstance(x, dict) else x):
+            _check_json(v, what, depth + 1)
+        return
+    raise TypeError(f"save(): {what} holds {type(x).__name__} {x!r:.40}, which save() "
+                    f"cannot write (it writes it as JSON: dicts with string keys, lists, "
+                    f"strings, numbers, bools and None)")
+
+
 def encode(obj, reserved):
     """(tree, OrderedDict of member name -> Tensor, OrderedDict of member name -> NumPy
-    array, whether the tree needs version 3) for obj; TypeError naming the place of
-    anything save() cannot write, ValueError for nesting deeper than MAX_DEPTH or a
-    container inside itself."""
+    array, whether the tree needs version 3, the OrderedDicts' metadata) for obj;
+    TypeError naming the place of anything save() cannot write, ValueError for nesting
+    deeper than MAX_DEPTH or a container inside itself."""
+    metadata, odicts = {}, [0]
     tensors = OrderedDict()
     arrays = OrderedDict()
     taken = _Taken(tensors, arrays)
@@ -159,6 +190,11 @@ def encode(obj, reserved):
             raise ValueError(f"save(): {where(path)} contains itself")
         inside.add(id(x))
         if isinstance(x, dict):
+            if isinstance(x, OrderedDict):  # numbered before its insides, as decode does
+                meta = odict_metadata(x, path)
+                if meta is not None:
+                    metadata[str(odicts[0])] = meta
+                odicts[0] += 1
             pairs = []
             for k, v in x.items():
                 if type(k) is bool or not isinstance(k, (str, int)):
@@ -175,7 +211,7 @@ def encode(obj, reserved):
         return node
 
     tree = walk(obj, (None, None), 0)
-    return tree, tensors, arrays, bool(newer)
+    return tree, tensors, arrays, bool(newer), metadata
 
 
 class _Taken:
@@ -193,12 +229,14 @@ def _short(node):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def decode(node, tensors, used=None, arrays=None, version=3):
+def decode(node, tensors, used=None, arrays=None, version=3, metadata=None):
     """The object of a tree read from a file, its tensors taken from tensors (member
-    name -> Tensor) and its NumPy arrays from arrays; the name of every tensor it takes
-    is added to used.  Raises Corrupt, naming the place, for anything encode() does not
-    write (the tags of version 3 only in a version 3 file)."""
+    name -> Tensor), its NumPy arrays from arrays and its OrderedDicts' _metadata from
+    metadata; the name of every tensor it takes is added to used.  Raises Corrupt,
+    naming the place, for anything encode() does not write (the tags of version 3 only
+    in a version 3 file)."""
     arrays = {} if arrays is None else arrays
+    metadata, odicts = metadata or {}, [0]
 
     def walk(x, path, depth):
         if x is None or isinstance(x, (bool, int, float, str)):  # json's leaves
@@ -230,6 +268,10 @@ def decode(node, tensors, used=None, arrays=None, version=3):
         if tag == "tuple":
             return tuple(walk(v, (path, i), depth + 1) for i, v in enumerate(body))
         out = OrderedDict() if tag == "odict" else {}
+        if tag == "odict":
+            if str(odicts[0]) in metadata:
+                out._metadata = metadata[str(odicts[0])]
+            odicts[0] += 1
         for i, pair in enumerate(body):
             if not (isinstance(pair, list) and len(pair) == 2 and
                     isinstance(pair[0], (str, int)) and not isinstance(pair[0], bool)):

@@ -50,6 +50,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     are written as one storage and come back sharing it, as in PyTorch.  Nothing is
     pickled: the file is a NumPy .npz with one array per tensor (or shared storage)
     and per NumPy array, and the structure is JSON in its ``__pydevtensor__`` record.
+    A state_dict's ``_metadata`` (its modules' versions, which a versioned
+    ``_load_from_state_dict`` reads) is kept there too, as JSON.
 
     Parameters
     ----------
@@ -70,8 +72,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     ------
     TypeError
         When obj holds anything else (a set, an object, a NumPy array of objects, a
-        dict key that is neither a string nor an int); the message names where, e.g.
-        ``obj['optim']['state'][0]``.
+        dict key that is neither a string nor an int, an OrderedDict's _metadata that
+        is not JSON's); the message names where, e.g. ``obj['optim']['state'][0]``.
     ValueError
         When obj nests more than 64 containers deep, or holds itself, or its
         structure takes more than 16 MiB to write (long lists of numbers belong in
@@ -92,13 +94,16 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     import json  # here, not at import: Note [lazy submodules] in __init__.py
     from . import _serialization_tree as tree
     from ._serialization_share import share_storages
-    np_arrays, newer = {}, False
+    np_arrays, newer, metadata = {}, False, {}
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
     elif tree.is_flat(obj, META_KEY):  # a state_dict: written as version 1 wrote it
         kind, tensors = "dict", obj
+        if tree.odict_metadata(obj, (None, None)) is not None:
+            metadata["0"] = obj._metadata
     else:
-        kind, (structure, tensors, np_arrays, newer) = "tree", tree.encode(obj, META_KEY)
+        kind, (structure, tensors, np_arrays, newer, metadata) = "tree", tree.encode(
+            obj, META_KEY)
     views, storages = share_storages(tensors, set(tensors) | set(np_arrays) | {META_KEY})
     arrays, entries = _host_arrays(tensors, skip=views)
     for name, view in views.items():
@@ -113,6 +118,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     if np_arrays:
         arrays.update(np_arrays)
         meta["arrays"] = list(np_arrays)
+    if metadata:  # the state_dicts' _metadata (_serialization_tree.py)
+        meta["metadata"] = metadata
     # a tree's strings as they are (the record is UTF-32 anyway): json's \uXXXX escapes
     # would join two lone surrogates into one character when read back
     arrays[META_KEY] = np.array(json.dumps(meta, ensure_ascii=kind != "tree"))
@@ -417,6 +424,7 @@ def _read_record(zf, members, json):
             kind == "tree" else None
         storages = meta.get("storages", {}) if version == 3 else {}
         array_names = meta.get("arrays", []) if version == 3 else []
+        odict_meta = meta.get("metadata", {})
     except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as e:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({type(e).__name__}: "
                           f"{str(e)[:200]})") from None
@@ -428,6 +436,9 @@ def _read_record(zf, members, json):
                           f"{FORMAT!r} version 1 to {VERSION}{newer}")
     problem = _record_problem(entries, kind, version) or _v3_problem(entries, storages,
                                                                      array_names)
+    if not problem and not (isinstance(odict_meta, dict) and all(
+            isinstance(v, dict) for v in odict_meta.values())):
+        problem = f"'metadata' is {odict_meta!r:.60}, not a dict of dicts"
     if not problem and kind == "tree":
         from . import _serialization_tree as tree
         try:
@@ -436,7 +447,7 @@ def _read_record(zf, members, json):
             problem = str(e)
     if problem:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({problem})")
-    return kind, entries, structure, storages, array_names
+    return kind, entries, structure, storages, array_names, odict_meta
 
 
 def _v3_problem(entries, storages, array_names):
@@ -499,7 +510,8 @@ def _parse(fh, json):
                               f"(it holds {sorted(members)[:3]}...)")
         raise FormatError(f"is a .npz file without pydevtensor's {META_KEY!r} record; "
                           f"load it with numpy.load instead")
-    kind, entries, structure, storages, array_names = _read_record(zf, members, json)
+    kind, entries, structure, storages, array_names, odict_meta = _read_record(zf, members,
+                                                                                json)
     for name in array_names:
         if name not in members:
             raise FormatError(f"lists array '{name}' but does not hold it")
@@ -530,7 +542,7 @@ def _parse(fh, json):
                               f"{nbytes} bytes, but its member holds "
                               f"{info.file_size - used} bytes of data")
         specs.append((name, e, shape, fortran, dtype, pdtype, used, nbytes))
-    return zf, end, members, (kind, structure, array_names, entries), specs
+    return zf, end, members, (kind, structure, array_names, entries, odict_meta), specs
 
 
 def _check_limits(label, specs, targets):
@@ -640,7 +652,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         (namedtuples too) as tuples, dicts as dicts with their string and int keys in
         their order, OrderedDicts as OrderedDicts, and None, bools, ints, floats
         (nan and infinities too) and strings as themselves.  A Parameter comes back
-        as a Parameter, and a tensor that was in several places as one object.
+        as a Parameter, and a tensor that was in several places as one object.  An
+        OrderedDict saved with a ``_metadata`` (a state_dict) has it back.
 
     Examples
     --------
@@ -671,8 +684,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     fh = open(f, "rb") if own else f
     try:
         try:
-            zf, end, members, (kind, structure, array_names, entries), specs = _parse(
-                fh, json)
+            zf, end, members, (kind, structure, array_names, entries, odict_meta), specs = \
+                _parse(fh, json)
         except Exception as e:
             if isinstance(e, FormatError):
                 raise _reworded(label, e) from None
@@ -713,7 +726,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             fh.close()
     if kind == "tree":
         from . import _serialization_tree as tree
-        return tree.decode(structure, out, arrays=arrays)
+        return tree.decode(structure, out, arrays=arrays, metadata=odict_meta)
+    if kind == "dict" and "0" in odict_meta:
+        out._metadata = odict_meta["0"]
     return out["tensor"] if kind == "tensor" else out
 
 

@@ -131,6 +131,10 @@ AUTOGRAD_CASES = [
       "lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))\n"
       "lin(pdt.ones(1, 2, requires_grad=True)).sum().backward()", "RuntimeError",
       r"backward hook of Linear returned 2 gradients for 1 inputs"),
+    C("register_backward_hook-count", "relu = pdt.nn.ReLU()\n"
+      "relu.register_backward_hook(lambda m, gi, go: (gi[0], gi[0]))\n"
+      "relu(pdt.ones(2, requires_grad=True) * 1).sum().backward()", "RuntimeError",
+      r"hook of ReluBackward0 returned 2 gradients for 1 inputs"),
     C("register_post_accumulate_grad_hook-not-callable",
       "pdt.ones(1, requires_grad=True).register_post_accumulate_grad_hook(2)", "TypeError",
       r"register_post_accumulate_grad_hook\(\): hook must be callable, got int"),

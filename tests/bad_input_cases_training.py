@@ -176,6 +176,8 @@ TRAINING_CASES = [
     C("register_parameter-empty",
       'pdt.nn.Module().register_parameter("", pdt.nn.Parameter(t))', "KeyError",
       r"register_parameter: a parameter's name can be neither empty nor contain '\.', got ''"),
+    C("parameter-assign-forward", "m = pdt.nn.Linear(2, 2)\nm.forward = pdt.nn.Parameter(t)",
+      "KeyError", r"cannot assign a Parameter: attribute 'forward' already exists"),
     C("buffer-assign-int", "bn = pdt.nn.BatchNorm1d(3)\nbn.running_mean = 0", "TypeError",
       r"cannot assign int to buffer 'running_mean' \(expected a Tensor or None\)"),
     C("load_state_dict-buffer-shape", "bn = pdt.nn.BatchNorm1d(3)\nsd = bn.state_dict()\n"
@@ -389,8 +391,14 @@ TRAINING_CASES = [
       r"ModuleDict: expected an nn.Module for key 'a', got int"),
     C("ModuleDict-key", "pdt.nn.ModuleDict({1: pdt.nn.ReLU()})", "TypeError",
       r"ModuleDict: keys must be str, got int"),
-    C("ParameterList-list", "pdt.nn.ParameterList([[1.0]])", "TypeError",
-      r"ParameterList: expected an nn.Parameter or a Tensor, got list"),
+    C("ParameterList-extend-tensor", "pdt.nn.ParameterList().extend(t)", "TypeError",
+      r"ParameterList.extend should be called with an iterable, but got Tensor"),
+    C("ParameterList-int-over-parameter", "ps = pdt.nn.ParameterList([t])\nps[0] = 3",
+      "TypeError", r"ParameterList: cannot assign int to parameter '0' \(expected "
+      r"nn.Parameter, a Tensor or None\)"),
+    C("Sequential-iadd-list", "s = pdt.nn.Sequential()\ns += [pdt.nn.ReLU()]", "ValueError",
+      r"add operator supports only objects of Sequential class, but <class 'list'> is "
+      r"given"),
     C("ParameterList-index", "pdt.nn.ParameterList([t])[1]", "IndexError",
       r"index 1 is out of range for a ParameterList of 1"),
     C("ParameterDict-key", "pdt.nn.ParameterDict({2: t})", "TypeError",

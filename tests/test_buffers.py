@@ -181,8 +181,9 @@ def test_parameter_list_and_dict(device):
     assert tuple(ps[0].shape) == (5,)
     with pytest.raises(IndexError, match=r"index 4 is out of range for a ParameterList of 4"):
         ps[4]
-    with pytest.raises(TypeError, match=r"expected an nn.Parameter or a Tensor, got list"):
-        ps.append([1.0])
+    with pytest.raises(TypeError, match=r"extend should be called with an iterable, but "
+                       r"got Tensor"):
+        ps.extend(pdt.ones(2))
     pd = nn.ParameterDict({"w": pdt.ones(2, 2)})
     pd["b"] = pdt.zeros(2)
     pd.update([("c", pdt.ones(1))])

@@ -1,6 +1,7 @@
 """ModuleDict and ParameterDict as PyTorch's: the order a ParameterDict takes a mapping's
 members in, reversed(), popitem, fromkeys, |, |=, and one container built or updated
 from another."""
+import pickle
 from collections import OrderedDict
 
 import pytest
@@ -81,3 +82,43 @@ def test_container_from_or_updated_with_a_container(device):
     target = nn.ParameterDict()
     target.update(pd)
     assert list(target) == ["b", "a"]
+
+
+def test_parameter_containers_keep_values_that_are_not_tensors(device):
+    """As PyTorch's: an int, a string, None or an object is kept as it is (not a
+    parameter: not in parameters() nor state_dict(), not moved by .to()), in order with
+    the Parameters; a value that is not a Tensor cannot replace a Parameter."""
+    t = pdt.ones(2, device=device)
+    ps = nn.ParameterList([1, "s", t, None])
+    assert list(ps)[:2] == [1, "s"] and ps[3] is None and isinstance(ps[2], nn.Parameter)
+    assert list(ps.state_dict()) == ["2"] and len(list(ps.parameters())) == 1
+    ps.append(object).extend([2.5])
+    ps[0] = pdt.zeros(1, device=device)  # a plain value may become a Parameter
+    assert isinstance(ps[0], nn.Parameter) and ps[4] is object and ps[-1] == 2.5
+    assert list(ps.state_dict()) == ["2", "0"]  # registered in that order, as PyTorch's
+    with pytest.raises(TypeError, match="cannot assign int to parameter '2'"):
+        ps[2] = 3
+    ps[2] = None  # None empties a parameter's slot, as PyTorch's
+    assert ps[2] is None and list(ps.state_dict()) == ["0"]
+    assert "(1): Object of type: str" in repr(ps) and "(2): Object of type: NoneType" in repr(ps)
+    pd = nn.ParameterDict({"n": 3, "w": t, "training": "x"})
+    assert pd["n"] == 3 and pd["training"] == "x" and pd.training is True
+    assert list(pd) == ["n", "training", "w"] and list(pd.state_dict()) == ["w"]
+    pd.update([("n", [1, 2])])
+    assert pd.setdefault("m", 4) == 4 and pd.pop("n") == [1, 2] and list(pd) == [
+        "training", "w", "m"]
+    assert pd.popitem() == ("m", 4) and "m" not in pd
+    with pytest.raises(TypeError, match="cannot assign str to parameter 'w'"):
+        pd.update({"a": 1, "w": "no"})
+    assert "a" not in pd and isinstance(pd["w"], nn.Parameter)  # all checked first
+    copy = pickle.loads(pickle.dumps(pd))
+    assert copy["training"] == "x" and list(copy.state_dict()) == ["w"]
+
+
+def test_parameter_list_extend_refuses_a_tensor():
+    ps = nn.ParameterList()
+    for bad in (pdt.ones(3), 5):
+        with pytest.raises(TypeError, match="ParameterList.extend should be called with an "
+                                            f"iterable, but got {type(bad).__name__}"):
+            ps.extend(bad)
+    assert len(ps) == 0

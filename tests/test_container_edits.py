@@ -65,8 +65,15 @@ def test_bad_edits():
     assert len(seq) == 1  # nothing was added
     with pytest.raises(IndexError):
         del seq[3]
-    with pytest.raises(TypeError):
-        nn.Sequential() + nn.ModuleList()
+    for other in (nn.ModuleList(), [nn.Tanh()]):  # PyTorch's: a Sequential only
+        with pytest.raises(ValueError, match="add operator supports only objects of "
+                                             "Sequential class, but <class '"):
+            nn.Sequential() + other
+        with pytest.raises(ValueError, match="supports only objects of Sequential class"):
+            seq += other
+    assert len(seq) == 1 and len(nn.ModuleList() + [nn.Tanh()]) == 1
+    seq += nn.Sequential(nn.Tanh())
+    assert len(seq) == 2
     with pytest.raises(TypeError, match="ModuleList.__add__: expected an nn.Module, got int"):
         nn.ModuleList() + [3]
 

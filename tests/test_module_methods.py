@@ -1,6 +1,8 @@
 """nn.Module's half/bfloat16/double/float/type, forward hooks and pre-hooks (with_kwargs,
 prepend, always_call, handles), get_submodule/get_parameter/get_buffer,
 register_module, to_empty and share_memory, against torch."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -329,6 +331,24 @@ def test_member_names_are_checked_as_torch():
     assert not any(k[:1].isdigit() for k in dir(nn.Sequential(nn.ReLU())))
 
 
+def test_a_parameter_assigned_under_a_name_of_the_class_is_refused(device):
+    """m.forward = Parameter(...) raises KeyError as PyTorch's (the method would shadow
+    it); an instance attribute, buffer or child of that name is replaced (m.training
+    too, as PyTorch's)."""
+    m = nn.Linear(1, 1, device=device)
+    for name in ("forward", "parameters", "state_dict"):
+        with pytest.raises(KeyError, match=f"attribute '{name}' already exists"):
+            setattr(m, name, nn.Parameter(pdt.ones(1, device=device)))
+    assert callable(m.forward) and list(m.state_dict()) == ["weight", "bias"]
+    m.x = 3
+    m.register_buffer("b", pdt.zeros(1, device=device))
+    m.c = nn.ReLU()
+    for name in ("x", "b", "c", "training"):
+        setattr(m, name, nn.Parameter(pdt.full((1,), 2.0, device=device)))
+    assert list(m.state_dict()) == ["weight", "bias", "x", "b", "c", "training"]
+    assert not list(m.children()) and not list(m.buffers()) and "x" not in m.__dict__
+
+
 def test_backward_pre_hooks_replace_grad_output_before_the_input_gradients(device):
     """register_full_backward_pre_hook: the hook sees the outputs' gradient first and a
     tuple it returns replaces it, for the parameters' and the inputs' gradients and the
@@ -435,3 +455,26 @@ def test_set_submodule_replaces_or_adds_and_get_name(device):
     with pytest.raises(ValueError, match="`module` is not an nn.Module, found int"):
         net.set_submodule("1", 3)
     assert nn.Linear(1, 1)._get_name() == "Linear" and net._get_name() == "Sequential"
+
+
+def test_full_backward_hook_warns_when_no_input_requires_grad(device):
+    """PyTorch's UserWarning, in backward, when the hook fires with grad_input all None
+    (no input requires grad); none when an input does, none for a pre-hook alone."""
+    lin = nn.Linear(2, 1, device=device)
+    seen = []
+    lin.register_full_backward_hook(lambda m, gi, go: seen.append(gi))
+    x = pdt.ones(1, 2, device=device)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = lin(x)
+        assert not w  # not in forward
+        y.sum().backward()
+        lin(x.requires_grad_()).sum().backward()
+        other = nn.Linear(2, 1, device=device)
+        other.register_full_backward_pre_hook(lambda m, go: None)
+        other(pdt.ones(1, 2, device=device)).sum().backward()
+    assert len(w) == 1 and w[0].category is UserWarning
+    assert str(w[0].message).startswith(
+        "Full backward hook is firing when gradients are computed with respect to module "
+        "outputs since no inputs require gradients. See ")
+    assert seen[0] == (None,) and seen[1][0] is not None

@@ -42,7 +42,11 @@ def test_state_dict_keep_vars_and_destination(device):
     assert not plain["0.weight"].requires_grad
     dest = {"x": 1}
     assert m.state_dict(destination=dest, prefix="m.") is dest and "m.1.running_mean" in dest
-    assert list(m.state_dict(None, "q.", True))[0] == "q.0.weight"  # the old positional form
+    with pytest.warns(FutureWarning, match=r"^Positional args are being deprecated, use "
+                      r"kwargs instead\. Refer to https://pytorch\.org/docs/main/generated/"
+                      r"torch\.nn\.Module\.html#torch\.nn\.Module\.state_dict for details\.$"):
+        old = m.state_dict(None, "q.", True)  # the old positional form, as PyTorch's
+    assert list(old)[0] == "q.0.weight" and isinstance(old["q.0.weight"], nn.Parameter)
 
 
 def test_load_state_dict_assign(device):
@@ -63,6 +67,22 @@ def test_load_state_dict_assign(device):
     m[0](pdt.ones(4, 2, device=device, dtype=pdt.float64)).sum().backward()
     assert m[0].weight.grad is not None
 
+
+
+@pytest.mark.parametrize("walk", [False, True])
+def test_load_state_dict_assign_gives_a_parameter_the_module_s_requires_grad(device, walk):
+    """As PyTorch's: the Parameter of the state dict is put in itself, its requires_grad
+    set to the module's (both ways; walk: the path taken when _load_from_state_dict is
+    overridden)."""
+    cls = type("L", (nn.Linear,), {"_load_from_state_dict": (
+        lambda self, *a: nn.Linear._load_from_state_dict(self, *a))}) if walk else nn.Linear
+    m, src = cls(2, 2, device=device), nn.Linear(2, 2, device=device)
+    m.bias.requires_grad_(False)
+    src.weight.requires_grad_(False)
+    m.load_state_dict(src.state_dict(keep_vars=True), assign=True)
+    assert m.weight is src.weight and m.bias is src.bias
+    assert m.weight.requires_grad and src.weight.requires_grad
+    assert not m.bias.requires_grad
 
 def test_load_state_dict_assign_against_torch():
     torch = torch_or_skip()

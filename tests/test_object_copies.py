@@ -121,12 +121,25 @@ def test_module_copy_keeps_grads_and_trains_on_its_own(how):
     assert_close(twin.weight.grad, np.ones((1, 2)))
 
 
-def test_copies_of_a_recorded_result_are_leaves(device):
+def test_a_recorded_result_pickles_as_a_leaf_but_is_not_deep_copied(device):
+    """As PyTorch's: pickle gives a leaf that requires grad; deepcopy refuses a tensor
+    that is not a leaf (and so a module holding one), changing nothing."""
     x = pdt.ones(3, device=device, requires_grad=True)
     y = x * 2
-    for q in (copy.deepcopy(y), pickle.loads(pickle.dumps(y))):
-        assert q.is_leaf and q.requires_grad and q.grad_fn is None
-        assert_close(q.detach(), np.full(3, 2.0))
+    q = pickle.loads(pickle.dumps(y))
+    assert q.is_leaf and q.requires_grad and q.grad_fn is None
+    assert_close(q.detach(), np.full(3, 2.0))
+    m = nn.Module()
+    m.y = y
+    for obj in (y, m, [x, y]):
+        with pytest.raises(RuntimeError, match=r"Only Tensors created explicitly by the user "
+                           r"\(graph leaves\) support the deepcopy protocol at the moment; "
+                           r"this one has grad_fn=MulBackward0"):
+            copy.deepcopy(obj)
+    assert m.y is y and not y.is_leaf
+    with pdt.no_grad():
+        z = x * 2  # not recorded: a leaf, copied
+    assert copy.deepcopy(z).tolist() == [2.0, 2.0, 2.0] and copy.deepcopy(x).requires_grad
 
 
 def test_pickle_checks_what_it_rebuilds():
@@ -222,7 +235,7 @@ def test_deepcopy_keeps_views_of_one_storage_sharing(device):
     assert c[1].tolist() == [100.0, 2.0] and c[2].tolist() == [0.0, 2.0, -4.0]
     assert a.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     lin = nn.Linear(3, 3).to(device)
-    lin.first_row = lin.weight[0]
+    lin.first_row = lin.weight.detach()[0]  # (a recorded view is not deep copied)
     twin = copy.deepcopy(lin)
     with pdt.no_grad():
         twin.weight[0, 0] = 7.0

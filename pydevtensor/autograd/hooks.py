@@ -23,14 +23,27 @@ from .. import _C
 _keys = itertools.count()
 
 
+_handle_ids = itertools.count()
+
+
 class RemovableHandle:
     """What register_hook returns: ``remove()`` unregisters the hook (also as a
-    context manager, on leaving)."""
+    context manager, on leaving); ``id``, as PyTorch's, is an int no other handle of
+    this process has.
 
-    __slots__ = ("_hooks", "_key")
+    Examples
+    --------
+    >>> x = pydevtensor.ones(2, requires_grad=True)
+    >>> a, b = x.register_hook(lambda g: g), x.register_hook(lambda g: g)
+    >>> isinstance(a.id, int) and a.id != b.id
+    True
+    """
+
+    __slots__ = ("_hooks", "_key", "id")
 
     def __init__(self, hooks, key):
         self._hooks, self._key = weakref.ref(hooks), key
+        self.id = next(_handle_ids)
 
     def remove(self):
         hooks = self._hooks()
@@ -127,7 +140,11 @@ def _hooked_apply(node_ref):
             t = tensor_ref()
             if t is not None and nr < len(grads) and grads[nr] is not None:
                 _retain(t, grads[nr])
-        return type(node).apply(node, grads)
+        out = type(node).apply(node, grads)
+        for hook in node.__dict__.get("_post_hooks", ()):
+            out = replaced(hook(tuple(out), tuple(grads)), out,
+                           f"hook of {type(node).__name__}", "inputs")
+        return out
 
     return apply
 
@@ -140,6 +157,26 @@ def _node_hooks(fn):
         d["_retained"] = {}
         d["apply"] = _hooked_apply(weakref.ref(fn))
     return d["_tensor_hooks"], d["_retained"]
+
+
+def replaced(r, grads, what, of):
+    """What a gradient hook returned (None, one tensor, or a tuple or list of them) as
+    the gradients to hand on in place of grads; RuntimeError naming what when their
+    number differs."""
+    if r is None:
+        return grads
+    r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+    if len(r) != len(grads):
+        raise RuntimeError(f"{what} returned {len(r)} gradients for {len(grads)} {of}")
+    return r
+
+
+def node_post_hooks(fn):
+    """The list of fn's hooks called after its backward, ``hook(grad_inputs,
+    grad_outputs)``, whose result (when not None) replaces grad_inputs, as PyTorch's
+    Node.register_hook (nn.Module.register_backward_hook puts its hooks there)."""
+    _node_hooks(fn)
+    return fn.__dict__.setdefault("_post_hooks", [])
 
 
 def keep_hooks(fn, hooks, retained=None):

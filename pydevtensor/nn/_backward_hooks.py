@@ -16,31 +16,37 @@ a call looks up one attribute to know whether to attach anything.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from .. import _C
 from ..autograd.function import Function
-from ..autograd.hooks import RemovableHandle, new_hooks
+from ..autograd.hooks import RemovableHandle, new_hooks, node_post_hooks, replaced
 from ._module_hooks import add_hook
 
 
 class _Tables:
-    """A module's backward hooks: ``full`` and ``pre``, key -> hook in calling order."""
+    """A module's backward hooks: ``full``, ``pre`` and ``legacy`` (register_backward_hook's),
+    key -> hook in calling order."""
 
     def __init__(self):
-        self.full, self.pre = new_hooks(), new_hooks()
+        self.full, self.pre, self.legacy = new_hooks(), new_hooks(), new_hooks()
 
     def __bool__(self):
-        return bool(self.full or self.pre)
+        return bool(self.full or self.pre or self.legacy)
 
     def __getstate__(self):  # copy.deepcopy and pickle of a module: plain dicts
-        return dict(self.full), dict(self.pre)
+        return dict(self.full), dict(self.pre), dict(self.legacy)
 
     def __setstate__(self, state):
         self.__init__()
-        self.full.update(state[0])
-        self.pre.update(state[1])
+        for table, saved in zip((self.full, self.pre, self.legacy), state):
+            table.update(saved)
+
+
+_BOTH = ("Cannot use both regular backward hooks and full backward hooks on a single "
+         "Module. Please use only one of them.")
 
 
 def _register(module, hook, which, where):
@@ -50,6 +56,8 @@ def _register(module, hook, which, where):
     if tables is None:
         tables = _Tables()
         object.__setattr__(module, "_backward_hooks", tables)
+    if tables.legacy if which == "full" else which == "legacy" and tables.full:
+        raise RuntimeError(f"{where}(): {_BOTH}")  # PyTorch's
     return add_hook(getattr(tables, which), hook)
 
 
@@ -123,6 +131,49 @@ class _BackwardHooksMixin:
         """
         return _register(self, hook, "pre", "register_full_backward_pre_hook")
 
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """PyTorch's deprecated backward hook: ``hook(module, grad_input, grad_output)``
+        runs after the backward of the last autograd node of each call (the grad_fn of
+        its first output tensor), with that node's gradients, as PyTorch's: grad_input
+        is then the gradients of that node's inputs (for a Linear, those of its bias, its
+        input and its transposed weight), not necessarily the module's.  A call warns
+        PyTorch's FutureWarning when the module is more than that one node.  Use
+        register_full_backward_hook instead.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, grad_input, grad_output) -> tuple or None`` (a tuple replaces
+            grad_input).
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+        RuntimeError
+            When the module has full backward hooks (PyTorch's: not both kinds).
+
+        Examples
+        --------
+        >>> import warnings
+        >>> from pydevtensor import nn
+        >>> relu = nn.ReLU()
+        >>> h = relu.register_backward_hook(
+        ...     lambda m, gi, go: print([tuple(g.shape) for g in gi + go]))
+        >>> x = pydevtensor.ones(3, requires_grad=True)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     relu(x).sum().backward()
+        [(3,), (3,)]
+        >>> h.remove()
+        """
+        return _register(self, hook, "legacy", "register_backward_hook")
+
 
 class _State:
     __slots__ = ("module", "hooks", "grad_output", "n_inputs", "slots", "metas")
@@ -147,13 +198,8 @@ def _call_hooks(state, grads):
         grad_input[slot] = g
     grad_input = tuple(grad_input)
     for hook in tuple(state.hooks.full.values()):
-        r = hook(state.module, grad_input, state.grad_output)
-        if r is not None:
-            r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-            if len(r) != len(grad_input):
-                raise RuntimeError(f"backward hook of {type(state.module).__name__} returned "
-                                   f"{len(r)} gradients for {len(grad_input)} inputs")
-            grad_input = r
+        grad_input = replaced(hook(state.module, grad_input, state.grad_output), grad_input,
+                              f"backward hook of {type(state.module).__name__}", "inputs")
     return tuple(grad_input[slot] for slot in state.slots)
 
 
@@ -180,15 +226,16 @@ class BackwardHookOutputs(_Identity):
     def backward(ctx, *grads):
         state = ctx.state
         for hook in tuple(state.hooks.pre.values()):
-            r = hook(state.module, grads)
-            if r is not None:
-                r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-                if len(r) != len(grads):
-                    raise RuntimeError(f"backward pre-hook of {type(state.module).__name__} "
-                                       f"returned {len(r)} gradients for {len(grads)} outputs")
-                grads = r
+            grads = replaced(hook(state.module, grads), grads,
+                             f"backward pre-hook of {type(state.module).__name__}", "outputs")
         state.grad_output = grads
         if state.n_inputs == 0:
+            if state.hooks.full:  # PyTorch's warning: grad_input is all None
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See https://docs.pytorch.org/docs/main/generated/torch.nn."
+                              "Module.html#torch.nn.Module.register_full_backward_hook for "
+                              "more details.", UserWarning)
             _call_hooks(state, ())
         return (None,) + grads
 
@@ -197,9 +244,16 @@ def call_with_backward_hooks(module, hooks, args, kwargs, states=None):
     """module(*args, **kwargs) with its full backward hooks attached.  With states (a
     list: the module also has forward hooks), the call's state is appended and the
     outputs are left for mark_outputs, after the forward hooks."""
+    recording = _C.is_grad_enabled()
+    if not (hooks.full or hooks.pre):  # register_backward_hook's only
+        state = _State(module, hooks, 0, metas=args)  # metas: the inputs, for the warning
+        out = module.forward(*args, **kwargs)
+        if states is not None and recording:
+            states.append(state)
+            return out
+        return mark_outputs(state, out)
     args = list(args)
     wanted = [k for k, a in enumerate(args) if isinstance(a, _C.Tensor) and a.requires_grad]
-    recording = _C.is_grad_enabled()
     # grad_input: one entry per positional argument (PyTorch's n_inputs = len(args)),
     # None for one that is not a tensor
     state = _State(module, hooks, len(wanted) if recording else 0, tuple(wanted),
@@ -225,8 +279,61 @@ def mark_outputs(state, out):
         return out
     single = isinstance(out, _C.Tensor)
     outs = (out,) if single else out
-    if not isinstance(outs, tuple) or not any(isinstance(o, _C.Tensor) and o.requires_grad
-                                               for o in outs):
-        return out
-    marked = BackwardHookOutputs.apply(state, *outs)
-    return marked[0] if single else marked
+    if (state.hooks.full or state.hooks.pre) and isinstance(outs, tuple) and any(
+            isinstance(o, _C.Tensor) and o.requires_grad for o in outs):
+        marked = BackwardHookOutputs.apply(state, *outs)
+        out = marked[0] if single else marked
+    if state.hooks.legacy:
+        _attach_legacy(state, out)
+    return out
+
+
+def _attach_legacy(state, out):
+    """register_backward_hook's hooks put on the grad_fn of out's first tensor (the
+    first item of tuples and lists, the first tensor of a dict's values), PyTorch's."""
+    var = out
+    while not isinstance(var, _C.Tensor):
+        if isinstance(var, dict):
+            var = next((v for v in var.values() if isinstance(v, _C.Tensor)), None)
+        elif isinstance(var, (list, tuple)) and var:
+            var = var[0]
+        else:
+            return
+    fn = var.grad_fn
+    if fn is None:
+        return
+    post = node_post_hooks(fn)
+    for hook in tuple(state.hooks.legacy.values()):
+        post.append(lambda gi, go, hook=hook, module=state.module: hook(module, gi, go))
+    problem = _legacy_problem(state.metas, out, fn)
+    if problem:
+        warnings.warn(problem, FutureWarning, stacklevel=4)
+
+
+_USE_FULL = " Please use register_full_backward_hook to get the documented behavior."
+
+
+def _legacy_problem(inputs, out, fn):
+    """PyTorch's warning when register_backward_hook's hooks will not see the module's
+    own gradients (PyTorch's checks), or None."""
+    def deprecated(what, missing, tail=_USE_FULL):
+        return (f"Using {what} is deprecated and will be removed in future versions. This "
+                f"hook will be missing some {missing}.{tail}")
+    outs = (out,) if isinstance(out, _C.Tensor) else out
+    if not (isinstance(outs, tuple) and all(isinstance(o, _C.Tensor) for o in outs)):
+        return deprecated("non-full backward hooks on a Module that does not return a "
+                          "single Tensor or a tuple of Tensors", "of the grad_output")
+    if not all(isinstance(i, _C.Tensor) for i in inputs):
+        return deprecated("non-full backward hooks on a Module that does not take as input "
+                          "a single Tensor or a tuple of Tensors", "of the grad_input")
+    out_fns = {o.grad_fn for o in outs if o.grad_fn is not None}
+    if not out_fns or (len(out_fns) == 1 and fn not in out_fns):
+        return deprecated("a non-full backward hook when outputs are nested in python data "
+                          "structure", "grad_output", "")
+    if len(out_fns) > 1:
+        return deprecated("a non-full backward hook when outputs are generated by different "
+                          "autograd Nodes", "grad_output")
+    if {i.grad_fn for i in inputs if i.grad_fn is not None} != {n for n, _ in fn.next_functions}:
+        return deprecated("a non-full backward hook when the forward contains multiple "
+                          "autograd Nodes", "grad_input")
+    return None

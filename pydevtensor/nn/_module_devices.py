@@ -2,12 +2,14 @@
 devices and dtypes, all or nothing (a mixin of nn.Module, in a file of its own)."""
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
 
 if TYPE_CHECKING:
-    from .._C import device
+    from .._C import Tensor, device
 
 _M = TypeVar("_M", bound="_DevicesMixin")
 
@@ -28,8 +30,8 @@ class _DevicesMixin:
             As PyTorch's: ``to(device=None, dtype=None, non_blocking=False)``,
             ``to(dtype, non_blocking=False)`` or ``to(tensor, non_blocking=False)`` (its
             device and dtype; non_blocking has no effect here); and memory_format=
-            (channels_last: the 4-d parameters, as PyTorch's; channels_last_3d the 5-d
-            ones).
+            (channels_last: the 4-d parameters and buffers, as PyTorch's;
+            channels_last_3d the 5-d ones).
 
         Returns
         -------
@@ -53,36 +55,11 @@ class _DevicesMixin:
         """
         layout = kwargs.pop("memory_format", None)
         device, dtype = _parse_to(args, kwargs)
-        # All or nothing: copy every parameter first (what can run out of memory or
-        # fail), then assign them all, so a failure leaves the whole model where it was
-        # rather than split across two devices or dtypes.
-        moves = []
-        for p in self.parameters():
-            target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
-            moved = _moved(p.data, device, target_dtype, layout)
-            # a gradient already there moves with its parameter, as PyTorch's _apply
-            g = p.grad
-            moved_grad = None if g is None else _moved(g, device, target_dtype, layout)
-            if moved is not p.data or moved_grad is not g:
-                moves.append((p, moved, moved_grad))
-        buffers = []  # buffers are replaced, not changed in place, as in PyTorch
-        for m in self.modules():
-            for name, b in m._buffers.items():
-                if b is None:
-                    continue
-                target_dtype = dtype if (dtype is not None and b.is_floating_point()) else b.dtype
-                moved = b.to(device if device is not None else b.device, target_dtype)
-                if moved is not b:
-                    buffers.append((m, name, moved))
-        for p, moved, moved_grad in moves:
-            if moved is not p.data:
-                p.grad = None  # the old one may not match the new data
-                p.data = moved
-            p.grad = moved_grad
-        for m, name, moved in buffers:
-            old, m._buffers[name] = m._buffers[name], moved
-            m._buffer_copied(old, moved)  # what m keeps on the host about it follows
-        return self
+
+        def convert(t):
+            return _moved(t, device, dtype if (dtype is not None and t.is_floating_point())
+                          else t.dtype, layout)
+        return self._apply(convert)
 
     def cpu(self: _M) -> _M:
         """Moves every parameter and buffer to the CPU: ``to('cpu')``.
@@ -223,7 +200,7 @@ class _DevicesMixin:
         if not isinstance(dtype, _C.dtype):
             raise TypeError(f"Module.type(): dst_type must be a pydevtensor dtype or its name, "
                             f"got {dst_type!r:.40}")
-        return self._replace_tensors(lambda t: t.to(dtype=dtype), grads=True)
+        return self._apply(lambda t: t.to(dtype=dtype))
 
     def to_empty(self: _M, *, device: Any, recurse: bool = True) -> _M:
         """Puts every parameter and buffer on device as a new tensor of its shape and
@@ -250,8 +227,11 @@ class _DevicesMixin:
         (pydevtensor.Size([3, 2]), True)
         """
         device = _C.device(device) if not isinstance(device, _C.device) else device
-        return self._replace_tensors(
-            lambda t: _C.empty(tuple(t.shape), dtype=t.dtype, device=device), recurse)
+
+        def empty_like(t):
+            return _C.empty(tuple(t.shape), dtype=t.dtype, device=device)
+        empty_like._pdt_drop_grads = True  # (see _apply)
+        return self._apply(empty_like, recurse)
 
     def share_memory(self: _M) -> _M:
         """Returns self, for code written for PyTorch (which moves CPU tensors to shared
@@ -270,29 +250,107 @@ class _DevicesMixin:
         >>> lin.share_memory() is lin
         True
         """
+        return self._apply(lambda t: t)  # changes nothing; an override of _apply sees it
+
+    def _apply(self: _M, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> _M:
+        """Replaces every parameter's data, gradient and buffer t by fn(t), as PyTorch's
+        ``Module._apply``: where to(), cpu(), cuda(), float(), double(), half(),
+        bfloat16(), type(), to_empty() and share_memory() all go, so a subclass that
+        overrides it (to move a tensor it keeps as a plain attribute) sees each of them.
+        The children's ``_apply`` runs first (when recurse), then this module's own.
+        The Parameter objects stay the same (their data is replaced); a gradient is
+        replaced by fn(grad) when the new data is floating point, else dropped (and
+        always by to_empty(), whose values would not be set).  All or nothing: if fn
+        fails on any tensor (out of memory on the target device), every parameter,
+        gradient and buffer already replaced in this call is put back before the error
+        is raised (what an override changed itself is its own to undo).
+
+        Parameters
+        ----------
+        fn : callable
+            Tensor -> Tensor; returning t itself leaves t in place.
+        recurse : bool, optional
+            The submodules' too (default True).
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> class Scaled(nn.Linear):
+        ...     def __init__(self):
+        ...         super().__init__(2, 2)
+        ...         self.scale = pydevtensor.ones(2)  # a plain attribute, not a buffer
+        ...     def _apply(self, fn, recurse=True):
+        ...         self.scale = fn(self.scale)
+        ...         return super()._apply(fn, recurse)
+        >>> Scaled().double().scale.dtype
+        pydevtensor.float64
+        """
+        outer = getattr(_undo, "log", None) is None
+        if outer:
+            _undo.log = []
+        try:
+            if recurse:
+                for child in self.children():
+                    child._apply(fn)
+            _apply_own(self, fn, _undo.log)
+        except BaseException:
+            if outer:
+                _put_back(_undo.log)
+            raise
+        finally:
+            if outer:
+                _undo.log = None
         return self
 
-    def _replace_tensors(self: _M, fn: Any, recurse: bool = True, grads: bool = False) -> _M:
-        """Every parameter's data and every buffer replaced by fn(tensor), all computed
-        before any is assigned (all or nothing); each parameter's gradient by fn(grad)
-        when grads (as PyTorch's _apply), else dropped (it no longer matches)."""
-        mods = list(self.modules()) if recurse else [self]
-        params, buffers = [], []
-        for m in mods:
-            for p in m._parameters.values():
-                if p is not None:
-                    new = fn(p.data)
-                    keep = grads and p.grad is not None and new.is_floating_point()
-                    params.append((p, new, fn(p.grad) if keep else None))
-            buffers += [(m, name, fn(b)) for name, b in m._buffers.items() if b is not None]
-        for p, new, new_grad in params:
-            p.grad = None
-            p.data = new
-            p.grad = new_grad
-        for m, name, new in buffers:
-            old, m._buffers[name] = m._buffers[name], new
-            m._buffer_copied(old, new)
-        return self
+
+# The _apply call under way on this thread, outermost first: what it replaced, to put
+# back if a later tensor fails.
+_undo = threading.local()
+
+
+def _apply_own(module, fn, log):
+    """module's own parameters and buffers replaced by fn(tensor) (Module._apply), all
+    computed before any is assigned; what is replaced is appended to log."""
+    keep_grads = not getattr(fn, "_pdt_drop_grads", False)
+    params = []
+    for p in module._parameters.values():
+        if p is not None:
+            new, g = fn(p.data), p.grad
+            new_grad = fn(g) if keep_grads and g is not None and new.is_floating_point() else None
+            if new is not p.data or new_grad is not g:
+                params.append((p, new, new_grad))
+    buffers = [(name, fn(b)) for name, b in module._buffers.items() if b is not None]
+    for p, new, new_grad in params:
+        log.append((p, p.data, p.grad))
+        _set_param(p, new, new_grad)
+    for name, new in buffers:
+        old = module._buffers[name]
+        if new is not old:
+            log.append((module, name, old))
+            module._buffers[name] = new
+            module._buffer_copied(old, new)  # what it keeps on the host about it follows
+
+
+def _set_param(p, data, grad):
+    p.grad = None  # the old one may not match the new data
+    p.data = data
+    p.grad = grad
+
+
+def _put_back(log):
+    """Undoes what _apply_own logged, last first."""
+    for entry in reversed(log):
+        if isinstance(entry[1], str):  # a buffer's (module, name, old)
+            module, name, old = entry
+            new, module._buffers[name] = module._buffers[name], old
+            module._buffer_copied(new, old)
+        else:
+            _set_param(*entry)
 
 
 def _parse_to(args, kwargs):

@@ -14,6 +14,16 @@ from typing import Any
 from ..autograd.hooks import RemovableHandle, new_hooks
 
 
+# The hooks of every module's call (_global_hooks.py): key -> (kind, entry), kind 'pre',
+# 'post' or 'backward'.  Module.__call__ checks this one dict.
+GLOBAL = new_hooks()
+
+
+def of_kind(kind: str) -> list:
+    """The global hooks' entries of that kind, in registration order."""
+    return [entry for k, entry in GLOBAL.values() if k == kind]
+
+
 def hook_table(module: Any, table: str, hook: Any, where: str) -> Any:
     """The module's hook table named table (made on first use), once hook is known
     to be callable."""
@@ -132,11 +142,13 @@ def call_with_forward_hooks(module: Any, forward: Callable[..., Any], args: tupl
                             kwargs: dict) -> Any:
     """forward(*args, **kwargs) with the module's forward pre-hooks before it and its
     forward hooks after it, PyTorch's rules."""
-    pre = module.__dict__.get("_forward_pre_hooks")
+    pre = list(module.__dict__.get("_forward_pre_hooks", {}).values())
     post = list(module.__dict__.get("_forward_hooks", {}).values())
+    if GLOBAL:  # every module's hooks first, as PyTorch's
+        pre, post = of_kind("pre") + pre, of_kind("post") + post
     called = 0
     try:  # the always_call hooks run after an error in a pre-hook too, as PyTorch's
-        for hook, with_kwargs, _ in list(pre.values()) if pre else ():
+        for hook, with_kwargs, _ in pre:
             if with_kwargs:
                 res = hook(module, args, kwargs)
                 if res is not None:
@@ -169,3 +181,22 @@ def call_with_forward_hooks(module: Any, forward: Callable[..., Any], args: tupl
                                   f"that was silenced as another error was raised in "
                                   f"forward: {e}", stacklevel=3)
         raise
+
+
+def call_hooked(module: Any, args: tuple, kwargs: dict) -> Any:
+    """Module.__call__ when there are forward hooks (the module's or every module's):
+    PyTorch's order: pre-hooks, the inputs marked, forward, forward hooks, then the
+    (possibly replaced) outputs marked for the backward hooks."""
+    backward = module.__dict__.get("_backward_hooks")
+    if GLOBAL:
+        from ._global_hooks import backward_tables
+        backward = backward_tables(module)
+    if not backward:
+        return call_with_forward_hooks(module, module._call_forward, args, kwargs)
+    from ._backward_hooks import mark_outputs
+    states: list = []
+    result = call_with_forward_hooks(
+        module, lambda *a, **k: module._call_forward(*a, _pdt_states=states,
+                                                     _pdt_backward=backward, **k),
+        args, kwargs)
+    return mark_outputs(states[-1], result) if states else result

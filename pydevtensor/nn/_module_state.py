@@ -3,6 +3,7 @@ of nn.Module, in a file of its
 own), and IncompatibleKeys, what load_state_dict returns."""
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -267,6 +268,10 @@ class _StateMixin:
         ['net.0.weight', 'net.0.bias']
         """
         if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer "
+                          "to https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
             if len(args) > 3:
                 raise TypeError(f"state_dict() takes at most 3 positional arguments "
                                 f"(destination, prefix, keep_vars), got {len(args)}")
@@ -347,7 +352,8 @@ class _StateMixin:
         """Copies the values of state_dict into the parameters and persistent buffers
         (across devices and dtypes as needed; each copy is counted).  Missing keys and
         unexpected keys (with strict) and shape mismatches raise before anything is
-        written: a failed load changes nothing.  An uninitialized lazy layer takes its
+        written: a failed load changes nothing (a deliberate difference: PyTorch
+        copies the matching keys before it raises).  An uninitialized lazy layer takes its
         shapes from the state dict, and stays uninitialized when the state dict's
         parameters are uninitialized too (one taken before a first forward).  A
         batch or instance norm's num_batches_tracked may be missing from a state dict
@@ -369,7 +375,9 @@ class _StateMixin:
         assign : bool, optional
             Put the state dict's tensors in place of the parameters and buffers
             instead of copying into them (default False): the module takes their
-            device and dtype, a parameter stays a Parameter with its requires_grad.
+            device and dtype, a parameter stays a Parameter with the module's
+            requires_grad (as PyTorch's: a Parameter of the state dict is put in
+            itself, its requires_grad set to the module's).
 
         Returns
         -------

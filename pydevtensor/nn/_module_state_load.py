@@ -74,9 +74,9 @@ def write_entries(m: Any, prefix: str, own: dict, state_dict: Any, given: dict |
         if v is None or lazy(v):  # an uninitialized entry leaves a lazy layer so
             continue
         if assign:
-            if is_param:
-                m._parameters[name] = v if isinstance(v, Parameter) else \
-                    Parameter(v, requires_grad=t.requires_grad)
+            if is_param:  # the module's requires_grad, as PyTorch's (v's own changes)
+                m._parameters[name] = v.requires_grad_(t.requires_grad) \
+                    if isinstance(v, Parameter) else Parameter(v, requires_grad=t.requires_grad)
             else:
                 m._buffers[name] = v
         elif not lazy(t):

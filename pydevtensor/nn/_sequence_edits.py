@@ -126,8 +126,9 @@ class _SequenceEditsMixin:
     _adds_any_iterable = False  # ModuleList + any iterable of modules; Sequential + Sequential
 
     def __add__(self, other: Any) -> Any:
-        if not isinstance(other, type(self)) and not (self._adds_any_iterable
-                                                      and isinstance(other, Iterable)):
+        if not self._adds_any_iterable:
+            _check_sequential(other)
+        elif not isinstance(other, Iterable):
             return NotImplemented
         out = type(self)()
         for m in list(self) + [self._member(m, "__add__") for m in other]:
@@ -135,4 +136,14 @@ class _SequenceEditsMixin:
         return out
 
     def __iadd__(self: _S, other: Any) -> _S:
+        if not self._adds_any_iterable:
+            _check_sequential(other)
         return self.extend(other)
+
+
+def _check_sequential(other: Any) -> None:
+    """PyTorch's Sequential + and += take a Sequential only (ValueError)."""
+    from .layers import Sequential
+    if not isinstance(other, Sequential):
+        raise ValueError(f"add operator supports only objects of Sequential class, but "
+                         f"{type(other)} is given.")

@@ -53,7 +53,7 @@ class GELU(_Activation):
             raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         self.approximate = approximate
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
@@ -75,7 +75,7 @@ class SiLU(_InplaceActivation):
     tensor([-0.2689,  0.0000,  1.7616])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.silu(input, self.inplace)
 
 
@@ -107,7 +107,7 @@ class ELU(_Activation):
         self.alpha = _plain(alpha)  # a NumPy scalar as a Python number
         self.inplace = inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
@@ -143,7 +143,7 @@ class Softplus(_Activation):
         _F._number(threshold, "threshold", "Softplus")
         self.beta, self.threshold = _plain(beta), _plain(threshold)
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
@@ -165,7 +165,7 @@ class Mish(_InplaceActivation):
     tensor([-0.3034,  0.0000,  1.9440])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.mish(input, self.inplace)
 
 
@@ -179,7 +179,7 @@ class LogSigmoid(_Activation):
     tensor([-30.0000,  -0.6931,  -0.1269])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.logsigmoid(input)
 
 
@@ -232,7 +232,7 @@ class Hardtanh(_Activation):
         self.min_val, self.max_val = _plain(min_val), _plain(max_val)
         self.inplace = inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
@@ -258,7 +258,7 @@ class ReLU6(Hardtanh):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.relu6(input, self.inplace)
 
     extra_repr = _InplaceActivation.extra_repr

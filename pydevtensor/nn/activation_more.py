@@ -43,7 +43,7 @@ class Hardswish(_Activation):
         super().__init__()
         self.inplace = inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.hardswish(input, self.inplace)
 
 
@@ -63,7 +63,7 @@ class Hardsigmoid(Hardswish):
     tensor([0.0000, 0.5000, 1.0000])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.hardsigmoid(input, self.inplace)
 
 
@@ -94,7 +94,7 @@ class Hardshrink(_Activation):
         _A._number(lambd, "lambd", type(self).__name__)
         self.lambd = _plain(lambd)
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
@@ -124,7 +124,7 @@ class Softshrink(Hardshrink):
     tensor([-1.0000,  0.0000,  0.5000])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.softshrink(input, self.lambd)
 
 
@@ -160,7 +160,7 @@ class Threshold(_Activation):
         _A._number(value, "value", "Threshold")
         self.threshold, self.value, self.inplace = _plain(threshold), _plain(value), inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
@@ -182,7 +182,7 @@ class SELU(_InplaceActivation):
     tensor([-1.1113,  2.1014])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.selu(input, self.inplace)
 
 
@@ -213,7 +213,7 @@ class CELU(_Activation):
         _A._number(alpha, "alpha", "CELU")
         self.alpha, self.inplace = _plain(alpha), inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.celu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
@@ -230,7 +230,7 @@ class Softsign(_Activation):
     tensor([-0.7500,  0.5000])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.softsign(input)
 
 
@@ -244,7 +244,7 @@ class Tanhshrink(_Activation):
     tensor([-0.2384,  1.0360])
     """
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.tanhshrink(input)
 
 
@@ -283,7 +283,7 @@ class RReLU(_Activation):
         _A._number(upper, "upper", "RReLU")
         self.lower, self.upper, self.inplace = _plain(lower), _plain(upper), inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
@@ -350,7 +350,7 @@ class PReLU(_Activation):
         """
         self.weight.data.fill_(self.init)
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
@@ -379,7 +379,7 @@ class GLU(_Activation):
         super().__init__()
         self.dim = dim
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.glu(input, self.dim)
 
     def extra_repr(self) -> str:
@@ -407,7 +407,7 @@ class Softmin(_Activation):
         super().__init__()
         self.dim = dim
 
-    def _apply(self, input):
+    def _activate(self, input):
         return _F.softmin(input, self.dim, _stacklevel=7)
 
     def extra_repr(self) -> str:
@@ -430,7 +430,7 @@ class Softmax2d(_Activation):
     tensor([0.5000, 0.5000])
     """
 
-    def _apply(self, input: Tensor) -> Tensor:
+    def _activate(self, input: Tensor) -> Tensor:
         if not isinstance(input, _C.Tensor):
             raise TypeError(f"Softmax2d: input must be a Tensor, got {type(input).__name__}")
         if input.ndim not in (3, 4):

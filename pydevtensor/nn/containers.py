@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from .. import _C
@@ -263,26 +263,79 @@ class ModuleDict(_DictContainer):
         self.add_module(key, module)
 
 
-def _as_parameter(value: Any, kind: str) -> Parameter | None:
-    """A Parameter stays itself, a plain Tensor becomes one (sharing its storage), as
-    PyTorch's containers do; None reserves the slot."""
-    if value is None or isinstance(value, Parameter):
+class _ParameterMembers(MutableMapping):
+    """A ParameterList's or ParameterDict's members, in order, as PyTorch's containers
+    take them: a Tensor is registered as a Parameter (in the module's _parameters: its
+    parameters(), state_dict() and .to() reach it), any other value (an int, a string,
+    None) is kept as it is, in the module's _plain (PyTorch keeps it as an attribute,
+    where a key such as 'training' would replace the module's own); _keys holds the
+    order."""
+
+    def __init__(self, module: Module, kind: str) -> None:
+        self.d, self.kind = module.__dict__, kind
+        self.module = module
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.d["_keys"]:
+            raise KeyError(key)
+        plain = self.d["_plain"]
+        return plain[key] if key in plain else self.d["_parameters"][key]
+
+    def checked(self, key: str, value: Any) -> Any:
+        """value as it is stored under key: a Tensor as a Parameter (sharing its
+        storage); TypeError for a value that is neither a Tensor nor None where a
+        Parameter is (PyTorch's rule for a module's parameter)."""
+        if isinstance(value, _C.Tensor):
+            return value if isinstance(value, Parameter) else Parameter(value)
+        if value is not None and key in self.d["_parameters"]:
+            raise TypeError(f"{self.kind}: cannot assign {type(value).__name__} to parameter "
+                            f"'{key}' (expected nn.Parameter, a Tensor or None)")
         return value
-    if isinstance(value, _C.Tensor):
-        return Parameter(value)
-    raise TypeError(f"{kind}: expected an nn.Parameter or a Tensor, got {type(value).__name__}")
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        value = self.checked(key, value)
+        if isinstance(value, Parameter) or key in self.d["_parameters"]:
+            self.d["_plain"].pop(key, None)
+            self.module.register_parameter(key, value)
+        else:
+            self.d["_plain"][key] = value
+        self.d["_keys"][key] = None
+
+    def __delitem__(self, key: str) -> None:
+        del self.d["_keys"][key]
+        self.d["_plain"].pop(key, None)
+        self.d["_parameters"].pop(key, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.d["_keys"])
+
+    def __len__(self) -> int:
+        return len(self.d["_keys"])
+
+
+def _init_members(m: Module) -> None:
+    object.__setattr__(m, "_keys", OrderedDict())
+    object.__setattr__(m, "_plain", {})
+
+
+def _set_members_state(m: Module, state: dict) -> None:
+    """Module.__setstate__, with the order and plain values of a container pickled
+    before they existed (its members all in _parameters)."""
+    state.setdefault("_plain", {})
+    state.setdefault("_keys", OrderedDict.fromkeys(state.get("_parameters", ())))
+    Module.__setstate__(m, state)
 
 
 def _parameters_repr(m: Module) -> str:
-    """PyTorch's repr of a ParameterList or ParameterDict: a line per parameter."""
-    lines = [_parameter_line(k, p) for k, p in m._parameters.items()]
+    """PyTorch's repr of a ParameterList or ParameterDict: a line per member."""
+    lines = [_parameter_line(k, p) for k, p in m._members().items()]
     name = type(m).__name__
     return f"{name}()" if not lines else f"{name}(\n    " + "\n    ".join(lines) + "\n)"
 
 
 def _parameter_line(key: str, p: Any) -> str:
-    if p is None:
-        return f"({key}): None"
+    if not isinstance(p, _C.Tensor):
+        return f"({key}): Object of type: {type(p).__name__}"
     where = "" if p.device.type == "cpu" else f" ({p.device})"
     size = "x".join(str(s) for s in p.shape)
     return f"({key}): Parameter containing: [{p.dtype} of size {size}{where}]"
@@ -291,17 +344,18 @@ def _parameter_line(key: str, p: Any) -> str:
 class ParameterList(Module):
     """Parameters by position, each registered under "0", "1", ... (the container's
     ``parameters()``, ``state_dict()`` and ``.to()`` reach them).  A plain Tensor added
-    becomes a Parameter.
+    becomes a Parameter; any other value (an int, a string, None) is kept as it is, as
+    PyTorch's (not a parameter: not in ``parameters()`` nor in ``state_dict()``).
 
     Parameters
     ----------
-    values : iterable of Parameter or Tensor, optional
+    values : iterable, optional
         The first members.
 
     Raises
     ------
     TypeError
-        When a member is neither a Parameter nor a Tensor.
+        When values is not iterable, or is a Tensor (as PyTorch's).
 
     Examples
     --------
@@ -313,48 +367,48 @@ class ParameterList(Module):
 
     def __init__(self, values: Any = None) -> None:
         super().__init__()
+        _init_members(self)
         if values is not None:
             self.extend(values)
 
+    __setstate__ = _set_members_state
+
+    def _members(self) -> _ParameterMembers:
+        return _ParameterMembers(self, "ParameterList")
+
     def _position(self, i: int) -> int:
-        n = len(self._parameters)
+        n = len(self._keys)
         if not -n <= i < n:
             raise IndexError(f"index {i} is out of range for a ParameterList of {n}")
         return i % n
 
     def __getitem__(self, idx: Any) -> Any:
-        members = list(self._parameters.values())
         if isinstance(idx, slice):
-            return ParameterList(members[idx])
-        return members[self._position(operator.index(idx))]
+            return ParameterList(list(self)[idx])
+        return self._members()[str(self._position(operator.index(idx)))]
 
     def __setitem__(self, idx: int, value: Any) -> None:
-        self.register_parameter(str(self._position(operator.index(idx))),
-                                _as_parameter(value, "ParameterList"))
+        self._members()[str(self._position(operator.index(idx)))] = value
 
     def __len__(self) -> int:
-        return len(self._parameters)
+        return len(self._keys)
 
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(self._parameters.values())
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._members().values())
 
     def append(self, value: Any) -> ParameterList:
         """Adds value at the end.
 
         Parameters
         ----------
-        value : Parameter or Tensor
-            The new member (a Tensor becomes a Parameter).
+        value : Parameter, Tensor or any value
+            The new member (a Tensor becomes a Parameter, another value is kept as it
+            is).
 
         Returns
         -------
         ParameterList
             self.
-
-        Raises
-        ------
-        TypeError
-            When value is neither a Parameter nor a Tensor.
 
         Examples
         --------
@@ -362,7 +416,7 @@ class ParameterList(Module):
         >>> len(nn.ParameterList().append(pydevtensor.ones(2)))
         1
         """
-        self.register_parameter(str(len(self)), _as_parameter(value, "ParameterList"))
+        self._members()[str(len(self))] = value
         return self
 
     def extend(self, values: Any) -> ParameterList:
@@ -370,8 +424,8 @@ class ParameterList(Module):
 
         Parameters
         ----------
-        values : iterable of Parameter or Tensor
-            The new members.
+        values : iterable
+            The new members (Tensors become Parameters).
 
         Returns
         -------
@@ -381,7 +435,8 @@ class ParameterList(Module):
         Raises
         ------
         TypeError
-            When a value is neither a Parameter nor a Tensor.
+            When values is not iterable, or is a Tensor (as PyTorch's: iterating it
+            would add its rows).
 
         Examples
         --------
@@ -389,8 +444,12 @@ class ParameterList(Module):
         >>> len(nn.ParameterList().extend([pydevtensor.ones(2), pydevtensor.ones(1)]))
         2
         """
-        for p in [_as_parameter(v, "ParameterList") for v in values]:
-            self.register_parameter(str(len(self)), p)
+        if not isinstance(values, Iterable) or isinstance(values, _C.Tensor):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but "
+                            f"got {type(values).__name__}")
+        members = self._members()
+        for v in [members.checked(str(len(self) + i), v) for i, v in enumerate(values)]:
+            members[str(len(self))] = v
         return self
 
     def __iadd__(self, values: Any) -> ParameterList:
@@ -404,18 +463,21 @@ class ParameterDict(_DictContainer):
     """Parameters by name, each registered (the container's ``parameters()``,
     ``state_dict()`` and ``.to()`` reach them); insertion order is kept, except that the
     members of a plain (not ordered) mapping are added in sorted key order, as
-    PyTorch's.  A plain Tensor added becomes a Parameter.  ``a | b`` is a new
-    ParameterDict with b's members added to a's, ``a |= b`` updates a.
+    PyTorch's.  A plain Tensor added becomes a Parameter; any other value (an int, a
+    string, None) is kept as it is, as PyTorch's (not a parameter: not in
+    ``parameters()`` nor in ``state_dict()``).  ``a | b`` is a new ParameterDict with b's
+    members added to a's, ``a |= b`` updates a.
 
     Parameters
     ----------
-    parameters : mapping or iterable of (str, Parameter or Tensor), optional
+    parameters : mapping or iterable of (str, value), optional
         The first members.
 
     Raises
     ------
     TypeError
-        When a key is not a str or a value neither a Parameter nor a Tensor.
+        When a key is not a str, or a value neither a Tensor nor None where a
+        Parameter is.
 
     Examples
     --------
@@ -432,17 +494,20 @@ class ParameterDict(_DictContainer):
 
     def __init__(self, parameters: Any = None) -> None:
         super().__init__()
+        _init_members(self)
         if parameters is not None:
             self.update(parameters)
 
-    def _members(self) -> dict[str, Any]:
-        return self._parameters
+    __setstate__ = _set_members_state
 
-    def _checked(self, key: Any, value: Any) -> Parameter | None:
-        return _as_parameter(value, "ParameterDict")
+    def _members(self) -> _ParameterMembers:
+        return _ParameterMembers(self, "ParameterDict")
 
-    def _add(self, key: str, p: Parameter | None) -> None:
-        self.register_parameter(key, p)
+    def _checked(self, key: Any, value: Any) -> Any:
+        return self._members().checked(key, value)
+
+    def _add(self, key: str, value: Any) -> None:
+        self._members()[key] = value
 
     def setdefault(self, key: str, default: Any = None) -> Any:
         """The parameter under key, adding default there first when there is none.
@@ -504,9 +569,10 @@ class ParameterDict(_DictContainer):
         >>> pd.popitem()[0], list(pd)
         ('b', ['a'])
         """
-        if not self._parameters:
+        if not self._keys:
             raise KeyError("popitem(): dictionary is empty")
-        return self._parameters.popitem()
+        key = next(reversed(self._keys))
+        return key, self._members().pop(key)
 
     def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
         """A new ParameterDict with each of keys holding default (a Tensor becomes a

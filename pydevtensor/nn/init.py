@@ -182,3 +182,52 @@ def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", gen
 
 
 from ._init_more import dirac_, eye_, orthogonal_, sparse_, trunc_normal_  # noqa: E402,F401
+
+
+# PyTorch's deprecated names without the trailing underscore (nn.init.normal for
+# nn.init.normal_): each warns PyTorch's FutureWarning and calls the new one.
+_DEPRECATED_EXAMPLE_ARGS = {"constant": "w, 0.5", "sparse": "w, 0.5",
+                            "dirac": "pydevtensor.empty(2, 2, 3)"}
+
+
+def _deprecated(new):
+    old_name = new.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new.__name__}`.", FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = f"""PyTorch's deprecated name of :func:`{new.__name__}`: warns
+    a FutureWarning, then calls it.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As {new.__name__}'s.
+
+    Returns
+    -------
+    Tensor
+        What {new.__name__} returns (the tensor, filled).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from pydevtensor import nn
+    >>> w = pydevtensor.empty(3, 4)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = nn.init.{old_name}({_DEPRECATED_EXAMPLE_ARGS.get(old_name, "w")})
+    >>> str(caught[0].message)
+    '`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new.__name__}`.'
+    """
+    return deprecated_init
+
+
+uniform, normal, constant = _deprecated(uniform_), _deprecated(normal_), _deprecated(constant_)
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse = _deprecated(orthogonal_), _deprecated(sparse_)
+eye, dirac = _deprecated(eye_), _deprecated(dirac_)

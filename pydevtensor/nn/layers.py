@@ -343,7 +343,7 @@ class _Activation(Module):
     """An element-wise activation (autograd records its backward)."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return self._apply(input)
+        return self._activate(input)
 
 
 class ReLU(_Activation):
@@ -367,7 +367,7 @@ class ReLU(_Activation):
         super().__init__()
         self.inplace = inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return F.relu(input, self.inplace) if self.inplace else F.relu(input)
 
     def extra_repr(self) -> str:
@@ -405,7 +405,7 @@ class LeakyReLU(_Activation):
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def _apply(self, input):
+    def _activate(self, input):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
@@ -421,7 +421,7 @@ class Sigmoid(_Activation):
     >>> nn.Sigmoid()(pydevtensor.tensor([0.]))
     tensor([0.5000])
     """
-    def _apply(self, input):
+    def _activate(self, input):
         return F.sigmoid(input)
 
 
@@ -434,7 +434,7 @@ class Tanh(_Activation):
     >>> nn.Tanh()(pydevtensor.tensor([0.]))
     tensor([0.])
     """
-    def _apply(self, input):
+    def _activate(self, input):
         return F.tanh(input)
 
 

@@ -3,6 +3,7 @@ with autograd]); moving between devices is in _module_devices.py, state dicts in
 _module_state.py."""
 from __future__ import annotations
 
+import inspect
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -12,7 +13,7 @@ from .. import _C
 from ._module_access import _AccessMixin
 from ._module_devices import _DevicesMixin
 from ._backward_hooks import _BackwardHooksMixin
-from ._module_hooks import _ForwardHooksMixin, call_with_forward_hooks
+from ._module_hooks import GLOBAL as _GLOBAL_HOOKS, _ForwardHooksMixin, call_hooked
 from ._module_state import IncompatibleKeys, _StateMixin
 from ..autograd.engine import clear_grads
 from .parameter import Parameter, buffer_persistence
@@ -81,7 +82,16 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
     set_submodule = _AccessMixin.set_submodule
     state_dict, load_state_dict = _StateMixin.state_dict, _StateMixin.load_state_dict
 
-    def __init__(self) -> None:
+    #: PyTorch's: True makes Module.__init__ call the next class's __init__ in the MRO
+    #: with its arguments (class M(nn.Module, Mixin) whose Mixin needs initialising)
+    call_super_init: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if not self.call_super_init and (args or kwargs):  # PyTorch's errors
+            name = type(self).__name__
+            raise TypeError(f"{name}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'" if kwargs else f"{name}.__init__() "
+                            f"takes 1 positional argument but {len(args) + 1} were given")
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
@@ -91,6 +101,13 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         stack = getattr(_scopes, "stack", None)
         if stack:
             stack[-1]._track(self)
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
+
+    # a layer without an __init__ of its own (Sigmoid) takes no arguments: the ones above
+    # are for call_super_init only, so the signature shown (help, the API reference) is ()
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
 
     # ---- attributes ----
     def __setattr__(self, name: str, value: Any) -> None:
@@ -101,6 +118,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         # a plain attribute of that name would hide the parameter or child from
         # attribute lookup (__getattr__ runs only when it fails): dropped, as PyTorch's
         if isinstance(value, Parameter):
+            # PyTorch's register_parameter checks, once the instance's own attribute of
+            # that name is gone: a name of the class's (m.forward = ...) is refused
+            self._check_member_name("cannot assign a Parameter", "parameter", name, params,
+                                    replaces=True)
             self.__dict__.pop(name, None)
             self._modules.pop(name, None)
             self._forget_buffer(name)
@@ -230,16 +251,24 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         else:
             self._non_persistent_buffers_set.add(name)
 
-    def _check_member_name(self, op: str, kind: str, name: Any, table: dict) -> None:
+    def _check_member_name(self, op: str, kind: str, name: Any, table: dict,
+                           replaces: bool = False) -> None:
         """PyTorch's checks of a new member's name: a str, neither empty nor holding a
         '.' (state_dict keys and get_submodule paths split at dots), and not an
-        attribute of another kind (add_module('training', m) would hide the flag)."""
+        attribute of another kind (add_module('training', m) would hide the flag); when
+        replaces (an assignment, which drops the instance's attribute, buffer or child of
+        that name first), only the class's attributes count."""
         if not isinstance(name, str):
             raise TypeError(f"{op}: the {kind} name must be a str, got {type(name).__name__}")
         if "." in name or name == "":
             raise KeyError(f"{op}: a {kind}'s name can be neither empty nor contain '.', got "
                            f"{name!r}")
-        if name not in table and hasattr(self, name):
+        if replaces:
+            taken = name not in self.__dict__ and name not in self.__dict__["_buffers"] \
+                and name not in self.__dict__["_modules"] and hasattr(type(self), name)
+        else:
+            taken = hasattr(self, name)
+        if name not in table and taken:
             raise KeyError(f"{op}: attribute '{name}' already exists")
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -349,22 +378,14 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
-        if "_forward_hooks" in d or "_forward_pre_hooks" in d:
-            if d.get("_backward_hooks"):
-                # PyTorch's order: pre-hooks, the inputs marked, forward, forward hooks,
-                # then the (possibly replaced) outputs marked for the backward hooks
-                from ._backward_hooks import mark_outputs
-                states: list = []
-                result = call_with_forward_hooks(
-                    self, lambda *a, **k: self._call_forward(*a, _pdt_states=states, **k),
-                    args, kwargs)
-                return mark_outputs(states[-1], result) if states else result
-            return call_with_forward_hooks(self, self._call_forward, args, kwargs)
+        if _GLOBAL_HOOKS or "_forward_hooks" in d or "_forward_pre_hooks" in d:
+            return call_hooked(self, args, kwargs)  # (GLOBAL: every module's hooks)
         return self._call_forward(*args, **kwargs)
 
-    def _call_forward(self, *args: Any, _pdt_states: list | None = None, **kwargs: Any) -> Any:
+    def _call_forward(self, *args: Any, _pdt_states: list | None = None,
+                      _pdt_backward: Any = None, **kwargs: Any) -> Any:
         try:
-            hooks = self.__dict__.get("_backward_hooks")
+            hooks = _pdt_backward or self.__dict__.get("_backward_hooks")
             if hooks:  # Note [module backward hooks] in nn/_backward_hooks.py
                 from ._backward_hooks import call_with_backward_hooks
                 return call_with_backward_hooks(self, hooks, args, kwargs, _pdt_states)

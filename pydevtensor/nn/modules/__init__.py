@@ -121,6 +121,13 @@ for _name, _members in _FILES.items():
     for _member in _mod.__all__:
         globals()[_member] = getattr(_mod, _member)
 
+# the hooks of every module's call, which PyTorch defines in torch/nn/modules/module.py
+from .. import _global_hooks  # noqa: E402
+
+for _hook in _global_hooks.__all__:
+    setattr(module, _hook, getattr(_global_hooks, _hook))  # noqa: F821 (made above)
+module.__all__ += _global_hooks.__all__  # noqa: F821
+
 utils = types.ModuleType(f"{__name__}.utils", "PyTorch's torch.nn.modules.utils helpers.")
 for _helper in (_ntuple, _single, _pair, _triple, _quadruple, _reverse_repeat_tuple):
     setattr(utils, _helper.__name__, _helper)

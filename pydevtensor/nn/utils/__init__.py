@@ -34,7 +34,8 @@ from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
            "parameters_to_vector", "parametrizations", "parametrize", "remove_spectral_norm",
-           "remove_weight_norm", "rnn", "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "remove_weight_norm", "rnn", "skip_init", "spectral_norm", "vector_to_parameters",
+           "weight_norm"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 
@@ -331,3 +332,46 @@ def clip_grad_value_(parameters: _Parameters, clip_value: float,
     clip_value = _limit(clip_value, "clip_value", where)
     for g in _gradients(parameters, where):
         g.clamp_(-clip_value, clip_value)
+
+
+def skip_init(module_cls: type, *args, **kwargs):
+    """module_cls(*args, **kwargs) whose parameters and buffers are to be treated as
+    not set (initialise or load them next), as PyTorch's: module_cls must take a device
+    argument.  PyTorch builds the module on its meta device and allocates it empty;
+    pydevtensor has no meta device, so the module is built on device (default 'cpu')
+    and its usual initialisation runs: its values are defined, not skipped.
+
+    Parameters
+    ----------
+    module_cls : type
+        A subclass of nn.Module whose constructor takes device=.
+    *args, **kwargs
+        Its arguments (device: where the module goes, default 'cpu').
+
+    Returns
+    -------
+    Module
+
+    Raises
+    ------
+    RuntimeError
+        When module_cls is not a Module class or does not take a device argument
+        (PyTorch's errors).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> lin = nn.utils.skip_init(nn.Linear, 2, 3)
+    >>> lin.weight.shape, lin.weight.device
+    (pydevtensor.Size([3, 2]), device(type='cpu'))
+    """
+    import inspect
+
+    from ..module import Module
+    if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
+        raise RuntimeError(f"skip_init(): Expected a Module; got {module_cls!r:.60}")
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError(f"skip_init(): Module must support a 'device' arg to skip "
+                           f"initialization ({module_cls.__name__} takes none)")
+    kwargs.setdefault("device", "cpu")
+    return module_cls(*args, **kwargs)

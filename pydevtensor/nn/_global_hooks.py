@@ -1,0 +1,149 @@
+"""The hooks of every module's call, as PyTorch's torch.nn.modules.module has them:
+register_module_forward_pre_hook, register_module_forward_hook and
+register_module_full_backward_hook (pydevtensor.nn.modules.module re-exports them).
+
+They live in one table, GLOBAL (key -> (kind, entry), in _module_hooks.py), so that
+Module.__call__ looks at one dict to know that there are none (the cost of a call
+without hooks stays one check); a module's call with any runs them before its own hooks
+of the same kind, as PyTorch's."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd.hooks import RemovableHandle
+from ._module_hooks import GLOBAL, add_hook, of_kind
+
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_hook"]
+
+
+def _add(kind, hook, entry, where):
+    if not callable(hook):
+        raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
+    return add_hook(GLOBAL, (kind, entry))
+
+
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Calls ``hook(module, args)`` before the forward of every module's call (before
+    the module's own pre-hooks), as PyTorch's; a value it returns replaces args (a
+    tuple, or one value that becomes a one-tuple).  For debugging and profiling: every
+    call of every module runs it.
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, args) -> None or new args``.
+
+    Returns
+    -------
+    handle
+        Its ``remove()`` unregisters the hook.
+
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.modules.module import register_module_forward_pre_hook
+    >>> h = register_module_forward_pre_hook(lambda m, args: print(type(m).__name__))
+    >>> _ = nn.Sequential(nn.ReLU())(pydevtensor.ones(1))
+    Sequential
+    ReLU
+    >>> h.remove()
+    """
+    return _add("pre", hook, (hook, False, False), "register_module_forward_pre_hook")
+
+
+def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """Calls ``hook(module, args, output)`` after the forward of every module's call
+    (before the module's own forward hooks), as PyTorch's; a value it returns replaces
+    the output.
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, args, output)``, or ``hook(module, args, kwargs, output)`` with
+        with_kwargs.
+    with_kwargs : bool, optional
+        Pass the call's keyword arguments too (default False).
+    always_call : bool, optional
+        Call it (with output None) also when forward raises (default False).
+
+    Returns
+    -------
+    handle
+        Its ``remove()`` unregisters the hook.
+
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.modules.module import register_module_forward_hook
+    >>> h = register_module_forward_hook(lambda m, args, out: out * 10)
+    >>> nn.Identity()(pydevtensor.ones(2))
+    tensor([10., 10.])
+    >>> h.remove()
+    """
+    return _add("post", hook, (hook, bool(with_kwargs), bool(always_call)),
+                "register_module_forward_hook")
+
+
+def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Calls ``hook(module, grad_input, grad_output)`` in the backward of every module's
+    call, as a full backward hook of each module (Module.register_full_backward_hook),
+    before the module's own; a tuple it returns replaces grad_input.
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, grad_input, grad_output) -> tuple or None``.
+
+    Returns
+    -------
+    handle
+        Its ``remove()`` unregisters the hook.
+
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.modules.module import register_module_full_backward_hook
+    >>> x = pydevtensor.ones(1, 2, requires_grad=True)
+    >>> h = register_module_full_backward_hook(lambda m, gi, go: print(type(m).__name__))
+    >>> nn.Linear(2, 1)(x).sum().backward()
+    Linear
+    >>> h.remove()
+    """
+    return _add("backward", hook, hook, "register_module_full_backward_hook")
+
+
+def backward_tables(module: Any) -> Any:
+    """module's backward hook tables (its _Tables, or None), with the global full
+    backward hooks put before its own."""
+    own = module.__dict__.get("_backward_hooks")
+    hooks = of_kind("backward")
+    if not hooks:
+        return own
+    from ._backward_hooks import _Tables
+    merged = _Tables()
+    for hook in hooks:
+        add_hook(merged.full, hook)
+    if own is not None:
+        for table, mine in ((merged.full, own.full), (merged.pre, own.pre),
+                            (merged.legacy, own.legacy)):
+            for hook in mine.values():
+                add_hook(table, hook)
+    return merged
