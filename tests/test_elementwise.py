@@ -480,3 +480,24 @@ def test_out_forms(device):
         pdt.add(a, a, out=pdt.empty(3, dtype="int64", device=device))
     with pytest.raises(TypeError, match="out= must be a Tensor"):
         pdt.add(a, a, out=[1, 2, 3])
+
+
+@pytest.mark.parametrize("lo_dtype, hi_dtype, hi_ndim, want", [
+    ("float16", "float64", 0, "float64"), ("float64", "float16", 0, "float64"),
+    ("float64", "float32", 1, "float32"), ("float32", "float32", 0, "float32")])
+def test_clamp_of_an_integer_tensor_by_two_tensor_bounds_has_their_joint_dtype(
+        device, lo_dtype, hi_dtype, hi_ndim, want):
+    """clamp(int32, min=0-d float16, max=0-d float64) was computed as maximum(x, min)
+    in float16, then minimum in float16 (a max of 1e5 became inf); the three operands'
+    joint dtype (PyTorch's result_type: 0-d tensors promote only to a higher category
+    than the dimensioned ones') decides, and x is converted to it first."""
+    x = pdt.tensor([1, 5, 70000], dtype=pdt.int32, device=device)
+    lo = pdt.tensor(2.0, dtype=getattr(pdt, lo_dtype), device=device)
+    hi = pdt.tensor([1e5] * 3 if hi_ndim else 1e5, dtype=getattr(pdt, hi_dtype), device=device)
+    got = pdt.clamp(x, min=lo, max=hi)
+    assert got.dtype == getattr(pdt, want)
+    np.testing.assert_array_equal(got.cpu().numpy().astype(np.float64),
+                                  np.clip([1, 5, 70000], 2, 1e5 if want != "float16" else np.inf))
+    with pytest.raises(pdt.DTypeError, match=r"result type float\d+ can't be cast to the "
+                                             r"desired output type int32"):
+        x.clone().clamp_(min=lo, max=hi)

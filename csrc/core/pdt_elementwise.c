@@ -868,6 +868,8 @@ done:
 
 /* ---- the result dtype, for reusing a temporary (Note [temporary elision]) ---- */
 
+pdt_dtype pdt_result_type(int n, const pdt_arg *args) { return result_type(n, args); }
+
 pdt_dtype pdt_binary_result_dtype(pdt_binary_op op, pdt_arg a, pdt_arg b)
 {
     pdt_arg args[2] = {a, b};

@@ -117,6 +117,11 @@ pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_a
  * result (Note [temporary elision] in csrc/python/elide.c). */
 pdt_dtype pdt_binary_result_dtype(pdt_binary_op op, pdt_arg a, pdt_arg b);
 
+/* PyTorch's result_type of n operands (tensors of some dims, 0-d tensors, numbers:
+ * a higher category among the later kinds promotes, the same category does not), as
+ * one op over all of them computes in (clamp with two tensor bounds). */
+pdt_dtype pdt_result_type(int n, const pdt_arg *args);
+
 /* out = op(x), the same shape.  lo and hi are the scalar bounds of
  * PDT_OP_CLAMP (NULL: no bound on that side; at least one is given; a NaN
  * bound counts as none; integer bounds of an integer result stay integers,

@@ -23,6 +23,7 @@
 #include "args.h"
 #include "docstrings_math.h"
 #include "pdt_elementwise.h"
+#include "pdt_ops.h"
 #include "tensor_forms.h"
 
 static PyObject *nb_add(PyObject *a, PyObject *b);
@@ -572,21 +573,32 @@ UNARY_ALL(relu, PDT_OP_RELU)
 /* ---- clamp ---- */
 
 /* clamp with a tensor bound: maximum(x, min), then minimum(., max), as
- * PyTorch defines it (NaN bounds propagate).  No Python; *result when out is
- * NULL. */
+ * PyTorch defines it (NaN bounds propagate), in the dtype of all three: x is
+ * converted to it first where the pair (x, min) would give another (an int32 x
+ * with 0-d float16 and float64 bounds is clamped in float64, not float16, where
+ * a max of 1e5 would be inf).  No Python; *result when out is NULL. */
 static pdt_status clamp_by_ops(const char *name, pdt_arg x, const pdt_arg *lo, const pdt_arg *hi,
                                const pdt_tensor *out, pdt_tensor *result)
 {
     if (!lo || !hi)
         return pdt_binary(name, lo ? PDT_OP_MAXIMUM : PDT_OP_MINIMUM, x, lo ? *lo : *hi, out,
                           result);
-    pdt_tensor low = {0};
-    pdt_status st = pdt_binary(name, PDT_OP_MAXIMUM, x, *lo, NULL, &low);
-    if (st != PDT_OK)
-        return st;
-    x.t = &low;
-    st = pdt_binary(name, PDT_OP_MINIMUM, x, *hi, out, result);
+    const pdt_arg all[3] = {x, *lo, *hi}, pair[2] = {x, *lo};
+    const pdt_dtype joint = pdt_result_type(3, all);
+    pdt_tensor wide = {0}, low = {0};
+    pdt_status st = PDT_OK;
+    if (joint != pdt_result_type(2, pair)) {
+        st = pdt_copy_to_new_in_order(x.t, joint, &wide);
+        x.t = &wide;
+    }
+    if (st == PDT_OK)
+        st = pdt_binary(name, PDT_OP_MAXIMUM, x, *lo, NULL, &low);
+    if (st == PDT_OK) {
+        x.t = &low;
+        st = pdt_binary(name, PDT_OP_MINIMUM, x, *hi, out, result);
+    }
     pdt_tensor_release(&low);
+    pdt_tensor_release(&wide);
     return st;
 }
 
