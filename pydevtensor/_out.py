@@ -138,15 +138,17 @@ def takes_out(op, castable=False, tuple_of=None):
             at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD),
                       len(params))
             with_out.__signature__ = sig.replace(parameters=params[:at] + [kw] + params[at:])
-        with_out.__doc__ = _doc_with_out(fn.__doc__, tuple_of)
+        with_out.__doc__ = _doc_with_out(fn.__doc__, tuple_of, castable)
         return with_out
     return wrap
 
 
-def _doc_with_out(doc, tuple_of=None):
+def _doc_with_out(doc, tuple_of=None, castable=False):
     """doc with out in its Parameters (before the Returns section, at its indent)."""
     what = (f"tuple of Tensors, optional\n    Written with the results ({tuple_of}), of "
             f"their shapes,\n    dtypes and device" if tuple_of else
+            "Tensor, optional\n    Written with the result (of its shape and device, of any "
+            "dtype\n    the result's can be cast to)" if castable else
             "Tensor, optional\n    Written with the result (of its shape, dtype and device)")
     m = re.search(r"\n([ \t]*)Returns\n[ \t]*-{3,}", doc or "")
     if m is None:
