@@ -157,7 +157,9 @@ def _doc_with_out(doc, tuple_of=None, castable=False):
     return doc[:m.start()] + text + "\n" + doc[m.start():]
 
 
-# sum, prod and mean compute in out's dtype when dtype= is not given, as PyTorch's do
+# sum, prod and mean compute in out's dtype when dtype= is not given, as PyTorch's do,
+# also where out has input's dtype and the result's would be another (a bool or int32
+# input sums into int64 without out, into a bool or int32 out in out's dtype)
 _IN_OUTS_DTYPE = ("sum", "prod", "mean")
 
 
@@ -175,8 +177,7 @@ def _reduction_out(name, *args, out, **kw):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be a Tensor, got "
                         f"{type(input).__name__}")
     refuse_grad(name, input, out)
-    if (name in _IN_OUTS_DTYPE and kw.get("dtype") is None and isinstance(out, _C.Tensor)
-            and out.dtype != input.dtype):
+    if name in _IN_OUTS_DTYPE and kw.get("dtype") is None and isinstance(out, _C.Tensor):
         kw["dtype"] = out.dtype
     result = getattr(_C.Tensor, name)(input, *args, **kw)
     if isinstance(result, tuple):
