@@ -143,8 +143,9 @@ def lerp(input, end, weight):
     end : Tensor
         The end, of input's dtype, broadcast against it.
     weight : float, bool or Tensor
-        The weight (a bool as 0.0 or 1.0, as PyTorch's); a tensor of input's dtype, broadcast against the others, or a 0-d
-        tensor of any dtype (cast to input's, as a number would be).
+        The weight (a bool as 0.0 or 1.0, as PyTorch's); a tensor of input's dtype,
+        broadcast against the others, or a 0-d tensor of any dtype (cast to input's, as
+        a number would be).
 
     Returns
     -------

@@ -1,8 +1,8 @@
 """out= of more ops written in Python (pydevtensor/_out.py), on every device, against
 NumPy: the elementwise ops (float_power, fmax, the logical ops, nextafter, ldexp, xlogy,
 heaviside, reciprocal, square, signbit, sinc, logit, i0, isposinf, isneginf, sgn, frac,
-nan_to_num, lerp, addcmul, addcdiv; dot and vdot) and the reductions and searches (median, nanmedian, mode, aminmax, isin,
-histogram).
+nan_to_num, lerp, addcmul, addcdiv; dot and vdot) and the reductions and searches
+(median, nanmedian, mode, aminmax, isin, histogram).
 
 PyTorch's rules, op by op: the result is written into out and out is returned (the
 named tuple of the outs for a tuple result); an out with no elements takes the result's
