@@ -435,6 +435,13 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
 
 
 def _setitem(self, idx, value):
+    if idx is False:
+        # x[False] = v selects nothing: no write, so no version bump nor autograd record,
+        # as PyTorch's (which returns at once); v is still checked against the selection
+        if type(value) in (builtins.int, builtins.float):
+            _C._number_fits("setitem", value, self)
+        _C._expand(_as_tensor(value, self.dtype, self.device), (0,) + tuple(self.shape))
+        return None
     idx = _zero_d_ints(_sequences_as_lists(idx))
     if _needs_advanced(idx):
         base = self._base  # a view whose base requires grad: Note [views and their base]

@@ -487,10 +487,12 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
     return ~found if invert else found
 
 
-def _put_key(op, x, indices, values):
-    """The key x[key] that index_put's indices name (a None entry: the whole dim), after
-    PyTorch's checks: indices a tuple or list of Tensors (or None) on x's device, values a
-    Tensor of x's dtype on x's device."""
+def _put_key(op, x, indices, values, accumulate):
+    """The key x[key] that index_put's indices name (a None entry: the whole dim) and the
+    values, after PyTorch's checks: indices a tuple or list of Tensors (or None) on x's
+    device, values a Tensor of x's dtype on x's device; or, as PyTorch's masked_fill path,
+    one element of any dtype (cast to x's) written (not accumulated) where one bool mask
+    (the other indices None) says."""
     _tensor_arg(x, op, "self")
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"{op}(): argument 'indices' must be a tuple of Tensors, got "
@@ -504,8 +506,12 @@ def _put_key(op, x, indices, values):
                          f"{len(indices)} (self {tuple(x.shape)}, on {x.device})")
     _tensor_arg(values, op, "values")
     _same_device(op, x, values, *(t for t in indices if t is not None))
+    given = [t for t in indices if t is not None]
+    if (values.dtype != x.dtype and not accumulate and values.numel() == 1
+            and len(given) == 1 and given[0].dtype == _C.bool):
+        values = values.to(x.dtype)  # a differentiable cast: the gradient in values' dtype
     _same_dtype(op, x, values, "values")
-    return tuple(slice(None) if t is None else t for t in indices)
+    return tuple(slice(None) if t is None else t for t in indices), values
 
 
 _ACCUMULATE_IN = {_C.float16: _C.float32, _C.bfloat16: _C.float32, _C.uint8: _C.int32,
@@ -527,7 +533,9 @@ def index_put(input, indices, values, accumulate=False):
         One index per leading dim: int64/int32/uint8 positions (broadcast together) or a
         bool mask; None takes the whole dim.
     values : Tensor
-        input's dtype and device, broadcastable to ``input[indices]``'s shape.
+        input's dtype and device, broadcastable to ``input[indices]``'s shape; of any
+        dtype (cast to input's) when it has one element, indices is one bool mask (the
+        others None) and accumulate is False, as PyTorch's.
     accumulate : bool, optional
         Add instead of write (default False).
 
@@ -553,8 +561,8 @@ def index_put(input, indices, values, accumulate=False):
     tensor([[0., 0., 2.],
             [1., 0., 0.]])
     """
-    key = _put_key("index_put", input, indices, values)
     accumulate = flag(accumulate, "index_put", "accumulate")
+    key, values = _put_key("index_put", input, indices, values, accumulate)
     if accumulate and _wants_grad((input, values), None) and input.dtype not in _ACCUMULATE_IN:
         # differentiable: index_add of values at the flat positions input[key] names
         pos = _C.arange(input.numel(), device=input.device).reshape(tuple(input.shape))[key]
@@ -585,8 +593,8 @@ def index_put_(self, indices, values, accumulate=False):
     >>> x.index_put_((pydevtensor.tensor([0, 0]),), pydevtensor.tensor([1., 2.]), True)
     tensor([3., 0., 0.])
     """
-    key = _put_key("index_put_", self, indices, values)
     accumulate = flag(accumulate, "index_put_", "accumulate")
+    key, values = _put_key("index_put_", self, indices, values, accumulate)
     wide = _ACCUMULATE_IN.get(self.dtype) if accumulate else None
     if wide is not None:
         # the index_add kernels add float32, float64, int32 and int64: the others add in

@@ -29,7 +29,7 @@ def _with_out(name, f):
 matmul = _with_out("matmul", _C.matmul)
 mm = _with_out("mm", _C.mm)
 bmm = _with_out("bmm", _C.bmm)
-dot = _C.dot
+dot = _with_out("dot", _C.dot)
 _SMALL_INTS = (_C.int8, _C.uint8, _C.int16)
 
 

@@ -8,7 +8,7 @@ import builtins
 
 from . import _C
 from ._ops_index import _tensor_arg, where
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 from .autograd.dispatch import _wants_grad
 
 
@@ -130,6 +130,7 @@ def sgn(input, *, out=None):
     return _tensor_arg(input, "sgn").sign()
 
 
+@takes_out("lerp", castable=True)
 def lerp(input, end, weight):
     """Linear interpolation, ``input + weight * (end - input)``; where abs(weight) >= 0.5
     it is computed as ``end - (end - input) * (1 - weight)``, so weight 1 gives end
@@ -141,9 +142,10 @@ def lerp(input, end, weight):
         The start, floating point (also the method ``x.lerp(end, weight)``).
     end : Tensor
         The end, of input's dtype, broadcast against it.
-    weight : float or Tensor
-        The weight; a tensor of input's dtype, broadcast against the others, or a 0-d
-        tensor of any dtype (cast to input's, as a number would be).
+    weight : float, bool or Tensor
+        The weight (a bool as 0.0 or 1.0, as PyTorch's); a tensor of input's dtype,
+        broadcast against the others, or a 0-d tensor of any dtype (cast to input's, as
+        a number would be).
 
     Returns
     -------
@@ -172,7 +174,7 @@ def lerp(input, end, weight):
             # a 0-d weight takes no part in the dtype, as PyTorch's: cast to input's
             weight = weight.to(start.dtype)
         others.append(("weight", weight))
-    elif not _number(weight):
+    elif not (_number(weight) or isinstance(weight, builtins.bool)):  # True: 1.0
         raise TypeError(f"lerp(): argument 'weight' must be a number or a Tensor, got "
                         f"{type(weight).__name__}")
     for name, t in others:
@@ -238,6 +240,7 @@ def _addc(op, input, tensor1, tensor2, value, combine):
     return result.to(dt) if half else result
 
 
+@takes_out("addcmul", castable=True)
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2``, broadcast together.
 
@@ -270,6 +273,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return _addc("addcmul", input, tensor1, tensor2, value, lambda a, b: a * b)
 
 
+@takes_out("addcdiv", castable=True)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2``, broadcast together (true division).
 

@@ -9,7 +9,7 @@ import numbers
 
 from . import _C, _args
 from ._ops_index import _tensor_arg
-from ._out import _out_written
+from ._out import _out_written, takes_out
 from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
                                 overwrite_in_place)
 
@@ -240,15 +240,14 @@ def _H(self):
     return self.t()
 
 
-def vdot(input, other, *, out=None):
+@takes_out("vdot")
+def vdot(input, other):
     """The dot product of two 1-d tensors (the first conjugated, the identity here): ``dot``.
 
     Parameters
     ----------
     input, other : Tensor
         1-d, of the same size and dtype (also the method ``x.vdot(other)``).
-    out : Tensor, optional
-        Written with the result.
 
     Returns
     -------
@@ -270,7 +269,7 @@ def vdot(input, other, *, out=None):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
                            f"tensors {_where(input)}")
-    return _C.dot(input, other) if out is None else _C.dot(input, other, out=out)
+    return _C.dot(input, other)
 
 
 def pinverse(input, rcond=1e-15):

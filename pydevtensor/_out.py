@@ -138,15 +138,17 @@ def takes_out(op, castable=False, tuple_of=None):
             at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD),
                       len(params))
             with_out.__signature__ = sig.replace(parameters=params[:at] + [kw] + params[at:])
-        with_out.__doc__ = _doc_with_out(fn.__doc__, tuple_of)
+        with_out.__doc__ = _doc_with_out(fn.__doc__, tuple_of, castable)
         return with_out
     return wrap
 
 
-def _doc_with_out(doc, tuple_of=None):
+def _doc_with_out(doc, tuple_of=None, castable=False):
     """doc with out in its Parameters (before the Returns section, at its indent)."""
     what = (f"tuple of Tensors, optional\n    Written with the results ({tuple_of}), of "
             f"their shapes,\n    dtypes and device" if tuple_of else
+            "Tensor, optional\n    Written with the result (of its shape and device, of any "
+            "dtype\n    the result's can be cast to)" if castable else
             "Tensor, optional\n    Written with the result (of its shape, dtype and device)")
     m = re.search(r"\n([ \t]*)Returns\n[ \t]*-{3,}", doc or "")
     if m is None:
@@ -155,7 +157,9 @@ def _doc_with_out(doc, tuple_of=None):
     return doc[:m.start()] + text + "\n" + doc[m.start():]
 
 
-# sum, prod and mean compute in out's dtype when dtype= is not given, as PyTorch's do
+# sum, prod and mean compute in out's dtype when dtype= is not given, as PyTorch's do,
+# also where out has input's dtype and the result's would be another (a bool or int32
+# input sums into int64 without out, into a bool or int32 out in out's dtype)
 _IN_OUTS_DTYPE = ("sum", "prod", "mean")
 
 
@@ -173,8 +177,7 @@ def _reduction_out(name, *args, out, **kw):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be a Tensor, got "
                         f"{type(input).__name__}")
     refuse_grad(name, input, out)
-    if (name in _IN_OUTS_DTYPE and kw.get("dtype") is None and isinstance(out, _C.Tensor)
-            and out.dtype != input.dtype):
+    if name in _IN_OUTS_DTYPE and kw.get("dtype") is None and isinstance(out, _C.Tensor):
         kw["dtype"] = out.dtype
     result = getattr(_C.Tensor, name)(input, *args, **kw)
     if isinstance(result, tuple):

@@ -43,6 +43,12 @@ OUT_CASES = [
     C("square-out-grad", "pdt.square(t.requires_grad_(), out=pdt.empty(0))", "RuntimeError",
       r"square\(\): functions with out=... arguments don't support automatic "
       r"differentiation"),
+    C("lerp-out-cannot-cast", "pdt.lerp(t, t, 0.5, out=pdt.empty(0, dtype=pdt.int64))",
+      "pydevtensor.DTypeError", r"lerp\(\): result type pydevtensor.float32 can't be cast to "
+      r"the desired output type pydevtensor.int64 \(out \(0,\), on cpu\)"),
+    C("dot-out-dtype", "pdt.dot(t[0], t[1], out=pdt.empty((), dtype=pdt.float64))",
+      "RuntimeError", r"dot\(\): Expected out tensor to have dtype pydevtensor.float32, but "
+      r"got pydevtensor.float64 instead"),
     # the ops given out= by _out.takes_out: the linear algebra, diag, outer, logsumexp, bmm
     # and where
     C("linalg.inv-out-dtype", "pdt.linalg.inv(pdt.eye(2), out=pdt.empty(0, dtype=pdt.float64))",

@@ -577,3 +577,26 @@ def test_a_uint8_numpy_array_is_a_mask_as_a_uint8_tensor(device):
     with pytest.warns(UserWarning, match="uint8 is deprecated"):
         with pytest.raises(IndexError, match="shape of the mask"):
             x[m]  # a (3,) mask on the (2, 3) tensor's first dim
+
+
+def test_setitem_false_writes_nothing(device):
+    """x[False] = v selects nothing: x, its version and its autograd record stay as they
+    were, as PyTorch's; v is still checked (it must fit x's dtype and broadcast to the
+    empty selection).  x[True] = v and the other empty selections write (a version bump)."""
+    x = pdt.zeros(3, device=device)
+    x[False] = 1.0
+    x[False] = pdt.ones(3, device=device)
+    assert x._version == 0 and x.tolist() == [0.0, 0.0, 0.0]
+    w = pdt.zeros(3, device=device, requires_grad=True)  # a leaf: a write would raise
+    w[False] = pdt.tensor(2.0, device=device, requires_grad=True)
+    assert w._version == 0 and w.grad_fn is None
+    with pytest.raises(pdt.InvalidArgumentError, match="cannot be broadcast"):
+        x[False] = pdt.ones(5, device=device)
+    with pytest.raises(pdt.InvalidArgumentError, match="1000 cannot be converted to int8"):
+        pdt.zeros(3, dtype=pdt.int8, device=device)[False] = 1000
+    for key in ((False,), pdt.tensor(False, device=device)):
+        y = pdt.zeros(3, device=device)
+        y[key] = 1.0
+        assert y._version == 1 and y.tolist() == [0.0, 0.0, 0.0]
+    x[True] = 4.0
+    assert x._version == 1 and x.tolist() == [4.0, 4.0, 4.0]

@@ -118,6 +118,13 @@ def test_a_leaf_requiring_grad_refuses(dev):
     (lambda x, d: x.index_put_(([0],), t(1.0, d)), TypeError, "indices.0. must be a Tensor"),
     (lambda x, d: x.index_put_((t([0], d),), t(1.0, d).to(pdt.float32)), RuntimeError,
      r"self \(pydevtensor.float64\) and values \(pydevtensor.float32\) must have the same"),
+    # another dtype only for one element under a bool mask, not accumulated (PyTorch's)
+    (lambda x, d: x.index_put_((t(X[:, 0] > 0, d),), t(1.0, d).to(pdt.float32), True),
+     RuntimeError, r"self \(pydevtensor.float64\) and values \(pydevtensor.float32\)"),
+    (lambda x, d: x.index_put_((t(X[:, 0] > 0, d),), t([1.0, 2.0], d).to(pdt.float32)),
+     RuntimeError, r"self \(pydevtensor.float64\) and values \(pydevtensor.float32\)"),
+    (lambda x, d: x.index_put_((t(X[:, 0] > 0, d), t([0], d)), t(1.0, d).to(pdt.int64)),
+     RuntimeError, r"self \(pydevtensor.float64\) and values \(pydevtensor.int64\)"),
     (lambda x, d: x.index_put_((t([4], d),), t(1.0, d), True), IndexError,
      "index 4 is out of bounds for dimension 0 with size 4"),
     (lambda x, d: x.index_put_((t([0], d),) * 3, t(1.0, d)), IndexError,
@@ -130,6 +137,28 @@ def test_bad_input_leaves_x_unchanged(dev, call, exc, match):
     with pytest.raises(exc, match=match):
         call(x, dev)
     np.testing.assert_array_equal(x.cpu().numpy(), X)
+
+
+@pytest.mark.parametrize("vdtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("key", [(X[:, 0] > -2,), (None, X[0] > -4), (X > 0,)])
+def test_one_value_of_another_dtype_under_a_mask(dev, vdtype, key):
+    """One element of any dtype written where a bool mask says (the other indices None),
+    cast to self's dtype, as x[mask] = value and PyTorch's index_put_ (its masked_fill)."""
+    for shape in ((), (1,), (1, 1)):
+        v = np.full(shape, 3.0 if vdtype != "bool" else 1.0)
+        want = X.copy()
+        want[np_key(key)] = v.reshape(())
+        x = t(X, dev)
+        assert x.index_put_(pdt_key(key, dev), t(v, dev, getattr(pdt, vdtype))) is x
+        np.testing.assert_array_equal(x.cpu().numpy(), want)
+        y = pdt.index_put(t(X, dev), pdt_key(key, dev), t(v, dev, getattr(pdt, vdtype)))
+        assert y.dtype == pdt.float64
+        np.testing.assert_array_equal(y.cpu().numpy(), want)
+    if vdtype == "float32":  # the gradient reaches the value, in its dtype: one per element
+        w = t(2.0, dev, pdt.float32).requires_grad_()
+        pdt.index_put(t(X, dev), pdt_key(key, dev), w).sum().backward()
+        assert w.grad.dtype == pdt.float32
+        assert w.grad.item() == np.count_nonzero(np.ones(X.shape)[np_key(key)])
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "uint8", "int8", "int16", "bool"])

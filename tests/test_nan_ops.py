@@ -378,6 +378,15 @@ def test_lerp_0d_weight_of_another_dtype(device, dtype, wdtype):
         pdt.lerp(s, e, pdt.tensor([0.3], dtype=wdt, device=device))  # 1-d: refused
 
 
+def test_lerp_bool_weight(device):
+    """A bool weight is 0.0 or 1.0, as PyTorch's: start or end exactly."""
+    s = pdt.tensor([1.0, -2.5], device=device)
+    e = pdt.tensor([3.0, 7.25], device=device)
+    np.testing.assert_array_equal(_np(pdt.lerp(s, e, True)), [3.0, 7.25])
+    np.testing.assert_array_equal(_np(s.lerp(e, False)), [1.0, -2.5])
+    assert s.clone().lerp_(e, True).tolist() == [3.0, 7.25]
+
+
 def test_addcmul_addcdiv_match_numpy(device):
     rng = np.random.default_rng(6)
     a, b, c = rng.standard_normal((2, 3)), rng.standard_normal((3,)), rng.uniform(1, 2, (2, 1))

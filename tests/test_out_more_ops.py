@@ -1,8 +1,8 @@
 """out= of more ops written in Python (pydevtensor/_out.py), on every device, against
 NumPy: the elementwise ops (float_power, fmax, the logical ops, nextafter, ldexp, xlogy,
 heaviside, reciprocal, square, signbit, sinc, logit, i0, isposinf, isneginf, sgn, frac,
-nan_to_num) and the reductions and searches (median, nanmedian, mode, aminmax, isin,
-histogram).
+nan_to_num, lerp, addcmul, addcdiv; dot and vdot) and the reductions and searches
+(median, nanmedian, mode, aminmax, isin, histogram).
 
 PyTorch's rules, op by op: the result is written into out and out is returned (the
 named tuple of the outs for a tuple result); an out with no elements takes the result's
@@ -72,6 +72,18 @@ ELEMENTWISE = {
     "nan_to_num": (S, lambda x, **k: pdt.nan_to_num(x, posinf=9.0, **k),
                    np.nan_to_num(S, posinf=9.0, neginf=np.finfo(np.float64).min), "exact",
                    True),
+    # weights below and above 0.5: both of lerp's formulas
+    "lerp": (A, lambda x, **k: pdt.lerp(x, _t(POS, x.device), _t(P, x.device), **k),
+             A + P * (POS - A), "cast", True),
+    "addcmul": (A, lambda x, **k: pdt.addcmul(x, _t(POS, x.device), _t(P, x.device),
+                                              value=0.5, **k), A + 0.5 * POS * P, "cast", True),
+    "addcdiv": (A, lambda x, **k: pdt.addcdiv(x, _t(POS, x.device), _t(P, x.device),
+                                              value=-2, **k), A - 2 * POS / P, "cast", True),
+    # not elementwise, but the same rules (a 0-d result; only its dtype, as PyTorch's)
+    "dot": (A, lambda x, **k: pdt.dot(x.flatten(), _t(POS.ravel(), x.device), **k),
+            np.asarray(np.dot(A.ravel(), POS.ravel())), "exact", True),
+    "vdot": (A, lambda x, **k: pdt.vdot(x.flatten(), _t(POS.ravel(), x.device), **k),
+             np.asarray(np.dot(A.ravel(), POS.ravel())), "exact", True),
 }
 
 

@@ -60,6 +60,21 @@ def test_sum_mean_prod_compute_in_outs_dtype(device):
         pdt.sum(x, 1, dtype=pdt.float64, out=pdt.empty(2, device=device))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32"])
+@pytest.mark.parametrize("name", ["sum", "prod"])
+def test_sum_prod_of_a_small_int_or_bool_into_an_out_of_its_dtype(device, name, dtype):
+    """Without out, a bool or int32 input sums (and multiplies) into int64; with an out of
+    input's own dtype the result is computed in out's dtype (a bool sum is an any, a bool
+    product an all, uint8 wraps), as PyTorch's."""
+    a = np.array([[True, False, False], [True, True, False]]) if dtype == "bool" else \
+        np.array([[200, 3, 0], [2, 100, 7]]).astype(dtype)
+    x = pdt.tensor(a, device=device)
+    out = pdt.empty(0, dtype=getattr(pdt, dtype), device=device)
+    assert getattr(pdt, name)(x, 0, out=out) is out and out.dtype == x.dtype
+    want = getattr(np, name)(a, 0, dtype=dtype)  # NumPy's: bool any / all, uint8 wraps
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+
+
 def test_out_refusals(device):
     x = pdt.tensor(X, device=device)
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
