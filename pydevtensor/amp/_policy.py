@@ -28,7 +28,7 @@ FP32 = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "h
 # its reflect and replicate modes too ("pad": fp32_cpu_pad)
 FP32_CPU = ["avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
             "max_unpool1d", "max_unpool2d", "max_unpool3d", "grid_sample", "ctc_loss", "trace",
-            "inv", "inverse", "svd",
+            "inv", "inv_ex", "inverse", "svd", "householder_product", "solve_triangular",
             "svdvals", "qr", "cholesky", "cholesky_ex", "solve", "eigh", "eigvalsh",
             "matrix_rank", "cond", "lstsq", "pinverse", "cholesky_solve", "cholesky_inverse",
             "quantile", "nanquantile"]
@@ -39,6 +39,10 @@ FP32_CUDA = ["layer_norm", "group_norm", "normalize", "cosine_similarity", "soft
              "exp", "expm1", "log", "log10", "log1p", "log2", "pow", "reciprocal", "rsqrt",
              "tan", "acos", "asin", "cosh", "sinh", "erfinv", "logsumexp", "norm"]
 FP32_CUDA_OPT_DTYPE = ["softmax", "log_softmax", "softmin", "sum", "cumsum", "cumprod"]
+# ops on no list whose PyTorch kernel is one op, made of listed ops here: under autocast
+# they run in their input dtype, their inner products not lowered (matrix_exp's Pade
+# coefficients overflow float16)
+PLAIN = ["matrix_exp"]
 # ops run in the widest floating dtype of their inputs (cat and stack promote by themselves)
 PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "scatter_add"]
 # ... and on CPU made of lowered products (PyTorch's tensordot: mm)
@@ -56,7 +60,7 @@ _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
              "fp32_cuda": S.fp32_cuda, "fp32_cuda_opt_dtype": S.fp32_cuda_opt_dtype,
              "fp32_cpu": S.fp32_cpu, "fp32_cpu_pad": S.fp32_cpu_pad, "promote": S.promote,
              "promote_cuda_lower_cpu": lambda f: S.promote(f, composite=("cpu",)),
-             "promote_cpu": lambda f: S.promote(f, kinds=("cpu",))}
+             "promote_cpu": lambda f: S.promote(f, kinds=("cpu",)), "plain": S.unlisted}
 
 
 def policy():
@@ -67,7 +71,7 @@ def policy():
                         ("fp32_cpu_pad", ["pad"]), ("fp32_cuda", FP32_CUDA),
                         ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE),
                         ("promote_cuda_lower_cpu", PROMOTE_CUDA_LOWER_CPU),
-                        ("promote_cpu", PROMOTE_CPU)):
+                        ("promote_cpu", PROMOTE_CPU), ("plain", PLAIN)):
         for n in names:
             table[n] = kind
     return table

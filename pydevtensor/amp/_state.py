@@ -160,6 +160,13 @@ def lower(fn, kinds=DEVICE_TYPES):
     return _wrap(fn, lambda args, kwargs: _map(args, kwargs, low), "lower")
 
 
+def unlisted(fn):
+    """Wraps fn, an op on none of PyTorch's lists that is one kernel there but made of
+    listed ops here (matrix_exp): under autocast it runs in its inputs' dtypes, nothing
+    cast, and its inner ops are not autocast."""
+    return _wrap(fn, lambda args, kwargs: (args, kwargs), "plain")
+
+
 def lower_cuda(fn):
     """lower on CUDA tensors only (mv, addmv, addr, the RNN cells' products: PyTorch's
     CPU autocast leaves them in the input dtype)."""

@@ -267,11 +267,12 @@ def update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var:
         raise _Invalid(f"batch_norm(): running_mean and running_var share memory (shape "
                        f"{tuple(running_mean.shape)}, on {running_mean.device})")
     with _no_grad():
+        # in the batch statistics' (wide) dtype, rounded once into half statistics, as
+        # PyTorch's: a float16 running_var took the unbiased variance 180000 as inf
         m = float(momentum)
-        batch_mean = mean.detach().to(running_mean.dtype)
-        batch_var = (var.detach() * (n / (n - 1))).to(running_var.dtype)
-        running_mean.mul_(1.0 - m).add_(batch_mean * m)
-        running_var.mul_(1.0 - m).add_(batch_var * m)
+        for t, batch in ((running_mean, mean.detach()),
+                         (running_var, var.detach() * (n / (n - 1)))):
+            t.copy_(t.to(batch.dtype) * (1.0 - m) + batch * m)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,

@@ -1,0 +1,63 @@
+"""Autocast and ops made of listed ops here that are one kernel in PyTorch (the
+reduced-precision review against PyTorch 2.15): their inner products must not be
+lowered, and the linear algebra on PyTorch's CPU float32 list runs in float32.
+Against the same call without autocast (NumPy's float64 for the exponential)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+
+def _kind(device):
+    return "cuda" if device.type == "cuda" else "cpu"
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_matrix_exp_under_autocast_is_the_input_dtypes(device, low):
+    """matrix_exp was composed of @ and solve, which autocast lowered: NaN in float16
+    (the Pade coefficients overflow above a 1-norm of ~0.95), 0.3% off in bfloat16; it
+    runs in its input dtype now, as PyTorch's (on no list)."""
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    w, v = np.linalg.eig(a)
+    want = (v @ np.diag(np.exp(w)) @ np.linalg.inv(v)).real
+    x = pdt.tensor(a, dtype=pdt.float32, device=device)
+    with pdt.autocast(_kind(device), dtype=getattr(pdt, low)):
+        got = pdt.linalg.matrix_exp(x)
+    assert got.dtype == pdt.float32
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-5)
+
+
+def test_listed_linear_algebra_runs_in_float32_on_the_cpu(device):
+    """householder_product was lowered inside (1926.2 became 1921.0), inv_ex refused
+    bfloat16, LowRankMultivariateNormal.log_prob raised a dtype mismatch in
+    solve_triangular; all three are on PyTorch's CPU float32 list."""
+    h = pdt.tensor([[1.0, 2, 3], [4, 5, 6], [7, 8, 10]], device=device)
+    tau = pdt.tensor([1.2, 0.5], device=device)
+    d = pdt.distributions.LowRankMultivariateNormal(
+        pdt.zeros(3, device=device), pdt.ones(3, 1, device=device), pdt.ones(3, device=device))
+    plain = (pdt.linalg.householder_product(h, tau), d.log_prob(pdt.ones(3, device=device)))
+    with pdt.autocast(_kind(device)):
+        got = (pdt.linalg.householder_product(h, tau), d.log_prob(pdt.ones(3, device=device)))
+        inv = pdt.linalg.inv_ex(pdt.eye(2, device=device).bfloat16())[0]
+    for g, p in zip(got, plain):
+        assert g.dtype == pdt.float32
+        np.testing.assert_allclose(g.cpu().numpy(), p.cpu().numpy(), rtol=1e-6)
+    if _kind(device) == "cpu":
+        assert inv.dtype == pdt.float32
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_running_statistics_are_updated_in_float32(device, dtype):
+    """A float16 running_var took the unbiased batch variance (180000) in float16, inf;
+    the update is computed in float32 and rounded once, as PyTorch's (18000 for
+    momentum 0.1), and the running mean of 99.3 within the half's precision."""
+    half = getattr(pdt, dtype)
+    x = pdt.tensor([[300.0], [-300.0]], device=device).to(half)
+    rm, rv = pdt.zeros(1, device=device).to(half), pdt.ones(1, device=device).to(half)
+    pdt.nn.functional.batch_norm(x, rm, rv, training=True)
+    want = np.array([0.9 + 0.1 * 180000.0], dtype=np.float32)
+    assert rv.float().cpu().numpy() == pytest.approx(want, rel=4e-3)
+    layer = pdt.nn.BatchNorm1d(1).to(device).to(half)
+    layer(pdt.tensor([[99.3], [99.3]], device=device).to(half))
+    exact = 0.1 * 99.3  # one rounding of the float32 update, within the half's precision
+    assert abs(layer.running_mean.float().item() - exact) <= exact * 2 ** -6
