@@ -61,3 +61,43 @@ def test_half_running_statistics_are_updated_in_float32(device, dtype):
     layer(pdt.tensor([[99.3], [99.3]], device=device).to(half))
     exact = 0.1 * 99.3  # one rounding of the float32 update, within the half's precision
     assert abs(layer.running_mean.float().item() - exact) <= exact * 2 ** -6
+
+
+def _lrn(x, size, alpha=1e-4, beta=0.75, k=1.0):
+    """NumPy's local response norm across channels (dim 1), channels past the ends 0."""
+    sq = np.pad(x * x, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (x.ndim - 2))
+    s = sum(sq[:, i:i + x.shape[1]] for i in range(size))
+    return x / (k + alpha / size * s) ** beta
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_local_response_norm_of_4d_half_input_is_float32_on_the_cpu(device, low):
+    """PyTorch's local_response_norm pools a 4-d (or larger) input with avg_pool3d, on
+    its CPU float32 list: a half input gave the half here, float32 there; a 3-d input
+    (avg_pool2d, on no list) keeps its dtype."""
+    half = getattr(pdt, low)
+    a = np.linspace(-3, 3, 2 * 5 * 3 * 2).reshape(2, 5, 3, 2)
+    x = pdt.tensor(a, device=device).to(half)
+    exact = _lrn(x.double().cpu().numpy(), 3, alpha=0.5)
+    with pdt.autocast(_kind(device), dtype=half):
+        got = pdt.nn.functional.local_response_norm(x, 3, alpha=0.5)
+        got3 = pdt.nn.LocalResponseNorm(3, alpha=0.5)(x[:, :, :, 0])
+    assert got.dtype == (pdt.float32 if _kind(device) == "cpu" else half)
+    assert got3.dtype == half
+    np.testing.assert_allclose(got.double().cpu().numpy(), exact, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(got3.double().cpu().numpy(), exact[..., 0], rtol=1e-2,
+                               atol=1e-2)
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_chain_matmul_products_are_lowered(device, low):
+    """chain_matmul is on CUDA's lower list and made of mm on PyTorch's CPU: its result
+    is the autocast dtype on both (it stayed float32 on the CPU here)."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((4, 5)), rng.standard_normal((5, 5))
+    tx, tw = (pdt.tensor(v, dtype=pdt.float32, device=device) for v in (x, w))
+    with pdt.autocast(_kind(device), dtype=getattr(pdt, low)):
+        got = pdt.chain_matmul(tx, tw, tw)
+    assert got.dtype == getattr(pdt, low)
+    want = x @ w @ w
+    np.testing.assert_allclose(got.double().cpu().numpy(), want, atol=0.05 * abs(want).max())
