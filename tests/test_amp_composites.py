@@ -101,3 +101,32 @@ def test_chain_matmul_products_are_lowered(device, low):
     assert got.dtype == getattr(pdt, low)
     want = x @ w @ w
     np.testing.assert_allclose(got.double().cpu().numpy(), want, atol=0.05 * abs(want).max())
+
+
+@pytest.mark.parametrize("layers, bidirectional", [(1, False), (2, False), (2, True)])
+def test_cpu_lstm_under_autocast_is_the_autocast_dtype(device, layers, bidirectional):
+    """PyTorch's CPU LSTM is one mkldnn kernel per layer on the lower list: output, h_n
+    and c_n are bfloat16 under CPU autocast (float32 here before); the values are the
+    float32 run's within bfloat16's precision, and the float32 weights get gradients.
+    With proj_size (not that kernel) c_n stays float32, as PyTorch's."""
+    if _kind(device) != "cpu":
+        pytest.skip("PyTorch's CPU kernel; CUDA autocast is another list")
+    pdt.manual_seed(0)
+    lstm = pdt.nn.LSTM(4, 6, num_layers=layers, bidirectional=bidirectional)
+    x = pdt.tensor(np.linspace(-2, 2, 5 * 3 * 4).reshape(5, 3, 4), dtype=pdt.float32)
+    want, (wh, wc) = lstm(x)
+    with pdt.autocast("cpu"):
+        got, (h, c) = lstm(x)
+        unbatched = lstm(x[:, 0])[1][1]
+    for g, w in ((got, want), (h, wh), (c, wc)):
+        assert g.dtype == pdt.bfloat16
+        np.testing.assert_allclose(g.float().detach().numpy(), w.detach().numpy(),
+                                   atol=2e-2)
+    assert unbatched.dtype == pdt.bfloat16 and unbatched.shape == wc[:, 0].shape
+    got.float().sum().backward()
+    assert lstm.weight_ih_l0.grad.dtype == pdt.float32
+    assert float(lstm.weight_ih_l0.grad.abs().sum()) > 0
+    proj = pdt.nn.LSTM(4, 6, proj_size=2, num_layers=layers, bidirectional=bidirectional)
+    with pdt.autocast("cpu"):
+        out, (h, c) = proj(x)
+    assert (out.dtype, h.dtype, c.dtype) == (pdt.bfloat16, pdt.bfloat16, pdt.float32)

@@ -121,6 +121,13 @@ def _tensors(args, kwargs):
             yield from (x for x in a if isinstance(x, _C.Tensor))
 
 
+def cpu_lower_dtype(t):
+    """This thread's CPU autocast dtype when autocast would cast t there (a float32 or
+    half CPU tensor under CPU autocast), else None: the dtype of the ops PyTorch runs
+    as one kernel on its CPU lower list (the LSTM's mkldnn_rnn_layer)."""
+    return _state.dtype["cpu"] if _eligible(t) == "cpu" else None
+
+
 def plain(fn, *args, **kwargs):
     """fn(*args, **kwargs) with this thread's autocast off: the in-place forms of the
     listed ops (``c.addmm_(a, b)``), which PyTorch never autocasts, run through it."""
