@@ -58,8 +58,9 @@ def reset_parameters(self: Module) -> None:
 
 def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | None,
                  layer: bool = False) -> None:
-    """t (the input, h0 or c0) is a Tensor on the module's device, of its dtype; own is
-    one of the module's parameters; input the input, when t is a state; layer: t is a
+    """t (the input, h0 or c0) is a Tensor on the module's device, of its dtype (or,
+    under autocast, of another that autocast casts); own is one of the module's
+    parameters; input the input, when t is a state; layer: t is a
     sequence layer's input (PyTorch's ValueError wording for its dtype)."""
     if not isinstance(t, _C.Tensor):
         raise TypeError(f"{where}: {what} must be a Tensor, got {type(t).__name__}")
@@ -69,6 +70,8 @@ def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | Non
     if t.device != own.device:
         raise _C.DeviceError(f"{where}: {what} is on {t.device} but the module's "
                              f"parameters are on {own.device}; move one with .to()")
+    if t.dtype != own.dtype and _amp._eligible(t) and _amp._eligible(own):
+        return  # under autocast, as PyTorch's (its products cast them)
     if t.dtype != own.dtype and layer:  # PyTorch's words (a ValueError there too)
         raise _Invalid(f"{where}: RNN input dtype ({t.dtype}) does not match weight dtype "
                        f"({own.dtype}) (on {t.device}). Convert input: input.to({own.dtype}), "
