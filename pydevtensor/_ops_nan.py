@@ -259,7 +259,7 @@ def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
 
 
 @numpy_names
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """The sum over dim, with NaN counted as zero.
 
     Parameters
@@ -273,6 +273,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         Keep the reduced dims, with size 1 (default False).
     dtype : pydevtensor.dtype, optional
         Converts input to this dtype first, and the sum is of it.
+    out : Tensor, optional
+        Written with the result (of its shape and device), and returned. Without dtype
+        the sum is computed in out's dtype, as sum's (an int32 input into an int32 out);
+        a floating input into an integer or bool out is refused (NotImplementedError).
 
     Returns
     -------
@@ -287,6 +291,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """
     x = _tensor_arg(input, "nansum")
     keepdim = flag(keepdim, "nansum", "keepdim")
+    if out is not None:
+        return _nansum_out(x, dim, keepdim, dtype, out)
     if dtype is not None:
         x = x.to(dtype)
     dims = _dims(dim, x.ndim, "nansum")
@@ -295,6 +301,20 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if x.ndim == 0:
         return x.sum(dtype=dtype)
     return x.sum(dims, keepdim=keepdim, dtype=dtype)  # dtype kept: sum would widen ints
+
+
+def _nansum_out(x, dim, keepdim, dtype, out):
+    """nansum(..., out=out): computed in out's dtype without dtype, as PyTorch's."""
+    if not isinstance(out, _C.Tensor):
+        raise TypeError(f"nansum(): argument 'out' must be a Tensor, got {type(out).__name__}")
+    refuse_grad("nansum", x, out)
+    if dtype is None:
+        dtype = out.dtype
+        if x.is_floating_point() and not (out.is_floating_point() or out.is_complex()):
+            raise NotImplementedError(f"nansum(): a {x.dtype} input into a {out.dtype} out "
+                                      f"(of shape {tuple(out.shape)} on {out.device}): NaN "
+                                      f"has no value there; give a floating out")
+    return _out_written(nansum(x, dim, keepdim, dtype=dtype), out, "nansum")
 
 
 @numpy_names

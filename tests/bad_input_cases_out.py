@@ -64,6 +64,11 @@ OUT_CASES = [
     C("linalg.norm-out-grad", "pdt.linalg.norm(t.requires_grad_(), out=pdt.empty(0))",
       "RuntimeError", r"linalg\.norm\(\): functions with out=... arguments don't support "
       r"automatic differentiation"),
+    C("nansum-out-int", "pdt.nansum(t, out=pdt.empty(0, dtype=pdt.int64))",
+      "NotImplementedError", r"nansum\(\): a pydevtensor.float32 input into a "
+      r"pydevtensor.int64 out \(of shape \(0,\) on cpu\)"),
+    C("nansum-out-list", "pdt.nansum(t, out=[1.0])", "TypeError",
+      r"nansum\(\): argument 'out' must be a Tensor, got list"),
     C("where-out-shape", "pdt.where(t > 0, t, 0.0, out=pdt.empty(4))", "RuntimeError",
       r"where\(\): out has shape \(4,\), the result \(2, 3\) \(on cpu\); pydevtensor "
       r"does not resize out"),

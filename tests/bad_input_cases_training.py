@@ -526,9 +526,14 @@ TRAINING_CASES = [
     C("hinge_embedding_loss-shapes", "pdt.nn.HingeEmbeddingLoss()(t, pdt.ones(4))",
       "ValueError", r"hinge_embedding_loss\(\): the shapes do not broadcast: input \(2, 3\), "
       r"target \(4,\) \(on cpu\)"),
-    C("soft_margin_loss-bool-target", "pdt.nn.SoftMarginLoss()(t, pdt.ones(2, 3, "
-      "dtype=pdt.bool))", "TypeError",
-      r"soft_margin_loss\(\): target must be floating point, got pydevtensor.bool on cpu"),
+    C("multilabel_soft_margin_loss-bool-target", "pdt.nn.MultiLabelSoftMarginLoss()(t, "
+      "pdt.ones(2, 3, dtype=pdt.bool))", "TypeError",
+      r"multilabel_soft_margin_loss\(\): target must be floating point, got pydevtensor.bool "
+      r"on cpu"),
+    C("binary_cross_entropy-dtypes", "pdt.nn.functional.binary_cross_entropy(t.sigmoid(), "
+      "t.sigmoid().double())", "RuntimeError",
+      r"binary_cross_entropy\(\): input \(pydevtensor.float32\) and target "
+      r"\(pydevtensor.float64\) must have one dtype, of shape \(2, 3\) on cpu"),
     C("SoftMarginLoss-reduction", "pdt.nn.SoftMarginLoss(reduction='avg')", "ValueError",
       r"SoftMarginLoss: reduction must be 'mean', 'sum' or 'none', got 'avg'"),
     C("cosine_embedding_loss-target", "pdt.nn.functional.cosine_embedding_loss(t, t, "

@@ -61,3 +61,92 @@ def test_half_running_statistics_are_updated_in_float32(device, dtype):
     layer(pdt.tensor([[99.3], [99.3]], device=device).to(half))
     exact = 0.1 * 99.3  # one rounding of the float32 update, within the half's precision
     assert abs(layer.running_mean.float().item() - exact) <= exact * 2 ** -6
+
+
+def _lrn(x, size, alpha=1e-4, beta=0.75, k=1.0):
+    """NumPy's local response norm across channels (dim 1), channels past the ends 0."""
+    sq = np.pad(x * x, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (x.ndim - 2))
+    s = sum(sq[:, i:i + x.shape[1]] for i in range(size))
+    return x / (k + alpha / size * s) ** beta
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_local_response_norm_of_4d_half_input_is_float32_on_the_cpu(device, low):
+    """PyTorch's local_response_norm pools a 4-d (or larger) input with avg_pool3d, on
+    its CPU float32 list: a half input gave the half here, float32 there; a 3-d input
+    (avg_pool2d, on no list) keeps its dtype."""
+    half = getattr(pdt, low)
+    a = np.linspace(-3, 3, 2 * 5 * 3 * 2).reshape(2, 5, 3, 2)
+    x = pdt.tensor(a, device=device).to(half)
+    exact = _lrn(x.double().cpu().numpy(), 3, alpha=0.5)
+    with pdt.autocast(_kind(device), dtype=half):
+        got = pdt.nn.functional.local_response_norm(x, 3, alpha=0.5)
+        got3 = pdt.nn.LocalResponseNorm(3, alpha=0.5)(x[:, :, :, 0])
+    assert got.dtype == (pdt.float32 if _kind(device) == "cpu" else half)
+    assert got3.dtype == half
+    np.testing.assert_allclose(got.double().cpu().numpy(), exact, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(got3.double().cpu().numpy(), exact[..., 0], rtol=1e-2,
+                               atol=1e-2)
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_chain_matmul_products_are_lowered(device, low):
+    """chain_matmul is on CUDA's lower list and made of mm on PyTorch's CPU: its result
+    is the autocast dtype on both (it stayed float32 on the CPU here)."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((4, 5)), rng.standard_normal((5, 5))
+    tx, tw = (pdt.tensor(v, dtype=pdt.float32, device=device) for v in (x, w))
+    with pdt.autocast(_kind(device), dtype=getattr(pdt, low)):
+        got = pdt.chain_matmul(tx, tw, tw)
+    assert got.dtype == getattr(pdt, low)
+    want = x @ w @ w
+    np.testing.assert_allclose(got.double().cpu().numpy(), want, atol=0.05 * abs(want).max())
+
+
+@pytest.mark.parametrize("layers, bidirectional", [(1, False), (2, False), (2, True)])
+def test_cpu_lstm_under_autocast_is_the_autocast_dtype(device, layers, bidirectional):
+    """PyTorch's CPU LSTM is one mkldnn kernel per layer on the lower list: output, h_n
+    and c_n are bfloat16 under CPU autocast (float32 here before); the values are the
+    float32 run's within bfloat16's precision, and the float32 weights get gradients.
+    With proj_size (not that kernel) c_n stays float32, as PyTorch's."""
+    if _kind(device) != "cpu":
+        pytest.skip("PyTorch's CPU kernel; CUDA autocast is another list")
+    pdt.manual_seed(0)
+    lstm = pdt.nn.LSTM(4, 6, num_layers=layers, bidirectional=bidirectional)
+    x = pdt.tensor(np.linspace(-2, 2, 5 * 3 * 4).reshape(5, 3, 4), dtype=pdt.float32)
+    want, (wh, wc) = lstm(x)
+    with pdt.autocast("cpu"):
+        got, (h, c) = lstm(x)
+        unbatched = lstm(x[:, 0])[1][1]
+    for g, w in ((got, want), (h, wh), (c, wc)):
+        assert g.dtype == pdt.bfloat16
+        np.testing.assert_allclose(g.float().detach().numpy(), w.detach().numpy(),
+                                   atol=2e-2)
+    assert unbatched.dtype == pdt.bfloat16 and unbatched.shape == wc[:, 0].shape
+    got.float().sum().backward()
+    assert lstm.weight_ih_l0.grad.dtype == pdt.float32
+    assert float(lstm.weight_ih_l0.grad.abs().sum()) > 0
+    proj = pdt.nn.LSTM(4, 6, proj_size=2, num_layers=layers, bidirectional=bidirectional)
+    with pdt.autocast("cpu"):
+        out, (h, c) = proj(x)
+    assert (out.dtype, h.dtype, c.dtype) == (pdt.bfloat16, pdt.bfloat16, pdt.float32)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_half_input_of_float32_recurrent_layer_under_autocast(device, mode):
+    """Under autocast PyTorch skips the recurrent layers' input dtype check (their
+    products cast it): a bfloat16 input of a float32 layer was refused here.  The
+    results are the float32 run's within bfloat16's precision; outside autocast the
+    mismatch is still refused."""
+    pdt.manual_seed(0)
+    layer = getattr(pdt.nn, mode)(4, 6, num_layers=2).to(device)
+    x = pdt.tensor(np.linspace(-2, 2, 5 * 3 * 4).reshape(5, 3, 4), dtype=pdt.float32,
+                   device=device)
+    want = layer(x)[0]
+    with pdt.autocast(_kind(device)):
+        got = layer(x.bfloat16())[0]
+    assert got.dtype == pdt.bfloat16
+    np.testing.assert_allclose(got.float().detach().cpu().numpy(),
+                               want.detach().cpu().numpy(), atol=3e-2)
+    with pytest.raises(ValueError, match="does not match weight dtype"):
+        layer(x.bfloat16())

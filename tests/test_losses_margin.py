@@ -347,8 +347,8 @@ def test_bad_arguments():
         F.gaussian_nll_loss(x, x, pdt.ones(3, 3))
     with pytest.raises(ValueError, match="var has negative entry"):
         F.gaussian_nll_loss(x, x, -pdt.ones(3, 4))
-    with pytest.raises(TypeError, match=r"poisson_nll_loss\(\): target must be floating"):
-        F.poisson_nll_loss(x, pdt.ones(3, 4, dtype=pdt.bool))  # an integer one is taken
+    with pytest.raises(TypeError, match=r"gaussian_nll_loss\(\): target must be floating"):
+        F.gaussian_nll_loss(x, pdt.ones(3, 4, dtype=pdt.bool), x)  # PyTorch subtracts it
     assert math.isfinite(F.poisson_nll_loss(x, x * 0, log_input=False, full=True).item())
 
 

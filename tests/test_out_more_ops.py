@@ -2,7 +2,7 @@
 NumPy: the elementwise ops (float_power, fmax, the logical ops, nextafter, ldexp, xlogy,
 heaviside, reciprocal, square, signbit, sinc, logit, i0, isposinf, isneginf, sgn, frac,
 nan_to_num, lerp, addcmul, addcdiv; dot and vdot) and the reductions and searches
-(median, nanmedian, mode, aminmax, isin, histogram).
+(median, nanmedian, mode, aminmax, isin, histogram, nansum).
 
 PyTorch's rules, op by op: the result is written into out and out is returned (the
 named tuple of the outs for a tuple result); an out with no elements takes the result's
@@ -251,3 +251,26 @@ def test_isin_out(device):
     with pytest.raises(RuntimeError, match=r"isin\(\): Expected out tensor to have dtype "
                                            r"pydevtensor.bool"):
         pdt.isin(x, 1.0, out=pdt.empty(0, dtype=pdt.float64, device=device))
+
+
+def test_nansum_out_computes_in_outs_dtype(device):
+    x = np.array([[1.5, np.nan, 2.25], [np.nan, np.nan, 3.0]], np.float32)
+    t = pdt.tensor(x, device=device)
+    out = pdt.empty(2, dtype=pdt.float64, device=device)
+    assert pdt.nansum(t, 1, out=out) is out
+    np.testing.assert_array_equal(out.cpu().numpy(), np.nansum(x.astype(np.float64), 1))
+    out = pdt.empty(0, device=device)  # empty: takes the result's shape
+    assert pdt.nansum(t, out=out) is out and out.shape == () and out.item() == 6.75
+    out = pdt.empty(1, 1, device=device)
+    pdt.nansum(t, (0, 1), keepdim=True, out=out)
+    assert out.item() == 6.75
+    i = pdt.tensor([[1, 2], [3, 4]], dtype=pdt.int32, device=device)
+    out = pdt.empty(2, dtype=pdt.int32, device=device)  # int32 kept, sum's rule
+    pdt.nansum(i, 0, out=out)
+    assert out.dtype == pdt.int32 and out.cpu().tolist() == [4, 6]
+    with pytest.raises(NotImplementedError, match="NaN has no value there"):
+        pdt.nansum(t, 1, out=pdt.empty(2, dtype=pdt.int64, device=device))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+        pdt.nansum(t, 1, dtype=pdt.float64, out=pdt.empty(2, device=device))
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        pdt.nansum(t.requires_grad_(), 1, out=pdt.empty(2, device=device))

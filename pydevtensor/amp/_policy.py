@@ -17,7 +17,9 @@ LOWER = ["matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "conv1d"
          "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
          "scaled_dot_product_attention", "vecdot"]
 # ... on CUDA only (PyTorch's CPU list leaves these in the input dtype)
-LOWER_CUDA = ["mv", "addmv", "addr", "chain_matmul"]
+LOWER_CUDA = ["mv", "addmv", "addr"]
+# on CUDA's lower list; made of mm on the CPU, where its products are autocast
+LOWER_CUDA_COMPOSITE_CPU = ["chain_matmul"]
 # ops run in float32, on both device types (losses; cdist)
 FP32 = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
         "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -58,7 +60,9 @@ TENSOR_OPERATORS = {"__matmul__": "lower", "__rmatmul__": "lower",
 _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
              "fp32_opt_dtype": lambda f: S.fp32(f, opt_dtype=True),
              "fp32_cuda": S.fp32_cuda, "fp32_cuda_opt_dtype": S.fp32_cuda_opt_dtype,
-             "fp32_cpu": S.fp32_cpu, "fp32_cpu_pad": S.fp32_cpu_pad, "promote": S.promote,
+             "lower_cuda_composite_cpu": lambda f: S.lower(f, ("cuda",), composite=("cpu",)),
+             "fp32_cpu": S.fp32_cpu, "fp32_cpu_pad": S.fp32_cpu_pad,
+             "fp32_cpu_lrn": S.fp32_cpu_lrn, "promote": S.promote,
              "promote_cuda_lower_cpu": lambda f: S.promote(f, composite=("cpu",)),
              "promote_cpu": lambda f: S.promote(f, kinds=("cpu",)), "plain": S.unlisted}
 
@@ -66,9 +70,11 @@ _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
 def policy():
     """{op name: 'lower' | 'lower_cuda' | 'fp32' | ... } for the functions."""
     table = {}
-    for kind, names in (("lower", LOWER), ("lower_cuda", LOWER_CUDA), ("fp32", FP32),
+    for kind, names in (("lower", LOWER), ("lower_cuda", LOWER_CUDA),
+                        ("lower_cuda_composite_cpu", LOWER_CUDA_COMPOSITE_CPU), ("fp32", FP32),
                         ("fp32_opt_dtype", FP32_OPT_DTYPE), ("fp32_cpu", FP32_CPU),
-                        ("fp32_cpu_pad", ["pad"]), ("fp32_cuda", FP32_CUDA),
+                        ("fp32_cpu_pad", ["pad"]), ("fp32_cpu_lrn", ["local_response_norm"]),
+                        ("fp32_cuda", FP32_CUDA),
                         ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE),
                         ("promote_cuda_lower_cpu", PROMOTE_CUDA_LOWER_CPU),
                         ("promote_cpu", PROMOTE_CPU), ("plain", PLAIN)):

@@ -121,6 +121,13 @@ def _tensors(args, kwargs):
             yield from (x for x in a if isinstance(x, _C.Tensor))
 
 
+def cpu_lower_dtype(t):
+    """This thread's CPU autocast dtype when autocast would cast t there (a float32 or
+    half CPU tensor under CPU autocast), else None: the dtype of the ops PyTorch runs
+    as one kernel on its CPU lower list (the LSTM's mkldnn_rnn_layer)."""
+    return _state.dtype["cpu"] if _eligible(t) == "cpu" else None
+
+
 def plain(fn, *args, **kwargs):
     """fn(*args, **kwargs) with this thread's autocast off: the in-place forms of the
     listed ops (``c.addmm_(a, b)``), which PyTorch never autocasts, run through it."""
@@ -152,12 +159,12 @@ def _wrap(fn, cast, name, composite=()):
     return op
 
 
-def lower(fn, kinds=DEVICE_TYPES):
+def lower(fn, kinds=DEVICE_TYPES, composite=()):
     """Wraps fn: under autocast (of a device type in kinds) its floating inputs are cast
     to the autocast dtype (float16 or bfloat16) of their device type first (matmul,
-    linear, conv, ...)."""
+    linear, conv, ...); composite as _wrap's."""
     low = _to_lower(kinds)
-    return _wrap(fn, lambda args, kwargs: _map(args, kwargs, low), "lower")
+    return _wrap(fn, lambda args, kwargs: _map(args, kwargs, low), "lower", composite)
 
 
 def unlisted(fn):
@@ -197,6 +204,15 @@ def fp32_cpu(fn):
     """fp32 on CPU tensors only (PyTorch's CUDA autocast leaves these ops in the input
     dtype): the 3-d pools, grid_sample, ctc_loss, trace, the linear algebra, quantile."""
     return fp32(fn, kinds=("cpu",))
+
+
+def fp32_cpu_lrn(fn):
+    """fp32_cpu for local_response_norm of 4-d and larger inputs: PyTorch's is made of
+    avg_pool3d there (on its CPU float32 list; a bfloat16 input gives float32), of
+    avg_pool2d (on no list) for 3-d inputs."""
+    def pooled_in_3d(args, kwargs):
+        return getattr(args[0] if args else kwargs.get("input"), "ndim", 0) > 3
+    return fp32(fn, kinds=("cpu",), when=pooled_in_3d)
 
 
 def fp32_cpu_pad(fn):

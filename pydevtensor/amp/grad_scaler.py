@@ -1,4 +1,5 @@
 """``GradScaler``: PyTorch's dynamic loss scaling for float16 training."""
+import struct
 import warnings
 
 from .. import _C
@@ -49,6 +50,15 @@ def _accessors(name, cast, default, example):
 
 
 _FLOAT32_MAX = 3.4028234663852886e38  # the largest finite float32
+
+
+def _f32(x):
+    """x rounded to float32 (inf past its range), as a Python float: the scale is a
+    float32 tensor in PyTorch, each update computed in double and rounded once."""
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
 
 class GradScaler:
     """Scales the loss so that float16 gradients do not underflow, unscales the
@@ -150,7 +160,7 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if self._scale is None:
-            self._scale = self._init_scale
+            self._scale = _f32(self._init_scale)
             self._growth_tracker = self._init_growth_tracker
 
         def one(v):
@@ -214,7 +224,7 @@ class GradScaler:
                 raise ValueError(f"Attempting to unscale FP16 gradients (a gradient of shape "
                                  f"{tuple(gr.shape)} on {gr.device}): keep the parameters "
                                  f"in float32 and let autocast cast them.")
-        inv = 1.0 / self._scale
+        inv = _f32(1.0 / self._scale)  # PyTorch's scale.double().reciprocal().float()
         flags = {}  # device -> list of 0-d "all finite" tensors
         from .. import isfinite, stack
         from ..autograd.grad_mode import no_grad
@@ -335,12 +345,13 @@ class GradScaler:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
                     self._growth_tracker = 0
-                    grown = self._scale * self._growth_factor
+                    grown = _f32(self._scale * self._growth_factor)
                     if grown <= _FLOAT32_MAX:  # PyTorch's float32 scale: kept if finite
                         self._set(grown)
         self._per_optimizer = {}
 
     def _set(self, value):
+        value = _f32(value)
         if value != self._scale:
             self._scale = value
             self._on = {}  # refilled on each device when next needed (one host->device copy)
@@ -399,9 +410,15 @@ class GradScaler:
         return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
                 "backoff_factor": self._backoff_factor,
                 "growth_interval": self._growth_interval,
-                # before the first scale() (lazy), what load_state_dict set, as PyTorch
-                "_growth_tracker": (self._init_growth_tracker if self._scale is None
-                                    else self._growth_tracker)}
+                "_growth_tracker": self._get_growth_tracker()}
+
+    def _get_growth_tracker(self):
+        """The steps without inf/NaN since the scale last changed, as PyTorch's: before
+        the first scale() (lazy) what load_state_dict set (0 by default); 0 when
+        disabled."""
+        if not self._enabled:
+            return 0
+        return self._init_growth_tracker if self._scale is None else self._growth_tracker
 
     def load_state_dict(self, state_dict):
         """Restores a state_dict().

@@ -276,7 +276,8 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     Returns
     -------
     Tensor
-        0-d, or of input's shape with reduction='none'.
+        0-d, or of input's shape with reduction='none'; of target's dtype, as PyTorch's
+        (a float64 input against a float32 target gives float32).
 
     Raises
     ------
@@ -312,6 +313,8 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
         loss = (1 - target) * _softplus(input) + pos_weight * target * _softplus(input.neg())
     if weight is not None:
         loss = loss * weight
+    if target.is_floating_point():  # PyTorch's loss is (1 - target).mul_(...): its dtype
+        loss = loss.to(target.dtype)
     return _reduced(loss, reduction, where)
 
 
@@ -349,7 +352,8 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
     Raises
     ------
     TypeError
-        When input or target is not a floating-point Tensor.
+        When input or target is not a floating-point Tensor, or their dtypes differ
+        (DTypeError, a RuntimeError as PyTorch's).
     ValueError
         For mismatched shapes, an unknown reduction, or (on the CPU) an input or a target
         outside [0, 1] (PyTorch's check).
@@ -365,6 +369,10 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
     where = "binary_cross_entropy()"
     reduction = _legacy_reduction(size_average, reduce, reduction, where)
     _check_pair(input, target, where)
+    if input.dtype != target.dtype:  # PyTorch's kernel takes one dtype
+        raise _C.DTypeError(f"{where}: input ({input.dtype}) and target ({target.dtype}) "
+                            f"must have one dtype, of shape {tuple(input.shape)} on "
+                            f"{input.device}; convert the target with .to(input.dtype)")
     weight = _check_weight(weight, input, where, convert=True)
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)

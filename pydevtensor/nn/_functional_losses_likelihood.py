@@ -60,7 +60,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     """
     where = "poisson_nll_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction, old_mean=False)
-    target = _target(target, input)
+    target = _target(target, input, bool_ok=True)
     _tensors(where, input=input, target=target)
     eps = _number(eps, "eps", where)
     _check_reduction(reduction, where)

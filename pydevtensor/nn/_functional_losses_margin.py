@@ -40,14 +40,16 @@ def _tensors(where, **named):
                                 f"{t.device}")
 
 
-def _target(target, like):
+def _target(target, like, bool_ok=False):
     """An integer target tensor in like's floating dtype, as PyTorch's promotion gives
-    (``F.soft_margin_loss(x, torch.tensor([1, -1]))``); anything else unchanged, for
-    _tensors to check (a bool target stays refused: PyTorch's own answer for it
-    depends on the loss)."""
+    (``F.soft_margin_loss(x, torch.tensor([1, -1]))``); a bool one too with bool_ok (the
+    losses whose PyTorch kernels promote it: hinge_embedding, soft_margin,
+    cosine_embedding, poisson_nll); anything else unchanged, for _tensors to check (a
+    bool target of the losses whose PyTorch formulas subtract or negate it stays
+    refused, as there)."""
     if (isinstance(target, _C.Tensor) and isinstance(like, _C.Tensor)
             and like.is_floating_point() and not target.is_floating_point()
-            and target.dtype != _C.bool):
+            and (bool_ok or target.dtype != _C.bool)):
         return target.to(like.dtype)
     return target
 
@@ -116,6 +118,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     where = "margin_ranking_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
     target = _target(target, input1)
+    input1, input2 = _target(input1, input2), _target(input2, input1)  # one an integer one
     _tensors(where, input1=input1, input2=input2, target=target)
     margin = _number(margin, "margin", where)
     _check_reduction(reduction, where)
@@ -169,7 +172,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """
     where = "hinge_embedding_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    target = _target(target, input)
+    target = _target(target, input, bool_ok=True)
     _tensors(where, input=input, target=target)
     margin = _number(margin, "margin", where)
     _check_reduction(reduction, where)
@@ -216,11 +219,13 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     where = "soft_margin_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    target = _target(target, input)
+    target = _target(target, input, bool_ok=True)
     _tensors(where, input=input, target=target)
     _check_reduction(reduction, where)
     _broadcast(where, input=input, target=target)
-    return _reduced(_act.logsigmoid(input * target).neg(), reduction, where)
+    loss = _act.logsigmoid(input * target).neg()
+    # in input's dtype, as PyTorch's (its kernel writes into a tensor like input)
+    return _reduced(loss.to(input.dtype), reduction, where)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
@@ -265,7 +270,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     """
     where = "cosine_embedding_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    target = _target(target, input1)
+    target = _target(target, input1, bool_ok=True)
     _tensors(where, input1=input1, input2=input2, target=target)
     margin = _number(margin, "margin", where)
     _check_reduction(reduction, where)

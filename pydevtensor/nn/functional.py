@@ -218,6 +218,15 @@ def _check_same_shape(input, target, where, stacklevel=3):
                    stacklevel=stacklevel)
 
 
+def _bool_as_input(target, input):
+    """A bool target in input's floating dtype, as the PyTorch kernels of mse_loss,
+    huber_loss and smooth_l1_loss promote it (l1_loss's subtraction refuses it there, and
+    here); anything else unchanged."""
+    if target.dtype == _C.bool and input.is_floating_point():
+        return target.to(input.dtype)
+    return target
+
+
 def _size(t):
     return f"pydevtensor.Size({list(t.shape)})"
 
@@ -247,7 +256,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _check_same_shape(input, target, "mse_loss()")
     reduction = _LM._legacy_reduction(size_average, reduce, reduction, "mse_loss()")
     _check_reduction(reduction, "mse_loss()")
-    diff = input - target
+    diff = input - _bool_as_input(target, input)
     if weight is not None:
         return _weighted(diff * diff, weight, input, reduction, "mse_loss()", True)
     if diff.requires_grad:  # recorded: the square as its own op
@@ -316,7 +325,7 @@ def _piecewise(input, target, reduction, knee, where, beta, weight=None):
     quadratic piece, so that its gradient is NaN, as PyTorch's (abs's would be 0)."""
     _check_reduction(reduction, where)
     _check_same_shape(input, target, where, stacklevel=4)
-    d = input - target
+    d = input - _bool_as_input(target, input)
     z = d.abs()
     inner = (z >= knee).logical_not()  # z < knee, or NaN
     dq = d.where(inner, 0.0)
@@ -324,7 +333,10 @@ def _piecewise(input, target, reduction, knee, where, beta, weight=None):
         quadratic, linear = 0.5 * dq * dq, knee * (z - 0.5 * knee)
     else:
         quadratic, linear = 0.5 * dq * dq / beta, z - 0.5 * beta
-    return _weighted(quadratic.where(inner, linear), weight, input, reduction, where, False)
+    loss = quadratic.where(inner, linear)
+    if beta is None:  # huber_loss's: in input's dtype, as PyTorch's kernel writes it
+        loss = loss.to(input.dtype)
+    return _weighted(loss, weight, input, reduction, where, False)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -349,7 +361,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     Returns
     -------
     Tensor
-        0-d, or input's shape with reduction='none'.
+        0-d, or input's shape with reduction='none'; of input's dtype, as PyTorch's (a
+        float16 input against a float32 target gives float16).
 
     Raises
     ------

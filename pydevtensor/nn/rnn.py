@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from .._args import size as _size
+from ..amp import _state as _amp
 from . import _functional_rnn as FR
 from . import _packed_rnn
 from .module import Module
@@ -57,8 +58,9 @@ def reset_parameters(self: Module) -> None:
 
 def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | None,
                  layer: bool = False) -> None:
-    """t (the input, h0 or c0) is a Tensor on the module's device, of its dtype; own is
-    one of the module's parameters; input the input, when t is a state; layer: t is a
+    """t (the input, h0 or c0) is a Tensor on the module's device, of its dtype (or,
+    under autocast, of another that autocast casts); own is one of the module's
+    parameters; input the input, when t is a state; layer: t is a
     sequence layer's input (PyTorch's ValueError wording for its dtype)."""
     if not isinstance(t, _C.Tensor):
         raise TypeError(f"{where}: {what} must be a Tensor, got {type(t).__name__}")
@@ -68,6 +70,8 @@ def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | Non
     if t.device != own.device:
         raise _C.DeviceError(f"{where}: {what} is on {t.device} but the module's "
                              f"parameters are on {own.device}; move one with .to()")
+    if t.dtype != own.dtype and _amp._eligible(t) and _amp._eligible(own):
+        return  # under autocast, as PyTorch's (its products cast them)
     if t.dtype != own.dtype and layer:  # PyTorch's words (a ValueError there too)
         raise _Invalid(f"{where}: RNN input dtype ({t.dtype}) does not match weight dtype "
                        f"({own.dtype}) (on {t.device}). Convert input: input.to({own.dtype}), "
@@ -342,15 +346,39 @@ class RNNBase(Module):
                                 ("h0", "c0") if self.mode == "LSTM" else ("h0",), c_shape)
         h0, c0 = states if batched else (states[0].unsqueeze(1), None if states[1] is None
                                          else states[1].unsqueeze(1))
-        output, h_n, c_n = FR.run(self.mode, x, h0, c0, self._weights(), self.num_layers,
-                                  directions, self.dropout, self.training,
-                                  projections=self._projections())
+        low = _amp.cpu_lower_dtype(x) if self.mode == "LSTM" and not self.proj_size else None
+        if low is not None:
+            output, h_n, c_n = _amp.plain(self._run_lowered, low, x, h0, c0, directions)
+        else:
+            output, h_n, c_n = FR.run(self.mode, x, h0, c0, self._weights(), self.num_layers,
+                                      directions, self.dropout, self.training,
+                                      projections=self._projections())
         if not batched:
             output, h_n = output.squeeze(1), h_n.squeeze(1)
             c_n = None if c_n is None else c_n.squeeze(1)
         elif self.batch_first:
             output = output.transpose(0, 1)
         return (output, h_n) if self.mode != "LSTM" else (output, (h_n, c_n))
+
+    def _run_lowered(self, low: dtype, x: Tensor, h0: Tensor, c0: Tensor,
+                     directions: int) -> tuple[Tensor, Tensor, Tensor]:
+        """The LSTM under CPU autocast, as PyTorch's: one mkldnn kernel per layer there
+        (mkldnn_rnn_layer, on the lower list), whose inputs, weights and states are
+        cast to low (bfloat16) and whose outputs are low.  Here the operands are
+        rounded to low, each layer runs in float32 (the fused cells) and its outputs
+        are rounded to low; output, h_n and c_n are low."""
+        def rounded(t: Tensor | None) -> Tensor | None:
+            return None if t is None else _amp._cast(t, low).to(_C.float32)
+
+        def layer(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, Tensor | None]:
+            out, h, c = FR.run_direction(*args, **kwargs)
+            return rounded(out), h, c
+
+        weights = [tuple(rounded(w) for w in ws) for ws in self._weights()]
+        output, h_n, c_n = FR.run(self.mode, rounded(x), rounded(h0), rounded(c0), weights,
+                                  self.num_layers, directions, self.dropout, self.training,
+                                  direction=layer)
+        return output.to(low), h_n.to(low), c_n.to(low)
 
     def _forward_packed(self, input: PackedSequence, hx: Any, where: str,
                         own: Tensor) -> Any:
