@@ -67,6 +67,9 @@ def expect(op, a, dim, keepdim):
     dt = str(a.dtype) if a.dtype != np.bool_ else "bool"
     x = a.astype(np.float64)
     u_last = U32 if dt == "float32" else 0.0
+    # over several dims the float32 partial results of the first may be stored (one
+    # rounding each, of at most the mass) before the next are reduced
+    multi = isinstance(dim, tuple) and len(dim) > 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # mean of an empty slice
         if op in ("argmax", "argmin"):
@@ -79,17 +82,18 @@ def expect(op, a, dim, keepdim):
             return REF[op](a.astype(np.int64), axis=axis, keepdims=keepdim), "int64", None
         if op == "norm1":
             ref = np.abs(x).sum(axis=axis, keepdims=keepdim)
-            return ref, dt, u_last * ref + 2 * k * U64 * ref
+            return ref, dt, u_last * (1 + multi) * ref + 2 * k * U64 * ref
         if op == "norm2":
             ref = np.sqrt((x * x).sum(axis=axis, keepdims=keepdim))
-            return ref, dt, (2 * u_last + (U64 * 2 if not u_last else 0) + 2 * k * U64) * ref
+            return ref, dt, ((2 + multi) * u_last + (U64 * 2 if not u_last else 0)
+                             + 2 * k * U64) * ref
         ref = REF[op](x, axis=axis, keepdims=keepdim)
         if op == "prod":
             return ref, dt, (u_last + 2 * k * U64) * np.abs(ref)
         mass = np.abs(x).sum(axis=axis, keepdims=keepdim)
         if op == "mean":
             mass = mass / max(k, 1)
-        return ref, dt, u_last * np.abs(ref) + 2 * k * U64 * mass
+        return ref, dt, u_last * (np.abs(ref) + multi * mass) + 2 * k * U64 * mass
 
 
 def run_op(op, t, dim, keepdim):
