@@ -335,7 +335,7 @@ def clip_grad_value_(parameters: _Parameters, clip_value: float,
 
 
 def skip_init(module_cls: type, *args, **kwargs):
-    """module_cls(*args, **kwargs) whose parameters and buffers are to be treated as
+    """``module_cls(*args, **kwargs)``, whose parameters and buffers are to be treated as
     not set (initialise or load them next), as PyTorch's: module_cls must take a device
     argument.  PyTorch builds the module on its meta device and allocates it empty;
     pydevtensor has no meta device, so the module is built on device (default 'cpu')
