@@ -205,12 +205,12 @@ def _deprecated(new):
     Parameters
     ----------
     *args, **kwargs
-        As {new.__name__}'s.
+        The arguments of ``{new.__name__}``.
 
     Returns
     -------
     Tensor
-        What {new.__name__} returns (the tensor, filled).
+        What ``{new.__name__}`` returns (the tensor, filled).
 
     Examples
     --------
