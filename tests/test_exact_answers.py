@@ -419,6 +419,29 @@ def test_arg_reductions_keepdim_without_dim_keep_every_dim(device, name, shape):
 OVERFLOW = "cannot be converted to int32 without overflow"
 
 
+def test_int32_arithmetic_wraps_a_python_int_as_the_small_ints_do(device):
+    """As PyTorch's, and as int8/int16 here: in arithmetic a Python int outside int32 is
+    wrapped into it (its low 32 bits), so + - * give the low bits of the exact result;
+    comparisons take it as it is (Note [ints beyond the dtype]); pow's exponent, add's
+    alpha and fills are refused."""
+    a = np.array([7, -3, 2**31 - 1, -2**31], dtype=np.int32)
+    x = pdt.tensor(a, device=device)
+    for s in (2**32 + 5, -2**33 - 7, 2**31, 2**40 + 2**31 + 3):
+        w = np.array(s).astype(np.int32)  # NumPy's int64 -> int32 cast keeps the low bits
+        with np.errstate(over="ignore"):
+            for got, want in ((x + s, a + w), (x - s, a - w), (s - x, w - a), (x * s, a * w),
+                              (x & s, a & w), (x | s, a | w), (x ^ s, a ^ w)):
+                assert got.dtype == pdt.int32
+                np.testing.assert_array_equal(host(got), want)
+        exact = a.astype(np.int64)
+        for got, want in ((x < s, exact < s), (x == s, exact == s), (x >= s, exact >= s)):
+            np.testing.assert_array_equal(host(got), want)
+    with pytest.raises(ValueError, match="exponent 4294967296 cannot be converted to int32"):
+        x ** 2**32
+    with pytest.raises(ValueError, match="alpha=4294967297 does not fit in int32"):
+        x.add(1, alpha=2**32 + 1)
+
+
 def test_int32_creation_raises_like_full(device):
     with pytest.raises(ValueError, match=OVERFLOW):
         pdt.full((2,), 2**31, dtype=pdt.int32, device=device)

@@ -28,6 +28,17 @@
  * compares unequal to everything: only != holds.  Only a promotion by the
  * scalar is undone: a small-integer tensor still computes in int32 (Note
  * [small integers] in pdt_dtype.h), but from its own dtype, not a float one.
+ *
+ * Note [ints beyond the dtype]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A Python int does not promote an integer tensor, and in arithmetic it is
+ * wrapped into the tensor's dtype, as PyTorch does (int8 + 300 adds 44, int32 +
+ * 2**32 + 5 adds 5: the low bits of the exact result, for + - *).  A comparison
+ * with it is not: PyTorch's int8 x == 300 is True where x holds 44 and x < 300 is
+ * False there, answers that are simply wrong.  Here the int is compared as it is
+ * (as NumPy 2 does, NEP 50): conv is the exact cast into int64 and the search
+ * above gives all True or all False (x < 300: x >= lo, all True).  Still one
+ * pass in the tensor's dtype.
  */
 #include "pdt_compare_scalar.h"
 

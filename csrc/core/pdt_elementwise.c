@@ -171,8 +171,10 @@ void pdt_ew_round_scalar(pdt_dtype half, pdt_scalar *s)
 }
 
 /* The scalar x in the compute dtype c, as the backends read it; an integer
- * scalar with a small-integer operand dtype `wrap` is first wrapped into it, as
- * PyTorch does (Note [small integers] in pdt_dtype.h). */
+ * scalar with a small-integer or int32 operand dtype `wrap` is first wrapped into
+ * it, as PyTorch does (Note [small integers] in pdt_dtype.h): int32 + 2**32 + 5 adds
+ * 5, as int16 + 2**16 + 5 does.  (pow's exponent and add's alpha are refused
+ * before this instead, as PyTorch's are.) */
 pdt_status pdt_ew_scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_arg x,
                              pdt_scalar *out)
 {
@@ -183,7 +185,7 @@ pdt_status pdt_ew_scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_
         return PDT_OK;
     }
     int64_t v = x.s.is_float ? pdt_f64_to_i64(x.s.f) : x.s.i; /* Note [float to int] */
-    if (pdt_dtype_is_small_int(wrap))
+    if (pdt_dtype_is_small_int(wrap) || wrap == PDT_INT32)
         v = pdt_int_wrap(wrap, v);
     if (c == PDT_INT32 && (v < INT32_MIN || v > INT32_MAX))
         return pdt_fail(PDT_ERR_VALUE,
@@ -570,9 +572,10 @@ static int is_reciprocal(pdt_arg a, pdt_arg b)
     return a.t && !b.t && b.s.is_float && b.s.f == -1.0;
 }
 
-/* A comparison of an integer or bool tensor with a scalar that promotes it,
- * made one in the tensor's own dtype (Note [comparing with a scalar in the
- * tensor's dtype] in pdt_compare_scalar.c): *a becomes the tensor, *b an
+/* A comparison of an integer or bool tensor with a scalar that promotes it, or
+ * with a Python int outside the tensor's integer dtype, made one in the tensor's
+ * own dtype (Notes [comparing with a scalar in the tensor's dtype] and [ints
+ * beyond the dtype] in pdt_compare_scalar.c): *a becomes the tensor, *b an
  * integer scalar of its dtype.  Anything else is left as it is. */
 static void compare_in_own_dtype(pdt_binary_op *op, pdt_arg *a, pdt_arg *b)
 {
@@ -581,11 +584,17 @@ static void compare_in_own_dtype(pdt_binary_op *op, pdt_arg *a, pdt_arg *b)
     pdt_arg both[2] = {*a, *b};
     const pdt_arg x = a->t ? *a : *b, s = a->t ? *b : *a;
     const pdt_dtype promoted = result_type(2, both);
+    pdt_dtype c = pdt_compute_dtype(promoted);
+    int64_t lo, hi, k;
+    pdt_int_range(x.t->dtype, &lo, &hi);
+    if (promoted == x.t->dtype && pdt_dtype_is_integer(promoted) && !s.s.is_float &&
+        (s.s.i < lo || s.s.i > hi))
+        c = PDT_INT64; /* Note [ints beyond the dtype]: compared as they are, not wrapped */
+    else if (promoted == x.t->dtype)
+        return;
     pdt_binary_op new_op;
-    int64_t k;
-    if (promoted == x.t->dtype ||
-        !pdt_compare_in_dtype(a->t ? *op : pdt_compare_mirror(*op), x.t->dtype,
-                              pdt_compute_dtype(promoted), s.s, &new_op, &k))
+    if (!pdt_compare_in_dtype(a->t ? *op : pdt_compare_mirror(*op), x.t->dtype, c, s.s, &new_op,
+                              &k))
         return;
     *op = new_op;
     *a = x;
@@ -628,8 +637,8 @@ pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     if (st == PDT_OK && forced < 0 && pdt_dtype_is_small_int(wrap) && compute == PDT_INT32 &&
         pdt_backend_of(dev.kind)->small_int_rows)
         compute = wrap; /* not / (float32): Note [small integers] in pdt_dtype.h */
-    if (st == PDT_OK && op == PDT_OP_POW && pdt_dtype_is_small_int(wrap) && !b.t && !b.s.is_float &&
-        b.s.i != pdt_int_wrap(wrap, b.s.i) && b.s.i >= 0)
+    if (st == PDT_OK && op == PDT_OP_POW && (pdt_dtype_is_small_int(wrap) || wrap == PDT_INT32) &&
+        !b.t && !b.s.is_float && b.s.i != pdt_int_wrap(wrap, b.s.i) && b.s.i >= 0)
         st = pdt_fail(PDT_ERR_VALUE,
                       "%s: the exponent %lld cannot be converted to %s without "
                       "overflow (as in PyTorch)",
