@@ -318,7 +318,7 @@ typedef struct pdt_backend {
      * in that dtype.  b * alpha is rounded to the dtype before the op (no fused
      * multiply-add), so the bits are those of the scaled temporary the core
      * forms without it, NaN payloads aside (Note [add with alpha] in
-     * pdt_elementwise.c).  May be NULL. */
+     * pdt_elementwise_alpha.c).  May be NULL. */
     pdt_status (*binary_scaled)(pdt_binary_op op, const pdt_tensor *out, const pdt_tensor *a,
                                 const pdt_tensor *b, pdt_scalar alpha);
     /* out = op(x) elementwise, same shape and dtype; lo/hi for PDT_OP_CLAMP:

@@ -1,9 +1,10 @@
-/* pdt_elementwise.c - validation and dispatch of the elementwise ops (see
- * pdt_elementwise.h and its notes; add and sub with alpha in
- * pdt_elementwise_alpha.c, through pdt_elementwise_impl.h).  The order is always: every check, then
- * the allocations and casts into temporaries, then one backend call (plus one
- * cast into the output when its dtype differs from the result's), so that a
- * failed check never leaves an output half-written. */
+/* pdt_elementwise.c - validation and dispatch of the binary elementwise ops
+ * (see pdt_elementwise.h and its notes; add and sub with alpha in
+ * pdt_elementwise_alpha.c, the unary ops in pdt_elementwise_unary.c, the operands'
+ * temporaries in pdt_elementwise_operands.c, through pdt_elementwise_impl.h).  The
+ * order is always: every check, then the allocations and casts into temporaries,
+ * then one backend call (plus one cast into the output when its dtype differs
+ * from the result's), so that a failed check never leaves an output half-written. */
 #include "pdt_elementwise.h"
 #include "pdt_elementwise_impl.h"
 
@@ -231,21 +232,6 @@ int64_t pdt_ew_numel_of(int ndim, const int64_t *shape)
     return n;
 }
 
-/* v becomes a borrowed view of x at the broadcast shape (stride 0 where x has
- * size 1 or no dimension).  v holds no storage reference: never release it. */
-static void broadcast_view(const pdt_tensor *x, int ndim, const int64_t *shape, pdt_tensor *v)
-{
-    int64_t strides[PDT_MAX_DIMS];
-    for (int i = 0; i < ndim; i++) {
-        int j = i - (ndim - x->ndim);
-        strides[i] = j >= 0 && x->shape[j] != 1 ? x->strides[j] : 0;
-    }
-    *v = *x;
-    v->ndim = ndim;
-    memcpy(v->shape, shape, (size_t)ndim * sizeof *shape);
-    memcpy(v->strides, strides, (size_t)ndim * sizeof *strides);
-}
-
 /* The output must have the broadcast shape, a dtype the result casts to, and
  * one memory location per element. */
 pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim,
@@ -286,144 +272,6 @@ pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim
                         pdt_device_str(out->device, dev, sizeof dev));
     }
     return PDT_OK;
-}
-
-/* ---- operands ---- */
-
-/* One input made ready for the backend: a scalar in the compute dtype, or the
- * tensor itself when it already has the output's shape and dtype, or a view
- * at the output's shape of the tensor or of its temporary (a cast to the
- * compute dtype, or a copy when it partly overlaps the output).  The structs
- * are left uninitialised except for has_tmp (they are large, and the small-op
- * path should not spend its time zeroing them). */
-typedef struct prepared {
-    pdt_operand op;
-    int has_tmp;     /* bit 0 (1): tmp holds a reference to release; bit 1 (2): half does */
-    pdt_tensor view; /* borrowed view: op.t may point here */
-    pdt_tensor tmp;
-    pdt_tensor half; /* an integer operand rounded to the half type: Note [integers and halves] */
-} prepared;
-
-static void prepared_release(prepared *p)
-{
-    if (p->has_tmp & 1)
-        pdt_tensor_release(&p->tmp);
-    if (p->has_tmp & 2)
-        pdt_tensor_release(&p->half);
-    p->has_tmp = 0;
-}
-
-/* Copies x (cast to dtype) into p->tmp, a new dense tensor in x's memory order. */
-static pdt_status copy_to_temp(const pdt_tensor *x, pdt_dtype dtype, prepared *p)
-{
-    int perm[PDT_MAX_DIMS]; /* x's memory order, so that the cast reads x front to back */
-    pdt_status st = pdt_tensor_empty_in_order(
-        x->device, dtype, x->ndim, x->shape,
-        !pdt_tensor_is_contiguous(x) && pdt_memory_order(x, perm) ? perm : NULL, &p->tmp);
-    if (st != PDT_OK)
-        return st;
-    p->has_tmp |= 1;
-    if (pdt_ew_numel_of(x->ndim, x->shape) == 0)
-        return PDT_OK;
-    return pdt_backend_of(x->device.kind)->copy_cast(&p->tmp, x);
-}
-
-/* Note [integers and halves]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~
- * An integer tensor meeting a float16 or bfloat16 one gives a half result (PyTorch's
- * promotion), and PyTorch casts its operands to that common dtype before the op:
- * tensor([257]) - tensor([256.], dtype=bfloat16) is 256 - 256 = 0, since 257 has no
- * bfloat16.  Cast straight to the float32 the op computes in, the integer kept its
- * value and the difference was 1.  So an integer tensor wider than a byte is rounded
- * to the half type first (int8 and uint8 are exact in both), on every device.  Python
- * scalars and 0-d tensors: Note [scalars meeting halves]. */
-static pdt_status round_to_half(const pdt_tensor **src, pdt_dtype half, int floats, prepared *p)
-{
-    const pdt_dtype dt = (*src)->dtype;
-    if (!pdt_dtype_is_half(half) || dt == half || pdt_dtype_size(dt) <= 1 ||
-        (pdt_dtype_is_floating(dt) && !floats))
-        return PDT_OK;
-    pdt_status st = pdt_tensor_empty((*src)->device, half, (*src)->ndim, (*src)->shape, 0,
-                                     &p->half);
-    if (st != PDT_OK)
-        return st;
-    p->has_tmp |= 2;
-    if (pdt_ew_numel_of((*src)->ndim, (*src)->shape) > 0 &&
-        (st = pdt_backend_of((*src)->device.kind)->copy_cast(&p->half, *src)) != PDT_OK)
-        return st;
-    *src = &p->half;
-    return PDT_OK;
-}
-
-/* x.t: the tensor; x.s already converted when it is a scalar.  target: the
- * tensor the backend will write; fresh: target is a new tensor (no overlap
- * with anything); common: the operands' common dtype (Note [integers and
- * halves]); floats: a wider floating x (a 0-d tensor) is rounded to a half
- * common dtype too (Note [scalars meeting halves]). */
-static pdt_status prepare(pdt_arg x, pdt_dtype compute, pdt_dtype common, int floats,
-                          const pdt_tensor *target, int fresh, prepared *p)
-{
-    p->has_tmp = 0;
-    if (!x.t) {
-        p->op.t = NULL;
-        p->op.s = x.s;
-        return PDT_OK;
-    }
-    memset(&p->op.s, 0, sizeof p->op.s);
-    const pdt_tensor *src = x.t;
-    pdt_status st = compute == PDT_BOOL ? PDT_OK : round_to_half(&src, common, floats, p);
-    if (st != PDT_OK)
-        return st;
-    if (src->dtype != compute) {
-        st = copy_to_temp(src, compute, p);
-        if (st != PDT_OK)
-            return st;
-        src = &p->tmp;
-    } else if (!fresh) {
-        broadcast_view(src, target->ndim, target->shape, &p->view);
-        if (pdt_tensor_overlaps_partly(&p->view, target)) {
-            st = copy_to_temp(src, compute, p);
-            if (st != PDT_OK)
-                return st;
-            src = &p->tmp;
-        }
-    }
-    if (pdt_same_shape(src, target)) {
-        p->op.t = src;
-    } else {
-        broadcast_view(src, target->ndim, target->shape, &p->view);
-        p->op.t = &p->view;
-    }
-    return PDT_OK;
-}
-
-/* Where the backend writes: the new result (of dtype res), the output itself,
- * or, when the destination's dtype differs from the dtype the backend writes
- * (wide: res, or float32 for a half res), a temporary cast into it after.
- * *dest: the new result or the output. */
-static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int ndim,
-                              const int64_t *shape, const int *perm, const pdt_tensor *out,
-                              pdt_tensor *result, prepared *tmp, const pdt_tensor **target,
-                              const pdt_tensor **dest)
-{
-    pdt_status st = PDT_OK;
-    tmp->has_tmp = 0;
-    if (!out) {
-        st = pdt_tensor_empty_in_order(dev, res, ndim, shape, perm, result);
-        *target = *dest = result;
-        if (st != PDT_OK || res == wide)
-            return st;
-    } else {
-        *target = *dest = out;
-        if (out->dtype == wide)
-            return PDT_OK;
-    }
-    st = pdt_tensor_empty_in_order(dev, wide, ndim, shape, out ? NULL : perm, &tmp->tmp);
-    tmp->has_tmp = st == PDT_OK;
-    *target = &tmp->tmp;
-    if (st != PDT_OK && !out)
-        pdt_tensor_release(result);
-    return st;
 }
 
 /* ---- binary ---- */
@@ -676,24 +524,24 @@ pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     const int square_root = op == PDT_OP_POW && is_square_root(a, b); /* Note [squares] */
 
     /* Nothing below fails for a reason the checks above could have seen. */
-    prepared pa, pb, tmp_out;
+    pdt_ew_prepared pa, pb, tmp_out;
     const pdt_tensor *target = NULL, *dest = NULL;
     pa.has_tmp = pb.has_tmp = 0;
     int perm[PDT_MAX_DIMS];
-    st = make_target(dev, res, is_comparison(op) ? PDT_BOOL : compute, ndim, shape,
-                     pdt_result_order(a.t, b.t, NULL, ndim, shape, perm), out, result, &tmp_out,
-                     &target, &dest);
+    st = pdt_ew_make_target(dev, res, is_comparison(op) ? PDT_BOOL : compute, ndim, shape,
+                            pdt_result_order(a.t, b.t, NULL, ndim, shape, perm), out, result,
+                            &tmp_out, &target, &dest);
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);
     if (pdt_ew_numel_of(ndim, shape) == 0)
         goto done;
     const pdt_backend *be = pdt_backend_of(dev.kind);
-    st = prepare(a, mask_operand(be, op, compute, a, b) ? PDT_BOOL : compute, wrap, to_half, target,
-                 target != out, &pa);
+    st = pdt_ew_prepare(a, mask_operand(be, op, compute, a, b) ? PDT_BOOL : compute, wrap, to_half,
+                        target, target != out, &pa);
     if (st == PDT_OK)
-        st = prepare(b, mask_operand(be, op, compute, b, a) ? PDT_BOOL : compute, wrap, to_half,
-                     target, target != out, &pb);
+        st = pdt_ew_prepare(b, mask_operand(be, op, compute, b, a) ? PDT_BOOL : compute, wrap,
+                            to_half, target, target != out, &pb);
     if (st == PDT_OK && square_root)
         st = be->unary(PDT_OP_SQRT, target, pa.op.t, pb.op.s, pb.op.s);
     else if (st == PDT_OK && scale)
@@ -703,9 +551,9 @@ pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     if (st == PDT_OK && tmp_out.has_tmp)
         st = be->copy_cast(dest, &tmp_out.tmp);
 done:
-    prepared_release(&pa);
-    prepared_release(&pb);
-    prepared_release(&tmp_out);
+    pdt_ew_prepared_release(&pa);
+    pdt_ew_prepared_release(&pb);
+    pdt_ew_prepared_release(&tmp_out);
     if (st != PDT_OK && !out)
         pdt_tensor_release(result);
     return st;
@@ -715,164 +563,6 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                       const pdt_tensor *out, pdt_tensor *result)
 {
     return pdt_ew_binary_impl(name, op, a, b, out, result, -1, NULL);
-}
-
-/* ---- unary ---- */
-
-static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tensor *x,
-                              const pdt_arg *lo, const pdt_arg *hi, pdt_dtype *res)
-{
-    pdt_dtype c = x->dtype;
-    switch (op) {
-    case PDT_OP_NEG:
-        if (c == PDT_BOOL)
-            return pdt_fail(PDT_ERR_TYPE,
-                            "%s: negation, the `-` operator, on a bool tensor is not supported "
-                            "(as in PyTorch); use `~` or `x == False` to invert a mask",
-                            name);
-        break;
-    case PDT_OP_CLAMP: {
-        pdt_arg args[3];
-        int n = 0;
-        args[n++] = (pdt_arg){x, {0, 0, 0}, 0};
-        if (!lo && !hi)
-            return pdt_fail(PDT_ERR_VALUE, "%s: at least one of 'min' or 'max' must be given",
-                            name);
-        if (lo)
-            args[n++] = *lo;
-        if (hi)
-            args[n++] = *hi;
-        c = result_type(n, args);
-        if (c == PDT_BOOL)
-            return pdt_fail(PDT_ERR_TYPE, "%s: not supported for bool tensors with bool bounds",
-                            name);
-        break;
-    }
-    case PDT_OP_FLOOR:
-    case PDT_OP_CEIL:
-    case PDT_OP_ROUND:
-    case PDT_OP_TRUNC:
-        if (c == PDT_BOOL)
-            return pdt_fail(PDT_ERR_TYPE,
-                            "%s: not supported for bool tensors (as in PyTorch); convert first, "
-                            "e.g. x.to(pydevtensor.float32)",
-                            name);
-        break;
-    case PDT_OP_ABS:
-    case PDT_OP_SIGN:
-    case PDT_OP_RELU: break;
-    default: /* exp, log, sqrt, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, lgamma,
-              * digamma, tan, asin, acos, atan, asinh, acosh, atanh, sinh, cosh, log2, log10,
-              * rsqrt, erfinv */
-        if (!pdt_dtype_is_floating(c))
-            c = DEFAULT_FLOAT;
-        break;
-    }
-    *res = c;
-    return PDT_OK;
-}
-
-/* Whether a float clamp bound is NaN: every element is then NaN, as in PyTorch. */
-static int nan_bound(pdt_dtype res, const pdt_arg *b)
-{
-    return b && pdt_dtype_is_floating(res) && b->s.is_float && isnan(b->s.f);
-}
-
-/* A clamp bound as the backends read it, in the result dtype res: a float
- * (none: -inf below, +inf above; NaN: see nan_bound), or an integer bound kept exact and
- * saturated to res's range (none: the range's end).  An integer res has
- * integer bounds only (a float bound would have made res floating). */
-static pdt_scalar bound_for(pdt_dtype res, const pdt_arg *b, int upper)
-{
-    pdt_scalar s;
-    memset(&s, 0, sizeof s);
-    if (pdt_dtype_is_floating(res)) {
-        s.is_float = 1;
-        s.f = !b ? NAN : b->s.is_float ? b->s.f : (double)b->s.i;
-        if (isnan(s.f))
-            s.f = upper ? INFINITY : -INFINITY;
-        return s;
-    }
-    int64_t lo, hi;
-    pdt_int_range(res, &lo, &hi);
-    int64_t v = !b ? (upper ? hi : lo) : b->s.is_float ? pdt_f64_to_i64(b->s.f) : b->s.i;
-    s.i = v < lo ? lo : v > hi ? hi : v;
-    return s;
-}
-
-/* Note [half sign bit] in pdt_half.h */
-static int half_sign_bit_op(pdt_unary_op op, pdt_dtype res, const pdt_backend *be)
-{
-    return (op == PDT_OP_NEG || op == PDT_OP_ABS) && pdt_dtype_is_half(res) && be->small_int_rows;
-}
-
-static pdt_status half_sign_bit(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
-                                const pdt_backend *be)
-{
-    pdt_tensor out_bits = *out, x_bits = *x; /* borrowed headers over the same storage */
-    out_bits.dtype = x_bits.dtype = PDT_INT16;
-    pdt_operand a = {&x_bits, {0, 0, 0}}, mask = {NULL, {0, 0, 0}};
-    mask.s.i = op == PDT_OP_NEG ? INT16_MIN : INT16_MAX; /* 0x8000, 0x7fff */
-    return be->binary(op == PDT_OP_NEG ? PDT_OP_BITWISE_XOR : PDT_OP_BITWISE_AND, &out_bits, a,
-                      mask);
-}
-
-pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
-                     const pdt_arg *hi, const pdt_tensor *out, pdt_tensor *result)
-{
-    static const char *const arg_names[2] = {"input", "out"};
-    const pdt_tensor *ts[2] = {x, out};
-    pdt_device dev;
-    pdt_dtype res = PDT_FLOAT32;
-    pdt_status st = pdt_same_device(name, 2, ts, arg_names, &dev);
-    if (st == PDT_OK && op == PDT_OP_CLAMP && ((lo && lo->t) || (hi && hi->t)))
-        st = pdt_fail(PDT_ERR_TYPE, "%s: the core takes scalar bounds only", name);
-    if (st == PDT_OK)
-        st = unary_dtype(name, op, x, lo, hi, &res);
-    if (st == PDT_OK && out)
-        st = pdt_ew_check_output(name, out, x->ndim, x->shape, res);
-    if (st != PDT_OK)
-        return st;
-    pdt_scalar lo_v = bound_for(res, op == PDT_OP_CLAMP ? lo : NULL, 0);
-    pdt_scalar hi_v = bound_for(res, op == PDT_OP_CLAMP ? hi : NULL, 1);
-
-    prepared px, tmp_out;
-    const pdt_tensor *target = NULL, *dest = NULL;
-    const pdt_backend *be = pdt_backend_of(dev.kind);
-    pdt_dtype compute = pdt_compute_dtype(res);   /* Note [half precision arithmetic] */
-    int sign_bit = half_sign_bit_op(op, res, be); /* res is x's dtype for these */
-    if ((pdt_dtype_is_small_int(res) && be->small_int_rows) || sign_bit)
-        compute = res; /* Note [small integers] in pdt_dtype.h; [half sign bit] */
-    px.has_tmp = 0;
-    int perm[PDT_MAX_DIMS];
-    st = make_target(dev, res, compute, x->ndim, x->shape,
-                     pdt_result_order(x, NULL, NULL, x->ndim, x->shape, perm), out, result,
-                     &tmp_out, &target, &dest);
-    if (st != PDT_OK)
-        return st;
-    pdt_note_op(name, dev);
-    if (pdt_ew_numel_of(x->ndim, x->shape) == 0)
-        goto done;
-    st = prepare((pdt_arg){x, {0, 0, 0}, 0}, compute, res, 0, target, target != out, &px);
-    if (st == PDT_OK && op == PDT_OP_CLAMP && (nan_bound(res, lo) || nan_bound(res, hi))) {
-        pdt_scalar nan;
-        memset(&nan, 0, sizeof nan);
-        nan.is_float = 1;
-        nan.f = NAN;
-        st = be->fill(target, nan);
-    } else if (st == PDT_OK && sign_bit) {
-        st = half_sign_bit(op, target, px.op.t, be);
-    } else if (st == PDT_OK) {
-        st = be->unary(op, target, px.op.t, lo_v, hi_v);
-    }
-    if (st == PDT_OK && tmp_out.has_tmp)
-        st = be->copy_cast(dest, &tmp_out.tmp);
-done:
-    prepared_release(&px);
-    prepared_release(&tmp_out);
-    if (st != PDT_OK && !out)
-        pdt_tensor_release(result);
-    return st;
 }
 
 /* ---- the result dtype, for reusing a temporary (Note [temporary elision]) ---- */

@@ -1,6 +1,6 @@
 /* pdt_elementwise_impl.h - the core's elementwise helpers shared by
- * pdt_elementwise.c (which defines them) and pdt_elementwise_alpha.c: not part of
- * the core's interface (pdt_elementwise.h). */
+ * pdt_elementwise.c, pdt_elementwise_alpha.c, pdt_elementwise_operands.c and
+ * pdt_elementwise_unary.c: not part of the core's interface (pdt_elementwise.h). */
 #ifndef PDT_ELEMENTWISE_IMPL_H
 #define PDT_ELEMENTWISE_IMPL_H
 
@@ -9,12 +9,12 @@
 /* The compute and result dtypes of op on a and b (Note [elementwise dtypes]). */
 pdt_status pdt_ew_binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                                 pdt_dtype *compute, pdt_dtype *res);
-/* The scalar x in the compute dtype c, as the backends read it; an integer scalar
- * with a small-integer operand dtype `wrap` is first wrapped into it, as PyTorch
- * does (Note [small integers] in pdt_dtype.h). */
 /* s, a floating scalar, rounded to the half dtype `half` (else unchanged): Note
  * [scalars meeting halves] in pdt_elementwise.c. */
 void pdt_ew_round_scalar(pdt_dtype half, pdt_scalar *s);
+/* The scalar x in the compute dtype c, as the backends read it; an integer scalar
+ * with a small-integer or int32 operand dtype `wrap` is first wrapped into it, as
+ * PyTorch does (Note [ints beyond the dtype] in pdt_compare_scalar.c). */
 pdt_status pdt_ew_scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_arg x,
                              pdt_scalar *out);
 /* The broadcast shape of a and b (either may be NULL for a scalar). */
@@ -31,5 +31,31 @@ pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim
 pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                               const pdt_tensor *out, pdt_tensor *result, int forced,
                               const pdt_scalar *scale);
+
+/* ---- operands (pdt_elementwise_operands.c) ---- */
+
+/* One input made ready for the backend: a scalar in the compute dtype, or the
+ * tensor itself when it already has the output's shape and dtype, or a view
+ * at the output's shape of the tensor or of its temporary (a cast to the
+ * compute dtype, or a copy when it partly overlaps the output).  The structs
+ * are left uninitialised except for has_tmp (they are large, and the small-op
+ * path should not spend its time zeroing them). */
+typedef struct pdt_ew_prepared {
+    pdt_operand op;
+    int has_tmp;     /* bit 0 (1): tmp holds a reference to release; bit 1 (2): half does */
+    pdt_tensor view; /* borrowed view: op.t may point here */
+    pdt_tensor tmp;
+    pdt_tensor half; /* an integer operand rounded to the half type (Note [integers and
+                        halves] in pdt_elementwise_operands.c) */
+} pdt_ew_prepared;
+
+/* The operand helpers; their comments are at their definitions. */
+void pdt_ew_prepared_release(pdt_ew_prepared *p);
+pdt_status pdt_ew_prepare(pdt_arg x, pdt_dtype compute, pdt_dtype common, int floats,
+                          const pdt_tensor *target, int fresh, pdt_ew_prepared *p);
+pdt_status pdt_ew_make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int ndim,
+                              const int64_t *shape, const int *perm, const pdt_tensor *out,
+                              pdt_tensor *result, pdt_ew_prepared *tmp, const pdt_tensor **target,
+                              const pdt_tensor **dest);
 
 #endif /* PDT_ELEMENTWISE_IMPL_H */

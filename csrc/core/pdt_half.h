@@ -52,7 +52,7 @@
  * payload and a signalling NaN included.  So the core negates a float16 or
  * bfloat16 x and takes its abs in x's own bits, as an int16 (x ^ 0x8000,
  * x & 0x7fff) on every device, with no float32 round trip (pdt_unary in
- * pdt_elementwise.c): the bits the float32 and float64 rows give (fabs, a flipped
+ * pdt_elementwise_unary.c): the bits the float32 and float64 rows give (fabs, a flipped
  * sign bit) and NumPy's float16 gives, and five times faster at 1e5 on the CPU.
  * The round trip quietened a signalling NaN; PyTorch's CPU gives 0x7e00 for any
  * NaN.

@@ -49,6 +49,7 @@ static int module_exec(PyObject *module)
                              pdt_optional_functions,
                              pdt_autograd_engine_functions,
                              pdt_round_functions,
+                             pdt_clamp_functions,
                              pdt_erf_functions,
                              pdt_conv_functions,
                              pdt_rnn_functions,

@@ -275,6 +275,7 @@ extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_random.c: uniform_, no
 /* Issue 4's files, one concern each: */
 extern PyMethodDef pdt_math_methods[], pdt_math_functions[];       /* tensor_math.c   */
 extern PyMethodDef pdt_round_methods[], pdt_round_functions[];     /* tensor_round.c */
+extern PyMethodDef pdt_clamp_methods[], pdt_clamp_functions[];     /* tensor_clamp.c */
 extern PyMethodDef pdt_erf_methods[], pdt_erf_functions[];         /* tensor_erf.c */
 extern PyMethodDef pdt_gamma_methods[], pdt_gamma_functions[];     /* tensor_gamma.c */
 extern PyMethodDef pdt_trig_methods[], pdt_trig_functions[];       /* tensor_trig.c */

@@ -18,6 +18,20 @@ static inline pdt_state *pdt_state_of_tensor(PyObject *t)
 
 /* Unary op `op` in form `form` (self: the tensor of the method forms, else NULL),
  * with autograd's hook first (tensor_math.c). */
+/* tensor_math.c's argument handling, shared with tensor_clamp.c: pdt_form_arg turns a
+ * named argument into an operand (anything but a tensor or a number: a TypeError naming
+ * fname and what); pdt_form_gather gathers a form's arguments into vals[] (names[0..npos)
+ * by position or keyword, the rest by keyword only; self takes names[0]);
+ * pdt_form_output finds the tensor a form writes into (self in place, out= in the
+ * function form, else NULL); pdt_form_run_unary runs the core's unary op (bounds: clamp's,
+ * or NULL) on x into out_obj or a new tensor. */
+int pdt_form_arg(pdt_state *S, PyObject *o, const char *fname, const char *what, pdt_arg *arg);
+int pdt_form_gather(const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, const char *const *names, int npos, PyObject **vals);
+int pdt_form_output(pdt_state *S, const char *name, int form, PyObject *self, PyObject *out,
+                    PyObject **target);
+PyObject *pdt_form_run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyObject *x,
+                             const pdt_arg *lo, const pdt_arg *hi, PyObject *out_obj);
 PyObject *pdt_unary_form(pdt_state *S, PyObject *self, int form, const char *name, pdt_unary_op op,
                          PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 

@@ -105,8 +105,7 @@ static int to_arg(pdt_state *S, PyObject *o, pdt_arg *arg)
 
 /* to_arg for a named argument: anything but a tensor or a number is a
  * TypeError naming fname and what. */
-static int to_arg_named(pdt_state *S, PyObject *o, const char *fname, const char *what,
-                        pdt_arg *arg)
+int pdt_form_arg(pdt_state *S, PyObject *o, const char *fname, const char *what, pdt_arg *arg)
 {
     int r = to_arg(S, o, arg);
     if (r == 0)
@@ -185,8 +184,8 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
 }
 
-static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyObject *x,
-                           const pdt_arg *lo, const pdt_arg *hi, PyObject *out_obj)
+PyObject *pdt_form_run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyObject *x,
+                             const pdt_arg *lo, const pdt_arg *hi, PyObject *out_obj)
 {
     pdt_tensor result;
     const pdt_tensor *t = pdt_tensor_of(x);
@@ -325,14 +324,14 @@ static PyObject *nb_negative(PyObject *x)
 {
     PDT_AUTOGRAD_HOOK("neg", 0, NULL, &x, 1, NULL);
     pdt_state *S = pdt_state_of_tensor(x);
-    return S ? run_unary(S, "neg", PDT_OP_NEG, x, NULL, NULL, NULL) : NULL;
+    return S ? pdt_form_run_unary(S, "neg", PDT_OP_NEG, x, NULL, NULL, NULL) : NULL;
 }
 
 static PyObject *nb_absolute(PyObject *x)
 {
     PDT_AUTOGRAD_HOOK("abs", 0, NULL, &x, 1, NULL);
     pdt_state *S = pdt_state_of_tensor(x);
-    return S ? run_unary(S, "abs", PDT_OP_ABS, x, NULL, NULL, NULL) : NULL;
+    return S ? pdt_form_run_unary(S, "abs", PDT_OP_ABS, x, NULL, NULL, NULL) : NULL;
 }
 
 static PyObject *nb_positive(PyObject *x) { return Py_NewRef(x); }
@@ -364,7 +363,7 @@ static Py_hash_t tensor_hash(PyObject *self) { return PyBaseObject_Type.tp_hash(
  * from a GPU, a counted copy to the host, as float(t) is), not a larger tensor. */
 static int alpha_arg(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_arg *alpha)
 {
-    if (to_arg_named(S, alpha_obj, name, "alpha", alpha) < 0)
+    if (pdt_form_arg(S, alpha_obj, name, "alpha", alpha) < 0)
         return -1;
     if (alpha->t) {
         int is_bool = alpha->t->dtype == PDT_BOOL;
@@ -386,8 +385,8 @@ static int alpha_arg(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_ar
 /* Gathers a form's arguments into vals[] (NULL: not given): names[0..npos) by
  * position or keyword, the rest by keyword only; self (the method forms)
  * takes names[0]. */
-static int gather_args(const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames, const char *const *names, int npos, PyObject **vals)
+int pdt_form_gather(const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, const char *const *names, int npos, PyObject **vals)
 {
     Py_ssize_t first = self ? 1 : 0;
     if (pdt_parse_keywords(name, args + nargs, kwnames, names, vals) < 0)
@@ -410,8 +409,8 @@ static int gather_args(const char *name, PyObject *self, PyObject *const *args, 
 
 /* The tensor a form writes into (*target, borrowed): self in place, out= in
  * the function form (None: none), else NULL. */
-static int output_of(pdt_state *S, const char *name, int form, PyObject *self, PyObject *out,
-                     PyObject **target)
+int pdt_form_output(pdt_state *S, const char *name, int form, PyObject *self, PyObject *out,
+                    PyObject **target)
 {
     *target = form == PDT_FORM_INPLACE ? self : NULL;
     if (!out || out == Py_None)
@@ -455,8 +454,8 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
     const char *names[5] = {"input", other_name, "out", extra, NULL};
     PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out;
     PDT_AUTOGRAD_HOOK(name, form != PDT_FORM_FUNCTION, self, args, nargs, kwnames);
-    if (!S || gather_args(name, self, args, nargs, kwnames, names, 2, kw) < 0 ||
-        output_of(S, name, form, self, kw[2], &out) < 0)
+    if (!S || pdt_form_gather(name, self, args, nargs, kwnames, names, 2, kw) < 0 ||
+        pdt_form_output(S, name, form, self, kw[2], &out) < 0)
         return NULL;
     for (int i = 0; i < 2; i++)
         if (!kw[i]) {
@@ -464,8 +463,8 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
             return NULL;
         }
     pdt_arg a, b;
-    if (to_arg_named(S, kw[0], name, names[0], &a) < 0 ||
-        to_arg_named(S, kw[1], name, names[1], &b) < 0)
+    if (pdt_form_arg(S, kw[0], name, names[0], &a) < 0 ||
+        pdt_form_arg(S, kw[1], name, names[1], &b) < 0)
         return NULL;
     if (!a.t && !b.t) {
         PyErr_Format(PyExc_TypeError, "%s(): at least one of '%s' and '%s' must be a Tensor", name,
@@ -548,15 +547,15 @@ PyObject *pdt_unary_form(pdt_state *S, PyObject *self, int form, const char *nam
     static const char *const names[] = {"input", "out", NULL};
     PyObject *kw[2] = {NULL, NULL}, *out;
     PDT_AUTOGRAD_HOOK(name, form != PDT_FORM_FUNCTION, self, args, nargs, kwnames);
-    if (!S || gather_args(name, self, args, nargs, kwnames, names, 1, kw) < 0 ||
-        output_of(S, name, form, self, kw[1], &out) < 0)
+    if (!S || pdt_form_gather(name, self, args, nargs, kwnames, names, 1, kw) < 0 ||
+        pdt_form_output(S, name, form, self, kw[1], &out) < 0)
         return NULL;
     if (!kw[0] || !pdt_is_tensor(S, kw[0])) {
         PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be a Tensor, got %.100s", name,
                      kw[0] ? Py_TYPE(kw[0])->tp_name : "nothing");
         return NULL;
     }
-    return run_unary(S, name, op, kw[0], NULL, NULL, out);
+    return pdt_form_run_unary(S, name, op, kw[0], NULL, NULL, out);
 }
 
 UNARY_ALL(neg, PDT_OP_NEG)
@@ -569,105 +568,6 @@ UNARY_ALL(cos, PDT_OP_COS)
 UNARY_ALL(tanh, PDT_OP_TANH)
 UNARY_ALL(sigmoid, PDT_OP_SIGMOID)
 UNARY_ALL(relu, PDT_OP_RELU)
-
-/* ---- clamp ---- */
-
-/* clamp with a tensor bound: maximum(x, min), then minimum(., max), as
- * PyTorch defines it (NaN bounds propagate), in the dtype of all three: x is
- * converted to it first where the pair (x, min) would give another (an int32 x
- * with 0-d float16 and float64 bounds is clamped in float64, not float16, where
- * a max of 1e5 would be inf).  No Python; *result when out is NULL. */
-static pdt_status clamp_by_ops(const char *name, pdt_arg x, const pdt_arg *lo, const pdt_arg *hi,
-                               const pdt_tensor *out, pdt_tensor *result)
-{
-    if (!lo || !hi)
-        return pdt_binary(name, lo ? PDT_OP_MAXIMUM : PDT_OP_MINIMUM, x, lo ? *lo : *hi, out,
-                          result);
-    const pdt_arg all[3] = {x, *lo, *hi}, pair[2] = {x, *lo};
-    const pdt_dtype joint = pdt_result_type(3, all);
-    pdt_tensor wide = {0}, low = {0};
-    pdt_status st = PDT_OK;
-    if (joint != pdt_result_type(2, pair)) {
-        st = pdt_copy_to_new_in_order(x.t, joint, &wide);
-        x.t = &wide;
-    }
-    if (st == PDT_OK)
-        st = pdt_binary(name, PDT_OP_MAXIMUM, x, *lo, NULL, &low);
-    if (st == PDT_OK) {
-        x.t = &low;
-        st = pdt_binary(name, PDT_OP_MINIMUM, x, *hi, out, result);
-    }
-    pdt_tensor_release(&low);
-    pdt_tensor_release(&wide);
-    return st;
-}
-
-/* function: clamp(input, min=None, max=None, *, out=None); method:
- * self.clamp(min=None, max=None); in place: self.clamp_(min=None, max=None). */
-static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *name,
-                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    static const char *const names[] = {"input", "min", "max", "out", NULL};
-    PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out_obj;
-    PDT_AUTOGRAD_HOOK(name, form != PDT_FORM_FUNCTION, self, args, nargs, kwnames);
-    pdt_arg args3[3], *bound[3] = {NULL, NULL, NULL};
-    if (!S || gather_args(name, self, args, nargs, kwnames, names, 3, kw) < 0 ||
-        output_of(S, name, form, self, kw[3], &out_obj) < 0)
-        return NULL;
-    for (int i = 0; i < 3; i++) {
-        if (i > 0 && (!kw[i] || kw[i] == Py_None))
-            continue;
-        if (!kw[i] || to_arg_named(S, kw[i], name, names[i], &args3[i]) < 0) {
-            if (!kw[i])
-                PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", name);
-            return NULL;
-        }
-        bound[i] = &args3[i];
-    }
-    PyObject *x = kw[0];
-    if (!bound[0]->t) {
-        PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be a Tensor", name);
-        return NULL;
-    }
-    if (!(bound[1] && bound[1]->t) && !(bound[2] && bound[2]->t))
-        return run_unary(S, name, PDT_OP_CLAMP, x, bound[1], bound[2], out_obj);
-
-    pdt_tensor result;
-    const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
-    pdt_status st;
-    pdt_hold h = {0}; /* Note [the GIL and storages] */
-    pdt_arg xa = *bound[0], l, u;
-    const pdt_arg *lo = NULL, *hi = NULL;
-    xa.t = pdt_hold_view(&h, xa.t);
-    if (bound[1])
-        l = *bound[1], l.t = pdt_hold_view(&h, l.t), lo = &l;
-    if (bound[2])
-        u = *bound[2], u.t = pdt_hold_view(&h, u.t), hi = &u;
-    out = pdt_hold_view(&h, out);
-    Py_BEGIN_ALLOW_THREADS
-    st = clamp_by_ops(name, xa, lo, hi, out, &result);
-    Py_END_ALLOW_THREADS
-    pdt_hold_release(&h);
-    if (st != PDT_OK)
-        return pdt_raise(S, st);
-    if (out_obj)
-        pdt_bump_version(out_obj); /* Note [version counter] */
-    return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
-}
-
-static PyObject *fn_clamp(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
-{
-    return clamp_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, "clamp", args, nargs,
-                      kw);
-}
-static PyObject *m_clamp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
-{
-    return clamp_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, "clamp", args, nargs, kw);
-}
-static PyObject *m_clamp_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
-{
-    return clamp_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, "clamp_", args, nargs, kw);
-}
 
 /* ---- fill_ and zero_ ---- */
 
@@ -723,7 +623,7 @@ static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         PyErr_SetString(PyExc_TypeError, "fill_() takes one argument (value)");
         return NULL;
     }
-    if (to_arg_named(S, v, "fill_", "value", &value) < 0)
+    if (pdt_form_arg(S, v, "fill_", "value", &value) < 0)
         return NULL;
     if (value.t) {
         PyErr_SetString(PyExc_TypeError, "fill_(): value must be a number; for a 0-dim tensor use "
@@ -780,7 +680,6 @@ PyMethodDef pdt_math_functions[] = {
     {"sigmoid", FASTKW(fn_sigmoid),
      DOC_FN_U("sigmoid", "1 / (1 + exp(-input)) (integers give float32)", EX_SIGMOID)},
     {"relu", FASTKW(fn_relu), DOC_FN_U("relu", "max(input, 0), NaN kept", EX_RELU)},
-    {"clamp", FASTKW(fn_clamp), doc_fn_clamp},
     {NULL, NULL, 0, NULL},
 };
 
@@ -813,7 +712,6 @@ PyMethodDef pdt_math_methods[] = {
     {"tanh", FASTKW(m_tanh), DOC_M_U("tanh", "The hyperbolic tangent", EX_TANH)},
     {"sigmoid", FASTKW(m_sigmoid), DOC_M_U("sigmoid", "1 / (1 + exp(-self))", EX_SIGMOID)},
     {"relu", FASTKW(m_relu), DOC_M_U("relu", "max(self, 0)", EX_RELU)},
-    {"clamp", FASTKW(m_clamp), doc_m_clamp},
     /* in place: each returns self */
     {"add_", FASTKW(m_add_), DOC_M_ALPHA_("add", "``self + alpha * other``", EX_ADD)},
     {"sub_", FASTKW(m_sub_), DOC_M_ALPHA_("sub", "``self - alpha * other``", EX_SUB)},
@@ -835,7 +733,6 @@ PyMethodDef pdt_math_methods[] = {
     {"tanh_", FASTKW(m_tanh_), DOC_M_U_("tanh", "The hyperbolic tangent", EX_TANH)},
     {"sigmoid_", FASTKW(m_sigmoid_), DOC_M_U_("sigmoid", "1 / (1 + exp(-self))", EX_SIGMOID)},
     {"relu_", FASTKW(m_relu_), DOC_M_U_("relu", "max(self, 0)", EX_RELU)},
-    {"clamp_", FASTKW(m_clamp_), doc_m_clamp_},
     {"fill_", FASTKW(m_fill_), doc_m_fill_},
     {"zero_", m_zero_, METH_NOARGS, doc_m_zero_},
     {NULL, NULL, 0, NULL},

@@ -632,6 +632,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                   pdt_tensor_export_methods,
                                   pdt_math_methods,
                                   pdt_round_methods,
+                                  pdt_clamp_methods,
                                   pdt_erf_methods,
                                   pdt_gamma_methods,
                                   pdt_reduce_methods,

@@ -135,7 +135,7 @@ class SGD(Optimizer):
         every buffer as it was.  For float32 and float64 parameters without weight
         decay, the buffer's ``momentum * buf + d`` and ``p -= lr * buf`` are each
         one pass over memory, in place, with PyTorch's rounding (the product
-        rounded first: Note [add with alpha] in csrc/core/pdt_elementwise.c), and
+        rounded first: Note [add with alpha] in csrc/core/pdt_elementwise_alpha.c), and
         the step needs no memory at all once the buffers exist.  A Tensor lr
         multiplies the step on the parameter's device (see Optimizer's notes).
 

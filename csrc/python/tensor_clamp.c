@@ -1,0 +1,117 @@
+/* tensor_clamp.c - clamp(input, min=None, max=None, *, out=None), x.clamp and
+ * x.clamp_: scalar bounds go to the core's clamp (pdt_unary), tensor bounds to
+ * maximum then minimum in the joint dtype of all three.  The argument handling is
+ * tensor_math.c's (tensor_forms.h). */
+#include "args.h"
+#include "docstrings_math.h"
+#include "pdt_elementwise.h"
+#include "pdt_ops.h"
+#include "tensor_forms.h"
+
+/* clamp with a tensor bound: maximum(x, min), then minimum(., max), as
+ * PyTorch defines it (NaN bounds propagate), in the dtype of all three: x is
+ * converted to it first where the pair (x, min) would give another (an int32 x
+ * with 0-d float16 and float64 bounds is clamped in float64, not float16, where
+ * a max of 1e5 would be inf).  No Python; *result when out is NULL. */
+static pdt_status clamp_by_ops(const char *name, pdt_arg x, const pdt_arg *lo, const pdt_arg *hi,
+                               const pdt_tensor *out, pdt_tensor *result)
+{
+    if (!lo || !hi)
+        return pdt_binary(name, lo ? PDT_OP_MAXIMUM : PDT_OP_MINIMUM, x, lo ? *lo : *hi, out,
+                          result);
+    const pdt_arg all[3] = {x, *lo, *hi}, pair[2] = {x, *lo};
+    const pdt_dtype joint = pdt_result_type(3, all);
+    pdt_tensor wide = {0}, low = {0};
+    pdt_status st = PDT_OK;
+    if (joint != pdt_result_type(2, pair)) {
+        st = pdt_copy_to_new_in_order(x.t, joint, &wide);
+        x.t = &wide;
+    }
+    if (st == PDT_OK)
+        st = pdt_binary(name, PDT_OP_MAXIMUM, x, *lo, NULL, &low);
+    if (st == PDT_OK) {
+        x.t = &low;
+        st = pdt_binary(name, PDT_OP_MINIMUM, x, *hi, out, result);
+    }
+    pdt_tensor_release(&low);
+    pdt_tensor_release(&wide);
+    return st;
+}
+
+/* function: clamp(input, min=None, max=None, *, out=None); method:
+ * self.clamp(min=None, max=None); in place: self.clamp_(min=None, max=None). */
+static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *name,
+                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"input", "min", "max", "out", NULL};
+    PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out_obj;
+    PDT_AUTOGRAD_HOOK(name, form != PDT_FORM_FUNCTION, self, args, nargs, kwnames);
+    pdt_arg args3[3], *bound[3] = {NULL, NULL, NULL};
+    if (!S || pdt_form_gather(name, self, args, nargs, kwnames, names, 3, kw) < 0 ||
+        pdt_form_output(S, name, form, self, kw[3], &out_obj) < 0)
+        return NULL;
+    for (int i = 0; i < 3; i++) {
+        if (i > 0 && (!kw[i] || kw[i] == Py_None))
+            continue;
+        if (!kw[i] || pdt_form_arg(S, kw[i], name, names[i], &args3[i]) < 0) {
+            if (!kw[i])
+                PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", name);
+            return NULL;
+        }
+        bound[i] = &args3[i];
+    }
+    PyObject *x = kw[0];
+    if (!bound[0]->t) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be a Tensor", name);
+        return NULL;
+    }
+    if (!(bound[1] && bound[1]->t) && !(bound[2] && bound[2]->t))
+        return pdt_form_run_unary(S, name, PDT_OP_CLAMP, x, bound[1], bound[2], out_obj);
+
+    pdt_tensor result;
+    const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
+    pdt_status st;
+    pdt_hold h = {0}; /* Note [the GIL and storages] */
+    pdt_arg xa = *bound[0], l, u;
+    const pdt_arg *lo = NULL, *hi = NULL;
+    xa.t = pdt_hold_view(&h, xa.t);
+    if (bound[1])
+        l = *bound[1], l.t = pdt_hold_view(&h, l.t), lo = &l;
+    if (bound[2])
+        u = *bound[2], u.t = pdt_hold_view(&h, u.t), hi = &u;
+    out = pdt_hold_view(&h, out);
+    Py_BEGIN_ALLOW_THREADS
+    st = clamp_by_ops(name, xa, lo, hi, out, &result);
+    Py_END_ALLOW_THREADS
+    pdt_hold_release(&h);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    if (out_obj)
+        pdt_bump_version(out_obj); /* Note [version counter] */
+    return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
+}
+
+static PyObject *fn_clamp(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return clamp_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, "clamp", args, nargs,
+                      kw);
+}
+static PyObject *m_clamp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return clamp_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, "clamp", args, nargs, kw);
+}
+static PyObject *m_clamp_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return clamp_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, "clamp_", args, nargs, kw);
+}
+
+PyMethodDef pdt_clamp_functions[] = {
+    {"clamp", FASTKW(fn_clamp), doc_fn_clamp},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef pdt_clamp_methods[] = {
+    {"clamp", FASTKW(m_clamp), doc_m_clamp},
+    {"clamp_", FASTKW(m_clamp_), doc_m_clamp_},
+    {NULL, NULL, 0, NULL},
+};
