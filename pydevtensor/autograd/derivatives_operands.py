@@ -10,6 +10,7 @@ from .. import _C
 from .derivatives import SAVED, _Binary, meta, reduce_grad, sign, zeros_of
 from .dispatch import derivative
 
+
 def _both(need_a, need_b):
     return need_a or need_b, need_a or need_b
 
