@@ -21,7 +21,8 @@ import math
 from . import _C, _args
 from ._dtype_info import result_type
 from ._ops_index import where
-from .autograd.derivatives import _SavesOperands, reduce_grad
+from .autograd.derivatives import reduce_grad
+from .autograd.derivatives_operands import _SavesOperands
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 from ._ops_pointwise import _in_place

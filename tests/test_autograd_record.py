@@ -75,7 +75,7 @@ def test_saved_tensors_and_versions(device):
     a = pdt.ones(3, device=device, requires_grad=True)
     b = pdt.full((3,), 2.0, device=device)
     y = a * b
-    # only b: a's gradient reads b, and b needs none (Note in derivatives.py's
+    # only b: a's gradient reads b, and b needs none (Note in derivatives_operands.py's
     # _SavesOperands)
     assert [t.shape for t in y.grad_fn.saved_tensors] == [(3,)]
     assert y.grad_fn.saved_tensors[0]._version == b._version

@@ -22,7 +22,7 @@
  * (the FMA levels fuse the polynomials' steps, the baseline rounds twice: both
  * far inside 2^-40), whatever an element's neighbours (Note [block fast paths])
  * or its layout.  The core turns x ** 2 into x * x, x ** 0.5 into sqrt and x ** -1
- * into 1 / x (Note [squares]).  tests/test_vmath.py checks the result on a dense
+ * into 1 / x (Note [squares]).  tests/test_vmath_pow.py checks the result on a dense
  * sample (measured: 0.49999966 ulp from the float64 power, every level the same
  * bits), integer powers against exact ones, and layouts and neighbours.  One
  * thread, AVX-512, 1e5 float32: x ** 3 (half the bases negative) 630 -> 259 us
@@ -56,7 +56,7 @@
  * to 2^-150 found 2^-45.07 (x = 0x1.df7784p-2 to the 123.456, near 2^-136).  The
  * same 2^-40 test sends the elements near a rounding boundary to the C library, so the
  * bits are those of the other levels
- * (tests/test_vmath.py compares every level's).  Two chains of eight lanes run side
+ * (tests/test_vmath_pow.py compares every level's).  Two chains of eight lanes run side
  * by side.  One thread, 1,000 float32, |x| ** 1.7 (a C harness calling powc_f32 at
  * AVX-512, Xeon at 2.1 GHz): 1.96 us with the earlier tables of 32 (two permutes and
  * a blend a lookup, log by ln, Taylor to r^8 and s^5), 1.61 us with these; the same
@@ -81,7 +81,7 @@
  * boundary, where both ways mark it (at AVX-512, for c = 2, l = 1 and t = y exactly;
  * the argument needs the C library's log2 and log within about an ulp).  Other
  * bases (negative, zero, subnormal, inf, NaN) and blocks with a non-finite exponent go
- * element by element (tests/test_vmath.py: every level, several bases, against the
+ * element by element (tests/test_vmath_pow.py: every level, several bases, against the
  * elementwise pow of a base tensor). */
 
 /* 0: y is not an integer (or not finite); 1: an even one; 2: an odd one. */

@@ -6,16 +6,18 @@
 graph is recorded and what that costs: Note [where the graph is recorded] in
 csrc/python/autograd.c.  Files: grad_mode.py (the thread-local switch), node.py (Node,
 AccumulateGrad, saved tensors), dispatch.py (the recorder and in-place ops),
-derivatives.py, derivatives_shape.py, derivatives_index.py, derivatives_join.py and
-derivatives_linalg.py (one Node class per op), engine.py (backward, create_graph),
-function.py (autograd.Function), hooks.py (Tensor.register_hook, retain_grad),
-functional.py (jacobian, hessian, vjp, jvp, hvp, vhp).
+derivatives.py, derivatives_operands.py, derivatives_shape.py, derivatives_index.py,
+derivatives_join.py and derivatives_linalg.py (one Node class per op), engine.py
+(backward, create_graph), function.py (autograd.Function), hooks.py
+(Tensor.register_hook, retain_grad), functional.py (jacobian, hessian, vjp, jvp, hvp,
+vhp).
 """
 import warnings
 
 from .. import _C
 from .._args import flag
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
+from . import derivatives_operands  # noqa: F401
 from . import derivatives_index, derivatives_join, derivatives_linalg  # noqa: F401
 from . import derivatives_linalg_decomp  # noqa: F401
 from . import derivatives_trig, views  # noqa: F401  (views installs the view regenerator)

@@ -4,7 +4,8 @@ the arc* aliases share their function's Node.  deg2rad, rad2deg and logcumsumexp
 (pydevtensor/_ops_trig.py) are compositions that autograd records piece by piece."""
 import math
 
-from .derivatives import _SavesOperands, _unary, reduce_grad
+from .derivatives import _unary, reduce_grad
+from .derivatives_operands import _SavesOperands
 from .dispatch import derivative
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)

@@ -23,7 +23,7 @@ from typing import Any
 from .. import _C
 from ..autograd.function import Function
 from ..autograd.hooks import RemovableHandle, new_hooks, node_post_hooks, replaced
-from ._module_hooks import add_hook
+from ._module_hooks import add_hook, returns_handle
 
 
 class _Tables:
@@ -64,6 +64,7 @@ def _register(module, hook, which, where):
 class _BackwardHooksMixin:
     """nn.Module's backward hooks."""
 
+    @returns_handle
     def register_full_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Calls ``hook(module, grad_input, grad_output)`` each time the gradients of a
         call's tensor inputs have been computed (as PyTorch's); grad_input holds one
@@ -75,15 +76,7 @@ class _BackwardHooksMixin:
         hook : callable
             ``hook(module, grad_input, grad_output) -> tuple or None``.
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------
@@ -97,6 +90,7 @@ class _BackwardHooksMixin:
         """
         return _register(self, hook, "full", "register_full_backward_hook")
 
+    @returns_handle
     def register_full_backward_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Calls ``hook(module, grad_output)`` each time the gradients of a call's
         outputs are known, before the gradients of its inputs are computed (as
@@ -108,15 +102,7 @@ class _BackwardHooksMixin:
         hook : callable
             ``hook(module, grad_output) -> tuple or None``.
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------
@@ -131,6 +117,7 @@ class _BackwardHooksMixin:
         """
         return _register(self, hook, "pre", "register_full_backward_pre_hook")
 
+    @returns_handle
     def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """PyTorch's deprecated backward hook: ``hook(module, grad_input, grad_output)``
         runs after the backward of the last autograd node of each call (the grad_fn of
@@ -146,15 +133,7 @@ class _BackwardHooksMixin:
             ``hook(module, grad_input, grad_output) -> tuple or None`` (a tuple replaces
             grad_input).
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
         RuntimeError
             When the module has full backward hooks (PyTorch's: not both kinds).
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..autograd.hooks import RemovableHandle
-from ._module_hooks import GLOBAL, add_hook, of_kind
+from ._module_hooks import GLOBAL, add_hook, of_kind, returns_handle
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook"]
@@ -24,6 +24,7 @@ def _add(kind, hook, entry, where):
     return add_hook(GLOBAL, (kind, entry))
 
 
+@returns_handle
 def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """Calls ``hook(module, args)`` before the forward of every module's call (before
     the module's own pre-hooks), as PyTorch's; a value it returns replaces args (a
@@ -35,15 +36,7 @@ def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandl
     hook : callable
         ``hook(module, args) -> None or new args``.
 
-    Returns
-    -------
-    handle
-        Its ``remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
+    {handle}
 
     Examples
     --------
@@ -58,6 +51,7 @@ def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandl
     return _add("pre", hook, (hook, False, False), "register_module_forward_pre_hook")
 
 
+@returns_handle
 def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool = False,
                                  always_call: bool = False) -> RemovableHandle:
     """Calls ``hook(module, args, output)`` after the forward of every module's call
@@ -74,15 +68,7 @@ def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool 
     always_call : bool, optional
         Call it (with output None) also when forward raises (default False).
 
-    Returns
-    -------
-    handle
-        Its ``remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
+    {handle}
 
     Examples
     --------
@@ -97,6 +83,7 @@ def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool 
                 "register_module_forward_hook")
 
 
+@returns_handle
 def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """Calls ``hook(module, grad_input, grad_output)`` in the backward of every module's
     call, as a full backward hook of each module (Module.register_full_backward_hook),
@@ -107,15 +94,7 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
     hook : callable
         ``hook(module, grad_input, grad_output) -> tuple or None``.
 
-    Returns
-    -------
-    handle
-        Its ``remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
+    {handle}
 
     Examples
     --------

@@ -14,6 +14,34 @@ if TYPE_CHECKING:
 _M = TypeVar("_M", bound="_DevicesMixin")
 
 
+_CAST_DOC = """Casts every floating point parameter and buffer to {dtype}.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        {example}
+        pydevtensor.{dtype}
+        """
+
+
+def _casts(dtype: str, on_a_net: bool = False) -> Callable[[Any], Any]:
+    """The docstring of Module.float(), double(), half() or bfloat16(), casting to dtype
+    (its name): the example calls the method on a Sequential net, or on a Linear."""
+    def document(method: Any) -> Any:
+        call = f"{method.__name__}()"
+        method.__doc__ = _CAST_DOC.format(dtype=dtype, example=(
+            f">>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))\n"
+            f"        >>> net.{call}[0].weight.dtype" if on_a_net else
+            f">>> nn.Linear(2, 3).{call}.weight.dtype"))
+        return method
+    return document
+
+
 class _DevicesMixin:
     """nn.Module's device and dtype moves."""
 
@@ -108,70 +136,20 @@ class _DevicesMixin:
         return self.to(_C.device("cuda", device) if isinstance(device, int) else
                        device if device is not None else _C.device("cuda"))
 
+    @_casts("float32", on_a_net=True)
     def float(self: _M) -> _M:
-        """Casts every floating point parameter and buffer to float32.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.float()[0].weight.dtype
-        pydevtensor.float32
-        """
         return self.to(dtype=_C.float32)
 
+    @_casts("float64", on_a_net=True)
     def double(self: _M) -> _M:
-        """Casts every floating point parameter and buffer to float64.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.double()[0].weight.dtype
-        pydevtensor.float64
-        """
         return self.to(dtype=_C.float64)
 
+    @_casts("float16")
     def half(self: _M) -> _M:
-        """Casts every floating point parameter and buffer to float16.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> nn.Linear(2, 3).half().weight.dtype
-        pydevtensor.float16
-        """
         return self.to(dtype=_C.float16)
 
+    @_casts("bfloat16")
     def bfloat16(self: _M) -> _M:
-        """Casts every floating point parameter and buffer to bfloat16.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> nn.Linear(2, 3).bfloat16().weight.dtype
-        pydevtensor.bfloat16
-        """
         return self.to(dtype=_C.bfloat16)
 
     def type(self: _M, dst_type: Any) -> _M:

@@ -36,6 +36,25 @@ def hook_table(module: Any, table: str, hook: Any, where: str) -> Any:
     return hooks
 
 
+# The Returns and Raises sections every hook registration's docstring shares
+# (returns_handle puts them in place of a line "{handle}").
+_HANDLE_SECTIONS = ("Returns", "-------", "handle", "    Its ``remove()`` unregisters the hook.",
+                    "", "Raises", "------", "TypeError", "    When hook is not callable.")
+
+
+def returns_handle(f: Any) -> Any:
+    """f, the line ``{handle}`` of its docstring replaced by _HANDLE_SECTIONS at that
+    line's indentation (a hook registration: it returns a handle and refuses a hook
+    that is not callable); a Raises entry of its own may follow the line."""
+    if f.__doc__:  # none under python -OO
+        lines = f.__doc__.split("\n")
+        i = [line.strip() for line in lines].index("{handle}")
+        indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+        lines[i:i + 1] = [indent + line if line else line for line in _HANDLE_SECTIONS]
+        f.__doc__ = "\n".join(lines)
+    return f
+
+
 def add_hook(hooks: Any, entry: Any, prepend: bool = False) -> RemovableHandle:
     """entry put in a hook table, last (or first), and the handle that removes it."""
     key = max(hooks, default=-1) + 1
@@ -58,6 +77,7 @@ def _register(module: Any, table: str, hook: Callable[..., Any], prepend: bool,
 class _ForwardHooksMixin:
     """nn.Module's forward hooks."""
 
+    @returns_handle
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
         """Calls ``hook(module, args)`` before each forward(); a value it returns
@@ -73,15 +93,7 @@ class _ForwardHooksMixin:
         with_kwargs : bool, optional
             Pass the keyword arguments too (default False).
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------
@@ -95,6 +107,7 @@ class _ForwardHooksMixin:
         return _register(self, "_forward_pre_hooks", hook, prepend, with_kwargs, False,
                          "register_forward_pre_hook")
 
+    @returns_handle
     def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                               with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
@@ -113,15 +126,7 @@ class _ForwardHooksMixin:
         always_call : bool, optional
             Call it (with output None) even when forward() raises (default False).
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------

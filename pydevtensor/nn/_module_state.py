@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._module_hooks import add_hook, hook_table
+from ._module_hooks import add_hook, hook_table, returns_handle
 from ._module_state_load import (check_entries, has_extra_state, hooks_of, initialized,
                                  load_one, load_walk, own_entries, write_entries)
 
@@ -97,6 +97,7 @@ class _StateMixin:
         load_one(self, state_dict, prefix, local_metadata, strict, missing_keys,
                  unexpected_keys, error_msgs)
 
+    @returns_handle
     def register_state_dict_pre_hook(self, hook: Any) -> Any:
         """Calls ``hook(module, prefix, keep_vars)`` before state_dict() saves this
         module's entries (for a submodule, each time its parent's state_dict runs).
@@ -106,15 +107,7 @@ class _StateMixin:
         hook : callable
             ``hook(module, prefix, keep_vars) -> None``.
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------
@@ -126,6 +119,7 @@ class _StateMixin:
         """
         return _register(self, "_state_dict_pre_hooks", hook, "register_state_dict_pre_hook")
 
+    @returns_handle
     def register_state_dict_post_hook(self, hook: Any) -> Any:
         """Calls ``hook(module, state_dict, prefix, local_metadata)`` once state_dict()
         has saved this module and its children; the hook changes state_dict in place
@@ -136,15 +130,7 @@ class _StateMixin:
         hook : callable
             ``hook(module, state_dict, prefix, local_metadata) -> None``.
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------
@@ -162,6 +148,7 @@ class _StateMixin:
         # PyTorch's older form: what the root module's hook returns replaces the result
         return _register(self, "_state_dict_hooks", hook, "_register_state_dict_hook")
 
+    @returns_handle
     def register_load_state_dict_pre_hook(self, hook: Any) -> Any:
         """Calls ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before load_state_dict() reads anything, with a
@@ -173,15 +160,7 @@ class _StateMixin:
         hook : callable
             The hook, returning None.
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------
@@ -203,6 +182,7 @@ class _StateMixin:
                            "_register_load_state_dict_pre_hook")
         return add_hook(hooks, hook if with_module else _WithoutModule(hook))
 
+    @returns_handle
     def register_load_state_dict_post_hook(self, hook: Any) -> Any:
         """Calls ``hook(module, incompatible_keys)`` after load_state_dict(); the hook
         may clear keys from incompatible_keys' lists in place, and a strict load then
@@ -213,15 +193,7 @@ class _StateMixin:
         hook : callable
             ``hook(module, incompatible_keys) -> None``.
 
-        Returns
-        -------
-        handle
-            Its ``remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+        {handle}
 
         Examples
         --------

@@ -239,82 +239,47 @@ class _MaxUnpoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class MaxUnpool1d(_MaxUnpoolNd):
-    """:func:`~pydevtensor.nn.functional.max_unpool1d` as a layer, as
-    ``torch.nn.MaxUnpool1d`` (which keeps its sizes as 1-tuples).
+_UNPOOL_DOC = """:func:`~pydevtensor.nn.functional.max_unpool{n}d` as a layer, as
+    ``torch.nn.MaxUnpool{n}d`` (which keeps its sizes as {tuples}).
 
     Parameters
     ----------
-    kernel_size : int or tuple of 1 int
+    kernel_size : int or tuple of {ints}
         The pool's window.
-    stride : int or tuple of 1 int, optional
+    stride : int or tuple of {ints}, optional
         The pool's stride (default: kernel_size).
-    padding : int or tuple of 1 int, optional
+    padding : int or tuple of {ints}, optional
         The pool's padding (default 0).
 
     Examples
     --------
     >>> from pydevtensor import nn
-    >>> unpool = nn.MaxUnpool1d(2)
+    >>> unpool = nn.MaxUnpool{n}d(2)
     >>> unpool
-    MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))
-    >>> values, indices = nn.MaxPool1d(2, return_indices=True)(pydevtensor.ones(1, 1, 4))
+    MaxUnpool{n}d(kernel_size={kernel}, stride={kernel}, padding={padding})
+    >>> values, indices = nn.MaxPool{n}d(2, return_indices=True)(pydevtensor.ones({shape}))
     >>> unpool(values, indices).shape
-    pydevtensor.Size([1, 1, 4])
+    pydevtensor.Size([{shape}])
     """
 
+
+def _unpool_doc(n: int, tuples: str, shape: tuple[int, ...]) -> str:
+    """MaxUnpool{n}d's docstring: its sizes kept as tuples (their name), an input shape."""
+    return _UNPOOL_DOC.format(n=n, tuples=tuples, ints=f"{n} int" + "s" * (n > 1),
+                              kernel=(2,) * n, padding=(0,) * n,
+                              shape=", ".join(map(str, shape)))
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    __doc__ = _unpool_doc(1, "1-tuples", (1, 1, 4))
     _dims = 1
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
-    """:func:`~pydevtensor.nn.functional.max_unpool2d` as a layer, as
-    ``torch.nn.MaxUnpool2d`` (which keeps its sizes as pairs).
-
-    Parameters
-    ----------
-    kernel_size : int or tuple of 2 ints
-        The pool's window.
-    stride : int or tuple of 2 ints, optional
-        The pool's stride (default: kernel_size).
-    padding : int or tuple of 2 ints, optional
-        The pool's padding (default 0).
-
-    Examples
-    --------
-    >>> from pydevtensor import nn
-    >>> unpool = nn.MaxUnpool2d(2)
-    >>> unpool
-    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
-    >>> values, indices = nn.MaxPool2d(2, return_indices=True)(pydevtensor.ones(1, 1, 4, 4))
-    >>> unpool(values, indices).shape
-    pydevtensor.Size([1, 1, 4, 4])
-    """
-
+    __doc__ = _unpool_doc(2, "pairs", (1, 1, 4, 4))
     _dims = 2
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
-    """:func:`~pydevtensor.nn.functional.max_unpool3d` as a layer, as
-    ``torch.nn.MaxUnpool3d`` (which keeps its sizes as triples).
-
-    Parameters
-    ----------
-    kernel_size : int or tuple of 3 ints
-        The pool's window.
-    stride : int or tuple of 3 ints, optional
-        The pool's stride (default: kernel_size).
-    padding : int or tuple of 3 ints, optional
-        The pool's padding (default 0).
-
-    Examples
-    --------
-    >>> from pydevtensor import nn
-    >>> unpool = nn.MaxUnpool3d(2)
-    >>> unpool
-    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
-    >>> values, indices = nn.MaxPool3d(2, return_indices=True)(pydevtensor.ones(1, 1, 2, 2, 2))
-    >>> unpool(values, indices).shape
-    pydevtensor.Size([1, 1, 2, 2, 2])
-    """
-
+    __doc__ = _unpool_doc(3, "triples", (1, 1, 2, 2, 2))
     _dims = 3

@@ -43,9 +43,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import _C, _args
+from ._optimizer_state import step_tensor
 from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _check_lr,
-                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative,
-                        step_tensor)
+                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative)
 
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)

@@ -10,7 +10,8 @@ from typing import Any
 
 from .. import _C
 from . import Adam, _betas
-from .optimizer import _ema, _hints, _rounded
+from ._optimizer_state import _rounded
+from .optimizer import _ema, _hints
 
 
 class Adamax(Adam):

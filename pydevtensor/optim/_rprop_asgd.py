@@ -13,8 +13,9 @@ from typing import Any
 from .. import _C
 from .._ops_index import where as _where
 from ..autograd.grad_mode import no_grad as _no_grad
+from ._optimizer_state import _host_state, _rounded, _stored_state
 from .optimizer import (Optimizer, _check_bool, _check_lr, _closure_loss, _decayed_grads, _hints,
-                        _host_state, _nonnegative, _rounded, _stored_state)
+                        _nonnegative)
 
 
 def _pair(value, name, where):
