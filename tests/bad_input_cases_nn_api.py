@@ -35,6 +35,13 @@ NN_API_CASES = [
     C("weight-norm-param-no-such-tensor",
       "pdt.nn.utils.parametrizations.weight_norm(pdt.nn.Linear(2, 2), 'w')", "ValueError",
       r"does not have a parameter, a buffer, or a parametrized element with name 'w'"),
+    # ---- nn.utils.fusion
+    C("fuse-conv-bn-training", "pdt.nn.utils.fuse_conv_bn_eval(pdt.nn.Conv2d(3, 4, 1), "
+      "pdt.nn.BatchNorm2d(4).eval())", "AssertionError", r"Fusion only for eval!"),
+    C("fuse-linear-bn-features", "pdt.nn.utils.fuse_linear_bn_eval(pdt.nn.Linear(3, 4).eval(), "
+      "pdt.nn.BatchNorm1d(3).eval())", "AssertionError", r"To fuse, linear.out_features == "
+      r"bn.num_features or bn.num_features == 1, got linear.out_features=4 and "
+      r"bn.num_features=3"),
     C("pack-unsorted", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [2, 3])",
       "RuntimeError", r"`lengths` array must be sorted in decreasing order"),
     C("pack-lengths-count", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [3])",
