@@ -175,6 +175,14 @@ NN_API_CASES = [
       "pdt.optim.Adam(pdt.nn.Linear(4, 3).parameters()).load_state_dict(opt.state_dict())",
       "ValueError", r"parameter 0's state: exp_avg is a float32 tensor of shape \(4, 3\), not "
       r"a floating-point tensor of its parameter's shape \(3, 4\)"),
+    C("Adafactor-d", "pdt.optim.Adafactor([pdt.nn.Parameter(t)], d=0.5)", "ValueError",
+      r"Adafactor: Clipping threshold d should be >= 1 but is: 0\.5"),
+    C("Adafactor-load-row-factor",
+      "w = pdt.nn.Parameter(pdt.ones(3, 4))\nopt = pdt.optim.Adafactor([w])\n"
+      "w.grad = pdt.ones(3, 4)\nopt.step()\n"
+      "pdt.optim.Adafactor([pdt.nn.Parameter(pdt.ones(4, 3))]).load_state_dict(opt.state_dict())",
+      "ValueError", r"parameter 0's state: row_var is a float32 tensor of shape \(3, 1\), not "
+      r"a floating-point tensor of shape \(4, 1\) \(its parameter's, row factor\)"),
     C("optim-load_state_dict-int", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=1).load_state_dict(5)",
       "TypeError", r"expected a dict \(an optimizer's state_dict\(\)\), got int"),
     C("optim-non-leaf", "pdt.optim.SGD([pdt.nn.Parameter(t) * 2], lr=0.1)", "ValueError",

@@ -473,15 +473,20 @@ class Optimizer:
         such as Adam's amsgrad adds one)."""
         return self._STATE
 
+    def _param_state_kinds(self, group, p):
+        """The entries of p's state in group: _state_kinds(group), unless they depend on
+        p (Adafactor's on its number of dims)."""
+        return self._state_kinds(group)
+
     def _loaded_state(self, entry, p, where, group):
         """A copy of one parameter's saved state, its tensors on p's device (floating
-        ones in p's dtype, but 'step').  The entries _state_kinds(group) names are
+        ones in p's dtype, but 'step').  The entries _param_state_kinds names are
         checked; a built-in optimizer also needs exactly those (its step reads them,
         and any other means the state of another optimizer), while a user's subclass
         takes any entries, as PyTorch's optimizers do."""
         if not isinstance(entry, Mapping):
             raise TypeError(f"{where} is {_a(type(entry).__name__)}, not a dict")
-        kinds = self._state_kinds(group)
+        kinds = self._param_state_kinds(group, p)
         if _builtin(type(self)):
             unknown = [k for k in entry if k not in kinds]
             lacking = [k for k in kinds if k not in entry]
@@ -510,11 +515,13 @@ class Optimizer:
                     raise ValueError(f"{where}: {name} is {v!r:.40}, not a finite number")
                 out[name] = step_tensor(n)
             elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
-                    v.shape != p.shape:
+                    tuple(v.shape) != _state_shape(kind, p):
                 got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
                        if isinstance(v, _C.Tensor) else _a(type(v).__name__))
+                shape = f"its parameter's shape {tuple(p.shape)}" if kind == "tensor" else \
+                    f"shape {_state_shape(kind, p)} (its parameter's, {kind} factor)"
                 raise ValueError(f"{where}: {name} is {got}, not a floating-point tensor of "
-                                 f"its parameter's shape {tuple(p.shape)}")
+                                 f"{shape}")
             else:
                 out[name] = v.detach().to(device=p.device, dtype=p.dtype, copy=True)
         return out
@@ -769,6 +776,13 @@ def _stored_state(state: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any
     """The inverse of _host_state: counts and numbers as 0-d tensors (step_tensor)."""
     return {k: (step_tensor(v) if kinds.get(k) in ("count", "number") else v)
             for k, v in state.items()}
+
+
+def _state_shape(kind: str, p: _C.Tensor) -> tuple:
+    """A state tensor's shape: p's ('tensor'), with the last ('row') or second-to-last
+    ('col') dim 1 (Adafactor's factored second moment)."""
+    return tuple(1 if (kind, i - p.ndim) in (("row", -1), ("col", -2)) else n
+                 for i, n in enumerate(p.shape))
 
 
 def _scalar(v: Any) -> Any:
