@@ -10,6 +10,15 @@ from bad_input_cases import C
 LAE = "pydevtensor.linalg.LinAlgError"
 
 LINALG_CASES = [
+    C("ormqr-tau-length", "pdt.ormqr(pdt.zeros(5, 3), pdt.zeros(2), pdt.zeros(5, 4))",
+      "RuntimeError", r"torch\.ormqr: tau\.shape\[-1\] must be equal to min\(other\.shape"
+      r"\[-2\], input\.shape\[-1\]\) \(got tau of shape \(2,\), other \(5, 4\), input "
+      r"\(5, 3\)\)"),
+    C("ormqr-right-rows", "pdt.ormqr(pdt.zeros(5, 3), pdt.zeros(3), pdt.zeros(5, 4), "
+      "left=False)", "RuntimeError", r"torch\.ormqr: other\.shape\[-1\] must be equal to "
+      r"input\.shape\[-2\]"),
+    C("geqrf-int", "pdt.geqrf(pdt.ones(2, 2, dtype=pdt.int64))", "NotImplementedError",
+      r"geqrf: Expected a floating point tensor as input\. Got Long"),
     C("linalg.solve-singular", "pdt.linalg.solve(pdt.zeros(3, 2, 2), pdt.ones(3, 2))", LAE,
       r"linalg\.solve: \(Batch element 0\): The diagonal element 1 is zero.*singular.*"
       r"\(A of shape \(3, 2, 2\), .*float32, on cpu\)"),

@@ -35,6 +35,13 @@ NN_API_CASES = [
     C("weight-norm-param-no-such-tensor",
       "pdt.nn.utils.parametrizations.weight_norm(pdt.nn.Linear(2, 2), 'w')", "ValueError",
       r"does not have a parameter, a buffer, or a parametrized element with name 'w'"),
+    # ---- nn.utils.fusion
+    C("fuse-conv-bn-training", "pdt.nn.utils.fuse_conv_bn_eval(pdt.nn.Conv2d(3, 4, 1), "
+      "pdt.nn.BatchNorm2d(4).eval())", "AssertionError", r"Fusion only for eval!"),
+    C("fuse-linear-bn-features", "pdt.nn.utils.fuse_linear_bn_eval(pdt.nn.Linear(3, 4).eval(), "
+      "pdt.nn.BatchNorm1d(3).eval())", "AssertionError", r"To fuse, linear.out_features == "
+      r"bn.num_features or bn.num_features == 1, got linear.out_features=4 and "
+      r"bn.num_features=3"),
     C("pack-unsorted", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [2, 3])",
       "RuntimeError", r"`lengths` array must be sorted in decreasing order"),
     C("pack-lengths-count", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [3])",
@@ -168,6 +175,14 @@ NN_API_CASES = [
       "pdt.optim.Adam(pdt.nn.Linear(4, 3).parameters()).load_state_dict(opt.state_dict())",
       "ValueError", r"parameter 0's state: exp_avg is a float32 tensor of shape \(4, 3\), not "
       r"a floating-point tensor of its parameter's shape \(3, 4\)"),
+    C("Adafactor-d", "pdt.optim.Adafactor([pdt.nn.Parameter(t)], d=0.5)", "ValueError",
+      r"Adafactor: Clipping threshold d should be >= 1 but is: 0\.5"),
+    C("Adafactor-load-row-factor",
+      "w = pdt.nn.Parameter(pdt.ones(3, 4))\nopt = pdt.optim.Adafactor([w])\n"
+      "w.grad = pdt.ones(3, 4)\nopt.step()\n"
+      "pdt.optim.Adafactor([pdt.nn.Parameter(pdt.ones(4, 3))]).load_state_dict(opt.state_dict())",
+      "ValueError", r"parameter 0's state: row_var is a float32 tensor of shape \(3, 1\), not "
+      r"a floating-point tensor of shape \(4, 1\) \(its parameter's, row factor\)"),
     C("optim-load_state_dict-int", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=1).load_state_dict(5)",
       "TypeError", r"expected a dict \(an optimizer's state_dict\(\)\), got int"),
     C("optim-non-leaf", "pdt.optim.SGD([pdt.nn.Parameter(t) * 2], lr=0.1)", "ValueError",

@@ -28,6 +28,26 @@ RESAMPLING_CASES = [
     C("AdaptiveMaxPool1d-empty", "pdt.nn.AdaptiveMaxPool1d(2)(pdt.zeros(1, 1, 0))",
       "pydevtensor.InvalidArgumentError", r"adaptive_max_pool1d\(\): expected an input with a "
       r"non-zero length, got shape \(1, 1, 0\) \(on cpu\)"),
+    # ---- fractional max pools (nn/_functional_fractional.py)
+    C("fractional_max_pool2d-no-size", "pdt.nn.functional.fractional_max_pool2d("
+      "pdt.zeros(1, 1, 4, 4), 2)", "ValueError", r"fractional_max_pool2d\(\) requires "
+      r"specifying either an output_size or an output_ratio"),
+    C("fractional_max_pool2d-pool-too-large", "pdt.nn.functional.fractional_max_pool2d("
+      "pdt.zeros(1, 1, 7, 9), 4, output_size=5)", "pydevtensor.InvalidArgumentError",
+      r"fractional_max_pool2d\(\): pool height 4 too large relative to input height 7 "
+      r"\(output height 5; input of shape \(1, 1, 7, 9\) on cpu\)"),
+    C("fractional_max_pool3d-samples-shape", "pdt.nn.functional.fractional_max_pool3d("
+      "pdt.zeros(2, 3, 5, 6, 7), 2, output_size=2, _random_samples=pdt.zeros(2, 3, 2))",
+      "pydevtensor.InvalidArgumentError", r"fractional_max_pool3d\(\): expected "
+      r"_random_samples of shape \(at least 2, 3, 3\) for an input of shape "
+      r"\(2, 3, 5, 6, 7\), got \(2, 3, 2\)"),
+    C("fractional_max_pool2d-samples-dtype", "pdt.nn.functional.fractional_max_pool2d("
+      "pdt.zeros(1, 1, 4, 4), 2, output_size=2, _random_samples=pdt.zeros(1, 1, 2, "
+      "dtype=pdt.float64))", "RuntimeError", r"fractional_max_pool2d\(\): expected "
+      r"_random_samples to have the same dtype as input, pydevtensor\.float32, got "
+      r"pydevtensor\.float64"),
+    C("FractionalMaxPool2d-ratio", "pdt.nn.FractionalMaxPool2d(2, output_ratio=1.5)",
+      "ValueError", r"output_ratio must be between 0 and 1 \(got 1\.5\)"),
     C("lp_pool1d-norm-zero", "pdt.nn.functional.lp_pool1d(pdt.ones(1, 1, 4), 0, 2)",
       "ValueError", r"lp_pool1d\(\): norm_type must be a non-zero value, but got 0"),
     C("LPPool2d-norm-str", 'pdt.nn.LPPool2d("2", 2)(pdt.ones(1, 1, 4, 4))', "TypeError",

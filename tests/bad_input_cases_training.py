@@ -644,6 +644,10 @@ TRAINING_CASES = [
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
       r"TensorDataset\(\): the tensors' first dimensions differ: sizes \[2, 3\]"),
+    C("StackDataset-sizes", "pdt.utils.data.StackDataset(x=[1, 2], y=[1, 2, 3])", "ValueError",
+      r"Size mismatch between datasets: lengths \[2, 3\]"),
+    C("StackDataset-both-forms", "pdt.utils.data.StackDataset([1], y=[1])", "ValueError",
+      r"but both types are given"),
     C("TensorDataset-ndarray", "pdt.utils.data.TensorDataset(t, a)", "TypeError",
       r"TensorDataset\(\): argument 1 must be a Tensor, got ndarray"),
     C("TensorDataset-0d", "pdt.utils.data.TensorDataset(pdt.tensor(1.0))", "ValueError",

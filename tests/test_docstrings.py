@@ -44,7 +44,8 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "multilabel_soft_margin_loss", "poisson_nll_loss",
                            "gaussian_nll_loss", "bilinear", "channel_shuffle",
                            # attention (D2L chapter 11)
-                           "scaled_dot_product_attention"),
+                           "scaled_dot_product_attention",
+                           "fractional_max_pool2d", "fractional_max_pool3d"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_", "dirac_", "sparse_",
                      # PyTorch's deprecated names
                      "uniform", "normal", "constant", "xavier_uniform", "xavier_normal",

@@ -12,7 +12,7 @@ from conftest import assert_close, torch_or_skip
 from pydevtensor import nn, optim
 
 NAMES = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam",
-         "Rprop", "ASGD"]
+         "Rprop", "ASGD", "Adafactor"]
 W0 = [1.0, -2.0, 3.0]
 
 

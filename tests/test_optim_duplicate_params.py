@@ -42,8 +42,9 @@ def test_two_groups_sharing_a_parameter_are_refused():
     lambda ps: optim.Adam(ps, lr=0.1), lambda ps: optim.AdamW(ps, lr=0.1),
     lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, weight_decay=0.1),
     lambda ps: optim.Adagrad(ps, lr=0.1), lambda ps: optim.Adadelta(ps, lr=0.5),
-    lambda ps: optim.Rprop(ps, lr=0.1), lambda ps: optim.ASGD(ps, lr=0.1)],
-    ids=["Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Rprop", "ASGD"])
+    lambda ps: optim.Rprop(ps, lr=0.1), lambda ps: optim.ASGD(ps, lr=0.1),
+    lambda ps: optim.Adafactor(ps, lr=0.1, weight_decay=0.1)],
+    ids=["Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Rprop", "ASGD", "Adafactor"])
 def test_each_place_is_one_more_step(device, make):
     w, v = _param([1.0, -2.0], device), _param([0.5], device)
     with warnings.catch_warnings():

@@ -146,6 +146,7 @@ POSITIONAL = {
               "decoupled_weight_decay"),
     "RAdam": ("lr", "betas", "eps", "weight_decay", "decoupled_weight_decay"),
     "Rprop": ("lr", "etas", "step_sizes"),
+    "Adafactor": ("lr", "beta2_decay", "eps", "d", "weight_decay"),
     "ASGD": ("lr", "lambd", "alpha", "t0", "weight_decay", "foreach", "maximize",
              "differentiable", "capturable"),
 }
@@ -181,7 +182,7 @@ def test_zero_defaults_are_ints_as_torch_keeps_them(name):
     opt = getattr(optim, name)([nn.Parameter(pdt.ones(1))], lr=0.1)
     group = opt.param_groups[0]
     zeros = {"momentum", "dampening", "lr_decay", "initial_accumulator_value"}
-    if name != "AdamW":  # its default is 1e-2
+    if name not in ("AdamW", "Adafactor"):  # theirs: 1e-2, and the float 0.0
         zeros.add("weight_decay")
     for n in zeros & set(group):
         assert group[n] == 0 and type(group[n]) is int, (n, group[n])

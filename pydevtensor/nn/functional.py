@@ -92,6 +92,8 @@ from ._functional_mha import multi_head_attention_forward  # noqa: E402
 from ._functional_3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d,  # noqa: E402
                              conv3d, conv_transpose3d, max_pool3d)
 from ._functional_dropout import dropout3d  # noqa: E402
+from ._functional_fractional import (fractional_max_pool2d,  # noqa: E402
+                                   fractional_max_pool3d)
 from ._functional_alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: E402
 from .embedding_bag import embedding_bag  # noqa: E402
 

@@ -1,11 +1,13 @@
 """The 1-d pooling layers (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d),
-the power-average pools (LPPool1d, LPPool2d) and MaxUnpool1d/2d/3d: the functions of
+the power-average pools (LPPool1d, LPPool2d), MaxUnpool1d/2d/3d and
+FractionalMaxPool2d/3d: the functions of
 nn/_functional_pool_more.py as modules with PyTorch's arguments and reprs.  Like
 PyTorch's, they check their arguments when called, not when made."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import _functional_fractional as FF
 from . import _functional_pool_more as FPM
 from .module import Module
 from .pooling import _AdaptiveMaxPoolNd, _AdaptivePoolNd, _MaxPoolNd
@@ -283,3 +285,106 @@ class MaxUnpool2d(_MaxUnpoolNd):
 class MaxUnpool3d(_MaxUnpoolNd):
     __doc__ = _unpool_doc(3, "triples", (1, 1, 2, 2, 2))
     _dims = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    """The arguments and forward FractionalMaxPool2d and FractionalMaxPool3d share, as
+    PyTorch's: one of output_size and output_ratio (each ratio in (0, 1)), checked when
+    made; _random_samples is a buffer (absent from the state dict when None); _pool is
+    the function."""
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices: bool = False, _random_samples=None) -> None:
+        super().__init__()
+        name, nd = type(self).__name__, self._nd
+        self.kernel_size = _ntuple(kernel_size, nd)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, nd) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, nd) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a "
+                             f"pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor):
+        return type(self)._pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                                self.return_indices, _random_samples=self._random_samples)
+
+
+def _ntuple(value, n: int) -> tuple:
+    """PyTorch's _pair/_triple: a value as an n-tuple, a tuple or list as a tuple."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """:func:`~pydevtensor.nn.functional.fractional_max_pool2d` as a layer, as
+    ``torch.nn.FractionalMaxPool2d``.
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 2 ints
+        The window's size.
+    output_size : int or tuple of 2 ints, optional
+        The output's size.
+    output_ratio : float or tuple of 2 floats, optional
+        Instead, the output's size as a fraction of the input's, each in (0, 1).
+    return_indices : bool, optional
+        Also return the flat indices of the maxima (default False).
+    _random_samples : Tensor, optional
+        ``(N, C, 2)`` samples kept (a buffer) and used on every call instead of new
+        ones.
+
+    Raises
+    ------
+    ValueError
+        When neither or both of output_size and output_ratio are given, or a ratio is
+        not in (0, 1).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.FractionalMaxPool2d(3, output_ratio=0.5)
+    >>> pool(pydevtensor.ones(2, 4, 10, 12)).shape
+    pydevtensor.Size([2, 4, 5, 6])
+    """
+
+    _nd = 2
+    _pool = staticmethod(FF.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """:func:`~pydevtensor.nn.functional.fractional_max_pool3d` as a layer, as
+    ``torch.nn.FractionalMaxPool3d``.
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 3 ints
+        The window's size.
+    output_size : int or tuple of 3 ints, optional
+        The output's size.
+    output_ratio : float or tuple of 3 floats, optional
+        Instead, the output's size as a fraction of the input's, each in (0, 1).
+    return_indices : bool, optional
+        Also return the flat indices of the maxima (default False).
+    _random_samples : Tensor, optional
+        ``(N, C, 3)`` samples kept (a buffer) and used on every call.
+
+    Raises
+    ------
+    ValueError
+        As :class:`FractionalMaxPool2d`.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.FractionalMaxPool3d(2, output_size=(2, 3, 3))
+    >>> pool(pydevtensor.ones(2, 4, 5, 6, 7)).shape
+    pydevtensor.Size([2, 4, 2, 3, 3])
+    """
+
+    _nd = 3
+    _pool = staticmethod(FF.fractional_max_pool3d)

@@ -50,8 +50,9 @@ from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
+           "swa_utils"]
 
 
 class SGD(Optimizer):
@@ -612,8 +613,10 @@ class Adadelta(_Adaptive):
 from ._adam_family import Adamax, NAdam, RAdam  # noqa: E402  (they extend Adam)
 from ._lbfgs import LBFGS  # noqa: E402
 from ._rprop_asgd import ASGD, Rprop  # noqa: E402
+from ._adafactor import Adafactor  # noqa: E402
 
-for _cls in (ASGD, Adamax, LBFGS, NAdam, RAdam, Rprop):  # pydevtensor.optim's, as the others are
+# pydevtensor.optim's, as the others are
+for _cls in (ASGD, Adafactor, Adamax, LBFGS, NAdam, RAdam, Rprop):
     _cls.__module__ = __name__
 del _cls
 from . import lr_scheduler  # noqa: E402  (last: it needs Optimizer)

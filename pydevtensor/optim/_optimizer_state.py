@@ -102,7 +102,7 @@ def loaded_state(opt, entry, p, where, group):
     checked and copied."""
     if not isinstance(entry, Mapping):
         raise TypeError(f"{where} is {_a(type(entry).__name__)}, not a dict")
-    kinds = opt._state_kinds(group)
+    kinds = opt._param_state_kinds(group, p)
     if _builtin(type(opt)):
         unknown = [k for k in entry if k not in kinds]
         lacking = [k for k in kinds if k not in entry]
@@ -131,11 +131,13 @@ def loaded_state(opt, entry, p, where, group):
                 raise ValueError(f"{where}: {name} is {v!r:.40}, not a finite number")
             out[name] = step_tensor(n)
         elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
-                v.shape != p.shape:
+                tuple(v.shape) != _state_shape(kind, p):
             got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
                    if isinstance(v, _C.Tensor) else _a(type(v).__name__))
+            shape = f"its parameter's shape {tuple(p.shape)}" if kind == "tensor" else \
+                f"shape {_state_shape(kind, p)} (its parameter's, {kind} factor)"
             raise ValueError(f"{where}: {name} is {got}, not a floating-point tensor of "
-                             f"its parameter's shape {tuple(p.shape)}")
+                             f"{shape}")
         else:
             out[name] = v.detach().to(device=p.device, dtype=p.dtype, copy=True)
     return out
@@ -199,6 +201,13 @@ def _stored_state(state: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any
     """The inverse of _host_state: counts and numbers as 0-d tensors (step_tensor)."""
     return {k: (step_tensor(v) if kinds.get(k) in ("count", "number") else v)
             for k, v in state.items()}
+
+
+def _state_shape(kind: str, p: _C.Tensor) -> tuple:
+    """A state tensor's shape: p's ('tensor'), with the last ('row') or second-to-last
+    ('col') dim 1 (Adafactor's factored second moment)."""
+    return tuple(1 if (kind, i - p.ndim) in (("row", -1), ("col", -2)) else n
+                 for i, n in enumerate(p.shape))
 
 
 def _scalar(v: Any) -> Any:

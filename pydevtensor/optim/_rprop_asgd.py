@@ -1,7 +1,8 @@
 """Rprop and ASGD, PyTorch's algorithms (re-exported by pydevtensor.optim), and the
-step they share: every parameter's new value and state are computed, as new tensors
-on its device, before any is committed, so a step is all or nothing; nothing is read
-back from a device (the step count, and what ASGD derives from it, live on the host).
+step they share (Adafactor's too: optim/_adafactor.py): every parameter's new value
+and state are computed, as new tensors on its device, before any is committed, so a
+step is all or nothing; nothing is read back from a device (the step count, and what
+ASGD derives from it, live on the host; Adafactor reads two norms, as PyTorch's).
 ``step(closure)`` calls the closure with grad enabled and returns its loss, as
 PyTorch's."""
 from __future__ import annotations
@@ -32,6 +33,7 @@ class _Staged(Optimizer):
     (empty before the first step; 'step' an int there), as new tensors."""
 
     _BOOLS = ("maximize", "differentiable", "capturable")
+    _DECOUPLED_DECAY = False  # weight_decay is the _update's own (Adafactor's), not added to d
 
     def _check_group(self, group):
         where = type(self).__name__
@@ -78,8 +80,9 @@ class _Staged(Optimizer):
         with _no_grad():
             pending = []
             for group in self.param_groups:
-                for p, data, d in _decayed_grads(group["params"], group.get("weight_decay", 0.0),
-                                                 where, group["maximize"]):
+                decay = 0 if self._DECOUPLED_DECAY else group.get("weight_decay", 0.0)
+                for p, data, d in _decayed_grads(group["params"], decay, where,
+                                                 group["maximize"]):
                     state = _host_state(self.state.get(p, {}), self._STATE)
                     value, new_state = self._update(group, data, d, state)
                     new_state = _stored_state(new_state, self._STATE)

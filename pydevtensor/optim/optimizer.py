@@ -400,9 +400,14 @@ class Optimizer:
         such as Adam's amsgrad adds one)."""
         return self._STATE
 
+    def _param_state_kinds(self, group, p):
+        """The entries of p's state in group: _state_kinds(group), unless they depend on
+        p (Adafactor's on its number of dims)."""
+        return self._state_kinds(group)
+
     def _loaded_state(self, entry, p, where, group):
         """A copy of one parameter's saved state, its tensors on p's device (floating
-        ones in p's dtype, but 'step').  The entries _state_kinds(group) names are
+        ones in p's dtype, but 'step').  The entries _param_state_kinds names are
         checked; a built-in optimizer also needs exactly those (its step reads them,
         and any other means the state of another optimizer), while a user's subclass
         takes any entries, as PyTorch's optimizers do."""

@@ -6,8 +6,8 @@ Loading happens in the calling process: ``num_workers`` is accepted for PyTorch'
 signature and starts no workers (see ``DataLoader``).
 """
 from ._collate import default_collate, default_convert
-from ._dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset,
-                       TensorDataset, random_split)
+from ._dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset,
+                       Subset, TensorDataset, random_split)
 from ._loader import DataLoader, get_worker_info
 from ._sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                        SubsetRandomSampler, WeightedRandomSampler)
@@ -15,6 +15,7 @@ from .distributed import DistributedSampler
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
            "DistributedSampler",
-           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
+           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset",
+           "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
            "default_collate", "default_convert", "get_worker_info", "random_split"]

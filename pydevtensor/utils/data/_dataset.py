@@ -1,6 +1,6 @@
 """Datasets of ``pydevtensor.utils.data``: the map-style ``Dataset`` and its
-``TensorDataset``, ``Subset``, ``ConcatDataset`` (also ``a + b``), the stream-style
-``IterableDataset`` and ``ChainDataset``, and ``random_split``."""
+``TensorDataset``, ``Subset``, ``StackDataset``, ``ConcatDataset`` (also ``a + b``), the
+stream-style ``IterableDataset`` and ``ChainDataset``, and ``random_split``."""
 from __future__ import annotations
 
 import bisect
@@ -15,8 +15,8 @@ from ... import _C
 from ..._generator import Generator
 from ..._ops_shortcuts import randperm as _randperm
 
-__all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "Subset",
-           "TensorDataset", "random_split"]
+__all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "StackDataset",
+           "Subset", "TensorDataset", "random_split"]
 
 
 class Dataset:
@@ -149,6 +149,96 @@ class Subset(Dataset):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: sample i is the tuple (or the dict,
+    given by name) of their samples i, as ``torch.utils.data.StackDataset``.
+
+    Parameters
+    ----------
+    *args : Dataset
+        Datasets whose samples are stacked into tuples.
+    **kwargs : Dataset
+        Instead, datasets whose samples are stacked into dicts under these names.
+
+    Raises
+    ------
+    ValueError
+        When no dataset or both forms are given, or the datasets' lengths differ.
+
+    Examples
+    --------
+    >>> from pydevtensor.utils import data
+    >>> pairs = data.StackDataset([1, 2, 3], "abc")
+    >>> len(pairs), pairs[1]
+    (3, (2, 'b'))
+    >>> data.StackDataset(x=[1, 2], y=[10, 20])[0]
+    {'x': 1, 'y': 10}
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = args or tuple(kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(dataset) for dataset in parts):
+            raise ValueError(f"Size mismatch between datasets: lengths "
+                             f"{[len(dataset) for dataset in parts]}")
+        self.datasets = args or kwargs
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """The samples at indices, as a list of tuples (dicts): each dataset's own
+        ``__getitems__`` where it has one (a DataLoader's batch read at once), else
+        its samples one by one.
+
+        Parameters
+        ----------
+        indices : list of int
+            Indices into the datasets.
+
+        Returns
+        -------
+        list
+
+        Raises
+        ------
+        ValueError
+            When a dataset's ``__getitems__`` returns another number of samples.
+
+        Examples
+        --------
+        >>> from pydevtensor.utils import data
+        >>> data.StackDataset([1, 2, 3], "abc").__getitems__([2, 0])
+        [(3, 'c'), (1, 'a')]
+        """
+        named = isinstance(self.datasets, dict)
+        parts = self.datasets.items() if named else enumerate(self.datasets)
+        columns = {}
+        for key, dataset in parts:
+            getitems = getattr(dataset, "__getitems__", None)
+            if callable(getitems):
+                items = getitems(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+            else:
+                items = [dataset[i] for i in indices]
+            columns[key] = items
+        if named:
+            return [{k: items[j] for k, items in columns.items()} for j in range(len(indices))]
+        return [tuple(items[j] for items in columns.values()) for j in range(len(indices))]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 def _generator_arg(generator, where):

@@ -1,0 +1,123 @@
+"""geqrf, orgqr and ormqr (PyTorch's top-level Householder QR names).
+
+geqrf is checked against NumPy's QR (np.linalg.qr): R agrees up to the signs of its
+rows, Q formed from the reflectors (written here from LAPACK's definition,
+H_i = I - tau_i v_i v_i^T) up to the signs of its columns, and Q R is the input.  ormqr
+is compared with products by that Q, and its gradients with finite differences.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from test_gradcheck import gradcheck
+
+
+def _t(a, device):
+    return pdt.from_numpy(np.ascontiguousarray(a)).to(device)
+
+
+def ref_q(a, tau):
+    """The full (mn x mn) Q = H_1 ... H_k of geqrf's form (a (mn, k'), tau (k,))."""
+    mn = a.shape[0]
+    q = np.eye(mn)
+    for i in range(tau.shape[0]):
+        v = np.zeros(mn)
+        v[i] = 1.0
+        v[i + 1:] = a[i + 1:, i]
+        q = q @ (np.eye(mn) - tau[i] * np.outer(v, v))
+    return q
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_geqrf_is_numpys_qr(device, shape, dtype):
+    rng = np.random.default_rng(sum(shape))
+    A = rng.standard_normal(shape).astype(dtype)
+    a, tau = pdt.geqrf(_t(A, device))
+    m, n = shape[-2:]
+    k = min(m, n)
+    assert tuple(a.shape) == shape and tuple(tau.shape) == shape[:-2] + (k,)
+    assert a.dtype == tau.dtype == pdt.from_numpy(A).dtype
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for A1, a1, tau1 in zip(A.reshape(-1, m, n), a.cpu().numpy().reshape(-1, m, n),
+                            tau.cpu().numpy().reshape(-1, k)):
+        q_np, r_np = np.linalg.qr(A1.astype(np.float64))
+        r = np.triu(a1)[:k]
+        signs = np.sign(np.diag(r)) * np.sign(np.diag(r_np))
+        np.testing.assert_allclose(r, signs[:, None] * r_np, rtol=tol, atol=tol)
+        q = ref_q(a1.astype(np.float64), tau1.astype(np.float64))[:, :k]
+        np.testing.assert_allclose(q, q_np * signs, rtol=tol, atol=tol)
+        np.testing.assert_allclose(q @ r, A1, rtol=tol, atol=tol)
+        # LAPACK's reflectors: each H_i orthogonal (tau_i = 2 / |v_i|^2), tau in [1, 2],
+        # and none (tau 0) for a last row with nothing below it
+        assert np.all((tau1[:m - 1] >= 1 - tol) & (tau1[:m - 1] <= 2 + tol))
+        assert np.all(tau1[m - 1:] == 0)
+    # orgqr forms Q from them
+    q = pdt.orgqr(a[..., :, :k], tau).cpu().numpy()
+    np.testing.assert_allclose(q @ np.triu(a.cpu().numpy())[..., :k, :], A, rtol=tol,
+                               atol=tol)
+
+
+def test_geqrf_has_no_derivative(device):
+    x = _t(np.eye(3), device).requires_grad_()
+    a, tau = x.geqrf()
+    assert a.requires_grad and tau.requires_grad
+    with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not "
+                                                  "implemented"):
+        a.sum().backward()
+    with pdt.no_grad():
+        assert not pdt.geqrf(x)[0].requires_grad
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("mn,cols", [(5, 3), (4, 6), (3, 3)])
+def test_ormqr_multiplies_by_q(device, left, transpose, mn, cols):
+    rng = np.random.default_rng(mn * cols + 2 * left + transpose)
+    other = (mn, 3) if left else (2, mn)
+    k = min(mn, cols)
+    A = rng.standard_normal((2, mn, cols))
+    tau = rng.standard_normal((2, k))
+    C = rng.standard_normal((2,) + other)
+    got = pdt.ormqr(_t(A, device), _t(tau, device), _t(C, device), left, transpose)
+    for i in range(2):
+        q = ref_q(A[i], tau[i])
+        q = q.T if transpose else q
+        ref = q @ C[i] if left else C[i] @ q
+        np.testing.assert_allclose(got[i].cpu().numpy(), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_ormqr_gradients(device):
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal((5, 3)), rng.standard_normal(3), rng.standard_normal((5, 2))]
+    gradcheck(lambda a, t, c: pdt.ormqr(a, t, c), arrays, device)
+    arrays[2] = rng.standard_normal((2, 5))
+    gradcheck(lambda a, t, c: pdt.ormqr(a, t, c, left=False, transpose=True), arrays, device)
+
+
+def test_ormqr_of_geqrf_is_q_r_and_a_new_tensor(device):
+    A = _t(np.arange(12.).reshape(4, 3) ** 1.5, device)
+    a, tau = pdt.geqrf(A)
+    np.testing.assert_allclose(a.ormqr(tau, a.triu()[..., :4, :]).cpu().numpy(),
+                               A.cpu().numpy(), rtol=1e-12, atol=1e-12)
+    c = _t(np.ones((4, 2)), device)
+    same = pdt.ormqr(a[:, :0], tau[:0], c)
+    assert same.data_ptr() != c.data_ptr()
+
+
+def test_ormqr_errors(device):
+    A, tau, C = (_t(np.zeros(s), device) for s in ((5, 3), (3,), (5, 4)))
+    with pytest.raises(RuntimeError, match=r"other.shape\[-1\] must be equal to "
+                                           r"input.shape\[-2\]"):
+        pdt.ormqr(A, tau, C, left=False)
+    with pytest.raises(RuntimeError, match=r"tau.shape\[-1\] must be equal to "
+                                           r"min\(other.shape\[-2\], input.shape\[-1\]\)"):
+        pdt.ormqr(A, tau[:2], C)
+    with pytest.raises(RuntimeError, match="input and tau to have the same dtype"):
+        pdt.ormqr(A, tau.float(), C)
+    with pytest.raises(RuntimeError, match="other must have at least 2 dimensions"):
+        pdt.ormqr(A, tau, C[0])
+    with pytest.raises(RuntimeError, match="batch dimensions of other"):
+        pdt.ormqr(A.expand(2, 5, 3), tau.expand(2, 3), C.expand(3, 5, 4))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        pdt.geqrf(tau)
