@@ -15,7 +15,7 @@ from ._args import flag
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _scalar_overload, _tensor_arg, gather, index_select, nonzero,
                          result_type)
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 from ._ops_scatter import _in_place, _same_device, _same_dtype, along, in_place_method
 from .autograd.dispatch import _wants_grad
 
@@ -24,6 +24,7 @@ def _key(d, index):
     return (slice(None),) * d + (index,)
 
 
+@takes_out("index_copy")
 def index_copy(input, dim, index, source):
     """input with the slices of source copied along dim to the positions in index
     (``out[index[j]] = source[j]`` for dim 0).  Where an index repeats, which slice

@@ -21,6 +21,7 @@ from . import _C
 from ._args import flag
 from ._ops_index import (_dim, _index_tensor, _int_arg, _tensor_arg, _truncated_for,
                          gather_offsets, where)
+from ._out import takes_out
 from .autograd.derivatives import meta, reduce_grad
 from .autograd.dispatch import _wants_grad, derivative, recorded
 from .autograd.node import Node, once_differentiable_node
@@ -220,6 +221,7 @@ class IndexAddBackward0(Node):
         return ga, gb
 
 
+@takes_out("index_add")
 def index_add(input, dim, index, source, *, alpha=1):
     """input with ``alpha * source`` added along dim at the positions in index:
     ``out[index[j]] += alpha * source[j]`` for dim 0; a repeated index adds each time.
@@ -273,6 +275,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 _INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 
 
+@takes_out("index_reduce")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """input with the slices of source reduced into it along dim at the positions in
     index: for dim 0, ``out[index[j]]`` is the reduction ('prod', 'mean', 'amax' or
@@ -382,6 +385,7 @@ def _value(op, src, value):
     return v
 
 
+@takes_out("scatter")
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """input with the values of src (or the number value) written along dim at index:
     ``out[index[i][j]][j] = src[i][j]`` for dim 0, ``out[i][index[i][j]] = src[i][j]``
@@ -444,6 +448,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return out.reshape(tuple(input.shape))
 
 
+@takes_out("scatter_add")
 def scatter_add(input, dim, index, src):
     """input with src added along dim at index (repeated indices add up):
     ``out[index[i][j]][j] += src[i][j]`` for dim 0, and so on.
@@ -487,6 +492,7 @@ def _touched(flat, n, device):
     return mask
 
 
+@takes_out("scatter_reduce")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="scatter_reduce"):
     """input with the values of src reduced into it along dim at index: each element
     of the result is the reduction ('sum', 'prod', 'mean', 'amax' or 'amin') of the
