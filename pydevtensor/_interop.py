@@ -57,7 +57,44 @@ def as_tensor(data, dtype=None, device=None):
 
 
 as_tensor.__doc__, as_tensor.__wrapped__ = _C.as_tensor.__doc__, _C.as_tensor
-from_dlpack = _C.from_dlpack
+
+
+def from_dlpack(ext_tensor, *, device=None, copy=None):
+    """A tensor sharing the memory of ext_tensor, an object with ``__dlpack__`` (NumPy,
+    PyTorch, CuPy, JAX arrays) or a DLPack capsule.
+
+    Parameters
+    ----------
+    ext_tensor : object
+        The array or capsule (also by this name, PyTorch's: ``from_dlpack(ext_tensor=a)``).
+    device : str or pydevtensor.device, optional
+        Where the tensor goes; a device that differs copies.
+    copy : bool, optional
+        True always copies; False never does (raising where it must).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    ValueError
+        For read-only memory without copy=True.
+    TypeError
+        When ext_tensor does not speak DLPack.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pydevtensor.from_dlpack(np.arange(3))
+    tensor([0, 1, 2])
+    >>> pydevtensor.from_dlpack(ext_tensor=np.arange(2.), copy=True)
+    tensor([0., 1.], dtype=pydevtensor.float64)
+    """
+    return _C.from_dlpack(ext_tensor, device=device, copy=copy)
+
+
+from_dlpack.__wrapped__ = _C.from_dlpack
 to_numpy = _C.to_numpy
 
 __all__ = ["as_tensor", "from_dlpack", "to_numpy"]

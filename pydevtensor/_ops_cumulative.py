@@ -15,7 +15,7 @@ from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 
 
 def _narrow(x, d, start, stop):
@@ -24,6 +24,7 @@ def _narrow(x, d, start, stop):
 
 
 @numpy_names
+@takes_out("diff")
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim, ``x[i + 1] - x[i]`` (for bool tensors
     ``x[i + 1] != x[i]``), after joining prepend before and append after input.

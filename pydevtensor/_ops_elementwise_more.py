@@ -207,8 +207,8 @@ def float_power(input, exponent, *, out=None):
     if isinstance(exponent, _C.Tensor):
         _same_device("float_power", input, exponent)
         return base.pow(exponent.to(_C.float64))
-    if isinstance(exponent, builtins.bool) or not isinstance(exponent, (builtins.int,
-                                                                      builtins.float)):
+    # a bool exponent is the number 1 or 0, as PyTorch's (x ** True is x, x ** False ones)
+    if not isinstance(exponent, (builtins.int, builtins.float)):
         raise TypeError(f"float_power(): exponent must be a Tensor or a number, got "
                         f"{type(exponent).__name__}")
     return base.pow(float(exponent))

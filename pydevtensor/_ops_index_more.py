@@ -15,7 +15,7 @@ from ._args import flag
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _scalar_overload, _tensor_arg, gather, index_select, nonzero,
                          result_type)
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 from ._ops_scatter import _in_place, _same_device, _same_dtype, along, in_place_method
 from .autograd.dispatch import _wants_grad
 
@@ -24,6 +24,7 @@ def _key(d, index):
     return (slice(None),) * d + (index,)
 
 
+@takes_out("index_copy")
 def index_copy(input, dim, index, source):
     """input with the slices of source copied along dim to the positions in index
     (``out[index[j]] = source[j]`` for dim 0).  Where an index repeats, which slice
@@ -410,6 +411,60 @@ def argwhere(input):
     return nonzero(_tensor_arg(input, "argwhere"))
 
 
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero's (count, ndim) indices in a result of size rows: the first size of them,
+    then rows of fill_value where there are fewer.  Unlike PyTorch's (which keeps a CUDA
+    tensor's count on the GPU), the count is read back to the host (a counted copy on a
+    GPU), as nonzero's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.nonzero_static(size=...)``).
+    size : int
+        The number of rows, at least 0 (keyword only).
+    fill_value : int, optional
+        The padding rows' value (default -1, an index that names no element).
+
+    Returns
+    -------
+    Tensor
+        int64, shape (size, input.ndim), on input's device.
+
+    Raises
+    ------
+    RuntimeError
+        For a negative size.
+    TypeError
+        For a size or fill_value that is not an int (a bool or a float is refused).
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1, 0], [3, 2]])
+    >>> pydevtensor.nonzero_static(x, size=4)
+    tensor([[ 0,  0],
+            [ 1,  0],
+            [ 1,  1],
+            [-1, -1]])
+    >>> x.nonzero_static(size=2)
+    tensor([[0, 0],
+            [1, 0]])
+    """
+    _tensor_arg(input, "nonzero_static")
+    size = _int_arg(size, "nonzero_static", "size")
+    fill_value = _int_arg(fill_value, "nonzero_static", "fill_value")
+    if size < 0:
+        raise RuntimeError(f"nonzero_static(): 'size' must be a non-negative integer, got "
+                           f"{size} (input {tuple(input.shape)}, on {input.device})")
+    found = nonzero(input)
+    if found.shape[0] == size:
+        return found
+    result = _C.full((size, input.ndim), fill_value, dtype=_C.int64, device=input.device)
+    kept = builtins.min(size, found.shape[0])
+    result[:kept] = found[:kept]
+    return result
+
+
 def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False,
          element=None, test_element=None, out=None):
     """For each element of elements, whether it occurs in test_elements (NaN matches
@@ -611,7 +666,7 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 __all__ = ["argwhere", "index_copy", "index_fill", "index_put", "isin", "masked_scatter", "masked_select",
-           "take", "take_along_dim"]
+           "nonzero_static", "take", "take_along_dim"]
 
 
 for _n in __all__:

@@ -102,7 +102,8 @@ def tensordot(a, b, dims=2, out=None):
     dims : int or pair of lists of int, optional
         Default 2.  Also a tensor: of one element, a count; else the pair, (2, k).
     out : Tensor, optional
-        Written with the result.
+        Written with the result (of its dtype and device, and its shape or no elements:
+        then given the result's shape), and returned.
 
     Returns
     -------
@@ -112,7 +113,8 @@ def tensordot(a, b, dims=2, out=None):
     ------
     RuntimeError
         When paired dimensions differ in size (neither of them 1: a size 1 broadcasts,
-        as PyTorch's), or the lists differ in length.
+        as PyTorch's), or the lists differ in length; for out= where a or b requires
+        grad (grad mode on).
 
     Examples
     --------
@@ -122,6 +124,10 @@ def tensordot(a, b, dims=2, out=None):
     >>> pydevtensor.tensordot(a, a, dims=([0, 1], [0, 1]))
     tensor(55.)
     """
+    if out is not None:
+        from ._out import _out_written, refuse_grad
+        refuse_grad("tensordot", a, b)
+        return _out_written(tensordot(a, b, dims), out, "tensordot")
     _tensor_arg(a, "tensordot")
     _tensor_arg(b, "tensordot")
     da, db = _dims_arg(dims, a, b)
@@ -154,9 +160,6 @@ def tensordot(a, b, dims=2, out=None):
     else:  # a full contraction: PyTorch's is a dot, which its CPU autocast leaves alone
         from .amp._state import plain
         result = plain(_C.Tensor.__matmul__, left, right).reshape(shape)
-    if out is not None:
-        from ._out import _write_out
-        return _write_out(result, out, "tensordot")
     return result
 
 
@@ -171,7 +174,8 @@ def inner(input, other, *, out=None):
         Their last dimensions must have the same size (also the method
         ``x.inner(other)``).
     out : Tensor, optional
-        Written with the result.
+        Written with the result (of its dtype and device, and its shape or no elements:
+        then given the result's shape), and returned.
 
     Returns
     -------
@@ -189,19 +193,19 @@ def inner(input, other, *, out=None):
     >>> pydevtensor.inner(a, pydevtensor.tensor([1., 1.]))
     tensor([3., 7.])
     """
+    if out is not None:
+        from ._out import _out_written, refuse_grad
+        refuse_grad("inner", input, other)
+        return _out_written(inner(input, other), out, "inner")
     _tensor_arg(input, "inner")
     _tensor_arg(other, "inner", "other")
     if input.ndim == 0 or other.ndim == 0:
-        result = input * other
-        if out is not None:
-            from ._out import _write_out
-            return _write_out(result, out, "inner")
-        return result
+        return input * other
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
                            f"got shapes {list(input.shape)} and {list(other.shape)} (on "
                            f"{input.device})")
-    return tensordot(input, other, dims=([input.ndim - 1], [other.ndim - 1]), out=out)
+    return tensordot(input, other, dims=([input.ndim - 1], [other.ndim - 1]))
 
 
 _C.Tensor.kron = kron

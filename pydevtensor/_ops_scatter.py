@@ -21,9 +21,10 @@ from . import _C
 from ._args import flag
 from ._ops_index import (_dim, _index_tensor, _int_arg, _tensor_arg, _truncated_for,
                          gather_offsets, where)
+from ._out import takes_out
 from .autograd.derivatives import meta, reduce_grad
 from .autograd.dispatch import _wants_grad, derivative, recorded
-from .autograd.node import Node, once_differentiable_node
+from .autograd.node import Node, delay_error, edge_of
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 _REDUCE_ALIASES = {"max": "amax", "min": "amin"}  # scatter_reduce takes both, as PyTorch
@@ -220,6 +221,7 @@ class IndexAddBackward0(Node):
         return ga, gb
 
 
+@takes_out("index_add")
 def index_add(input, dim, index, source, *, alpha=1):
     """input with ``alpha * source`` added along dim at the positions in index:
     ``out[index[j]] += alpha * source[j]`` for dim 0; a repeated index adds each time.
@@ -273,6 +275,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 _INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 
 
+@takes_out("index_reduce")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """input with the slices of source reduced into it along dim at the positions in
     index: for dim 0, ``out[index[j]]`` is the reduction ('prod', 'mean', 'amax' or
@@ -382,6 +385,7 @@ def _value(op, src, value):
     return v
 
 
+@takes_out("scatter")
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """input with the values of src (or the number value) written along dim at index:
     ``out[index[i][j]][j] = src[i][j]`` for dim 0, ``out[i][index[i][j]] = src[i][j]``
@@ -444,6 +448,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return out.reshape(tuple(input.shape))
 
 
+@takes_out("scatter_add")
 def scatter_add(input, dim, index, src):
     """input with src added along dim at index (repeated indices add up):
     ``out[index[i][j]][j] += src[i][j]`` for dim 0, and so on.
@@ -487,6 +492,7 @@ def _touched(flat, n, device):
     return mask
 
 
+@takes_out("scatter_reduce")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="scatter_reduce"):
     """input with the values of src reduced into it along dim at index: each element
     of the result is the reduction ('sum', 'prod', 'mean', 'amax' or 'amin') of the
@@ -641,43 +647,53 @@ class ScatterReduceBackward0(Node):
         return ga, gb
 
 
-@once_differentiable_node
 class ScatterProdBackward0(ScatterReduceBackward0):
     """scatter_reduce(reduce='prod'): Note [the gradient of a scattered product]."""
 
+    def save(self, result, base, flat, values, reduce, include_self):
+        inputs = super().save(result, base, flat, values, reduce, include_self)
+        # the inputs themselves and the result (read back with this Node as grad_fn): the
+        # formula below is differentiable again (Note [higher-order gradients])
+        self.save_tensors(base, values, result.detach(), outputs=(2,))
+        return inputs
+
     def backward(self, g):
         """Note [the gradient of a scattered product]: each factor's gradient is the
-        product of the other factors of its destination.  Without a zero among them
-        that is the product of the non-zero factors divided by the factor; a zero
-        factor gets the product of the others when it is its destination's only
-        zero, else 0 (as PyTorch's); no division by zero happens."""
+        product of the other factors of its destination, PyTorch's formula in recorded
+        ops (so it has a derivative of its own): input's, ``g * P / x`` with P the
+        product in which x's zero (if it is one) counts as 1; src's, ``g * result / s``,
+        or for a src zero that is its destination's only src zero the product with it
+        counted as 1.  No division by zero happens.  A destination with several src
+        zeros has the right gradient, 0, but not its derivative: differentiating it
+        raises, as PyTorch's."""
         from ._ops_index import index_select
-        n = self.base.shape[0]
-        one = _C.ones((), dtype=self.values.dtype, device=g.device)
-        nonzero_product, touched = _segment_reduce(
-            self.flat, where(self.values == 0, one, self.values), n, lambda a, b: a * b)
-        nonzero_product = where(touched, nonzero_product, one)
-        zeros = _added_at(_C.zeros((n,), dtype=_C.int64, device=g.device), 0, self.flat,
-                          (self.values == 0).to(_C.int64))
-        if self.include_self:
-            nonzero_product = nonzero_product * where(self.base == 0, one, self.base)
-            zeros = zeros + (self.base == 0).to(_C.int64)
-
-        def others(factor, product, count):
-            safe = where(factor == 0, one, factor)
-            alone = where(count == 1, product, 0 * one)
-            return where(factor == 0, alone, where(count == 0, product / safe, 0 * one))
-
+        base, values, result = self.saved_tensors
+        flat, n = self.flat, base.shape[0]
+        one = _C.ones((), dtype=values.dtype, device=g.device)
         ga = gb = None
         if self.needs_input_grad[0]:
-            ga = g * (others(self.base, nonzero_product, zeros) if self.include_self
-                      else (~touched).to(g.dtype))
+            if self.include_self:
+                masked = where(base == 0, one, base)
+                ga = g * _scatter_extreme(masked, flat, values, "prod", True) / masked
+            else:
+                ga = g * (~_touched(flat, n, g.device)).to(g.dtype)
             ga = reduce_grad(ga, self.metas[0])
         if self.needs_input_grad[1]:
-            at = index_select(g, 0, self.flat) * others(
-                self.values, index_select(nonzero_product, 0, self.flat),
-                index_select(zeros, 0, self.flat))
-            gb = reduce_grad(at, self.metas[1])
+            zero = values == 0
+            zeros = index_select(_added_at(_C.zeros((n,), dtype=_C.int64, device=g.device),
+                                           0, flat, zero.to(_C.int64)), 0, flat)
+            single = zero & (zeros == 1)
+            with_one = _scatter_extreme(base, flat, where(single, one, values), "prod",
+                                        self.include_self)
+            gb = where(single, index_select(g * with_one, 0, flat),
+                       index_select(g * result, 0, flat) / where(zero, one, values))
+            if _C.is_grad_enabled() and bool((zeros > 1).any()):  # PyTorch reads it too
+                edges = (edge_of(g),) + tuple(e for e in self.next_functions
+                                              if e[0] is not None)
+                gb = delay_error(gb, edges, "scatter_reduce(): Double backward is unsupported "
+                                 "for src when more than one zero in src is scattered to "
+                                 "the same position (as in PyTorch)")
+            gb = reduce_grad(gb, self.metas[1])
         return ga, gb
 
 

@@ -39,6 +39,11 @@ EVERYDAY3_CASES = [
       r"indices \(1,\)"),
     C("argwhere-not-tensor", "pdt.argwhere([1, 0])", "TypeError",
       r"argwhere\(\): argument 'input' must be a Tensor, got list"),
+    C("nonzero_static-negative-size", "pdt.nonzero_static(t, size=-1)", "RuntimeError",
+      r"nonzero_static\(\): 'size' must be a non-negative integer, got -1 \(input \(2, 3\), "
+      r"on cpu\)"),
+    C("nonzero_static-float-size", "pdt.nonzero_static(t, size=2.0)", "TypeError",
+      r"nonzero_static\(\): argument 'size' must be int, got float"),
     C("isin-test_element-tensor", "pdt.isin(t, test_element=pdt.ones(2))", "TypeError",
       r"isin\(\): argument 'test_element' must be a number \(or a 0-d tensor\), got Tensor "
       r"of shape \(2,\); a tensor goes as 'test_elements'"),

@@ -72,4 +72,15 @@ OUT_CASES = [
     C("where-out-shape", "pdt.where(t > 0, t, 0.0, out=pdt.empty(4))", "RuntimeError",
       r"where\(\): out has shape \(4,\), the result \(2, 3\) \(on cpu\); pydevtensor "
       r"does not resize out"),
+    # the scatters, diff and tensordot (takes_out, or their own out= in Python)
+    C("index_add-out-dtype", "pdt.index_add(t, 0, pdt.tensor([1]), t[:1], "
+      "out=pdt.empty(0, dtype=pdt.float64))", "RuntimeError",
+      r"index_add\(\): Expected out tensor to have dtype pydevtensor.float32, but got "
+      r"pydevtensor.float64 instead"),
+    C("diff-out-shape", "pdt.diff(t, out=pdt.empty(3))", "RuntimeError",
+      r"diff\(\): out has shape \(3,\), the result \(2, 2\) \(on cpu\); pydevtensor "
+      r"does not resize out"),
+    C("tensordot-out-grad", "pdt.tensordot(t.requires_grad_(), t, ([0], [0]), "
+      "out=pdt.empty(0))", "RuntimeError", r"tensordot\(\): functions with out=... "
+      r"arguments don't support automatic differentiation"),
 ]

@@ -269,16 +269,49 @@ def test_jacobian_strategy_refusals_as_pytorch():
         AF.hessian(lambda t: t.sum(), x, outer_jacobian_strategy="forward-mode")
 
 
-def test_nodes_without_double_backward_raise_naming_themselves(device):
-    """scatter_reduce('prod')'s backward is not differentiable (@once_differentiable_node):
-    its gradient is right, and differentiating it raises naming the node."""
-    x = pdt.tensor([2.0, 3.0, 4.0], dtype=pdt.float64, device=device, requires_grad=True)
+@pytest.mark.parametrize("x0", [2.0, 0.0])
+def test_scatter_prod_second_derivative(device, x0):
+    """scatter_reduce('prod')'s backward is differentiable (PyTorch's formula): for
+    x0 x1 x2 the gradient is the products of pairs, and the derivative of their sum
+    is the sum of the other two factors (closed form), a zero among them included."""
+    x = pdt.tensor([x0, 3.0, 4.0], dtype=pdt.float64, device=device, requires_grad=True)
     index = pdt.tensor([0, 0, 0], device=device)
-    src = pdt.zeros(1, dtype=pdt.float64, device=device).fill_(1.0)
+    src = pdt.ones(1, dtype=pdt.float64, device=device)
     (g,) = autograd.grad(src.scatter_reduce(0, index, x, "prod").sum(), x, create_graph=True)
-    assert_close(g, np.array([12.0, 8.0, 6.0]), "float64")
-    with pytest.raises(RuntimeError, match="ScatterProdBackward0 does not support double "
-                                           "backward"):
+    assert_close(g, np.array([12.0, 4.0 * x0, 3.0 * x0]), "float64")
+    (h,) = autograd.grad(g.sum(), x)
+    assert_close(h, np.array([7.0, 4.0 + x0, 3.0 + x0]), "float64")
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_prod_gradgradcheck(device, include_self):
+    """The second derivatives of scatter_reduce and index_reduce 'prod' for input and
+    src against central differences, a zero in input and one in src included."""
+    rng = np.random.default_rng(4)
+    a = rng.uniform(0.5, 1.5, (3, 4))
+    a[1, 2] = 0.0
+    s = rng.uniform(0.5, 1.5, (3, 4))
+    s[0, 1] = 0.0
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    y = pdt.tensor(s, device=device, requires_grad=True)
+    index = pdt.tensor([[0, 1, 1, 2], [2, 2, 0, 1], [0, 2, 1, 2]], device=device)
+    assert autograd.gradgradcheck(
+        lambda p, q: p.scatter_reduce(0, index, q, "prod", include_self=include_self), (x, y))
+    rows = pdt.tensor([2, 0, 2], device=device)
+    assert autograd.gradgradcheck(
+        lambda p, q: p.index_reduce(0, rows, q, "prod", include_self=include_self), (x, y))
+
+
+def test_scatter_prod_with_two_zeros_has_no_second_derivative(device):
+    """Two src zeros at one destination: the gradient is right (each gets the product
+    of the others, 0), and differentiating it raises, as PyTorch's."""
+    x = pdt.tensor([0.0, 3.0, 0.0], dtype=pdt.float64, device=device, requires_grad=True)
+    index = pdt.tensor([0, 0, 0], device=device)
+    src = pdt.ones(1, dtype=pdt.float64, device=device)
+    (g,) = autograd.grad(src.scatter_reduce(0, index, x, "prod").sum(), x, create_graph=True)
+    assert_close(g, np.zeros(3), "float64")
+    with pytest.raises(RuntimeError, match=r"scatter_reduce\(\): Double backward is "
+                                           r"unsupported for src when more than one zero"):
         g.sum().backward()
 
 

@@ -109,6 +109,12 @@ def test_float_power(device):
     np.testing.assert_allclose(got.cpu().numpy(), want, rtol=ulps * 2.0 ** -52, atol=0)
     assert got[1].item() == 9.0
     assert pdt.float_power(2, _t([3], device)).tolist() == [8.0]
+    # a bool number is 1 or 0 (PyTorch's); a bool tensor too, either side
+    for e in (True, False):
+        b = pdt.float_power(_t([2, 3], device), e)
+        assert b.dtype == pdt.float64 and b.tolist() == np.float_power([2, 3], int(e)).tolist()
+    assert pdt.float_power(_t([True, False], device), True).tolist() == [1.0, 0.0]
+    assert pdt.float_power(True, _t([2.0], device)).tolist() == [1.0]
     with pytest.raises(RuntimeError, match="can't be cast"):
         _t([1.0, 2.0], device).float_power_(2)
     x = _t(np.array([1.5, 2.0]), device)

@@ -214,17 +214,30 @@ def test_fill_with_a_0d_tensor_passes_it_the_gradient(device):
         pdt.ones(3, device=device).fill_(pdt.ones(2, device=device))
 
 
-def test_a_once_differentiable_node_with_two_results_names_itself(device):
-    """Differentiating both results of scatter_reduce('prod')'s backward (of different
-    shapes) raised an add's shape error: the two shared one slot of the error node."""
+def test_a_once_differentiable_backward_with_two_results_names_itself(device):
+    """Differentiating both results of a backward that is not differentiable (of
+    different shapes) raised an add's shape error: the two shared one slot of the error
+    node (node.delay_error).  They have one each: the error raised is the node's."""
+    class Product(pdt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, s):
+            ctx.save_for_backward(x, s)
+            return x.sum() * s.sum()
+
+        @staticmethod
+        @pdt.autograd.function.once_differentiable
+        def backward(ctx, g):
+            x, s = ctx.saved_tensors
+            return g * s.sum() * pdt.ones_like(x), g * x.sum() * pdt.ones_like(s)
+
     x = pdt.tensor(np.arange(1.0, 13.0).reshape(3, 4), device=device, requires_grad=True)
     s = pdt.tensor(np.arange(1.0, 7.0).reshape(3, 2), device=device, requires_grad=True)
-    index = pdt.tensor([[0, 1], [3, 3], [1, 1]], device=device)
-    out = pdt.scatter_reduce(x, 1, index, s, "prod")
-    gx, gs = pdt.autograd.grad(out.sum(), [x, s], create_graph=True)
-    with pytest.raises(RuntimeError, match="ScatterProdBackward0 does not support double "
-                                           "backward"):
-        pdt.autograd.grad(gx.sum() + gs.sum(), [x, s])
+    v = pdt.tensor(2.0, dtype=x.dtype, device=device, requires_grad=True)
+    gx, gs = pdt.autograd.grad(Product.apply(x, s), [x, s], v, create_graph=True)
+    assert gx.tolist() == [[42.0] * 4] * 3 and gs.tolist() == [[156.0] * 2] * 3
+    with pytest.raises(RuntimeError, match="differentiate twice a function that was marked "
+                                           "with @once_differentiable"):
+        pdt.autograd.grad(gx.sum() + gs.sum(), v)
 
 
 def test_post_accumulate_grad_hook_on_any_leaf(device):

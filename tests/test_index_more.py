@@ -1,5 +1,5 @@
 """index_copy, index_fill, masked_select, masked_scatter, take, take_along_dim,
-argwhere and isin (pydevtensor/_ops_index_more.py) on every device, against NumPy
+argwhere, nonzero_static and isin (pydevtensor/_ops_index_more.py) on every device, against NumPy
 (exact: they move values, no arithmetic) and PyTorch when importable; gradients by
 gradcheck (float64, central differences)."""
 import numpy as np
@@ -98,6 +98,27 @@ def test_argwhere(device):
     got = pdt.argwhere(_t(x, device))
     np.testing.assert_array_equal(got.cpu().numpy(), np.argwhere(x))
     assert _t(x, device).argwhere().dtype == pdt.int64
+
+
+@pytest.mark.parametrize("size", [0, 2, 3, 5])
+def test_nonzero_static(device, size):
+    """NumPy's argwhere, cut to size rows or padded with rows of fill_value; a 0-d input
+    gives (size, 0)."""
+    x = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, np.nan]])
+    found = np.argwhere(x)
+    for fill in (-1, 7):
+        want = np.full((size, 2), fill, dtype=np.int64)
+        want[:min(size, len(found))] = found[:size]
+        got = pdt.nonzero_static(_t(x, device), size=size, fill_value=fill) if fill != -1 \
+            else _t(x, device).nonzero_static(size=size)
+        assert got.dtype == pdt.int64 and got.device == _t(x, device).device
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+    # the transpose: NumPy's row-major order of the non-contiguous view's elements
+    got = pdt.nonzero_static(_t(x, device).t(), size=size, fill_value=-5)
+    want = np.full((size, 2), -5, dtype=np.int64)
+    want[:min(size, len(found))] = np.argwhere(x.T)[:size]
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    assert tuple(pdt.nonzero_static(_t(np.float64(3.0), device), size=size).shape) == (size, 0)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "float32", "bool"])

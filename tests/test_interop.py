@@ -471,6 +471,20 @@ def test_from_dlpack_protocol_details():
         pdt.from_dlpack(a, device="cuda:0", copy=False)
 
 
+def test_from_dlpack_takes_pytorchs_keyword():
+    """PyTorch's parameter is ext_tensor: from_dlpack(ext_tensor=a) shares a's memory, as
+    from_dlpack(a) does, in pydevtensor and in pydevtensor.utils.dlpack."""
+    from pydevtensor.utils.dlpack import from_dlpack
+    a = np.arange(4.0)
+    for fn in (pdt.from_dlpack, from_dlpack):
+        t = fn(ext_tensor=a)
+        assert t.data_ptr() == ptr(a) and t.tolist() == [0, 1, 2, 3]
+        c = fn(ext_tensor=a, copy=True)
+        assert c.data_ptr() != ptr(a) and c.tolist() == [0, 1, 2, 3]
+    with pytest.raises(TypeError):
+        pdt.from_dlpack(x=a)
+
+
 # DLPack's structs (dlpack.h, v1.1: DLTensor, DLManagedTensor, DLManagedTensorVersioned;
 # DLDevice and DLDataType flattened into their fields), for capsules made by hand.
 class _DLTensor(ctypes.Structure):

@@ -1,6 +1,8 @@
 """out= of the ops written in Python (pydevtensor/_out.py): masked_select, take,
 take_along_dim, nonzero, sort, topk, kthvalue, msort, searchsorted, bucketize, histc,
-cumsum, cumprod, cummax, cummin and logcumsumexp, on every device, against NumPy.
+cumsum, cumprod, cummax, cummin, logcumsumexp, diff, the scatters (index_add,
+index_copy, index_reduce, scatter, scatter_add, scatter_reduce), tensordot and inner,
+on every device, against NumPy.
 
 PyTorch's rules: the result is written into out and out is returned (the named tuple
 of the outs for (values, indices)); an out with no elements takes the result's shape;
@@ -17,6 +19,8 @@ A = np.array([[3.0, -1.0, 2.0, 7.0], [0.5, 5.0, 4.0, -2.0]])
 SEQ = np.array([-1.0, 2.0, 4.5])
 TAKE = np.array([0, 5, -1])
 ALONG = np.array([[3, 0], [1, 1]])
+SCAT = np.array([[3, 0], [1, 2]])  # no repeat within a row: scatter's result is defined
+COLS = np.array([3, 0, 3])
 
 
 def _t(a, device):
@@ -32,6 +36,23 @@ def _running(a, better):
             best = c if better(a[r, c], a[r, best]) else best
             values[r, c], indices[r, c] = a[r, best], best
     return values, indices
+
+
+def _scattered(ufunc, index, src, include_self=True):
+    """A with src's values combined by ufunc into the columns index[r] of each row r (the
+    columns named by no index keep A's; without include_self A's own value is left out)."""
+    b = A.copy()
+    for r in range(A.shape[0]):
+        for c in np.unique(index[r]):
+            taken = src[r][index[r] == c]
+            b[r, c] = ufunc.reduce(np.append(taken, A[r, c]) if include_self else taken)
+    return b
+
+
+def _index_copied():
+    b = A.copy()
+    b[:, [3, 0]] = A[:, 1:3]
+    return b
 
 
 # name: (call(x, out) -> result, NumPy's values (a tuple for (values, indices)),
@@ -61,6 +82,25 @@ CASES = {
     "cummin": (lambda x, **k: pdt.cummin(x, 1, **k), _running(A, np.less), True),
     "logcumsumexp": (lambda x, **k: pdt.logcumsumexp(x, 1, **k),
                      np.logaddexp.accumulate(A, 1), True),
+    "diff": (lambda x, **k: pdt.diff(x, 2, 1, prepend=x[:, :1], **k),
+             np.diff(A, 2, 1, prepend=A[:, :1]), True),
+    "index_add": (lambda x, **k: pdt.index_add(x, 1, _t(COLS, x.device), x[:, :3], alpha=2,
+                                               **k),
+                  _scattered(np.add, np.tile(COLS, (2, 1)), 2 * A[:, :3]), True),
+    "index_copy": (lambda x, **k: pdt.index_copy(x, 1, _t(COLS[:2], x.device), x[:, 1:3], **k),
+                   _index_copied(), True),
+    "index_reduce": (lambda x, **k: pdt.index_reduce(x, 1, _t(COLS, x.device), x[:, :3],
+                                                     "amax", **k),
+                     _scattered(np.maximum, np.tile(COLS, (2, 1)), A[:, :3]), True),
+    "scatter": (lambda x, **k: pdt.scatter(x, 1, _t(SCAT, x.device), x[:, 2:], **k),
+                _scattered(np.add, SCAT, A[:, 2:], include_self=False), True),  # src's values
+    "scatter_add": (lambda x, **k: pdt.scatter_add(x, 1, _t(ALONG, x.device), x[:, :2], **k),
+                    _scattered(np.add, ALONG, A[:, :2]), True),
+    "scatter_reduce": (lambda x, **k: pdt.scatter_reduce(x, 1, _t(ALONG, x.device), x[:, 2:],
+                                                         "prod", include_self=False, **k),
+                       _scattered(np.multiply, ALONG, A[:, 2:], include_self=False), True),
+    "tensordot": (lambda x, **k: pdt.tensordot(x, x, ([0], [0]), **k), A.T @ A, True),
+    "inner": (lambda x, **k: pdt.inner(x, x, **k), A @ A.T, True),
 }
 
 

@@ -19,9 +19,9 @@ create_graph=True)[0].sum(), x) follows it.  Three things make that exact:
   SavedVariable does, so the dependence through the output is not lost;
 - a gradient the user passes (grad_outputs) keeps its graph (jvp's double-backward
   trick differentiates with respect to it);
-- a Node whose backward calls a kernel with no derivative of its own (scatter_reduce
-  'prod', for instance) is marked with @once_differentiable_node (node.py): its
-  gradients then carry a node that raises, naming it, when they are differentiated,
+- a gradient whose formula has no derivative of its own (scatter_reduce 'prod''s
+  for src with several zeros at one destination, a Function's @once_differentiable
+  backward) carries a node that raises when it is differentiated (node.delay_error),
   instead of a silently wrong second derivative; and any other Node whose backward
   gives an input a gradient that is not recorded while the gradient it got is
   raises at once (node.check_recorded), unless its op is piecewise constant.

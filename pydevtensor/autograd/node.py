@@ -448,38 +448,12 @@ def delay_error(result, edges, msg):
     for r in (result,) if single else result:
         if isinstance(r, _C.Tensor) and r.is_floating_point():
             # an output slot of its own: the gradients of results of different shapes
-            # (scatter_reduce's input and src) are not added up before the error
+            # (a backward's for two inputs) are not added up before the error
             r = r.detach()._set_grad_fn(err, slot)
             slot += 1
         marked.append(r)
     err.num_outputs = max(slot, 1)
     return marked[0] if single else tuple(marked)
-
-
-def once_differentiable_node(cls):
-    """Class decorator for a Node whose backward calls kernels with no derivative of
-    their own (scatter_reduce 'prod'...): with grad mode on (create_graph=True) it runs
-    with grad mode off, and its gradients carry a node that raises, naming cls,
-    when they are differentiated (Note [higher-order gradients] in engine.py)."""
-    inner = cls.apply
-
-    def apply(self, grads):
-        if not _C.is_grad_enabled():
-            return inner(self, grads)
-        _C._set_grad_enabled(False)
-        try:
-            result = inner(self, grads)
-        finally:
-            _C._set_grad_enabled(True)
-        edges = tuple(edge_of(g) for g in grads if g is not None) + tuple(
-            e for e in self.next_functions if e[0] is not None)
-        return delay_error(tuple(result), edges,
-                           f"{self.name()} does not support double backward: its backward "
-                           "is not differentiable, so a gradient computed with "
-                           "create_graph=True cannot be differentiated through it")
-
-    cls.apply = apply
-    return cls
 
 
 class ZeroLinkBackward(Node):
