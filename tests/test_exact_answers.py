@@ -633,3 +633,22 @@ def test_views_that_do_not_overlap_stay_writable(device):
     v = np.lib.stride_tricks.as_strided(base, (3, 2), (16, 4), writeable=True)
     pdt.from_numpy(v).add_(2)
     assert base.tolist() == [2, 2, 0, 0, 2, 2, 0, 0, 2, 2, 0, 0]
+
+
+def test_a_bool_tensor_to_a_bool_power(device):
+    """As PyTorch's: x ** True is x and x ** False all True (x to the power 1 and 0, in
+    bool), in every form, also strided and in place; two bool tensors, or a bool number
+    to a bool tensor's power, are refused, as PyTorch's."""
+    a = np.array([True, False, False, True, True])
+    x = pdt.tensor(a, device=device)
+    for e, want in ((True, a), (False, np.ones_like(a))):
+        for got in (x ** e, pdt.pow(x, e), x.pow(e), x.clone().pow_(e)):
+            assert got.dtype == pdt.bool
+            np.testing.assert_array_equal(host(got), want)
+        np.testing.assert_array_equal(host(x[::2] ** e), want[::2])
+        out = pdt.full((5,), 7, dtype=pdt.int64, device=device)
+        np.testing.assert_array_equal(host(pdt.pow(x, e, out=out)), want.astype(np.int64))
+    np.testing.assert_array_equal(host(x ** 2), a.astype(np.int64))  # ints promote
+    for make_it in (lambda: x ** x, lambda: True ** x):
+        with pytest.raises(TypeError, match="not supported for two bool operands"):
+            make_it()

@@ -100,8 +100,9 @@ pdt_status pdt_ew_binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
                         "(as in PyTorch); to invert a mask use `~` or logical_not(), for a "
                         "logical xor `!=`, else convert with .int() or .float() first",
                         name);
-    if (c == PDT_BOOL && (op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
-                          op == PDT_OP_REMAINDER || op == PDT_OP_POW || op == PDT_OP_FMOD))
+    if (c == PDT_BOOL &&
+        (op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV || op == PDT_OP_REMAINDER ||
+         op == PDT_OP_FMOD || (op == PDT_OP_POW && (b.t || !a.t)))) /* bool ** bool: below */
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
                         "with .int() or .float() first",
@@ -512,6 +513,10 @@ pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
         st = check_integer_divisor(name, op, compute, a, b);
     if (st != PDT_OK)
         return st;
+    if (op == PDT_OP_POW && res == PDT_BOOL) { /* a bool tensor ** True is itself, ** False */
+        op = b.s.i ? PDT_OP_BITWISE_AND : PDT_OP_BITWISE_OR; /* all True, as PyTorch's */
+        b.s.i = 1;                                           /* x & True, x | True */
+    }
     if (res == PDT_BOOL)
         op = bool_op(op);
     if (op == PDT_OP_POW && is_square(a, b))
