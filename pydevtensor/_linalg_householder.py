@@ -26,10 +26,11 @@ __all__ = ["geqrf", "ormqr"]
 @takes_out("geqrf", tuple_of="a, tau")
 @recorded("geqrf")
 def geqrf(input):
-    """The QR decomposition of each matrix in LAPACK's geqrf form, as ``torch.geqrf``:
+    """The QR decomposition of each matrix in LAPACK's geqrf form, as ``torch.geqrf``.
+
     ``a`` holds R on and above its diagonal and, below it, the vectors v_i of the
     Householder reflectors ``H_i = I - tau_i v_i v_i^T`` (their leading 1 implied), with
-    ``input = H_1 ... H_k R``, k = min(m, n).
+    ``input = H_1 H_2 ... H_k R``, k = min(m, n).
 
     :func:`orgqr` (``linalg.householder_product``) forms Q from ``(a, tau)``,
     :func:`ormqr` multiplies by it.  Like PyTorch's, geqrf has no derivative: a backward
@@ -129,9 +130,10 @@ def _ormqr_checks(input, tau, other, left):
 @takes_out("ormqr")
 def ormqr(input, tau, other, left=True, transpose=False):
     """``op(Q) @ other`` (left) or ``other @ op(Q)`` for the Q of Householder reflectors
-    in geqrf's form, without forming Q, as ``torch.ormqr`` (LAPACK's ormqr):
-    ``Q = H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^T``, v_i column i of input below the
-    diagonal with a 1 on it; op is the transpose when transpose is True.
+    in geqrf's form, without forming Q, as ``torch.ormqr`` (LAPACK's ormqr).
+
+    ``Q = H_1 H_2 ... H_k``, ``H_i = I - tau_i v_i v_i^T``, v_i column i of input below
+    the diagonal with a 1 on it; op is the transpose when transpose is True.
 
     Differentiable in all three arguments (the reflectors are applied one by one as
     rank-1 updates, k of them).
