@@ -476,3 +476,24 @@ def test_conv2d_in_half_types_matches_torch(device, dtype):
         err = np.abs(got.detach().to(pdt.float64).cpu().numpy() - ref.detach().numpy()).max()
         theirs = (ours.double() - ref).abs().max().item()
         assert err <= 1.5 * theirs + 1e-3, (err, theirs)
+
+
+@pytest.mark.parametrize("dtype, big", [("bfloat16", 256.0), ("float16", 2048.0)])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_half_conv_rounds_the_bias_sum_once(device, dtype, big, batch):
+    """The bias is the product's addend (addmm), so the output is rounded once, as
+    PyTorch's: big + 1 + 0.75 is exact in float32 and rounds to big + 2 in the half
+    type.  Rounded twice (the product to the half type first, big + 1 -> big by ties to
+    even, then big + 0.75 -> big), it was big; conv1d and the batched product alike."""
+    dt = getattr(pdt, dtype)
+    x = pdt.tensor([[[[big]], [[1.0]]]] * batch, dtype=dt, device=device)  # (N, 2, 1, 1)
+    w = pdt.ones((1, 2, 1, 1), dtype=dt, device=device)
+    b = pdt.tensor([0.75], dtype=dt, device=device)
+    for got in (F.conv2d(x, w, b), F.conv1d(x[..., 0], w[..., 0], b)):
+        assert got.dtype == dt
+        assert got.to(pdt.float64).cpu().numpy().ravel().tolist() == [big + 2.0] * batch
+    xg = x.to(pdt.float64).requires_grad_()  # the folded bias keeps its gradient
+    bg = b.to(pdt.float64).requires_grad_()
+    F.conv2d(xg.to(dt), w, bg.to(dt)).to(pdt.float32).sum().backward()
+    assert bg.grad.cpu().numpy().tolist() == [float(batch)]
+    assert xg.grad.cpu().numpy().ravel().tolist() == [1.0] * (2 * batch)

@@ -339,6 +339,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
         out = out if nd == 2 else out.reshape(n, out_c, out_w)
         return out.squeeze(0) if unbatched else out
     cols = im2col(x, kernel, dilation, padding, stride)  # (N, C * k, L)
+    # A 2-d product takes the bias as its addend (addmm), so a float16 or bfloat16 output
+    # is rounded once, as PyTorch's: added after, the product was rounded to the half type
+    # and the sum rounded again (a quarter of the elements one half-ulp off)
+    folded = bias is not None and groups == 1
     if n > 1 and (x.dtype in (_C.float16, _C.bfloat16) or (
             out_h * out_w < in_per_group * k and weight.numel() * weight.element_size() >= _WIDE_WEIGHT)):
         # N inside the GEMM: (groups, C_g * k, N * L), one product for the batch.  The
@@ -355,15 +359,20 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
         # 128 x 16 x 10 x 10 through 32 5 x 5: 5.6 and 1.3; one thread).
         w = weight.reshape(groups, out_c // groups, in_per_group * k)
         wide = cols.reshape(n, groups, in_per_group * k, out_h * out_w).permute(1, 2, 0, 3)
-        out = _C.matmul(w, wide.reshape(groups, in_per_group * k, n * out_h * out_w))
+        wide = wide.reshape(groups, in_per_group * k, n * out_h * out_w)
+        out = _C.addmm(bias.reshape(out_c, 1), w[0], wide[0]).unsqueeze(0) if folded else \
+            _C.matmul(w, wide)
         out = out.reshape(groups, out_c // groups, n, out_h * out_w).permute(2, 0, 1, 3)
     elif groups == 1:
-        out = _C.matmul(weight.reshape(out_c, in_per_group * k), cols)
+        w = weight.reshape(out_c, in_per_group * k)
+        folded = folded and n == 1
+        out = _C.addmm(bias.reshape(out_c, 1), w, cols[0]).unsqueeze(0) if folded else \
+            _C.matmul(w, cols)
     else:
         w = weight.reshape(groups, out_c // groups, in_per_group * k)
         out = _C.matmul(w, cols.reshape(n, groups, in_per_group * k, out_h * out_w))
     out = out.reshape(n, out_c, out_h, out_w) if nd == 2 else out.reshape(n, out_c, out_w)
-    if bias is not None:
+    if bias is not None and not folded:
         out = out + bias.reshape((out_c,) + (1,) * nd)
     return out.squeeze(0) if unbatched else out
 
