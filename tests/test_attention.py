@@ -542,7 +542,8 @@ def test_mask_of_fewer_than_two_dims_refused_as_torch(device, mask):
 def test_sdpa_takes_a_float32_mask_of_another_query_dtype(device, dtype):
     """PyTorch's rule: a mask is bool, float32 or of query's dtype. A float32 mask
     (generate_square_subsequent_mask's) with a float64 or bfloat16 query is added to the
-    scores in the query's dtype, and the result keeps that dtype (it was refused)."""
+    scores (in float32 for the bfloat16 query: Note [attention in half types]), and the
+    result keeps the query's dtype (it was refused)."""
     rng = np.random.default_rng(5)
     q, k, v = (rng.standard_normal((2, 4, 8)) for _ in range(3))
     mask = nn.Transformer.generate_square_subsequent_mask(4, device=device)
@@ -580,3 +581,26 @@ def test_functional_multi_head_attention_forward_is_the_modules(device, kw):
         k_proj_weight=m.k_proj_weight, v_proj_weight=m.v_proj_weight)
     np.testing.assert_array_equal(_np(got[0]), _np(want[0]))
     np.testing.assert_array_equal(_np(got[1]), _np(want[1]))
+
+
+@pytest.mark.parametrize("dtype, eps", [("float16", 2.0**-11), ("bfloat16", 2.0**-8)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_in_half_types_rounds_once(device, dtype, eps, causal):
+    """float16/bfloat16 attention is computed in float32 and rounded once (Note
+    [attention in half types] in nn/_functional_attention.py): each output is within half
+    a unit in the last place of the float64 answer for the same (half-valued) inputs, as
+    a single rounding gives.  Rounded after every op it was up to 2.5 times that, and
+    twice PyTorch's error."""
+    rng = np.random.default_rng(7)
+    dt = getattr(pdt, dtype)
+    qkv = [_t(rng.standard_normal((2, 3, 16, 32)), device).to(dt) for _ in range(3)]
+    exact = [_np(t.to(pdt.float64)) for t in qkv]  # the values the half inputs hold
+    want = ref_sdpa(*exact, causal=causal)
+    got = F.scaled_dot_product_attention(*qkv, is_causal=causal)
+    assert got.dtype == dt and got.device == device
+    err = np.abs(_np(got.to(pdt.float64)) - want)
+    assert (err <= eps * np.abs(want) + 1e-6).all(), err.max()
+    # the gradient flows through the float32 computation to the half inputs
+    q = qkv[0].detach().requires_grad_()
+    F.scaled_dot_product_attention(q, qkv[1], qkv[2]).to(pdt.float32).sum().backward()
+    assert q.grad.dtype == dt and q.grad.shape == q.shape
