@@ -2,7 +2,8 @@
 (pydevtensor/_linalg_solve.py): solve, inv, det, slogdet, cholesky, their _ex forms,
 inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
-matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), matrix_exp,
+matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), the
+LDL names (_linalg_ldl.py), matrix_exp,
 vander and cholesky_inverse.  tests/bad_input_cases.py (where Case is) adds them to
 CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
@@ -143,6 +144,25 @@ LINALG_CASES = [
       r"linalg\.lstsq: input\.dim\(\) must be greater or equal to other\.dim\(\)"),
     C("linalg.lstsq-half", "pdt.linalg.lstsq(pdt.ones(4, 3, dtype=pdt.float16), pdt.ones(4, 2))",
       "NotImplementedError", r"linalg\.lstsq: Low precision dtypes not supported. Got Half"),
+    C("linalg.ldl_factor-singular", "pdt.linalg.ldl_factor(pdt.zeros(2, 3, 3))", LAE,
+      r"linalg\.ldl_factor: \(Batch element 0\): D\[0, 0\] of the LDL factorization is "
+      r"exactly zero: the matrix is singular"),
+    C("linalg.ldl_factor-not-square", "pdt.linalg.ldl_factor(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.ldl_factor: A must be batches of square matrices, but they are 2 by 3 "
+      r"matrices"),
+    C("linalg.ldl_factor_ex-int", "pdt.linalg.ldl_factor_ex(pdt.ones(2, 2, dtype=pdt.int64))",
+      "NotImplementedError", r"linalg\.ldl_factor_ex: Expected a floating point tensor as "
+      r"input. Got Long"),
+    C("linalg.ldl_solve-rows", "pdt.linalg.ldl_solve(pdt.eye(3), pdt.tensor([1, 2, 3], "
+      "dtype=pdt.int32), pdt.ones(4, 1))", "RuntimeError", r"linalg\.ldl_solve: Incompatible "
+      r"matrix sizes: each A matrix is 3 by 3 but B has shape \(4, 1\)"),
+    C("linalg.ldl_solve-pivots", "pdt.linalg.ldl_solve(pdt.eye(2), pdt.tensor([3, 1], "
+      "dtype=pdt.int32), pdt.ones(2, 1))", "RuntimeError", r"linalg\.ldl_solve: pivots "
+      r"\[3, 1\] are not an LDL factorization's of 2 by 2 matrices \(pivots\[0\] = 3\)"),
+    C("linalg.ldl_solve-dtype", "pdt.linalg.ldl_solve(pdt.eye(2), pdt.tensor([1, 2], "
+      "dtype=pdt.int32), pdt.ones(2, 1, dtype=pdt.float64))", "RuntimeError",
+      r"linalg\.ldl_solve: Expected LD, pivots and B to have the same device and LD and B "
+      r"the same dtype, but found LD .*float32 on cpu"),
     C("linalg.lu_factor-singular", "pdt.linalg.lu_factor(pdt.zeros(2, 3, 3))", LAE,
       r"linalg\.lu_factor: \(Batch element 0\): U\[0,0\] is zero and using it on lu_solve "
       r"would result in a division by zero"),

@@ -35,6 +35,34 @@ NN_API_CASES = [
     C("weight-norm-param-no-such-tensor",
       "pdt.nn.utils.parametrizations.weight_norm(pdt.nn.Linear(2, 2), 'w')", "ValueError",
       r"does not have a parameter, a buffer, or a parametrized element with name 'w'"),
+    # ---- nn.utils.prune
+    C("prune-amount-negative", "pdt.nn.utils.prune.l1_unstructured(pdt.nn.Linear(2, 2), "
+      "'weight', amount=-1)", "ValueError", r"amount=-1 should either be a float in the range "
+      r"\[0, 1\] or a non-negative integer"),
+    C("prune-amount-type", "pdt.nn.utils.prune.random_unstructured(pdt.nn.Linear(2, 2), "
+      "'weight', amount='a')", "TypeError", r"Invalid type for amount: 'a'. Must be int or "
+      r"float"),
+    C("prune-amount-too-many", "pdt.nn.utils.prune.l1_unstructured(pdt.nn.Linear(2, 2), "
+      "'weight', amount=5)", "ValueError", r"amount=5 should be smaller than the number of "
+      r"parameters to prune=4"),
+    C("prune-structured-vector", "pdt.nn.utils.prune.ln_structured(pdt.nn.Linear(2, 2), "
+      "'bias', amount=1, n=2, dim=0)", "ValueError", r"Structured pruning can only be "
+      r"applied to multidimensional tensors. Found tensor of shape \(2,\) with 1 dims"),
+    C("prune-structured-dim", "pdt.nn.utils.prune.random_structured(pdt.nn.Linear(2, 2), "
+      "'weight', amount=1, dim=2)", "IndexError", r"Invalid index 2 for tensor of size "
+      r"\(2, 2\)"),
+    C("prune-scores-shape", "pdt.nn.utils.prune.l1_unstructured(pdt.nn.Linear(2, 2), "
+      "'weight', 1, importance_scores=pdt.ones(3))", "ValueError", r"importance_scores should "
+      r"have the same shape as parameter weight of Linear, got \(3,\) vs \(2, 2\)"),
+    C("prune-mask-shape", "pdt.nn.utils.prune.custom_from_mask(pdt.nn.Linear(2, 2), "
+      "'weight', pdt.ones(3))", "ValueError", r"the mask's shape \(3,\) must be the pruned "
+      r"tensor's, \(2, 2\)"),
+    C("prune-remove-unpruned", "pdt.nn.utils.prune.remove(pdt.nn.Linear(2, 2), 'weight')",
+      "ValueError", r"Parameter 'weight' of module Linear has to be pruned before pruning "
+      r"can be removed"),
+    C("prune-global-structured", "pdt.nn.utils.prune.global_unstructured("
+      "[(pdt.nn.Linear(2, 2), 'weight')], pdt.nn.utils.prune.RandomStructured, amount=1)",
+      "TypeError", r'Only "unstructured" PRUNING_TYPE supported'),
     # ---- nn.utils.fusion
     C("fuse-conv-bn-training", "pdt.nn.utils.fuse_conv_bn_eval(pdt.nn.Conv2d(3, 4, 1), "
       "pdt.nn.BatchNorm2d(4).eval())", "AssertionError", r"Fusion only for eval!"),

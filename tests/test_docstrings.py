@@ -19,7 +19,7 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "autograd.f
               "autograd.function", "distribute", "nn.utils", "nn.utils.rnn", "optim.lr_scheduler",
               "optim.swa_utils",
               "utils.data", "utils.checkpoint", "func", "nn.utils.stateless",
-              "nn.utils.parametrize", "nn.utils.parametrizations",
+              "nn.utils.parametrize", "nn.utils.parametrizations", "nn.utils.prune",
               "special", "jit", "random", "distributions", "testing", "backends.cudnn",
               "backends.mps", "amp", "cuda.amp", "cpu", "cpu.amp", "nn.parallel.comm",
               "accelerator", "distributions.relaxed_bernoulli",

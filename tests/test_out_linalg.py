@@ -62,6 +62,12 @@ CASES = {
     "linalg.lu": (lambda s, b, v, w, **k: pdt.linalg.lu(s, **k), None, "exact"),
     "linalg.lu_solve": (lambda s, b, v, w, **k: pdt.linalg.lu_solve(
         *pdt.linalg.lu_factor(s), b, **k), np.linalg.solve(S, B), "exact"),
+    "linalg.ldl_factor": (lambda s, b, v, w, **k: pdt.linalg.ldl_factor(s, **k), None,
+                          "exact"),
+    "linalg.ldl_factor_ex": (lambda s, b, v, w, **k: pdt.linalg.ldl_factor_ex(s, **k), None,
+                             "exact"),
+    "linalg.ldl_solve": (lambda s, b, v, w, **k: pdt.linalg.ldl_solve(
+        *pdt.linalg.ldl_factor(s), b, **k), np.linalg.solve(S, B), "exact"),
     "linalg.norm": (lambda s, b, v, w, **k: pdt.linalg.norm(b, **k), np.linalg.norm(B),
                     "exact"),
     "linalg.vector_norm": (lambda s, b, v, w, **k: pdt.linalg.vector_norm(b, 3, 0, **k),

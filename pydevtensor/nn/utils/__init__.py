@@ -3,7 +3,8 @@ Learning clips its gradients), composed from the package's ops so that it runs o
 device; parameters_to_vector and vector_to_parameters (convert_parameters.py); and the
 variable-length sequences of ``nn.utils.rnn`` (rnn.py); the conv/linear and BatchNorm
 fusions of ``nn.utils.fusion`` (fusion.py); ``nn.utils.parametrize`` and
-``nn.utils.parametrizations`` (parametrize.py, parametrizations.py).
+``nn.utils.parametrizations`` (parametrize.py, parametrizations.py); the pruning of
+``nn.utils.prune`` (prune.py).
 
 clip_grad_norm_ is get_total_norm followed by clip_grads_with_norm_ (PyTorch 2.6's
 halves of it).  It computes each gradient's norm on its own device, stacks a device's
@@ -30,6 +31,7 @@ from . import rnn  # nn.utils.rnn, as torch's
 from . import parametrizations, parametrize  # nn.utils.parametrize(ations), as torch's
 from . import stateless  # nn.utils.stateless.functional_call, as torch's
 from . import fusion  # nn.utils.fusion, as torch's
+from . import prune  # nn.utils.prune, as torch's
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_parameters
@@ -39,8 +41,8 @@ from .weight_norm import remove_weight_norm, weight_norm
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "fusion", "parameters_to_vector", "parametrizations",
-           "parametrize", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init",
-           "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm", "rnn",
+           "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 
