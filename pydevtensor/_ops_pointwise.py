@@ -217,7 +217,7 @@ def _addc(op, input, tensor1, tensor2, value, combine):
                              f"at least two devices, {', '.join(sorted(map(str, devices)))}")
     # the three promote at once, as PyTorch's: a pair first would lift the third (a 0-d
     # float64 beside float32 tensors) or compute in a narrower type (float16 / int32)
-    from ._dtype_info import _result_type_of
+    from ._dtype_info import _result_type_of, iinfo
     dt = _result_type_of((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))
     if op == "addcdiv" and not (tensor1.is_floating_point() or tensor2.is_floating_point()):
         dt = None  # integer division: combine refuses it, as PyTorch does
@@ -231,6 +231,13 @@ def _addc(op, input, tensor1, tensor2, value, combine):
                                f"{input.device}), got {value!r}; convert the tensors to a "
                                f"floating dtype to scale by a fraction")
         value = int(value)
+    if dt is not None and not dt.is_floating_point and dt != _C.bool and \
+            not isinstance(value, builtins.bool):
+        info = iinfo(dt)  # PyTorch refuses a value outside the dtype (the ops wrap it)
+        if not info.min <= value <= info.max:
+            raise _C.InvalidArgumentError(
+                f"{op}(): value={value} cannot be converted to {dt} without overflow (on "
+                f"{input.device})")
     # PyTorch's kernel: input + (value * tensor1) op tensor2, a half dtype computed in
     # float32 and rounded once, value as given (Note [scalars meeting halves])
     half = dt in (_C.float16, _C.bfloat16)

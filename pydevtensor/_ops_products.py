@@ -126,7 +126,7 @@ def tensordot(a, b, dims=2, out=None):
     """
     if out is not None:
         from ._out import _out_written, refuse_grad
-        refuse_grad("tensordot", a, b)
+        refuse_grad("tensordot", a, b, out)
         return _out_written(tensordot(a, b, dims), out, "tensordot")
     _tensor_arg(a, "tensordot")
     _tensor_arg(b, "tensordot")
@@ -195,7 +195,7 @@ def inner(input, other, *, out=None):
     """
     if out is not None:
         from ._out import _out_written, refuse_grad
-        refuse_grad("inner", input, other)
+        refuse_grad("inner", input, other, out)
         return _out_written(inner(input, other), out, "inner")
     _tensor_arg(input, "inner")
     _tensor_arg(other, "inner", "other")

@@ -80,6 +80,11 @@ OUT_CASES = [
     C("diff-out-shape", "pdt.diff(t, out=pdt.empty(3))", "RuntimeError",
       r"diff\(\): out has shape \(3,\), the result \(2, 2\) \(on cpu\); pydevtensor "
       r"does not resize out"),
+    C("tensordot-out-leaf-requiring-grad", "pdt.tensordot(t, t, ([0], [0]), "
+      "out=pdt.empty(0, requires_grad=True))", "RuntimeError", r"tensordot\(\): functions "
+      r"with out=... arguments don't support automatic differentiation"),
+    C("inner-out-leaf-requiring-grad", "pdt.inner(t, t, out=pdt.empty(0, requires_grad=True))",
+      "RuntimeError", r"inner\(\): functions with out=... arguments don't support"),
     C("tensordot-out-grad", "pdt.tensordot(t.requires_grad_(), t, ([0], [0]), "
       "out=pdt.empty(0))", "RuntimeError", r"tensordot\(\): functions with out=... "
       r"arguments don't support automatic differentiation"),

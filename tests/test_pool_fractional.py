@@ -183,3 +183,23 @@ def test_errors(device):
         F.fractional_max_pool2d(x[:, :0], 2, output_size=2)
     with pytest.raises(RuntimeError, match="expected a floating point input"):
         F.fractional_max_pool2d(x.long(), 2, output_size=2)
+
+
+def test_empty_batch_and_samples_requiring_grad(device):
+    """A batch of 0 images gives an empty result, as PyTorch's (the flat view was
+    reshaped with -1, which 0 elements cannot fix); _random_samples requiring grad is
+    refused, as PyTorch's (no derivative with respect to them)."""
+    F = pdt.nn.functional
+    for nd, f in ((2, F.fractional_max_pool2d), (3, F.fractional_max_pool3d)):
+        x = pdt.zeros((0, 3) + (7,) * nd, device=device)
+        y, i = f(x, 2, output_size=3, return_indices=True)
+        assert tuple(y.shape) == tuple(i.shape) == (0, 3) + (3,) * nd
+        assert i.dtype == pdt.int64
+        u = pdt.rand(1, 1, nd, device=device, requires_grad=True)
+        with pytest.raises(RuntimeError, match="not differentiable with respect to "
+                                               "_random_samples"):
+            f(pdt.rand((1, 1) + (4,) * nd, device=device), 2, output_size=2,
+              _random_samples=u)
+        with pdt.no_grad():
+            assert tuple(f(pdt.rand((1, 1) + (4,) * nd, device=device), 2, output_size=2,
+                           _random_samples=u).shape) == (1, 1) + (2,) * nd

@@ -181,6 +181,29 @@ def test_python_ints_wrap_into_the_dtype(device):
             assert getattr(u, op)(s).tolist() == getattr(tu, op)(s).tolist(), (op, s)
 
 
+def test_alpha_and_value_outside_the_dtype_are_refused(device):
+    """As PyTorch's alpha_check: add/sub's alpha and addcmul/addcdiv's value must fit the
+    result's integer dtype (the Python int operand itself wraps: int8 + 300 adds 44, but
+    alpha=300 was wrapped to 44 too); nothing is written by a refused in-place call."""
+    for name in ("int8", "uint8", "int16", "int32"):
+        lo, hi = int(np.iinfo(name).min), int(np.iinfo(name).max)
+        x = pdt.tensor([1, 2], dtype=getattr(pdt, name), device=device)
+        for bad in (lo - 1, hi + 1, 2**40):
+            for run in (lambda: pdt.add(x, 3, alpha=bad), lambda: x.sub(x, alpha=bad),
+                        lambda: x.add_(x, alpha=bad)):
+                with pytest.raises(ValueError, match=f"alpha={bad} does not fit in {name}"):
+                    run()
+            with pytest.raises(ValueError, match=f"value={bad} cannot be converted to "):
+                pdt.addcmul(x, x, x, value=bad)
+        assert x.cpu().numpy().tolist() == [1, 2]
+        w = np.array([1, 2], dtype=name)
+        with np.errstate(over="ignore"):
+            want = (w + w * w.dtype.type(hi)).tolist()
+            assert pdt.add(x, x, alpha=hi).cpu().numpy().tolist() == want
+            assert pdt.addcmul(x, x, x, value=lo).cpu().numpy().tolist() == \
+                (w + w.dtype.type(lo) * w * w).tolist()
+
+
 def test_mixed_small_dtypes(device):
     a = pdt.tensor([1, 2, 255], dtype=pdt.uint8, device=device)
     b = pdt.tensor([-1, 127, -128], dtype=pdt.int8, device=device)

@@ -25,8 +25,10 @@
 
 /* alpha converted to the compute dtype c, after PyTorch's alpha_check: a bool
  * alpha only for a bool result, a float alpha only for a floating one, and an
- * integer alpha that fits c. */
-static pdt_status alpha_for(const char *name, pdt_dtype c, pdt_arg alpha, pdt_scalar *out)
+ * integer alpha that fits the result dtype res (PyTorch refuses int8's alpha=300,
+ * where the Python int operand itself wraps: Note [ints beyond the dtype]). */
+static pdt_status alpha_for(const char *name, pdt_dtype c, pdt_dtype res, pdt_arg alpha,
+                            pdt_scalar *out)
 {
     memset(out, 0, sizeof *out);
     if (alpha.is_bool && c != PDT_BOOL)
@@ -46,10 +48,11 @@ static pdt_status alpha_for(const char *name, pdt_dtype c, pdt_arg alpha, pdt_sc
             out->f = (float)out->f;
         return PDT_OK;
     }
-    if (c == PDT_INT32 && (alpha.s.i < INT32_MIN || alpha.s.i > INT32_MAX))
-        return pdt_fail(PDT_ERR_VALUE,
-                        "%s: alpha=%lld does not fit in int32, the dtype of the result", name,
-                        (long long)alpha.s.i);
+    int64_t lo, hi;
+    pdt_int_range(res, &lo, &hi);
+    if (pdt_dtype_is_integer(res) && (alpha.s.i < lo || alpha.s.i > hi))
+        return pdt_fail(PDT_ERR_VALUE, "%s: alpha=%lld does not fit in %s, the dtype of the result",
+                        name, (long long)alpha.s.i, pdt_dtype_name(res));
     out->i = c == PDT_BOOL ? alpha.s.i != 0 : alpha.s.i;
     return PDT_OK;
 }
@@ -91,7 +94,7 @@ pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_a
     if (st == PDT_OK)
         st = pdt_ew_binary_dtypes(name, op, a, b, &compute, &res);
     if (st == PDT_OK)
-        st = alpha_for(name, compute, alpha, &al);
+        st = alpha_for(name, compute, res, alpha, &al);
     pdt_ew_round_scalar(res, &al); /* Note [scalars meeting halves] in pdt_elementwise.c */
     if (st == PDT_OK)
         st = pdt_ew_broadcast_shape(name, a.t, b.t, &ndim, shape);

@@ -79,6 +79,9 @@ def _samples(samples: Any, x: Tensor, nd: int, where: str) -> Tensor:
         return _C.rand((n, c, nd), dtype=x.dtype, device=x.device)
     _tensor(samples, "_random_samples", where)
     _same_device(where, x, ("_random_samples", samples))
+    if samples.requires_grad and _C.is_grad_enabled():
+        raise RuntimeError(f"{where}: the function is not differentiable with respect to "
+                           f"_random_samples, which requires grad (pass it detached)")
     if samples.dtype != x.dtype:
         raise RuntimeError(f"{where}: expected _random_samples to have the same dtype as "
                            f"input, {x.dtype}, got {samples.dtype}")
@@ -141,9 +144,10 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     samples = _samples(samples, x, nd, where_)
     n, c = x.shape[:2]
     index = _offsets(samples, tuple(x.shape[2:]), kernel, out)
-    flat = x.reshape(n, c, -1)
-    cells = flat.detach().gather(2, index.reshape(n, c, -1)).reshape(index.shape)
-    indices = index.gather(3, _argmax(cells).unsqueeze(3)).reshape(n, c, -1)
+    windows, taps = index.shape[2:]  # sizes, not -1: a batch of 0 images has no -1
+    flat = x.reshape(n, c, math.prod(x.shape[2:]))
+    cells = flat.detach().gather(2, index.reshape(n, c, windows * taps)).reshape(index.shape)
+    indices = index.gather(3, _argmax(cells).unsqueeze(3)).reshape(n, c, windows)
     values = _unbatch(flat.gather(2, indices).reshape((n, c) + out), unbatched)
     if not return_indices:
         return values
