@@ -157,6 +157,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     where = "conv_transpose3d()"
     x, unbatched, c_out = FC.check_conv_tensors(input, weight, bias, groups, 3, where,
                                                 transposed=True)
+    if x.dtype in FC.HALF_TYPES:  # Note [convolutions in half types]
+        return FC.half_in_float32(conv_transpose3d, input, weight, bias, stride, padding,
+                                  output_padding, groups, dilation)
     stride = FC._at_least(FC._tuple(stride, 3, "stride", where), 1, "stride", where)
     dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)
     pad = FC._at_least(FC._tuple(padding, 3, "padding", where), 0, "padding", where)

@@ -316,11 +316,15 @@ def check_conv_tensors(input, weight, bias, groups, nd, where, transposed=False)
 # PyTorch's CPU convolutions in float16 and bfloat16 sum in float32 and round the output
 # once.  The GEMM does (cpu_gemm_half.c), so a convolution that is one product, with the
 # bias as its addend (conv1d and conv2d, groups=1: addmm), is rounded once here too.
-# Where the output is more than one product (the bias added to a grouped, batched
-# product, the depth taps of conv3d added), the half types are computed in float32 and
-# rounded at the end (half_in_float32): rounded after each step, the error against the
-# float64 answer was up to 1.9x PyTorch's (bfloat16 conv3d: 0.224 against 0.121).  The float32 copies
-# cost 2 bytes per element of the operands; gradients come back in the half type.
+# Where the output is more than one product (the bias added to a batched product, the
+# depth taps of conv3d added, col2im's overlapping windows of a transposed convolution),
+# the half types are computed in float32 and rounded at the end (half_in_float32):
+# rounded after each step, the error against the float64 answer was up to 3x
+# PyTorch's (bfloat16 conv_transpose3d, stride 1: 0.36 against 0.11).  The float32
+# copies cost 2 bytes per element of the operands; gradients come back in the half type.
+# PyTorch 2.15's float16 transposed convolutions (not its bfloat16 ones) round the
+# columns before col2im sums them: there these are closer to the float64 answer than
+# PyTorch's, not equal to its bits (conv_transpose3d, stride 1: 0.016 against 0.054).
 HALF_TYPES = (_C.float16, _C.bfloat16)
 
 
