@@ -480,20 +480,75 @@ def test_conv2d_in_half_types_matches_torch(device, dtype):
 
 @pytest.mark.parametrize("dtype, big", [("bfloat16", 256.0), ("float16", 2048.0)])
 @pytest.mark.parametrize("batch", [1, 3])
-def test_half_conv_rounds_the_bias_sum_once(device, dtype, big, batch):
-    """The bias is the product's addend (addmm), so the output is rounded once, as
-    PyTorch's: big + 1 + 0.75 is exact in float32 and rounds to big + 2 in the half
-    type.  Rounded twice (the product to the half type first, big + 1 -> big by ties to
-    even, then big + 0.75 -> big), it was big; conv1d and the batched product alike."""
+@pytest.mark.parametrize("groups", [1, 2])
+def test_half_conv_rounds_the_bias_sum_once(device, dtype, big, batch, groups):
+    """The output is rounded once, as PyTorch's: big + 1 + 0.75 is exact in float32 and
+    rounds to big + 2 in the half type.  Rounded twice (the product to the half type
+    first, big + 1 -> big by ties to even, then big + 0.75 -> big), it was big; conv1d
+    and the batched product alike.  groups=1 folds the bias into the product (addmm);
+    a grouped convolution is computed in float32 (Note [convolutions in half types])."""
     dt = getattr(pdt, dtype)
-    x = pdt.tensor([[[[big]], [[1.0]]]] * batch, dtype=dt, device=device)  # (N, 2, 1, 1)
-    w = pdt.ones((1, 2, 1, 1), dtype=dt, device=device)
-    b = pdt.tensor([0.75], dtype=dt, device=device)
-    for got in (F.conv2d(x, w, b), F.conv1d(x[..., 0], w[..., 0], b)):
+    x = pdt.tensor([[[[big]], [[1.0]]] * groups] * batch, dtype=dt, device=device)
+    w = pdt.ones((groups, 2, 1, 1), dtype=dt, device=device)  # x: (N, 2 * groups, 1, 1)
+    b = pdt.tensor([0.75] * groups, dtype=dt, device=device)
+    for got in (F.conv2d(x, w, b, groups=groups),
+                F.conv1d(x[..., 0], w[..., 0], b, groups=groups)):
         assert got.dtype == dt
-        assert got.to(pdt.float64).cpu().numpy().ravel().tolist() == [big + 2.0] * batch
-    xg = x.to(pdt.float64).requires_grad_()  # the folded bias keeps its gradient
+        assert got.to(pdt.float64).cpu().numpy().ravel().tolist() == [big + 2.0] * (
+            batch * groups)
+    xg = x.to(pdt.float64).requires_grad_()  # the bias keeps its gradient
     bg = b.to(pdt.float64).requires_grad_()
-    F.conv2d(xg.to(dt), w, bg.to(dt)).to(pdt.float32).sum().backward()
-    assert bg.grad.cpu().numpy().tolist() == [float(batch)]
-    assert xg.grad.cpu().numpy().ravel().tolist() == [1.0] * (2 * batch)
+    F.conv2d(xg.to(dt), w, bg.to(dt), groups=groups).to(pdt.float32).sum().backward()
+    assert bg.grad.cpu().numpy().tolist() == [float(batch)] * groups
+    assert xg.grad.cpu().numpy().ravel().tolist() == [1.0] * (2 * batch * groups)
+
+
+def _half_ulp(ref, dtype):
+    """Half an ulp of the half type at each value of ref (float64): p = 8 significant bits
+    in bfloat16, 11 in float16 (whose subnormals have the spacing 2^-24)."""
+    _, exp = np.frexp(np.abs(ref))
+    bits = 8 if dtype == "bfloat16" else 11
+    low = 0.0 if dtype == "bfloat16" else 2.0 ** -25
+    return np.maximum(np.ldexp(0.5, exp - bits), low)
+
+
+# (function, input shape, weight shape, keywords): the convolutions whose output is more
+# than one product (Note [convolutions in half types])
+HALF_ONCE = [
+    ("conv2d", (3, 4, 6, 6), (6, 2, 3, 3), dict(groups=2, padding=1)),
+    ("conv1d", (2, 6, 9), (6, 1, 3), dict(groups=6)),
+    ("conv3d", (2, 3, 5, 4, 4), (4, 3, 3, 2, 2), dict(padding=1)),
+    ("conv3d", (1, 4, 4, 4, 4), (4, 2, 2, 3, 3), dict(groups=2)),
+    ("conv_transpose1d", (2, 4, 7), (4, 3, 3), dict(stride=2)),
+    ("conv_transpose2d", (2, 6, 4, 4), (6, 2, 3, 3), dict(groups=2)),
+    ("conv_transpose3d", (1, 4, 3, 3, 3), (4, 3, 3, 2, 2), dict(stride=(1, 2, 1))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", range(len(HALF_ONCE)))
+def test_half_convolutions_round_once(device, dtype, case):
+    """Grouped conv1d/conv2d with a bias, conv3d and the transposed convolutions in
+    float16 and bfloat16: every output within half an ulp of the float64 answer of the
+    same (half-valued) inputs, as PyTorch's CPU kernels, which sum in float32 and round
+    once.  Each step rounded (the product, the depth taps' sum, col2im's overlaps, the
+    bias), a fifth to a third of the elements were off (bfloat16 conv_transpose3d: 3x
+    PyTorch's error).  The gradients flow, in the half type."""
+    name, xs, ws, kw = HALF_ONCE[case]
+    conv, dt = getattr(F, name), getattr(pdt, dtype)
+    rng = np.random.default_rng(case)
+    out_c = ws[1] * kw.get("groups", 1) if "transpose" in name else ws[0]
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    b = 20.0 * rng.standard_normal(out_c)  # a large bias: a rounding before it shows
+    px, pw, pb = (_t(a, device, dt).requires_grad_() for a in (x, w, b))
+    ref = conv(*(t.detach().to(pdt.float64) for t in (px, pw, pb)), **kw)
+    got = conv(px, pw, pb, **kw)
+    assert got.dtype == dt
+    ref = ref.cpu().numpy()
+    err = np.abs(got.detach().to(pdt.float64).cpu().numpy() - ref)
+    bound = _half_ulp(ref, dtype)
+    assert (err <= bound).all(), (err.max(), (err > bound).mean())
+    got.to(pdt.float32).sum().backward()
+    for t in (px, pw, pb):
+        assert t.grad.dtype == dt and t.grad.shape == t.shape
+    assert pb.grad.to(pdt.float64).cpu().numpy().tolist() == [float(got[:, 0].numel())] * out_c

@@ -85,6 +85,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """
     where = "conv3d()"
     x, unbatched, _ = FC.check_conv_tensors(input, weight, bias, groups, 3, where)
+    if x.dtype in FC.HALF_TYPES:  # a sum of kD products: Note [convolutions in half types]
+        return FC.half_in_float32(conv3d, input, weight, bias, stride, padding, dilation,
+                                  groups)
     stride = FC._at_least(FC._tuple(stride, 3, "stride", where), 1, "stride", where)
     dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)
     kernel = tuple(weight.shape[2:])
@@ -154,6 +157,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     where = "conv_transpose3d()"
     x, unbatched, c_out = FC.check_conv_tensors(input, weight, bias, groups, 3, where,
                                                 transposed=True)
+    if x.dtype in FC.HALF_TYPES:  # Note [convolutions in half types]
+        return FC.half_in_float32(conv_transpose3d, input, weight, bias, stride, padding,
+                                  output_padding, groups, dilation)
     stride = FC._at_least(FC._tuple(stride, 3, "stride", where), 1, "stride", where)
     dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)
     pad = FC._at_least(FC._tuple(padding, 3, "padding", where), 0, "padding", where)

@@ -311,12 +311,40 @@ def check_conv_tensors(input, weight, bias, groups, nd, where, transposed=False)
     return x, unbatched, out_c
 
 
+# Note [convolutions in half types]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch's CPU convolutions in float16 and bfloat16 sum in float32 and round the output
+# once.  The GEMM does (cpu_gemm_half.c), so a convolution that is one product, with the
+# bias as its addend (conv1d and conv2d, groups=1: addmm), is rounded once here too.
+# Where the output is more than one product (the bias added to a batched product, the
+# depth taps of conv3d added, col2im's overlapping windows of a transposed convolution),
+# the half types are computed in float32 and rounded at the end (half_in_float32):
+# rounded after each step, the error against the float64 answer was up to 3x
+# PyTorch's (bfloat16 conv_transpose3d, stride 1: 0.36 against 0.11).  The float32
+# copies cost 2 bytes per element of the operands; gradients come back in the half type.
+# PyTorch 2.15's float16 transposed convolutions (not its bfloat16 ones) round the
+# columns before col2im sums them: there these are closer to the float64 answer than
+# PyTorch's, not equal to its bits (conv_transpose3d, stride 1: 0.016 against 0.054).
+HALF_TYPES = (_C.float16, _C.bfloat16)
+
+
+def half_in_float32(conv, input, weight, bias, *args):
+    """conv(input, weight, bias, *args) of float16 or bfloat16 tensors, computed in float32
+    and rounded to their dtype once (Note [convolutions in half types])."""
+    wide = conv(input.float(), weight.float(), None if bias is None else bias.float(), *args)
+    return wide.to(input.dtype)
+
+
 _WIDE_WEIGHT = 1 << 20  # bytes of weight from which one product for the batch pays (_conv)
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     """conv1d (nd = 1, done as a 2-d convolution of height 1) and conv2d."""
     x, unbatched, out_c = check_conv_tensors(input, weight, bias, groups, nd, where)
+    if x.dtype in HALF_TYPES and bias is not None and groups > 1:
+        # a batched product, then the bias: Note [convolutions in half types]
+        return half_in_float32(_conv, input, weight, bias, stride, padding, dilation,
+                               groups, nd, where)
     in_per_group = weight.shape[1]
     kernel = tuple(weight.shape[2:])
     stride = _at_least(_tuple(stride, nd, "stride", where), 1, "stride", where)
@@ -341,7 +369,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     cols = im2col(x, kernel, dilation, padding, stride)  # (N, C * k, L)
     # A 2-d product takes the bias as its addend (addmm), so a float16 or bfloat16 output
     # is rounded once, as PyTorch's: added after, the product was rounded to the half type
-    # and the sum rounded again (a quarter of the elements one half-ulp off)
+    # and the sum rounded again (a quarter of the elements one half-ulp off; Note
+    # [convolutions in half types])
     folded = bias is not None and groups == 1
     if n > 1 and (x.dtype in (_C.float16, _C.bfloat16) or (
             out_h * out_w < in_per_group * k and weight.numel() * weight.element_size() >= _WIDE_WEIGHT)):

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _C
-from ._functional_conv import _Invalid, _at_least, _tuple, check_conv_tensors
+from ._functional_conv import (HALF_TYPES, _Invalid, _at_least, _tuple, check_conv_tensors,
+                               half_in_float32)
 from ._functional_pad import pad_constant
 from ._im2col import col2im
 
@@ -49,6 +50,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     """conv_transpose1d (nd = 1, as rows of height 1) and conv_transpose2d."""
     x, unbatched, out_c = check_conv_tensors(input, weight, bias, groups, nd, where,
                                              transposed=True)
+    if x.dtype in HALF_TYPES:  # col2im sums overlapping windows, then the bias: Note
+        # [convolutions in half types]
+        return half_in_float32(_conv_transpose, input, weight, bias, stride, padding,
+                               output_padding, groups, dilation, nd, where)
     stride = _at_least(_tuple(stride, nd, "stride", where), 1, "stride", where)
     padding = _at_least(_tuple(padding, nd, "padding", where), 0, "padding", where)
     output_padding = _at_least(_tuple(output_padding, nd, "output_padding", where), 0,
