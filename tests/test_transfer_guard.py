@@ -256,10 +256,9 @@ def test_tensor_of_gpu_scalars_is_an_implicit_read():
     with pdt.transfer_guard("disallow"):
         for call in (lambda: pdt.tensor([l0, l1]), lambda: pdt.tensor([l0], device="cuda:0"),
                      lambda: pdt.tensor([[l0, 2.0]], device="cuda:0")):
-            # read as a number (pdt_parse_scalar takes a 0-d tensor through float(), and
-            # the guard names that read), or as an element of tensor()
+            # read as an element of tensor(), and named so (it was named float())
             with pytest.raises(pdt.TransferError,
-                               match=r"implicit device-to-host transfer by (tensor|float)\(\) "
+                               match=r"implicit device-to-host transfer by tensor\(\) "
                                      r"of a float32 tensor of shape \(\) from cuda:0"):
                 call()
         assert _counts()["device_to_host"] == 0

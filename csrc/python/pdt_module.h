@@ -268,6 +268,9 @@ extern PyMethodDef pdt_convert_functions[];
 extern PyMethodDef pdt_query_functions[];
 extern PyMethodDef pdt_tensor_copy_methods[];
 extern PyMethodDef pdt_tensor_export_methods[]; /* tensor_export.c */
+/* The value of a one-element tensor as a Python number, read on the host (the
+ * transfer guard names the copy `what`, e.g. "item()"); NULL with an exception. */
+PyObject *pdt_tensor_scalar_value(PyObject *t, const char *what);
 extern PyType_Slot pdt_tensor_export_slots[];
 extern PyMethodDef pdt_export_functions[];      /* to_numpy */
 extern PyMethodDef pdt_random_functions[];      /* tensor_random.c: rand, randn, ... */

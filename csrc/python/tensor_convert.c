@@ -151,6 +151,7 @@ static int check_nested(PyObject *o, int depth, infer_state *st, const char *whe
  * change the lists (Python code runs between the check and here), so each level
  * is checked again before each item is read, and the item is held while it is
  * written: at most shape's elements are written, and none freed under us. */
+static int write_value(PyObject *o, pdt_dtype dt, char **p);
 static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype dt, char **p)
 {
     if (depth < st->ndim) {
@@ -171,6 +172,18 @@ static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype
         }
         return 0;
     }
+    if (pdt_is_tensor(st->S, o)) { /* a device's 0-d tensor is read as tensor()'s copy, */
+        PyObject *value = pdt_tensor_scalar_value(o, "tensor()"); /* not float()'s */
+        const int r = value ? write_value(value, dt, p) : -1;
+        Py_XDECREF(value);
+        return r;
+    }
+    return write_value(o, dt, p);
+}
+
+/* Writes the number o at *p, in dtype dt, and moves *p past it. */
+static int write_value(PyObject *o, pdt_dtype dt, char **p)
+{
     pdt_scalar v;
     if (pdt_parse_scalar(o, "tensor(): element", &v) < 0)
         return -1;

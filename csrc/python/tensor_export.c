@@ -56,7 +56,7 @@ static PyObject *t_tolist(PyObject *self, PyObject *unused)
     return r;
 }
 
-static PyObject *scalar_value(PyObject *self, const char *what)
+PyObject *pdt_tensor_scalar_value(PyObject *self, const char *what)
 {
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
@@ -85,7 +85,7 @@ static PyObject *scalar_value(PyObject *self, const char *what)
 static PyObject *t_item(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    return scalar_value(self, "item()");
+    return pdt_tensor_scalar_value(self, "item()");
 }
 
 /* float(t) of a tensor that requires grad warns once per process, as PyTorch's (its
@@ -103,7 +103,7 @@ static PyObject *t_float_scalar(PyObject *self)
                          1) < 0)
             return NULL;
     }
-    PyObject *v = scalar_value(self, "float()");
+    PyObject *v = pdt_tensor_scalar_value(self, "float()");
     if (!v)
         return NULL;
     PyObject *r = PyNumber_Float(v);
@@ -113,7 +113,7 @@ static PyObject *t_float_scalar(PyObject *self)
 
 static PyObject *t_int_scalar(PyObject *self)
 {
-    PyObject *v = scalar_value(self, "int()");
+    PyObject *v = pdt_tensor_scalar_value(self, "int()");
     if (!v)
         return NULL;
     PyObject *r = PyNumber_Long(v);
@@ -134,7 +134,7 @@ static PyObject *t_index_scalar(PyObject *self)
                      pdt_dtype_name(t->dtype), (long long)pdt_tensor_numel(t));
         return NULL;
     }
-    PyObject *v = scalar_value(self, "__index__()");
+    PyObject *v = pdt_tensor_scalar_value(self, "__index__()");
     if (!v)
         return NULL;
     PyObject *r = PyNumber_Index(v);
@@ -144,7 +144,7 @@ static PyObject *t_index_scalar(PyObject *self)
 
 static int t_bool_scalar(PyObject *self)
 {
-    PyObject *v = scalar_value(self, "bool()");
+    PyObject *v = pdt_tensor_scalar_value(self, "bool()");
     if (!v)
         return -1;
     int r = PyObject_IsTrue(v);
