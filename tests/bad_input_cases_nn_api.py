@@ -260,6 +260,9 @@ NN_API_CASES = [
     C("embedding_bag-last-offset", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2, 3]), "
       "pdt.ones(5, 2), pdt.tensor([0, 2]), include_last_offset=True)", "ValueError",
       r"with include_last_offset the last offset must be the input's length 3, got 2"),
+    C("embedding_bag-max-scale-grad", "pdt.nn.functional.embedding_bag(pdt.tensor([[1, 2]]), "
+      "pdt.ones(5, 2), mode='max', scale_grad_by_freq=True)", "ValueError",
+      r"max mode does not support scaling the gradient by the frequency"),
     C("full-size-twice", "pdt.full((2,), 1.0, size=(3,))", "TypeError",
       r"full\(\) got multiple values for argument 'size'"),
     C("linspace-too-many", "pdt.linspace(0, 1, 3, 4)", "TypeError",

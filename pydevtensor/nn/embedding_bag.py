@@ -93,8 +93,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     Raises
     ------
     ValueError
-        For a bad mode, shapes that do not fit, offsets with a 2-d input, or
-        per_sample_weights with a mode other than 'sum'.
+        For a bad mode, shapes that do not fit, offsets with a 2-d input,
+        per_sample_weights with a mode other than 'sum', or scale_grad_by_freq with
+        mode 'max'.
     TypeError
         When input or offsets is not an integer Tensor.
 
@@ -110,7 +111,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     where = "embedding_bag()"
     if mode not in ("sum", "mean", "max"):
         raise _Invalid(f"{where}: mode has to be one of sum, mean or max, got {mode!r}")
-    flag(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq")
+    if flag(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq") and mode == "max":
+        raise _Invalid(f"{where}: max mode does not support scaling the gradient by the "
+                       f"frequency (scale_grad_by_freq=True); use mode 'sum' or 'mean'")
     include_last_offset = flag(include_last_offset, "embedding_bag", "include_last_offset")
     if flag(sparse, "embedding_bag", "sparse"):
         raise NotImplementedError(f"{where}: sparse=True (sparse gradients) is not "
@@ -191,8 +194,8 @@ def _bag_max(rows: Tensor, bag_of: Tensor, bags: int) -> Tensor:
                                        device=rows.device),
                                0, where_to, positions.masked_fill(~is_top, length), "amin")
         found = first < length
-    if length == 0:  # every bag empty
-        return _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device)
+    if length == 0:  # every bag empty: zeros, still on rows' graph (a zero gradient)
+        return _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device) + rows.sum(0)
     return rows.gather(0, first.clamp(max=length - 1)).masked_fill(~found, 0.0)
 
 
