@@ -166,6 +166,15 @@ def test_packed_sequence_to_and_fields(device):
     (lambda: R.pad_sequence([pdt.ones(2)], padding_side="up"), ValueError,
      r"Expected padding_side to be one of left or right, but got up."),
     (lambda: R.pad_packed_sequence(pdt.ones(2)), TypeError, r"expected a PackedSequence"),
+    (lambda: R.unpad_sequence(pdt.zeros(3, 2), pdt.tensor([3, 1, 1])), ValueError,
+     r"expected 2 lengths in \[0, 3\] for padded_sequences of shape \(3, 2\) "
+     r"\(batch_first=False, on cpu\), got \[3, 1, 1\]"),
+    (lambda: R.unpad_sequence(pdt.zeros(2, 3), [4, 1], batch_first=True), ValueError,
+     r"expected 2 lengths in \[0, 3\]"),
+    (lambda: R.unpad_sequence(pdt.zeros(2, 3), [-1, 1], batch_first=True), ValueError,
+     r"expected 2 lengths in \[0, 3\]"),
+    (lambda: R.unpad_sequence(pdt.zeros(3), [1]), ValueError,
+     r"padded_sequences must be a Tensor with at least 2 dimensions"),
     (lambda: R.PackedSequence(pdt.ones(2), [2]), RuntimeError,
      r"batch_sizes should always be a 1-D int64 tensor on the CPU"),
 ])

@@ -601,14 +601,31 @@ def unpad_sequence(padded_sequences: _C.Tensor, lengths: Any,
         B tensors (lengths[b], ...), copies: writing into one leaves padded_sequences
         as it was (PyTorch's are copies too).
 
+    Raises
+    ------
+    ValueError
+        When there are not B lengths (as PyTorch's), or one is negative or longer
+        than L (PyTorch's returns the L steps there, without a word).
+
     Examples
     --------
     >>> from pydevtensor.nn.utils.rnn import unpad_sequence
     >>> unpad_sequence(pydevtensor.tensor([[1, 2, 3], [4, 0, 0]]), [3, 1], batch_first=True)
     [tensor([1, 2, 3]), tensor([4])]
     """
-    lens = _lengths_list(lengths, "unpad_sequence")
+    where = "unpad_sequence"
+    lens = _lengths_list(lengths, where)
+    if not isinstance(padded_sequences, _C.Tensor) or padded_sequences.ndim < 2:
+        what = tuple(padded_sequences.shape) if isinstance(padded_sequences, _C.Tensor) \
+            else type(padded_sequences).__name__
+        raise _Invalid(f"{where}: padded_sequences must be a Tensor with at least 2 "
+                       f"dimensions (time and batch), got {what}")
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
+    if len(lens) != x.shape[0] or any(n < 0 or n > x.shape[1] for n in lens):
+        raise _Invalid(f"{where}: expected {x.shape[0]} lengths in [0, {x.shape[1]}] for "
+                       f"padded_sequences of shape {tuple(padded_sequences.shape)} "
+                       f"(batch_first={batch_first}, on {padded_sequences.device}), got "
+                       f"{lens}")
     return [x[b, :n].clone(memory_format=_contiguous_format) for b, n in enumerate(lens)]
 
 
