@@ -26,7 +26,7 @@ from ..autograd.grad_mode import no_grad as _no_grad
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
-from .sparse import _norm_options
+from .sparse import _norm_options, _TableParameters
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -199,7 +199,7 @@ def _bag_max(rows: Tensor, bag_of: Tensor, bags: int) -> Tensor:
     return rows.gather(0, first.clamp(max=length - 1)).masked_fill(~found, 0.0)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_TableParameters, Module):
     """A table of num_embeddings vectors whose forward gives the sum, mean or max of the
     rows of each bag of indices (F.embedding_bag), as ``torch.nn.EmbeddingBag``; the
     weight is drawn from N(0, 1), as Embedding's.
@@ -254,13 +254,12 @@ class EmbeddingBag(Module):
             padding_idx = FN._padding_idx(padding_idx, num_embeddings, "EmbeddingBag")
         self.padding_idx = padding_idx
         if _weight is None:
-            w = _C.empty(num_embeddings, embedding_dim, device=device,
-                         dtype=_C._get_default_dtype() if dtype is None else dtype).normal_()
-            if padding_idx is not None:
-                w[padding_idx].fill_(0.0)
+            self.weight = Parameter(_C.empty(
+                num_embeddings, embedding_dim, device=device,
+                dtype=_C._get_default_dtype() if dtype is None else dtype))
+            self.reset_parameters()
         else:
-            w = _weight.detach()
-        self.weight = Parameter(w)
+            self.weight = Parameter(_weight.detach())
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:
