@@ -270,10 +270,10 @@ NN_API_CASES = [
     C("max-other-keepdim", "pdt.max(t, t, keepdim=True)", "TypeError",
       r"max\(other\) takes no dim or keepdim"),
     C("one_hot-float", "pdt.nn.functional.one_hot(t)", "TypeError",
-      r"one_hot\(\): tensor must hold integer class indices \(int64 or int32\), got "
+      r"one_hot\(\): input must hold integer class indices \(int64 or int32\), got "
       r"pydevtensor\.float32 on cpu"),
     C("one_hot-list", "pdt.nn.functional.one_hot([0, 1])", "TypeError",
-      r"one_hot\(\): tensor must be a Tensor, got list"),
+      r"one_hot\(\): input must be a Tensor, got list"),
     C("one_hot-too-big", "pdt.nn.functional.one_hot(pdt.tensor([0, 5, 2]), 3)", "RuntimeError",
       r"one_hot\(\): class 5 is out of range for num_classes=3"),
     C("one_hot-negative", "pdt.nn.functional.one_hot(pdt.tensor([1, -2]))", "RuntimeError",
