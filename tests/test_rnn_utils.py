@@ -144,6 +144,18 @@ def test_packed_sequence_to_and_fields(device):
     assert q.batch_sizes.device.type == "cpu" and q.is_cuda == (q.device.type == "cuda")
     assert q.to(device) is q and q.double().data.dtype == pdt.float64
     assert q.cpu().data.device.type == "cpu"
+    casts = dict(double=pdt.float64, float=pdt.float32, half=pdt.float16,
+                 bfloat16=pdt.bfloat16, long=pdt.int64, int=pdt.int32, short=pdt.int16,
+                 char=pdt.int8, byte=pdt.uint8)
+    for name, dtype in casts.items():
+        c = getattr(q, name)()
+        assert c.data.dtype == dtype and c.batch_sizes is q.batch_sizes
+        assert c.data.tolist() == [1] * 6 and c.sorted_indices.tolist() == [1, 2, 0]
+    assert q.float() is q  # nothing changes
+    if pdt.cuda.is_available():
+        pinned = p.pin_memory()
+        assert pinned.is_pinned() and pinned.sorted_indices.is_pinned()
+        assert pinned.data.tolist() == p.data.tolist()
     assert R.invert_permutation(pdt.tensor([2, 0, 1])).tolist() == [1, 2, 0]
 
 

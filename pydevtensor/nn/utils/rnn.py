@@ -68,6 +68,29 @@ def invert_permutation(permutation: Optional[_C.Tensor]) -> Optional[_C.Tensor]:
     return _index(inverse, permutation.device)
 
 
+def _cast(dtype_name: str, method: str) -> Any:
+    """PackedSequence's method `method`: ``self.to(pydevtensor.<dtype_name>)``."""
+    def cast(self: "PackedSequence") -> "PackedSequence":
+        return self.to(getattr(_C, dtype_name))
+    cast.__name__, cast.__qualname__ = method, f"PackedSequence.{method}"
+    cast.__doc__ = f"""The sequence with data as {dtype_name}
+        (``self.to(pydevtensor.{dtype_name})``), as PyTorch's ``PackedSequence.{method}``.
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is {dtype_name} already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.{method}().data.dtype
+        pydevtensor.{dtype_name}
+        """
+    return cast
+
+
 _PackedSequenceFields = collections.namedtuple(
     "PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
 
@@ -181,107 +204,40 @@ class PackedSequence(_PackedSequenceFields):
         """
         return self.to("cpu")
 
-    def double(self) -> "PackedSequence":
-        """The sequence with data as float64 (``self.to(pydevtensor.float64)``).
+    double = _cast("float64", "double")
+    float = _cast("float32", "float")
+    half = _cast("float16", "half")
+    bfloat16 = _cast("bfloat16", "bfloat16")
+    long = _cast("int64", "long")
+    int = _cast("int32", "int")
+    short = _cast("int16", "short")
+    char = _cast("int8", "char")
+    byte = _cast("uint8", "byte")
+
+    def pin_memory(self) -> "PackedSequence":
+        """The sequence with data and the indices in pinned (page-locked) host memory,
+        as PyTorch's (batch_sizes stays as it is).
 
         Returns
         -------
         PackedSequence
-            A new one, or self when data is float64 already.
+            A new one.
+
+        Raises
+        ------
+        DeviceError
+            Where there is no CUDA device (pinning needs one), or data is not on the CPU.
 
         Examples
         --------
         >>> from pydevtensor.nn.utils.rnn import pack_sequence
         >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.double().data.dtype
-        pydevtensor.float64
+        >>> p.pin_memory().is_pinned() if pydevtensor.cuda.is_available() else True
+        True
         """
-        return self.to(_C.float64)
-
-    def float(self) -> "PackedSequence":
-        """The sequence with data as float32 (``self.to(pydevtensor.float32)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is float32 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.float().data.dtype
-        pydevtensor.float32
-        """
-        return self.to(_C.float32)
-
-    def half(self) -> "PackedSequence":
-        """The sequence with data as float16 (``self.to(pydevtensor.float16)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is float16 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.half().data.dtype
-        pydevtensor.float16
-        """
-        return self.to(_C.float16)
-
-    def bfloat16(self) -> "PackedSequence":
-        """The sequence with data as bfloat16 (``self.to(pydevtensor.bfloat16)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is bfloat16 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.bfloat16().data.dtype
-        pydevtensor.bfloat16
-        """
-        return self.to(_C.bfloat16)
-
-    def long(self) -> "PackedSequence":
-        """The sequence with data as int64 (``self.to(pydevtensor.int64)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is int64 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.long().data.dtype
-        pydevtensor.int64
-        """
-        return self.to(_C.int64)
-
-    def int(self) -> "PackedSequence":
-        """The sequence with data as int32 (``self.to(pydevtensor.int32)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is int32 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.int().data.dtype
-        pydevtensor.int32
-        """
-        return self.to(_C.int32)
+        pin = (lambda t: None if t is None else t.pin_memory())
+        return type(self)(self.data.pin_memory(), self.batch_sizes, pin(self.sorted_indices),
+                          pin(self.unsorted_indices))
 
     @property
     def is_cuda(self) -> bool:
