@@ -135,6 +135,14 @@ def test_packing_against_torch():
         assert pl.tolist() == tl.tolist()
 
 
+def test_total_length_takes_integers(device):
+    p = R.pack_sequence([pdt.ones(2, device=device), pdt.ones(1, device=device)])
+    for total in (4, np.int64(4), pdt.tensor(4)):
+        padded, lengths = R.pad_packed_sequence(p, batch_first=True, total_length=total)
+        assert padded.cpu().tolist() == [[1, 1, 0, 0], [1, 0, 0, 0]]
+        assert lengths.tolist() == [2, 1]
+
+
 def test_packed_sequence_to_and_fields(device):
     p = R.pack_sequence([pdt.ones(1), pdt.ones(3), pdt.ones(2)], enforce_sorted=False)
     assert p._fields == ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
@@ -172,6 +180,8 @@ def test_packed_sequence_to_and_fields(device):
                                    total_length=2), ValueError,
      r"Expected total_length to be at least the length of the longest sequence in input, "
      r"but got total_length=2 and max sequence length being 3"),
+    (lambda: R.pad_packed_sequence(R.pack_sequence([pdt.ones(2)]), total_length=4.5),
+     TypeError, r"pad_packed_sequence: total_length must be an int, got float"),
     (lambda: R.pad_sequence([]), RuntimeError, r"received an empty list of sequences"),
     (lambda: R.pad_sequence([pdt.ones(2, 3), pdt.ones(2, 2)]), RuntimeError,
      r"sequence 0 is \(2, 3\) on cpu but sequence 1 is \(2, 2\)"),

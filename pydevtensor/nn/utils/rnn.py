@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ... import _C
-from ..._args import flag
+from ..._args import flag, size as _size
 from ..._memory_format import contiguous_format as _contiguous_format
 from ..._ops_index import index_select as _index_select
 from ..._ops_join import cat as _cat
@@ -412,6 +412,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     ------
     ValueError
         When total_length is shorter than the longest sequence.
+    TypeError
+        When total_length is not an int (a float, a bool), as PyTorch's.
 
     Examples
     --------
@@ -425,11 +427,12 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     sizes = _check_packed(sequence, where)
     steps, batch = len(sizes), sizes[0]
     if total_length is not None:
+        total_length = _size(total_length, where, "total_length")
         if total_length < steps:
             raise ValueError(f"{where}: Expected total_length to be at least the length of the "
                              f"longest sequence in input, but got total_length={total_length} "
                              f"and max sequence length being {steps}")
-        steps_out = int(total_length)
+        steps_out = total_length
     else:
         steps_out = steps
     data = sequence.data
