@@ -148,3 +148,17 @@ def test_max_gradient_goes_to_one_row_at_ties(device, pad):
     np.testing.assert_array_equal(bag.weight.grad.cpu().numpy(),
                                   max_grad_ref(two.ravel(), w, np.array([0, 3, 6]),
                                                np.ones((3, 3))))
+
+
+def test_given_weight_is_checked_and_shared(device):
+    """_weight must be (num_embeddings, embedding_dim), as Embedding's (it was taken
+    whatever its shape, the layer then reporting sizes its table did not have)."""
+    with pytest.raises(ValueError, match=r"EmbeddingBag: the shape of weight \(4, 2\) does "
+                                         r"not match num_embeddings and embedding_dim \(3, 2\)"):
+        nn.EmbeddingBag(3, 2, _weight=pdt.ones(4, 2, device=device))
+    with pytest.raises(TypeError, match=r"EmbeddingBag: _weight must be a Tensor, got list"):
+        nn.EmbeddingBag(1, 2, _weight=[[1.0, 2.0]])
+    table = pdt.ones(3, 2, device=device)
+    bag = nn.EmbeddingBag(3, 2, mode="sum", _weight=table)
+    table[1] = 4.0  # the same storage, as PyTorch's
+    assert bag(pdt.tensor([[1, 2]], device=device)).cpu().tolist() == [[5.0, 5.0]]

@@ -26,7 +26,7 @@ from ..autograd.grad_mode import no_grad as _no_grad
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
-from .sparse import _norm_options, _TableParameters
+from .sparse import _given_weight, _norm_options, _TableParameters
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -224,7 +224,10 @@ class EmbeddingBag(_TableParameters, Module):
     Raises
     ------
     ValueError
-        For a bad mode or a negative size.
+        For a bad mode, a negative size, or a _weight whose shape is not
+        (num_embeddings, embedding_dim).
+    TypeError
+        When _weight is not a Tensor.
 
     Examples
     --------
@@ -259,7 +262,8 @@ class EmbeddingBag(_TableParameters, Module):
                 dtype=_C._get_default_dtype() if dtype is None else dtype))
             self.reset_parameters()
         else:
-            self.weight = Parameter(_weight.detach())
+            self.weight = Parameter(_given_weight(_weight, num_embeddings, embedding_dim,
+                                                  "EmbeddingBag"))
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:

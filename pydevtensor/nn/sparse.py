@@ -27,6 +27,18 @@ def _norm_options(module) -> str:
     return text
 
 
+def _given_weight(weight, num_embeddings: int, embedding_dim: int, where: str) -> Tensor:
+    """An Embedding's or EmbeddingBag's _weight, checked, detached: the same storage, as
+    PyTorch's Parameter(_weight)."""
+    if not isinstance(weight, _C.Tensor):
+        raise TypeError(f"{where}: _weight must be a Tensor, got {type(weight).__name__}")
+    if tuple(weight.shape) != (num_embeddings, embedding_dim):
+        raise ValueError(f"{where}: the shape of weight {tuple(weight.shape)} does not match "
+                         f"num_embeddings and embedding_dim ({num_embeddings}, "
+                         f"{embedding_dim}) (on {weight.device})")
+    return weight.detach()
+
+
 class _TableParameters:
     """reset_parameters and _fill_padding_idx_with_zero of Embedding and EmbeddingBag,
     as PyTorch's (each has weight and padding_idx)."""
@@ -133,15 +145,8 @@ class Embedding(_TableParameters, Module):
                 requires_grad=not _freeze)
             self.reset_parameters()
         else:
-            if not isinstance(_weight, _C.Tensor):
-                raise TypeError(f"Embedding: _weight must be a Tensor, got "
-                                f"{type(_weight).__name__}")
-            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
-                raise ValueError(f"Embedding: the shape of weight {tuple(_weight.shape)} does "
-                                 f"not match num_embeddings and embedding_dim "
-                                 f"({num_embeddings}, {embedding_dim})")
-            # the same storage, as PyTorch's Parameter(_weight)
-            self.weight = Parameter(_weight.detach(), requires_grad=not _freeze)
+            self.weight = Parameter(_given_weight(_weight, num_embeddings, embedding_dim,
+                                                  "Embedding"), requires_grad=not _freeze)
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
