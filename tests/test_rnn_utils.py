@@ -135,6 +135,25 @@ def test_packing_against_torch():
         assert pl.tolist() == tl.tolist()
 
 
+@pytest.mark.parametrize("data_rows,sizes", [(4, [2, 1]), (2, [2, 1]), (3, [1, 2]),
+                                             (2, [2, 0]), (0, [])])
+def test_packed_sequences_that_do_not_fit_their_data_are_refused(device, data_rows, sizes):
+    """batch_sizes that are not positive, grow, or do not sum to data's rows raise
+    (pad_packed_sequence padded with data's extra rows instead of padding_value)."""
+    bad = R.PackedSequence(pdt.arange(2.0 * data_rows, device=device).reshape(data_rows, 2),
+                           pdt.tensor(sizes, dtype=pdt.int64))
+    pattern = r"batch_sizes .* do not describe its data of shape \(" + str(data_rows)
+    with pytest.raises(ValueError, match=r"pad_packed_sequence: the PackedSequence's " +
+                       pattern):
+        R.pad_packed_sequence(bad, padding_value=-1.0)
+    with pytest.raises(ValueError, match=pattern):
+        nn.GRU(2, 3).to(device)(bad)
+    good = R.PackedSequence(bad.data[:3], pdt.tensor([2, 1])) if data_rows >= 3 else None
+    if good is not None:
+        padded, lengths = R.pad_packed_sequence(good, padding_value=-1.0)
+        assert padded.cpu().tolist() == [[[0, 1], [2, 3]], [[4, 5], [-1, -1]]]
+
+
 def test_total_length_takes_integers(device):
     p = R.pack_sequence([pdt.ones(2, device=device), pdt.ones(1, device=device)])
     for total in (4, np.int64(4), pdt.tensor(4)):

@@ -380,9 +380,23 @@ def pack_padded_sequence(input: _C.Tensor, lengths: Any, batch_first: bool = Fal
 
 
 def _check_packed(sequence: Any, where: str) -> List[int]:
+    """sequence's batch_sizes as a list, after checking that they describe its data:
+    positive, never growing, summing to data's rows (a PackedSequence built by hand
+    may not; PyTorch's pad_packed_sequence then pads with rows past the sum, or writes
+    out of place)."""
     if not isinstance(sequence, PackedSequence):
         raise TypeError(f"{where}: expected a PackedSequence, got {type(sequence).__name__}")
-    return [int(v) for v in sequence.batch_sizes.tolist()]
+    sizes = [int(v) for v in sequence.batch_sizes.tolist()]
+    data = sequence.data
+    rows = data.shape[0] if isinstance(data, _C.Tensor) and data.ndim >= 1 else None
+    if not sizes or sizes[-1] < 1 or any(a < b for a, b in zip(sizes, sizes[1:])) or \
+            sum(sizes) != rows:
+        what = tuple(data.shape) if isinstance(data, _C.Tensor) else type(data).__name__
+        raise _Invalid(f"{where}: the PackedSequence's batch_sizes {sizes} do not describe "
+                       f"its data of shape {what}: they must be positive, never increase "
+                       f"and sum to data's first dimension (build one with "
+                       f"pack_padded_sequence or pack_sequence)")
+    return sizes
 
 
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
