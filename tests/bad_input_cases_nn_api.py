@@ -260,6 +260,9 @@ NN_API_CASES = [
     C("embedding_bag-last-offset", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2, 3]), "
       "pdt.ones(5, 2), pdt.tensor([0, 2]), include_last_offset=True)", "ValueError",
       r"with include_last_offset the last offset must be the input's length 3, got 2"),
+    C("embedding_bag-max-scale-grad", "pdt.nn.functional.embedding_bag(pdt.tensor([[1, 2]]), "
+      "pdt.ones(5, 2), mode='max', scale_grad_by_freq=True)", "ValueError",
+      r"max mode does not support scaling the gradient by the frequency"),
     C("full-size-twice", "pdt.full((2,), 1.0, size=(3,))", "TypeError",
       r"full\(\) got multiple values for argument 'size'"),
     C("linspace-too-many", "pdt.linspace(0, 1, 3, 4)", "TypeError",
@@ -267,10 +270,10 @@ NN_API_CASES = [
     C("max-other-keepdim", "pdt.max(t, t, keepdim=True)", "TypeError",
       r"max\(other\) takes no dim or keepdim"),
     C("one_hot-float", "pdt.nn.functional.one_hot(t)", "TypeError",
-      r"one_hot\(\): tensor must hold integer class indices \(int64 or int32\), got "
+      r"one_hot\(\): input must hold integer class indices \(int64 or int32\), got "
       r"pydevtensor\.float32 on cpu"),
     C("one_hot-list", "pdt.nn.functional.one_hot([0, 1])", "TypeError",
-      r"one_hot\(\): tensor must be a Tensor, got list"),
+      r"one_hot\(\): input must be a Tensor, got list"),
     C("one_hot-too-big", "pdt.nn.functional.one_hot(pdt.tensor([0, 5, 2]), 3)", "RuntimeError",
       r"one_hot\(\): class 5 is out of range for num_classes=3"),
     C("one_hot-negative", "pdt.nn.functional.one_hot(pdt.tensor([1, -2]))", "RuntimeError",

@@ -128,3 +128,24 @@ def test_indices_on_another_device_are_refused(device):
                                               rf"the same device, but the indices \(2,\) are "
                                               rf"on cpu and weight \(5, 3\) on {device}"):
         emb(pdt.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("cls", [nn.Embedding, nn.EmbeddingBag])
+def test_reset_parameters_redraws_and_zeros_the_padding_row(device, cls):
+    """reset_parameters draws the constructor's N(0, 1) table again (the same values
+    after the same seed), in place in the same Parameter, then zeros row padding_idx."""
+    pdt.manual_seed(3)
+    layer = cls(6, 4, padding_idx=-2, device=device)
+    fresh = _np(layer.weight)
+    assert layer.padding_idx == 4 and not fresh[4].any() and fresh[:4].all()
+    weight = layer.weight
+    with pdt.no_grad():
+        weight.fill_(5.0)
+    pdt.manual_seed(3)
+    layer.reset_parameters()
+    assert layer.weight is weight and weight.requires_grad
+    np.testing.assert_array_equal(_np(weight), fresh)
+    frozen = cls.from_pretrained(pdt.ones(3, 2, device=device), padding_idx=0)
+    frozen.reset_parameters()
+    got = _np(frozen.weight)
+    assert not frozen.weight.requires_grad and not got[0].any() and (got[1:] != 1.0).all()

@@ -83,6 +83,31 @@ def test_errors():
         F.embedding_bag(pdt.tensor([0.0]), w, pdt.tensor([0]))
 
 
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_no_indices_gives_zeros_on_the_graph(device, mode):
+    """No index at all (a 1-d input of length 0, or 0 bags of a 2-d input): zeros that
+    still depend on weight, so backward gives weight a zero gradient (mode 'max' gave
+    a result off the graph, and backward raised)."""
+    for idx, offsets, bags in (([], [0, 0], 2), (np.zeros((0, 3), np.int64), None, 0)):
+        weight = pdt.ones(4, 3, device=device).requires_grad_()
+        got = F.embedding_bag(pdt.tensor(idx, dtype=pdt.int64, device=device), weight,
+                              None if offsets is None else pdt.tensor(offsets, device=device),
+                              mode=mode)
+        assert got.shape == (bags, 3) and got.requires_grad
+        assert not got.detach().cpu().numpy().any()
+        got.sum().backward()
+        np.testing.assert_array_equal(weight.grad.cpu().numpy(), np.zeros((4, 3)))
+
+
+def test_max_mode_refuses_scale_grad_by_freq():
+    with pytest.raises(ValueError, match="max mode does not support scaling the gradient"):
+        F.embedding_bag(pdt.tensor([[1, 2]]), pdt.ones(5, 2), mode="max",
+                        scale_grad_by_freq=True)
+    # the other modes take it
+    assert F.embedding_bag(pdt.tensor([[1, 2]]), pdt.ones(5, 2), mode="sum",
+                           scale_grad_by_freq=True).tolist() == [[2.0, 2.0]]
+
+
 def max_grad_ref(idx, w, starts, g, pad=None):
     """The weight gradient of mode 'max': each (bag, column) sends its whole gradient to
     the first index in bag order whose row holds the bag's maximum in that column."""
@@ -123,3 +148,17 @@ def test_max_gradient_goes_to_one_row_at_ties(device, pad):
     np.testing.assert_array_equal(bag.weight.grad.cpu().numpy(),
                                   max_grad_ref(two.ravel(), w, np.array([0, 3, 6]),
                                                np.ones((3, 3))))
+
+
+def test_given_weight_is_checked_and_shared(device):
+    """_weight must be (num_embeddings, embedding_dim), as Embedding's (it was taken
+    whatever its shape, the layer then reporting sizes its table did not have)."""
+    with pytest.raises(ValueError, match=r"EmbeddingBag: the shape of weight \(4, 2\) does "
+                                         r"not match num_embeddings and embedding_dim \(3, 2\)"):
+        nn.EmbeddingBag(3, 2, _weight=pdt.ones(4, 2, device=device))
+    with pytest.raises(TypeError, match=r"EmbeddingBag: _weight must be a Tensor, got list"):
+        nn.EmbeddingBag(1, 2, _weight=[[1.0, 2.0]])
+    table = pdt.ones(3, 2, device=device)
+    bag = nn.EmbeddingBag(3, 2, mode="sum", _weight=table)
+    table[1] = 4.0  # the same storage, as PyTorch's
+    assert bag(pdt.tensor([[1, 2]], device=device)).cpu().tolist() == [[5.0, 5.0]]

@@ -63,15 +63,23 @@ def test_one_hot_errors_name_the_class(dev):
             F.one_hot(pdt.tensor([2, -1, 9]), 4)  # the negative one first
     with pytest.raises(RuntimeError, match=r"class -3 is out of range for num_classes=3"):
         F.one_hot(pdt.tensor([-3, 2], device=dev))  # inferred: read on every device
-    with pytest.raises(TypeError, match=r"one_hot\(\): tensor must hold integer class "
+    with pytest.raises(TypeError, match=r"one_hot\(\): input must hold integer class "
                                         r"indices \(int64 or int32\), got pydevtensor.float32"):
         F.one_hot(pdt.tensor([0.0, 1.0], device=dev))
     with pytest.raises(TypeError, match=r"num_classes must be an int, got float"):
         F.one_hot(x, 5.0)
     with pytest.raises(ValueError, match=r"num_classes must be -1 \(inferred\) or >= 0, got -2"):
         F.one_hot(x, -2)
-    with pytest.raises(TypeError, match=r"tensor must be a Tensor, got list"):
+    with pytest.raises(TypeError, match=r"input must be a Tensor, got list"):
         F.one_hot([0, 1], 2)
+
+
+def test_one_hot_keywords_are_torchs(dev):
+    """The classes are keyword input (PyTorch's name for them), not tensor."""
+    got = F.one_hot(input=pdt.tensor([[2], [0]], device=dev), num_classes=3)
+    np.testing.assert_array_equal(got.cpu().numpy(), _reference(np.array([[2], [0]]), 3))
+    with pytest.raises(TypeError, match="tensor"):
+        F.one_hot(tensor=pdt.tensor([1], device=dev), num_classes=3)
 
 
 @pytest.mark.cuda

@@ -135,6 +135,33 @@ def test_packing_against_torch():
         assert pl.tolist() == tl.tolist()
 
 
+@pytest.mark.parametrize("data_rows,sizes", [(4, [2, 1]), (2, [2, 1]), (3, [1, 2]),
+                                             (2, [2, 0]), (0, [])])
+def test_packed_sequences_that_do_not_fit_their_data_are_refused(device, data_rows, sizes):
+    """batch_sizes that are not positive, grow, or do not sum to data's rows raise
+    (pad_packed_sequence padded with data's extra rows instead of padding_value)."""
+    bad = R.PackedSequence(pdt.arange(2.0 * data_rows, device=device).reshape(data_rows, 2),
+                           pdt.tensor(sizes, dtype=pdt.int64))
+    pattern = r"batch_sizes .* do not describe its data of shape \(" + str(data_rows)
+    with pytest.raises(ValueError, match=r"pad_packed_sequence: the PackedSequence's " +
+                       pattern):
+        R.pad_packed_sequence(bad, padding_value=-1.0)
+    with pytest.raises(ValueError, match=pattern):
+        nn.GRU(2, 3).to(device)(bad)
+    good = R.PackedSequence(bad.data[:3], pdt.tensor([2, 1])) if data_rows >= 3 else None
+    if good is not None:
+        padded, lengths = R.pad_packed_sequence(good, padding_value=-1.0)
+        assert padded.cpu().tolist() == [[[0, 1], [2, 3]], [[4, 5], [-1, -1]]]
+
+
+def test_total_length_takes_integers(device):
+    p = R.pack_sequence([pdt.ones(2, device=device), pdt.ones(1, device=device)])
+    for total in (4, np.int64(4), pdt.tensor(4)):
+        padded, lengths = R.pad_packed_sequence(p, batch_first=True, total_length=total)
+        assert padded.cpu().tolist() == [[1, 1, 0, 0], [1, 0, 0, 0]]
+        assert lengths.tolist() == [2, 1]
+
+
 def test_packed_sequence_to_and_fields(device):
     p = R.pack_sequence([pdt.ones(1), pdt.ones(3), pdt.ones(2)], enforce_sorted=False)
     assert p._fields == ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
@@ -144,6 +171,18 @@ def test_packed_sequence_to_and_fields(device):
     assert q.batch_sizes.device.type == "cpu" and q.is_cuda == (q.device.type == "cuda")
     assert q.to(device) is q and q.double().data.dtype == pdt.float64
     assert q.cpu().data.device.type == "cpu"
+    casts = dict(double=pdt.float64, float=pdt.float32, half=pdt.float16,
+                 bfloat16=pdt.bfloat16, long=pdt.int64, int=pdt.int32, short=pdt.int16,
+                 char=pdt.int8, byte=pdt.uint8)
+    for name, dtype in casts.items():
+        c = getattr(q, name)()
+        assert c.data.dtype == dtype and c.batch_sizes is q.batch_sizes
+        assert c.data.tolist() == [1] * 6 and c.sorted_indices.tolist() == [1, 2, 0]
+    assert q.float() is q  # nothing changes
+    if pdt.cuda.is_available():
+        pinned = p.pin_memory()
+        assert pinned.is_pinned() and pinned.sorted_indices.is_pinned()
+        assert pinned.data.tolist() == p.data.tolist()
     assert R.invert_permutation(pdt.tensor([2, 0, 1])).tolist() == [1, 2, 0]
 
 
@@ -160,12 +199,23 @@ def test_packed_sequence_to_and_fields(device):
                                    total_length=2), ValueError,
      r"Expected total_length to be at least the length of the longest sequence in input, "
      r"but got total_length=2 and max sequence length being 3"),
+    (lambda: R.pad_packed_sequence(R.pack_sequence([pdt.ones(2)]), total_length=4.5),
+     TypeError, r"pad_packed_sequence: total_length must be an int, got float"),
     (lambda: R.pad_sequence([]), RuntimeError, r"received an empty list of sequences"),
     (lambda: R.pad_sequence([pdt.ones(2, 3), pdt.ones(2, 2)]), RuntimeError,
      r"sequence 0 is \(2, 3\) on cpu but sequence 1 is \(2, 2\)"),
     (lambda: R.pad_sequence([pdt.ones(2)], padding_side="up"), ValueError,
      r"Expected padding_side to be one of left or right, but got up."),
     (lambda: R.pad_packed_sequence(pdt.ones(2)), TypeError, r"expected a PackedSequence"),
+    (lambda: R.unpad_sequence(pdt.zeros(3, 2), pdt.tensor([3, 1, 1])), ValueError,
+     r"expected 2 lengths in \[0, 3\] for padded_sequences of shape \(3, 2\) "
+     r"\(batch_first=False, on cpu\), got \[3, 1, 1\]"),
+    (lambda: R.unpad_sequence(pdt.zeros(2, 3), [4, 1], batch_first=True), ValueError,
+     r"expected 2 lengths in \[0, 3\]"),
+    (lambda: R.unpad_sequence(pdt.zeros(2, 3), [-1, 1], batch_first=True), ValueError,
+     r"expected 2 lengths in \[0, 3\]"),
+    (lambda: R.unpad_sequence(pdt.zeros(3), [1]), ValueError,
+     r"padded_sequences must be a Tensor with at least 2 dimensions"),
     (lambda: R.PackedSequence(pdt.ones(2), [2]), RuntimeError,
      r"batch_sizes should always be a 1-D int64 tensor on the CPU"),
 ])

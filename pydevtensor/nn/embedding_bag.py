@@ -26,7 +26,7 @@ from ..autograd.grad_mode import no_grad as _no_grad
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
-from .sparse import _norm_options
+from .sparse import _given_weight, _norm_options, _TableParameters
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -93,8 +93,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     Raises
     ------
     ValueError
-        For a bad mode, shapes that do not fit, offsets with a 2-d input, or
-        per_sample_weights with a mode other than 'sum'.
+        For a bad mode, shapes that do not fit, offsets with a 2-d input,
+        per_sample_weights with a mode other than 'sum', or scale_grad_by_freq with
+        mode 'max'.
     TypeError
         When input or offsets is not an integer Tensor.
 
@@ -110,7 +111,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     where = "embedding_bag()"
     if mode not in ("sum", "mean", "max"):
         raise _Invalid(f"{where}: mode has to be one of sum, mean or max, got {mode!r}")
-    flag(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq")
+    if flag(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq") and mode == "max":
+        raise _Invalid(f"{where}: max mode does not support scaling the gradient by the "
+                       f"frequency (scale_grad_by_freq=True); use mode 'sum' or 'mean'")
     include_last_offset = flag(include_last_offset, "embedding_bag", "include_last_offset")
     if flag(sparse, "embedding_bag", "sparse"):
         raise NotImplementedError(f"{where}: sparse=True (sparse gradients) is not "
@@ -191,12 +194,12 @@ def _bag_max(rows: Tensor, bag_of: Tensor, bags: int) -> Tensor:
                                        device=rows.device),
                                0, where_to, positions.masked_fill(~is_top, length), "amin")
         found = first < length
-    if length == 0:  # every bag empty
-        return _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device)
+    if length == 0:  # every bag empty: zeros, still on rows' graph (a zero gradient)
+        return _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device) + rows.sum(0)
     return rows.gather(0, first.clamp(max=length - 1)).masked_fill(~found, 0.0)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_TableParameters, Module):
     """A table of num_embeddings vectors whose forward gives the sum, mean or max of the
     rows of each bag of indices (F.embedding_bag), as ``torch.nn.EmbeddingBag``; the
     weight is drawn from N(0, 1), as Embedding's.
@@ -221,7 +224,10 @@ class EmbeddingBag(Module):
     Raises
     ------
     ValueError
-        For a bad mode or a negative size.
+        For a bad mode, a negative size, or a _weight whose shape is not
+        (num_embeddings, embedding_dim).
+    TypeError
+        When _weight is not a Tensor.
 
     Examples
     --------
@@ -251,13 +257,13 @@ class EmbeddingBag(Module):
             padding_idx = FN._padding_idx(padding_idx, num_embeddings, "EmbeddingBag")
         self.padding_idx = padding_idx
         if _weight is None:
-            w = _C.empty(num_embeddings, embedding_dim, device=device,
-                         dtype=_C._get_default_dtype() if dtype is None else dtype).normal_()
-            if padding_idx is not None:
-                w[padding_idx].fill_(0.0)
+            self.weight = Parameter(_C.empty(
+                num_embeddings, embedding_dim, device=device,
+                dtype=_C._get_default_dtype() if dtype is None else dtype))
+            self.reset_parameters()
         else:
-            w = _weight.detach()
-        self.weight = Parameter(w)
+            self.weight = Parameter(_given_weight(_weight, num_embeddings, embedding_dim,
+                                                  "EmbeddingBag"))
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:

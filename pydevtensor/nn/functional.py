@@ -549,7 +549,7 @@ def one_hot_like(target, logits):
     return _one_hot(target, c, logits.dtype)
 
 
-def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
+def one_hot(input: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     """PyTorch's ``one_hot``: integer classes of any shape ``(*)`` -> int64 ``(*, C)``, 1
     at each class and 0 elsewhere, on the classes' device.
 
@@ -561,7 +561,7 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
 
     Parameters
     ----------
-    tensor : Tensor
+    input : Tensor
         Class indices, int64 or int32.
     num_classes : int, optional
         The number of classes C (default -1: the largest class + 1).
@@ -569,14 +569,14 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     Returns
     -------
     Tensor
-        int64, of shape ``tensor.shape + (C,)``.
+        int64, of shape ``input.shape + (C,)``.
 
     Raises
     ------
     TypeError
-        When tensor is not an integer Tensor, or num_classes not an int.
+        When input is not an integer Tensor, or num_classes not an int.
     ValueError
-        When num_classes is below -1, or is -1 and tensor is empty.
+        When num_classes is below -1, or is -1 and input is empty.
     RuntimeError
         When a class is negative or at least num_classes (naming it).
 
@@ -590,34 +590,34 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     >>> F.one_hot(pydevtensor.tensor([1]), num_classes=4)
     tensor([[0, 1, 0, 0]])
     """
-    if not isinstance(tensor, _C.Tensor):
-        raise TypeError(f"one_hot(): tensor must be a Tensor, got {type(tensor).__name__}")
-    if tensor.dtype not in (_C.int64, _C.int32):
-        raise _C.DTypeError(f"one_hot(): tensor must hold integer class indices (int64 or int32), "
-                            f"got {tensor.dtype} on {tensor.device}")
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"one_hot(): input must be a Tensor, got {type(input).__name__}")
+    if input.dtype not in (_C.int64, _C.int32):
+        raise _C.DTypeError(f"one_hot(): input must hold integer class indices (int64 or int32), "
+                            f"got {input.dtype} on {input.device}")
     num_classes = _args.size(num_classes, "one_hot()", "num_classes")  # NumPy's too
     if num_classes < -1:
         raise ValueError(f"one_hot(): num_classes must be -1 (inferred) or >= 0, got "
                          f"{num_classes}")
-    shape = tuple(tensor.shape)
-    if tensor.numel() == 0:
+    shape = tuple(input.shape)
+    if input.numel() == 0:
         if num_classes == -1:
             raise ValueError(f"one_hot(): cannot infer the number of classes from an empty "
-                             f"tensor of shape {shape} on {tensor.device}; pass num_classes")
-        return _C.zeros(shape + (num_classes,), dtype=_C.int64, device=tensor.device)
+                             f"tensor of shape {shape} on {input.device}; pass num_classes")
+        return _C.zeros(shape + (num_classes,), dtype=_C.int64, device=input.device)
     if num_classes == -1:  # one copy of (min, max) to the host wherever the classes are
-        lo, hi = _stack([tensor.min(), tensor.max()]).cpu().tolist()
+        lo, hi = _stack([input.min(), input.max()]).cpu().tolist()
         num_classes = hi + 1
         bad = lo if lo < 0 else None
-    elif tensor.device.type == "cpu":
-        bad = _out_of_range(tensor, num_classes)
+    elif input.device.type == "cpu":
+        bad = _out_of_range(input, num_classes)
     else:
         bad = None
     if bad is not None:
         raise RuntimeError(f"one_hot(): class {bad} is out of range for num_classes="
                            f"{num_classes} (classes must lie in [0, {num_classes})), in a "
-                           f"tensor of shape {shape} on {tensor.device}")
-    return _one_hot(tensor, num_classes, _C.int64)
+                           f"tensor of shape {shape} on {input.device}")
+    return _one_hot(input, num_classes, _C.int64)
 
 
 

@@ -17,7 +17,7 @@ from . import _functional_rnn as FR
 from . import _packed_rnn
 from .module import Module
 from .parameter import Parameter
-from .utils.rnn import PackedSequence
+from .utils.rnn import PackedSequence, _check_packed
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -386,7 +386,7 @@ class RNNBase(Module):
         sequences) is put in the packed order, and h_n back in the original order, as
         PyTorch does; the output is packed like the input."""
         check_input(where, input.data, own, self.input_size, (2, 2), "packed (steps, H_in)")
-        sizes = [int(n) for n in input.batch_sizes.tolist()]
+        sizes = _check_packed(input, where)
         directions = 2 if self.bidirectional else 1
         shape = (self.num_layers * directions, sizes[0], self.proj_size or self.hidden_size)
         c_shape = (shape[0], shape[1], self.hidden_size) if self.proj_size else None

@@ -27,7 +27,48 @@ def _norm_options(module) -> str:
     return text
 
 
-class Embedding(Module):
+def _given_weight(weight, num_embeddings: int, embedding_dim: int, where: str) -> Tensor:
+    """An Embedding's or EmbeddingBag's _weight, checked, detached: the same storage, as
+    PyTorch's Parameter(_weight)."""
+    if not isinstance(weight, _C.Tensor):
+        raise TypeError(f"{where}: _weight must be a Tensor, got {type(weight).__name__}")
+    if tuple(weight.shape) != (num_embeddings, embedding_dim):
+        raise ValueError(f"{where}: the shape of weight {tuple(weight.shape)} does not match "
+                         f"num_embeddings and embedding_dim ({num_embeddings}, "
+                         f"{embedding_dim}) (on {weight.device})")
+    return weight.detach()
+
+
+class _TableParameters:
+    """reset_parameters and _fill_padding_idx_with_zero of Embedding and EmbeddingBag,
+    as PyTorch's (each has weight and padding_idx)."""
+
+    def reset_parameters(self) -> None:
+        """Draws weight from N(0, 1) again, in place, then zeros the row padding_idx (when
+        there is one), as PyTorch's; the constructor draws the weight so.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> emb = nn.Embedding(4, 2, padding_idx=1)
+        >>> _ = emb.weight.data.fill_(5.0)
+        >>> emb.reset_parameters()
+        >>> emb.weight[1].tolist(), bool((emb.weight[0] != 5.0).all())
+        ([0.0, 0.0], True)
+        """
+        self.weight.data.normal_()
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            self.weight.data[self.padding_idx].fill_(0.0)
+
+
+class Embedding(_TableParameters, Module):
     """A table of num_embeddings vectors of size embedding_dim: ``emb(indices)`` gives
     the rows at the indices, of shape ``(*indices.shape, embedding_dim)``, as
     ``torch.nn.Embedding``.
@@ -98,21 +139,14 @@ class Embedding(Module):
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            w = _C.empty(num_embeddings, embedding_dim, device=device,
-                         dtype=_C._get_default_dtype() if dtype is None else dtype)
-            w.normal_()
-            if padding_idx is not None:
-                w[padding_idx].fill_(0.0)
+            self.weight = Parameter(
+                _C.empty(num_embeddings, embedding_dim, device=device,
+                         dtype=_C._get_default_dtype() if dtype is None else dtype),
+                requires_grad=not _freeze)
+            self.reset_parameters()
         else:
-            if not isinstance(_weight, _C.Tensor):
-                raise TypeError(f"Embedding: _weight must be a Tensor, got "
-                                f"{type(_weight).__name__}")
-            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
-                raise ValueError(f"Embedding: the shape of weight {tuple(_weight.shape)} does "
-                                 f"not match num_embeddings and embedding_dim "
-                                 f"({num_embeddings}, {embedding_dim})")
-            w = _weight.detach()  # the same storage, as PyTorch's Parameter(_weight)
-        self.weight = Parameter(w, requires_grad=not _freeze)
+            self.weight = Parameter(_given_weight(_weight, num_embeddings, embedding_dim,
+                                                  "Embedding"), requires_grad=not _freeze)
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ... import _C
-from ..._args import flag
+from ..._args import flag, size as _size
 from ..._memory_format import contiguous_format as _contiguous_format
 from ..._ops_index import index_select as _index_select
 from ..._ops_join import cat as _cat
@@ -66,6 +66,29 @@ def invert_permutation(permutation: Optional[_C.Tensor]) -> Optional[_C.Tensor]:
     for i, p in enumerate(order):
         inverse[p] = i
     return _index(inverse, permutation.device)
+
+
+def _cast(dtype_name: str, method: str) -> Any:
+    """PackedSequence's method `method`: ``self.to(pydevtensor.<dtype_name>)``."""
+    def cast(self: "PackedSequence") -> "PackedSequence":
+        return self.to(getattr(_C, dtype_name))
+    cast.__name__, cast.__qualname__ = method, f"PackedSequence.{method}"
+    cast.__doc__ = f"""The sequence with data as {dtype_name}
+        (``self.to(pydevtensor.{dtype_name})``), as PyTorch's ``PackedSequence.{method}``.
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is {dtype_name} already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.{method}().data.dtype
+        pydevtensor.{dtype_name}
+        """
+    return cast
 
 
 _PackedSequenceFields = collections.namedtuple(
@@ -181,107 +204,40 @@ class PackedSequence(_PackedSequenceFields):
         """
         return self.to("cpu")
 
-    def double(self) -> "PackedSequence":
-        """The sequence with data as float64 (``self.to(pydevtensor.float64)``).
+    double = _cast("float64", "double")
+    float = _cast("float32", "float")
+    half = _cast("float16", "half")
+    bfloat16 = _cast("bfloat16", "bfloat16")
+    long = _cast("int64", "long")
+    int = _cast("int32", "int")
+    short = _cast("int16", "short")
+    char = _cast("int8", "char")
+    byte = _cast("uint8", "byte")
+
+    def pin_memory(self) -> "PackedSequence":
+        """The sequence with data and the indices in pinned (page-locked) host memory,
+        as PyTorch's (batch_sizes stays as it is).
 
         Returns
         -------
         PackedSequence
-            A new one, or self when data is float64 already.
+            A new one.
+
+        Raises
+        ------
+        DeviceError
+            Where there is no CUDA device (pinning needs one), or data is not on the CPU.
 
         Examples
         --------
         >>> from pydevtensor.nn.utils.rnn import pack_sequence
         >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.double().data.dtype
-        pydevtensor.float64
+        >>> p.pin_memory().is_pinned() if pydevtensor.cuda.is_available() else True
+        True
         """
-        return self.to(_C.float64)
-
-    def float(self) -> "PackedSequence":
-        """The sequence with data as float32 (``self.to(pydevtensor.float32)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is float32 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.float().data.dtype
-        pydevtensor.float32
-        """
-        return self.to(_C.float32)
-
-    def half(self) -> "PackedSequence":
-        """The sequence with data as float16 (``self.to(pydevtensor.float16)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is float16 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.half().data.dtype
-        pydevtensor.float16
-        """
-        return self.to(_C.float16)
-
-    def bfloat16(self) -> "PackedSequence":
-        """The sequence with data as bfloat16 (``self.to(pydevtensor.bfloat16)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is bfloat16 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.bfloat16().data.dtype
-        pydevtensor.bfloat16
-        """
-        return self.to(_C.bfloat16)
-
-    def long(self) -> "PackedSequence":
-        """The sequence with data as int64 (``self.to(pydevtensor.int64)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is int64 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.long().data.dtype
-        pydevtensor.int64
-        """
-        return self.to(_C.int64)
-
-    def int(self) -> "PackedSequence":
-        """The sequence with data as int32 (``self.to(pydevtensor.int32)``).
-
-        Returns
-        -------
-        PackedSequence
-            A new one, or self when data is int32 already.
-
-        Examples
-        --------
-        >>> from pydevtensor.nn.utils.rnn import pack_sequence
-        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
-        >>> p.int().data.dtype
-        pydevtensor.int32
-        """
-        return self.to(_C.int32)
+        pin = (lambda t: None if t is None else t.pin_memory())
+        return type(self)(self.data.pin_memory(), self.batch_sizes, pin(self.sorted_indices),
+                          pin(self.unsorted_indices))
 
     @property
     def is_cuda(self) -> bool:
@@ -424,9 +380,23 @@ def pack_padded_sequence(input: _C.Tensor, lengths: Any, batch_first: bool = Fal
 
 
 def _check_packed(sequence: Any, where: str) -> List[int]:
+    """sequence's batch_sizes as a list, after checking that they describe its data:
+    positive, never growing, summing to data's rows (a PackedSequence built by hand
+    may not; PyTorch's pad_packed_sequence then pads with rows past the sum, or writes
+    out of place)."""
     if not isinstance(sequence, PackedSequence):
         raise TypeError(f"{where}: expected a PackedSequence, got {type(sequence).__name__}")
-    return [int(v) for v in sequence.batch_sizes.tolist()]
+    sizes = [int(v) for v in sequence.batch_sizes.tolist()]
+    data = sequence.data
+    rows = data.shape[0] if isinstance(data, _C.Tensor) and data.ndim >= 1 else None
+    if not sizes or sizes[-1] < 1 or any(a < b for a, b in zip(sizes, sizes[1:])) or \
+            sum(sizes) != rows:
+        what = tuple(data.shape) if isinstance(data, _C.Tensor) else type(data).__name__
+        raise _Invalid(f"{where}: the PackedSequence's batch_sizes {sizes} do not describe "
+                       f"its data of shape {what}: they must be positive, never increase "
+                       f"and sum to data's first dimension (build one with "
+                       f"pack_padded_sequence or pack_sequence)")
+    return sizes
 
 
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
@@ -456,6 +426,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     ------
     ValueError
         When total_length is shorter than the longest sequence.
+    TypeError
+        When total_length is not an int (a float, a bool), as PyTorch's.
 
     Examples
     --------
@@ -469,11 +441,12 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     sizes = _check_packed(sequence, where)
     steps, batch = len(sizes), sizes[0]
     if total_length is not None:
+        total_length = _size(total_length, where, "total_length")
         if total_length < steps:
             raise ValueError(f"{where}: Expected total_length to be at least the length of the "
                              f"longest sequence in input, but got total_length={total_length} "
                              f"and max sequence length being {steps}")
-        steps_out = int(total_length)
+        steps_out = total_length
     else:
         steps_out = steps
     data = sequence.data
@@ -601,14 +574,31 @@ def unpad_sequence(padded_sequences: _C.Tensor, lengths: Any,
         B tensors (lengths[b], ...), copies: writing into one leaves padded_sequences
         as it was (PyTorch's are copies too).
 
+    Raises
+    ------
+    ValueError
+        When there are not B lengths (as PyTorch's), or one is negative or longer
+        than L (PyTorch's returns the L steps there, without a word).
+
     Examples
     --------
     >>> from pydevtensor.nn.utils.rnn import unpad_sequence
     >>> unpad_sequence(pydevtensor.tensor([[1, 2, 3], [4, 0, 0]]), [3, 1], batch_first=True)
     [tensor([1, 2, 3]), tensor([4])]
     """
-    lens = _lengths_list(lengths, "unpad_sequence")
+    where = "unpad_sequence"
+    lens = _lengths_list(lengths, where)
+    if not isinstance(padded_sequences, _C.Tensor) or padded_sequences.ndim < 2:
+        what = tuple(padded_sequences.shape) if isinstance(padded_sequences, _C.Tensor) \
+            else type(padded_sequences).__name__
+        raise _Invalid(f"{where}: padded_sequences must be a Tensor with at least 2 "
+                       f"dimensions (time and batch), got {what}")
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
+    if len(lens) != x.shape[0] or any(n < 0 or n > x.shape[1] for n in lens):
+        raise _Invalid(f"{where}: expected {x.shape[0]} lengths in [0, {x.shape[1]}] for "
+                       f"padded_sequences of shape {tuple(padded_sequences.shape)} "
+                       f"(batch_first={batch_first}, on {padded_sequences.device}), got "
+                       f"{lens}")
     return [x[b, :n].clone(memory_format=_contiguous_format) for b, n in enumerate(lens)]
 
 
