@@ -172,8 +172,9 @@ static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype
         }
         return 0;
     }
-    if (pdt_is_tensor(st->S, o)) { /* a device's 0-d tensor is read as tensor()'s copy, */
-        PyObject *value = pdt_tensor_scalar_value(o, "tensor()"); /* not float()'s */
+    if (pdt_is_tensor(st->S, o) && pdt_tensor_numel(pdt_tensor_of(o)) == 1) {
+        /* a device's 0-d tensor is read as tensor()'s copy, not float()'s */
+        PyObject *value = pdt_tensor_scalar_value(o, "tensor()");
         const int r = value ? write_value(value, dt, p) : -1;
         Py_XDECREF(value);
         return r;
