@@ -69,6 +69,8 @@ def _limit_at_zero(x, value, fn):
     return _where_other(x == 0, value, fn, x)
 
 _EULER = 0.57721566490153286061
+_LN2 = math.log(2.0)
+_TINY = 5e-324  # the smallest subnormal: the series hold down to it (K0(5e-324) = 744.56)
 _SERIES_TERMS = 25
 _INT_STEP = 0.1
 _INT_POINTS = 71
@@ -79,9 +81,9 @@ _ASYM_TERMS = 25
 def _scaled_k_f64(nu, x):
     """exp(x) K_nu(x) for float64 x (Note [modified Bessel functions K])."""
     # x <= 1: the series, times exp(x)
-    s = x.clamp(min=1e-300, max=1.0)
+    s = x.clamp(min=_TINY, max=1.0)
     q = s * s * 0.25
-    log_half = (s * 0.5).log()
+    log_half = s.log() - _LN2  # not log(s / 2): s / 2 is 0 at the smallest subnormal
     if nu == 0:
         term = _C.ones_like(s)
         total = _C.zeros_like(s)
@@ -158,9 +160,9 @@ _JY_HANKEL = 30
 def _jy_f64(x):
     """(J0, J1, Y0, Y1) at float64 x >= 0 (NaN / inf edges left to the caller)."""
     # x <= 5: the power series (DLMF 10.2.2, 10.8.1)
-    s = x.clamp(min=1e-300, max=_JY_SMALL)
+    s = x.clamp(min=_TINY, max=_JY_SMALL)
     q = -(s * s) * 0.25
-    log_half = (s * 0.5).log() + _EULER
+    log_half = s.log() - _LN2 + _EULER
     t0 = _C.ones_like(s)
     t1 = _C.ones_like(s)
     j0 = t0
@@ -180,7 +182,7 @@ def _jy_f64(x):
         y1 = y1 + t1 * psi
     j1 = j1 * s * 0.5
     y0s = (2 / math.pi) * (log_half * j0 - y0)
-    y1s = -2 / math.pi / s + (2 / math.pi) * (s * 0.5).log() * j1 - s * 0.5 / math.pi * y1
+    y1s = -2 / math.pi / s + (2 / math.pi) * (log_half - _EULER) * j1 - s * 0.5 / math.pi * y1
     j0s, j1s = j0, j1
     # 5 < x <= 25: Miller's backward recurrence, Neumann series for Y (DLMF 10.74.iv,
     # 10.23.2 / A&S 9.1.88-89)
