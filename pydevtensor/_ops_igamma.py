@@ -46,6 +46,7 @@ from ._ops_index import where
 from ._ops_pointwise import _in_place
 from ._ops_shape import broadcast_tensors
 from .autograd.dispatch import derivative, recorded
+from .autograd.engine import input_wanted
 from .autograd.node import Node
 
 __all__ = ["gammainc", "gammaincc", "igamma", "igammac"]
@@ -196,7 +197,7 @@ class IgammaBackward0(Node):
 
     def backward(self, g):
         a, x = self.saved_tensors
-        if self.needs_input_grad[0]:
+        if input_wanted(self, 0):
             name = "igammac" if self.sign < 0 else "igamma"
             raise NotImplementedError(f"the derivative for '{name}: input' is not "
                                       f"implemented.")
