@@ -43,6 +43,7 @@ import math
 from . import _C
 from ._dtype_info import result_type
 from ._ops_index import where
+from ._out import takes_out
 from ._ops_pointwise import _in_place
 from ._ops_shape import broadcast_tensors
 from .autograd.dispatch import derivative, recorded
@@ -233,6 +234,7 @@ def _operands(name, input, other):
     return a, x
 
 
+@takes_out("gammainc", castable=True)
 def gammainc(input, other):
     """The regularized lower incomplete gamma function
     ``P(a, x) = 1 / Gamma(a) int_0^x t^(a-1) e^-t dt``, a = input, x = other,
@@ -277,6 +279,7 @@ def gammainc(input, other):
     return _igamma(*_operands("gammainc", input, other))
 
 
+@takes_out("gammaincc", castable=True)
 def gammaincc(input, other):
     """The regularized upper incomplete gamma function
     ``Q(a, x) = 1 - P(a, x) = 1 / Gamma(a) int_x^inf t^(a-1) e^-t dt``, a = input,
@@ -320,6 +323,7 @@ def gammaincc(input, other):
     return _igammac(*_operands("gammaincc", input, other))
 
 
+@takes_out("igamma", castable=True)
 def igamma(input, other):
     """``pydevtensor.special.gammainc`` under its top-level name, as ``torch.igamma``.
 
@@ -347,6 +351,7 @@ def igamma(input, other):
     return _igamma(*_operands("igamma", input, other))
 
 
+@takes_out("igammac", castable=True)
 def igammac(input, other):
     """``pydevtensor.special.gammaincc`` under its top-level name, as ``torch.igammac``.
 

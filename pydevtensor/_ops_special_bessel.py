@@ -58,6 +58,7 @@ import math
 
 from . import _C
 from ._ops_index import where
+from ._out import takes_out
 from ._ops_special import _floating, _where_other
 from ._ops_special_more import _UnaryBackward, _i0_f64, _i1_f64, _in_f64, i0, i1
 from .autograd.dispatch import derivative, recorded
@@ -439,7 +440,7 @@ def _public(name, op, what, how, grad, arg, result, ret="", differentiable=True)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _DOC.format(name=name, what=what, how=how, grad=grad, arg=arg,
                              result=result, ret=ret)
-    return fn
+    return takes_out(name, castable=True, differentiable=differentiable)(fn)
 
 
 _K = ("Note [modified Bessel functions K] in pydevtensor/_ops_special_bessel.py: a series "

@@ -29,6 +29,7 @@ import math
 from . import _C
 from ._dtype_info import result_type
 from ._ops_index import where
+from ._out import takes_out
 from .autograd.grad_mode import no_grad
 
 _NUMBER = (builtins.bool, builtins.int, builtins.float)
@@ -248,7 +249,7 @@ def _public(name, compute, what, formula, method, accuracy, args, result=None,
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _DOC.format(name=name, what=what, formula=formula, method=method,
                              accuracy=accuracy, args=args, result=_RESULTS[name])
-    return fn
+    return takes_out(name, castable=True, differentiable=False)(fn)
 
 
 _CHEB_ACC = ("at most 1.5e-13 absolute error for abs(x) <= 1 (3e-14 for T and W); the "

@@ -20,6 +20,7 @@ import math
 from . import _C
 from ._dtype_info import result_type
 from ._ops_index import where
+from ._out import takes_out
 from ._ops_shape import broadcast_tensors
 from .autograd.dispatch import derivative, recorded
 from .autograd.engine import input_wanted
@@ -119,6 +120,7 @@ def _operands(x, q):
                              q.to(device=device, dtype=dtype))
 
 
+@takes_out("zeta", castable=True)
 def zeta(input, other):
     """The Hurwitz zeta function ``zeta(x, q) = sum_{n>=0} (q + n)^-x``, x = input,
     q = other, elementwise (broadcast), as ``torch.special.zeta`` (zeta(x, 1) is
