@@ -36,12 +36,12 @@ _NUMBER = (builtins.bool, builtins.int, builtins.float)
 
 
 def _operands(op, x, n):
-    for name, v in (("input", x), ("n", n)):
+    for name, v in (("x", x), ("n", n)):
         if not isinstance(v, (_C.Tensor,) + _NUMBER):
             raise TypeError(f"{op}(): argument '{name}' must be a Tensor or a number, got "
                             f"{type(v).__name__}")
     if not isinstance(x, _C.Tensor) and not isinstance(n, _C.Tensor):
-        raise TypeError(f"{op}(): expected a Tensor for input or n, got two numbers")
+        raise TypeError(f"{op}(): expected a Tensor for x or n, got two numbers")
     x2, n2 = (builtins.int(v) if isinstance(v, builtins.bool) else v for v in (x, n))
     dtype = result_type(x2, n2)
     if not dtype.is_floating_point:
@@ -181,22 +181,22 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``.
 
     Parameters
     ----------
-    input : Tensor or number
-        The points x.
+    x : Tensor or number
+        The points (named x, as PyTorch's).
     n : Tensor or number
-        The degrees (truncated to integers).  input and n broadcast; one of them must
-        be a Tensor.
+        The degrees (truncated to integers).  x and n broadcast; one of them must be a
+        Tensor.
 
     Returns
     -------
     Tensor
-        Of the broadcast shape, the dtype of ``input * n`` (the default float dtype
+        Of the broadcast shape, the dtype of ``x * n`` (the default float dtype
         for integers and bools).
 
     Raises
     ------
     TypeError
-        When input or n is neither a Tensor nor a number, or both are numbers.
+        When x or n is neither a Tensor nor a number, or both are numbers.
     ValueError
         When the recurrence would need more than 2^20 steps (n above 2^20 where it is
         used).
@@ -232,8 +232,8 @@ _RESULTS = {  # the examples' outputs (PyTorch's too)
 
 def _public(name, compute, what, formula, method, accuracy, args, result=None,
             nan_above=None):
-    def fn(input, n):
-        x, nn, dtype = _operands(name, input, n)
+    def fn(x, n):
+        x, nn, dtype = _operands(name, x, n)
         with no_grad():
             if nan_above is not None:  # PyTorch's getHermitianLimit: NaN for n above it
                 above = nn > nan_above.get(dtype, nan_above[None])

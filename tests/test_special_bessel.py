@@ -166,6 +166,21 @@ def test_y_k_at_subnormals(device):
         np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=name)
 
 
+@pytest.mark.parametrize("name, param", [
+    ("airy_ai", "x"), ("scaled_modified_bessel_k0", "x"), ("scaled_modified_bessel_k1", "x"),
+    ("spherical_bessel_j0", "x"), ("bessel_j0", "input"), ("modified_bessel_k1", "input")])
+def test_argument_names(device, name, param):
+    # PyTorch's: x for the four whose result never requires grad, input for the others
+    fn = getattr(S, name)
+    x = _t([0.5, 2.0], device)
+    assert fn(**{param: x}).tolist() == fn(x).tolist()
+    other = "input" if param == "x" else "x"
+    with pytest.raises(TypeError, match=other):
+        fn(**{other: x})
+    with pytest.raises(TypeError, match=f"argument '{param}' must be a Tensor"):
+        fn([0.5])
+
+
 def test_j_y_gradients(device):
     a = np.array([0.7, 3.0, 11.0, 40.0])
     for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"):
