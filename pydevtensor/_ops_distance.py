@@ -6,7 +6,7 @@ Like _ops_einsum.py's ops it is built of device-generic pieces (broadcasting, su
 ``matmul``), so it runs on every device and autograd records the pieces.  Two forms,
 chosen as PyTorch chooses (compute_mode):
 
-- p = 2 through a matrix product: ``sqrt(max(|x1|^2 + |x2|^2 - 2 x1 x2^T, 1e-30))``,
+- p = 2 through a matrix product: ``sqrt(max(|x1|^2 + |x2|^2 - 2 x1 x2^T, 0))``,
   PyTorch's fast form (used when P or R exceeds 25, or always with
   'use_mm_for_euclid_dist'); its cancellation costs accuracy for near points, as
   PyTorch's does.
@@ -107,10 +107,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         x1, x2 = x1.to(common), x2.to(common)
     if p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
             compute_mode == _MODES[0] and (rows1 > 25 or rows2 > 25))):
-        square1 = (x1 * x1).sum(-1, keepdim=True)  # (*, P, 1)
-        square2 = (x2 * x2).sum(-1, keepdim=True)  # (*, R, 1)
-        d2 = square1 + square2.transpose(-1, -2) - _C.matmul(x1, x2.transpose(-1, -2)) * 2.0
-        return d2.clamp(min=1e-30).sqrt()
+        return _euclid_mm(x1, x2)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (*, P, R, M)
     if p == 0:
         # + a sum of zeros: the count gets a (zero) gradient, as PyTorch's
@@ -129,6 +126,17 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     safe = total.masked_fill(zero, 1.0)
     root = safe.sqrt() if p == 2 else safe ** (1.0 / p)
     return root.masked_fill(zero, 0.0)
+
+
+def _euclid_mm(x1, x2):
+    """cdist's p = 2 through a matrix product, PyTorch's clamp_min(0).sqrt(): the root of
+    a harmless 1 where the square is <= 0, so that a distance of 0 gets a zero gradient
+    (Note [the other branch of where] in _ops_special.py)."""
+    square1 = (x1 * x1).sum(-1, keepdim=True)  # (*, P, 1)
+    square2 = (x2 * x2).sum(-1, keepdim=True)  # (*, R, 1)
+    d2 = square1 + square2.transpose(-1, -2) - _C.matmul(x1, x2.transpose(-1, -2)) * 2.0
+    positive = d2 > 0
+    return where(positive, where(positive, d2, 1.0).sqrt(), 0.0)
 
 
 def _batch_shape(x1, x2, where):

@@ -24,6 +24,7 @@ import math
 from . import _C, _args
 from ._ops_index import where
 from ._ops_pointwise import _in_place
+from ._out import takes_out
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 
@@ -204,6 +205,7 @@ _C.Tensor.polygamma = _polygamma_method
 _C.Tensor.polygamma_ = _polygamma_
 
 
+@takes_out("mvlgamma", castable=True)
 def mvlgamma(input, p):
     """The multivariate log-gamma function of dimension p, elementwise, as PyTorch's
     ``torch.mvlgamma`` (``special.multigammaln``):

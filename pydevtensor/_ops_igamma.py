@@ -43,9 +43,11 @@ import math
 from . import _C
 from ._dtype_info import result_type
 from ._ops_index import where
+from ._out import takes_out
 from ._ops_pointwise import _in_place
 from ._ops_shape import broadcast_tensors
 from .autograd.dispatch import derivative, recorded
+from .autograd.engine import input_wanted
 from .autograd.node import Node
 
 __all__ = ["gammainc", "gammaincc", "igamma", "igammac"]
@@ -196,7 +198,7 @@ class IgammaBackward0(Node):
 
     def backward(self, g):
         a, x = self.saved_tensors
-        if self.needs_input_grad[0]:
+        if input_wanted(self, 0):
             name = "igammac" if self.sign < 0 else "igamma"
             raise NotImplementedError(f"the derivative for '{name}: input' is not "
                                       f"implemented.")
@@ -232,6 +234,7 @@ def _operands(name, input, other):
     return a, x
 
 
+@takes_out("gammainc", castable=True)
 def gammainc(input, other):
     """The regularized lower incomplete gamma function
     ``P(a, x) = 1 / Gamma(a) int_0^x t^(a-1) e^-t dt``, a = input, x = other,
@@ -276,6 +279,7 @@ def gammainc(input, other):
     return _igamma(*_operands("gammainc", input, other))
 
 
+@takes_out("gammaincc", castable=True)
 def gammaincc(input, other):
     """The regularized upper incomplete gamma function
     ``Q(a, x) = 1 - P(a, x) = 1 / Gamma(a) int_x^inf t^(a-1) e^-t dt``, a = input,
@@ -319,6 +323,7 @@ def gammaincc(input, other):
     return _igammac(*_operands("gammaincc", input, other))
 
 
+@takes_out("igamma", castable=True)
 def igamma(input, other):
     """``pydevtensor.special.gammainc`` under its top-level name, as ``torch.igamma``.
 
@@ -346,6 +351,7 @@ def igamma(input, other):
     return _igamma(*_operands("igamma", input, other))
 
 
+@takes_out("igammac", castable=True)
 def igammac(input, other):
     """``pydevtensor.special.gammaincc`` under its top-level name, as ``torch.igammac``.
 

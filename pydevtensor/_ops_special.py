@@ -26,7 +26,7 @@ from .autograd.derivatives_operands import _SavesOperands
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 from ._ops_pointwise import _in_place
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 
 
 def _where_other(cond, taken, fn, x):
@@ -222,6 +222,7 @@ def xlogy(input, other, *, out=None):
     return _x_log("xlogy", input, other, lambda y: y.log(), _scalar_log, 1.0, 0.0)
 
 
+@takes_out("xlog1py", castable=True)
 def xlog1py(input, other):
     """``input * log1p(other)``, taken as 0 where input is 0 (unless other is NaN).
 
@@ -243,6 +244,7 @@ def xlog1py(input, other):
     return _x_log("xlog1py", input, other, lambda y: y.log1p(), _scalar_log1p, 0.0, -1.0)
 
 
+@takes_out("entr", castable=True)
 def entr(input):
     """The elementwise entropy term: ``-x log(x)`` for x > 0, 0 at 0, -inf for x < 0.
 
@@ -348,6 +350,7 @@ def sinc(input, *, out=None):
     return where(small, 1.0 - t * t / 6.0, px.sin() / px)
 
 
+@takes_out("ndtr", castable=True)
 def ndtr(input):
     """The standard normal distribution function, ``(1 + erf(x / sqrt(2))) / 2``
     (computed as ``erfc(-x / sqrt(2)) / 2``, exact in the lower tail).

@@ -58,6 +58,7 @@ import math
 
 from . import _C
 from ._ops_index import where
+from ._out import takes_out
 from ._ops_special import _floating, _where_other
 from ._ops_special_more import _UnaryBackward, _i0_f64, _i1_f64, _in_f64, i0, i1
 from .autograd.dispatch import derivative, recorded
@@ -69,6 +70,8 @@ def _limit_at_zero(x, value, fn):
     return _where_other(x == 0, value, fn, x)
 
 _EULER = 0.57721566490153286061
+_LN2 = math.log(2.0)
+_TINY = 5e-324  # the smallest subnormal: the series hold down to it (K0(5e-324) = 744.56)
 _SERIES_TERMS = 25
 _INT_STEP = 0.1
 _INT_POINTS = 71
@@ -79,9 +82,9 @@ _ASYM_TERMS = 25
 def _scaled_k_f64(nu, x):
     """exp(x) K_nu(x) for float64 x (Note [modified Bessel functions K])."""
     # x <= 1: the series, times exp(x)
-    s = x.clamp(min=1e-300, max=1.0)
+    s = x.clamp(min=_TINY, max=1.0)
     q = s * s * 0.25
-    log_half = (s * 0.5).log()
+    log_half = s.log() - _LN2  # not log(s / 2): s / 2 is 0 at the smallest subnormal
     if nu == 0:
         term = _C.ones_like(s)
         total = _C.zeros_like(s)
@@ -158,9 +161,9 @@ _JY_HANKEL = 30
 def _jy_f64(x):
     """(J0, J1, Y0, Y1) at float64 x >= 0 (NaN / inf edges left to the caller)."""
     # x <= 5: the power series (DLMF 10.2.2, 10.8.1)
-    s = x.clamp(min=1e-300, max=_JY_SMALL)
+    s = x.clamp(min=_TINY, max=_JY_SMALL)
     q = -(s * s) * 0.25
-    log_half = (s * 0.5).log() + _EULER
+    log_half = s.log() - _LN2 + _EULER
     t0 = _C.ones_like(s)
     t1 = _C.ones_like(s)
     j0 = t0
@@ -180,7 +183,7 @@ def _jy_f64(x):
         y1 = y1 + t1 * psi
     j1 = j1 * s * 0.5
     y0s = (2 / math.pi) * (log_half * j0 - y0)
-    y1s = -2 / math.pi / s + (2 / math.pi) * (s * 0.5).log() * j1 - s * 0.5 / math.pi * y1
+    y1s = -2 / math.pi / s + (2 / math.pi) * (log_half - _EULER) * j1 - s * 0.5 / math.pi * y1
     j0s, j1s = j0, j1
     # 5 < x <= 25: Miller's backward recurrence, Neumann series for Y (DLMF 10.74.iv,
     # 10.23.2 / A&S 9.1.88-89)
@@ -406,18 +409,18 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``.
 
     Parameters
     ----------
-    input : Tensor
-        Integers and bools give the default float dtype.
+    {param} : Tensor
+        Integers and bools give the default float dtype{named}.
 
     Returns
     -------
     Tensor
-        Of input's shape{ret}.
+        Of {param}'s shape{ret}.
 
     Raises
     ------
     TypeError
-        When input is not a Tensor.
+        When {param} is not a Tensor.
 
     Examples
     --------
@@ -426,18 +429,29 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``.
     """
 
 
-def _public(name, op, what, how, grad, arg, result, ret="", differentiable=True):
-    def fn(input):
-        x = _floating(input, name)
+def _public(name, op, what, how, grad, arg, result, ret="", differentiable=True,
+            param="input"):
+    """The public function; param: the argument's name (PyTorch's: x for airy_ai, the
+    scaled K and spherical_bessel_j0, input for the others)."""
+    def compute(v):
+        x = _floating(v, name, param)
         if differentiable:
             return op(x)
         with no_grad():
             return op(x)
 
+    if param == "x":
+        def fn(x):
+            return compute(x)
+    else:
+        def fn(input):
+            return compute(input)
+
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _DOC.format(name=name, what=what, how=how, grad=grad, arg=arg,
-                             result=result, ret=ret)
-    return fn
+                             result=result, ret=ret, param=param,
+                             named=" (named x, as PyTorch's)" if param == "x" else "")
+    return takes_out(name, castable=True, differentiable=differentiable)(fn)
 
 
 _K = ("Note [modified Bessel functions K] in pydevtensor/_ops_special_bessel.py: a series "
@@ -471,21 +485,21 @@ scaled_modified_bessel_k0 = _public(
     _K + "  Measured: at most 1e-15 relative error against mpmath.",
     "not differentiable (as torch's, the result does not require grad)",
     "[0.5, 1.0, 100.0]", "tensor([1.5241, 1.1445, 0.1252])", ret=_EDGES,
-    differentiable=False)
+    differentiable=False, param="x")
 scaled_modified_bessel_k1 = _public(
     "scaled_modified_bessel_k1", _in_f64(lambda v: _scaled_k_f64(1, v)),
     "The exponentially scaled modified Bessel function ``exp(x) K1(x)``",
     _K + "  Measured: at most 1e-15 relative error against mpmath.",
     "not differentiable (as torch's, the result does not require grad)",
     "[0.5, 1.0, 100.0]", "tensor([2.7310, 1.6362, 0.1258])", ret=_EDGES,
-    differentiable=False)
+    differentiable=False, param="x")
 spherical_bessel_j0 = _public(
     "spherical_bessel_j0", _in_f64(_spherical_j0_f64),
     "The spherical Bessel function of the first kind of order 0, sin(x) / x",
     "1 at 0 and 0 at +-inf, as torch's.  Measured: at most 2e-16 relative error against "
     "mpmath (away from the zeros k pi, where the error is that of sin).",
     "not differentiable (as torch's, the result does not require grad)",
-    "[0.0, 1.0, 3.0]", "tensor([1.0000, 0.8415, 0.0470])", differentiable=False)
+    "[0.0, 1.0, 3.0]", "tensor([1.0000, 0.8415, 0.0470])", differentiable=False, param="x")
 
 _JY = ("Note [Bessel functions J and Y] in pydevtensor/_ops_special_bessel.py: the power "
        "series to 5, Miller's backward recurrence with the Neumann series to 25, Hankel's "
@@ -525,7 +539,7 @@ airy_ai = _public(
     "number does (1.2e-13 relative at x = 100, 2e-12 of the envelope at x = -840), as "
     "torch's.", "not differentiable (as torch's, the result does not require grad)",
     "[0.0, 1.0, -2.0, 5.0]", "tensor([3.5503e-01, 1.3529e-01, 2.2741e-01, 1.0834e-04])",
-    ret="; NaN at +-inf and NaN, as torch's CPU", differentiable=False)
+    ret="; NaN at +-inf and NaN, as torch's CPU", differentiable=False, param="x")
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
            "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",

@@ -252,7 +252,9 @@ class I0Backward0(_UnaryBackward):
 @derivative("special_i0e")
 class SpecialI0EBackward0(_UnaryBackward):
     """PyTorch's: ``g (i1e(x) - sign(x) i0e(x))`` (Note [Bessel derivatives near 0])."""
-    grad = staticmethod(lambda x, r: _i1e(x) - x.sign() * r)
+    # i0e(x) in float64 again, not the result: for float32 its rounding, times the
+    # 2 |x| of the cancellation, was the whole gradient at large |x|
+    grad = staticmethod(lambda x, r: _i1e(x) - x.sign() * _i0e(x))
 
 
 @derivative("special_i1")
@@ -297,8 +299,29 @@ class NormalRatioBackward0(_UnaryBackward):
 
 @derivative("special_erfcx")
 class SpecialErfcxBackward0(_UnaryBackward):
-    """PyTorch's: ``g (2 x erfcx(x) - 2 / sqrt(pi))``."""
-    grad = staticmethod(lambda x, r: x * r * 2.0 - 2 / math.sqrt(math.pi))
+    """PyTorch's: ``g (2 x erfcx(x) - 2 / sqrt(pi))`` (Note [erfcx's derivative])."""
+    grad = staticmethod(lambda x, r: _erfcx_prime_f64(x))
+
+
+# Note [erfcx's derivative]
+# 2 x erfcx(x) - 2 / sqrt(pi) cancels: about -1 / (sqrt(pi) x^2) is left of 1.13, so
+# the result's rounding (float32's 6e-8) was the whole gradient from x ~ 1e3 (float32
+# erfcx at 2.8e8: 3e-8 for -7e-18).  Below _ERFCX_SWITCH it takes erfcx(x) in float64
+# again, not the rounded result (2 x^2 of float64's rounding left: 1e-13 at 10); above,
+# the asymptotic series of Note [erfcx] times 2x, less its first term:
+# (2 / sqrt(pi)) sum_{k>=1} (-1)^k (2k-1)!! / (2 x^2)^k, 16 terms (the first left out
+# is below 1e-17 of the sum).  NaN at inf, -inf at -inf, as PyTorch's.
+def _erfcx_prime_f64(x):
+    direct = x * _erfcx(x) * 2.0 - 2 / math.sqrt(math.pi)
+    z = x.clamp(min=_ERFCX_SWITCH)
+    w = (z * z * 2.0).reciprocal()
+    term = -w
+    total = term
+    for k in range(2, _ERFCX_TERMS + 1):
+        term = term * w * -(2 * k - 1)
+        total = total + term
+    large = where(x == math.inf, math.nan, total * (2 / math.sqrt(math.pi)))
+    return where(x < _ERFCX_SWITCH, direct, large)
 
 
 _DOC = """{what}, elementwise, as ``torch.special.{name}``{also}.

@@ -29,18 +29,19 @@ import math
 from . import _C
 from ._dtype_info import result_type
 from ._ops_index import where
+from ._out import takes_out
 from .autograd.grad_mode import no_grad
 
 _NUMBER = (builtins.bool, builtins.int, builtins.float)
 
 
 def _operands(op, x, n):
-    for name, v in (("input", x), ("n", n)):
+    for name, v in (("x", x), ("n", n)):
         if not isinstance(v, (_C.Tensor,) + _NUMBER):
             raise TypeError(f"{op}(): argument '{name}' must be a Tensor or a number, got "
                             f"{type(v).__name__}")
     if not isinstance(x, _C.Tensor) and not isinstance(n, _C.Tensor):
-        raise TypeError(f"{op}(): expected a Tensor for input or n, got two numbers")
+        raise TypeError(f"{op}(): expected a Tensor for x or n, got two numbers")
     x2, n2 = (builtins.int(v) if isinstance(v, builtins.bool) else v for v in (x, n))
     dtype = result_type(x2, n2)
     if not dtype.is_floating_point:
@@ -180,22 +181,22 @@ _DOC = """{what}, elementwise, as ``torch.special.{name}``.
 
     Parameters
     ----------
-    input : Tensor or number
-        The points x.
+    x : Tensor or number
+        The points (named x, as PyTorch's).
     n : Tensor or number
-        The degrees (truncated to integers).  input and n broadcast; one of them must
-        be a Tensor.
+        The degrees (truncated to integers).  x and n broadcast; one of them must be a
+        Tensor.
 
     Returns
     -------
     Tensor
-        Of the broadcast shape, the dtype of ``input * n`` (the default float dtype
+        Of the broadcast shape, the dtype of ``x * n`` (the default float dtype
         for integers and bools).
 
     Raises
     ------
     TypeError
-        When input or n is neither a Tensor nor a number, or both are numbers.
+        When x or n is neither a Tensor nor a number, or both are numbers.
     ValueError
         When the recurrence would need more than 2^20 steps (n above 2^20 where it is
         used).
@@ -231,8 +232,8 @@ _RESULTS = {  # the examples' outputs (PyTorch's too)
 
 def _public(name, compute, what, formula, method, accuracy, args, result=None,
             nan_above=None):
-    def fn(input, n):
-        x, nn, dtype = _operands(name, input, n)
+    def fn(x, n):
+        x, nn, dtype = _operands(name, x, n)
         with no_grad():
             if nan_above is not None:  # PyTorch's getHermitianLimit: NaN for n above it
                 above = nn > nan_above.get(dtype, nan_above[None])
@@ -248,7 +249,7 @@ def _public(name, compute, what, formula, method, accuracy, args, result=None,
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _DOC.format(name=name, what=what, formula=formula, method=method,
                              accuracy=accuracy, args=args, result=_RESULTS[name])
-    return fn
+    return takes_out(name, castable=True, differentiable=False)(fn)
 
 
 _CHEB_ACC = ("at most 1.5e-13 absolute error for abs(x) <= 1 (3e-14 for T and W); the "

@@ -20,8 +20,10 @@ import math
 from . import _C
 from ._dtype_info import result_type
 from ._ops_index import where
+from ._out import takes_out
 from ._ops_shape import broadcast_tensors
 from .autograd.dispatch import derivative, recorded
+from .autograd.engine import input_wanted
 from .autograd.node import Node
 
 # (2k)! / B_2k, k = 1 .. 12 (Cephes zeta.c's A[])
@@ -84,7 +86,7 @@ class SpecialZetaBackward0(Node):
 
     def backward(self, g):
         x, q = self.saved_tensors
-        if self.needs_input_grad[0]:
+        if input_wanted(self, 0):
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
         x64, q64 = x.to(_C.float64), q.to(_C.float64)
         d = -x64 * _zeta_f64(x64 + 1.0, q64)
@@ -118,6 +120,7 @@ def _operands(x, q):
                              q.to(device=device, dtype=dtype))
 
 
+@takes_out("zeta", castable=True)
 def zeta(input, other):
     """The Hurwitz zeta function ``zeta(x, q) = sum_{n>=0} (q + n)^-x``, x = input,
     q = other, elementwise (broadcast), as ``torch.special.zeta`` (zeta(x, 1) is

@@ -104,18 +104,20 @@ def _outs_written(results, out, op, return_type, castable=False):
     return return_type._make(out) if hasattr(return_type, "_make") else return_type(out)
 
 
-def takes_out(op, castable=False, tuple_of=None):
+def takes_out(op, castable=False, tuple_of=None, differentiable=True):
     """Decorator: fn gains PyTorch's keyword-only out=, by the rules above: fn's result
     computed as without out, then written into out (castable: of any dtype the result's
     can be cast to), out returned; tuple_of names the results of a tuple result (out a
     tuple of as many Tensors, returned as fn's named tuple).  out= where an argument
-    requires grad and grad mode is on raises (refuse_grad).  The docstring's Parameters
-    gain out, the signature too."""
+    requires grad and grad mode is on raises (refuse_grad), unless differentiable=False
+    (an op whose result never requires grad: PyTorch's writes it).  The docstring's
+    Parameters gain out, the signature too."""
     def wrap(fn):
         def with_out(*args, out=None, **kwargs):
             if out is None:
                 return fn(*args, **kwargs)
-            refuse_grad(op, *args, *kwargs.values(), out)
+            if differentiable:
+                refuse_grad(op, *args, *kwargs.values(), out)
             result = fn(*args, **kwargs)
             if tuple_of:
                 return _outs_written(result, out, op, type(result), castable)

@@ -381,6 +381,9 @@ TRAINING_CASES = [
       r"embedding\(\): weight must be a 2-d Tensor"),
     C("functional-normalize-dim", "pdt.nn.functional.normalize(t, dim=2)", "IndexError",
       r"normalize\(\): dim 2 is out of range for a 2-d input of shape \(2, 3\) \(on cpu\)"),
+    C("functional-normalize-dims-twice", "pdt.nn.functional.normalize(t, dim=(1, -1))",
+      "RuntimeError", r"normalize\(\): dim \[1, -1\] names a dimension twice \(input "
+      r"\(2, 3\), on cpu\)"),
     C("functional-cosine_similarity-shapes",
       "pdt.nn.functional.cosine_similarity(t, pdt.ones(4, 3))", "pydevtensor.InvalidArgumentError",
       r"the shapes \(2, 3\) and \(4, 3\) do not broadcast \(on cpu\)"),

@@ -85,6 +85,26 @@ def test_cdist_zero_distance_and_dtypes(device):
         == (0, 4)
 
 
+def test_cdist_matrix_product_small_and_zero_distances(device):
+    # the matrix-product form's square was clamped to 1e-30: every distance below 1e-15
+    # came out as 1e-15 (a point and itself too); PyTorch clamps it to 0
+    a = pdt.tensor([[1.0, 2.0, 3.0], [0.5, 0.0, 0.0]], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    out = pdt.cdist(a, a.detach(), compute_mode=MODES[1])
+    out.sum().backward()
+    d = math.sqrt(0.25 + 4.0 + 9.0)
+    assert out.tolist()[0][0] == 0.0 and out.tolist()[1][1] == 0.0
+    np.testing.assert_allclose(out.tolist()[0][1], d, rtol=1e-15)
+    # the zero distances add no gradient: (a_i - a_j) / d_ij for the other row only
+    want = (np.array([[1.0, 2.0, 3.0], [0.5, 0.0, 0.0]]) - [[0.5, 0.0, 0.0], [1, 2, 3]]) / d
+    np.testing.assert_allclose(a.grad.cpu().numpy(), want, rtol=1e-14)
+    for dtype in (pdt.float32, pdt.float64):
+        tiny = pdt.tensor([[1e-20, 0.0]], dtype=dtype, device=device)
+        got = pdt.cdist(tiny, pdt.zeros(1, 2, dtype=dtype, device=device),
+                        compute_mode=MODES[1]).item()
+        assert got == pytest.approx(1e-20, rel=1e-6)
+
+
 def test_cdist_bad_arguments():
     with pytest.raises(ValueError, match=r"cdist only supports at least 2-d tensors, x1 has "
                                          r"shape \(3,\) \(on cpu\)"):

@@ -6,6 +6,7 @@ values (the normalised outputs are O(1)).  Gradients by central differences in f
 (test_gradcheck's helper); BatchNorm1d's train/eval behaviour over several steps
 against a NumPy reimplementation of PyTorch's; torch cross-checks when it imports."""
 import io
+import math
 
 import numpy as np
 import pytest
@@ -342,6 +343,28 @@ def test_distance_gradients(device):
     gradcheck(lambda x: F.normalize(x, p=3.0, dim=0), [x], device)
     gradcheck(lambda x, y: F.cosine_similarity(x, y), [x, y], device)
     gradcheck(lambda x, y: F.pairwise_distance(x, y), [x, y], device)
+
+
+def test_normalize_over_several_dims_and_out(device):
+    # dim a tuple: the norm over all of them (PyTorch's); out= as the elementwise ops'
+    x = np.random.default_rng(5).standard_normal((2, 3, 4))
+    t = pdt.tensor(x, device=device)
+    for p in (2.0, 1.0, math.inf):
+        for dim in ((1, 2), [-1, 0], (1,)):
+            axes = tuple(k % 3 for k in dim)
+            norm = (np.abs(x).max(axis=axes, keepdims=True) if p == math.inf else
+                    (np.abs(x) ** p).sum(axis=axes, keepdims=True) ** (1 / p))
+            _close(F.normalize(t, p=p, dim=dim), x / norm, "float64")
+    gradcheck(lambda v: F.normalize(v, dim=(0, 1)), [x[0]], device)
+    out = pdt.empty(0, device=device, dtype=pdt.float64)
+    assert F.normalize(t, out=out) is out and tuple(out.shape) == (2, 3, 4)
+    _close(out, x / np.sqrt((x * x).sum(1, keepdims=True)), "float64")
+    with pytest.raises(RuntimeError, match="out="):
+        F.normalize(t.clone().requires_grad_(), out=pdt.empty_like(t))
+    with pytest.raises(RuntimeError, match=r"dim \[1, 1\] names a dimension twice"):
+        F.normalize(t, dim=(1, 1))
+    with pytest.raises(IndexError, match="dim 3 is out of range"):
+        F.normalize(t, dim=(1, 3))
 
 
 def test_distances_bad_input(device):

@@ -334,3 +334,40 @@ def test_refusals():
         pdt.xlogy(pdt.tensor([1.0]), "2")
     with pytest.raises(ValueError, match=r"\(2,\).*\(3,\)|\(3,\).*\(2,\)"):
         pdt.xlogy(pdt.ones(2), pdt.ones(3))
+
+
+# the torch.special functions that lacked out=; the bool: whether out= is refused where
+# input requires grad (PyTorch's: the differentiable ones; the others write it)
+OUT_CASES = [("ndtr", (), True), ("entr", (), True), ("xlog1py", ("y",), True),
+             ("gammainc", ("y",), True), ("gammaincc", ("y",), True), ("zeta", ("y",), True),
+             ("multigammaln", (2,), True), ("bessel_j0", (), True), ("bessel_y1", (), True),
+             ("modified_bessel_k0", (), True), ("modified_bessel_i1", (), True),
+             ("airy_ai", (), False), ("scaled_modified_bessel_k1", (), False),
+             ("spherical_bessel_j0", (), False), ("chebyshev_polynomial_t", (3,), False),
+             ("hermite_polynomial_he", (2,), False), ("legendre_polynomial_p", (2,), False)]
+
+
+@pytest.mark.parametrize("name, extra, refused", OUT_CASES)
+def test_special_out(device, name, extra, refused):
+    fn = getattr(pdt.special, name)
+    x = pdt.tensor([2.5, 3.75], dtype=pdt.float64, device=device)
+    args = [x] + [pdt.tensor([1.5, 2.0], dtype=pdt.float64, device=device) if a == "y" else a
+                  for a in extra]
+    want = fn(*args).cpu().numpy()
+    out = pdt.empty(2, dtype=pdt.float64, device=device)
+    assert fn(*args, out=out) is out
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+    empty32 = pdt.empty(0, dtype=pdt.float32, device=device)  # resized, cast
+    assert fn(*args, out=empty32) is empty32 and tuple(empty32.shape) == (2,)
+    np.testing.assert_allclose(empty32.cpu().numpy(), want, rtol=1e-6)
+    with pytest.raises(pdt._C.DTypeError, match="int64"):
+        fn(*args, out=pdt.empty(2, dtype=pdt.int64, device=device))
+    xg = x.clone().requires_grad_()
+    out = pdt.empty(2, dtype=pdt.float64, device=device)
+    if refused:
+        with pytest.raises(RuntimeError, match="out=.*requires"):
+            fn(xg, *args[1:], out=out)
+    else:
+        fn(xg, *args[1:], out=out)
+        np.testing.assert_array_equal(out.cpu().numpy(), want)
+        assert not out.requires_grad

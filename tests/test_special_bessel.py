@@ -149,6 +149,38 @@ def test_j_y_symmetry_and_edges(device):
         assert all(math.isnan(v) for v in js[4:])
 
 
+def test_y_k_at_subnormals(device):
+    # Below 1e-300 the series' argument was clamped to 1e-300 (Y0, K0 gave their values
+    # there: K0(1e-310) = 690.9 for 713.9).  At such x the closed forms are exact in
+    # float64: K0 = -(log(x/2) + gamma), Y0 = (2/pi) (log(x/2) + gamma), K1 = 1/x,
+    # Y1 = -2 / (pi x) (inf past the overflow).
+    xs = [1e-300, 1e-305, 2.2e-308, 1e-310, 5e-324]
+    x = _t(xs, device)
+    lg = np.log(np.array(xs)) - math.log(2.0) + 0.5772156649015329
+    with np.errstate(over="ignore", divide="ignore"):
+        inv = 1.0 / np.array(xs)
+    for name, want in [("modified_bessel_k0", -lg), ("scaled_modified_bessel_k0", -lg),
+                       ("bessel_y0", 2 / math.pi * lg), ("modified_bessel_k1", inv),
+                       ("scaled_modified_bessel_k1", inv), ("bessel_y1", -2 / math.pi * inv)]:
+        got = getattr(S, name)(x).cpu().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=name)
+
+
+@pytest.mark.parametrize("name, param", [
+    ("airy_ai", "x"), ("scaled_modified_bessel_k0", "x"), ("scaled_modified_bessel_k1", "x"),
+    ("spherical_bessel_j0", "x"), ("bessel_j0", "input"), ("modified_bessel_k1", "input")])
+def test_argument_names(device, name, param):
+    # PyTorch's: x for the four whose result never requires grad, input for the others
+    fn = getattr(S, name)
+    x = _t([0.5, 2.0], device)
+    assert fn(**{param: x}).tolist() == fn(x).tolist()
+    other = "input" if param == "x" else "x"
+    with pytest.raises(TypeError, match=other):
+        fn(**{other: x})
+    with pytest.raises(TypeError, match=f"argument '{param}' must be a Tensor"):
+        fn([0.5])
+
+
 def test_j_y_gradients(device):
     a = np.array([0.7, 3.0, 11.0, 40.0])
     for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"):

@@ -187,3 +187,18 @@ def test_gradient_in_a_raises_as_pytorch(device):
         y.backward()
     with pytest.raises(NotImplementedError, match="igammac: input"):
         pdt.igammac(a, x).backward()
+    # the gradient in x alone, a requiring grad too: no error (PyTorch's), also through
+    # an op on a, and for backward(inputs=[x]); asking for a's still raises
+    d = math.exp(math.log(1.5) - 1.5)  # x^(a-1) e^-x / Gamma(a) at a = 2
+    for fn, sign in ((pdt.igamma, 1.0), (pdt.igammac, -1.0)):
+        (g,) = pdt.autograd.grad(fn(a, x).sum(), x)
+        assert g.cpu().tolist() == pytest.approx([sign * d], rel=1e-14)
+        (g,) = pdt.autograd.grad(fn(a * 1.0, x).sum(), x)
+        assert g.cpu().tolist() == pytest.approx([sign * d], rel=1e-14)
+        x.grad = None
+        fn(a, x).sum().backward(inputs=[x])
+        assert x.grad.cpu().tolist() == pytest.approx([sign * d], rel=1e-14)
+        with pytest.raises(NotImplementedError, match="input"):
+            pdt.autograd.grad(fn(a * 1.0, x).sum(), [x, a])
+        with pytest.raises(NotImplementedError, match="input"):
+            fn(a * 1.0, x).sum().backward(inputs=[a])

@@ -253,3 +253,24 @@ def test_gradient_at_zero_is_half(device, name):
     x = _t([0.0], device).requires_grad_()
     getattr(S, name)(x).sum().backward()
     assert x.grad.cpu().tolist() == [0.5]
+
+
+def test_erfcx_and_i0e_gradients_at_large_arguments(device):
+    # 2 x erfcx(x) - 2 / sqrt(pi) and i1e(x) - sign(x) i0e(x) cancel: they were taken of
+    # the rounded result, whose float32 rounding was the whole gradient (erfcx at 2.768e8:
+    # 3e-8 for -7.4e-18); mpmath at 40 digits
+    erfcx_ref = {1e3: -5.6418873726549667e-7, 2.768e8: -7.3636458309112331e-18,
+                 1e10: -5.6418958354775629e-21}
+    i0e_ref = {100.0: -0.00020022627396642997, 1e4: -1.9947862106984188e-7,
+               1e8: -1.9947114094873312e-13, -1e4: 1.9947862106984188e-7}
+    # (float64 i0e keeps the cancellation of its own rounding: 2 |x| 1e-16, as PyTorch's)
+    for fn, ref, rtol64 in ((pdt.special.erfcx, erfcx_ref, 1e-14),
+                            (pdt.special.i0e, i0e_ref, 1e-7)):
+        for dtype, rtol in ((pdt.float64, rtol64), (pdt.float32, 1e-6)):
+            x = pdt.tensor(list(ref), dtype=dtype, device=device, requires_grad=True)
+            (g,) = pdt.autograd.grad(fn(x).sum(), x)
+            np.testing.assert_allclose(g.cpu().numpy(), list(ref.values()), rtol=rtol)
+    x = pdt.tensor([math.inf, -math.inf], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    (g,) = pdt.autograd.grad(pdt.special.erfcx(x).sum(), x)
+    assert math.isnan(g.tolist()[0]) and g.tolist()[1] == -math.inf  # PyTorch's

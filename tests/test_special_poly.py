@@ -212,3 +212,14 @@ def test_dtypes_broadcasting_and_numbers(device):
         S.chebyshev_polynomial_t(0.5, 2)
     with pytest.raises(TypeError, match="argument 'n' must be a Tensor or a number"):
         S.laguerre_polynomial_l(pdt.tensor([1.0]), "2")
+
+
+@pytest.mark.parametrize("name", sorted(REF))
+def test_argument_named_x(device, name):
+    # PyTorch names the points x (special_chebyshev_polynomial_t(Tensor x, Tensor n)):
+    # x= is taken, input= refused
+    fn = getattr(S, name)
+    x = pdt.tensor([0.3, -0.7], dtype=pdt.float64, device=device)
+    assert fn(x=x, n=3).tolist() == fn(x, 3).tolist()
+    with pytest.raises(TypeError, match="input"):
+        fn(input=x, n=3)

@@ -69,3 +69,8 @@ def test_zeta_gradients(device):
     xg = _t([2.0], device).requires_grad_()
     with pytest.raises(NotImplementedError, match="derivative for 'zeta' is not"):
         pdt.autograd.grad(S.zeta(xg, _t([1.5], device)).sum(), xg)
+    # the gradient in q alone, x requiring grad too: no error (PyTorch's)
+    (g2,) = pdt.autograd.grad(S.zeta(xg * 1.0, q[:1]).sum(), q)
+    np.testing.assert_allclose(g2.cpu().numpy(), [-0.82879664423432, 0.0], rtol=1e-13)
+    with pytest.raises(NotImplementedError, match="derivative for 'zeta' is not"):
+        S.zeta(xg, q[:1]).sum().backward()

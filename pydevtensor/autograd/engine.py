@@ -93,6 +93,28 @@ def current_run():
     return runs[-1] if runs else None
 
 
+def input_wanted(node, i):
+    """Whether this backward pass needs node's input i's gradient (PyTorch's
+    task_should_compute_output): when it requires grad and, for autograd.grad or
+    backward(inputs=...), one of the tensors asked for lies at or below its edge.  A
+    backward with no formula for one input (zeta's, igamma's) raises only then."""
+    if not node.needs_input_grad[i]:
+        return False
+    run = current_run()
+    if run is None or run[0] is None:
+        return True
+    asked = {edge_of(x) for x in run[0]}
+    stack, seen = [node.next_functions[i]], set()
+    while stack:
+        e = stack.pop()
+        if e in asked:
+            return True
+        if e[0] is not None and e[0] not in seen:
+            seen.add(e[0])
+            stack.extend(e[0].next_functions)
+    return False
+
+
 # The loop runs in C (_C._engine_run, Note [the engine in C] in
 # csrc/python/autograd_engine.c); _run_python is the same loop, the reference the tests
 # compare it with (USE_C = False runs it instead).

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .. import _C, _args
 from .._ops_index import where as _where
 from ..autograd.grad_mode import no_grad as _no_grad
+from .._out import takes_out as _takes_out
 from ..linalg import vector_norm as _vector_norm
 
 if TYPE_CHECKING:
@@ -424,7 +425,9 @@ def _norm_dim(x: Tensor, dim: int, where: str) -> int:
     return dim % nd
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+@_takes_out("normalize", castable=True)
+def normalize(input: Tensor, p: float = 2.0, dim: int | Sequence[int] = 1,
+              eps: float = 1e-12) -> Tensor:
     """``input / max(norm_p(input, dim), eps)``: vectors along dim scaled to p-norm 1,
     as ``torch.nn.functional.normalize``.
 
@@ -434,8 +437,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
         Floating point.
     p : float, optional
         The norm's exponent (default 2).
-    dim : int, optional
-        The dimension of the vectors (default 1).
+    dim : int or tuple of ints, optional
+        The dimension of the vectors (default 1), or several: the norm over all of them,
+        as PyTorch's.
     eps : float, optional
         The smallest norm divided by (default 1e-12).
 
@@ -450,16 +454,27 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
         When input is not a floating point Tensor.
     IndexError
         When dim is out of range.
+    RuntimeError
+        When a dim appears twice.
 
     Examples
     --------
     >>> from pydevtensor.nn import functional as F
     >>> F.normalize(pydevtensor.tensor([[3., 4.]]))
     tensor([[0.6000, 0.8000]])
+    >>> F.normalize(pydevtensor.tensor([[[1., 1.], [1., 1.]]]), dim=(1, 2))
+    tensor([[[0.5000, 0.5000],
+             [0.5000, 0.5000]]])
     """
     where = "normalize()"
     _floating(input, where)
-    d = _norm_dim(input, dim, where)
+    if isinstance(dim, (tuple, list)):
+        d = tuple(_norm_dim(input, k, where) for k in dim)
+        if len(set(d)) != len(d):
+            raise RuntimeError(f"{where}: dim {list(dim)} names a dimension twice (input "
+                               f"{tuple(input.shape)}, on {input.device})")
+    else:
+        d = _norm_dim(input, dim, where)
     if not isinstance(p, (int, float)):
         _args.real(p, "normalize", "p")
     norm = _vector_norm(input, p, dim=d, keepdim=True)
