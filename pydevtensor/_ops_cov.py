@@ -3,6 +3,7 @@ rows of input are the variables, its columns the observations (a 1-d input is on
 variable).  Compositions of elementwise ops, sums and one matmul, so they run on every
 device and autograd records them; the weights' sums are never read back to the host."""
 import builtins
+import warnings
 
 from . import _C
 from ._ops_index import _tensor_arg
@@ -47,7 +48,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     the sum of ``w (x - mean)(x - mean)^T`` is divided by ``N - correction`` without
     weights, ``sum(w) - correction`` with fweights only, and ``sum(w) - correction
     sum(w aweights) / sum(w)`` with aweights (a divisor at or below 0 gives inf or NaN,
-    as PyTorch's).
+    as PyTorch's, and warns without weights: their sum is not read back).
 
     Parameters
     ----------
@@ -82,6 +83,11 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     tensor([[ 0.6667, -0.6667],
             [-0.6667,  0.6667]])
     """
+    return _cov(input, correction, fweights, aweights)
+
+
+def _cov(input, correction, fweights, aweights):
+    """cov's body; its warning names the caller of cov or corrcoef."""
     if isinstance(correction, builtins.bool) or not isinstance(correction,
                                                                (builtins.int, builtins.float)):
         raise TypeError(f"cov(): correction must be a number, got {type(correction).__name__}")
@@ -95,6 +101,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if w is None:
         mean = x.mean(1, keepdim=True)
         norm = n - correction
+        if norm <= 0:  # PyTorch's warning (not with weights: their sum stays on the device)
+            warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly "
+                          "less than the number of observations.", UserWarning,
+                          stacklevel=3)
         xm = x - mean
         c = _C.matmul(xm, xm.t()) / builtins.max(norm, 0)
     else:
@@ -139,7 +149,7 @@ def corrcoef(input):
             [0.5000, 1.0000]])
     """
     _observations(input, "corrcoef")  # its own name in the errors
-    c = cov(input)
+    c = _cov(input, 1, None, None)
     if c.ndim == 0:
         return c / c
     sd = c.diagonal().sqrt()

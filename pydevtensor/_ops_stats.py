@@ -5,6 +5,7 @@ of 0-d tensors and numbers.  They run on every device through existing ops.
 """
 import builtins
 import math
+import warnings
 
 from . import _C, _args
 from ._numpy_names import numpy_names
@@ -188,9 +189,10 @@ def _var_args(dim, unbiased, keepdim, correction, op):
     return dim, correction, keepdim
 
 
-def _var(input, dim, unbiased, keepdim, correction, op):
+def _var(input, dim, unbiased, keepdim, correction, op, stacklevel=4):
     """var's value and its float16/bfloat16 inputs' upcast: (variance in float32 for the
-    half types, else in input's dtype; the half dtype or None; dims)."""
+    half types, else in input's dtype; the half dtype or None; dims).  No degrees of
+    freedom left (N - correction <= 0) warns as PyTorch's, stacklevel frames up."""
     from ._ops_nan import _dims  # imported late: _ops_nan imports _ops_shortcuts
     dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, op)
     _floating(input, op)
@@ -206,6 +208,11 @@ def _var(input, dim, unbiased, keepdim, correction, op):
     else:
         dev = x - x.mean(dims, keepdim=True)
         total = (dev * dev).sum(dims, keepdim=keepdim)
+    # PyTorch's reduction factor is input numel / output numel: 0 for an empty input
+    if n - correction <= 0 or x.numel() == 0:
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=stacklevel)
     if n - correction > 0:
         return total / (n - correction), half, dims
     # PyTorch's value divides by max(0, N - correction) (inf, or NaN for no deviation),
@@ -222,7 +229,8 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The variance over dim: ``sum((x - mean)**2) / (N - correction)``, with Bessel's
     correction 1 unless unbiased=False or correction says otherwise.  float16 and
     bfloat16 are summed in float32 and rounded once (PyTorch's opmath).  A correction
-    above N gives inf, and the gradient divided by N - correction (as PyTorch's).
+    above N gives inf, and the gradient divided by N - correction (as PyTorch's); no
+    degrees of freedom left (N - correction <= 0) warns, as PyTorch's.
 
     Parameters
     ----------
@@ -586,7 +594,6 @@ _TENSOR_KWARGS = ("dtype", "device", "pin_memory", "requires_grad")
 
 
 def _copy_construct(data, kwargs):
-    import warnings
     unknown = sorted(set(kwargs) - set(_TENSOR_KWARGS))
     if unknown:
         raise TypeError(f"tensor() got an unexpected keyword argument '{unknown[0]}'")

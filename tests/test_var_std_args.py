@@ -2,9 +2,13 @@
 squared deviations of 1000 values near 100 overflowed float16), the overloads
 (unbiased positional, dim and keepdim positional, correction keyword), dims given as
 NumPy integers or one-element integer tensors (also for nansum, nanmean and
-logsumexp), and the gradient for a correction above N (divided by N - correction).
+logsumexp), the gradient for a correction above N (divided by N - correction), and
+PyTorch's warning when no degrees of freedom are left (also cov's and corrcoef's).
 References are NumPy in float64 and closed forms.
 """
+import contextlib
+import warnings
+
 import numpy as np
 import pytest
 
@@ -87,8 +91,10 @@ def test_var_gradient_for_a_correction_above_n(device, corr, dim):
     """The value divides by max(0, N - correction) (inf), the gradient by N - correction
     itself: 2 (x - mean) / (N - correction), finite (it was NaN)."""
     x = pdt.tensor(A, device=device, requires_grad=True)
-    v = x.var(dim, correction=corr)
     n = A.shape[1] if dim == 1 else A.size
+    with (pytest.warns(UserWarning, match="degrees of freedom is <= 0") if n - corr <= 0
+          else contextlib.nullcontext()):
+        v = x.var(dim, correction=corr)
     mean = A.mean(axis=dim, keepdims=True)
     want = (A - mean).__pow__(2).sum(axis=dim) / (n - corr)
     if n - corr < 0:
@@ -97,3 +103,45 @@ def test_var_gradient_for_a_correction_above_n(device, corr, dim):
         np.testing.assert_allclose(v.detach().cpu().numpy(), want, rtol=1e-12)
     (g,) = pdt.autograd.grad(v.sum(), x)
     np.testing.assert_allclose(g.cpu().numpy(), 2 * (A - mean) / (n - corr), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("shape, kw", [((1,), {}), ((), {}), ((2, 3), {"dim": 1, "correction": 3}),
+                                       ((2, 3), {"dim": 0, "correction": 2.5}),
+                                       ((0, 3), {"dim": 1}), ((0, 3), {"dim": 0}),
+                                       ((2, 0, 3), {"dim": 0, "correction": 0})])
+def test_no_degrees_of_freedom_warns_as_torch(device, fn, shape, kw):
+    """N - correction <= 0 (or an empty input: PyTorch's factor is input numel / output
+    numel) warns, the value still NaN (or empty); the warning names the caller's line."""
+    a = np.full(shape, 1.5)
+    with pytest.warns(UserWarning, match=f"^{fn}\\(\\): degrees of freedom is <= 0") as rec:
+        got = getattr(pdt, fn)(pdt.tensor(a, device=device), **kw)
+    assert rec[0].filename == __file__
+    got = got[0] if fn.endswith("_mean") else got
+    # no deviation, divided by max(0, N - correction) = 0: NaN, or empty, as NumPy's
+    want = np.full(np.sum(a, axis=kw.get("dim")).shape, np.nan)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("fn, shape, correction, warns", [
+    ("var", (3,), 2, False), ("var", (3,), 3, True), ("std", (2, 4), 3, False),
+    ("var_mean", (4, 1), 0, False)])
+def test_degrees_of_freedom_warning_only_when_none_left(device, fn, shape, correction, warns):
+    x = pdt.tensor(np.arange(np.prod(shape), dtype=np.float64).reshape(shape), device=device)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        getattr(pdt, fn)(x, correction=correction)
+    assert bool(rec) == warns
+
+
+@pytest.mark.parametrize("fn, a, kw", [("cov", np.ones(1), {}), ("cov", np.ones((2, 3)),
+                                                                 {"correction": 3}),
+                                       ("corrcoef", np.ones((2, 1)), {}),
+                                       ("cov", np.zeros((2, 0)), {"correction": 0})])
+def test_cov_without_degrees_of_freedom_warns_as_torch(device, fn, a, kw):
+    with pytest.warns(UserWarning, match="^cov\\(\\): degrees of freedom is <= 0") as rec:
+        getattr(pdt, fn)(pdt.tensor(a, device=device), **kw)
+    assert rec[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pdt.cov(pdt.tensor(np.ones((2, 3)), device=device), correction=2)
