@@ -16,7 +16,7 @@ from . import _C
 from ._args import flag
 from ._numpy_names import numpy_names
 from ._ops_pointwise import _in_place
-from ._out import _out_written
+from ._out import _out_written, takes_out
 
 _TENSOR, _BOOL = _C.Tensor, _C.bool  # _logical's test for two masks
 
@@ -213,6 +213,7 @@ def _as_input_mask(input, r):
 
 
 @numpy_names
+@takes_out("any")
 def any(input, dim=None, keepdim=False):
     """Whether any element is nonzero, over all of input or along dim.
 
@@ -242,6 +243,7 @@ def any(input, dim=None, keepdim=False):
 
 
 @numpy_names
+@takes_out("all")
 def all(input, dim=None, keepdim=False):
     """Whether every element is nonzero, over all of input or along dim.
 

@@ -318,6 +318,7 @@ def _nansum_out(x, dim, keepdim, dtype, out):
 
 
 @numpy_names
+@takes_out("nanmean")
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """The mean over dim of the elements that are not NaN: ``nansum / count``.
 

@@ -22,6 +22,7 @@ from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
 from ._ops_pointwise import lerp
 from ._ops_sort import sort
+from ._out import takes_out
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -102,6 +103,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 @numpy_names
+@takes_out("quantile")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles of each row of input along dim (of all elements when dim is
     None), PyTorch's quantile; a row holding NaN gives NaN (see nanquantile).
@@ -143,6 +145,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 
 @numpy_names
+@takes_out("nanquantile")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile that ignores NaN: the q-th quantiles of each row's non-NaN values (NaN
     for a row of NaN only).

@@ -516,7 +516,7 @@ def cummin(input, dim, *, out=None):
 def _moments(op, fn, input, dim, unbiased, keepdim, correction):
     from ._ops_stats import _std_of_var, _var
     _tensor_arg(input, op)
-    v, half, dims = _var(input, dim, unbiased, keepdim, correction, op, 5)
+    v, half, dims = _var(input, dim, unbiased, keepdim, correction, op)
     if fn == "std":
         v = _std_of_var(v)
     m = input.mean(dims, keepdim=keepdim) if input.ndim else input * 1

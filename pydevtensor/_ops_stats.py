@@ -10,6 +10,7 @@ import warnings
 from . import _C, _args
 from ._numpy_names import numpy_names
 from ._ops_index import _broadcast_shape, _dim, _tensor_arg, where
+from ._out import takes_out
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
 
@@ -189,10 +190,11 @@ def _var_args(dim, unbiased, keepdim, correction, op):
     return dim, correction, keepdim
 
 
-def _var(input, dim, unbiased, keepdim, correction, op, stacklevel=4):
+def _var(input, dim, unbiased, keepdim, correction, op):
     """var's value and its float16/bfloat16 inputs' upcast: (variance in float32 for the
     half types, else in input's dtype; the half dtype or None; dims).  No degrees of
-    freedom left (N - correction <= 0) warns as PyTorch's, stacklevel frames up."""
+    freedom left (N - correction <= 0) warns as PyTorch's, at the line that called var,
+    std (their numpy_names and takes_out wrappers between), var_mean or std_mean."""
     from ._ops_nan import _dims  # imported late: _ops_nan imports _ops_shortcuts
     dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, op)
     _floating(input, op)
@@ -212,7 +214,7 @@ def _var(input, dim, unbiased, keepdim, correction, op, stacklevel=4):
     if n - correction <= 0 or x.numel() == 0:
         warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=stacklevel)
+                      UserWarning, stacklevel=5)
     if n - correction > 0:
         return total / (n - correction), half, dims
     # PyTorch's value divides by max(0, N - correction) (inf, or NaN for no deviation),
@@ -225,6 +227,7 @@ def _var(input, dim, unbiased, keepdim, correction, op, stacklevel=4):
 
 
 @numpy_names
+@takes_out("var")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The variance over dim: ``sum((x - mean)**2) / (N - correction)``, with Bessel's
     correction 1 unless unbiased=False or correction says otherwise.  float16 and
@@ -272,6 +275,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 @numpy_names
+@takes_out("std")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The standard deviation over dim: the square root of ``var`` with the same arguments.
 

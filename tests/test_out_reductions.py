@@ -1,6 +1,8 @@
 """out= of the reductions written in C (sum, mean, prod, amax, amin, argmax, argmin, max,
 min, norm): the function forms hand the call to pydevtensor/_out.py's _reduction_out,
-which writes the result by PyTorch's rules (see that module)."""
+which writes the result by PyTorch's rules (see that module); and of those written in
+Python that PyTorch gives out= too (var, std, nanmean, quantile, nanquantile, any, all:
+_out.takes_out, where they refused out= before)."""
 import numpy as np
 import pytest
 
@@ -17,6 +19,16 @@ CASES = {  # name: (call without out, NumPy reference)
     "argmin": (lambda x, **k: pdt.argmin(x, **k), lambda a: a.argmin()),
     "max": (lambda x, **k: pdt.max(x, **k), lambda a: a.max()),
     "norm": (lambda x, **k: pdt.norm(x, dim=1, **k), lambda a: np.sqrt((a * a).sum(1))),
+    "var": (lambda x, **k: pdt.var(x, 1, **k), lambda a: a.var(1, ddof=1)),
+    "std": (lambda x, **k: pdt.std(x, correction=0, **k), lambda a: a.std()),
+    "nanmean": (lambda x, **k: pdt.nanmean(x / x * x, 0, **k), lambda a: a.mean(0)),
+    "quantile": (lambda x, **k: pdt.quantile(x, 0.25, 1, keepdim=True, **k),
+                 lambda a: np.quantile(a, 0.25, 1, keepdims=True)),
+    "nanquantile": (lambda x, **k: pdt.nanquantile(x, pdt.tensor([0.5, 0.9], dtype=x.dtype,
+                                                              device=x.device), **k),
+                    lambda a: np.quantile(a, [0.5, 0.9])),
+    "any": (lambda x, **k: pdt.any(x > 3, 1, **k), lambda a: (a > 3).any(1)),
+    "all": (lambda x, **k: pdt.all(x, **k), lambda a: a.all()),
 }
 
 
@@ -73,6 +85,14 @@ def test_sum_prod_of_a_small_int_or_bool_into_an_out_of_its_dtype(device, name, 
     assert getattr(pdt, name)(x, 0, out=out) is out and out.dtype == x.dtype
     want = getattr(np, name)(a, 0, dtype=dtype)  # NumPy's: bool any / all, uint8 wraps
     np.testing.assert_array_equal(out.cpu().numpy(), want)
+
+
+def test_python_reductions_refuse_an_out_of_another_dtype(device):
+    x = pdt.tensor(X, device=device)
+    with pytest.raises(RuntimeError, match="dtype"):
+        pdt.var(x, 1, out=pdt.empty(2, dtype=pdt.float32, device=device))
+    with pytest.raises(RuntimeError, match="dtype"):
+        pdt.any(x, out=pdt.empty((), dtype=pdt.float64, device=device))
 
 
 def test_out_refusals(device):
