@@ -35,8 +35,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
         'fro' and 2: the square root of the sum of squares; 1: the sum of absolute
         values; another number: ``linalg.vector_norm(input, p, dim)`` (inf the largest
         ``|x|``, 0 the count of non-zeros); 'nuc': the sum of the singular values of a
-        matrix (of the last two dimensions, or of the two in dim), as
-        ``linalg.matrix_norm(input, 'nuc')``.
+        matrix (a 2-D input, or the two dimensions in dim), as
+        ``linalg.matrix_norm(input, 'nuc', dim)``.
     dim : int or tuple of ints, optional
         The dimensions reduced (default all; two for 'nuc').
     keepdim : bool, optional
@@ -48,6 +48,11 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     -------
     Tensor
         The norm (0-d without dim).
+
+    Raises
+    ------
+    RuntimeError
+        For p='nuc' without dim on an input that is not 2-D, as PyTorch's.
 
     Examples
     --------
@@ -105,6 +110,10 @@ def _nuclear(x, dim, keepdim, dtype, kwargs):
 
     dim, keepdim = _numpy_keywords(dim, keepdim, kwargs)
     x = x if dtype is None else x.to(dtype)
+    if dim is None and x.ndim != 2:  # PyTorch's takes every dim: no batch of matrices
+        raise RuntimeError(f"norm(): p='nuc' without dim needs a 2-D input (dim must be a "
+                           f"2-tuple), got {x.ndim}-D of shape {tuple(x.shape)} (on "
+                           f"{x.device}); give dim=(-2, -1) for a batch of matrices")
     return matrix_norm(x, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim)
 
 

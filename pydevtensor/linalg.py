@@ -273,14 +273,15 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if ord is None and dim is None and dtype is None and isinstance(A, _C.Tensor) and \
             A.is_floating_point():
         return A.norm(keepdim=keepdim)  # the 2-norm of every element: norm's one call
+    if ord is not None and dim is None and A.ndim > 2:  # also a matrix ord (not batched)
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.ndim}D (of shape {tuple(A.shape)}, on "
+                           f"{A.device}).")
     if isinstance(ord, str) or (ord is not None and dim is None and A.ndim == 2) or (
             dim is not None and not isinstance(dim, int) and len(tuple(dim)) == 2
             and ord is not None):
         return matrix_norm(A, "fro" if ord is None else ord,
                            (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if ord is not None and dim is None and A.ndim > 2:
-        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
-                           f"1D or 2D. Got {A.ndim}D.")
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 

@@ -443,7 +443,15 @@ CASES = [
     C("norm-p-nan", 'pdt.norm(t, p=float("nan"))', "NotImplementedError",
       r"p=nan is not supported"),
     C("norm-p-nuc-1d", 'pdt.norm(t[0], p="nuc")', "RuntimeError",
+      r"p='nuc' without dim needs a 2-D input \(dim must be a 2-tuple\), got 1-D of shape "
+      r"\(3,\) \(on cpu\)"),
+    C("norm-p-nuc-3d", 'pdt.norm(t.reshape(1, 2, 3), p="nuc")', "RuntimeError",
+      r"needs a 2-D input .*got 3-D of shape \(1, 2, 3\) \(on cpu\); give dim=\(-2, -1\)"),
+    C("norm-p-nuc-1d-dim", 'pdt.norm(t[0], p="nuc", dim=(0, 1))', "RuntimeError",
       r"must have at least 2 dimensions \(got shape \(3,\)\)"),
+    C("linalg.norm-fro-3d", 'pdt.linalg.norm(t.reshape(1, 2, 3), "fro")', "RuntimeError",
+      r"If dim is not specified but ord is, the input must be 1D or 2D. Got 3D \(of shape "
+      r"\(1, 2, 3\), on cpu\)"),
 
     # ---- views and indexing
     C("reshape-wrong-numel", "pdt.reshape(t, (5,))", "ValueError",
