@@ -42,7 +42,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     keepdim : bool, optional
         Keep the reduced dimensions with size 1.
     dtype : pydevtensor.dtype, optional
-        The dtype input is converted to first.
+        The floating dtype input is converted to first (no narrower than input's).
 
     Returns
     -------
@@ -52,7 +52,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     Raises
     ------
     RuntimeError
-        For p='nuc' without dim on an input that is not 2-D, as PyTorch's.
+        For p='nuc' without dim on an input that is not 2-D, or with dtype given, an
+        input that is not floating point or a dtype narrower than input's, as PyTorch's.
 
     Examples
     --------
@@ -65,6 +66,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     p = _args.number(p)
     if isinstance(p, str) and p == "nuc":
         return _nuclear(input, dim, keepdim, dtype, kwargs)
+    _given_dtype(input, dtype)
     if _other_p(p):
         return _vector_norm(input, p, dim, keepdim, dtype, kwargs)
     return _c_norm(input, p, **_given(dim, keepdim, dtype), **kwargs)
@@ -78,6 +80,14 @@ def _given(dim, keepdim, dtype):
     if dtype is not None:
         out["dtype"] = dtype
     return out
+
+
+def _given_dtype(input, dtype):
+    """PyTorch's checks of norm's dtype= (linalg.vector_norm's): a floating input, and a
+    floating dtype no narrower than its."""
+    if dtype is not None and isinstance(input, _C.Tensor):
+        from .linalg import _norm_input
+        _norm_input(input, dtype, "norm()")
 
 
 def _other_p(p):
@@ -109,12 +119,12 @@ def _nuclear(x, dim, keepdim, dtype, kwargs):
     from .linalg import matrix_norm
 
     dim, keepdim = _numpy_keywords(dim, keepdim, kwargs)
-    x = x if dtype is None else x.to(dtype)
     if dim is None and x.ndim != 2:  # PyTorch's takes every dim: no batch of matrices
         raise RuntimeError(f"norm(): p='nuc' without dim needs a 2-D input (dim must be a "
                            f"2-tuple), got {x.ndim}-D of shape {tuple(x.shape)} (on "
                            f"{x.device}); give dim=(-2, -1) for a batch of matrices")
-    return matrix_norm(x, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim)
+    return matrix_norm(x, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim,
+                       dtype=dtype)
 
 
 def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
@@ -130,7 +140,7 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     keepdim : bool, optional
         Keep the reduced dimensions with size 1.
     dtype : pydevtensor.dtype, optional
-        The dtype self is converted to first.
+        The floating dtype self is converted to first (no narrower than its own).
 
     Returns
     -------
@@ -145,6 +155,7 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     p = _args.number(p)
     if isinstance(p, str) and p == "nuc":
         return _nuclear(self, dim, keepdim, dtype, kwargs)
+    _given_dtype(self, dtype)
     if _other_p(p):
         return _vector_norm(self, p, dim, keepdim, dtype, kwargs)
     return _c_tensor_norm(self, p, **_given(dim, keepdim, dtype), **kwargs)

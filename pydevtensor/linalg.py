@@ -52,7 +52,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     keepdim : bool, optional
         Keep the reduced dimensions with size 1.
     dtype : pydevtensor.dtype, optional
-        Converts x to this dtype first.
+        Converts x to this floating dtype first (no narrower than x's).
 
     Returns
     -------
@@ -62,8 +62,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     Raises
     ------
     RuntimeError
-        When x is not floating point, or for ord < 0 or inf over no elements (the
-        reduction has no identity), as PyTorch's.
+        When x is not floating point (also with dtype given), for a dtype narrower
+        than x's, or for ord < 0 or inf over no elements (the reduction has no
+        identity), as PyTorch's.
 
     Examples
     --------
@@ -73,11 +74,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     tensor(4.)
     """
     _tensor_arg(x, "linalg.vector_norm", "x")
-    if dtype is not None:
-        x = x.to(dtype)
-    if not x.is_floating_point():
-        raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got "
-                           f"{x.dtype} (on {x.device})")
+    x = _norm_input(x, dtype, "linalg.vector_norm")
     if not isinstance(ord, (int, float)):
         _args.real(ord, "linalg.vector_norm", "ord")
     dims = _dims(dim, x.ndim, "linalg.vector_norm")
@@ -96,6 +93,22 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if ord == -math.inf:
         return a.amin(reduce_dims, **kw) if x.ndim else a
     return _vector_norm_p(x, ord, reduce_dims if x.ndim else None, keepdim)
+
+
+def _norm_input(x, dtype, op):
+    """x in dtype, by PyTorch's rules for the norms: x floating point (also with dtype
+    given), dtype floating point and no narrower than x's (float16 to float32, not float64
+    to float32)."""
+    if not x.is_floating_point():
+        raise RuntimeError(f"{op}: expected a floating point input, got {x.dtype} (shape "
+                           f"{tuple(x.shape)}, on {x.device})")
+    if dtype is None or dtype == x.dtype:
+        return x
+    if not dtype.is_floating_point or _C.promote_types(x.dtype, dtype) != dtype:
+        raise RuntimeError(f"{op}: the dtype of the input ({x.dtype}) should be convertible "
+                           f"without narrowing to the specified dtype ({dtype}), a floating "
+                           f"one (input of shape {tuple(x.shape)}, on {x.device})")
+    return x.to(dtype)
 
 
 def _refuse_empty(x, ord, dims, reduce_dims):
@@ -146,7 +159,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     keepdim : bool, optional
         Keep them with size 1.
     dtype : pydevtensor.dtype, optional
-        Converts A to this dtype first.
+        Converts A to this floating dtype first (no narrower than A's).
 
     Returns
     -------
@@ -156,7 +169,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     Raises
     ------
     RuntimeError
-        When A has fewer than 2 dimensions.
+        When A has fewer than 2 dimensions, is not floating point (also with dtype
+        given), or dtype is narrower than A's.
 
     Examples
     --------
@@ -169,8 +183,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     tensor(4.)
     """
     _tensor_arg(A, "linalg.matrix_norm", "A")
-    if dtype is not None:
-        A = A.to(dtype)
+    A = _norm_input(A, dtype, "linalg.matrix_norm")
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {tuple(A.shape)})")
@@ -247,7 +260,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     keepdim : bool, optional
         Keep the reduced dimensions with size 1.
     dtype : pydevtensor.dtype, optional
-        Converts A to this dtype first.
+        Converts A to this floating dtype first (no narrower than A's).
 
     Returns
     -------

@@ -171,3 +171,26 @@ def test_vector_norm_without_an_identity_refuses_no_elements(device, ord):
     assert L.vector_norm(pdt.zeros(0, 2, device=device), ord=ord, dim=1).shape == (0,)
     for fine in (0, 0.5, 1, 2, 3):
         assert L.vector_norm(pdt.zeros(0, device=device), ord=fine).item() == 0.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, **k: pdt.linalg.vector_norm(x, 3, **k),
+    lambda x, **k: pdt.linalg.matrix_norm(x, 1, **k),
+    lambda x, **k: pdt.linalg.matrix_norm(x, "nuc", **k),
+    lambda x, **k: pdt.norm(x, **k),
+    lambda x, **k: x.norm(1, dim=0, **k)])
+def test_norm_dtype_widens_only(device, call):
+    """dtype= converts a floating input to a dtype no narrower than its own (float16 to
+    float32 or float64) and computes there; a narrower one, or an integer input, is
+    refused (as PyTorch's; the integer input's norm was computed in its dtype before)."""
+    a = np.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], dtype=np.float16)
+    x = pdt.tensor(a, device=device)
+    for dtype in (pdt.float32, pdt.float64):
+        got = call(x, dtype=dtype)
+        assert got.dtype == dtype
+        want = call(pdt.tensor(a.astype(np.float64), device=device))
+        np.testing.assert_allclose(got.cpu().double().numpy(), want.cpu().numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="without narrowing"):
+        call(x.double(), dtype=pdt.float32)
+    with pytest.raises(RuntimeError, match="expected a floating point input"):
+        call(x.to(pdt.int64), dtype=pdt.float64)
