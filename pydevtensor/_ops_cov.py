@@ -14,6 +14,9 @@ def _observations(input, op):
     if x.ndim > 2:
         raise RuntimeError(f"{op}(): expected input to have two or fewer dimensions, got "
                            f"shape {tuple(x.shape)} (on {x.device})")
+    if x.dtype == _C.bool:  # PyTorch's cov refuses it (for corrcoef too)
+        raise _C.DTypeError(f"{op}(): bool dtype is not supported for input (of shape "
+                            f"{tuple(x.shape)}, on {x.device})")
     if not x.is_floating_point():
         x = x.to(_C.float32)
     return x.reshape(1, -1) if x.ndim < 2 else x
@@ -72,6 +75,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     RuntimeError
         For an input of more than two dimensions, or weights of the wrong size, dtype or
         device.
+    DTypeError
+        For a bool input, as PyTorch's.
 
     Examples
     --------
@@ -141,6 +146,8 @@ def corrcoef(input):
     ------
     RuntimeError
         For an input of more than two dimensions.
+    DTypeError
+        For a bool input, as PyTorch's.
 
     Examples
     --------

@@ -352,11 +352,14 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """
     x = _tensor_arg(input, "nanmean")
     keepdim = flag(keepdim, "nanmean", "keepdim")
-    if dtype is not None:
-        x = x.to(dtype)
-    if not x.is_floating_point():
+    if not x.is_floating_point():  # also with dtype given, as PyTorch's
         raise _C.DTypeError(f"nanmean(): expected a floating point tensor, got {x.dtype} "
                             f"(shape {tuple(x.shape)}, on {x.device})")
+    if dtype is not None:
+        x = x.to(dtype)
+        if not x.is_floating_point():
+            raise _C.DTypeError(f"nanmean(): dtype must be a floating point one, got {dtype} "
+                                f"(input of shape {tuple(x.shape)}, on {x.device})")
     total = nansum(x, dim, keepdim)
     count = count_nonzero(x == x, dim)  # the elements that are not NaN
     if keepdim:

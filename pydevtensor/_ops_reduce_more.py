@@ -131,6 +131,8 @@ def median(input, dim=None, keepdim=False, *, out=None):
         For out= without dim.
     RuntimeError
         For outs of another dtype, device or shape, or out= where input requires grad.
+    DTypeError
+        For a bool input, as PyTorch's.
 
     Examples
     --------
@@ -174,6 +176,8 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
         For out= without dim.
     RuntimeError
         For outs of another dtype, device or shape, or out= where input requires grad.
+    DTypeError
+        For a bool input, as PyTorch's.
 
     Examples
     --------
@@ -206,6 +210,9 @@ def _median(op, input, dim, keepdim, skip_nan):
                                                  device=x.device))
 
     _tensor_arg(input, op)
+    if input.dtype == _C.bool:
+        raise _C.DTypeError(f"{op}(): not implemented for bool input (of shape "
+                            f"{tuple(input.shape)}, on {input.device}), as PyTorch's")
     if dim is None:
         flat = input.reshape(-1)
         if flat.shape[0] == 0:
