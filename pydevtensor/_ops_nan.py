@@ -364,6 +364,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     count = count_nonzero(x == x, dim)  # the elements that are not NaN
     if keepdim:
         count = count.reshape(tuple(total.shape))
+    if x.dtype in (_C.float16, _C.bfloat16):
+        # divided in float32 (PyTorch's opmath): a count above 65504 is inf in float16
+        return (total.float() / count.float()).to(x.dtype)
     return total / count.to(x.dtype)
 
 

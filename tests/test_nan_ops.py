@@ -200,6 +200,23 @@ def test_nanmean_gradient_of_an_all_nan_slice_is_nan(device, keepdim):
     np.testing.assert_array_equal(_np(x.grad), [[NAN, INF, INF], [0.0, 0.0, 0.0]])
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_nanmean_of_more_half_values_than_float16_counts(device, dtype):
+    """The count divides in float32 (PyTorch's opmath): 70000 is inf in float16, and the
+    mean of 70000 values came out 0 (its gradient 0 too)."""
+    a = np.full((2, 70000), 0.5, dtype=np.float32)
+    a[1, ::7] = np.nan
+    x = pdt.tensor(a, device=device).to(getattr(pdt, dtype)).requires_grad_()
+    got = pdt.nanmean(x, 1)
+    assert got.dtype == getattr(pdt, dtype)
+    np.testing.assert_array_equal(got.detach().float().cpu().numpy(), [0.5, 0.5])
+    half = pdt.nanmean(x[0, :100].detach(), keepdim=True)  # small counts as before
+    assert tuple(half.shape) == (1,) and half.float().item() == 0.5
+    (g,) = pdt.autograd.grad(pdt.nanmean(x), x)
+    want = np.where(np.isnan(a), 0.0, 1 / np.count_nonzero(~np.isnan(a)))
+    np.testing.assert_allclose(g.float().cpu().numpy(), want, rtol=2 ** -7)
+
+
 def test_count_nonzero_matches_numpy(device):
     a = np.array([[0.0, 1.5, NAN], [0.0, 0.0, -2.0]])
     for dtype in ["bool", "int32", "int64", "float32", "float64"]:
