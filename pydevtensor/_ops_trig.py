@@ -160,6 +160,9 @@ def logcumsumexp(input, dim, *, out=None):
                          f"{input.ndim} dimensions (shape {tuple(input.shape)}, on "
                          f"{input.device})")
     y = input if input.ndim else input.reshape(1)
+    half = input.dtype if input.dtype in (_C.float16, _C.bfloat16) else None
+    if half:  # the log2(n) rounds in float32, the result rounded once (PyTorch's opmath)
+        y = y.float()
     d = dim % nd
     n = y.shape[d]
     k = 1
@@ -168,7 +171,9 @@ def logcumsumexp(input, dim, *, out=None):
         tail = logaddexp(y.narrow(d, k, n - k), y.narrow(d, 0, n - k))
         y = cat([head, tail], d)
         k *= 2
-    if k == 1:  # nothing was added up (n <= 1): y is input, or a view of it
+    if half:
+        y = y.to(half)
+    elif k == 1:  # nothing was added up (n <= 1): y is input, or a view of it
         y = y.clone()
     if input.ndim == 0:
         y = y.reshape(())
