@@ -1,12 +1,13 @@
 /* pdt_elementwise.c - validation and dispatch of the binary elementwise ops
  * (see pdt_elementwise.h and its notes; add and sub with alpha in
  * pdt_elementwise_alpha.c, the unary ops in pdt_elementwise_unary.c, the operands'
- * temporaries in pdt_elementwise_operands.c, through pdt_elementwise_impl.h).  The
+ * temporaries in pdt_elementwise_operands.h, through pdt_elementwise_impl.h).  The
  * order is always: every check, then the allocations and casts into temporaries,
  * then one backend call (plus one cast into the output when its dtype differs
  * from the result's), so that a failed check never leaves an output half-written. */
 #include "pdt_elementwise.h"
 #include "pdt_elementwise_impl.h"
+#include "pdt_elementwise_operands.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* pdt_elementwise_impl.h - the core's elementwise helpers shared by
- * pdt_elementwise.c, pdt_elementwise_alpha.c, pdt_elementwise_operands.c and
+ * pdt_elementwise.c, pdt_elementwise_alpha.c, pdt_elementwise_operands.h and
  * pdt_elementwise_unary.c: not part of the core's interface (pdt_elementwise.h). */
 #ifndef PDT_ELEMENTWISE_IMPL_H
 #define PDT_ELEMENTWISE_IMPL_H
@@ -32,7 +32,7 @@ pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
                               const pdt_tensor *out, pdt_tensor *result, int forced,
                               const pdt_scalar *scale);
 
-/* ---- operands (pdt_elementwise_operands.c) ---- */
+/* ---- operands (their helpers: pdt_elementwise_operands.h) ---- */
 
 /* One input made ready for the backend: a scalar in the compute dtype, or the
  * tensor itself when it already has the output's shape and dtype, or a view
@@ -46,16 +46,7 @@ typedef struct pdt_ew_prepared {
     pdt_tensor view; /* borrowed view: op.t may point here */
     pdt_tensor tmp;
     pdt_tensor half; /* an integer operand rounded to the half type (Note [integers and
-                        halves] in pdt_elementwise_operands.c) */
+                        halves] in pdt_elementwise_operands.h) */
 } pdt_ew_prepared;
-
-/* The operand helpers; their comments are at their definitions. */
-void pdt_ew_prepared_release(pdt_ew_prepared *p);
-pdt_status pdt_ew_prepare(pdt_arg x, pdt_dtype compute, pdt_dtype common, int floats,
-                          const pdt_tensor *target, int fresh, pdt_ew_prepared *p);
-pdt_status pdt_ew_make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int ndim,
-                              const int64_t *shape, const int *perm, const pdt_tensor *out,
-                              pdt_tensor *result, pdt_ew_prepared *tmp, const pdt_tensor **target,
-                              const pdt_tensor **dest);
 
 #endif /* PDT_ELEMENTWISE_IMPL_H */

@@ -2,6 +2,7 @@
  * and clamp with scalar bounds (pdt_unary in pdt_elementwise.h), in the order of
  * pdt_elementwise.c: every check, then the temporaries, then one backend call. */
 #include "pdt_elementwise_impl.h"
+#include "pdt_elementwise_operands.h"
 
 #include <math.h>
 #include <string.h>
