@@ -11,6 +11,7 @@ leaves the order among ties unspecified, so with ties the two may prune differen
 from __future__ import annotations
 
 import numbers
+import re
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -21,6 +22,39 @@ from ...autograd.grad_mode import no_grad as _no_grad
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
            "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask"]
+
+
+# Docstring entries the pruning functions and methods share: _shared_doc puts each in
+# place of a line "{key}" of a docstring, at that line's indentation.
+_DOC_ENTRIES = {
+    "module": ("module : nn.Module", "    The module (changed in place)."),
+    "name": ("name : str", "    The parameter's name."),
+    "entries": ("amount : int or float",
+                "    The number of entries to prune (int >= 0) or their fraction (float in "
+                "[0, 1],", "    rounded to the nearest count)."),
+    "channels": ("amount : int or float",
+                 "    The number of channels to prune (int >= 0) or their fraction (float in",
+                 "    [0, 1], rounded to the nearest count)."),
+    "dim": ("dim : int", "    The dimension whose slices are the channels."),
+    "returns_module": ("Returns", "-------", "nn.Module", "    module."),
+    "raises_amount": ("Raises", "------", "TypeError", "    When amount is not a number."),
+    "raises_unapplied": ("Raises", "------", "AssertionError",
+                         "    When the method has not been applied to a tensor (PyTorch's "
+                         "error)."),
+}
+
+
+def _shared_doc(obj: Any) -> Any:
+    """obj (a function or class), each line ``{key}`` of its docstring replaced by
+    _DOC_ENTRIES[key] at that line's indentation."""
+    if obj.__doc__:  # none under python -OO
+        lines = []
+        for line in obj.__doc__.split("\n"):
+            key = line.strip()[1:-1] if re.fullmatch(r"\{\w+\}", line.strip()) else None
+            indent = line[:len(line) - len(line.lstrip())]
+            lines += [indent + e if e else e for e in _DOC_ENTRIES[key]] if key else [line]
+        obj.__doc__ = "\n".join(lines)
+    return obj
 
 
 def _pruning_hooks(module: Any, name: str) -> list:
@@ -84,6 +118,7 @@ class BasePruningMethod(ABC):
         tensor([1., 0., 1.])
         """
 
+    @_shared_doc
     def apply_mask(self, module: Any) -> _C.Tensor:
         """``<name>_mask * <name>_orig`` of module (differentiable in ``<name>_orig``).
 
@@ -97,10 +132,7 @@ class BasePruningMethod(ABC):
         Tensor
             The pruned tensor.
 
-        Raises
-        ------
-        AssertionError
-            When the method has not been applied to a tensor (PyTorch's error).
+        {raises_unapplied}
 
         Examples
         --------
@@ -137,6 +169,7 @@ class BasePruningMethod(ABC):
         return old
 
     @classmethod
+    @_shared_doc
     def apply(cls, module: Any, name: str, *args: Any, importance_scores: Any = None,
               **kwargs: Any) -> BasePruningMethod:
         """Prunes ``module.<name>`` with ``cls(*args, **kwargs)``: the parameter becomes
@@ -147,10 +180,8 @@ class BasePruningMethod(ABC):
 
         Parameters
         ----------
-        module : nn.Module
-            The module (changed in place).
-        name : str
-            The parameter's name.
+        {module}
+        {name}
         *args, **kwargs
             The method's arguments.
         importance_scores : Tensor, optional
@@ -248,6 +279,7 @@ class BasePruningMethod(ABC):
             mask = self.compute_mask(importance_scores, default_mask=default_mask)
         return t * mask
 
+    @_shared_doc
     def remove(self, module: Any) -> None:
         """Makes the pruning permanent: ``<name>_orig`` (the same Parameter object, so
         an optimizer holding it goes on) takes the pruned values and becomes
@@ -263,10 +295,7 @@ class BasePruningMethod(ABC):
         -------
         None
 
-        Raises
-        ------
-        AssertionError
-            When the method has not been applied to a tensor (PyTorch's error).
+        {raises_unapplied}
 
         Examples
         --------
@@ -460,15 +489,14 @@ def _zero_entries(default_mask: _C.Tensor, order: _C.Tensor, n: int) -> _C.Tenso
     return mask
 
 
+@_shared_doc
 class RandomUnstructured(BasePruningMethod):
     """Prunes amount entries (of those not pruned yet) drawn at random, each set of
     that size equally likely (PyTorch's; the draws are pydevtensor's generator's).
 
     Parameters
     ----------
-    amount : int or float
-        The number of entries to prune (int >= 0) or their fraction (float in [0, 1],
-        rounded to the nearest count).
+    {entries}
 
     Examples
     --------
@@ -494,6 +522,7 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
+@_shared_doc
 class L1Unstructured(BasePruningMethod):
     """Prunes the amount entries (of those not pruned yet) of smallest absolute value
     (PyTorch's; among equal values the lower flat index first, see the module's
@@ -501,9 +530,7 @@ class L1Unstructured(BasePruningMethod):
 
     Parameters
     ----------
-    amount : int or float
-        The number of entries to prune (int >= 0) or their fraction (float in [0, 1],
-        rounded to the nearest count).
+    {entries}
 
     Examples
     --------
@@ -529,15 +556,14 @@ class L1Unstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
+@_shared_doc
 class RandomStructured(BasePruningMethod):
     """Prunes amount whole channels along dim (of those not pruned yet), drawn at
     random (PyTorch's; the draws are pydevtensor's generator's).
 
     Parameters
     ----------
-    amount : int or float
-        The number of channels to prune (int >= 0) or their fraction (float in
-        [0, 1], rounded to the nearest count).
+    {channels}
     dim : int, optional
         The dimension whose slices are the channels (default -1).
 
@@ -580,6 +606,7 @@ def _channel_norms(t: _C.Tensor, n: Any, dim: int) -> _C.Tensor:
     return _linalg.vector_norm(t, ord=2 if n == "fro" else n, dim=dims)
 
 
+@_shared_doc
 class LnStructured(BasePruningMethod):
     """Prunes the amount channels along dim (of those not pruned yet) of smallest L_n
     norm (PyTorch's; among equal norms the lower index is kept, see the module's
@@ -587,9 +614,7 @@ class LnStructured(BasePruningMethod):
 
     Parameters
     ----------
-    amount : int or float
-        The number of channels to prune (int >= 0) or their fraction (float in
-        [0, 1], rounded to the nearest count).
+    {channels}
     n : int, float, inf, -inf, 'fro' or 'nuc'
         The norm's order (as ``linalg.vector_norm``'s ord; 'fro' is 2).
     dim : int, optional

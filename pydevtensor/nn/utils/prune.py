@@ -20,7 +20,7 @@ from ...autograd.grad_mode import no_grad as _no_grad
 from .convert_parameters import parameters_to_vector
 from ._prune_methods import (BasePruningMethod, CustomFromMask, Identity, L1Unstructured,
                              LnStructured, PruningContainer, RandomStructured,
-                             RandomUnstructured, _pruning_hooks)
+                             RandomUnstructured, _pruning_hooks, _shared_doc)
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
            "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask",
@@ -29,21 +29,17 @@ __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructu
            "is_pruned"]
 
 
+@_shared_doc
 def identity(module: Any, name: str) -> Any:
     """Re-parametrises ``module.<name>`` for pruning without pruning anything: the
     mask ``<name>_mask`` is all ones.
 
     Parameters
     ----------
-    module : nn.Module
-        The module (changed in place).
-    name : str
-        The parameter's name.
+    {module}
+    {name}
 
-    Returns
-    -------
-    nn.Module
-        module.
+    {returns_module}
 
     Examples
     --------
@@ -56,28 +52,19 @@ def identity(module: Any, name: str) -> Any:
     return module
 
 
+@_shared_doc
 def random_unstructured(module: Any, name: str, amount: int | float) -> Any:
     """Prunes amount entries of ``module.<name>`` (of those not pruned yet) at random.
 
     Parameters
     ----------
-    module : nn.Module
-        The module (changed in place).
-    name : str
-        The parameter's name.
-    amount : int or float
-        The number of entries to prune (int >= 0) or their fraction (float in [0, 1],
-        rounded to the nearest count).
+    {module}
+    {name}
+    {entries}
 
-    Returns
-    -------
-    nn.Module
-        module.
+    {returns_module}
 
-    Raises
-    ------
-    TypeError
-        When amount is not a number.
+    {raises_amount}
     ValueError
         When amount is negative, a float above 1, or more than the entries left.
 
@@ -93,6 +80,7 @@ def random_unstructured(module: Any, name: str, amount: int | float) -> Any:
     return module
 
 
+@_shared_doc
 def l1_unstructured(module: Any, name: str, amount: int | float,
                     importance_scores: _C.Tensor | None = None) -> Any:
     """Prunes the amount entries of ``module.<name>`` (of those not pruned yet) of
@@ -100,26 +88,16 @@ def l1_unstructured(module: Any, name: str, amount: int | float,
 
     Parameters
     ----------
-    module : nn.Module
-        The module (changed in place).
-    name : str
-        The parameter's name.
-    amount : int or float
-        The number of entries to prune (int >= 0) or their fraction (float in [0, 1],
-        rounded to the nearest count).
+    {module}
+    {name}
+    {entries}
     importance_scores : Tensor, optional
         Scores of the parameter's shape to rank the entries by (default: the
         parameter).
 
-    Returns
-    -------
-    nn.Module
-        module.
+    {returns_module}
 
-    Raises
-    ------
-    TypeError
-        When amount is not a number.
+    {raises_amount}
     ValueError
         When amount is negative, a float above 1, or more than the entries left, or
         importance_scores has another shape.
@@ -141,31 +119,22 @@ def l1_unstructured(module: Any, name: str, amount: int | float,
     return module
 
 
+@_shared_doc
 def random_structured(module: Any, name: str, amount: int | float, dim: int) -> Any:
     """Prunes amount whole channels of ``module.<name>`` along dim (of those not pruned
     yet) at random.
 
     Parameters
     ----------
-    module : nn.Module
-        The module (changed in place).
+    {module}
     name : str
         The parameter's name (of 2 dims or more).
-    amount : int or float
-        The number of channels to prune (int >= 0) or their fraction (float in
-        [0, 1], rounded to the nearest count).
-    dim : int
-        The dimension whose slices are the channels.
+    {channels}
+    {dim}
 
-    Returns
-    -------
-    nn.Module
-        module.
+    {returns_module}
 
-    Raises
-    ------
-    TypeError
-        When amount is not a number.
+    {raises_amount}
     ValueError
         When amount is negative, a float above 1, or more than the channels, or the
         parameter has fewer than 2 dims.
@@ -184,6 +153,7 @@ def random_structured(module: Any, name: str, amount: int | float, dim: int) -> 
     return module
 
 
+@_shared_doc
 def ln_structured(module: Any, name: str, amount: int | float, n: Any, dim: int,
                   importance_scores: _C.Tensor | None = None) -> Any:
     """Prunes the amount channels of ``module.<name>`` along dim (of those not pruned
@@ -191,30 +161,20 @@ def ln_structured(module: Any, name: str, amount: int | float, n: Any, dim: int,
 
     Parameters
     ----------
-    module : nn.Module
-        The module (changed in place).
+    {module}
     name : str
         The parameter's name (of 2 dims or more).
-    amount : int or float
-        The number of channels to prune (int >= 0) or their fraction (float in
-        [0, 1], rounded to the nearest count).
+    {channels}
     n : int, float, inf, -inf, 'fro' or 'nuc'
         The norm's order.
-    dim : int
-        The dimension whose slices are the channels.
+    {dim}
     importance_scores : Tensor, optional
         Scores of the parameter's shape to rank the channels by (default: the
         parameter).
 
-    Returns
-    -------
-    nn.Module
-        module.
+    {returns_module}
 
-    Raises
-    ------
-    TypeError
-        When amount is not a number.
+    {raises_amount}
     ValueError
         When amount is negative, a float above 1, or more than the channels, or the
         parameter has fewer than 2 dims, or importance_scores has another shape.
@@ -303,23 +263,19 @@ def global_unstructured(parameters: Iterable, pruning_method: type,
         start += param.numel()
 
 
+@_shared_doc
 def custom_from_mask(module: Any, name: str, mask: _C.Tensor) -> Any:
     """Prunes the entries of ``module.<name>`` where mask is 0 (on top of an earlier
     mask).
 
     Parameters
     ----------
-    module : nn.Module
-        The module (changed in place).
-    name : str
-        The parameter's name.
+    {module}
+    {name}
     mask : Tensor
         The mask, of the parameter's shape.
 
-    Returns
-    -------
-    nn.Module
-        module.
+    {returns_module}
 
     Raises
     ------
@@ -338,6 +294,7 @@ def custom_from_mask(module: Any, name: str, mask: _C.Tensor) -> Any:
     return module
 
 
+@_shared_doc
 def remove(module: Any, name: str) -> Any:
     """Makes the pruning of ``module.<name>`` permanent: ``<name>_orig`` (the same
     Parameter object) takes the pruned values and is ``module.<name>`` again, and the
@@ -345,15 +302,11 @@ def remove(module: Any, name: str) -> Any:
 
     Parameters
     ----------
-    module : nn.Module
-        The module (changed in place).
+    {module}
     name : str
         The pruned parameter's name.
 
-    Returns
-    -------
-    nn.Module
-        module.
+    {returns_module}
 
     Raises
     ------
