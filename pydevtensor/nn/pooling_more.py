@@ -320,21 +320,26 @@ def _ntuple(value, n: int) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
+# The parameters FractionalMaxPool2d and 3d share, put in place of the line "{params}" of
+# their docstrings (up to _random_samples, described by each).
+_FRACTIONAL_PARAMS = """    kernel_size : int or tuple of {n} ints
+        The window's size.
+    output_size : int or tuple of {n} ints, optional
+        The output's size.
+    output_ratio : float or tuple of {n} floats, optional
+        Instead, the output's size as a fraction of the input's, each in (0, 1).
+    return_indices : bool, optional
+        Also return the flat indices of the maxima (default False).
+    _random_samples : Tensor, optional"""
+
+
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
     """:func:`~pydevtensor.nn.functional.fractional_max_pool2d` as a layer, as
     ``torch.nn.FractionalMaxPool2d``.
 
     Parameters
     ----------
-    kernel_size : int or tuple of 2 ints
-        The window's size.
-    output_size : int or tuple of 2 ints, optional
-        The output's size.
-    output_ratio : float or tuple of 2 floats, optional
-        Instead, the output's size as a fraction of the input's, each in (0, 1).
-    return_indices : bool, optional
-        Also return the flat indices of the maxima (default False).
-    _random_samples : Tensor, optional
+    {params}
         ``(N, C, 2)`` samples kept (a buffer) and used on every call instead of new
         ones.
 
@@ -362,15 +367,7 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
 
     Parameters
     ----------
-    kernel_size : int or tuple of 3 ints
-        The window's size.
-    output_size : int or tuple of 3 ints, optional
-        The output's size.
-    output_ratio : float or tuple of 3 floats, optional
-        Instead, the output's size as a fraction of the input's, each in (0, 1).
-    return_indices : bool, optional
-        Also return the flat indices of the maxima (default False).
-    _random_samples : Tensor, optional
+    {params}
         ``(N, C, 3)`` samples kept (a buffer) and used on every call.
 
     Raises
@@ -388,3 +385,9 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
 
     _nd = 3
     _pool = staticmethod(FF.fractional_max_pool3d)
+
+
+for _cls in (FractionalMaxPool2d, FractionalMaxPool3d):
+    if _cls.__doc__:  # none under python -OO
+        _cls.__doc__ = _cls.__doc__.replace("    {params}",
+                                            _FRACTIONAL_PARAMS.format(n=_cls._nd))
