@@ -453,6 +453,14 @@ def _check_amount(amount: Any) -> None:
                          f"non-negative integer")
 
 
+class _AmountMethod(BasePruningMethod):
+    """A method that prunes amount entries (channels), amount checked when it is made."""
+
+    def __init__(self, amount: int | float) -> None:
+        _check_amount(amount)
+        self.amount = amount
+
+
 def _count(amount: Any, size: int) -> int:
     """The number of entries (channels) to prune of size: amount itself, or the
     fraction amount of size, rounded half to even as PyTorch's round."""
@@ -490,7 +498,7 @@ def _zero_entries(default_mask: _C.Tensor, order: _C.Tensor, n: int) -> _C.Tenso
 
 
 @_shared_doc
-class RandomUnstructured(BasePruningMethod):
+class RandomUnstructured(_AmountMethod):
     """Prunes amount entries (of those not pruned yet) drawn at random, each set of
     that size equally likely (PyTorch's; the draws are pydevtensor's generator's).
 
@@ -507,10 +515,6 @@ class RandomUnstructured(BasePruningMethod):
 
     PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount: int | float) -> None:
-        _check_amount(amount)
-        self.amount = amount
-
     def compute_mask(self, t: _C.Tensor, default_mask: _C.Tensor) -> _C.Tensor:
         n = _count(self.amount, t.numel())
         order = _argsort(_C.rand(t.numel(), device=t.device)) if n else None
@@ -523,7 +527,7 @@ class RandomUnstructured(BasePruningMethod):
 
 
 @_shared_doc
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_AmountMethod):
     """Prunes the amount entries (of those not pruned yet) of smallest absolute value
     (PyTorch's; among equal values the lower flat index first, see the module's
     docstring).
@@ -541,10 +545,6 @@ class L1Unstructured(BasePruningMethod):
 
     PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount: int | float) -> None:
-        _check_amount(amount)
-        self.amount = amount
-
     def compute_mask(self, t: _C.Tensor, default_mask: _C.Tensor) -> _C.Tensor:
         n = _count(self.amount, t.numel())
         order = _argsort(t.detach().abs().reshape(-1), stable=True) if n else None
@@ -557,7 +557,7 @@ class L1Unstructured(BasePruningMethod):
 
 
 @_shared_doc
-class RandomStructured(BasePruningMethod):
+class RandomStructured(_AmountMethod):
     """Prunes amount whole channels along dim (of those not pruned yet), drawn at
     random (PyTorch's; the draws are pydevtensor's generator's).
 
@@ -578,8 +578,7 @@ class RandomStructured(BasePruningMethod):
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount: int | float, dim: int = -1) -> None:
-        _check_amount(amount)
-        self.amount = amount
+        super().__init__(amount)
         self.dim = dim
 
     def compute_mask(self, t: _C.Tensor, default_mask: _C.Tensor) -> _C.Tensor:
@@ -607,7 +606,7 @@ def _channel_norms(t: _C.Tensor, n: Any, dim: int) -> _C.Tensor:
 
 
 @_shared_doc
-class LnStructured(BasePruningMethod):
+class LnStructured(_AmountMethod):
     """Prunes the amount channels along dim (of those not pruned yet) of smallest L_n
     norm (PyTorch's; among equal norms the lower index is kept, see the module's
     docstring).
@@ -633,8 +632,7 @@ class LnStructured(BasePruningMethod):
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount: int | float, n: Any, dim: int = -1) -> None:
-        _check_amount(amount)
-        self.amount = amount
+        super().__init__(amount)
         self.n = n
         self.dim = dim
 
