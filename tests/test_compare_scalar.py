@@ -48,7 +48,8 @@ def _values(dt):
 def _int_scalars(dt):
     lo, hi = _range(dt)
     s = [lo - 1, lo, lo + 1, -2, -1, 0, 1, 2, 3, hi - 1, hi, hi + 1, 2**24 + 1]
-    return sorted({x for x in s if -2**63 <= x < 2**63})
+    # and ints beyond 64 bits (Note [ints beyond 64 bits] in csrc/python/wide_ints.c)
+    return sorted(set(s) | {2**63, 2**63 + 1, 2**64, 2**100, -2**63 - 1, -2**64, -2**100})
 
 
 def _float_scalars(dt):
@@ -68,8 +69,8 @@ def _reference(x, name, s, default=np.float32):
     if isinstance(s, float):
         return op(x.astype(default), default(s))
     # an int is compared as it is, also beyond the dtype's range (Note [ints beyond the
-    # dtype] in csrc/core/pdt_compare_scalar.c): exact in int64
-    return op(x.astype(np.int64), np.int64(s))
+    # dtype] in csrc/core/pdt_compare_scalar.c) and beyond 64 bits: exact
+    return op(x.astype(object), s).astype(bool)
 
 
 def _forms(x, name, s, out):

@@ -90,6 +90,11 @@ typedef struct pdt_arg {
     const pdt_tensor *t;
     pdt_scalar s;
     int is_bool;
+    /* a Python int beyond int64, held as the nearest double (s.is_float 1): the
+     * bindings pass one to the core only where the result is floating, and ask
+     * for the integer comparisons' answer otherwise (Note [ints beyond 64 bits] in
+     * csrc/python/wide_ints.c); the core never reads it */
+    int is_wide;
 } pdt_arg;
 
 /* out = op(a, b) with broadcasting.  At least one of a and b is a tensor.

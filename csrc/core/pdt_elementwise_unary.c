@@ -29,7 +29,7 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
     case PDT_OP_CLAMP: {
         pdt_arg args[3];
         int n = 0;
-        args[n++] = (pdt_arg){x, {0, 0, 0}, 0};
+        args[n++] = (pdt_arg){.t = x};
         if (!lo && !hi)
             return pdt_fail(PDT_ERR_VALUE, "%s: at least one of 'min' or 'max' must be given",
                             name);
@@ -148,7 +148,7 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     pdt_note_op(name, dev);
     if (pdt_ew_numel_of(x->ndim, x->shape) == 0)
         goto done;
-    st = pdt_ew_prepare((pdt_arg){x, {0, 0, 0}, 0}, compute, res, 0, target, target != out, &px);
+    st = pdt_ew_prepare((pdt_arg){.t = x}, compute, res, 0, target, target != out, &px);
     if (st == PDT_OK && op == PDT_OP_CLAMP && (nan_bound(res, lo) || nan_bound(res, hi))) {
         pdt_scalar nan;
         memset(&nan, 0, sizeof nan);

@@ -172,6 +172,32 @@ int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out)
     return -1;
 }
 
+int pdt_parse_scalar_wide(PyObject *obj, const char *what, pdt_scalar *out, int *wide)
+{
+    *wide = 0;
+    if (pdt_parse_scalar(obj, what, out) == 0)
+        return 0;
+    if (PyBool_Check(obj) || !PyIndex_Check(obj) || !PyErr_ExceptionMatches(PyExc_OverflowError))
+        return -1;
+    PyErr_Clear();
+    PyObject *index = PyNumber_Index(obj);
+    double d = index ? PyLong_AsDouble(index) : -1.0; /* OverflowError past the doubles */
+    Py_XDECREF(index);
+    if (d == -1.0 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_OverflowError,
+                         "%s: an integer beyond the largest float64 (about 1.8e308) fits no dtype",
+                         what);
+        }
+        return -1;
+    }
+    out->is_float = 1;
+    out->f = d;
+    *wide = 1;
+    return 0;
+}
+
 int pdt_input_to_front(PyObject *const **args, Py_ssize_t *nargs, PyObject **kwnames,
                        pdt_moved_input *m)
 {

@@ -38,6 +38,11 @@ static inline int pdt_exact_int64(PyObject *obj, int64_t *out)
 }
 /* A Python number to a pdt_scalar (bool and int -> integer, float -> float). */
 int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out);
+/* pdt_parse_scalar, but an integer beyond int64 (a Python int, NumPy's uint64) is no
+ * error: *wide becomes 1 and out holds it as the nearest double (is_float 1); an int
+ * beyond the doubles still raises OverflowError (Note [ints beyond 64 bits] in
+ * wide_ints.c). */
+int pdt_parse_scalar_wide(PyObject *obj, const char *what, pdt_scalar *out, int *wide);
 
 /* A METH_FASTCALL | METH_KEYWORDS method table entry for f. */
 #define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS

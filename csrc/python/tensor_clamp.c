@@ -7,6 +7,7 @@
 #include "pdt_elementwise.h"
 #include "pdt_ops.h"
 #include "tensor_forms.h"
+#include "wide_ints.h"
 
 /* clamp with a tensor bound: maximum(x, min), then minimum(., max), as
  * PyTorch defines it (NaN bounds propagate), in the dtype of all three: x is
@@ -65,6 +66,7 @@ static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *
         PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be a Tensor", name);
         return NULL;
     }
+    pdt_wide_clamp(bound);
     if (!(bound[1] && bound[1]->t) && !(bound[2] && bound[2]->t))
         return pdt_form_run_unary(S, name, PDT_OP_CLAMP, x, bound[1], bound[2], out_obj);
 

@@ -11,6 +11,7 @@
 #include "pdt_linalg.h"
 #include "pdt_ops.h"
 #include "pdt_view.h"
+#include "wide_ints.h"
 
 /* Parses n tensors (and the extra format) from args; 0 or -1. */
 static pdt_state *state(PyObject *module) { return pdt_state_of_module(module); }
@@ -367,7 +368,7 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
          * written value, a number the dtype cannot hold is refused (PyTorch too) */
         const int operand = !masked && pdt_dtype_is_half(t->dtype);
         pdt_scalar v;
-        if (pdt_parse_scalar(x, masked ? "masked_fill(): value" : "where()", &v) < 0 ||
+        if (pdt_parse_number_into(x, masked ? "masked_fill(): value" : "where()", t, &v) < 0 ||
             (!operand && pdt_number_refused(S, masked ? "masked_fill" : "where", v, t) < 0))
             return NULL;
         pdt_status st = pdt_tensor_empty(t->device, t->dtype, 0, NULL, 0, &number);

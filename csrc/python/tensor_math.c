@@ -25,6 +25,7 @@
 #include "pdt_elementwise.h"
 #include "pdt_ops.h"
 #include "tensor_forms.h"
+#include "wide_ints.h"
 
 static PyObject *nb_add(PyObject *a, PyObject *b);
 
@@ -54,7 +55,7 @@ static pdt_state *state_of_either(PyObject *a, PyObject *b)
 
 /* NumPy's bool_, integer and floating scalars (without importing NumPy:
  * when it is not loaded, o cannot be one).  1: stored; 0: not one. */
-static int numpy_scalar(PyObject *o, pdt_arg *arg)
+static int numpy_scalar(PyObject *o, const char *what, pdt_arg *arg)
 {
     PyObject *modules = PySys_GetObject("modules"); /* borrowed */
     PyObject *np = modules ? PyDict_GetItemString(modules, "numpy") : NULL;
@@ -77,14 +78,14 @@ static int numpy_scalar(PyObject *o, pdt_arg *arg)
             arg->s.i = v;
             return 1;
         }
-        return pdt_parse_scalar(o, "operand", &arg->s) < 0 ? -1 : 1;
+        return pdt_parse_scalar_wide(o, what, &arg->s, &arg->is_wide) < 0 ? -1 : 1;
     }
     return 0;
 }
 
 /* o as an operand.  1: done; 0: not a tensor or a real number (no error set);
  * -1: an error is set. */
-static int to_arg(pdt_state *S, PyObject *o, pdt_arg *arg)
+static int to_arg(pdt_state *S, PyObject *o, const char *what, pdt_arg *arg)
 {
     memset(arg, 0, sizeof *arg);
     if (quick_is_tensor(o) || pdt_is_tensor(S, o)) {
@@ -98,16 +99,18 @@ static int to_arg(pdt_state *S, PyObject *o, pdt_arg *arg)
     }
     if (PyLong_Check(o)) {
         arg->is_bool = PyBool_Check(o);
-        return pdt_parse_scalar(o, "operand", &arg->s) < 0 ? -1 : 1;
+        return pdt_parse_scalar_wide(o, what, &arg->s, &arg->is_wide) < 0 ? -1 : 1;
     }
-    return numpy_scalar(o, arg);
+    return numpy_scalar(o, what, arg);
 }
 
 /* to_arg for a named argument: anything but a tensor or a number is a
  * TypeError naming fname and what. */
 int pdt_form_arg(pdt_state *S, PyObject *o, const char *fname, const char *what, pdt_arg *arg)
 {
-    int r = to_arg(S, o, arg);
+    char named[96];
+    snprintf(named, sizeof named, "%s(): argument '%s'", fname, what);
+    int r = to_arg(S, o, named, arg);
     if (r == 0)
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument '%s' must be a Tensor or a number, got %.100s", fname, what,
@@ -155,6 +158,8 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
     int64_t shape[PDT_MAX_DIMS];
     int ndim;
     PyObject *fresh = NULL; /* Note [empty outs] */
+    if (pdt_wide_binary(name, &op, &a, &b, alpha) < 0)
+        return NULL;
     if (out_obj && broadcast_of(a.t, b.t, &ndim, shape) &&
         pdt_out_fresh(S, out_obj, ndim, shape, &fresh) < 0)
         return NULL;
@@ -235,11 +240,11 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
     pdt_state *S = state_of_either(a, b);
     pdt_arg x, y;
     int r;
-    if (!S || (r = to_arg(S, a, &x)) < 0)
+    if (!S || (r = to_arg(S, a, "operand", &x)) < 0)
         return NULL;
     if (r == 0 || (in_place && !x.t))
         Py_RETURN_NOTIMPLEMENTED;
-    if ((r = to_arg(S, b, &y)) <= 0) {
+    if ((r = to_arg(S, b, "operand", &y)) <= 0) {
         if (r < 0)
             return NULL;
         if (in_place && x.t->device.kind == PDT_CPU && PyObject_CheckBuffer(b) &&
@@ -628,6 +633,10 @@ static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (value.t) {
         PyErr_SetString(PyExc_TypeError, "fill_(): value must be a number; for a 0-dim tensor use "
                                          "fill_(value.item()), which reads it on the host");
+        return NULL;
+    }
+    if (value.is_wide && !pdt_dtype_is_floating(pdt_tensor_of(self)->dtype)) {
+        pdt_wide_refused("fill_", pdt_tensor_of(self), pdt_tensor_of(self)->dtype);
         return NULL;
     }
     return fill_with(self, value.s);

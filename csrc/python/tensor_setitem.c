@@ -7,6 +7,7 @@
 #include "args.h"
 #include "pdt_index.h"
 #include "pdt_view.h"
+#include "wide_ints.h"
 
 int pdt_write_done(pdt_state *S, PyObject *self, pdt_status st)
 {
@@ -67,7 +68,8 @@ int pdt_number_for(pdt_state *S, const char *op, const pdt_tensor *x, PyObject *
     if (kind < 0 || kind > pdt_dtype_category(x->dtype))
         return 0;
     pdt_scalar v;
-    if (pdt_parse_scalar(value, "setitem: value", &v) < 0 || pdt_number_refused(S, op, v, x) < 0)
+    if (pdt_parse_number_into(value, "setitem: value", x, &v) < 0 ||
+        pdt_number_refused(S, op, v, x) < 0)
         return -1;
     pdt_status st = pdt_tensor_empty(x->device, x->dtype, 0, NULL, 0, number);
     if (st == PDT_OK && (st = pdt_fill(number, v)) != PDT_OK)
@@ -289,7 +291,7 @@ static PyObject *f_number_fits(PyObject *module, PyObject *const *args, Py_ssize
         return NULL;
     }
     const char *op = PyUnicode_AsUTF8(args[0]);
-    if (!op || pdt_parse_scalar(args[1], op, &v) < 0 ||
+    if (!op || pdt_parse_number_into(args[1], op, pdt_tensor_of(args[2]), &v) < 0 ||
         pdt_number_refused(S, op, v, pdt_tensor_of(args[2])) < 0)
         return NULL;
     Py_RETURN_NONE;

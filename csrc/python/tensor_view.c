@@ -10,6 +10,7 @@
 #include "args.h"
 #include "docstrings_view.h"
 #include "pdt_view.h"
+#include "wide_ints.h"
 
 /* Up to n ints by position or by name (names[i]) into vals (defaults preset);
  * the first `required` must be given. */
@@ -614,7 +615,8 @@ static int basic_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
                      Py_TYPE(value)->tp_name);
         return -1;
     }
-    if (!is_tensor && pdt_parse_scalar(value, "t[index] = value", &scalar) < 0)
+    if (!is_tensor &&
+        pdt_parse_number_into(value, "t[index] = value", pdt_tensor_of(self), &scalar) < 0)
         return -1;
     pdt_tensor dst;
     if (index_view(self, key, &dst) < 0)
