@@ -222,6 +222,11 @@ e = _math.e
 inf = _math.inf
 nan = _math.nan
 
+# Tensor's methods written in Python take no out= (PyTorch's take none): the functions set
+# as methods above are wrapped to refuse it, before autocast reads them
+from ._out import methods_without_out  # noqa: E402
+methods_without_out(Tensor)
+
 # mixed precision (torch.amp): autocast's casts are installed at the ops' entry points
 # here and again when nn is first imported (amp/_policy.py)
 from . import amp  # noqa: E402

@@ -185,3 +185,36 @@ def _reduction_out(name, *args, out, **kw):
     if isinstance(result, tuple):
         return _outs_written(result, out, name, type(result))
     return _out_written(result, out, name)
+
+
+def _method_of(fn, name):
+    """fn as a Tensor method: the same call, but out= refused with PyTorch's TypeError
+    (its methods take no out=; only the functions do), the signature without out."""
+    def method(*args, **kwargs):
+        if "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out' (out= is "
+                            f"taken by the function pydevtensor.{name}, not the method)")
+        return fn(*args, **kwargs)
+
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(method, attr, getattr(fn, attr, name))
+    method.__wrapped__ = fn
+    sig = inspect.signature(fn)
+    method.__signature__ = sig.replace(
+        parameters=[p for p in sig.parameters.values() if p.name != "out"])
+    return method
+
+
+def methods_without_out(cls):
+    """Replaces each method of cls written in Python that takes out= (the functions set
+    on Tensor as its methods: x.diff, x.index_add, x.scatter, ...) by _method_of's
+    wrapper, so that ``x.diff(out=o)`` raises TypeError as PyTorch's method does."""
+    for name, fn in list(vars(cls).items()):
+        if not callable(fn) or isinstance(fn, (type, staticmethod, classmethod)):
+            continue
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):  # the C methods: they refuse out= themselves
+            continue
+        if "out" in params and params["out"].kind == inspect.Parameter.KEYWORD_ONLY:
+            setattr(cls, name, _method_of(fn, name))
