@@ -1,5 +1,5 @@
 """out= of the ops written in Python (pydevtensor/_out.py): masked_select, take,
-take_along_dim, nonzero, sort, topk, kthvalue, msort, searchsorted, bucketize, histc,
+take_along_dim, nonzero, nonzero_static, sort, topk, kthvalue, msort, searchsorted, bucketize, histc,
 cumsum, cumprod, cummax, cummin, logcumsumexp, diff, the scatters (index_add,
 index_copy, index_reduce, scatter, scatter_add, scatter_reduce), tensordot and inner,
 on every device, against NumPy.
@@ -63,6 +63,8 @@ CASES = {
     "take_along_dim": (lambda x, **k: pdt.take_along_dim(x, _t(ALONG, x.device), 1, **k),
                        np.take_along_axis(A, ALONG, 1), True),
     "nonzero": (lambda x, **k: pdt.nonzero(x - 2, **k), np.argwhere(A - 2), False),
+    "nonzero_static": (lambda x, **k: pdt.nonzero_static(x > 2, size=6, fill_value=-4, **k),
+                       np.vstack([np.argwhere(A > 2), np.full((2, 2), -4)]), False),
     "sort": (lambda x, **k: pdt.sort(x, **k),
              (np.sort(A, 1), np.argsort(A, 1, kind="stable")), True),
     "topk": (lambda x, **k: pdt.topk(x, 2, **k),
