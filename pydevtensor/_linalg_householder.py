@@ -128,7 +128,7 @@ def _ormqr_checks(input, tau, other, left):
 
 
 @takes_out("ormqr")
-def ormqr(input, tau, other, left=True, transpose=False):
+def ormqr(input, input2, input3, left=True, transpose=False):
     """``op(Q) @ other`` (left) or ``other @ op(Q)`` for the Q of Householder reflectors
     in geqrf's form, without forming Q, as ``torch.ormqr`` (LAPACK's ormqr).
 
@@ -142,10 +142,10 @@ def ormqr(input, tau, other, left=True, transpose=False):
     ----------
     input : Tensor
         ``(..., mn, k')``: the reflectors' vectors, mn = m (left) or n (right).
-    tau : Tensor
-        ``(..., k)``, ``k = min(mn, k')``: their scales.
-    other : Tensor
-        ``(..., m, n)``, the matrix multiplied.
+    input2 : Tensor
+        tau, ``(..., k)``, ``k = min(mn, k')``: their scales (PyTorch's keyword name).
+    input3 : Tensor
+        other, ``(..., m, n)``, the matrix multiplied (PyTorch's keyword name).
     left : bool, optional
         ``op(Q) @ other`` (default True), else ``other @ op(Q)``.
     transpose : bool, optional
@@ -174,7 +174,10 @@ def ormqr(input, tau, other, left=True, transpose=False):
     >>> pydevtensor.ormqr(a, tau, A, transpose=True)  # Q^T A = R
     tensor([[-5.0000, -2.2000],
             [ 0.0000,  0.4000]])
+    >>> a.ormqr(input2=tau, input3=A, transpose=True).allclose(a.triu())
+    True
     """
+    tau, other = input2, input3
     _ormqr_checks(input, tau, other, left)
     k = tau.shape[-1]
     mn = input.shape[-2]

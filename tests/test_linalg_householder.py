@@ -121,3 +121,24 @@ def test_ormqr_errors(device):
         pdt.ormqr(A.expand(2, 5, 3), tau.expand(2, 3), C.expand(3, 5, 4))
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         pdt.geqrf(tau)
+
+
+def test_keyword_names_are_pytorchs(device):
+    """ormqr(input, input2, input3, left, transpose) and orgqr(input, input2): PyTorch's
+    keyword names (tau and other are input2 and input3), for the functions and methods;
+    orgqr writes out= as householder_product does."""
+    rng = np.random.default_rng(7)
+    A, C = _t(rng.standard_normal((4, 3)), device), _t(rng.standard_normal((2, 4)), device)
+    a, tau = pdt.geqrf(A)
+    q = ref_q(a.cpu().numpy(), tau.cpu().numpy())
+    want = C.cpu().numpy() @ q.T
+    for got in (pdt.ormqr(input=a, input2=tau, input3=C, left=False, transpose=True),
+                a.ormqr(input2=tau, input3=C, left=False, transpose=True)):
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12, atol=1e-12)
+    for got in (pdt.orgqr(input=a, input2=tau), a.orgqr(input2=tau)):
+        np.testing.assert_allclose(got.cpu().numpy(), q[:, :3], rtol=1e-12, atol=1e-12)
+    out = pdt.empty(0, dtype=pdt.float64, device=device)
+    assert pdt.orgqr(a, tau, out=out) is out
+    np.testing.assert_allclose(out.cpu().numpy(), q[:, :3], rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="tau"):
+        pdt.ormqr(a, tau=tau, input3=C)
