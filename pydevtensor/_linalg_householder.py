@@ -23,7 +23,7 @@ return_types.geqrf.__module__ = "pydevtensor.return_types"
 __all__ = ["geqrf", "ormqr"]
 
 
-@takes_out("geqrf", tuple_of="a, tau")
+@takes_out("geqrf", tuple_of="a, tau", column_major=True)
 @recorded("geqrf")
 def geqrf(input):
     """The QR decomposition of each matrix in LAPACK's geqrf form, as ``torch.geqrf``.
@@ -44,7 +44,8 @@ def geqrf(input):
     Returns
     -------
     (a, tau) : named tuple of Tensor
-        a ``(..., m, n)`` (column-major, as LAPACK's) and tau ``(..., min(m, n))``.
+        a ``(..., m, n)`` (column-major, as LAPACK's: strides ``(..., 1, m)``; an
+        empty ``out`` a is given them too) and tau ``(..., min(m, n))``.
 
     Raises
     ------

@@ -142,3 +142,27 @@ def test_keyword_names_are_pytorchs(device):
     np.testing.assert_allclose(out.cpu().numpy(), q[:, :3], rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match="tau"):
         pdt.ormqr(a, tau=tau, input3=C)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 5, 3), (2, 3, 1)])
+def test_geqrf_a_is_column_major_also_in_out(device, shape):
+    """geqrf's a has LAPACK's (and PyTorch's) column-major strides (..., 1, m) for
+    (..., m, n) matrices, and an empty out a is given them too; a non-empty out keeps
+    its own (row-major) strides; the values are the same in all three."""
+    m, n = shape[-2:]
+    want = (m * n,) * (len(shape) - 2) + (1, m)
+    A = _t(np.random.default_rng(m * n).standard_normal(shape), device)
+    a, tau = pdt.geqrf(A)
+    assert a.stride() == want
+    outs = (pdt.empty(0, dtype=pdt.float64, device=device),
+            pdt.empty(0, dtype=pdt.float64, device=device))
+    got = pdt.geqrf(A, out=outs)
+    assert got.a is outs[0] and got.tau is outs[1]
+    assert outs[0].stride() == want and tuple(outs[0].shape) == shape
+    rows = (pdt.empty(shape, dtype=pdt.float64, device=device),
+            pdt.empty(tau.shape, dtype=pdt.float64, device=device))
+    pdt.geqrf(A, out=rows)
+    assert rows[0].stride() == tuple(np.cumprod((1,) + shape[:0:-1])[::-1])
+    for o in (outs, rows):
+        np.testing.assert_array_equal(o[0].cpu().numpy(), a.cpu().numpy())
+        np.testing.assert_array_equal(o[1].cpu().numpy(), tau.cpu().numpy())
