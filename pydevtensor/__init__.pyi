@@ -5,7 +5,7 @@
 import builtins
 from contextlib import AbstractContextManager
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 from . import _C as _C
 from . import autograd as autograd
@@ -626,6 +626,17 @@ def put(input: Tensor, index: Tensor, source: Tensor,
         accumulate: builtins.bool = False) -> Tensor: ...
 def trace(input: Tensor) -> Tensor: ...
 def kron(input: Tensor, other: Tensor) -> Tensor: ...
+
+# PyTorch's older norm names (_ops_norm_names.py)
+def frobenius_norm(input: Tensor, dim: builtins.int | Sequence[builtins.int],
+                   keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor: ...
+@overload
+def nuclear_norm(input: Tensor, keepdim: builtins.bool = False, *,
+                 out: Tensor | None = None) -> Tensor: ...
+@overload
+def nuclear_norm(input: Tensor, dim: Sequence[builtins.int], keepdim: builtins.bool = False, *,
+                 out: Tensor | None = None) -> Tensor: ...
+def norm_except_dim(v: Tensor, pow: builtins.int = 2, dim: builtins.int = 0) -> Tensor: ...
 
 # real-valued answers to PyTorch's names (_ops_real.py)
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
