@@ -123,6 +123,8 @@ from . import _ops_view_copy
 from . import _tensor_resize  # noqa: F401  (resize_, is_same_size, .real, .imag, ... methods)
 from . import _tensor_queries  # noqa: F401  (dim_order, is_sparse, layout, ... of Tensor)
 from ._ops_products import inner, kron, tensordot, vander
+from ._ops_norm_names import *  # noqa: F401,F403  (frobenius_norm, nuclear_norm, ...)
+from . import _ops_norm_names
 from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
 from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., random fills)
 from . import _ops_real
@@ -213,6 +215,7 @@ __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTenso
 __all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tensordot", "vander",
             "testing", "version"]
 __all__ += _precision.__all__ + _ops_real.__all__
+__all__ += _ops_norm_names.__all__
 __all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
             + list(_ops_torch_names.FUNCTIONAL_ALIASES))
 
@@ -221,6 +224,11 @@ pi = _math.pi
 e = _math.e
 inf = _math.inf
 nan = _math.nan
+
+# Tensor's methods written in Python take no out= (PyTorch's take none): the functions set
+# as methods above are wrapped to refuse it, before autocast reads them
+from ._out import methods_without_out  # noqa: E402
+methods_without_out(Tensor)
 
 # mixed precision (torch.amp): autocast's casts are installed at the ops' entry points
 # here and again when nn is first imported (amp/_policy.py)

@@ -23,7 +23,7 @@ return_types.geqrf.__module__ = "pydevtensor.return_types"
 __all__ = ["geqrf", "ormqr"]
 
 
-@takes_out("geqrf", tuple_of="a, tau")
+@takes_out("geqrf", tuple_of="a, tau", column_major=True)
 @recorded("geqrf")
 def geqrf(input):
     """The QR decomposition of each matrix in LAPACK's geqrf form, as ``torch.geqrf``.
@@ -44,7 +44,8 @@ def geqrf(input):
     Returns
     -------
     (a, tau) : named tuple of Tensor
-        a ``(..., m, n)`` (column-major, as LAPACK's) and tau ``(..., min(m, n))``.
+        a ``(..., m, n)`` (column-major, as LAPACK's: strides ``(..., 1, m)``; an
+        empty ``out`` a is given them too) and tau ``(..., min(m, n))``.
 
     Raises
     ------
@@ -128,7 +129,7 @@ def _ormqr_checks(input, tau, other, left):
 
 
 @takes_out("ormqr")
-def ormqr(input, tau, other, left=True, transpose=False):
+def ormqr(input, input2, input3, left=True, transpose=False):
     """``op(Q) @ other`` (left) or ``other @ op(Q)`` for the Q of Householder reflectors
     in geqrf's form, without forming Q, as ``torch.ormqr`` (LAPACK's ormqr).
 
@@ -142,10 +143,10 @@ def ormqr(input, tau, other, left=True, transpose=False):
     ----------
     input : Tensor
         ``(..., mn, k')``: the reflectors' vectors, mn = m (left) or n (right).
-    tau : Tensor
-        ``(..., k)``, ``k = min(mn, k')``: their scales.
-    other : Tensor
-        ``(..., m, n)``, the matrix multiplied.
+    input2 : Tensor
+        tau, ``(..., k)``, ``k = min(mn, k')``: their scales (PyTorch's keyword name).
+    input3 : Tensor
+        other, ``(..., m, n)``, the matrix multiplied (PyTorch's keyword name).
     left : bool, optional
         ``op(Q) @ other`` (default True), else ``other @ op(Q)``.
     transpose : bool, optional
@@ -174,7 +175,10 @@ def ormqr(input, tau, other, left=True, transpose=False):
     >>> pydevtensor.ormqr(a, tau, A, transpose=True)  # Q^T A = R
     tensor([[-5.0000, -2.2000],
             [ 0.0000,  0.4000]])
+    >>> a.ormqr(input2=tau, input3=A, transpose=True).allclose(a.triu())
+    True
     """
+    tau, other = input2, input3
     _ormqr_checks(input, tau, other, left)
     k = tau.shape[-1]
     mn = input.shape[-2]

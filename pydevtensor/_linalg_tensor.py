@@ -200,15 +200,17 @@ def householder_product(A, tau, *, out=None):
     return Q if out is None else _out_written(Q, out, name)
 
 
-def orgqr(input, tau):
-    """PyTorch's top-level ``orgqr``: ``linalg.householder_product(input, tau)``.
+def orgqr(input, input2, *, out=None):
+    """PyTorch's top-level ``orgqr``: ``linalg.householder_product(input, input2)``.
 
     Parameters
     ----------
     input : Tensor
         (..., m, n), m >= n: the reflectors' vectors.
-    tau : Tensor
-        (..., k), k <= n: their scales.
+    input2 : Tensor
+        tau, (..., k), k <= n: their scales (PyTorch's keyword name).
+    out : Tensor, optional
+        Written with the result (as householder_product's out=) and returned.
 
     Returns
     -------
@@ -227,7 +229,7 @@ def orgqr(input, tau):
             [0., 1.],
             [0., 0.]])
     """
-    return householder_product(input, tau)
+    return householder_product(input, input2, out=out)
 
 
 __all__ = ["householder_product", "tensorinv", "tensorsolve"]

@@ -24,7 +24,7 @@ def _narrow(x, d, start, stop):
 
 
 @numpy_names
-@takes_out("diff")
+@takes_out("diff", castable=True)
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim, ``x[i + 1] - x[i]`` (for bool tensors
     ``x[i + 1] != x[i]``), after joining prepend before and append after input.

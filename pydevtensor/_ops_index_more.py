@@ -411,6 +411,7 @@ def argwhere(input):
     return nonzero(_tensor_arg(input, "argwhere"))
 
 
+@takes_out("nonzero_static", differentiable=False)
 def nonzero_static(input, *, size, fill_value=-1):
     """nonzero's (count, ndim) indices in a result of size rows: the first size of them,
     then rows of fill_value where there are fewer.  Unlike PyTorch's (which keeps a CUDA
@@ -449,6 +450,9 @@ def nonzero_static(input, *, size, fill_value=-1):
     >>> x.nonzero_static(size=2)
     tensor([[0, 0],
             [1, 0]])
+    >>> out = pydevtensor.empty(0, dtype=pydevtensor.int64)
+    >>> pydevtensor.nonzero_static(x, size=3, fill_value=9, out=out) is out
+    True
     """
     _tensor_arg(input, "nonzero_static")
     size = _int_arg(size, "nonzero_static", "size")

@@ -64,30 +64,38 @@ def _check_out(result, out, op, castable=False):
                            f"resize out")
 
 
-def _resized(result, out, castable=False):
+def _resized(result, out, castable=False, column_major=False):
     """out given result's shape when it has no elements (nor a base), and result's dtype
     (or one it can be cast to, castable=True) and device (else _check_out says what is
-    wrong)."""
+    wrong).  column_major: out takes the strides of a result whose matrices are
+    column-major (LAPACK's layout, with or without batch dimensions), as PyTorch's
+    linear algebra resizes its outs; else row-major ones."""
     if (isinstance(out, _C.Tensor) and out.numel() == 0 and out._base is None
             and (out.dtype == result.dtype
                  or castable and can_cast(result.dtype, out.dtype))
             and out.device == result.device
             and tuple(out.shape) != tuple(result.shape)):
-        out.data = _C.empty(tuple(result.shape), dtype=out.dtype, device=out.device)
+        shape = tuple(result.shape)
+        if column_major and result.ndim >= 2 and result.mT.is_contiguous():
+            from ._ops_small_names import empty_strided  # (late: loaded after _out)
+            out.data = empty_strided(shape, result.stride(), dtype=out.dtype,
+                                     device=out.device)
+        else:
+            out.data = _C.empty(shape, dtype=out.dtype, device=out.device)
 
 
-def _out_written(result, out, op, castable=False):
+def _out_written(result, out, op, castable=False, column_major=False):
     """Writes result into out (see the module's docstring) and returns out: out of
     result's dtype, or with castable=True (the elementwise ops) of any dtype result's
-    can be cast to."""
-    _resized(result, out, castable)
+    can be cast to; column_major as _resized's."""
+    _resized(result, out, castable, column_major)
     return _write_out(result, out, op, castable)
 
 
-def _outs_written(results, out, op, return_type, castable=False):
+def _outs_written(results, out, op, return_type, castable=False, column_major=False):
     """The tuple variant: out a tuple (or list) of as many Tensors as results, each
     checked (all before any is written) and written as _out_written does; returns
-    return_type(*out)."""
+    return_type(*out); column_major as _resized's."""
     if not (isinstance(out, (tuple, list)) and len(out) == len(results)):
         got = (f"{type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list))
                else type(out).__name__)
@@ -95,7 +103,7 @@ def _outs_written(results, out, op, return_type, castable=False):
         raise TypeError(f"{op}(): out must be a tuple of {len(results)} Tensors "
                         f"({', '.join(fields)}), got {got}")
     for r, o in zip(results, out):
-        _resized(r, o, castable)
+        _resized(r, o, castable, column_major)
         _check_out(r, o, op, castable)
     with no_grad():
         for r, o in zip(results, out):
@@ -104,13 +112,14 @@ def _outs_written(results, out, op, return_type, castable=False):
     return return_type._make(out) if hasattr(return_type, "_make") else return_type(out)
 
 
-def takes_out(op, castable=False, tuple_of=None, differentiable=True):
+def takes_out(op, castable=False, tuple_of=None, differentiable=True, column_major=False):
     """Decorator: fn gains PyTorch's keyword-only out=, by the rules above: fn's result
     computed as without out, then written into out (castable: of any dtype the result's
     can be cast to), out returned; tuple_of names the results of a tuple result (out a
     tuple of as many Tensors, returned as fn's named tuple).  out= where an argument
     requires grad and grad mode is on raises (refuse_grad), unless differentiable=False
-    (an op whose result never requires grad: PyTorch's writes it).  The docstring's
+    (an op whose result never requires grad: PyTorch's writes it); column_major: an
+    empty out of a column-major result is made column-major (_resized).  The docstring's
     Parameters gain out, the signature too."""
     def wrap(fn):
         def with_out(*args, out=None, **kwargs):
@@ -120,8 +129,8 @@ def takes_out(op, castable=False, tuple_of=None, differentiable=True):
                 refuse_grad(op, *args, *kwargs.values(), out)
             result = fn(*args, **kwargs)
             if tuple_of:
-                return _outs_written(result, out, op, type(result), castable)
-            return _out_written(result, out, op, castable)
+                return _outs_written(result, out, op, type(result), castable, column_major)
+            return _out_written(result, out, op, castable, column_major)
 
         # fn's names and attributes (a recorded op's), not its docstring nor signature:
         # those gain out; __wrapped__ stays fn's body, as _numpy_names._like keeps it
@@ -185,3 +194,36 @@ def _reduction_out(name, *args, out, **kw):
     if isinstance(result, tuple):
         return _outs_written(result, out, name, type(result))
     return _out_written(result, out, name)
+
+
+def _method_of(fn, name):
+    """fn as a Tensor method: the same call, but out= refused with PyTorch's TypeError
+    (its methods take no out=; only the functions do), the signature without out."""
+    def method(*args, **kwargs):
+        if "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out' (out= is "
+                            f"taken by the function pydevtensor.{name}, not the method)")
+        return fn(*args, **kwargs)
+
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(method, attr, getattr(fn, attr, name))
+    method.__wrapped__ = fn
+    sig = inspect.signature(fn)
+    method.__signature__ = sig.replace(
+        parameters=[p for p in sig.parameters.values() if p.name != "out"])
+    return method
+
+
+def methods_without_out(cls):
+    """Replaces each method of cls written in Python that takes out= (the functions set
+    on Tensor as its methods: x.diff, x.index_add, x.scatter, ...) by _method_of's
+    wrapper, so that ``x.diff(out=o)`` raises TypeError as PyTorch's method does."""
+    for name, fn in list(vars(cls).items()):
+        if not callable(fn) or isinstance(fn, (type, staticmethod, classmethod)):
+            continue
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):  # the C methods: they refuse out= themselves
+            continue
+        if "out" in params and params["out"].kind == inspect.Parameter.KEYWORD_ONLY:
+            setattr(cls, name, _method_of(fn, name))

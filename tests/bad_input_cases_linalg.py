@@ -11,6 +11,20 @@ from bad_input_cases import C
 LAE = "pydevtensor.linalg.LinAlgError"
 
 LINALG_CASES = [
+    C("frobenius_norm-three-dims", "pdt.frobenius_norm(pdt.ones(2, 3, 4), (0, 1, 2))",
+      "RuntimeError", r"frobenius_norm\(\): Expected at most 2 dimensions, but got 3 "
+      r"dimensions instead \(dim=\(0, 1, 2\), input of shape \(2, 3, 4\), on cpu\)"),
+    C("frobenius_norm-int", "pdt.frobenius_norm(pdt.ones(2, 3, dtype=pdt.int64), 1)",
+      "NotImplementedError", r"frobenius_norm\(\): input dtype should be either floating "
+      r"point or complex\. Got pydevtensor\.int64 instead \(shape \(2, 3\), on cpu\)"),
+    C("nuclear_norm-bool", "pdt.nuclear_norm(pdt.ones(2, 3, dtype=pdt.bool))",
+      "NotImplementedError", r"nuclear_norm\(\): input dtype should be either floating "
+      r"point or complex\. Got pydevtensor\.bool"),
+    C("norm_except_dim-dim-range", "pdt.norm_except_dim(pdt.ones(2, 3), 2, 2)", "IndexError",
+      r"norm_except_dim\(\): Dimension out of range \(expected to be in range of \[-2, 1\], "
+      r"but got 2\)"),
+    C("norm_except_dim-float-pow", "pdt.norm_except_dim(pdt.ones(2, 3), 2.5)", "TypeError",
+      r"norm_except_dim\(\): argument 'pow' must be int, got float"),
     C("ormqr-tau-length", "pdt.ormqr(pdt.zeros(5, 3), pdt.zeros(2), pdt.zeros(5, 4))",
       "RuntimeError", r"torch\.ormqr: tau\.shape\[-1\] must be equal to min\(other\.shape"
       r"\[-2\], input\.shape\[-1\]\) \(got tau of shape \(2,\), other \(5, 4\), input "

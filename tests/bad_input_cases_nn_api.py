@@ -6,6 +6,15 @@ runs them."""
 from bad_input_cases import C, TWO_CPUS
 
 NN_API_CASES = [
+    # ---- nn.RNNBase's hooks (nn/_rnn_checks.py)
+    C("rnn-check_hidden_size", "pdt.nn.RNN(3, 4).check_hidden_size(pdt.zeros(1, 2, 5), "
+      "(1, 2, 4))", "RuntimeError", r"^Expected hidden size \(1, 2, 4\), got \[1, 2, 5\]$"),
+    C("lstm-check_forward_args-cell", "pdt.nn.LSTM(3, 4).check_forward_args(pdt.ones(5, 2, 3), "
+      "(pdt.zeros(1, 2, 4), pdt.zeros(1, 2, 3)), None)", "RuntimeError",
+      r"^Expected hidden\[1\] size \(1, 2, 4\), got \[1, 2, 3\]$"),
+    C("gru-check_input-unbatched", "pdt.nn.GRU(3, 4).check_input(pdt.ones(5, 3), None)",
+      "RuntimeError", r"GRU: expected input to be 3-D \(L, N, H_in\), got 2-D input of shape "
+      r"\(5, 3\) \(on cpu\)"),
     # ---- nn.utils.parametrize / parametrizations
     C("parametrize-no-such-tensor", "pdt.nn.utils.parametrize.register_parametrization("
       "pdt.nn.Linear(2, 2), 'w', pdt.nn.Identity())", "ValueError",

@@ -121,3 +121,48 @@ def test_ormqr_errors(device):
         pdt.ormqr(A.expand(2, 5, 3), tau.expand(2, 3), C.expand(3, 5, 4))
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         pdt.geqrf(tau)
+
+
+def test_keyword_names_are_pytorchs(device):
+    """ormqr(input, input2, input3, left, transpose) and orgqr(input, input2): PyTorch's
+    keyword names (tau and other are input2 and input3), for the functions and methods;
+    orgqr writes out= as householder_product does."""
+    rng = np.random.default_rng(7)
+    A, C = _t(rng.standard_normal((4, 3)), device), _t(rng.standard_normal((2, 4)), device)
+    a, tau = pdt.geqrf(A)
+    q = ref_q(a.cpu().numpy(), tau.cpu().numpy())
+    want = C.cpu().numpy() @ q.T
+    for got in (pdt.ormqr(input=a, input2=tau, input3=C, left=False, transpose=True),
+                a.ormqr(input2=tau, input3=C, left=False, transpose=True)):
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12, atol=1e-12)
+    for got in (pdt.orgqr(input=a, input2=tau), a.orgqr(input2=tau)):
+        np.testing.assert_allclose(got.cpu().numpy(), q[:, :3], rtol=1e-12, atol=1e-12)
+    out = pdt.empty(0, dtype=pdt.float64, device=device)
+    assert pdt.orgqr(a, tau, out=out) is out
+    np.testing.assert_allclose(out.cpu().numpy(), q[:, :3], rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="tau"):
+        pdt.ormqr(a, tau=tau, input3=C)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 5, 3), (2, 3, 1)])
+def test_geqrf_a_is_column_major_also_in_out(device, shape):
+    """geqrf's a has LAPACK's (and PyTorch's) column-major strides (..., 1, m) for
+    (..., m, n) matrices, and an empty out a is given them too; a non-empty out keeps
+    its own (row-major) strides; the values are the same in all three."""
+    m, n = shape[-2:]
+    want = (m * n,) * (len(shape) - 2) + (1, m)
+    A = _t(np.random.default_rng(m * n).standard_normal(shape), device)
+    a, tau = pdt.geqrf(A)
+    assert a.stride() == want
+    outs = (pdt.empty(0, dtype=pdt.float64, device=device),
+            pdt.empty(0, dtype=pdt.float64, device=device))
+    got = pdt.geqrf(A, out=outs)
+    assert got.a is outs[0] and got.tau is outs[1]
+    assert outs[0].stride() == want and tuple(outs[0].shape) == shape
+    rows = (pdt.empty(shape, dtype=pdt.float64, device=device),
+            pdt.empty(tau.shape, dtype=pdt.float64, device=device))
+    pdt.geqrf(A, out=rows)
+    assert rows[0].stride() == tuple(np.cumprod((1,) + shape[:0:-1])[::-1])
+    for o in (outs, rows):
+        np.testing.assert_array_equal(o[0].cpu().numpy(), a.cpu().numpy())
+        np.testing.assert_array_equal(o[1].cpu().numpy(), tau.cpu().numpy())

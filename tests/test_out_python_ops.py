@@ -1,5 +1,5 @@
 """out= of the ops written in Python (pydevtensor/_out.py): masked_select, take,
-take_along_dim, nonzero, sort, topk, kthvalue, msort, searchsorted, bucketize, histc,
+take_along_dim, nonzero, nonzero_static, sort, topk, kthvalue, msort, searchsorted, bucketize, histc,
 cumsum, cumprod, cummax, cummin, logcumsumexp, diff, the scatters (index_add,
 index_copy, index_reduce, scatter, scatter_add, scatter_reduce), tensordot and inner,
 on every device, against NumPy.
@@ -63,6 +63,8 @@ CASES = {
     "take_along_dim": (lambda x, **k: pdt.take_along_dim(x, _t(ALONG, x.device), 1, **k),
                        np.take_along_axis(A, ALONG, 1), True),
     "nonzero": (lambda x, **k: pdt.nonzero(x - 2, **k), np.argwhere(A - 2), False),
+    "nonzero_static": (lambda x, **k: pdt.nonzero_static(x > 2, size=6, fill_value=-4, **k),
+                       np.vstack([np.argwhere(A > 2), np.full((2, 2), -4)]), False),
     "sort": (lambda x, **k: pdt.sort(x, **k),
              (np.sort(A, 1), np.argsort(A, 1, kind="stable")), True),
     "topk": (lambda x, **k: pdt.topk(x, 2, **k),
@@ -153,9 +155,11 @@ def test_out_refused(device, name):
         outs = list(_outs(want, device) if isinstance(want, tuple) else (_outs(want, device),))
         if name in ("cumsum", "cumprod"):  # their dtype is out's (test_scan_out_dtype)
             outs[j] = _t(np.zeros(A.shape), device)[:, :0]  # no elements, but a view
+        elif name == "diff":  # any dtype float64 casts to (test_diff_out_casts)
+            outs[j] = pdt.empty(outs[j].shape, dtype=pdt.int64, device=device)
         else:
             outs[j] = pdt.empty(outs[j].shape, dtype=pdt.float32, device=device)
-        with pytest.raises(RuntimeError, match=f"{name}.*(dtype|shape)"):
+        with pytest.raises(RuntimeError, match=f"{name}.*(dtype|shape|can't be cast)"):
             call(x, out=tuple(outs) if isinstance(want, tuple) else outs[0])
     short = tuple(_t(np.zeros(1, dtype=w.dtype), device) for w in wants)
     with pytest.raises(RuntimeError, match=f"{name}.*shape"):
@@ -187,6 +191,32 @@ def test_scan_out_dtype(device, name):
     with pytest.raises(RuntimeError, match=f"{name}.*dtype.*float32.*float64"):
         getattr(pdt, name)(x, 0, dtype=pdt.float32, out=pdt.empty(4, dtype=pdt.float64,
                                                                   device=device))
+
+
+def test_diff_out_casts(device):
+    """diff's out may have any dtype its result casts to (PyTorch's is sub's out=): the
+    differences, formed in the input's dtype, converted into out; a float result into an
+    integer out, or an integer one into bool, is refused."""
+    a = np.array([1.0, 3.5, 6.25, 10.0], dtype=np.float32)
+    x = _t(a, device)
+    for dtype, np_dtype in ((pdt.float64, np.float64), (pdt.float16, np.float16)):
+        for out in (pdt.empty(0, dtype=dtype, device=device),
+                    pdt.empty(2, dtype=dtype, device=device)):
+            assert pdt.diff(x, n=2, out=out) is out and out.dtype == dtype
+            np.testing.assert_array_equal(out.cpu().numpy(), np.diff(a, 2).astype(np_dtype))
+    ints = _t(np.array([1, 3, 6, 10]), device)
+    out = pdt.empty(3, dtype=pdt.float32, device=device)
+    pdt.diff(ints, out=out)
+    np.testing.assert_array_equal(out.cpu().numpy(), [2.0, 3.0, 4.0])
+    out = pdt.empty(2, dtype=pdt.int32, device=device)  # bool differences: !=
+    pdt.diff(_t(np.array([True, False, False]), device), out=out)
+    np.testing.assert_array_equal(out.cpu().numpy(), [1, 0])
+    with pytest.raises(RuntimeError, match=r"diff\(\): result type pydevtensor.float32 can't "
+                                           r"be cast to .*int64"):
+        pdt.diff(x, out=pdt.empty(3, dtype=pdt.int64, device=device))
+    with pytest.raises(RuntimeError, match=r"diff\(\): result type pydevtensor.int64 can't "
+                                           r"be cast to .*bool"):
+        pdt.diff(ints, out=pdt.empty(3, dtype=pdt.bool, device=device))
 
 
 def test_out_of_the_wrong_kind(device):

@@ -1,6 +1,8 @@
 """Tensor methods and attributes written in Python, as PyTorch's: membership
 (``x in t``), the queries for PyTorch's other kinds of tensor, dim_order, is_nonzero and
-utils.dlpack."""
+utils.dlpack; their methods written in Python refuse out= as PyTorch's methods do."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,45 @@ def test_utils_dlpack_shares_memory():
     y.add_(1.0)
     np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(np.from_dlpack(x), [1.0, 2.0, 3.0])
+
+
+def _python_methods_of_functions_with_out():
+    """The Tensor methods whose function (pydevtensor.<name>) takes out= and whose
+    signature can be read (the ones written in Python: the functions set as methods)."""
+    found = []
+    for name in sorted(vars(pdt.Tensor)):
+        fn = getattr(pdt, name, None)
+        try:
+            fn_params = inspect.signature(fn).parameters
+            inspect.signature(getattr(pdt.Tensor, name))
+        except (TypeError, ValueError):
+            continue
+        if "out" in fn_params:
+            found.append(name)
+    return found
+
+
+def test_methods_refuse_out(device):
+    """x.diff(out=o), x.index_add(..., out=o), x.scatter(...): TypeError, as PyTorch's
+    methods take no out= (only the functions do); the methods' signatures have none, and
+    without out they give the function's result."""
+    names = _python_methods_of_functions_with_out()
+    assert {"diff", "cumprod", "index_add", "index_copy", "index_reduce", "scatter",
+            "scatter_add", "scatter_reduce", "geqrf", "sort"} <= set(names)
+    x = pdt.tensor([[1.0, 4.0], [9.0, 16.0]], device=device)
+    o = pdt.empty(0, device=device)
+    for name in names:
+        assert "out" not in inspect.signature(getattr(pdt.Tensor, name)).parameters, name
+        with pytest.raises(TypeError, match="out"):  # (C methods: their own words)
+            getattr(x, name)(out=o)
+    index, src = pdt.tensor([1, 0], device=device), pdt.ones(2, 2, device=device)
+    with pytest.raises(TypeError, match="index_add.*'out'"):
+        x.index_add(0, index, src, out=o)
+    with pytest.raises(TypeError, match="scatter.*'out'"):
+        x.scatter(0, pdt.tensor([[1, 0]], device=device), src, out=o)
+    assert o.numel() == 0  # nothing written
+    np.testing.assert_array_equal(x.index_add(0, index, src).cpu().numpy(),
+                                  [[2.0, 5.0], [10.0, 17.0]])
+    np.testing.assert_array_equal(pdt.index_add(x, 0, index, src, out=o).cpu().numpy(),
+                                  [[2.0, 5.0], [10.0, 17.0]])
+    np.testing.assert_array_equal(x.diff().cpu().numpy(), [[3.0], [7.0]])

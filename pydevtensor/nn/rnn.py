@@ -11,9 +11,9 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
-from .._args import size as _size
 from ..amp import _state as _amp
 from . import _functional_rnn as FR
+from ._rnn_checks import Hooks, LSTMHooks, check_input, check_size, initial_states, state_sizes
 from . import _packed_rnn
 from .module import Module
 from .parameter import Parameter
@@ -23,15 +23,6 @@ if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
 
 _Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
-
-
-def check_size(name: str, value: Any, where: str, least: int) -> int:
-    """An int >= least (input_size, hidden_size, num_layers), else TypeError/ValueError."""
-    value = _size(value, where, name)  # a NumPy integer too, kept as an int
-    if value < least:
-        raise ValueError(f"{where}: {name} must be {'greater than zero' if least else '>= 0'}, "
-                         f"got {value}")
-    return value
 
 
 def reset_parameters(self: Module) -> None:
@@ -54,95 +45,6 @@ def reset_parameters(self: Module) -> None:
     bound = 1.0 / math.sqrt(self.hidden_size)
     for p in self.parameters():
         p.data.uniform_(-bound, bound)
-
-
-def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | None,
-                 layer: bool = False) -> None:
-    """t (the input, h0 or c0) is a Tensor on the module's device, of its dtype (or,
-    under autocast, of another that autocast casts); own is one of the module's
-    parameters; input the input, when t is a state; layer: t is a
-    sequence layer's input (PyTorch's ValueError wording for its dtype)."""
-    if not isinstance(t, _C.Tensor):
-        raise TypeError(f"{where}: {what} must be a Tensor, got {type(t).__name__}")
-    if input is not None and t.device != input.device:
-        raise _C.DeviceError(f"{where}: the input is on {input.device} but {what} is on "
-                             f"{t.device}; move {what} with .to({str(input.device)!r})")
-    if t.device != own.device:
-        raise _C.DeviceError(f"{where}: {what} is on {t.device} but the module's "
-                             f"parameters are on {own.device}; move one with .to()")
-    if t.dtype != own.dtype and _amp._eligible(t) and _amp._eligible(own):
-        return  # under autocast, as PyTorch's (its products cast them)
-    if t.dtype != own.dtype and layer:  # PyTorch's words (a ValueError there too)
-        raise _Invalid(f"{where}: RNN input dtype ({t.dtype}) does not match weight dtype "
-                       f"({own.dtype}) (on {t.device}). Convert input: input.to({own.dtype}), "
-                       f"or convert model: model.to({t.dtype})")
-    if t.dtype != own.dtype:  # a RuntimeError in PyTorch (its matmul's)
-        raise _Invalid(f"{where}: {what} is {t.dtype} but the module's parameters are "
-                       f"{own.dtype}; convert {what} with .to({own.dtype}) or the "
-                       f"module with .to(dtype={t.dtype}) (on {t.device})")
-
-
-def check_state(where: str, what: str, t: Any, own: Tensor, input: Tensor,
-                shape: tuple[int, ...], meaning: str) -> None:
-    """A given h0 or c0: a Tensor like the input, of exactly this shape (with "N, " in
-    meaning when the input is batched)."""
-    check_tensor(where, what, t, own, input)
-    if t.ndim != len(shape):
-        batched = "batched" if "N, " in meaning else "unbatched"
-        raise _Invalid(f"{where}: for {batched} {input.ndim}-D input, {what} should be "
-                       f"{len(shape)}-D {meaning}, got a {t.ndim}-D tensor of shape "
-                       f"{tuple(t.shape)} (on {t.device})")
-    if tuple(t.shape) != shape:
-        raise _Invalid(f"{where}: expected {what} of shape {shape} {meaning}, got "
-                       f"{tuple(t.shape)} for an input of shape {tuple(input.shape)} "
-                       f"(on {t.device})")
-
-
-def check_input(where: str, input: Any, own: Tensor, input_size: int, ndims: tuple[int, int],
-                forms: str) -> None:
-    """The input is a Tensor like the module's parameter own, of ndims[0] or ndims[1]
-    dimensions (described by forms: a sequence layer's are 2 and 3), the last of them
-    input_size."""
-    if not isinstance(input, _C.Tensor) and hasattr(input, "batch_sizes"):
-        raise NotImplementedError(
-            f"{where}: the input is a {type(input).__name__}, not a Tensor or a "
-            f"pydevtensor PackedSequence; pack the batch with "
-            f"pydevtensor.nn.utils.rnn.pack_padded_sequence")
-    check_tensor(where, "the input", input, own, None, layer=ndims[0] == 2)
-    if input.ndim not in ndims:
-        raise _Invalid(f"{where}: expected input to be {forms}, got {input.ndim}-D input of "
-                       f"shape {tuple(input.shape)} (on {input.device})")
-    if input.shape[-1] != input_size:
-        raise _Invalid(f"{where}: expected input of size {input_size} (input_size) in its last "
-                       f"dimension, got {input.shape[-1]} in an input of shape "
-                       f"{tuple(input.shape)} (on {input.device})")
-
-
-def initial_states(where: str, hx: Any, own: Tensor, input: Tensor, shape: tuple[int, ...],
-                   meaning: str, names: tuple[str, ...],
-                   c_shape: tuple[int, ...] | None = None) -> tuple[Tensor, Tensor | None]:
-    """(h, c) from hx: a Tensor (names has one entry) or an LSTM's pair (two names), as
-    given and checked against shape (c against c_shape when given: an LSTM with
-    projections), or zeros when hx is None; c is None but for the LSTM."""
-    lstm = len(names) == 2
-    shapes = (shape, shape if c_shape is None else c_shape)
-    meanings = (meaning, meaning if c_shape is None else meaning.replace("proj_size",
-                                                                          "hidden_size"))
-    if hx is None:
-        states = tuple(_C.zeros(shapes[k], device=input.device, dtype=input.dtype)
-                       for k in range(len(names)))
-    elif lstm:
-        if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-            raise TypeError(f"{where}: hx must be a tuple ({names[0]}, {names[1]}) of two "
-                            f"Tensors, got {type(hx).__name__}" +
-                            (f" of {len(hx)}" if isinstance(hx, (tuple, list)) else ""))
-        states = tuple(hx)
-    else:
-        states = (hx,)
-    if hx is not None:
-        for k, (name, t) in enumerate(zip(names, states)):
-            check_state(where, name, t, own, input, shapes[k], meanings[k])
-    return states[0], states[1] if lstm else None
 
 
 class RNNBase(Module):
@@ -239,6 +141,12 @@ class RNNBase(Module):
         self.reset_parameters()
 
     reset_parameters = reset_parameters  # the function above, shared with the cells
+    # PyTorch's hooks (_rnn_checks.py), which code written for it calls or overrides
+    check_input = Hooks.check_input
+    get_expected_hidden_size = Hooks.get_expected_hidden_size
+    check_hidden_size = Hooks.check_hidden_size
+    check_forward_args = Hooks.check_forward_args
+    permute_hidden = Hooks.permute_hidden
 
     def flatten_parameters(self) -> None:
         """Does nothing, for code written for PyTorch (which packs the weights into one
@@ -334,9 +242,8 @@ class RNNBase(Module):
             raise _Invalid(f"{where}: expected a sequence length larger than 0, got an input "
                            f"of shape {tuple(input.shape)} (on {input.device})")
         directions = 2 if self.bidirectional else 1
-        real = self.proj_size or self.hidden_size
-        shape = (self.num_layers * directions, x.shape[1], real)
-        c_shape = (shape[0], shape[1], self.hidden_size) if self.proj_size else None
+        shape, c_shape = state_sizes(self, x.shape[1])
+        c_shape = c_shape if self.proj_size else None
         meaning = "(num_layers * num_directions, " + ("N, " if batched else "") + \
             ("proj_size)" if self.proj_size else "hidden_size)")
         if c_shape is not None and not batched:
@@ -388,8 +295,8 @@ class RNNBase(Module):
         check_input(where, input.data, own, self.input_size, (2, 2), "packed (steps, H_in)")
         sizes = _check_packed(input, where)
         directions = 2 if self.bidirectional else 1
-        shape = (self.num_layers * directions, sizes[0], self.proj_size or self.hidden_size)
-        c_shape = (shape[0], shape[1], self.hidden_size) if self.proj_size else None
+        shape, c_shape = state_sizes(self, sizes[0])
+        c_shape = c_shape if self.proj_size else None
         lstm = self.mode == "LSTM"
         h0, c0 = initial_states(where, hx, own, input.data, shape,
                                 "(num_layers * num_directions, N, " +
@@ -655,3 +562,7 @@ class LSTM(RNNBase):
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, proj_size, device=device, dtype=dtype)
+
+    get_expected_cell_size = LSTMHooks.get_expected_cell_size
+    check_forward_args = LSTMHooks.check_forward_args  # type: ignore[assignment]
+    permute_hidden = LSTMHooks.permute_hidden  # type: ignore[assignment]

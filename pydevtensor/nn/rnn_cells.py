@@ -11,7 +11,7 @@ from . import _functional_rnn as FR
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
-from .rnn import check_input, check_size, initial_states
+from ._rnn_checks import check_input, check_size, initial_states
 from .rnn import reset_parameters as _reset_parameters
 
 if TYPE_CHECKING:
