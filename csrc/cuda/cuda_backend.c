@@ -3,9 +3,10 @@
  * Devices are found once (pthread_once) and never raise when CUDA is missing.
  * Each device gets one non-blocking stream, created on first use; every copy
  * and kernel of that device is ordered on it, and device memory comes from the
- * device's own stream-ordered pool (Note [our own pool]; cudaMallocFromPoolAsync/cudaFreeAsync)
- * on that stream.  Kernels live in cuda_kernels.cu; errors become pdt_status
- * through PDT_CUDA_CHECK (cuda_check.h).  Nothing here prints or exits.
+ * device's own stream-ordered pool (Note [our own pool];
+ * cudaMallocFromPoolAsync/cudaFreeAsync) on that stream.  Copies live in
+ * cuda_copies.c, kernels in cuda_kernels.cu; errors become pdt_status through
+ * PDT_CUDA_CHECK (cuda_check.h).  Nothing here prints or exits.
  *
  * Note [one stream per device]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -30,26 +31,11 @@
 
 #include "cuda_blas.h"
 #include "cuda_check.h"
+#include "cuda_device.h"
 #include "cuda_kernels.h"
 #include "cuda_library.h"
 #include "cuda_ops.h"
 #include "pdt_backend.h"
-#include "pdt_runtime.h" /* pdt_physical_index */
-
-#define CUDA_STAGING_BYTES ((size_t)4 << 20) /* per staging buffer, two per device */
-#define CUDA_SMALL_COPY ((size_t)256 << 10)  /* below this, no staging pipeline  */
-
-typedef struct cuda_device {
-    atomic_int ready;    /* 1 once stream and pool are set up (release/acquire) */
-    cudaStream_t stream; /* the device's one stream */
-    cudaMemPool_t pool;  /* default pool; NULL when the device has no pools */
-
-    /* Note [pageable copies]: guarded by staging_lock. */
-    pthread_mutex_t staging_lock;
-    int staging_state;           /* 0: not tried, 1: ready, -1: unavailable */
-    void *staging[2];            /* pinned, CUDA_STAGING_BYTES each */
-    cudaEvent_t staging_idle[2]; /* recorded after the last DMA that used staging[k] */
-} cuda_device;
 
 static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
 static int cuda_count;        /* devices usable, <= PDT_MAX_DEVICES */
@@ -57,8 +43,6 @@ static char cuda_reason[512]; /* why cuda_count is 0 */
 static cuda_device cuda_devices[PDT_MAX_DEVICES];
 /* Serialises the rare set-up steps: stream/pool creation and peer access. */
 static pthread_mutex_t cuda_setup_lock = PTHREAD_MUTEX_INITIALIZER;
-/* [from][to]: 1 once peer access from `from` to `to` was tried. */
-static atomic_int cuda_peer_done[PDT_MAX_DEVICES][PDT_MAX_DEVICES];
 
 /* ---------------------------------------------------------------- devices */
 
@@ -167,14 +151,7 @@ fail:
     return st;
 }
 
-/* Every index the core passes in is a logical device (Note [logical devices] in
- * pdt_registry.c); the entry points map it to the physical device here, and
- * everything below them works with physical indices.  -1 (the host) stays -1. */
-static int phys(int index) { return index < 0 ? -1 : pdt_physical_index(PDT_CUDA, index); }
-
-/* Makes physical device index the current device through g (Note [device
- * guard] in cuda_ops.h: the caller exits g) and returns its state, set up. */
-static pdt_status cuda_prepare(pdt_cuda_guard *g, int index, cuda_device **out)
+pdt_status pdt_cuda_prepare(pdt_cuda_guard *g, int index, cuda_device **out)
 {
     pdt_status st = PDT_OK;
     cuda_device *d;
@@ -199,7 +176,7 @@ fail:
 pdt_status pdt_cuda_stream(pdt_cuda_guard *g, int logical, cudaStream_t *stream)
 {
     cuda_device *d = NULL;
-    pdt_status st = cuda_prepare(g, phys(logical), &d);
+    pdt_status st = pdt_cuda_prepare(g, pdt_cuda_phys(logical), &d);
     if (st == PDT_OK)
         *stream = d->stream;
     return st;
@@ -216,7 +193,7 @@ static cuda_device *cuda_if_ready(int index)
 
 static pdt_status cuda_properties(int logical, pdt_device_props *out)
 {
-    const int index = phys(logical);
+    const int index = pdt_cuda_phys(logical);
     pdt_status st = PDT_OK;
     struct cudaDeviceProp p;
     memset(out, 0, sizeof *out);
@@ -233,7 +210,7 @@ fail:
 
 static pdt_status cuda_mem_info(int logical, size_t *free_bytes, size_t *total_bytes)
 {
-    const int index = phys(logical);
+    const int index = pdt_cuda_phys(logical);
     pdt_status st = PDT_OK;
     size_t f = 0, t = 0;
     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
@@ -249,7 +226,7 @@ fail:
 static pdt_status cuda_synchronize(int logical)
 {
     pdt_status st = PDT_OK;
-    cuda_device *d = cuda_if_ready(phys(logical));
+    cuda_device *d = cuda_if_ready(pdt_cuda_phys(logical));
     if (d != NULL) /* else nothing was ever enqueued by us */
         PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
 fail:
@@ -273,6 +250,12 @@ static void cuda_versions(int *driver, int *runtime)
         *runtime = rv;
 }
 
+cudaMemPool_t pdt_cuda_pool(int index)
+{
+    cuda_device *d = cuda_if_ready(index);
+    return d ? d->pool : NULL;
+}
+
 /* ----------------------------------------------------------------- memory */
 
 /* Note [retry after trim]
@@ -283,13 +266,13 @@ static void cuda_versions(int *driver, int *runtime)
  * free has happened), give all unused pool memory back and try once more. */
 static pdt_status cuda_alloc(int logical, size_t nbytes, void **out)
 {
-    const int index = phys(logical);
+    const int index = pdt_cuda_phys(logical);
     pdt_status st = PDT_OK;
     cuda_device *d = NULL;
     cudaError_t err;
     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     *out = NULL;
-    st = cuda_prepare(&g, index, &d);
+    st = pdt_cuda_prepare(&g, index, &d);
     if (st != PDT_OK)
         goto fail;
     if (d->pool == NULL) {
@@ -316,7 +299,7 @@ fail:
 
 static void cuda_free(int logical, void *ptr, size_t nbytes)
 {
-    cuda_device *d = cuda_if_ready(phys(logical));
+    cuda_device *d = cuda_if_ready(pdt_cuda_phys(logical));
     (void)nbytes;
     if (ptr == NULL || d == NULL)
         return;
@@ -333,7 +316,7 @@ static void cuda_free(int logical, void *ptr, size_t nbytes)
 /* A byte count attribute of logical's pool (0 with no pool, or when the query fails). */
 static size_t pool_bytes(int logical, enum cudaMemPoolAttr attr)
 {
-    cuda_device *d = cuda_if_ready(phys(logical));
+    cuda_device *d = cuda_if_ready(pdt_cuda_phys(logical));
     uint64_t bytes = 0;
     if (d == NULL || d->pool == NULL)
         return 0;
@@ -359,7 +342,7 @@ static size_t cuda_reserved_peak(int logical)
 
 static void cuda_reset_reserved_peak(int logical)
 {
-    cuda_device *d = cuda_if_ready(phys(logical));
+    cuda_device *d = cuda_if_ready(pdt_cuda_phys(logical));
     uint64_t zero = 0;
     if (d != NULL && d->pool != NULL)
         PDT_CUDA_IGNORE(cudaMemPoolSetAttribute(d->pool, cudaMemPoolAttrReservedMemHigh, &zero));
@@ -367,7 +350,7 @@ static void cuda_reset_reserved_peak(int logical)
 
 static void cuda_empty_cache(int logical)
 {
-    cuda_device *d = cuda_if_ready(phys(logical));
+    cuda_device *d = cuda_if_ready(pdt_cuda_phys(logical));
     if (d == NULL || d->pool == NULL)
         return;
     PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
@@ -396,272 +379,6 @@ static void cuda_host_free(void *ptr, size_t nbytes)
             PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
     }
     PDT_CUDA_IGNORE(cudaFreeHost(ptr));
-}
-
-/* ----------------------------------------------------------------- copies */
-
-/* One cudaMemcpyAsync on d's stream, then a wait unless `wait` is 0. */
-static pdt_status cuda_copy_async(cuda_device *d, enum cudaMemcpyKind kind, void *dst,
-                                  const void *src, size_t nbytes, int wait)
-{
-    pdt_status st = PDT_OK;
-    PDT_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, d->stream));
-    if (wait)
-        PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
-fail:
-    return st;
-}
-
-/* Note [pageable copies]
- * ~~~~~~~~~~~~~~~~~~~~~~
- * The GPU can DMA only from page-locked memory, so a copy from pageable memory
- * is a CPU memcpy into a pinned buffer plus a DMA.  Two pinned buffers per
- * device let the two overlap: while the GPU moves chunk k out of (into) one
- * buffer, the CPU fills (drains) the other with chunk k+1 (k-1).  Each buffer
- * has an event recorded after the DMA that last used it; the CPU waits on that
- * event before touching the buffer again.  The buffers are shared by every
- * thread copying to or from that device, hence staging_lock; copies under
- * CUDA_SMALL_COPY skip them (and the lock) and let the driver stage.
- * A pageable copy always waits for the GPU before it returns, NON_BLOCKING or
- * not: the caller may reuse or read that memory at once. */
-
-/* With staging_lock held and d current: 1 when d's staging buffers exist. */
-static int cuda_staging_ready(cuda_device *d)
-{
-    if (d->staging_state != 0)
-        return d->staging_state == 1;
-    d->staging_state = -1;
-    for (int k = 0; k < 2; k++) {
-        d->staging[k] = NULL;
-        d->staging_idle[k] = NULL;
-    }
-    for (int k = 0; k < 2; k++) {
-        if (cudaHostAlloc(&d->staging[k], CUDA_STAGING_BYTES, cudaHostAllocPortable) !=
-                cudaSuccess ||
-            cudaEventCreateWithFlags(&d->staging_idle[k], cudaEventDisableTiming) != cudaSuccess) {
-            /* No pinned memory to spare (a low memlock limit, say): every
-             * pageable copy on this device goes through the driver instead. */
-            (void)cudaGetLastError();
-            for (int j = 0; j < 2; j++) {
-                if (d->staging[j] != NULL)
-                    PDT_CUDA_IGNORE(cudaFreeHost(d->staging[j]));
-                if (d->staging_idle[j] != NULL)
-                    PDT_CUDA_IGNORE(cudaEventDestroy(d->staging_idle[j]));
-                d->staging[j] = NULL;
-                d->staging_idle[j] = NULL;
-            }
-            return 0;
-        }
-    }
-    d->staging_state = 1;
-    return 1;
-}
-
-/* dst: device [nbytes]; src: pageable host [nbytes].  staging_lock held. */
-static pdt_status cuda_h2d_staged(cuda_device *d, char *dst, const char *src, size_t nbytes)
-{
-    pdt_status st = PDT_OK;
-    size_t off = 0, len;
-    for (int k = 0; off < nbytes; off += len, k ^= 1) {
-        len = nbytes - off < CUDA_STAGING_BYTES ? nbytes - off : CUDA_STAGING_BYTES;
-        PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[k]));
-        memcpy(d->staging[k], src + off, len);
-        PDT_CUDA_CHECK(
-            cudaMemcpyAsync(dst + off, d->staging[k], len, cudaMemcpyHostToDevice, d->stream));
-        PDT_CUDA_CHECK(cudaEventRecord(d->staging_idle[k], d->stream));
-    }
-    PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
-fail:
-    return st;
-}
-
-/* dst: pageable host [nbytes]; src: device [nbytes].  staging_lock held.
- * Chunk k's DMA is enqueued before chunk k-1 is copied out on the CPU. */
-static pdt_status cuda_d2h_staged(cuda_device *d, char *dst, const char *src, size_t nbytes)
-{
-    pdt_status st = PDT_OK;
-    size_t off = 0, len, prev_off = 0, prev_len = 0;
-    int prev = -1;
-    for (int k = 0; off < nbytes; off += len, k ^= 1) {
-        len = nbytes - off < CUDA_STAGING_BYTES ? nbytes - off : CUDA_STAGING_BYTES;
-        /* staging[k] was last drained by the CPU two chunks ago (or by an
-         * earlier call, which drained everything), so the DMA may overwrite it. */
-        PDT_CUDA_CHECK(
-            cudaMemcpyAsync(d->staging[k], src + off, len, cudaMemcpyDeviceToHost, d->stream));
-        PDT_CUDA_CHECK(cudaEventRecord(d->staging_idle[k], d->stream));
-        if (prev >= 0) {
-            PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[prev]));
-            memcpy(dst + prev_off, d->staging[prev], prev_len);
-        }
-        prev = k;
-        prev_off = off;
-        prev_len = len;
-    }
-    if (prev >= 0) {
-        PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[prev]));
-        memcpy(dst + prev_off, d->staging[prev], prev_len);
-    }
-fail:
-    return st;
-}
-
-/* H2D or D2H with a pageable host side; d is current. */
-static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, void *dst, const void *src,
-                                     size_t nbytes)
-{
-    pdt_status st = PDT_OK;
-    enum cudaMemcpyKind ck = kind == PDT_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
-    if (nbytes >= CUDA_SMALL_COPY) {
-        pthread_mutex_lock(&d->staging_lock);
-        if (cuda_staging_ready(d)) {
-            if (kind == PDT_COPY_H2D)
-                st = cuda_h2d_staged(d, (char *)dst, (const char *)src, nbytes);
-            else
-                st = cuda_d2h_staged(d, (char *)dst, (const char *)src, nbytes);
-            if (st != PDT_OK) {
-                /* Drain DMAs still in flight into or out of the staging
-                 * buffers before another copy may use them. */
-                PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
-            }
-            pthread_mutex_unlock(&d->staging_lock);
-            return st;
-        }
-        pthread_mutex_unlock(&d->staging_lock);
-    }
-    return cuda_copy_async(d, ck, dst, src, nbytes, 1);
-}
-
-/* Note [peer copies]
- * ~~~~~~~~~~~~~~~~~~
- * The copy runs on the source device's stream, so it must also wait for the
- * destination stream's earlier work (the allocation of dst, kernels still
- * reading the old contents): an event recorded on the dst stream, waited on by
- * the src stream.  Afterwards the dst stream waits on an event recorded after
- * the copy, so later work on the destination device (kernels, cudaFreeAsync of
- * dst) sees the data; later src work is ordered by the src stream itself.
- * Peer access is enabled once per ordered pair where the hardware allows it,
- * and the destination pool is opened to the source device (pool allocations
- * ignore cudaDeviceEnablePeerAccess).  Both are best effort: without them
- * cudaMemcpyPeerAsync still works, staged by the driver. */
-
-/* d_from is current; lets `from` read and write `to`'s memory if it can. */
-static void cuda_enable_peer(int from, int to)
-{
-    int can = 0;
-    if (atomic_load_explicit(&cuda_peer_done[from][to], memory_order_acquire))
-        return;
-    pthread_mutex_lock(&cuda_setup_lock);
-    if (!atomic_load_explicit(&cuda_peer_done[from][to], memory_order_relaxed)) {
-        if (cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess) {
-            (void)cudaGetLastError();
-            can = 0;
-        }
-        if (can) {
-            /* cudaErrorPeerAccessAlreadyEnabled (someone else did it) is fine. */
-            PDT_CUDA_IGNORE(cudaDeviceEnablePeerAccess(to, 0));
-            cudaMemPool_t pool = cuda_devices[to].pool;
-            if (pool != NULL) {
-                struct cudaMemAccessDesc desc;
-                memset(&desc, 0, sizeof desc);
-                desc.location.type = cudaMemLocationTypeDevice;
-                desc.location.id = from;
-                desc.flags = cudaMemAccessFlagsProtReadWrite;
-                PDT_CUDA_IGNORE(cudaMemPoolSetAccess(pool, &desc, 1));
-            }
-        }
-        atomic_store_explicit(&cuda_peer_done[from][to], 1, memory_order_release);
-    }
-    pthread_mutex_unlock(&cuda_setup_lock);
-}
-
-/* dst: device dst_index [nbytes]; src: device src_index [nbytes].  Moves
- * between the two devices through g (the caller exits it). */
-static pdt_status cuda_copy_peer(pdt_cuda_guard *g, int dst_index, void *dst, int src_index,
-                                 const void *src, size_t nbytes)
-{
-    pdt_status st = PDT_OK;
-    cuda_device *dd = NULL, *sd = NULL;
-    cudaEvent_t dst_ready = NULL, copied = NULL;
-    int enqueued = 0;
-
-    st = cuda_prepare(g, dst_index, &dd);
-    if (st != PDT_OK)
-        goto fail;
-    PDT_CUDA_CHECK(cudaEventCreateWithFlags(&dst_ready, cudaEventDisableTiming));
-    PDT_CUDA_CHECK(cudaEventRecord(dst_ready, dd->stream));
-
-    st = cuda_prepare(g, src_index, &sd);
-    if (st != PDT_OK)
-        goto fail;
-    cuda_enable_peer(src_index, dst_index);
-    PDT_CUDA_CHECK(cudaStreamWaitEvent(sd->stream, dst_ready, 0));
-    PDT_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_index, src, src_index, nbytes, sd->stream));
-    enqueued = 1;
-    PDT_CUDA_CHECK(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming));
-    PDT_CUDA_CHECK(cudaEventRecord(copied, sd->stream));
-
-    PDT_CUDA_CHECK(pdt_cuda_guard_enter(g, dst_index));
-    PDT_CUDA_CHECK(cudaStreamWaitEvent(dd->stream, copied, 0));
-fail:
-    /* If the copy went out but the dst stream could not be made to wait for
-     * it, wait here, so that freeing dst afterwards cannot race the copy. */
-    if (st != PDT_OK && enqueued)
-        PDT_CUDA_IGNORE(cudaStreamSynchronize(sd->stream));
-    /* Destroying a pending event is allowed: it is released once it fires,
-     * and waits already enqueued on it still hold. */
-    if (dst_ready != NULL)
-        PDT_CUDA_IGNORE(cudaEventDestroy(dst_ready));
-    if (copied != NULL)
-        PDT_CUDA_IGNORE(cudaEventDestroy(copied));
-    return st;
-}
-
-/* dst/src: [nbytes] contiguous bytes; the host side's index is -1. */
-static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst, int src_logical,
-                                  const void *src, size_t nbytes, int flags)
-{
-    pdt_status st = PDT_OK;
-    cuda_device *d = NULL;
-    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
-    /* Two logical devices of one GPU: a copy within that GPU. */
-    const int dst_index = phys(dst_logical), src_index = phys(src_logical);
-    if (nbytes == 0)
-        return PDT_OK;
-    switch (kind) {
-    case PDT_COPY_H2H: memcpy(dst, src, nbytes); break;
-    case PDT_COPY_H2D:
-    case PDT_COPY_D2H: {
-        const int index = kind == PDT_COPY_H2D ? dst_index : src_index;
-        st = cuda_prepare(&g, index, &d);
-        if (st != PDT_OK)
-            goto fail;
-        if (flags & PDT_COPY_HOST_PINNED)
-            st = cuda_copy_async(d,
-                                 kind == PDT_COPY_H2D ? cudaMemcpyHostToDevice
-                                                      : cudaMemcpyDeviceToHost,
-                                 dst, src, nbytes, !(flags & PDT_COPY_NON_BLOCKING));
-        else
-            st = cuda_copy_pageable(d, kind, dst, src, nbytes);
-        break;
-    }
-    case PDT_COPY_D2D:
-    case PDT_COPY_PEER:
-        if (dst_index == src_index) {
-            st = cuda_prepare(&g, dst_index, &d);
-            if (st != PDT_OK)
-                goto fail;
-            st = cuda_copy_async(d, cudaMemcpyDeviceToDevice, dst, src, nbytes, 0);
-        } else {
-            st = cuda_copy_peer(&g, dst_index, dst, src_index, src, nbytes);
-        }
-        break;
-    default:
-        st = pdt_fail(PDT_ERR_VALUE, "cuda copy_bytes: unknown copy kind %d", (int)kind);
-        break;
-    }
-fail:
-    pdt_cuda_guard_exit(&g);
-    return st;
 }
 
 /* ---------------------------------------------- exchange with other libraries */
@@ -693,7 +410,7 @@ static pdt_status cuda_wait_stream(int logical, uintptr_t external, int directio
     cuda_device *d = NULL;
     cudaEvent_t event = NULL;
     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
-    st = cuda_prepare(&g, phys(logical), &d);
+    st = pdt_cuda_prepare(&g, pdt_cuda_phys(logical), &d);
     if (st != PDT_OK)
         goto fail;
     cudaStream_t other = cuda_external_stream(external);
@@ -736,7 +453,7 @@ fail:
     {                                                                                              \
         cuda_device *d = NULL;                                                                     \
         pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;                                                    \
-        pdt_status st = cuda_prepare(&g, phys(dst->device.index), &d);                             \
+        pdt_status st = pdt_cuda_prepare(&g, pdt_cuda_phys(dst->device.index), &d);                \
         if (st != PDT_OK)                                                                          \
             goto fail;                                                                             \
         PDT_CUDA_CHECK(LAUNCH);                                                                    \
@@ -774,7 +491,7 @@ const pdt_backend pdt_cuda_backend = {
     .empty_cache = cuda_empty_cache,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
-    .copy_bytes = cuda_copy_bytes,
+    .copy_bytes = pdt_cuda_copy_bytes,
     .fill = cuda_fill,
     .copy_cast = cuda_copy_cast,
     .arange = cuda_arange,

@@ -53,9 +53,19 @@ static pdt_state *state_of_either(PyObject *a, PyObject *b)
     return S;
 }
 
+/* A number's name in messages: "operand" (fname NULL), else "fname(): argument 'what'"
+ * (built only for a message: pdt_form_arg runs on every call of a binary function). */
+static const char *number_name(const char *fname, const char *what, char *buf, size_t n)
+{
+    if (!fname)
+        return "operand";
+    snprintf(buf, n, "%s(): argument '%s'", fname, what);
+    return buf;
+}
+
 /* NumPy's bool_, integer and floating scalars (without importing NumPy:
  * when it is not loaded, o cannot be one).  1: stored; 0: not one. */
-static int numpy_scalar(PyObject *o, const char *what, pdt_arg *arg)
+static int numpy_scalar(PyObject *o, const char *fname, const char *what, pdt_arg *arg)
 {
     PyObject *modules = PySys_GetObject("modules"); /* borrowed */
     PyObject *np = modules ? PyDict_GetItemString(modules, "numpy") : NULL;
@@ -78,14 +88,18 @@ static int numpy_scalar(PyObject *o, const char *what, pdt_arg *arg)
             arg->s.i = v;
             return 1;
         }
-        return pdt_parse_scalar_wide(o, what, &arg->s, &arg->is_wide) < 0 ? -1 : 1;
+        char buf[96];
+        return pdt_parse_scalar_wide(o, number_name(fname, what, buf, sizeof buf), &arg->s,
+                                     &arg->is_wide) < 0
+                   ? -1
+                   : 1;
     }
     return 0;
 }
 
-/* o as an operand.  1: done; 0: not a tensor or a real number (no error set);
- * -1: an error is set. */
-static int to_arg(pdt_state *S, PyObject *o, const char *what, pdt_arg *arg)
+/* o as an operand (named in messages as number_name says).  1: done; 0: not a tensor
+ * or a real number (no error set); -1: an error is set. */
+static int to_arg(pdt_state *S, PyObject *o, const char *fname, const char *what, pdt_arg *arg)
 {
     memset(arg, 0, sizeof *arg);
     if (quick_is_tensor(o) || pdt_is_tensor(S, o)) {
@@ -98,19 +112,25 @@ static int to_arg(pdt_state *S, PyObject *o, const char *what, pdt_arg *arg)
         return 1;
     }
     if (PyLong_Check(o)) {
+        int overflow = 0;
         arg->is_bool = PyBool_Check(o);
-        return pdt_parse_scalar_wide(o, what, &arg->s, &arg->is_wide) < 0 ? -1 : 1;
+        arg->s.i = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow)
+            return arg->s.i == -1 && PyErr_Occurred() ? -1 : 1;
+        char buf[96]; /* beyond 64 bits: Note [ints beyond 64 bits] in wide_ints.c */
+        return pdt_parse_scalar_wide(o, number_name(fname, what, buf, sizeof buf), &arg->s,
+                                     &arg->is_wide) < 0
+                   ? -1
+                   : 1;
     }
-    return numpy_scalar(o, what, arg);
+    return numpy_scalar(o, fname, what, arg);
 }
 
 /* to_arg for a named argument: anything but a tensor or a number is a
  * TypeError naming fname and what. */
 int pdt_form_arg(pdt_state *S, PyObject *o, const char *fname, const char *what, pdt_arg *arg)
 {
-    char named[96];
-    snprintf(named, sizeof named, "%s(): argument '%s'", fname, what);
-    int r = to_arg(S, o, named, arg);
+    int r = to_arg(S, o, fname, what, arg);
     if (r == 0)
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument '%s' must be a Tensor or a number, got %.100s", fname, what,
@@ -240,11 +260,11 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
     pdt_state *S = state_of_either(a, b);
     pdt_arg x, y;
     int r;
-    if (!S || (r = to_arg(S, a, "operand", &x)) < 0)
+    if (!S || (r = to_arg(S, a, NULL, NULL, &x)) < 0)
         return NULL;
     if (r == 0 || (in_place && !x.t))
         Py_RETURN_NOTIMPLEMENTED;
-    if ((r = to_arg(S, b, "operand", &y)) <= 0) {
+    if ((r = to_arg(S, b, NULL, NULL, &y)) <= 0) {
         if (r < 0)
             return NULL;
         if (in_place && x.t->device.kind == PDT_CPU && PyObject_CheckBuffer(b) &&

@@ -3,7 +3,7 @@
  * fault.  Each function takes `broken`: 0 runs the code as the backend has
  * it, 1 runs it with the fault planted.  Never part of the product.
  *
- *  staged_h2d            cuda_backend.c cuda_h2d_staged, without the wait on
+ *  staged_h2d            cuda_copies.c cuda_h2d_staged, without the wait on
  *                        the staging buffer's event before refilling it
  *  gemm_row_major        cuda_gemm.c Note [row-major cuBLAS], without the
  *                        operand swap
