@@ -110,8 +110,9 @@ def _check_input(input: Any, mode: str, align_corners, antialias, where: str) ->
     if not input.dtype.is_floating_point and (mode not in ("nearest", "nearest-exact") or
                                               input.dtype == _C.bool) \
             and not _fixed_point(input, mode, antialias):
-        # nearest only picks elements: integer images and masks too, as PyTorch's
-        raise RuntimeError(f"{where}: expected a floating point input for mode {mode!r} "
+        # nearest only picks elements: integer images and masks too, as PyTorch's;
+        # NotImplementedError (a RuntimeError) as PyTorch's kernels' dtype dispatch
+        raise NotImplementedError(f"{where}: expected a floating point input for mode {mode!r} "
                            f"(integers only with 'nearest' and 'nearest-exact'; uint8 with "
                            f"'bilinear' and antialiased 'bicubic' too), got {input.dtype} "
                            f"of shape {tuple(input.shape)} (on {input.device})")
@@ -182,9 +183,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         than bilinear and bicubic; (InvalidArgumentError, also a RuntimeError) when
         an input or output size is not positive.
     NotImplementedError
-        For an unknown mode, or a mode that needs another number of dimensions.
-    RuntimeError
-        When input is not floating point (nor integer, for a nearest mode).
+        For an unknown mode, or a mode that needs another number of dimensions, or
+        an input that is not floating point (nor integer, for a nearest mode; nor
+        uint8 for bilinear and antialiased bicubic), as PyTorch's.
 
     Examples
     --------
@@ -228,7 +229,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             x = taps.resample(x, axis + 2, taps.uint8_plan(
                 input.device, mode, spatial[axis], sizes[axis], scales[axis], align_corners,
                 antialias))
-        return input.clone() if x is input else x
+        return input.clone() if x is input else _like(input, x)
     wide = _wide(input.dtype)
     if mode == "nearest" and input.ndim == 4:
         mode = "nearest2d"
@@ -243,6 +244,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         return input.clone()
     if x.dtype != input.dtype:
         x = x.to(input.dtype)
+    return _like(input, x)
+
+
+def _like(input: Tensor, x: Tensor) -> Tensor:
+    """x, channels_last (channels_last_3d) when input is, as PyTorch's kernels."""
     if input.ndim > 3 and _channels_last(input) and not _channels_last(x):
         x = x.contiguous(memory_format=channels_last if input.ndim == 4
                          else channels_last_3d)
