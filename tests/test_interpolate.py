@@ -266,3 +266,19 @@ def test_deprecated_upsample_functions(device):
         got = F.upsample_bilinear(_t(x, device), scale_factor=2)
     ref = np.swapaxes(_np_linear_align(np.swapaxes(_np_linear_align(x, 10), 2, 3), 8), 2, 3)
     assert_close(got, ref, "float64")
+
+
+@pytest.mark.parametrize("shape, kw, out", [
+    ((2, 2, 1, 5), dict(scale_factor=(0.5, 1.5)), (2, 2, 0, 7)),
+    ((1, 3, 5), dict(size=0), (1, 3, 0)),
+    ((1, 1, 5, 1, 1), dict(scale_factor=0.1), (1, 1, 0, 0, 0))])
+def test_area_may_make_an_empty_output(device, shape, kw, out):
+    """'area' is adaptive average pooling, which PyTorch lets make an empty output
+    (floor(1 * 0.5) = 0 rows; it was refused); the gradient is all zeros."""
+    x = pdt.ones(shape, dtype=pdt.float64, device=device, requires_grad=True)
+    got = F.interpolate(x, mode="area", **kw)
+    assert tuple(got.shape) == out and got.dtype == pdt.float64
+    got.sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.zeros(shape))
+    with pytest.raises(ValueError, match=r"Input and output sizes should be greater than 0"):
+        F.interpolate(x, mode="nearest", **kw)

@@ -181,7 +181,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         the number of spatial dimensions, align_corners is given with a nearest mode,
         or recompute_scale_factor with size, or antialias=True with a mode other
         than bilinear and bicubic; (InvalidArgumentError, also a RuntimeError) when
-        an input or output size is not positive.
+        an input or output size is not positive ('area' may make an empty output,
+        as PyTorch's).
     NotImplementedError
         For an unknown mode, or a mode that needs another number of dimensions, or
         an input that is not floating point (nor integer, for a nearest mode; nor
@@ -209,11 +210,14 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     recompute = bool(recompute_scale_factor) or (mode == "area" and size is None)
     sizes, scales = _output_sizes(input, size, scale_factor, recompute, where)
     spatial = tuple(input.shape[2:])
-    if min(spatial) < 1 or min(sizes) < 1:
+    if min(spatial) < 1 or min(sizes) < (0 if mode == "area" else 1):  # PyTorch's
+        # adaptive pools (area) make an empty output too
         raise _Invalid(f"{where}: Input and output sizes should be greater than 0, but got "
                        f"input {spatial} and output {sizes} (input of shape "
                        f"{tuple(input.shape)} on {input.device})")
     output_fits(where, tuple(input.shape[:2]) + tuple(sizes), input.dtype, input.device)
+    if mode == "area" and min(sizes) == 0:  # nothing to average; the gradient is zero
+        return input.flatten(2)[..., :0].reshape(tuple(input.shape[:2]) + tuple(sizes))
     if mode == "area":
         from . import _functional_pool as FP
         from . import _functional_pool_more as FPM
