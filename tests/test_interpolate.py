@@ -282,3 +282,20 @@ def test_area_may_make_an_empty_output(device, shape, kw, out):
     np.testing.assert_array_equal(x.grad.cpu().numpy(), np.zeros(shape))
     with pytest.raises(ValueError, match=r"Input and output sizes should be greater than 0"):
         F.interpolate(x, mode="nearest", **kw)
+
+
+@pytest.mark.parametrize("shape, size", [((1, 1, 1, 1), (3, 10)), ((1, 2, 1, 1), (1, 3)),
+                                         ((2, 1, 1), 4), ((1, 1, 1, 1, 1), (2, 2, 2))])
+def test_nearest_of_a_single_cell_is_a_new_tensor(device, shape, size):
+    """Repeating a single cell by an integer factor made a broadcast view (zero strides)
+    of the input: writing one output element changed the input and every element
+    repeated from it.  The result is a new, contiguous tensor."""
+    x = pdt.arange(float(np.prod(shape)), dtype=pdt.float64, device=device).reshape(shape)
+    want = x.cpu().numpy().copy()
+    got = F.interpolate(x, size=size)
+    assert got.is_contiguous()
+    expected = got.cpu().numpy().copy()
+    got[(0,) * got.ndim] = -7.0
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
+    expected.reshape(-1)[0] = -7.0
+    np.testing.assert_array_equal(got.cpu().numpy(), expected)
