@@ -348,3 +348,13 @@ def test_pad_copies_nothing(device):
             stats = pdt.transfer_stats()
         assert stats["device_to_host"]["count"] == 0, mode
         assert stats["host_to_device"]["count"] == 0, mode
+
+
+def test_replicated_edge_alone_is_a_new_tensor(device):
+    """A dimension made only of the repeated edge (rows (2, -1) of a 1-row input) is a
+    copy, not a zero-stride view whose elements are one another."""
+    x = _t(np.arange(6.0).reshape(2, 1, 3), device)
+    got = F.pad(x, (2, 2, 2, -1), "replicate")
+    assert tuple(got.shape) == (2, 2, 7) and got.is_contiguous()
+    got[0, 0, 0] = -1.0
+    assert got[0, 1, 0].item() == 0.0 and x[0, 0, 0].item() == 0.0

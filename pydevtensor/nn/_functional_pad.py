@@ -92,7 +92,8 @@ def _pad_dim(x: Tensor, dim: int, before: int, after: int, mode: str) -> Tensor:
         else:  # cells 2 (n - 1) - u
             stop = 2 * (n - 1) - hi
             pieces.append(cut(2 * (n - 1) - max(lo, n), stop if stop >= 0 else None, -1))
-    return pieces[0] if len(pieces) == 1 else cat(pieces, dim)
+    # one piece: contiguous, so an edge repeated alone is no zero-stride view
+    return pieces[0].contiguous() if len(pieces) == 1 else cat(pieces, dim)
 
 
 def _edge(x: Tensor, dim: int, i: int, count: int) -> Tensor:
