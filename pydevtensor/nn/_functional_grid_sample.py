@@ -135,8 +135,9 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
-        raise _C.InvalidArgumentError(f"affine_grid(): theta holds {theta.shape[0]} matrices but size "
-                         f"{size} asks for a batch of {size[0]} (theta on {theta.device})")
+        raise _C.InvalidArgumentError(
+            f"affine_grid(): theta holds {theta.shape[0]} matrices but size {size} asks for "
+            f"a batch of {size[0]} (theta on {theta.device})")
     dtype, device = theta.dtype, theta.device
     spatial = size[2:]
     cols = []
