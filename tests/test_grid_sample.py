@@ -271,3 +271,58 @@ def test_single_cell_input_has_a_zero_grid_gradient(device, mode):
     out.sum().backward()
     assert g.grad.abs().sum().item() == 0.0
     np.testing.assert_allclose(out.detach().cpu().numpy(), 2.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("pad, want", [("zeros", [0.0, 0.0, 0.0]), ("border", [13.0, 13.0, 10.0]),
+                                       ("reflection", [13.0, 13.0, 13.0])])
+def test_nan_and_inf_positions_of_a_volume(device, pad, want):
+    """PyTorch's 3-d kernel: a NaN position (and a reflected infinity: a NaN distance)
+    clamps to the last cell, std::min(n - 1, std::max(x, 0)); under 'zeros' its taps
+    are outside and skipped, so 0 (the 2-d kernel gives NaN).  y = 0 is row 1, z = 0
+    halfway between the two planes: out = (v[0, 1, x] + v[1, 1, x]) / 2."""
+    x = pdt.arange(24.0, dtype=pdt.float64, device=device).reshape(1, 1, 2, 3, 4)
+    g = pdt.tensor([[[[[math.nan, 0.0, 0.0], [math.inf, 0.0, 0.0], [-math.inf, 0.0, 0.0]]]]],
+                   dtype=pdt.float64, device=device)
+    got = F.grid_sample(x, g, padding_mode=pad, align_corners=True)
+    np.testing.assert_array_equal(got.reshape(-1).cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_reflection_of_far_positions_is_exact(device, dim):
+    """A far position reflects by the exact remainder (std::fmod, as PyTorch's), not a
+    rounded quotient: cell min(e, 2 (n - 1) - e) with e = fmod(x, 2 (n - 1))."""
+    n = 4  # a period of 6: no power of 2
+    x = RNG.standard_normal((1, 1) + (n,) * dim)
+    far = np.array([1e30, -3e28, 12345678901.25, 7e15 + 0.5])
+    grid = np.zeros((1, len(far)) + (1,) * (dim - 1) + (dim,))
+    grid[..., 0] = far.reshape((len(far),) + (1,) * (dim - 1))
+    got = F.grid_sample(pdt.tensor(x, device=device), pdt.tensor(grid, device=device),
+                        mode="nearest", padding_mode="reflection", align_corners=True)
+    pos = (far + 1) / 2 * (n - 1)  # align_corners: exact for these
+    e = np.fmod(np.abs(pos), 2 * (n - 1))
+    cells = np.rint(np.minimum(e, 2 * (n - 1) - e)).astype(int)
+    centre = (slice(None),) * 2 + (n // 2,) * (dim - 1)
+    want = x[centre][..., cells]
+    np.testing.assert_array_equal(got.reshape(-1).cpu().numpy(), want.reshape(-1))
+
+
+@pytest.mark.parametrize("shape, grid_shape", [((0, 2, 3, 4), (0, 2, 5, 2)),
+                                                ((2, 0, 3, 4), (2, 2, 5, 2)),
+                                                ((0, 1, 2, 3, 4), (0, 1, 2, 3, 3))])
+def test_empty_batch_or_channels(device, shape, grid_shape):
+    """An empty batch or no channels give an empty result of the right shape (a
+    reshape by -1 of the empty input failed)."""
+    x = pdt.zeros(shape, dtype=pdt.float64, device=device, requires_grad=True)
+    g = pdt.zeros(grid_shape, dtype=pdt.float64, device=device, requires_grad=True)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        got = F.grid_sample(x, g, mode=mode, align_corners=False)
+        assert tuple(got.shape) == shape[:2] + grid_shape[1:-1]
+        got.sum().backward()
+        assert tuple(x.grad.shape) == shape and tuple(g.grad.shape) == grid_shape
+
+
+def test_affine_grid_batch_mismatch_is_a_runtime_error():
+    """PyTorch's batched product raises RuntimeError; ours is both that and ValueError."""
+    for exc in (RuntimeError, ValueError):
+        with pytest.raises(exc, match=r"theta holds 1 matrices but size \(2, 1, 2, 2\)"):
+            F.affine_grid(pdt.zeros(1, 2, 3), (2, 1, 2, 2), align_corners=False)

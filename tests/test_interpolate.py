@@ -212,13 +212,14 @@ def test_interpolate_bad_input(device):
         (lambda: F.interpolate(x, size=2, antialias=True), ValueError,
          r"Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
          r"tensor as input \(got mode='nearest' and an input of shape \(1, 2, 4, 4\) on " + d),
-        (lambda: F.interpolate(x.long(), size=2, mode="bilinear"), RuntimeError,
+        (lambda: F.interpolate(x.long(), size=2, mode="bilinear"), NotImplementedError,
          r"expected a floating point input for mode 'bilinear' \(integers only with "
          r"'nearest' and 'nearest-exact'; uint8 with 'bilinear' and antialiased 'bicubic' "
          r"too\), got pydevtensor.int64"),
-        (lambda: F.interpolate(x.to(pdt.uint8), size=2, mode="bicubic"), RuntimeError,
+        (lambda: F.interpolate(x.to(pdt.uint8), size=2, mode="bicubic"), NotImplementedError,
          r"for mode 'bicubic' .*got pydevtensor.uint8"),
-        (lambda: F.interpolate(x.bool(), size=2), RuntimeError, r"got pydevtensor.bool"),
+        (lambda: F.interpolate(x.bool(), size=2), NotImplementedError,
+         r"got pydevtensor.bool"),
         (lambda: F.interpolate([1.0], size=2), TypeError, r"input must be a Tensor, got list"),
         (lambda: nn.Upsample()(x), ValueError, r"either size or scale_factor"),
     ]
@@ -265,3 +266,36 @@ def test_deprecated_upsample_functions(device):
         got = F.upsample_bilinear(_t(x, device), scale_factor=2)
     ref = np.swapaxes(_np_linear_align(np.swapaxes(_np_linear_align(x, 10), 2, 3), 8), 2, 3)
     assert_close(got, ref, "float64")
+
+
+@pytest.mark.parametrize("shape, kw, out", [
+    ((2, 2, 1, 5), dict(scale_factor=(0.5, 1.5)), (2, 2, 0, 7)),
+    ((1, 3, 5), dict(size=0), (1, 3, 0)),
+    ((1, 1, 5, 1, 1), dict(scale_factor=0.1), (1, 1, 0, 0, 0))])
+def test_area_may_make_an_empty_output(device, shape, kw, out):
+    """'area' is adaptive average pooling, which PyTorch lets make an empty output
+    (floor(1 * 0.5) = 0 rows; it was refused); the gradient is all zeros."""
+    x = pdt.ones(shape, dtype=pdt.float64, device=device, requires_grad=True)
+    got = F.interpolate(x, mode="area", **kw)
+    assert tuple(got.shape) == out and got.dtype == pdt.float64
+    got.sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.zeros(shape))
+    with pytest.raises(ValueError, match=r"Input and output sizes should be greater than 0"):
+        F.interpolate(x, mode="nearest", **kw)
+
+
+@pytest.mark.parametrize("shape, size", [((1, 1, 1, 1), (3, 10)), ((1, 2, 1, 1), (1, 3)),
+                                         ((2, 1, 1), 4), ((1, 1, 1, 1, 1), (2, 2, 2))])
+def test_nearest_of_a_single_cell_is_a_new_tensor(device, shape, size):
+    """Repeating a single cell by an integer factor made a broadcast view (zero strides)
+    of the input: writing one output element changed the input and every element
+    repeated from it.  The result is a new, contiguous tensor."""
+    x = pdt.arange(float(np.prod(shape)), dtype=pdt.float64, device=device).reshape(shape)
+    want = x.cpu().numpy().copy()
+    got = F.interpolate(x, size=size)
+    assert got.is_contiguous()
+    expected = got.cpu().numpy().copy()
+    got[(0,) * got.ndim] = -7.0
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
+    expected.reshape(-1)[0] = -7.0
+    np.testing.assert_array_equal(got.cpu().numpy(), expected)

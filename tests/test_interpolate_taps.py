@@ -288,3 +288,17 @@ def test_uint8_images_in_fixed_point(device, mode, antialias, align):
                                 antialias=antialias)
             assert got[0, 0].cpu().tolist() == want
 
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+def test_uint8_channels_last_stays_channels_last(device, antialias):
+    """A channels_last uint8 image comes back channels_last, as the float path's and
+    PyTorch's (it came back contiguous), with the same values."""
+    x = pdt.tensor(np.random.default_rng(3).integers(0, 256, (2, 3, 9, 7)).astype(np.uint8),
+                   device=device)
+    xl = x.contiguous(memory_format=pdt.channels_last)
+    for mode in ("bilinear", "bicubic") if antialias else ("bilinear",):
+        got = F.interpolate(xl, size=(4, 11), mode=mode, antialias=antialias)
+        assert got.is_contiguous(memory_format=pdt.channels_last) and not got.is_contiguous()
+        want = F.interpolate(x, size=(4, 11), mode=mode, antialias=antialias)
+        np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())

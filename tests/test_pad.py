@@ -73,6 +73,13 @@ CASES = [
     ((2, 3, 5), (5, 2), "circular"),
     ((2, 3, 4, 5), (1, 5, 4, 2), "circular"),
     ((2, 4, 5), (-1, 2, 2, -1), "circular"),
+    # a crop reaching past the other side's pad (PyTorch's j - before rule)
+    ((2, 1, 3), (3, -4), "replicate"),
+    ((2, 1, 3), (-5, 3), "replicate"),
+    ((2, 2, 1, 3), (-1, 2, 4, -4), "replicate"),
+    ((2, 3, 3), (-4, 2), "reflect"),
+    ((2, 2, 4), (2, -5), "reflect"),
+    ((2, 3, 4), (-1, 3, 2, -4), "reflect"),
 ]
 
 
@@ -134,6 +141,29 @@ def test_pad_gradcheck(device, mode):
     x = np.random.default_rng(3).standard_normal((2, 2, 3, 4))
     gradcheck(lambda t: F.pad(t, (2, 3, 2, -1), mode), [x], device)
     gradcheck(lambda t: F.pad(t, (3, 1), mode), [x[0]], device, noncontig=True)
+
+
+@pytest.mark.parametrize("mode, pad", [("replicate", (3, -6, -4, 2)), ("reflect", (2, -5, -4, 2))])
+def test_pad_gradcheck_crops_past_the_other_side(device, mode, pad):
+    x = np.random.default_rng(4).standard_normal((2, 2, 3, 4))
+    assert F.pad(_t(x, device), pad, mode).shape == (2, 2, 1, 1)
+    gradcheck(lambda t: F.pad(t, pad, mode), [x], device)
+
+
+def test_pad_output_size_rules(device):
+    """PyTorch's: constant's crops must fit in the dimension (a narrow), reflect and
+    replicate make at least 1 cell per padded dimension, circular may make none."""
+    x = _t(np.arange(6.0).reshape(1, 2, 3), device)
+    with pytest.raises(RuntimeError, match=r"the padding \(-4, 2\) of dimension 2 \(size 3\) "
+                                           r"leaves a negative size -1"):
+        F.pad(x, (-4, 2))  # 3 - 4 + 2 = 1 cell, but the crop needs 4
+    for mode in ("reflect", "replicate"):
+        with pytest.raises(RuntimeError, match=r"leaves an output size of 0; it must be at "
+                                               r"least 1"):
+            F.pad(x, (-1, -2), mode)
+    assert tuple(F.pad(x, (0, 0, 1, -3), "circular").shape) == (1, 0, 3)
+    with pytest.raises(RuntimeError, match=r"wrapping around more than once"):
+        F.pad(x, (-3, 4), "circular")  # nothing left, but a pad of 4 > 3
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
@@ -318,3 +348,13 @@ def test_pad_copies_nothing(device):
             stats = pdt.transfer_stats()
         assert stats["device_to_host"]["count"] == 0, mode
         assert stats["host_to_device"]["count"] == 0, mode
+
+
+def test_replicated_edge_alone_is_a_new_tensor(device):
+    """A dimension made only of the repeated edge (rows (2, -1) of a 1-row input) is a
+    copy, not a zero-stride view whose elements are one another."""
+    x = _t(np.arange(6.0).reshape(2, 1, 3), device)
+    got = F.pad(x, (2, 2, 2, -1), "replicate")
+    assert tuple(got.shape) == (2, 2, 7) and got.is_contiguous()
+    got[0, 0, 0] = -1.0
+    assert got[0, 1, 0].item() == 0.0 and x[0, 0, 0].item() == 0.0

@@ -19,6 +19,12 @@ half to even as PyTorch's nearbyint; 'bicubic' reads the 4 x 4 (4 x 4 x 4 for 5-
 as PyTorch 2.15's) cells around the unpadded x with Keys' weights (A = -0.75), each
 cell's integer position padded.
 
+A NaN or infinite position reads what PyTorch's CPU kernels read: under 'border'
+and 'reflection' a NaN (and a reflected infinity) is clamped to cell 0 in 2-d (its
+vectorised kernel), to cell n - 1 in 3-d (``std::min(n - 1, std::max(x, 0))``);
+under 'zeros' bilinear gives NaN in 2-d (0 times a NaN weight) and 0 in 3-d (the
+taps outside are skipped).
+
 Every tap is a ``gather`` of the flattened input by an index made on the device and
 masked by ``where``, times its weight: existing differentiable ops, so autograd gives
 the gradients w.r.t. input and grid.  As in PyTorch's kernels a clamped coordinate
@@ -29,6 +35,7 @@ float32 and rounded once.
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from typing import TYPE_CHECKING
 
@@ -96,7 +103,8 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     ------
     ValueError
         When theta is not floating point, its shape does not fit size, or a size
-        is not positive.
+        is not positive; (InvalidArgumentError, also a RuntimeError, as PyTorch's
+        batched product) when its batch is not size[0].
     NotImplementedError
         When size has neither 4 nor 5 elements.
 
@@ -127,8 +135,9 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
-        raise ValueError(f"affine_grid(): theta holds {theta.shape[0]} matrices but size "
-                         f"{size} asks for a batch of {size[0]} (theta on {theta.device})")
+        raise _C.InvalidArgumentError(
+            f"affine_grid(): theta holds {theta.shape[0]} matrices but size {size} asks for "
+            f"a batch of {size[0]} (theta on {theta.device})")
     dtype, device = theta.dtype, theta.device
     spatial = size[2:]
     cols = []
@@ -159,11 +168,15 @@ def _tied(value: Tensor, tie: Tensor) -> Tensor:
     return where(keep, value, tie)
 
 
-def _clip(x: Tensor, n: int) -> Tensor:
-    """x clamped into [0, n - 1] (NaN to 0, as PyTorch's kernels); the gradient passes
-    only strictly inside (PyTorch's)."""
+def _clip(x: Tensor, n: int, volume: bool) -> Tensor:
+    """x clamped into [0, n - 1]; NaN to 0, or to n - 1 when volume (5-d input: PyTorch's
+    3-d kernel clamps with std::min(n - 1, std::max(x, 0)), its 2-d one with vectors);
+    the gradient passes only strictly inside (PyTorch's)."""
     inside = (x > 0) & (x < n - 1)
-    return where(inside, x, (x.detach() >= n - 1).to(x.dtype) * (n - 1))
+    high = x.detach() >= n - 1
+    if volume:
+        high = high | x.detach().isnan()
+    return where(inside, x, high.to(x.dtype) * (n - 1))
 
 
 def _reflect(x: Tensor, n: int, align_corners: bool) -> Tensor:
@@ -173,24 +186,26 @@ def _reflect(x: Tensor, n: int, align_corners: bool) -> Tensor:
     low, span2 = (0.0, 2.0 * (n - 1)) if align_corners else (-0.5, 2.0 * n)
     d = x - low
     d = where(d < 0, -d, d)  # the gradient at the low border is +1, as PyTorch's
-    extra = d - (d.detach() / span2).trunc() * span2
+    extra = d.fmod(span2)  # exact, as PyTorch's std::fmod (a quotient loses a far x)
     flipped = span2 - extra
     return where(extra > flipped, flipped, extra) + low
 
 
-def _padded(x: Tensor, n: int, padding_mode: str, align_corners: bool) -> Tensor:
+def _padded(x: Tensor, n: int, padding_mode: str, align_corners: bool,
+            volume: bool) -> Tensor:
     if padding_mode == "border":
-        return _clip(x, n)
+        return _clip(x, n, volume)
     if padding_mode == "reflection":
-        return _clip(_reflect(x, n, align_corners), n)
+        return _clip(_reflect(x, n, align_corners), n, volume)
     return x
 
 
 # ---- grid_sample: taps ----
 
-def _tap(flat: Tensor, spatial: tuple, cells: list) -> Tensor:
+def _tap(flat: Tensor, spatial: tuple, cells: list, weight: Tensor | None = None) -> Tensor:
     """The input values (N, C, P) at integer cell positions (N, P) per axis (floating,
-    last axis last), 0 outside the input."""
+    last axis last), 0 outside the input; times weight (N, P) when given, 0 outside
+    the input even where weight is not finite (PyTorch's 3-d kernel skips those taps)."""
     index, inside = None, None
     for pos, n in zip(cells, spatial):
         ok = (pos >= 0) & (pos <= n - 1)
@@ -199,11 +214,15 @@ def _tap(flat: Tensor, spatial: tuple, cells: list) -> Tensor:
         inside = ok if inside is None else inside & ok
     n_, c = flat.shape[0], flat.shape[1]
     vals = flat.gather(2, index.unsqueeze(1).expand(n_, c, index.shape[1]))
+    if weight is not None:
+        vals = vals * weight.unsqueeze(1)
     return where(inside.unsqueeze(1), vals, 0)
 
 
 def _linear(flat, spatial, coords) -> Tensor:
-    """Bilinear (trilinear): the 2 ** dim cells around coords, weighted 1 - t and t."""
+    """Bilinear (trilinear): the 2 ** dim cells around coords, weighted 1 - t and t.
+    A tap outside the input adds 0 in 3-d even for a non-finite position (PyTorch's
+    3-d kernel skips it), 0 times the weight in 2-d (NaN there, as PyTorch's)."""
     lows = [x.floor() for x in coords]  # floor's gradient is zero
     ts = [x - f for x, f in zip(coords, lows)]
     out = None
@@ -213,7 +232,10 @@ def _linear(flat, spatial, coords) -> Tensor:
         for t, o in zip(reversed(ts), reversed(offs)):  # x * y * z, as PyTorch
             wk = t if o else 1 - t
             w = wk if w is None else w * wk
-        term = _tap(flat, spatial, cells) * w.unsqueeze(1)
+        if len(coords) == 3:
+            term = _tap(flat, spatial, cells, w)
+        else:
+            term = _tap(flat, spatial, cells) * w.unsqueeze(1)
         out = term if out is None else out + term
     return out
 
@@ -229,8 +251,9 @@ def _bicubic(flat, spatial, coords, padding_mode, align_corners) -> Tensor:
     Keys' weights: summed along x first, then y (then z), as PyTorch's."""
     lows = [x.floor() for x in coords]
     weights = [_cubic_weights(x - f) for x, f in zip(coords, lows)]
-    pos = [[_padded(f.detach() + (k - 1), n, padding_mode, align_corners) for k in range(4)]
-           for f, n in zip(lows, spatial)]
+    volume = len(spatial) == 3
+    pos = [[_padded(f.detach() + (k - 1), n, padding_mode, align_corners, volume)
+            for k in range(4)] for f, n in zip(lows, spatial)]
 
     def summed(axis, cells):
         out = None
@@ -347,8 +370,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     x, g = (input.to(wide), grid.to(wide)) if wide != input.dtype else (input, grid)
     n, c = x.shape[0], x.shape[1]
     spatial, out_spatial = tuple(x.shape[2:]), tuple(g.shape[1:-1])
-    flat = x.reshape(n, c, -1)
-    g = g.reshape(n, -1, len(spatial))
+    flat = x.reshape(n, c, math.prod(spatial))  # explicit sizes: n or c may be 0
+    g = g.reshape(n, math.prod(out_spatial), len(spatial))
     # grid's component k addresses spatial axis -1 - k: coords listed in axis order
     sizes = list(reversed(spatial))
     raw = [_unnormalize(g[..., k], sizes[k], align_corners) for k in range(len(spatial))]
@@ -356,7 +379,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     if mode == "bicubic":
         out = _bicubic(flat, spatial, raw, padding_mode, align_corners)
     else:
-        coords = [_padded(r, s, padding_mode, align_corners) for r, s in zip(raw, spatial)]
+        coords = [_padded(r, s, padding_mode, align_corners, len(spatial) == 3)
+                  for r, s in zip(raw, spatial)]
         out = (_linear if mode == "bilinear" else _nearest)(flat, spatial, coords)
     out = out.reshape(n, c, *out_spatial)
     return out.to(input.dtype) if out.dtype != input.dtype else out

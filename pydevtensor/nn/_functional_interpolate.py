@@ -110,8 +110,9 @@ def _check_input(input: Any, mode: str, align_corners, antialias, where: str) ->
     if not input.dtype.is_floating_point and (mode not in ("nearest", "nearest-exact") or
                                               input.dtype == _C.bool) \
             and not _fixed_point(input, mode, antialias):
-        # nearest only picks elements: integer images and masks too, as PyTorch's
-        raise RuntimeError(f"{where}: expected a floating point input for mode {mode!r} "
+        # nearest only picks elements: integer images and masks too, as PyTorch's;
+        # NotImplementedError (a RuntimeError) as PyTorch's kernels' dtype dispatch
+        raise NotImplementedError(f"{where}: expected a floating point input for mode {mode!r} "
                            f"(integers only with 'nearest' and 'nearest-exact'; uint8 with "
                            f"'bilinear' and antialiased 'bicubic' too), got {input.dtype} "
                            f"of shape {tuple(input.shape)} (on {input.device})")
@@ -180,11 +181,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         the number of spatial dimensions, align_corners is given with a nearest mode,
         or recompute_scale_factor with size, or antialias=True with a mode other
         than bilinear and bicubic; (InvalidArgumentError, also a RuntimeError) when
-        an input or output size is not positive.
+        an input or output size is not positive ('area' may make an empty output,
+        as PyTorch's).
     NotImplementedError
-        For an unknown mode, or a mode that needs another number of dimensions.
-    RuntimeError
-        When input is not floating point (nor integer, for a nearest mode).
+        For an unknown mode, or a mode that needs another number of dimensions, or
+        an input that is not floating point (nor integer, for a nearest mode; nor
+        uint8 for bilinear and antialiased bicubic), as PyTorch's.
 
     Examples
     --------
@@ -208,11 +210,14 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     recompute = bool(recompute_scale_factor) or (mode == "area" and size is None)
     sizes, scales = _output_sizes(input, size, scale_factor, recompute, where)
     spatial = tuple(input.shape[2:])
-    if min(spatial) < 1 or min(sizes) < 1:
+    if min(spatial) < 1 or min(sizes) < (0 if mode == "area" else 1):  # PyTorch's
+        # adaptive pools (area) make an empty output too
         raise _Invalid(f"{where}: Input and output sizes should be greater than 0, but got "
                        f"input {spatial} and output {sizes} (input of shape "
                        f"{tuple(input.shape)} on {input.device})")
     output_fits(where, tuple(input.shape[:2]) + tuple(sizes), input.dtype, input.device)
+    if mode == "area" and min(sizes) == 0:  # nothing to average; the gradient is zero
+        return input.flatten(2)[..., :0].reshape(tuple(input.shape[:2]) + tuple(sizes))
     if mode == "area":
         from . import _functional_pool as FP
         from . import _functional_pool_more as FPM
@@ -228,7 +233,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             x = taps.resample(x, axis + 2, taps.uint8_plan(
                 input.device, mode, spatial[axis], sizes[axis], scales[axis], align_corners,
                 antialias))
-        return input.clone() if x is input else x
+        return input.clone() if x is input else _like(input, x)
     wide = _wide(input.dtype)
     if mode == "nearest" and input.ndim == 4:
         mode = "nearest2d"
@@ -243,6 +248,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         return input.clone()
     if x.dtype != input.dtype:
         x = x.to(input.dtype)
+    return _like(input, x)
+
+
+def _like(input: Tensor, x: Tensor) -> Tensor:
+    """x, channels_last (channels_last_3d) when input is, as PyTorch's kernels."""
     if input.ndim > 3 and _channels_last(input) and not _channels_last(x):
         x = x.contiguous(memory_format=channels_last if input.ndim == 4
                          else channels_last_3d)

@@ -55,31 +55,52 @@ def pad_constant(x: Tensor, pairs: tuple, value: float) -> Tensor:
 def _pad_dim(x: Tensor, dim: int, before: int, after: int, mode: str) -> Tensor:
     """x padded along dim in a non-constant mode (a negative count crops): a cat of
     slices of x (reversed ones for reflect, a repeated edge for replicate), no index
-    tensor (an index_select would read a GPU index's range back to check it)."""
+    tensor (an index_select would read a GPU index's range back to check it).
+
+    Output cell j reads input cell u = j - before, u in [-before, n + after), as
+    PyTorch's kernels: replicate clamps u into [0, n - 1], reflect mirrors it about 0
+    and n - 1, so a crop on one side may reach past the other side's pad."""
     n = x.shape[dim]
     lead = (slice(None),) * dim
 
     def cut(start, stop, step=1):
         return x[lead + (slice(start, stop, step),)]
 
-    b, a = max(before, 0), max(after, 0)
-    middle = cut(max(-before, 0), n - max(-after, 0))
     if mode == "circular":  # PyTorch's: a negative pad crops first, the rest wraps the crop
+        if n + before + after == 0:  # allowed (nothing to wrap), as PyTorch's
+            return cut(0, 0)
+        b, a = max(before, 0), max(after, 0)
+        middle = cut(max(-before, 0), n - max(-after, 0))
+        if not b and not a:
+            return middle
         m = middle.shape[dim]
         left = middle[lead + (slice(m - b, m),)]
         right = middle[lead + (slice(0, a),)]
-    elif mode == "replicate":
-        shape = list(x.shape)
-        shape[dim] = b
-        left = cut(0, 1).expand(tuple(shape))
-        shape[dim] = a
-        right = cut(n - 1, n).expand(tuple(shape))
-    else:  # reflect: mirrored at 0 and at n - 1, the edge itself not repeated
-        left = cut(b, 0, -1)
-        right = cut(n - 2, n - 2 - a if n - 2 - a >= 0 else None, -1)
-    if not b and not a:
-        return middle
-    return cat([p for p, k in ((left, b), (middle, 1), (right, a)) if k], dim)
+        return cat([p for p, k in ((left, b), (middle, 1), (right, a)) if k], dim)
+    lo, hi = -before, n + after  # the range of u
+    pieces = []
+    if lo < 0:  # u < 0
+        if mode == "replicate":
+            pieces.append(_edge(x, dim, 0, min(hi, 0) - lo))
+        else:  # cells -u: from before down to 1 - min(hi, 0)
+            pieces.append(cut(-lo, -min(hi, 0), -1))
+    if max(lo, 0) < min(hi, n):  # 0 <= u < n
+        pieces.append(cut(max(lo, 0), min(hi, n)))
+    if hi > n:  # u >= n
+        if mode == "replicate":
+            pieces.append(_edge(x, dim, n - 1, hi - max(lo, n)))
+        else:  # cells 2 (n - 1) - u
+            stop = 2 * (n - 1) - hi
+            pieces.append(cut(2 * (n - 1) - max(lo, n), stop if stop >= 0 else None, -1))
+    # one piece: contiguous, so an edge repeated alone is no zero-stride view
+    return pieces[0].contiguous() if len(pieces) == 1 else cat(pieces, dim)
+
+
+def _edge(x: Tensor, dim: int, i: int, count: int) -> Tensor:
+    """Cell i of x along dim, repeated count times (a broadcast view)."""
+    shape = list(x.shape)
+    shape[dim] = count
+    return x[(slice(None),) * dim + (slice(i, i + 1),)].expand(tuple(shape))
 
 
 def _pad_pairs(pad: Any, input: Tensor, where: str) -> tuple:
@@ -100,15 +121,20 @@ def _pad_pairs(pad: Any, input: Tensor, where: str) -> tuple:
         raise _Invalid(f"{where}: Padding length should be less than or equal to two times "
                        f"the input dimension but got padding length {len(pad)} and input of "
                        f"dimension {input.ndim} (shape {tuple(input.shape)} on {input.device})")
-    pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2))
+    return tuple((pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2))
+
+
+def _check_crops(input: Tensor, pairs: tuple, where: str) -> None:
+    """Constant mode's rule, PyTorch's (a narrow of the input): the crops of a
+    dimension (its negative counts) must fit in it."""
     for i, (before, after) in enumerate(pairs):
         dim = input.ndim - 1 - i
-        if input.shape[dim] + before + after < 0:
+        kept = input.shape[dim] + min(before, 0) + min(after, 0)
+        if kept < 0:
             raise _Invalid(f"{where}: the padding ({before}, {after}) of dimension {dim} "
-                           f"(size {input.shape[dim]}) leaves a negative size "
-                           f"{input.shape[dim] + before + after} (input of shape "
-                           f"{tuple(input.shape)} on {input.device})")
-    return pairs
+                           f"(size {input.shape[dim]}) leaves a negative size {kept} (input "
+                           f"of shape {tuple(input.shape)} on {input.device}): its negative "
+                           f"counts crop more than the dimension holds")
 
 
 def _check_mode(input: Tensor, pairs: tuple, mode: str, where: str) -> None:
@@ -129,12 +155,23 @@ def _check_mode(input: Tensor, pairs: tuple, mode: str, where: str) -> None:
     for i, (before, after) in enumerate(pairs):
         dim = input.ndim - 1 - i
         n = input.shape[dim]
+        if mode != "circular" and n + before + after < 1:
+            raise _Invalid(f"{where}: mode={mode!r}: the padding ({before}, {after}) of "
+                           f"dimension {dim} (size {n}) leaves an output size of "
+                           f"{n + before + after}; it must be at least 1 (input of shape "
+                           f"{tuple(input.shape)} on {input.device})")
         if mode == "reflect" and (before >= n or after >= n):
             raise _Invalid(f"{where}: Padding size should be less than the corresponding input "
                            f"dimension, but got: padding ({before}, {after}) at dimension {dim}"
                            f" of input {tuple(input.shape)} (on {input.device})")
         kept = n - max(-before, 0) - max(-after, 0)
-        if mode == "circular" and (before > kept or after > kept or kept < 1):
+        if mode == "circular" and n + before + after < 0:
+            raise _Invalid(f"{where}: mode='circular': the padding ({before}, {after}) of "
+                           f"dimension {dim} (size {n}) leaves a negative size "
+                           f"{n + before + after} (input of shape {tuple(input.shape)} on "
+                           f"{input.device})")
+        wraps = before > kept or after > kept or kept < 1  # reads cells it has not made
+        if mode == "circular" and (before > n or after > n or (n + before + after and wraps)):
             raise _Invalid(f"{where}: Padding value causes wrapping around more than once: "
                            f"padding ({before}, {after}) at dimension {dim} of input "
                            f"{tuple(input.shape)} (on {input.device})")
@@ -179,7 +216,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         (InvalidArgumentError) For an odd number of counts, more than two per
         dimension, a crop past a dimension's size, a value given to another mode than
         'constant', a reflected pad not shorter than its dimension, a circular one
-        longer than its dimension, or an empty dimension in those modes.
+        longer than its dimension, an empty dimension in those modes, or an output
+        size below 1 with 'reflect' or 'replicate' (PyTorch's rules).
     NotImplementedError
         For an unknown mode, or a non-constant mode with an input that has not 1 or 2
         dimensions more than the padded ones.
@@ -202,6 +240,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
     pairs = _pad_pairs(pad, input, where)
     if mode == "constant":
+        _check_crops(input, pairs, where)
         if value is not None and not isinstance(value, _C.Tensor) and value != 0:
             _C._number_fits("pad", value, input)  # named here, not by the blocks made of it
         return fresh(pad_constant(input, pairs, 0.0 if value is None else value), input)

@@ -219,7 +219,9 @@ def resample(x: Tensor, axis: int, plan: tuple) -> Tensor:
         r = plan[1]
         wide = shape[:axis + 1] + (r,) + shape[axis + 1:]
         out = shape[:axis] + (shape[axis] * r,) + shape[axis + 1:]
-        return x.unsqueeze(axis + 1).expand(*wide).reshape(out)
+        # contiguous: of a single cell (shape[axis] == 1) the reshape is a view with a
+        # zero stride, aliasing the input and its own elements
+        return x.unsqueeze(axis + 1).expand(*wide).reshape(out).contiguous()
     if kind == "fixed":  # uint8 in int64: sum, round, shift, clamp
         _, index, weight, bits = plan
         x = resample(x.to(_C.int64), axis, ("taps", index, weight, True))
