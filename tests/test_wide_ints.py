@@ -107,3 +107,29 @@ def test_refused_where_the_result_is_an_integer(device, run, what):
     with pytest.raises(OverflowError, match=what):
         run(x)
     np.testing.assert_array_equal(x.cpu().numpy(), [1, 2])  # nothing half-written
+
+
+def test_creation_with_a_floating_dtype(device):
+    """tensor(), full(), full_like() and addmm's alpha/beta take an int beyond 64 bits
+    where the dtype is floating (as PyTorch's), and refuse it for an integer one."""
+    got = pdt.tensor([[1.0, 2**63], [-2**64, 3 * 2**70]], device=device)
+    np.testing.assert_array_equal(got.cpu().numpy(),
+                                  np.float32([[1.0, 2.0**63], [-2.0**64, 3 * 2.0**70]]))
+    assert pdt.tensor(2**64, dtype=pdt.float64, device=device).item() == 2.0**64
+    full = pdt.full((2,), 2**63, dtype=pdt.float64, device=device)
+    np.testing.assert_array_equal(full.cpu().numpy(), [2.0**63] * 2)
+    like = pdt.full_like(full, -2**80)
+    np.testing.assert_array_equal(like.cpu().numpy(), [-2.0**80] * 2)
+    a = pdt.eye(2, dtype=pdt.float64, device=device)
+    np.testing.assert_array_equal(pdt.addmm(a, a, a, alpha=2**64, beta=2**63).cpu().numpy(),
+                                  np.eye(2) * (2.0**64 + 2.0**63))
+    for run, what in [
+            (lambda: pdt.tensor([1, 2**63], device=device), r"tensor\(\): element: the "
+             r"integer 9223372036854775808 does not fit in 64 bits \(dtype int64\)"),
+            (lambda: pdt.full((2,), 2**63, device=device), r"full\(\): fill_value: .* int64"),
+            (lambda: pdt.full_like(full.int(), 2**64), r"fill_value: .* \(dtype int32\)"),
+            (lambda: pdt.addmm(a.long(), a.long(), a.long(), beta=2**63),
+             r"addmm\(\): beta: an integer beyond 64 bits .* int64"),
+            (lambda: pdt.tensor([10**400, 1.0]), r"beyond the largest float64")]:
+        with pytest.raises(OverflowError, match=what):
+            run()

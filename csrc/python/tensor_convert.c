@@ -186,8 +186,15 @@ static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype
 static int write_value(PyObject *o, pdt_dtype dt, char **p)
 {
     pdt_scalar v;
-    if (pdt_parse_scalar(o, "tensor(): element", &v) < 0)
+    int wide; /* Note [ints beyond 64 bits] in wide_ints.c: a floating dtype takes one */
+    if (pdt_parse_scalar_wide(o, "tensor(): element", &v, &wide) < 0)
         return -1;
+    if (wide && !pdt_dtype_is_floating(dt)) {
+        PyErr_Format(PyExc_OverflowError,
+                     "tensor(): element: the integer %R does not fit in 64 bits (dtype %s)", o,
+                     pdt_dtype_name(dt));
+        return -1;
+    }
     /* A float that is NaN, infinite or past an integer dtype's range is refused, as
      * PyTorch's tensor() does (one within it is truncated toward zero, as fill_ does:
      * pdt_scalar_fits) */

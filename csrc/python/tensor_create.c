@@ -137,6 +137,15 @@ static PyObject *f_ones(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject 
     return create_sized(m, a, n, kw, "ones", &one);
 }
 
+/* The OverflowError of an int beyond 64 bits (obj) as a value of the integer dtype dt;
+ * NULL. */
+static PyObject *wide_refused(const char *what, PyObject *obj, int dt)
+{
+    PyErr_Format(PyExc_OverflowError, "%s: the integer %R does not fit in 64 bits (dtype %s)", what,
+                 obj, pdt_dtype_name(dt));
+    return NULL;
+}
+
 /* The dtype PyTorch infers for a Python scalar: bool, int64 or the default float. */
 static int scalar_dtype(pdt_state *S, PyObject *obj, const pdt_scalar *v)
 {
@@ -148,13 +157,17 @@ static int scalar_dtype(pdt_state *S, PyObject *obj, const pdt_scalar *v)
 /* A number argument of full, arange and linspace, or a 0-d tensor's value, as PyTorch
  * takes one (torch.arange(x.min(), x.max(), 0.01)): read by the tensor's item(), so that
  * a GPU tensor's device-to-host copy is counted and guarded as item()'s.  Returns a new
- * reference to the number (obj itself when it is no tensor) with *v parsed, or NULL. */
-static PyObject *parse_number(pdt_state *S, PyObject *obj, const char *what, pdt_scalar *v)
+ * reference to the number (obj itself when it is no tensor) with *v parsed, or NULL.
+ * wide: NULL, or where an int beyond 64 bits is taken as its nearest double (the caller
+ * refuses it unless the dtype is floating: Note [ints beyond 64 bits] in wide_ints.c). */
+static PyObject *parse_number(pdt_state *S, PyObject *obj, const char *what, pdt_scalar *v,
+                              int *wide)
 {
     PyObject *number = pdt_is_tensor(S, obj) && pdt_tensor_of(obj)->ndim == 0
                            ? PyObject_CallMethod(obj, "item", NULL)
                            : Py_NewRef(obj);
-    if (number && pdt_parse_scalar(number, what, v) < 0)
+    if (number && (wide ? pdt_parse_scalar_wide(number, what, v, wide)
+                        : pdt_parse_scalar(number, what, v)) < 0)
         Py_CLEAR(number);
     return number;
 }
@@ -184,12 +197,15 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
     int64_t shape[PDT_MAX_DIMS];
     if (pdt_parse_sizes(&kw[KW_EXTRA + 1], 1, &ndim, shape, "full") < 0)
         return NULL;
-    PyObject *number = parse_number(S, fill, "full(): fill_value", &v);
+    int wide;
+    PyObject *number = parse_number(S, fill, "full(): fill_value", &v, &wide);
     if (!number)
         return NULL;
     pdt_tensor t;
-    const int dt = o.dtype >= 0 ? o.dtype : scalar_dtype(S, number, &v);
+    const int dt = o.dtype >= 0 ? o.dtype : wide ? PDT_INT64 : scalar_dtype(S, number, &v);
     Py_DECREF(number);
+    if (wide && !pdt_dtype_is_floating(dt))
+        return wide_refused("full(): fill_value", fill, dt);
     if (!pdt_create_empty(S, &o, dt, ndim, shape, &t))
         return NULL;
     return pdt_create_fill(S, &o, "full", &t, &v);
@@ -228,8 +244,12 @@ static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_
         o.device = src->device;
     pdt_scalar v;
     if (fill) {
-        if (pdt_parse_scalar(fill, "fill_value", &v) < 0)
+        int wide;
+        const int dt = o.dtype >= 0 ? o.dtype : (int)src->dtype;
+        if (pdt_parse_scalar_wide(fill, "fill_value", &v, &wide) < 0)
             return NULL;
+        if (wide && !pdt_dtype_is_floating(dt))
+            return wide_refused("fill_value", fill, dt);
         value = &v;
     }
     int perm[PDT_MAX_DIMS];
@@ -386,7 +406,7 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
     static const char *const what[3] = {"arange(): start", "arange(): end", "arange(): step"};
     int any_float = 0;
     for (int i = 0; i < 3; i++) {
-        PyObject *number = objs[i] ? parse_number(S, objs[i], what[i], &v[i]) : NULL;
+        PyObject *number = objs[i] ? parse_number(S, objs[i], what[i], &v[i], NULL) : NULL;
         if (objs[i] && !number)
             return NULL;
         Py_XDECREF(number);
@@ -447,8 +467,8 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     pdt_scalar a, b;
     int64_t steps;
-    PyObject *na = parse_number(S, kw[KW_EXTRA + 1], "linspace(): start", &a);
-    PyObject *nb = na ? parse_number(S, kw[KW_EXTRA + 2], "linspace(): end", &b) : NULL;
+    PyObject *na = parse_number(S, kw[KW_EXTRA + 1], "linspace(): start", &a, NULL);
+    PyObject *nb = na ? parse_number(S, kw[KW_EXTRA + 2], "linspace(): end", &b, NULL) : NULL;
     Py_XDECREF(na);
     if (!nb)
         return NULL;

@@ -5,6 +5,7 @@
 #include "args.h"
 #include "docstrings_matmul.h"
 #include "pdt_matmul.h"
+#include "wide_ints.h"
 
 typedef pdt_status (*product_fn)(const pdt_tensor *a, const pdt_tensor *b, pdt_tensor *out);
 
@@ -140,9 +141,11 @@ static PyObject *addmm_impl(PyObject *self, PyObject *module, PyObject *const *a
         return NULL;
     int skip = self ? 1 : 0;
     if (parse_args(S, "addmm", names + skip, 3 - skip, 3 - skip, args, nargs, kwnames, kw + skip) <
-            0 ||
-        (kw[3] && pdt_parse_scalar(kw[3], "addmm(): beta", &beta) < 0) ||
-        (kw[4] && pdt_parse_scalar(kw[4], "addmm(): alpha", &alpha) < 0))
+        0)
+        return NULL;
+    const pdt_tensor *mat1 = pdt_tensor_of(kw[1]);
+    if ((kw[3] && pdt_parse_number_into(kw[3], "addmm(): beta", mat1, &beta) < 0) ||
+        (kw[4] && pdt_parse_number_into(kw[4], "addmm(): alpha", mat1, &alpha) < 0))
         return NULL;
     product_call call = {.input = pdt_tensor_of(kw[0]),
                          .a = pdt_tensor_of(kw[1]),
