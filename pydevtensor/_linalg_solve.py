@@ -18,7 +18,7 @@ import math
 from . import _C
 from ._args import flag
 from ._numpy_names import native_names
-from ._ops_index import _tensor_arg, where
+from ._ops_index import _broadcast_pair, _tensor_arg, where
 from ._ops_reduce import return_types
 from ._out import takes_out
 from .autograd.dispatch import recorded
@@ -151,16 +151,9 @@ def _solve_shapes(A, B, op="linalg.solve"):
 
 
 def _broadcast_batch(op, A, Bm):
-    a, b = tuple(A.shape[:-2]), tuple(Bm.shape[:-2])
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    batch = []
-    for x, y in zip(a, b):
-        if x != y and 1 not in (x, y):
-            raise RuntimeError(f"{op}: the batch dimensions of A {tuple(A.shape)} and B "
-                               f"{tuple(Bm.shape)} do not broadcast (on {A.device})")
-        batch.append(max(x, y) if 0 not in (x, y) else 0)
-    batch = tuple(batch)
+    batch = _broadcast_pair(tuple(A.shape[:-2]), tuple(Bm.shape[:-2]), lambda a, b: RuntimeError(
+        f"{op}: the batch dimensions of A {tuple(A.shape)} and B {tuple(Bm.shape)} do not "
+        f"broadcast (on {A.device})"))
     return (A.expand(*batch, *A.shape[-2:]), Bm.expand(*batch, *Bm.shape[-2:]))
 
 

@@ -332,6 +332,32 @@ def _run_starts(rows):
     return cat([_C.ones((1,), dtype=_C.bool, device=rows.device), step])
 
 
+def _rows_along(x, dim, op):
+    """x as 2-d rows to compare: its elements one a row (dim None), or its slices along
+    dim flattened; with the order that moved dim first (None for dim None), for
+    _from_rows.  unique's and unique_consecutive's."""
+    if dim is None:
+        return x.reshape(-1, 1), None
+    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
+    if x.ndim == 0:
+        raise IndexError(f"{op}(): dim={dim} given for a 0-d tensor (on {x.device})")
+    axes = [d] + [i for i in range(x.ndim) if i != d]  # dim first, the rest in order
+    moved = x.permute(axes) if d else x
+    rows = moved.reshape(moved.shape[0], -1) if moved.numel() else _C.zeros(
+        (moved.shape[0], 0), dtype=x.dtype, device=x.device)
+    return rows, axes
+
+
+def _from_rows(rows, x, axes):
+    """Rows picked from _rows_along(x, ...)'s, back in x's layout: 1-d (axes None), or
+    slices along the dim again (a new contiguous tensor)."""
+    if axes is None:
+        return rows.reshape(-1)
+    out = rows.reshape((rows.shape[0],) + tuple(x.shape[a] for a in axes[1:]))
+    back = builtins.sorted(range(x.ndim), key=axes.__getitem__)  # the inverse permutation
+    return (out.permute(back) if axes[0] else out).contiguous()
+
+
 def _run_lengths(starts, n):
     """How long each run of n entries is, from where they start (1-d int64, increasing)."""
     ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=starts.device)])
@@ -389,16 +415,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return_counts = flag(return_counts, "unique", "return_counts")
     if dim is None and not return_inverse:
         return _unique_values(x, return_counts)
-    if dim is None:
-        rows, d = x.reshape(-1, 1), None
-    else:
-        d = _dim(_int_arg(dim, "unique", "dim"), x.ndim, "unique")
-        if x.ndim == 0:
-            raise IndexError(f"unique(): dim={dim} given for a 0-d tensor (on {x.device})")
-        axes = [d] + [i for i in range(x.ndim) if i != d]  # dim first, the rest in order
-        moved = x.permute(axes) if d else x
-        rows = moved.reshape(moved.shape[0], -1) if moved.numel() else _C.zeros(
-            (moved.shape[0], 0), dtype=x.dtype, device=x.device)
+    rows, axes = _rows_along(x, dim, "unique")
     n = rows.shape[0]
     if rows.shape[1] == 1:
         values, order = sort(rows.reshape(-1))
@@ -408,21 +425,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         srows = index_select(rows, 0, order)
     new = _run_starts(srows)
     starts = nonzero(new).reshape(-1)  # reads the number of distinct values
-    out = index_select(srows, 0, starts)
-    if d is None:
-        out = out.reshape(-1)
-    else:
-        kept = list(moved.shape)
-        kept[0] = starts.shape[0]
-        out = out.reshape(tuple(kept))
-        back = builtins.sorted(range(x.ndim), key=axes.__getitem__)  # the inverse permutation
-        out = (out.permute(back) if d else out).contiguous()
-    results = [out]
+    results = [_from_rows(index_select(srows, 0, starts), x, axes)]
     if return_inverse:
         inverse = _C.zeros((n,), dtype=_C.int64, device=x.device)
         if n:
             _C._index_add(inverse, 0, order, cumsum(new, 0) - 1, True)
-        results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
+        results.append(inverse.reshape(tuple(x.shape)) if axes is None else inverse)
     if return_counts:
         results.append(_run_lengths(starts, n))
     return results[0] if len(results) == 1 else tuple(results)

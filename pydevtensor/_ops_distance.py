@@ -21,7 +21,7 @@ import builtins
 import math
 
 from . import _C
-from ._ops_index import _dim, _int_arg, _tensor_arg, result_type, where
+from ._ops_index import _broadcast_pair, _dim, _int_arg, _tensor_arg, result_type, where
 from ._ops_join import _same_device
 from ._ops_pointwise import _in_place
 from ._out import _out_written, refuse_grad
@@ -140,17 +140,10 @@ def _euclid_mm(x1, x2):
 
 
 def _batch_shape(x1, x2, where):
-    a, b = tuple(x1.shape[:-2]), tuple(x2.shape[:-2])
-    n = builtins.max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    out = []
-    for i, (s, t) in enumerate(zip(a, b)):
-        if s != t and 1 not in (s, t):
-            raise _C.InvalidArgumentError(
-                f"{where}: the batch dimensions of x1 {tuple(x1.shape)} and x2 "
-                f"{tuple(x2.shape)} do not broadcast (on {x1.device})")
-        out.append(t if s == 1 else s)
-    return tuple(out)
+    return _broadcast_pair(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]),
+                           lambda a, b: _C.InvalidArgumentError(
+                               f"{where}: the batch dimensions of x1 {tuple(x1.shape)} and x2 "
+                               f"{tuple(x2.shape)} do not broadcast (on {x1.device})"))
 
 
 def dist(input, other, p=2):

@@ -18,7 +18,7 @@ PyTorch's histc uses no edge array (its torch.histogram does).
 import builtins
 
 from . import _C, _args
-from ._ops_counting import _run_lengths, _run_starts
+from ._ops_counting import _from_rows, _rows_along, _run_lengths, _run_starts
 from ._ops_index import _dim, _int_arg, _tensor_arg, index_select, nonzero, where
 from ._ops_join import cat
 from ._ops_sort import cumsum
@@ -56,29 +56,14 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     x = _tensor_arg(input, "unique_consecutive").detach()
     return_inverse = _args.flag(return_inverse, "unique_consecutive", "return_inverse")
     return_counts = _args.flag(return_counts, "unique_consecutive", "return_counts")
-    if dim is None:
-        rows, d = x.reshape(-1, 1), None
-    else:
-        d = _dim(_int_arg(dim, "unique_consecutive", "dim"), x.ndim, "unique_consecutive")
-        moved = x.permute([d] + [k for k in range(x.ndim) if k != d])
-        rows = moved.reshape(moved.shape[0], -1) if moved.numel() else _C.zeros(
-            (moved.shape[0], 0), dtype=x.dtype, device=x.device)
+    rows, axes = _rows_along(x, dim, "unique_consecutive")
     n = rows.shape[0]
     new = _run_starts(rows)
     starts = nonzero(new).reshape(-1)  # reads the number of runs
-    out = index_select(rows, 0, starts)
-    if d is None:
-        out = out.reshape(-1)
-    else:
-        kept = [starts.shape[0]] + list(moved.shape[1:])
-        out = out.reshape(tuple(kept))
-        back = builtins.sorted(range(x.ndim), key=([d] + [k for k in range(x.ndim)
-                                                          if k != d]).__getitem__)
-        out = out.permute(back).contiguous()
-    results = [out]
+    results = [_from_rows(index_select(rows, 0, starts), x, axes)]
     if return_inverse:
         inverse = cumsum(new, 0) - 1
-        results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
+        results.append(inverse.reshape(tuple(x.shape)) if axes is None else inverse)
     if return_counts:
         results.append(_run_lengths(starts, n))
     return results[0] if len(results) == 1 else tuple(results)

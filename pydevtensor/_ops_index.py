@@ -119,6 +119,19 @@ def _truncated_for(x, value, op, what):
     return math.trunc(value)
 
 
+def _broadcast_pair(a, b, error):
+    """The shape that the shapes a and b (tuples) broadcast to; when they do not, the
+    exception error(a, b) makes of them, padded with leading 1s to one length."""
+    if a == b:
+        return a
+    n = builtins.max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            raise error(a, b)
+    return tuple([y if x == 1 else x for x, y in zip(a, b)])
+
+
 def _broadcast_shape(*shapes):
     nd = builtins.max(len(s) for s in shapes)
     out = []

@@ -63,13 +63,19 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     >>> pydevtensor.norm(x, p="nuc")
     tensor(7.)
     """
+    return _norm(_c_norm, input, p, dim, keepdim, dtype, kwargs)
+
+
+def _norm(c_norm, input, p, dim, keepdim, dtype, kwargs):
+    """norm's and Tensor.norm's body; c_norm, the C function or method, takes 'fro', 1
+    and 2 (and the others' bad arguments)."""
     p = _args.number(p)
     if isinstance(p, str) and p == "nuc":
         return _nuclear(input, dim, keepdim, dtype, kwargs)
     _given_dtype(input, dtype)
     if _other_p(p):
         return _vector_norm(input, p, dim, keepdim, dtype, kwargs)
-    return _c_norm(input, p, **_given(dim, keepdim, dtype), **kwargs)
+    return c_norm(input, p, **_given(dim, keepdim, dtype), **kwargs)
 
 
 def _given(dim, keepdim, dtype):
@@ -152,13 +158,7 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     >>> pydevtensor.tensor([3., 4.]).norm()
     tensor(5.)
     """
-    p = _args.number(p)
-    if isinstance(p, str) and p == "nuc":
-        return _nuclear(self, dim, keepdim, dtype, kwargs)
-    _given_dtype(self, dtype)
-    if _other_p(p):
-        return _vector_norm(self, p, dim, keepdim, dtype, kwargs)
-    return _c_tensor_norm(self, p, **_given(dim, keepdim, dtype), **kwargs)
+    return _norm(_c_tensor_norm, self, p, dim, keepdim, dtype, kwargs)
 
 
 _C.Tensor.norm = _tensor_norm

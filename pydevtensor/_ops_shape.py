@@ -307,18 +307,25 @@ def broadcast_shapes(*shapes):
             raise RuntimeError(f"broadcast_shapes(): negative size in shape {s} at position "
                                f"{i}")
         norm.append(s)
-    nd = builtins.max((len(s) for s in norm), default=0)
+    return Size(_broadcast(norm, lambda i, j, n, out: RuntimeError(
+        f"broadcast_shapes(): shape mismatch: shape {norm[i]} at position {i} does not "
+        f"broadcast to {tuple(out)} (size {n} against {out[j]} in dim {j})")))
+
+
+def _broadcast(shapes, error):
+    """The list of sizes that the shapes (tuples) broadcast to; error(i, j, n, out), the
+    exception raised when size n of shapes[i] does not fit out[j], the size so far of
+    dim j (counted from the front of the result)."""
+    nd = builtins.max((len(s) for s in shapes), default=0)
     out = [1] * nd
-    for i, s in enumerate(norm):
+    for i, s in enumerate(shapes):
         for k, n in enumerate(s):
-            j = nd - len(s) + k
-            if n != 1 and out[j] not in (1, n):
-                raise RuntimeError(f"broadcast_shapes(): shape mismatch: shape {s} at position "
-                                   f"{i} does not broadcast to {tuple(out)} (size {n} "
-                                   f"against {out[j]} in dim {j})")
             if n != 1:
+                j = nd - len(s) + k
+                if out[j] not in (1, n):
+                    raise error(i, j, n, out)
                 out[j] = n
-    return Size(out)
+    return out
 
 
 def broadcast_to(input, size):
@@ -404,19 +411,11 @@ def broadcast_tensors(*tensors):
             raise _C.DeviceError(f"broadcast_tensors(): Expected all tensors to be on the same "
                                  f"device, but found at least two devices, {tensors[0].device} "
                                  f"and {t.device} (tensor 0 and tensor {i})")
-    nd = builtins.max((t.ndim for t in tensors), default=0)
-    shape = [1] * nd
-    for i, t in enumerate(tensors):
-        for k, n in enumerate(t.shape):
-            j = nd - t.ndim + k
-            if n != 1 and shape[j] not in (1, n):
-                raise RuntimeError(f"broadcast_tensors(): The size of tensor a ({shape[j]}) "
-                                   f"must match the size of tensor b ({n}) at non-singleton "
-                                   f"dimension {j} (tensor {i} has shape {tuple(t.shape)}, on "
-                                   f"{t.device})")
-            if n != 1:
-                shape[j] = n
-    return tuple(expand(t, tuple(shape)) for t in tensors)
+    shape = tuple(_broadcast([t.shape for t in tensors], lambda i, j, n, out: RuntimeError(
+        f"broadcast_tensors(): The size of tensor a ({out[j]}) must match the size of tensor "
+        f"b ({n}) at non-singleton dimension {j} (tensor {i} has shape "
+        f"{tuple(tensors[i].shape)}, on {tensors[i].device})")))
+    return tuple(expand(t, shape) for t in tensors)
 
 
 def _atleast(tensors, op, shape_of):

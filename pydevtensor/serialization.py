@@ -396,10 +396,7 @@ def _open_member(zf, members, name):
     try:  # reads the member's local header: a damaged one is a malformed file
         return info, zf.open(info)
     except Exception as e:
-        if _malformed(e):
-            raise FormatError(f"has member '{info.filename}', whose header cannot be read "
-                              f"({type(e).__name__}: {str(e)[:200]})") from e
-        raise
+        _reraise(e, f"has member '{info.filename}', whose header cannot be read")
 
 
 def _read_record(zf, members, json):
@@ -562,6 +559,18 @@ def _check_limits(label, specs, targets):
                 f"pydevtensor.config.set_memory_limit, or pass map_location)")
 
 
+def _reraise(e, text, label=None):
+    """Raises e, caught while reading a file, again: as a FormatError saying text (and e)
+    when it means the file is malformed (_malformed); a helper's FormatError with load()
+    and the file in front when label is given; anything else (an unreadable file) as
+    it is."""
+    if label is not None and isinstance(e, FormatError):
+        raise _reworded(label, e) from None
+    if _malformed(e):
+        raise FormatError(f"{text} ({type(e).__name__}: {str(e)[:200]})") from e
+    raise e
+
+
 def _reworded(label, e):
     """The FormatError e of a helper, with load() and the file in front."""
     text = str(e)
@@ -687,12 +696,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             zf, end, members, (kind, structure, array_names, entries, odict_meta), specs = \
                 _parse(fh, json)
         except Exception as e:
-            if isinstance(e, FormatError):
-                raise _reworded(label, e) from None
-            if _malformed(e):
-                raise FormatError(f"load(): {label} is not a pydevtensor file or is damaged "
-                                  f"({type(e).__name__}: {str(e)[:200]})") from e
-            raise
+            _reraise(e, f"load(): {label} is not a pydevtensor file or is damaged", label)
         with zf:
             targets = {}
             for name, e, *_ in specs:
@@ -711,12 +715,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 try:
                     t = _read_tensor(zf, members, spec, targets[spec[0]])
                 except Exception as e:
-                    if isinstance(e, FormatError):
-                        raise _reworded(label, e) from None
-                    if _malformed(e):
-                        raise FormatError(f"load(): {label}: tensor '{spec[0]}' cannot be "
-                                          f"read ({type(e).__name__}: {str(e)[:200]})") from e
-                    raise
+                    _reraise(e, f"load(): {label}: tensor '{spec[0]}' cannot be read", label)
                 read[spec[0]] = t if mapper is None else _mapped(t, spec[1]["device"], mapper)
             out = _with_views(label, read, entries)
             arrays = {name: _read_array(label, zf, members, name) for name in array_names}
@@ -770,10 +769,7 @@ def _read_array(label, zf, members, name):
         with fp:
             a = npy.read_array(fp, allow_pickle=False)
     except Exception as e:
-        if _malformed(e):
-            raise FormatError(f"load(): {label}: array '{name}' cannot be read "
-                              f"({type(e).__name__}: {str(e)[:200]})") from e
-        raise
+        _reraise(e, f"load(): {label}: array '{name}' cannot be read")
     from ._serialization_tree import ARRAY_KINDS
     if a.dtype.kind not in ARRAY_KINDS:
         raise FormatError(f"load(): {label}: array '{name}' has dtype {a.dtype}")

@@ -111,11 +111,21 @@ def dispatch(name, method, args, kwargs):
             f"autograd: {name}() has no derivative in pydevtensor yet; call it under "
             f"pydevtensor.no_grad() or on detached tensors")
     if kwargs.get("out") is not None:
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
-                           "automatic differentiation, but one of the arguments requires grad.")
+        raise _out_refused(name)
     out = run_no_grad(_forward(name, method), *args, **kwargs)
     if rule is NOT_DIFFERENTIABLE:
         return out
+    return _record_picked(rule, out, args, kwargs)
+
+
+def _out_refused(name):
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                        "automatic differentiation, but one of the arguments requires grad.")
+
+
+def _record_picked(rule, out, args, kwargs):
+    """record() by the Node the rule picks for these arguments, the keywords under
+    PyTorch's names: the last step of dispatch() and of a recorded() op."""
     if kwargs:
         kwargs = torch_names(kwargs)
     if rule.pick is not None:
@@ -152,17 +162,10 @@ def recorded(name):
             if not _wants_grad(args, kwargs):
                 return fn(*args, **kwargs)
             if kwargs.get("out") is not None:
-                raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
-                                   "automatic differentiation, but one of the arguments "
-                                   "requires grad.")
+                raise _out_refused(name)
             kwargs.pop("out", None)  # out=None given: no argument of the gradient rule
             out = run_no_grad(fn, *args, **kwargs)
-            rule = RULES[name]
-            if kwargs:
-                kwargs = torch_names(kwargs)
-            if rule.pick is not None:
-                rule = rule.pick(*args, **kwargs)
-            return record(rule, out, args, kwargs)
+            return _record_picked(RULES[name], out, args, kwargs)
 
         return functools.update_wrapper(_C._RecordedOp(fn, slow), fn)
 

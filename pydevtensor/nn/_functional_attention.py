@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from .. import _C
 from .._args import flag
-from .._ops_index import where
+from .._ops_index import _broadcast_pair, where
 from .._ops_repeat import repeat_interleave
 from .._ops_stats import softmax
 from .. import _sdp_backends
@@ -35,15 +35,9 @@ def _shape(t):
 
 def broadcast_shapes(a, b, what, device):
     """NumPy's broadcast of shapes a and b, or an InvalidArgumentError naming what."""
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    out = []
-    for x, y in zip(a, b):
-        if x != y and 1 not in (x, y):
-            raise _Invalid(f"scaled_dot_product_attention(): {what}: shapes {a} and {b} do not "
-                           f"broadcast (on {device})")
-        out.append(max(x, y) if 0 not in (x, y) else 0)
-    return tuple(out)
+    return _broadcast_pair(a, b, lambda a, b: _Invalid(
+        f"scaled_dot_product_attention(): {what}: shapes {a} and {b} do not broadcast (on "
+        f"{device})"))
 
 
 def _check(query, key, value, attn_mask, is_causal, enable_gqa):

@@ -51,6 +51,20 @@ def _pop_scope(owner):
     stack.pop()
 
 
+def _named_entries(module, table, prefix, recurse, remove_duplicate):
+    """The (dotted name, value) pairs of the modules' table ("_parameters" or
+    "_buffers"), in registration order: named_parameters' and named_buffers' body."""
+    seen = set()
+    mods = module.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+        if recurse else [(prefix, module)]
+    for mname, m in mods:
+        for name, v in getattr(m, table).items():
+            if v is None or (remove_duplicate and id(v) in seen):
+                continue
+            seen.add(id(v))
+            yield (f"{mname}.{name}" if mname else name), v
+
+
 class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin, _AccessMixin):
     """Base class of layers and networks, with PyTorch's interface: subclasses set
     Parameters and Modules as attributes in ``__init__`` and compute in ``forward``; calling
@@ -675,15 +689,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         >>> [name for name, _ in net.named_parameters()]
         ['0.weight', '0.bias', '2.weight', '2.bias']
         """
-        seen = set()
-        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
-            if recurse else [(prefix, self)]
-        for mname, m in mods:
-            for pname, p in m._parameters.items():
-                if p is None or (remove_duplicate and id(p) in seen):
-                    continue
-                seen.add(id(p))
-                yield (f"{mname}.{pname}" if mname else pname), p
+        return _named_entries(self, "_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """The parameters, in registration order (what an optimizer takes).
@@ -731,15 +737,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         >>> [name for name, _ in net.named_buffers()]
         ['1.running_mean', '1.running_var', '1.num_batches_tracked']
         """
-        seen = set()
-        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
-            if recurse else [(prefix, self)]
-        for mname, m in mods:
-            for bname, b in m._buffers.items():
-                if b is None or (remove_duplicate and id(b) in seen):
-                    continue
-                seen.add(id(b))
-                yield (f"{mname}.{bname}" if mname else bname), b
+        return _named_entries(self, "_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """The buffers (persistent or not), in registration order.
