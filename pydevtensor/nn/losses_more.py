@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from . import _functional_losses_likelihood as _LL
 from . import _functional_losses_margin as _LM
 from ._functional_ctc import ctc_loss as _ctc_loss
+from .distance import PairwiseDistance
 from .losses import _class_weight, _Loss
 
 if TYPE_CHECKING:
@@ -212,7 +213,9 @@ class TripletMarginWithDistanceLoss(_Loss):
     Parameters
     ----------
     distance_function : callable, optional
-        ``d(x1, x2)`` -> distances (default F.pairwise_distance); keyword only.
+        ``d(x1, x2)`` -> distances; keyword only.  By default an nn.PairwiseDistance()
+        (F.pairwise_distance), held as a submodule as PyTorch's; a Module passed here
+        is a submodule too (moved by .to(), its parameters in state_dict).
     margin : float, optional
         > 0 (default 1).
     swap : bool, optional
@@ -246,7 +249,8 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
-        self.distance_function = distance_function
+        self.distance_function = (PairwiseDistance() if distance_function is None
+                                  else distance_function)
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
