@@ -301,3 +301,19 @@ def test_triplet_margin_with_distance_loss_holds_its_distance_as_a_submodule():
     bil = nn.Bilinear(2, 2, 1)  # a Module passed in is a submodule: its parameters listed
     assert list(nn.TripletMarginWithDistanceLoss(distance_function=bil).state_dict()) == [
         "distance_function.weight", "distance_function.bias"]
+
+
+@pytest.mark.parametrize("legacy", [{"size_average": True}, {"reduce": True},
+                                    {"size_average": True, "reduce": True}])
+def test_kl_div_warns_about_mean_only_when_asked_for_by_reduction(device, legacy):
+    x = pdt.tensor([[-0.5, -1.0]], dtype=pdt.float64, device=device)
+    y = pdt.tensor([[0.25, 0.75]], dtype=pdt.float64, device=device)
+    want = (np.array([0.25, 0.75]) * (np.log([0.25, 0.75]) - [-0.5, -1.0])).mean()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = F.kl_div(x, y, **legacy).item()  # the mean, by size_average/reduce
+    # PyTorch's one deprecation warning; not also the 'batchmean' advice (it was given)
+    assert [str(w.message)[:36] for w in caught] == ["size_average and reduce args will be"]
+    assert got == pytest.approx(want, rel=1e-12)
+    with pytest.warns(UserWarning, match="batchmean"):
+        F.kl_div(x, y)

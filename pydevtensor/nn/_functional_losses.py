@@ -489,8 +489,10 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     tensor(0.3681)
     """
     where = "kl_div()"
+    # PyTorch warns about 'mean' as given, not for 'elementwise_mean' nor for the mean
+    # that size_average/reduce ask for (they have their own warning)
+    warn_mean = reduction == "mean" and size_average is None and reduce is None
     reduction = _legacy_reduction(size_average, reduce, reduction, where, old_mean=False)
-    warn_mean = reduction == "mean"  # not for 'elementwise_mean', as PyTorch
     reduction = _elementwise_mean(reduction, stacklevel=3)
     _check_pair(input, target, where, broadcast=True)
     log_target = flag(log_target, where.removesuffix("()"), "log_target")
