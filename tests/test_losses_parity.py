@@ -317,3 +317,15 @@ def test_kl_div_warns_about_mean_only_when_asked_for_by_reduction(device, legacy
     assert got == pytest.approx(want, rel=1e-12)
     with pytest.warns(UserWarning, match="batchmean"):
         F.kl_div(x, y)
+
+
+def test_soft_margin_loss_target_broadcasts_to_the_input_not_past_it(device):
+    x = pdt.tensor([[0.5, -1.0, 2.0]], dtype=pdt.float64, device=device)  # (1, 3)
+    y = np.array([[1.0, -1.0, 1.0], [-1.0, 1.0, 1.0]])  # (2, 3): gave a (2, 3) loss
+    with pytest.raises(RuntimeError, match=r"target of shape \(2, 3\) would broadcast input "
+                                           r"of shape \(1, 3\) to a larger loss"):
+        F.soft_margin_loss(x, pdt.tensor(y, device=device), reduction="none")
+    got = F.soft_margin_loss(x, pdt.tensor([1.0, -1.0, -1.0], dtype=pdt.float64,
+                                           device=device), reduction="none")
+    np.testing.assert_allclose(got.cpu().numpy(),
+                               np.logaddexp(0.0, -np.array([[0.5, 1.0, -2.0]])), rtol=1e-12)

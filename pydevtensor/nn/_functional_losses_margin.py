@@ -192,7 +192,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     input : Tensor
         Floating point.
     target : Tensor
-        1 or -1, broadcast against input.
+        1 or -1, broadcast to input's shape (not past it: PyTorch's kernel writes the
+        loss into a tensor of input's shape).
     size_average, reduce : bool, optional
         Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'sum', 'none'}, optional
@@ -201,14 +202,15 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     Returns
     -------
     Tensor
-        0-d, or the broadcast shape with reduction='none'.
+        0-d, or input's shape with reduction='none'.
 
     Raises
     ------
     TypeError
         When input or target is not a floating-point Tensor.
     ValueError
-        When the shapes do not broadcast, or for an unknown reduction.
+        When target does not broadcast to input's shape (an InvalidArgumentError, also a
+        RuntimeError as PyTorch's), or for an unknown reduction.
 
     Examples
     --------
@@ -222,7 +224,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     target = _target(target, input, bool_ok=True)
     _tensors(where, input=input, target=target)
     _check_reduction(reduction, where)
-    _broadcast(where, input=input, target=target)
+    if _broadcast(where, input=input, target=target) != tuple(input.shape):
+        raise _Invalid(f"{where}: target of shape {tuple(target.shape)} would broadcast input "
+                       f"of shape {tuple(input.shape)} to a larger loss (on {input.device}); "
+                       f"the target must broadcast to the input's shape")
     loss = _act.logsigmoid(input * target).neg()
     # in input's dtype, as PyTorch's (its kernel writes into a tensor like input)
     return _reduced(loss.to(input.dtype), reduction, where)
