@@ -329,3 +329,23 @@ def test_soft_margin_loss_target_broadcasts_to_the_input_not_past_it(device):
                                            device=device), reduction="none")
     np.testing.assert_allclose(got.cpu().numpy(),
                                np.logaddexp(0.0, -np.array([[0.5, 1.0, -2.0]])), rtol=1e-12)
+
+
+def test_loss_classes_have_pytorchs_bases():
+    from pydevtensor.nn.modules.loss import _Loss, _WeightedLoss
+    # KLDivLoss was a bare Module (isinstance(criterion, _Loss) was False for it);
+    # MultiMarginLoss and MultiLabelSoftMarginLoss were not _WeightedLoss
+    assert isinstance(nn.KLDivLoss(), _Loss)
+    for cls in (nn.MultiMarginLoss, nn.MultiLabelSoftMarginLoss):
+        loss_fn = cls(weight=pdt.tensor([1.0, 2.0]))
+        assert isinstance(loss_fn, _WeightedLoss)
+        assert list(loss_fn.state_dict()) == ["weight"]
+    with pytest.raises(ValueError, match="KLDivLoss: reduction must be 'mean', 'batchmean', "
+                                         "'sum' or 'none', got 'avg'"):
+        nn.KLDivLoss(reduction="avg")
+    with pytest.raises(ValueError, match="MSELoss: reduction must be 'mean', 'sum' or 'none', "
+                                         "got 'batchmean'"):
+        nn.MSELoss(reduction="batchmean")
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        assert nn.KLDivLoss(size_average=False).reduction == "sum"
+    assert nn.KLDivLoss(reduction="batchmean", log_target=True).log_target is True

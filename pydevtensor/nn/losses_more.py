@@ -11,7 +11,7 @@ from . import _functional_losses_likelihood as _LL
 from . import _functional_losses_margin as _LM
 from ._functional_ctc import ctc_loss as _ctc_loss
 from .distance import PairwiseDistance
-from .losses import _class_weight, _Loss
+from .losses import _class_weight, _Loss, _WeightedLoss
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -296,7 +296,7 @@ class CTCLoss(_Loss):
                          self.reduction, self.zero_infinity)
 
 
-class MultiMarginLoss(_LegacyLoss):
+class MultiMarginLoss(_WeightedLoss):
     """The multi-class hinge loss (F.multi_margin_loss) of ``(N, C)`` scores against
     ``(N,)`` classes.
 
@@ -330,7 +330,7 @@ class MultiMarginLoss(_LegacyLoss):
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                  size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         if p not in (1, 2) or isinstance(p, bool):
             raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got {p!r}")
         if weight is not None and getattr(weight, "ndim", 1) != 1:
@@ -372,7 +372,7 @@ class MultiLabelMarginLoss(_LegacyLoss):
         return _LM.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_LegacyLoss):
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Binary cross-entropy on logits averaged over the classes
     (F.multilabel_soft_margin_loss).
 
@@ -404,7 +404,7 @@ class MultiLabelSoftMarginLoss(_LegacyLoss):
 
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         self.register_buffer("weight", _class_weight(weight, "MultiLabelSoftMarginLoss"))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
