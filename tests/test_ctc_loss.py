@@ -112,6 +112,11 @@ def test_ctc_loss_unbatched_empty_and_impossible_targets(device):
      r"targets must hold integer classes"),
     (lambda x, t: F.ctc_loss(x, t, (5.0, 5, 5), (1, 1, 1)), TypeError,
      r"input_lengths must hold ints"),
+    # an empty batch raised "max() arg is an empty sequence"; PyTorch refuses it too
+    (lambda x, t: F.ctc_loss(x[:, :0], t[:0], (), ()), RuntimeError,
+     r"log_probs of shape \(5, 0, 4\) \(on cpu\) has no sample"),
+    (lambda x, t: F.ctc_loss(x[:, :, :0], t, (5, 5, 5), (1, 1, 1)), ValueError,
+     r"log_probs of shape \(5, 3, 0\) \(on cpu\) has no class"),
 ])
 def test_ctc_loss_bad_input(call, exc, match):
     x = pdt.tensor(_log_softmax(LOGITS))

@@ -221,3 +221,131 @@ def test_triplet_margin_with_distance_loss_refuses_what_pytorch_refuses():
         F.triplet_margin_with_distance_loss(a, a, a, reduction="elementwise_mean")
     with pytest.raises(TypeError):
         F.triplet_margin_with_distance_loss(a, a, a, None)  # keyword-only, as PyTorch's
+
+
+@pytest.mark.parametrize("fn", [F.binary_cross_entropy, F.binary_cross_entropy_with_logits])
+@pytest.mark.parametrize("name", ["weight", "pos_weight"])
+def test_binary_cross_entropy_weights_must_broadcast_to_the_input(device, fn, name):
+    if fn is F.binary_cross_entropy and name == "pos_weight":
+        return  # binary_cross_entropy has no pos_weight
+    x = np.array([0.3, 0.6])
+    y = np.array([0.0, 1.0])
+    xt = pdt.tensor(x, dtype=pdt.float64, device=device)
+    yt = pdt.tensor(y, dtype=pdt.float64, device=device)
+    # a (2, 1) weight against a (2,) input gave a (2, 2) loss; PyTorch refuses it
+    with pytest.raises(RuntimeError, match=rf"{name} of shape \(2, 1\) does not broadcast to "
+                                           r"input's shape \(2,\)"):
+        fn(xt, yt, reduction="none", **{name: pdt.tensor([[1.0], [2.0]], device=device)})
+    with pytest.raises(ValueError, match="does not broadcast"):  # both classes
+        fn(xt, yt, **{name: pdt.ones(3, 2, dtype=pdt.float64, device=device)})
+    # one that broadcasts to the input's shape is taken: (1,) and 0-d
+    for w in (np.array([2.0]), np.array(2.0)):
+        got = fn(xt, yt, reduction="none", **{name: pdt.tensor(w, device=device)})
+        if fn is F.binary_cross_entropy:
+            want = -2.0 * (y * np.log(x) + (1 - y) * np.log(1 - x))
+        else:
+            sp = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)  # softplus(x)
+            pos = 2.0 if name == "pos_weight" else 1.0
+            want = ((1 - y) * sp + pos * y * (sp - x)) * (2.0 if name == "weight" else 1.0)
+        assert got.shape == (2,)
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12)
+
+
+BAD_LOSS_ARGS = {  # PyTorch raises RuntimeError for each; these raised a plain ValueError
+    "mse-shapes": lambda d: F.mse_loss(pdt.ones(2, 3, device=d), pdt.ones(4, device=d)),
+    "huber-delta": lambda d: F.huber_loss(pdt.ones(2, device=d), pdt.ones(2, device=d),
+                                          delta=0.0),
+    "smooth_l1-beta": lambda d: F.smooth_l1_loss(pdt.ones(2, device=d), pdt.ones(2, device=d),
+                                                 beta=-1.0),
+    "ce-weight": lambda d: F.cross_entropy(pdt.ones(3, 4, device=d),
+                                           pdt.tensor([0, 1, 2], device=d),
+                                           weight=pdt.ones(2, device=d)),
+    "ce-smoothing": lambda d: F.cross_entropy(pdt.ones(3, 4, device=d),
+                                              pdt.tensor([0, 1, 2], device=d),
+                                              label_smoothing=1.5),
+    "ce-probabilities-ignore": lambda d: F.cross_entropy(pdt.ones(3, 4, device=d),
+                                                         pdt.ones(3, 4, device=d) / 4,
+                                                         ignore_index=1),
+    "nll-kd-target": lambda d: F.nll_loss(pdt.ones(3, 4, 5, device=d),
+                                          pdt.zeros(3, 4, dtype=pdt.int64, device=d)),
+    "bce-range": lambda d: F.binary_cross_entropy(pdt.tensor([1.5, 0.5]), pdt.ones(2)),
+    "ctc-lengths": lambda d: F.ctc_loss(pdt.zeros(5, 2, 4, device=d),
+                                        pdt.ones(2, 2, dtype=pdt.int64, device=d),
+                                        (6, 5), (2, 2)),
+    "ctc-blank": lambda d: F.ctc_loss(pdt.zeros(5, 2, 4, device=d),
+                                      pdt.ones(2, 2, dtype=pdt.int64, device=d),
+                                      (5, 5), (2, 2), blank=4),
+    "ctc-concatenated": lambda d: F.ctc_loss(pdt.zeros(5, 2, 4, device=d),
+                                             pdt.ones(3, dtype=pdt.int64, device=d),
+                                             (5, 5), (2, 2)),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_LOSS_ARGS))
+def test_bad_loss_arguments_are_value_and_runtime_errors(device, case):
+    for caught in (RuntimeError, ValueError):  # PyTorch's class, and NumPy's
+        with pytest.raises(caught) as info:
+            BAD_LOSS_ARGS[case](device)
+        assert type(info.value) is pdt.InvalidArgumentError
+
+
+def test_triplet_margin_with_distance_loss_holds_its_distance_as_a_submodule():
+    loss_fn = nn.TripletMarginWithDistanceLoss()  # PyTorch's default: nn.PairwiseDistance()
+    assert isinstance(loss_fn.distance_function, nn.PairwiseDistance)
+    assert dict(loss_fn.named_children()) == {"distance_function": loss_fn.distance_function}
+    a = pdt.tensor(A, dtype=pdt.float64)
+    p, n = pdt.tensor(P, dtype=pdt.float64), pdt.tensor(N, dtype=pdt.float64)
+    dist = {v: np.sqrt(((A - w + 1e-6) ** 2).sum(-1)) for v, w in (("p", P), ("n", N))}
+    want = np.maximum(1.0 + dist["p"] - dist["n"], 0.0).mean()
+    np.testing.assert_allclose(loss_fn(a, p, n).item(), want, rtol=1e-12)
+    bil = nn.Bilinear(2, 2, 1)  # a Module passed in is a submodule: its parameters listed
+    assert list(nn.TripletMarginWithDistanceLoss(distance_function=bil).state_dict()) == [
+        "distance_function.weight", "distance_function.bias"]
+
+
+@pytest.mark.parametrize("legacy", [{"size_average": True}, {"reduce": True},
+                                    {"size_average": True, "reduce": True}])
+def test_kl_div_warns_about_mean_only_when_asked_for_by_reduction(device, legacy):
+    x = pdt.tensor([[-0.5, -1.0]], dtype=pdt.float64, device=device)
+    y = pdt.tensor([[0.25, 0.75]], dtype=pdt.float64, device=device)
+    want = (np.array([0.25, 0.75]) * (np.log([0.25, 0.75]) - [-0.5, -1.0])).mean()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = F.kl_div(x, y, **legacy).item()  # the mean, by size_average/reduce
+    # PyTorch's one deprecation warning; not also the 'batchmean' advice (it was given)
+    assert [str(w.message)[:36] for w in caught] == ["size_average and reduce args will be"]
+    assert got == pytest.approx(want, rel=1e-12)
+    with pytest.warns(UserWarning, match="batchmean"):
+        F.kl_div(x, y)
+
+
+def test_soft_margin_loss_target_broadcasts_to_the_input_not_past_it(device):
+    x = pdt.tensor([[0.5, -1.0, 2.0]], dtype=pdt.float64, device=device)  # (1, 3)
+    y = np.array([[1.0, -1.0, 1.0], [-1.0, 1.0, 1.0]])  # (2, 3): gave a (2, 3) loss
+    with pytest.raises(RuntimeError, match=r"target of shape \(2, 3\) would broadcast input "
+                                           r"of shape \(1, 3\) to a larger loss"):
+        F.soft_margin_loss(x, pdt.tensor(y, device=device), reduction="none")
+    got = F.soft_margin_loss(x, pdt.tensor([1.0, -1.0, -1.0], dtype=pdt.float64,
+                                           device=device), reduction="none")
+    np.testing.assert_allclose(got.cpu().numpy(),
+                               np.logaddexp(0.0, -np.array([[0.5, 1.0, -2.0]])), rtol=1e-12)
+
+
+def test_loss_classes_have_pytorchs_bases():
+    from pydevtensor.nn.modules.loss import _Loss, _WeightedLoss
+    # KLDivLoss was a bare Module (isinstance(criterion, _Loss) was False for it);
+    # MultiMarginLoss and MultiLabelSoftMarginLoss were not _WeightedLoss
+    assert isinstance(nn.KLDivLoss(), _Loss)
+    for cls in (nn.MultiMarginLoss, nn.MultiLabelSoftMarginLoss):
+        loss_fn = cls(weight=pdt.tensor([1.0, 2.0]))
+        assert isinstance(loss_fn, _WeightedLoss)
+        assert list(loss_fn.state_dict()) == ["weight"]
+    with pytest.raises(ValueError, match="KLDivLoss: reduction must be 'mean', 'batchmean', "
+                                         "'sum' or 'none', got 'avg'"):
+        nn.KLDivLoss(reduction="avg")
+    with pytest.raises(ValueError, match="MSELoss: reduction must be 'mean', 'sum' or 'none', "
+                                         "got 'batchmean'"):
+        nn.MSELoss(reduction="batchmean")
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        assert nn.KLDivLoss(size_average=False).reduction == "sum"
+    assert nn.KLDivLoss(reduction="batchmean", log_target=True).log_target is True

@@ -9,6 +9,8 @@ from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from . import _functional_losses as _L
 
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError, as PyTorch raises
+
 
 def _check_reduction(reduction, where):
     if reduction not in ("mean", "sum", "none"):
@@ -172,8 +174,8 @@ def _check_target(target, logits, where="cross_entropy()", ignore_index=None):
         raise _C.DTypeError(f"{where}: target must hold integer class indices (int64, "
                             f"int32 or uint8), got {target.dtype}")
     if tuple(target.shape) != (n,):
-        raise ValueError(f"{where}: target of shape {tuple(target.shape)} does not "
-                         f"match input of shape {(n, c)}: expected ({n},)")
+        raise _Invalid(f"{where}: target of shape {tuple(target.shape)} does not "
+                       f"match input of shape {(n, c)}: expected ({n},)")
     if target.device != logits.device:
         raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
                              f"target is on {target.device} and input on {logits.device}; "
@@ -211,8 +213,8 @@ def _check_logits(input, target, where="cross_entropy()", what="logits"):
         raise TypeError(f"{where}: input and target must be Tensors, got "
                         f"{type(input).__name__} and {type(target).__name__}")
     if input.ndim != 2:
-        raise ValueError(f"{where}: input must be (N, C) {what}, got shape "
-                         f"{tuple(input.shape)} on {input.device}")
+        raise _Invalid(f"{where}: input must be (N, C) {what}, got shape "
+                       f"{tuple(input.shape)} on {input.device}")
 
 
 def _label_smoothing(value):
@@ -220,8 +222,8 @@ def _label_smoothing(value):
         raise TypeError(f"cross_entropy(): label_smoothing must be a float, got "
                         f"{type(value).__name__}")
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0, "
-                         f"got {value!r}")
+        raise _Invalid(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0, "
+                       f"got {value!r}")
     return float(value)
 
 

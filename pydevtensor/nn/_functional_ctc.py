@@ -24,6 +24,8 @@ from .._args import flag
 from .._ops_join import cat as _cat, stack as _stack
 from ._functional_losses import _elementwise_mean
 
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError, as PyTorch raises
+
 _INF = float("inf")
 
 
@@ -45,8 +47,8 @@ def _lengths(value, n, name, where, device):
     if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
         raise TypeError(f"{where}: {name} must hold ints, got {values!r:.60}")
     if len(values) != (1 if n is None else n):
-        raise ValueError(f"{where}: {name} must be of size batch_size: got {len(values)} "
-                         f"lengths for a batch of {1 if n is None else n} (on {device})")
+        raise _Invalid(f"{where}: {name} must be of size batch_size: got {len(values)} "
+                       f"lengths for a batch of {1 if n is None else n} (on {device})")
     return values
 
 
@@ -56,16 +58,16 @@ def _padded_targets(targets, target_lengths, n, where):
     total = sum(target_lengths)
     if targets.ndim == 2:
         if targets.shape[0] != n:
-            raise ValueError(f"{where}: targets of shape {tuple(targets.shape)} do not match "
-                             f"the batch of {n} (padded targets are (N, S))")
+            raise _Invalid(f"{where}: targets of shape {tuple(targets.shape)} do not match "
+                           f"the batch of {n} (padded targets are (N, S))")
         if max(target_lengths) > targets.shape[1]:
-            raise ValueError(f"{where}: target_lengths {target_lengths} exceed the targets' "
-                             f"padded length {targets.shape[1]} (shape "
-                             f"{tuple(targets.shape)})")
+            raise _Invalid(f"{where}: target_lengths {target_lengths} exceed the targets' "
+                           f"padded length {targets.shape[1]} (shape "
+                           f"{tuple(targets.shape)})")
         return targets
     if targets.ndim != 1 or targets.numel() != total:
-        raise ValueError(f"{where}: concatenated targets must be 1-d of sum(target_lengths) = "
-                         f"{total} elements, got shape {tuple(targets.shape)}")
+        raise _Invalid(f"{where}: concatenated targets must be 1-d of sum(target_lengths) = "
+                       f"{total} elements, got shape {tuple(targets.shape)}")
     rows, start, width = [], 0, max(max(target_lengths), 1)
     for length in target_lengths:
         row = targets[start:start + length]
@@ -157,6 +159,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         log_probs, targets = log_probs.unsqueeze(1), targets.reshape(1, -1)
     steps, n, c = log_probs.shape
     device = log_probs.device
+    if n == 0 or c == 0:  # PyTorch refuses them too ("log_probs tensor must not be empty")
+        raise _Invalid(f"{where}: log_probs of shape {tuple(log_probs.shape)} (on {device}) "
+                       f"has no {'sample' if n == 0 else 'class'}; a batch of at least one "
+                       f"sample and one class is needed")
     in_lens = _lengths(input_lengths, None if unbatched else n, "input_lengths", where, device)
     tg_lens = _lengths(target_lengths, None if unbatched else n, "target_lengths", where,
                        device)
@@ -164,11 +170,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                                                                      None)):
         bad = [v for v in values if v < 0 or (high is not None and v > high)]
         if bad:
-            raise ValueError(f"{where}: {name} must lie in [0, {'inf' if high is None else high}"
-                             f"], got {bad[0]} (log_probs of shape "
-                             f"{tuple(log_probs.shape)} on {device})")
+            raise _Invalid(f"{where}: {name} must lie in [0, {'inf' if high is None else high}"
+                           f"], got {bad[0]} (log_probs of shape "
+                           f"{tuple(log_probs.shape)} on {device})")
     if isinstance(blank, bool) or not isinstance(blank, int) or not 0 <= blank < c:
-        raise ValueError(f"{where}: blank must be in the label range [0, {c}), got {blank!r}")
+        raise _Invalid(f"{where}: blank must be in the label range [0, {c}), got {blank!r}")
     zero_infinity = flag(zero_infinity, where.removesuffix("()"), "zero_infinity")
     if targets.device != device:
         raise _C.DeviceError(f"{where}: targets are on {targets.device} but log_probs on "

@@ -14,6 +14,8 @@ from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from ._functional_activation import softplus as _softplus
 
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError, as PyTorch raises
+
 
 def _legacy_reduction(size_average, reduce, reduction, where="loss", old_mean=True):
     """PyTorch's translation of the deprecated size_average and reduce (each None, or
@@ -47,11 +49,14 @@ def _elementwise_mean(reduction, stacklevel=4):
     return reduction
 
 
-def _check_weight(weight, input, where, name="weight", length=None, convert=False):
+def _check_weight(weight, input, where, name="weight", length=None, convert=False,
+                  to_input=False):
     """weight, checked: None, or a floating-point Tensor on input's device, 1-d of length
-    `length` (class weights), or broadcastable to input (length None).  convert: any
-    numeric dtype is taken and converted to input's (the binary cross-entropies, as
-    PyTorch's: D2L's word2vec passes an integer mask as weight)."""
+    `length` (class weights), or broadcastable to input (length None); with to_input, it
+    must broadcast to input's own shape (PyTorch's binary cross-entropies multiply in
+    place: a (N, 1) weight against an (N,) input is refused, not an (N, N) loss).
+    convert: any numeric dtype is taken and converted to input's (the binary
+    cross-entropies, as PyTorch's: D2L's word2vec passes an integer mask as weight)."""
     if weight is None:
         return None
     if not isinstance(weight, _C.Tensor):
@@ -68,12 +73,21 @@ def _check_weight(weight, input, where, name="weight", length=None, convert=Fals
         raise _C.DTypeError(f"{where}: {name} is {weight.dtype} but input is {input.dtype} (on "
                             f"{input.device}); convert it with .to(input.dtype)")
     if weight.device != input.device:
-        raise ValueError(f"{where}: {name} is on {weight.device}, input on {input.device}; "
-                         f"move it with .to(input.device)")
+        raise _Invalid(f"{where}: {name} is on {weight.device}, input on {input.device}; "
+                       f"move it with .to(input.device)")
     if length is not None and tuple(weight.shape) != (length,):
-        raise ValueError(f"{where}: {name} of shape {tuple(weight.shape)} does not fit input "
-                         f"of shape {tuple(input.shape)}: expected ({length},), one per class")
+        raise _Invalid(f"{where}: {name} of shape {tuple(weight.shape)} does not fit input "
+                       f"of shape {tuple(input.shape)}: expected ({length},), one per class")
+    if to_input and not _broadcasts_to(tuple(weight.shape), tuple(input.shape)):
+        raise _Invalid(f"{where}: {name} of shape {tuple(weight.shape)} does not broadcast to "
+                       f"input's shape {tuple(input.shape)} (on {input.device})")
     return weight
+
+
+def _broadcasts_to(shape, to):
+    """Whether shape broadcasts to the shape `to` itself (not to a larger one)."""
+    return len(shape) <= len(to) and all(
+        s in (1, t) for s, t in zip(reversed(shape), reversed(to)))
 
 
 def as_rows(input, target, where):
@@ -91,17 +105,17 @@ def as_rows(input, target, where):
     if input.ndim == 1:
         want = tuple(input.shape) if soft else ()
         if tuple(target.shape) != want:
-            raise ValueError(f"{where}: an unbatched input of shape {tuple(input.shape)} takes "
-                             f"a target of shape {want}, got {tuple(target.shape)} (on "
-                             f"{input.device})")
+            raise _Invalid(f"{where}: an unbatched input of shape {tuple(input.shape)} takes "
+                           f"a target of shape {want}, got {tuple(target.shape)} (on "
+                           f"{input.device})")
         return (input.reshape(1, input.shape[0]),
                 target.reshape((1,) + want), ())
     n, c, rest = input.shape[0], input.shape[1], tuple(input.shape[2:])
     want = tuple(input.shape) if soft else (n,) + rest
     if tuple(target.shape) != want:
-        raise ValueError(f"{where}: input of shape {tuple(input.shape)} (N, C, d1, ...) "
-                         f"takes a target of shape {want}, got {tuple(target.shape)} (on "
-                         f"{input.device})")
+        raise _Invalid(f"{where}: input of shape {tuple(input.shape)} (N, C, d1, ...) "
+                       f"takes a target of shape {want}, got {tuple(target.shape)} (on "
+                       f"{input.device})")
     last = (0,) + tuple(range(2, input.ndim)) + (1,)  # C moved last
     rows = input.permute(*last).reshape(-1, c)
     targets = target.permute(*last).reshape(-1, c) if soft else target.reshape(-1)
@@ -190,13 +204,13 @@ def soft_cross_entropy(input, target, weight, ignore_index, reduction, smoothing
         raise _C.DTypeError(f"{where}: input must be floating point logits, got {input.dtype} on "
                             f"{input.device}")
     if input.ndim not in (1, 2) or tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"{where}: a floating-point target holds class probabilities and must "
-                         f"have input's shape, (N, C) or (C,): got input "
-                         f"{tuple(input.shape)} and target {tuple(target.shape)} on "
-                         f"{input.device}")
+        raise _Invalid(f"{where}: a floating-point target holds class probabilities and must "
+                       f"have input's shape, (N, C) or (C,): got input "
+                       f"{tuple(input.shape)} and target {tuple(target.shape)} on "
+                       f"{input.device}")
     if ignore_index >= 0:
-        raise ValueError(f"{where}: ignore_index is not supported for floating point target "
-                         f"(class probabilities), got ignore_index={ignore_index}")
+        raise _Invalid(f"{where}: ignore_index is not supported for floating point target "
+                       f"(class probabilities), got ignore_index={ignore_index}")
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)
     c = input.shape[-1]
@@ -300,8 +314,9 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     where = "binary_cross_entropy_with_logits()"
     reduction = _legacy_reduction(size_average, reduce, reduction, where)
     _check_pair(input, target, where)
-    weight = _check_weight(weight, input, where, convert=True)
-    pos_weight = _check_weight(pos_weight, input, where, "pos_weight", convert=True)
+    weight = _check_weight(weight, input, where, convert=True, to_input=True)
+    pos_weight = _check_weight(pos_weight, input, where, "pos_weight", convert=True,
+                               to_input=True)
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)
     # (1 - y) * softplus(x) + pos_weight * y * softplus(-x), PyTorch's
@@ -373,16 +388,16 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
         raise _C.DTypeError(f"{where}: input ({input.dtype}) and target ({target.dtype}) "
                             f"must have one dtype, of shape {tuple(input.shape)} on "
                             f"{input.device}; convert the target with .to(input.dtype)")
-    weight = _check_weight(weight, input, where, convert=True)
+    weight = _check_weight(weight, input, where, convert=True, to_input=True)
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)
     for name, value in (("input", input), ("target", target)):
         if value.device.type == "cpu" and value.numel():
             outside = (value < 0).logical_or(value > 1).logical_or(value.isnan())
             if bool(outside.any()):
-                raise ValueError(f"{where}: all elements of {name} should be between 0 and 1, "
-                                 f"got {float(value[outside].reshape(-1)[0])} ({name} of shape "
-                                 f"{tuple(value.shape)} on {value.device})")
+                raise _Invalid(f"{where}: all elements of {name} should be between 0 and 1, "
+                               f"got {float(value[outside].reshape(-1)[0])} ({name} of shape "
+                               f"{tuple(value.shape)} on {value.device})")
     return _binary_cross_entropy(input, target, weight, reduction)
 
 
@@ -474,8 +489,10 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None
     tensor(0.3681)
     """
     where = "kl_div()"
+    # PyTorch warns about 'mean' as given, not for 'elementwise_mean' nor for the mean
+    # that size_average/reduce ask for (they have their own warning)
+    warn_mean = reduction == "mean" and size_average is None and reduce is None
     reduction = _legacy_reduction(size_average, reduce, reduction, where, old_mean=False)
-    warn_mean = reduction == "mean"  # not for 'elementwise_mean', as PyTorch
     reduction = _elementwise_mean(reduction, stacklevel=3)
     _check_pair(input, target, where, broadcast=True)
     log_target = flag(log_target, where.removesuffix("()"), "log_target")

@@ -192,7 +192,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     input : Tensor
         Floating point.
     target : Tensor
-        1 or -1, broadcast against input.
+        1 or -1, broadcast to input's shape (not past it: PyTorch's kernel writes the
+        loss into a tensor of input's shape).
     size_average, reduce : bool, optional
         Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'sum', 'none'}, optional
@@ -201,14 +202,15 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     Returns
     -------
     Tensor
-        0-d, or the broadcast shape with reduction='none'.
+        0-d, or input's shape with reduction='none'.
 
     Raises
     ------
     TypeError
         When input or target is not a floating-point Tensor.
     ValueError
-        When the shapes do not broadcast, or for an unknown reduction.
+        When target does not broadcast to input's shape (an InvalidArgumentError, also a
+        RuntimeError as PyTorch's), or for an unknown reduction.
 
     Examples
     --------
@@ -222,7 +224,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     target = _target(target, input, bool_ok=True)
     _tensors(where, input=input, target=target)
     _check_reduction(reduction, where)
-    _broadcast(where, input=input, target=target)
+    if _broadcast(where, input=input, target=target) != tuple(input.shape):
+        raise _Invalid(f"{where}: target of shape {tuple(target.shape)} would broadcast input "
+                       f"of shape {tuple(input.shape)} to a larger loss (on {input.device}); "
+                       f"the target must broadcast to the input's shape")
     loss = _act.logsigmoid(input * target).neg()
     # in input's dtype, as PyTorch's (its kernel writes into a tensor like input)
     return _reduced(loss.to(input.dtype), reduction, where)
@@ -450,6 +455,9 @@ def _class_targets(input, target, where, shape):
     return target.to(_C.int64)
 
 
+_PAIRS_PER_BLOCK = 1 << 22  # multilabel_margin_loss's (N, step, C) blocks
+
+
 def _as_rows(input, where):
     """input as (N, C): a (C,) one is one row."""
     _tensors(where, input=input)
@@ -581,12 +589,28 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     n, c = rows.shape
     target = _class_targets(input, target, where, tuple(input.shape)).reshape(n, c)
     listed = (target >= 0).to(_C.int64).cumprod(1) > 0  # (N, K): before the first -1
-    classes = _C.arange(c, device=target.device)
-    is_target = ((target.unsqueeze(2) == classes).logical_and(listed.unsqueeze(2))).any(1)
+    if target.device.type == "cpu" and target.numel():
+        # only the columns that list a class in some row (read back on the CPU only): the
+        # pairs below are (N, K, C), and K = C padded columns made N * C * C of them
+        k = int(listed.sum(1).max().item())
+        target, listed = target[:, :k], listed[:, :k]
+    # each row's listed classes as a mask, scattered (padding and classes out of range,
+    # unchecked off the CPU, go to a spare column c)
+    slot = target.masked_fill(listed.logical_not().logical_or(target >= c), c)
+    not_target = _C.zeros((n, c + 1), dtype=_C.bool, device=target.device).scatter(
+        1, slot, True)[:, :c].logical_not()
     x_listed = rows.gather(1, target.clamp(min=0))  # (N, K)
-    z = (rows.unsqueeze(1) - x_listed.unsqueeze(2)).add(1.0).clamp(min=0.0)  # (N, K, C)
-    keep = listed.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1))
-    loss = z.masked_fill(keep.logical_not(), 0.0).sum((1, 2)) / c
+    # sum over listed j and unlisted i of max(0, 1 - x[j] + x[i]), a few listed columns at
+    # a time: each (N, step, C) block stays within _PAIRS_PER_BLOCK elements
+    step = max(1, _PAIRS_PER_BLOCK // max(n * c, 1))
+    total = None
+    for start in range(0, max(target.shape[1], 1), step):
+        xj, lj = x_listed[:, start:start + step], listed[:, start:start + step]
+        z = (rows.unsqueeze(1) - xj.unsqueeze(2)).add(1.0).clamp(min=0.0)  # (N, step, C)
+        keep = lj.unsqueeze(2).logical_and(not_target.unsqueeze(1))
+        part = z.masked_fill(keep.logical_not(), 0.0).sum((1, 2))
+        total = part if total is None else total + part
+    loss = total / c
     if input.ndim == 1:
         loss = loss.reshape(())
     return _reduced(loss, reduction, where)

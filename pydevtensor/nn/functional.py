@@ -211,9 +211,9 @@ def _check_same_shape(input, target, where, stacklevel=3):
     try:
         _broadcast_shapes(tuple(input.shape), tuple(target.shape))
     except (ValueError, RuntimeError):
-        raise ValueError(f"{where}: input of shape {tuple(input.shape)} and target of shape "
-                         f"{tuple(target.shape)} differ and do not broadcast, on "
-                         f"{input.device}") from None
+        raise _L._Invalid(f"{where}: input of shape {tuple(input.shape)} and target of "
+                          f"shape {tuple(target.shape)} differ and do not broadcast, on "
+                          f"{input.device}") from None
     _warnings.warn(f"Using a target size ({_size(target)}) that is different to the input size "
                    f"({_size(input)}). This will likely lead to incorrect results due to "
                    f"broadcasting. Please ensure they have the same size.", UserWarning,
@@ -271,7 +271,8 @@ def _positive(value, name, where, zero_ok):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
     if not (value >= 0 if zero_ok else value > 0):
-        raise ValueError(f"{where}: {name} must be {'>= 0' if zero_ok else '> 0'}, got {value!r}")
+        raise _L._Invalid(f"{where}: {name} must be {'>= 0' if zero_ok else '> 0'}, "
+                          f"got {value!r}")
     return float(value)
 
 

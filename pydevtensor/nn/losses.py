@@ -22,13 +22,18 @@ class _Loss(Module):
     in the losses PyTorch computes in Python: _old_mean False)."""
 
     _old_mean = True
+    _reductions = ("mean", "sum", "none")  # KLDivLoss adds 'batchmean'
 
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__()
-        reduction = _L._legacy_reduction(size_average, reduce, reduction, type(self).__name__,
+        where = type(self).__name__
+        reduction = _L._legacy_reduction(size_average, reduce, reduction, where,
                                          self._old_mean)
-        F._check_reduction(reduction, type(self).__name__)
+        if reduction not in self._reductions:
+            *most, last = (repr(r) for r in self._reductions)
+            raise ValueError(f"{where}: reduction must be {', '.join(most)} or {last}, got "
+                             f"{reduction!r}")
         self.reduction = reduction
 
     def extra_repr(self) -> str:
@@ -37,7 +42,8 @@ class _Loss(Module):
 
 class _WeightedLoss(_Loss):
     """The base of the losses with class weights (CrossEntropyLoss, NLLLoss, BCELoss,
-    BCEWithLogitsLoss), as PyTorch's: weight is a buffer (in state_dict, moved by
+    BCEWithLogitsLoss, MultiMarginLoss, MultiLabelSoftMarginLoss), as PyTorch's (which
+    derives BCEWithLogitsLoss from _Loss): weight is a buffer (in state_dict, moved by
     ``.to()``); a custom loss subclassing it gets ``self.weight`` and ``self.reduction``.
 
     Parameters
@@ -392,7 +398,7 @@ class BCELoss(_WeightedLoss):
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
-class KLDivLoss(Module):
+class KLDivLoss(_Loss):
     """The Kullback-Leibler divergence (F.kl_div) of target from the distribution whose
     log-probabilities are the input; call it as ``loss_fn(log_q, p)``.
 
@@ -420,17 +426,15 @@ class KLDivLoss(Module):
     tensor(0.3681)
     """
 
+    _reductions = ("mean", "batchmean", "sum", "none")
+
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean", log_target: bool = False) -> None:
-        super().__init__()
-        reduction = _L._legacy_reduction(size_average, reduce, reduction, "KLDivLoss")
-        if reduction not in ("mean", "batchmean", "sum", "none"):
-            raise ValueError(f"KLDivLoss: reduction must be 'mean', 'batchmean', 'sum' or "
-                             f"'none', got {reduction!r}")
+        super().__init__(size_average, reduce, reduction)
         if not isinstance(log_target, bool):
             raise TypeError(f"KLDivLoss: log_target must be True or False, got "
                             f"{log_target!r:.40}")
-        self.reduction, self.log_target = reduction, log_target
+        self.log_target = log_target
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from . import _functional_losses_likelihood as _LL
 from . import _functional_losses_margin as _LM
 from ._functional_ctc import ctc_loss as _ctc_loss
-from .losses import _class_weight, _Loss
+from .distance import PairwiseDistance
+from .losses import _class_weight, _Loss, _WeightedLoss
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -212,7 +213,9 @@ class TripletMarginWithDistanceLoss(_Loss):
     Parameters
     ----------
     distance_function : callable, optional
-        ``d(x1, x2)`` -> distances (default F.pairwise_distance); keyword only.
+        ``d(x1, x2)`` -> distances; keyword only.  By default an nn.PairwiseDistance()
+        (F.pairwise_distance), held as a submodule as PyTorch's; a Module passed here
+        is a submodule too (moved by .to(), its parameters in state_dict).
     margin : float, optional
         > 0 (default 1).
     swap : bool, optional
@@ -246,7 +249,8 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
-        self.distance_function = distance_function
+        self.distance_function = (PairwiseDistance() if distance_function is None
+                                  else distance_function)
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
@@ -292,7 +296,7 @@ class CTCLoss(_Loss):
                          self.reduction, self.zero_infinity)
 
 
-class MultiMarginLoss(_LegacyLoss):
+class MultiMarginLoss(_WeightedLoss):
     """The multi-class hinge loss (F.multi_margin_loss) of ``(N, C)`` scores against
     ``(N,)`` classes.
 
@@ -326,7 +330,7 @@ class MultiMarginLoss(_LegacyLoss):
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                  size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         if p not in (1, 2) or isinstance(p, bool):
             raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got {p!r}")
         if weight is not None and getattr(weight, "ndim", 1) != 1:
@@ -368,7 +372,7 @@ class MultiLabelMarginLoss(_LegacyLoss):
         return _LM.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_LegacyLoss):
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Binary cross-entropy on logits averaged over the classes
     (F.multilabel_soft_margin_loss).
 
@@ -400,7 +404,7 @@ class MultiLabelSoftMarginLoss(_LegacyLoss):
 
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(None, size_average, reduce, reduction)  # weight: checked below
         self.register_buffer("weight", _class_weight(weight, "MultiLabelSoftMarginLoss"))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
