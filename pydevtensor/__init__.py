@@ -16,7 +16,8 @@ import math as _math
 from ._libraries import register_library_paths as _register_library_paths
 
 _register_library_paths()
-from ._C import (DTypeError, DeviceError, InvalidArgumentError, OutOfMemoryError, Tensor, TransferError,
+from ._C import (DTypeError, DeviceError, IndexOutOfRangeError, InvalidArgumentError,
+                 OutOfMemoryError, Tensor, TransferError,
                  arange, bfloat16, bool, device, double, dtype, empty, empty_like, eye, float,
                  float16, float32, float64, from_numpy, full, full_like, half, int,
                  int8, int16, int32, int64,
@@ -167,7 +168,8 @@ def __dir__():
                   | set(_ops_torch_names.FUNCTIONAL_ALIASES))
 
 __all__ = [
-    "DTypeError", "DeviceError", "InvalidArgumentError", "OutOfMemoryError", "Size", "Tensor", "TransferError",
+    "DTypeError", "DeviceError", "IndexOutOfRangeError", "InvalidArgumentError",
+    "OutOfMemoryError", "Size", "Tensor", "TransferError",
     "arange", "bool",
     "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
     "eye", "float", "float32", "float64", "float16", "half", "bfloat16", "from_numpy", "full", "full_like", "initial_seed",

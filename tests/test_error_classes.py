@@ -125,3 +125,27 @@ for f in (lambda: p.cat([a, b]), lambda: p.stack([a, b]), lambda: F.cross_entrop
         print(str(e).split(':')[0])
 """)
     assert out == ["cat()", "stack()", "cross_entropy()", "nll_loss()"]
+
+
+BAD_INDICES = {
+    "gather": lambda d: pdt.gather(pdt.zeros(3, device=d), 0, pdt.tensor([5], device=d)),
+    "scatter": lambda d: pdt.zeros(3, device=d).scatter(0, pdt.tensor([3], device=d), 1.0),
+    "scatter_add": lambda d: pdt.zeros(3, device=d).scatter_add(
+        0, pdt.tensor([-4], device=d), pdt.ones(1, device=d)),
+    "index_select": lambda d: pdt.zeros(2, 3, device=d).index_select(
+        1, pdt.tensor([0, 3], device=d)),
+    "take": lambda d: pdt.take(pdt.zeros(3, device=d), pdt.tensor([7], device=d)),
+    "sum-dim": lambda d: pdt.zeros(2, 3, device=d).sum(dim=5),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INDICES))
+@pytest.mark.parametrize("device", DEVICES)
+def test_indices_out_of_range_are_index_and_runtime_errors(device, case):
+    """PyTorch raises RuntimeError for gather/scatter out of bounds and IndexError for
+    index_select and dims; NumPy IndexError: either handler catches ours."""
+    for caught in (IndexError, RuntimeError, pdt.IndexOutOfRangeError):
+        with pytest.raises(caught, match=r"out of (bounds|range)") as info:
+            BAD_INDICES[case](device)
+        assert type(info.value) is pdt.IndexOutOfRangeError
+    assert not isinstance(info.value, ValueError)

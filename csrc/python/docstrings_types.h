@@ -167,6 +167,22 @@ PyDoc_STRVAR(doc_invalid_argument_error,
              "... except RuntimeError as e:\n"
              "...     print(type(e).__name__, isinstance(e, ValueError))\n"
              "InvalidArgumentError True\n");
+PyDoc_STRVAR(doc_index_out_of_range_error,
+             "An index or a dim is out of range: gather() or scatter() with an index past the "
+             "dimension, index_select() of a row that is not there, sum(dim=5) of a 2-d "
+             "tensor.  The message names the operation, the index, the size and the device.  "
+             "An IndexError (as NumPy raises, and PyTorch for indexing and index_select) and a "
+             "RuntimeError (as PyTorch raises for gather and scatter), so code written for "
+             "either catches it.\n"
+             "\n"
+             "Examples\n"
+             "--------\n"
+             ">>> x = pydevtensor.zeros(3)\n"
+             ">>> try:\n"
+             "...     pydevtensor.gather(x, 0, pydevtensor.tensor([5]))\n"
+             "... except RuntimeError as e:\n"
+             "...     print(type(e).__name__, isinstance(e, IndexError))\n"
+             "IndexOutOfRangeError True\n");
 PyDoc_STRVAR(doc_dtype_error,
              "An operation got a dtype it cannot work with: mean() of an integer tensor, a\n"
              "matrix product of float32 and int64, an in-place result that cannot be cast back\n"

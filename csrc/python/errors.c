@@ -10,7 +10,7 @@ PyObject *pdt_raise(pdt_state *S, pdt_status st)
     case PDT_OK: PyErr_SetString(PyExc_SystemError, "pdt_raise called with PDT_OK"); return NULL;
     case PDT_ERR_VALUE: type = S->InvalidArgumentError; break;
     case PDT_ERR_TYPE: type = S->DTypeError; break;
-    case PDT_ERR_INDEX: type = PyExc_IndexError; break;
+    case PDT_ERR_INDEX: type = S->IndexOutOfRangeError; break;
     case PDT_ERR_DEVICE: type = S->DeviceError; break;
     case PDT_ERR_OOM: type = S->OutOfMemoryError; break;
     case PDT_ERR_TRANSFER: type = S->TransferError; break;
@@ -35,7 +35,9 @@ int pdt_raise_int(pdt_state *S, pdt_status st)
  * NumPy raises ValueError and MemoryError.  Code written for either catches ours:
  * a bad value is an InvalidArgumentError (TensorFlow's name for it), a ValueError and a
  * RuntimeError at once, as NumPy's AxisError is both a ValueError and an IndexError;
- * OutOfMemoryError is a MemoryError and a RuntimeError.  A dtype an op cannot take
+ * OutOfMemoryError is a MemoryError and a RuntimeError.  An index or dim out of range is
+ * an IndexOutOfRangeError, an IndexError (NumPy's class, and PyTorch's for indexing and
+ * index_select) and a RuntimeError (PyTorch's for gather, scatter and scatter_reduce).  A dtype an op cannot take
  * (mean() of integers, matmul of float32 and int64, an in-place result that cannot be
  * cast back) is a DTypeError, a TypeError (as NumPy's UFuncTypeError is) and a
  * RuntimeError (PyTorch's class for it).  An argument of the wrong Python type stays a
@@ -62,6 +64,9 @@ int pdt_errors_init(PyObject *module, pdt_state *S)
         !(S->InvalidArgumentError = new_error("pydevtensor.InvalidArgumentError",
                                               doc_invalid_argument_error, PyExc_ValueError,
                                               PyExc_RuntimeError)) ||
+        !(S->IndexOutOfRangeError = new_error("pydevtensor.IndexOutOfRangeError",
+                                              doc_index_out_of_range_error, PyExc_IndexError,
+                                              PyExc_RuntimeError)) ||
         !(S->DTypeError = new_error("pydevtensor.DTypeError", doc_dtype_error, PyExc_TypeError,
                                     PyExc_RuntimeError)))
         return -1;
@@ -69,6 +74,7 @@ int pdt_errors_init(PyObject *module, pdt_state *S)
         PyModule_AddObjectRef(module, "TransferError", S->TransferError) < 0 ||
         PyModule_AddObjectRef(module, "DeviceError", S->DeviceError) < 0 ||
         PyModule_AddObjectRef(module, "InvalidArgumentError", S->InvalidArgumentError) < 0 ||
+        PyModule_AddObjectRef(module, "IndexOutOfRangeError", S->IndexOutOfRangeError) < 0 ||
         PyModule_AddObjectRef(module, "DTypeError", S->DTypeError) < 0)
         return -1;
     return 0;

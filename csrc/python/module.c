@@ -103,6 +103,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->TransferError);
     Py_VISIT(S->DeviceError);
     Py_VISIT(S->InvalidArgumentError);
+    Py_VISIT(S->IndexOutOfRangeError);
     Py_VISIT(S->DTypeError);
     for (int k = 0; k < PDT_NUM_KINDS; k++)
         for (int i = 0; i < PDT_MAX_DEVICES; i++)
@@ -130,6 +131,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->TransferError);
     Py_CLEAR(S->DeviceError);
     Py_CLEAR(S->InvalidArgumentError);
+    Py_CLEAR(S->IndexOutOfRangeError);
     Py_CLEAR(S->DTypeError);
     Py_CLEAR(S->storage_ref_type);
     Py_CLEAR(S->generator_type);

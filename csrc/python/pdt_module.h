@@ -74,6 +74,7 @@ typedef struct {
     PyObject *TransferError;        /* subclass of RuntimeError */
     PyObject *DeviceError;          /* subclass of RuntimeError */
     PyObject *InvalidArgumentError; /* subclass of ValueError and RuntimeError */
+    PyObject *IndexOutOfRangeError; /* subclass of IndexError and RuntimeError */
     PyObject *DTypeError;           /* subclass of TypeError and RuntimeError */
     /* cached device objects, by kind and index */
     PyObject *devices[PDT_NUM_KINDS][PDT_MAX_DEVICES];
