@@ -170,3 +170,16 @@ def test_kl_pairs_against_quadrature(device):
     da = D.Dirichlet(_t([[2.0, 3.0], [1.5, 2.5]], device))
     db = D.Dirichlet(_t([[1.5, 2.0], [2.5, 1.5]], device))
     np.testing.assert_allclose(_np(D.kl_divergence(da, db)), want, rtol=1e-5)
+
+
+def test_infinite_or_nan_concentration_draws_end(device):
+    # Marsaglia and Tsang's loop never accepted a proposal for alpha = inf or NaN: sample()
+    # of Gamma(inf) (which validation lets through), Chi2(inf), StudentT(inf) never returned
+    alpha = _t([math.inf, math.nan, 2.0], device)
+    pdt.manual_seed(0)
+    x = _np(D.Gamma(alpha, 1.0, validate_args=False).sample((4,)))
+    assert np.isposinf(x[:, 0]).all() and np.isnan(x[:, 1]).all()
+    assert (np.isfinite(x[:, 2]) & (x[:, 2] > 0)).all()
+    assert np.isposinf(_np(D.Chi2(_t([math.inf], device)).sample((3,)))).all()
+    y = _np(D.StudentT(_t([math.inf, 3.0], device)).sample((3,)))
+    assert np.isfinite(y[:, 1]).all()

@@ -41,8 +41,10 @@ def _sample_standard_gamma(alpha):
     a = where(boost, flat + 1.0, flat)
     d = a - 1.0 / 3.0
     c = (d * 9.0).rsqrt()
-    out = _C.empty_like(flat)
-    todo = _C.arange(flat.numel(), device=flat.device)
+    # an infinite or NaN alpha has no proposal to accept (the loop would never end): its
+    # draw is alpha itself, inf (PyTorch's) or NaN
+    out = flat.clone()
+    todo = _C.arange(flat.numel(), device=flat.device)[flat.isfinite()]
     while todo.numel():
         dt, ct = d[todo], c[todo]
         x = _C.randn(tuple(todo.shape), dtype=_C.float64, device=flat.device)
