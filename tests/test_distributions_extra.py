@@ -340,3 +340,18 @@ def test_von_mises(device):
     assert type(e) is D.VonMises and tuple(e.sample((4,)).shape) == (4, 2, 3)
     with pytest.raises(ValueError, match="concentration"):
         D.VonMises(0.0, _t([0.0], device))
+
+
+def test_von_mises_sampler_ends_for_extreme_concentrations(device):
+    # Best and Fisher's loop never accepted a proposal for k = inf, for k past about 1e32
+    # (rho rounds to 1) nor for k = 0 (validation off): sample() never returned
+    k = _t([0.0, 1e12, 1e38, math.inf, math.nan], device)
+    pdt.manual_seed(0)
+    x = _np(D.VonMises(_t(0.5, device), k, validate_args=False).sample((4000,)))
+    assert (np.abs(x[:, :4]) <= math.pi).all() and np.isnan(x[:, 4]).all()
+    np.testing.assert_array_equal(x[:, 3], 0.5)  # the limit: loc itself
+    np.testing.assert_allclose(x[:, 2], 0.5, atol=1e-15)
+    # k = 1e12: the normal limit of sd 1e-6 (4000 draws: the sd within 5%)
+    assert abs(x[:, 1].std() / 1e-6 - 1) < 0.05 and abs(x[:, 1].mean() - 0.5) < 1e-7
+    # k = 0: uniform on the circle (mean resultant length about 1 / sqrt(4000))
+    assert abs(np.exp(1j * x[:, 0]).mean()) < 0.05

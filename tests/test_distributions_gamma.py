@@ -170,3 +170,38 @@ def test_kl_pairs_against_quadrature(device):
     da = D.Dirichlet(_t([[2.0, 3.0], [1.5, 2.5]], device))
     db = D.Dirichlet(_t([[1.5, 2.0], [2.5, 1.5]], device))
     np.testing.assert_allclose(_np(D.kl_divergence(da, db)), want, rtol=1e-5)
+
+
+def test_infinite_or_nan_concentration_draws_end(device):
+    # Marsaglia and Tsang's loop never accepted a proposal for alpha = inf or NaN: sample()
+    # of Gamma(inf) (which validation lets through), Chi2(inf), StudentT(inf) never returned
+    alpha = _t([math.inf, math.nan, 2.0], device)
+    pdt.manual_seed(0)
+    x = _np(D.Gamma(alpha, 1.0, validate_args=False).sample((4,)))
+    assert np.isposinf(x[:, 0]).all() and np.isnan(x[:, 1]).all()
+    assert (np.isfinite(x[:, 2]) & (x[:, 2] > 0)).all()
+    assert np.isposinf(_np(D.Chi2(_t([math.inf], device)).sample((3,)))).all()
+    y = _np(D.StudentT(_t([math.inf, 3.0], device)).sample((3,)))
+    assert np.isfinite(y[:, 1]).all()
+
+
+def test_gamma_and_chi2_draw_from_a_generator(device):
+    # PyTorch 2.15's Gamma/Chi2 sample(..., *, generator) and rsample(..., generator):
+    # they were refused (TypeError); the draws come from that stream, the default one
+    # is left alone
+    c = _t([2.0, 0.5, 7.0], device)
+    draws = []
+    for _ in range(2):
+        g = pdt.Generator(device=device).manual_seed(3)
+        pdt.manual_seed(11)
+        x = D.Gamma(c, 2.0).sample((500,), generator=g)
+        after = _np(pdt.rand(4, dtype=F64, device=device))
+        draws.append((_np(x), after, _np(D.Chi2(c).rsample((2,), g))))
+    pdt.manual_seed(11)
+    np.testing.assert_array_equal(after, _np(pdt.rand(4, dtype=F64, device=device)))
+    for a, b in zip(*draws):
+        np.testing.assert_array_equal(a, b)
+    assert np.all(np.abs(draws[0][0].mean(0) - _np(c) / 2) < 5 * np.sqrt(_np(c) / 4 / 500))
+    x = c.clone().requires_grad_(True)
+    D.Gamma(x, 1.0).rsample(generator=pdt.Generator(device=device)).sum().backward()
+    assert np.isfinite(_np(x.grad)).all()

@@ -154,3 +154,20 @@ def test_bad_parameters_name_the_distribution(device):
                       (D.Gumbel, (zero, bad))):
         with pytest.raises(ValueError, match=f"parameter scale .* distribution {cls.__name__}"):
             cls(*args, validate_args=True)
+
+
+def test_bad_parameters_of_beta_and_pareto_name_their_own(device):
+    # Beta's parameters were checked as its Dirichlet's stacked 'concentration', Pareto's
+    # alpha as its base Exponential's 'rate'; each error names the parameter given now
+    one, bad = _t([1.0, 2.0], device), _t([1.0, -1.0], device)
+    for make, name, cls in ((lambda: D.Beta(bad, one), "concentration1", "Beta"),
+                            (lambda: D.Beta(one, bad * 0.0), "concentration0", "Beta"),
+                            (lambda: D.Pareto(one, bad), "alpha", "Pareto"),
+                            (lambda: D.Pareto(bad, one), "scale", "Pareto")):
+        with pytest.raises(ValueError, match=f"parameter {name} .* distribution {cls}"):
+            make()
+    # the checks are still done where asked, and only there
+    np.testing.assert_allclose(_np(D.Beta(bad, one, validate_args=False).mean), [0.5, -1.0])
+    assert isinstance(D.Pareto(one, one).support, D.constraints.greater_than_eq)
+    with pytest.raises(ValueError, match="support"):
+        D.Pareto(one, one).log_prob(_t([0.5, 2.0], device))

@@ -49,7 +49,9 @@ class Beta(ExponentialFamily):
         else:
             c1, c0 = broadcast_all(concentration1, concentration0)
             both = stack([c1, c0], -1)
-        self._dirichlet = Dirichlet(both, validate_args=validate_args)
+        # the parameters are checked as Beta's (the error names concentration1 or
+        # concentration0), not as the Dirichlet's stacked concentration
+        self._dirichlet = Dirichlet(both, validate_args=False)
         super().__init__(tuple(self._dirichlet.batch_shape), (), validate_args)
 
     @property

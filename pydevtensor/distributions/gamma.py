@@ -24,6 +24,7 @@ from .._dtype_info import finfo
 from .._ops_igamma import _igamma_f64, gammainc
 from .._ops_index import where
 from .._ops_special import xlogy
+from ..autograd import no_grad
 from ..autograd.function import Function
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -34,25 +35,30 @@ __all__ = ["Chi2", "Gamma"]
 _H = 1e-5
 
 
-def _sample_standard_gamma(alpha):
-    """Draws of Gamma(alpha, 1) in float64, alpha float64 (Note [standard gamma])."""
+def _sample_standard_gamma(alpha, generator=None):
+    """Draws of Gamma(alpha, 1) in float64, alpha float64 (Note [standard gamma]), from
+    generator (None: the default one)."""
     flat = alpha.reshape(-1)
     boost = flat < 1
     a = where(boost, flat + 1.0, flat)
     d = a - 1.0 / 3.0
     c = (d * 9.0).rsqrt()
-    out = _C.empty_like(flat)
-    todo = _C.arange(flat.numel(), device=flat.device)
+    # an infinite or NaN alpha has no proposal to accept (the loop would never end): its
+    # draw is alpha itself, inf (PyTorch's) or NaN
+    out = flat.clone()
+    todo = _C.arange(flat.numel(), device=flat.device)[flat.isfinite()]
     while todo.numel():
         dt, ct = d[todo], c[todo]
-        x = _C.randn(tuple(todo.shape), dtype=_C.float64, device=flat.device)
-        u = _C.rand(tuple(todo.shape), dtype=_C.float64, device=flat.device)
+        x = _C.randn(tuple(todo.shape), dtype=_C.float64, device=flat.device,
+                     generator=generator)
+        u = _C.rand(tuple(todo.shape), dtype=_C.float64, device=flat.device,
+                    generator=generator)
         v = (1.0 + ct * x) ** 3
         vs = where(v > 0, v, 1.0)
         ok = (v > 0).logical_and(u.log() < x * x * 0.5 + dt - dt * vs + dt * vs.log())
         out[todo[ok]] = (dt * vs)[ok]
         todo = todo[ok.logical_not()]
-    u = _C.rand(tuple(flat.shape), dtype=_C.float64, device=flat.device)
+    u = _C.rand(tuple(flat.shape), dtype=_C.float64, device=flat.device, generator=generator)
     out = where(boost, out * u.pow(flat.reciprocal()), out)
     return out.reshape(tuple(alpha.shape))
 
@@ -69,8 +75,8 @@ class _StandardGamma(Function):
     """A Gamma(alpha, 1) draw, differentiable in alpha (implicit reparameterisation)."""
 
     @staticmethod
-    def forward(ctx, alpha):
-        x = _sample_standard_gamma(alpha.detach().to(_C.float64)).to(alpha.dtype)
+    def forward(ctx, alpha, generator=None):
+        x = _sample_standard_gamma(alpha.detach().to(_C.float64), generator).to(alpha.dtype)
         x = x.clamp(min=finfo(alpha.dtype).tiny)
         ctx.save_for_backward(alpha, x)
         return x
@@ -79,12 +85,13 @@ class _StandardGamma(Function):
     def backward(ctx, g):
         alpha, x = ctx.saved_tensors
         grad = _d_sample_d_alpha(alpha.to(_C.float64), x.to(_C.float64))
-        return g * grad.to(g.dtype)
+        return g * grad.to(g.dtype), None
 
 
-def standard_gamma(alpha):
-    """Draws of Gamma(alpha, 1), one per element of alpha, differentiable in alpha."""
-    return _StandardGamma.apply(alpha)
+def standard_gamma(alpha, generator=None):
+    """Draws of Gamma(alpha, 1), one per element of alpha, differentiable in alpha, from
+    generator (None: the default one)."""
+    return _StandardGamma.apply(alpha, generator)
 
 
 class Gamma(ExponentialFamily):
@@ -134,9 +141,54 @@ class Gamma(ExponentialFamily):
     def variance(self):
         return self.concentration / self.rate.pow(2)
 
-    def rsample(self, sample_shape=()):
+    def rsample(self, sample_shape=(), generator=None):
+        """Reparameterised draws (the implicit gradient in the concentration), as
+        PyTorch's.
+
+        Parameters
+        ----------
+        sample_shape : tuple of ints, optional
+            Draws of this shape of each distribution (default one).
+        generator : Generator, optional
+            The stream to draw from (default: the default generator), as PyTorch 2.15's.
+
+        Returns
+        -------
+        Tensor
+            Of sample_shape + batch_shape.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Gamma
+        >>> g = pydevtensor.Generator().manual_seed(0)
+        >>> Gamma(pydevtensor.tensor([2.0, 0.5]), 1.0).rsample((3,), generator=g).shape
+        pydevtensor.Size([3, 2])
+        """
         shape = tuple(self._extended_shape(sample_shape))
-        return standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        return (standard_gamma(self.concentration.expand(shape), generator)
+                / self.rate.expand(shape))
+
+    def sample(self, sample_shape=(), *, generator=None):
+        """``rsample``'s draws without gradient, as PyTorch's.
+
+        Parameters
+        ----------
+        sample_shape, generator
+            As ``rsample``'s; generator is keyword-only here, as in PyTorch 2.15.
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Gamma
+        >>> g = pydevtensor.Generator().manual_seed(0)
+        >>> Gamma(2.0, 1.0).sample((4,), generator=g).shape
+        pydevtensor.Size([4])
+        """
+        with no_grad():
+            return self.rsample(sample_shape, generator)
 
     def log_prob(self, value):
         # in the parameters' dtype, as PyTorch's (whose cdf keeps the promoted dtype)

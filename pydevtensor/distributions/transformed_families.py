@@ -47,7 +47,8 @@ class Pareto(TransformedDistribution):
 
     def __init__(self, scale, alpha, validate_args=None):
         self.scale, self.alpha = broadcast_all(scale, alpha)
-        base_dist = Exponential(self.alpha, validate_args=validate_args)
+        # alpha is checked as Pareto's (the error names it), not as the base's rate
+        base_dist = Exponential(self.alpha, validate_args=False)
         transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
@@ -81,7 +82,7 @@ class Pareto(TransformedDistribution):
         >>> Pareto(2.0, 1.0).support
         GreaterThanEq(lower_bound=2.0)
         """
-        return constraints.greater_than(self.scale, strict=False)
+        return constraints.greater_than_eq(self.scale)
 
     def entropy(self):
         return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())

@@ -9,7 +9,12 @@ z = cos(pi u1), f = (1 + r z) / (r + z), c = k (r - f); accepted when c (2 - c) 
 or log(c / u2) + 1 - c >= 0, giving sign(u3 - 1/2) acos(f); redrawn otherwise (the
 loop runs on the rejected elements only).  In float64 (PyTorch's choice too: in
 float32 small concentrations hang), then shifted by loc into [-pi, pi) and rounded to
-loc's dtype.
+loc's dtype.  Past k = 1e8 the proposal degenerates (rho rounds to 1 near k = 1e32 and
+c = k (r - f) keeps about 1e-16 k of its digits, so from about 1e38 on, and at k = inf,
+no proposal was ever accepted: the loop never ended, as PyTorch 2.15's does not): there
+the draw is the normal limit N(0, 1 / k) (its error is O(1 / k) relative, below the
+sampler's own rounding), loc itself at k = inf, and NaN for a NaN k; k = 0 (validation
+off; r = 1 / k overflowed, the loop never ended either) is drawn as k = 1e-300.
 
 log I0 and log I1 (the normalizer and the circular variance) are the exact ones,
 ``log(i0e(k)) + k``, where PyTorch uses Abramowitz and Stegun's polynomial
@@ -28,6 +33,8 @@ from .utils import broadcast_all
 
 __all__ = ["VonMises"]
 
+_NORMAL_K = 1e8
+
 
 def _proposal_r(kappa):
     tau = 1 + (1 + 4 * kappa.pow(2)).sqrt()
@@ -37,10 +44,18 @@ def _proposal_r(kappa):
 
 def _rejection_sample(loc, kappa, shape):
     """Draws of shape ``shape`` in float64 (Note [von Mises sampler])."""
-    k = kappa.expand(shape).reshape(-1)
+    # k = 0 (validation off) as 1e-300, whose draws are as uniform: 1 / k overflowed in r
+    k = kappa.expand(shape).reshape(-1).clamp(min=1e-300)
     r = _proposal_r(k)
-    out = _C.empty_like(k)
-    todo = _C.arange(k.numel(), device=k.device)
+    # past _NORMAL_K (and at inf or NaN) the normal limit, not the loop, which would never
+    # accept a proposal there (Note [von Mises sampler])
+    exact = k <= _NORMAL_K
+    out = where(k != k, k, 0.0)
+    limit = (k > _NORMAL_K)
+    if bool(limit.any()):  # k = inf: rsqrt 0, the draw is loc
+        normal = _C.randn(tuple(k.shape), dtype=_C.float64, device=k.device)
+        out = where(limit, normal * where(limit, k, 1.0).rsqrt(), out)
+    todo = _C.arange(k.numel(), device=k.device)[exact]
     while todo.numel():
         u1, u2, u3 = _C.rand((3, todo.numel()), dtype=_C.float64, device=k.device).unbind(0)
         kt, rt = k[todo], r[todo]
