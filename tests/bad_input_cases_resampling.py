@@ -166,7 +166,8 @@ RESAMPLING_CASES = [
       r"local_response_norm\(\): Expected 3D or higher dimensionality input \(got 2 "
       r"dimensions, shape \(2, 3\) on cpu\)"),
     C("local_response_norm-size", "pdt.nn.functional.local_response_norm(pdt.ones(1, 3, 4), "
-      "0)", "ValueError", r"local_response_norm\(\): size must be positive, got 0"),
+      "0)", "pydevtensor.InvalidArgumentError",
+      r"local_response_norm\(\): size must be positive, got 0"),
     C("RMSNorm-shape", "pdt.nn.RMSNorm(4)(t)", "pydevtensor.InvalidArgumentError",
       r"RMSNorm: expected an input of shape \(\*, 4\) \(normalized_shape=\(4,\)\), got "
       r"\(2, 3\) \(on cpu\)"),

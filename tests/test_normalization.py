@@ -301,7 +301,7 @@ def test_layer_norm_bad_input(device):
                                          rf"\(normalized_shape=\(3, 4\)\), got \(2, 4, 3\) "
                                          rf"\(on {device}\)"):
         ln(pdt.zeros(2, 4, 3, device=device))
-    with pytest.raises(ValueError, match=r"normalized_shape must be one or more positive ints"):
+    with pytest.raises(ValueError, match=r"normalized_shape must be one or more ints >= 0"):
         nn.LayerNorm(())
     with pytest.raises(TypeError, match=r"normalized_shape must be an int or a sequence"):
         nn.LayerNorm(2.5)
@@ -438,3 +438,20 @@ def test_layer_norm_of_the_half_types_rounds_once(device, dtype):
     eps = {"float16": 2.0**-10, "bfloat16": 2.0**-7}[dtype]
     spacing = eps * 2.0 ** np.floor(np.log2(np.abs(want) + 1e-30))
     assert (np.abs(got - want) <= spacing / 2 * 1.01 + 1e-6).all()
+
+
+def test_layer_norm_of_an_empty_normalized_shape(device):
+    """A 0 in normalized_shape is an empty block, as PyTorch's (it was refused); () and
+    negative sizes raise PyTorch's RuntimeError (a ValueError too)."""
+    x = pdt.zeros(2, 3, 0, device=device, dtype=pdt.float64).requires_grad_()
+    for out in (F.layer_norm(x, (3, 0)), F.rms_norm(x, (0,)),
+                nn.LayerNorm(0).to(device).double()(x), nn.RMSNorm([3, 0]).to(device).double()(x)):
+        assert tuple(out.shape) == (2, 3, 0)
+        out.sum().backward()
+    assert tuple(x.grad.shape) == (2, 3, 0)
+    assert tuple(nn.LayerNorm([0, 2]).weight.shape) == (0, 2)
+    for bad in ((), (-5,), [2, -1]):
+        with pytest.raises(RuntimeError, match=r"normalized_shape must be one or more ints >= 0"):
+            F.layer_norm(pdt.zeros(2, 3, device=device), bad)
+        with pytest.raises(RuntimeError, match=r"normalized_shape must be one or more ints >= 0"):
+            nn.RMSNorm(bad)

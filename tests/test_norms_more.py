@@ -148,7 +148,7 @@ def test_norms_bad_input(device):
          r"Expected weight to be of same shape as normalized_shape, but got weight of shape "
          r"\(3,\) and normalized_shape=\(4,\)"),
         (lambda: nn.RMSNorm(3)(x), ValueError, r"RMSNorm: expected an input of shape \(\*, 3\)"),
-        (lambda: nn.RMSNorm(0), ValueError, r"normalized_shape must be one or more positive"),
+        (lambda: nn.RMSNorm(-1), ValueError, r"normalized_shape must be one or more ints >= 0"),
         (lambda: nn.RMSNorm(3, eps=-1.0), ValueError, r"eps must be a number >= 0"),
     ]
     for fn, exc, match in cases:
@@ -194,3 +194,15 @@ def test_norm_dtype_widens_only(device, call):
         call(x.double(), dtype=pdt.float32)
     with pytest.raises(RuntimeError, match="expected a floating point input"):
         call(x.to(pdt.int64), dtype=pdt.float64)
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 4), (2, 3, 0), (2, 0, 4), (2, 3, 0, 5)])
+def test_local_response_norm_of_empty_input(device, shape):
+    """An empty output of the input's shape, as PyTorch's (the pool refused it)."""
+    x = pdt.zeros(*shape, device=device, dtype=pdt.float64).requires_grad_()
+    out = F.local_response_norm(x, 2)
+    assert tuple(out.shape) == shape and out.dtype == pdt.float64
+    out.sum().backward()
+    assert tuple(x.grad.shape) == shape
+    with pytest.raises(RuntimeError, match=r"size must be positive, got 0"):
+        F.local_response_norm(x, 0)  # PyTorch's RuntimeError (a ValueError too)

@@ -160,15 +160,19 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                          f"both be None")
     if not use_input_stats:
         if running_mean is None:
-            raise ValueError(f"{where}: Expected running_mean and running_var to be defined "
-                             f"when use_input_stats is false")
+            raise _Invalid(f"{where}: Expected running_mean and running_var to be defined "
+                           f"when use_input_stats is false")
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     n, c = input.shape[0], input.shape[1]
-    if input.numel() // max(n * c, 1) <= 1:
+    spatial = 1
+    for s in input.shape[2:]:
+        spatial *= s
+    if spatial == 1:  # PyTorch's check: an empty input passes (and gives an empty output)
         raise ValueError(f"{where}: Expected more than 1 spatial element when training, got "
                          f"input size {tuple(input.shape)} (on {input.device})")
     out, mean, var, count = _normalised(input, c, eps)
-    if running_mean is not None:  # the batch's averages of each sample's statistics
+    # an empty input leaves the running statistics (PyTorch's made them NaN for N = 0)
+    if running_mean is not None and input.numel() > 0:  # the samples' mean statistics
         update_running(running_mean, running_var, mean.detach().mean(dim=0),
                        var.detach().mean(dim=0), count, momentum)
     return _affine(out, input, weight, bias)

@@ -38,9 +38,9 @@ def _shape_tuple(normalized_shape: Any, where: str) -> tuple[int, ...]:
     except TypeError:
         raise TypeError(f"{where}: normalized_shape must be an int or a sequence of ints, got "
                         f"{type(normalized_shape).__name__}") from None
-    if not shape or any(s is None or s < 1 for s in shape):
-        raise ValueError(f"{where}: normalized_shape must be one or more positive ints, "
-                         f"got {normalized_shape!r}")
+    if not shape or any(s is None or s < 0 for s in shape):  # 0: an empty block, as PyTorch's
+        raise _Invalid(f"{where}: normalized_shape must be one or more ints >= 0, got "
+                       f"{normalized_shape!r}")
     return shape
 
 

@@ -83,13 +83,15 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     if isinstance(size, bool) or not isinstance(size, int):
         raise TypeError(f"{where}: size must be an int, got {type(size).__name__}")
     if size < 1:
-        raise ValueError(f"{where}: size must be positive, got {size}")
+        raise _Invalid(f"{where}: size must be positive, got {size}")
     alpha, beta, k = (_number(v, n, where) for v, n in ((alpha, "alpha"), (beta, "beta"),
                                                          (k, "k")))
     if input.ndim < 3:
         raise ValueError(f"{where}: Expected 3D or higher dimensionality input (got "
                          f"{input.ndim} dimensions, shape {tuple(input.shape)} on "
                          f"{input.device})")
+    if input.numel() == 0:  # nothing to pool: an empty output, as PyTorch's
+        return input.clone()
     wide = _wide(input.dtype)
     x = input if wide == input.dtype else input.to(wide)
     n, c = x.shape[:2]

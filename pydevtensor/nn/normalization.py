@@ -49,7 +49,7 @@ class LayerNorm(Module):
     Raises
     ------
     TypeError, ValueError
-        When normalized_shape is not one or more positive ints, or eps is negative; at
+        When normalized_shape is not one or more ints >= 0, or eps is negative; at
         forward, when the input's trailing shape is not normalized_shape.
 
     Examples

@@ -75,7 +75,7 @@ class RMSNorm(Module):
     Raises
     ------
     TypeError, ValueError
-        When normalized_shape is not one or more positive ints, or eps is negative; at
+        When normalized_shape is not one or more ints >= 0, or eps is negative; at
         forward, when the input's trailing shape is not normalized_shape.
 
     Examples
