@@ -106,6 +106,33 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     return out if out.dtype == input.dtype else out.to(input.dtype)
 
 
+def cross_map_lrn2d(input: Tensor, size: int, alpha: float, beta: float, k: float) -> Tensor:
+    """nn.CrossMapLRN2d's forward (Lua Torch's SpatialCrossMapLRN): x * (k + alpha /
+    size * s) ** -beta, s the sum of the squares of channels c - p + 1 .. c + p - 1
+    (those that exist), p = (size - 1) // 2 + 1; the half types in float32."""
+    where = "CrossMapLRN2d"
+    _floating(input, where)
+    alpha, beta, k = (_number(v, n, where) for v, n in ((alpha, "alpha"), (beta, "beta"),
+                                                         (k, "k")))
+    if input.ndim != 4:
+        raise ValueError(f"{where}: Expected input to be 4D, got {input.ndim}D instead "
+                         f"(shape {tuple(input.shape)} on {input.device})")
+    wide = _wide(input.dtype)
+    x = input if wide == input.dtype else input.to(wide)
+    c = x.shape[1]
+    half = (size - 1) // 2  # p - 1 channels each side
+    squares = x * x
+    if half:
+        padded = pad_constant(squares, ((0, 0), (0, 0), (half, half)), 0.0)  # channels
+        total = padded[:, 0:c]
+        for j in range(1, 2 * half + 1):
+            total = total + padded[:, j:j + c]
+    else:
+        total = squares
+    out = x * (total * (alpha / size) + k).pow(-beta)
+    return out if out.dtype == input.dtype else out.to(input.dtype)
+
+
 def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """Divides each sample by the root mean square of its trailing block, as
