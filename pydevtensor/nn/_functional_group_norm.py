@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from .. import _C
 from .._args import flag
-from ._functional_norm import (_Invalid, _check_channels, _floating, _per_channel,
-                               _scale_shift, _wide, batch_norm, update_running)
+from ._functional_norm import (_Invalid, _batch_norm, _check_channels, _floating,
+                               _per_channel, _scale_shift, _wide, update_running)
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -162,7 +162,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         if running_mean is None:
             raise _Invalid(f"{where}: Expected running_mean and running_var to be defined "
                            f"when use_input_stats is false")
-        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+        return _batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps,
+                           False)
     n, c = input.shape[0], input.shape[1]
     spatial = 1
     for s in input.shape[2:]:
