@@ -80,6 +80,12 @@ def test_convert_sync_batchnorm_shares_the_layers_state(device):
     single = nn.BatchNorm1d(5)
     assert type(nn.SyncBatchNorm.convert_sync_batchnorm(single)) is nn.SyncBatchNorm
     assert type(single) is nn.BatchNorm1d  # the original, unchanged
+    lazy = nn.Sequential(nn.LazyBatchNorm1d(device=device))
+    with pytest.raises(ValueError, match=r"the lazy layer LazyBatchNorm1d has no num_features "
+                                         r"yet; call the model once"):
+        nn.SyncBatchNorm.convert_sync_batchnorm(lazy)
+    lazy(pdt.ones(2, 5, device=device))
+    assert nn.SyncBatchNorm.convert_sync_batchnorm(lazy)[0].num_features == 5
 
 
 def test_sync_batchnorm_bad_input(device, monkeypatch):

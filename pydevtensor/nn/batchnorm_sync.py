@@ -114,6 +114,11 @@ class SyncBatchNorm(_BatchNorm):
         Module
             module, or a new :class:`SyncBatchNorm` when module itself is a batch norm.
 
+        Raises
+        ------
+        ValueError
+            When a lazy batch norm in module has no num_features yet.
+
         Examples
         --------
         >>> from pydevtensor import nn
@@ -125,6 +130,10 @@ class SyncBatchNorm(_BatchNorm):
         """
         out = module
         if isinstance(module, _BatchNorm):
+            if not module.num_features:  # PyTorch's made a SyncBatchNorm(0) of placeholders
+                raise ValueError(f"SyncBatchNorm.convert_sync_batchnorm(): the lazy layer "
+                                 f"{type(module).__name__} has no num_features yet; call the "
+                                 f"model once (or load a state dict) before converting it")
             out = cls(module.num_features, module.eps, module.momentum, module.affine,
                       module.track_running_stats, process_group,
                       bias=module.bias is not None)
