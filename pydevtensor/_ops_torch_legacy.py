@@ -213,11 +213,12 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     tensor([[-1.],
             [ 1.]])
     """
-    from .nn import functional as F
+    from .nn import _functional_norm as FN
     _bool_arg(training, "batch_norm", "training", 6)
     _bool_arg(cudnn_enabled, "batch_norm", "cudnn_enabled", 9)
-    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
-                        eps)
+    # PyTorch's ATen op: any eps (F.batch_norm's check is in its Python)
+    return FN._batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
+                          eps, False)
 
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,

@@ -257,6 +257,12 @@ NN_API_CASES = [
     C("batch_norm-eval-no-running-stats", "pdt.nn.functional.batch_norm(pdt.ones(2, 3), None, "
       "None, training=False)", "RuntimeError", r"running_mean must be defined in evaluation "
       r"mode \(training=False\).*shape \(2, 3\) on cpu"),
+    C("batch_norm-eps-zero-training", "pdt.nn.functional.batch_norm(pdt.ones(2, 3), None, "
+      "None, training=True, eps=0.0)", "ValueError",
+      r"batch_norm eps must be positive during training, but got 0\.0"),
+    C("batch_norm-int-running-stats", "pdt.nn.functional.batch_norm(pdt.ones(2, 3), "
+      "pdt.zeros(3, dtype=pdt.int64), pdt.ones(3, dtype=pdt.int64), training=True)",
+      "pydevtensor.DTypeError", r"running_mean must be floating point, got pydevtensor\.int64"),
     C("embedding_bag-offsets-decrease", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2, 3]), "
       "pdt.ones(5, 2), pdt.tensor([0, 2, 1]))", "ValueError",
       r"offsets must not decrease, got offsets\[1\] = 2 and offsets\[2\] = 1"),

@@ -166,7 +166,20 @@ RESAMPLING_CASES = [
       r"local_response_norm\(\): Expected 3D or higher dimensionality input \(got 2 "
       r"dimensions, shape \(2, 3\) on cpu\)"),
     C("local_response_norm-size", "pdt.nn.functional.local_response_norm(pdt.ones(1, 3, 4), "
-      "0)", "ValueError", r"local_response_norm\(\): size must be positive, got 0"),
+      "0)", "pydevtensor.InvalidArgumentError",
+      r"local_response_norm\(\): size must be positive, got 0"),
+    C("CrossMapLRN2d-3d", "pdt.nn.CrossMapLRN2d(3)(pdt.ones(1, 3, 4))", "ValueError",
+      r"CrossMapLRN2d: Expected input to be 4D, got 3D instead \(shape \(1, 3, 4\) on cpu\)"),
+    C("CrossMapLRN2d-size", "pdt.nn.CrossMapLRN2d(0)", "ValueError",
+      r"CrossMapLRN2d: size must be >= 1, got 0"),
+    C("SyncBatchNorm-1d", "pdt.nn.SyncBatchNorm(3)(pdt.ones(3))", "ValueError",
+      r"SyncBatchNorm: expected at least 2D input \(got 1D input of shape \(3,\) on cpu\)"),
+    C("SyncBatchNorm-channels", "pdt.nn.SyncBatchNorm(3)(pdt.ones(2, 4, 5))",
+      "pydevtensor.InvalidArgumentError", r"SyncBatchNorm: expected 3 features \(dimension 1 "
+      r"of the input\), got 4 in an input of shape \(2, 4, 5\) \(on cpu\)"),
+    C("SyncBatchNorm-one-value", "pdt.nn.SyncBatchNorm(3)(pdt.ones(1, 3, 1, 1))", "ValueError",
+      r"SyncBatchNorm: Expected more than 1 value per channel when training, got input size "
+      r"\(1, 3, 1, 1\)"),
     C("RMSNorm-shape", "pdt.nn.RMSNorm(4)(t)", "pydevtensor.InvalidArgumentError",
       r"RMSNorm: expected an input of shape \(\*, 4\) \(normalized_shape=\(4,\)\), got "
       r"\(2, 3\) \(on cpu\)"),

@@ -256,3 +256,25 @@ def test_lazy_instance_norm(device, layer, shape, unbatched):
     loaded.load_state_dict(nn.InstanceNorm1d(4, affine=True, bias=False,
                                              track_running_stats=True).state_dict())
     assert type(loaded) is getattr(nn, layer) and loaded.weight.shape == (4,)  # till called
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 4), (2, 3, 0), (2, 0, 4), (0, 3, 2, 2)])
+def test_instance_norm_of_empty_input(device, shape):
+    """An empty output, as PyTorch's (it was refused as 'more than 1 spatial element');
+    the running statistics stay as they were (PyTorch's became NaN for N = 0)."""
+    c = shape[1]
+    x = _t(np.zeros(shape), device).requires_grad_()
+    mean, var = _t(np.full(c, 0.5), device), _t(np.full(c, 2.0), device)
+    out = F.instance_norm(x, mean, var, use_input_stats=True)
+    assert tuple(out.shape) == shape
+    out.sum().backward()
+    assert tuple(x.grad.shape) == shape
+    np.testing.assert_array_equal(mean.cpu().numpy(), np.full(c, 0.5))
+    np.testing.assert_array_equal(var.cpu().numpy(), np.full(c, 2.0))
+    if c:
+        layer = getattr(nn, f"InstanceNorm{len(shape) - 2}d")(c, track_running_stats=True)
+        assert tuple(layer.to(device).double()(x.detach()).shape) == shape
+        np.testing.assert_array_equal(layer.running_mean.cpu().numpy(), np.zeros(c))
+    with pytest.raises(RuntimeError, match=r"Expected running_mean and running_var to be "
+                                           r"defined when use_input_stats is false"):
+        F.instance_norm(x, use_input_stats=False)  # PyTorch's RuntimeError (a ValueError too)

@@ -254,3 +254,20 @@ def test_sparse_zeros_a_fraction_of_each_column(device):
     assert abs(kept.std() - 0.5) < 0.02 and abs(kept.mean()) < 0.02
     with pytest.raises(ValueError, match="only 2-d"):
         nn.init.sparse_(pdt.empty(3, device=device), 0.5)
+
+
+def test_kaiming_mode_in_any_case(device):
+    """PyTorch reads mode in lower case ('FAN_OUT' was refused here): the std of a
+    kaiming_normal_ fill of a (400, 50, 3) weight is gain / sqrt(fan), within 5 standard
+    errors of the sample std (60000 draws)."""
+    w = pdt.empty(400, 50, 3, device=device, dtype=pdt.float64)
+    assert nn.init._calculate_correct_fan(w, "FAN_OUT") == 1200
+    assert nn.init._calculate_correct_fan(w, "Fan_In") == 150
+    for mode, fan in (("FAN_OUT", 1200), ("Fan_In", 150)):
+        std = float(nn.init.kaiming_normal_(w, mode=mode, nonlinearity="relu").std())
+        want = 2 ** 0.5 / fan ** 0.5
+        assert abs(std - want) < 5 * want / (2 * w.numel()) ** 0.5
+        bound = float(nn.init.kaiming_uniform_(w, mode=mode).abs().max())  # a=0: gain sqrt(2)
+        assert 0.99 * (6 / fan) ** 0.5 < bound <= (6 / fan) ** 0.5
+    with pytest.raises(ValueError, match=r"mode 'fan' is neither"):
+        nn.init.kaiming_uniform_(w, mode="FAN")

@@ -301,7 +301,7 @@ def test_layer_norm_bad_input(device):
                                          rf"\(normalized_shape=\(3, 4\)\), got \(2, 4, 3\) "
                                          rf"\(on {device}\)"):
         ln(pdt.zeros(2, 4, 3, device=device))
-    with pytest.raises(ValueError, match=r"normalized_shape must be one or more positive ints"):
+    with pytest.raises(ValueError, match=r"normalized_shape must be one or more ints >= 0"):
         nn.LayerNorm(())
     with pytest.raises(TypeError, match=r"normalized_shape must be an int or a sequence"):
         nn.LayerNorm(2.5)
@@ -438,3 +438,50 @@ def test_layer_norm_of_the_half_types_rounds_once(device, dtype):
     eps = {"float16": 2.0**-10, "bfloat16": 2.0**-7}[dtype]
     spacing = eps * 2.0 ** np.floor(np.log2(np.abs(want) + 1e-30))
     assert (np.abs(got - want) <= spacing / 2 * 1.01 + 1e-6).all()
+
+
+def test_layer_norm_of_an_empty_normalized_shape(device):
+    """A 0 in normalized_shape is an empty block, as PyTorch's (it was refused); () and
+    negative sizes raise PyTorch's RuntimeError (a ValueError too)."""
+    x = pdt.zeros(2, 3, 0, device=device, dtype=pdt.float64).requires_grad_()
+    for out in (F.layer_norm(x, (3, 0)), F.rms_norm(x, (0,)),
+                nn.LayerNorm(0).to(device).double()(x), nn.RMSNorm([3, 0]).to(device).double()(x)):
+        assert tuple(out.shape) == (2, 3, 0)
+        out.sum().backward()
+    assert tuple(x.grad.shape) == (2, 3, 0)
+    assert tuple(nn.LayerNorm([0, 2]).weight.shape) == (0, 2)
+    for bad in ((), (-5,), [2, -1]):
+        with pytest.raises(RuntimeError, match=r"normalized_shape must be one or more ints >= 0"):
+            F.layer_norm(pdt.zeros(2, 3, device=device), bad)
+        with pytest.raises(RuntimeError, match=r"normalized_shape must be one or more ints >= 0"):
+            nn.RMSNorm(bad)
+
+
+def test_batch_norm_refuses_eps_and_statistics_that_give_wrong_values(device):
+    """As PyTorch's F.batch_norm: eps must be > 0 with the batch's statistics (-1e-3 gave
+    NaN for a channel of variance below 1e-3) and >= 0 with the running ones; integer
+    running statistics are refused (an update truncated 0.2 to 0).  Nothing changes."""
+    x = pdt.tensor([[1.0, 10.0], [1.02, 30.0]], device=device, dtype=pdt.float64)
+    mean, var = pdt.zeros(2, device=device, dtype=pdt.float64), pdt.ones(2, device=device,
+                                                                         dtype=pdt.float64)
+    for eps in (0.0, -1e-3):
+        with pytest.raises(ValueError, match=rf"eps must be positive during training, but got "
+                                             rf"{eps}"):
+            F.batch_norm(x, mean, var, training=True, eps=eps)
+    with pytest.raises(ValueError, match=r"eps must be positive during training"):
+        F.batch_norm(x, None, None, eps=0.0)  # no running statistics: the batch's
+    with pytest.raises(ValueError, match=r"eps must be non-negative, but got -0.5"):
+        F.batch_norm(x, mean, var, eps=-0.5)
+    assert np.array_equal(_np(mean), [0, 0]) and np.array_equal(_np(var), [1, 1])
+    _close(F.batch_norm(x, mean, var, eps=0.0), _np(x), "float64")  # evaluation: eps 0 is fine
+    ints = (pdt.zeros(2, device=device, dtype=pdt.int64),
+            pdt.ones(2, device=device, dtype=pdt.int64))
+    with pytest.raises(TypeError, match=r"running_mean must be floating point, got "
+                                        r"pydevtensor.int64"):
+        F.batch_norm(x, *ints, training=True)
+    assert np.array_equal(_np(ints[0]), [0, 0])
+    bn = nn.BatchNorm1d(2, eps=0.0).to(device).double()
+    with pytest.raises(ValueError, match=r"BatchNorm1d: batch_norm eps must be positive"):
+        bn(x)
+    assert int(bn.num_batches_tracked) == 0 and np.array_equal(_np(bn.running_mean), [0, 0])
+    _close(bn.eval()(x), _np(x), "float64")

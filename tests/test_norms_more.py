@@ -148,7 +148,7 @@ def test_norms_bad_input(device):
          r"Expected weight to be of same shape as normalized_shape, but got weight of shape "
          r"\(3,\) and normalized_shape=\(4,\)"),
         (lambda: nn.RMSNorm(3)(x), ValueError, r"RMSNorm: expected an input of shape \(\*, 3\)"),
-        (lambda: nn.RMSNorm(0), ValueError, r"normalized_shape must be one or more positive"),
+        (lambda: nn.RMSNorm(-1), ValueError, r"normalized_shape must be one or more ints >= 0"),
         (lambda: nn.RMSNorm(3, eps=-1.0), ValueError, r"eps must be a number >= 0"),
     ]
     for fn, exc, match in cases:
@@ -194,3 +194,58 @@ def test_norm_dtype_widens_only(device, call):
         call(x.double(), dtype=pdt.float32)
     with pytest.raises(RuntimeError, match="expected a floating point input"):
         call(x.to(pdt.int64), dtype=pdt.float64)
+
+
+def _ref_cross_map(x, size, alpha, beta, k):
+    """Lua Torch's SpatialCrossMapLRN: the squares of channels c - p + 1 .. c + p - 1,
+    p = (size - 1) // 2 + 1, summed directly (no running update)."""
+    c, p = x.shape[1], (size - 1) // 2 + 1
+    s = np.zeros_like(x)
+    for ch in range(c):
+        s[:, ch] = (x[:, max(ch - p + 1, 0):min(ch + p - 1, c - 1) + 1] ** 2).sum(1)
+    return x * (k + alpha / size * s) ** -beta
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 8])
+@pytest.mark.parametrize("channels", [1, 3, 7])
+def test_cross_map_lrn2d_matches_numpy_and_gradcheck(device, size, channels):
+    """Every channel's window, where PyTorch's port also sums channel 0 from c = p on
+    (its size=3 output for 7 channels was off by up to 0.2 here)."""
+    x = np.random.default_rng(size * 10 + channels).standard_normal((2, channels, 3, 2)) * 2
+    lrn = nn.CrossMapLRN2d(size, alpha=0.5, beta=0.75, k=1.5)
+    assert repr(lrn) == f"CrossMapLRN2d({size}, alpha=0.5, beta=0.75, k=1.5)"
+    assert_close(lrn(_t(x, device)), _ref_cross_map(x, size, 0.5, 0.75, 1.5), "float64")
+    got32 = lrn(_t(x, device, pdt.float32))
+    assert got32.dtype == pdt.float32
+    assert np.allclose(got32.cpu().numpy(), _ref_cross_map(x.astype(np.float32).astype(
+        np.float64), size, 0.5, 0.75, 1.5), rtol=1e-6, atol=1e-6)
+    gradcheck(lambda t: lrn(t), [x], device)
+    if size % 2:  # an odd window is LocalResponseNorm's
+        assert_close(lrn(_t(x, device)),
+                     nn.LocalResponseNorm(size, 0.5, 0.75, 1.5)(_t(x, device)).cpu().numpy(),
+                     "float64")
+
+
+def test_cross_map_lrn2d_bad_input(device):
+    x = pdt.zeros(2, 3, 4, device=device)
+    with pytest.raises(ValueError, match=r"CrossMapLRN2d: Expected input to be 4D, got 3D "
+                                         r"instead \(shape \(2, 3, 4\) on " + str(device)):
+        nn.CrossMapLRN2d(3)(x)
+    with pytest.raises(ValueError, match=r"CrossMapLRN2d: size must be >= 1, got 0"):
+        nn.CrossMapLRN2d(0)
+    with pytest.raises(TypeError, match=r"CrossMapLRN2d: size must be an int, got float"):
+        nn.CrossMapLRN2d(2.0)
+    with pytest.raises(TypeError, match=r"input must be floating point"):
+        nn.CrossMapLRN2d(3)(x.long().unsqueeze(0))
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 4), (2, 3, 0), (2, 0, 4), (2, 3, 0, 5)])
+def test_local_response_norm_of_empty_input(device, shape):
+    """An empty output of the input's shape, as PyTorch's (the pool refused it)."""
+    x = pdt.zeros(*shape, device=device, dtype=pdt.float64).requires_grad_()
+    out = F.local_response_norm(x, 2)
+    assert tuple(out.shape) == shape and out.dtype == pdt.float64
+    out.sum().backward()
+    assert tuple(x.grad.shape) == shape
+    with pytest.raises(RuntimeError, match=r"size must be positive, got 0"):
+        F.local_response_norm(x, 0)  # PyTorch's RuntimeError (a ValueError too)

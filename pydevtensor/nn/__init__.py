@@ -46,7 +46,8 @@ from .pooling_more import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d,
                            MaxPool1d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,
                          UpsamplingNearest2d)
-from .normalization_more import LocalResponseNorm, RMSNorm
+from .normalization_more import CrossMapLRN2d, LocalResponseNorm, RMSNorm
+from .batchnorm_sync import SyncBatchNorm
 # attention and the Transformer (D2L chapter 11)
 from .attention import MultiheadAttention
 from .embedding_bag import EmbeddingBag
@@ -86,6 +87,7 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
             "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
+__all__ += ["CrossMapLRN2d", "SyncBatchNorm"]
 __all__ += ["AlphaDropout", "FeatureAlphaDropout", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
             "TransformerEncoderLayer", "TransformerDecoderLayer"]

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from .. import _C
 from .._args import flag
-from ._functional_norm import (_Invalid, _check_channels, _floating, _per_channel,
-                               _scale_shift, _wide, batch_norm, update_running)
+from ._functional_norm import (_Invalid, _batch_norm, _check_channels, _floating,
+                               _per_channel, _scale_shift, _wide, update_running)
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -160,15 +160,20 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                          f"both be None")
     if not use_input_stats:
         if running_mean is None:
-            raise ValueError(f"{where}: Expected running_mean and running_var to be defined "
-                             f"when use_input_stats is false")
-        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+            raise _Invalid(f"{where}: Expected running_mean and running_var to be defined "
+                           f"when use_input_stats is false")
+        return _batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps,
+                           False)
     n, c = input.shape[0], input.shape[1]
-    if input.numel() // max(n * c, 1) <= 1:
+    spatial = 1
+    for s in input.shape[2:]:
+        spatial *= s
+    if spatial == 1:  # PyTorch's check: an empty input passes (and gives an empty output)
         raise ValueError(f"{where}: Expected more than 1 spatial element when training, got "
                          f"input size {tuple(input.shape)} (on {input.device})")
     out, mean, var, count = _normalised(input, c, eps)
-    if running_mean is not None:  # the batch's averages of each sample's statistics
+    # an empty input leaves the running statistics (PyTorch's made them NaN for N = 0)
+    if running_mean is not None and input.numel() > 0:  # the samples' mean statistics
         update_running(running_mean, running_var, mean.detach().mean(dim=0),
                        var.detach().mean(dim=0), count, momentum)
     return _affine(out, input, weight, bias)

@@ -38,9 +38,9 @@ def _shape_tuple(normalized_shape: Any, where: str) -> tuple[int, ...]:
     except TypeError:
         raise TypeError(f"{where}: normalized_shape must be an int or a sequence of ints, got "
                         f"{type(normalized_shape).__name__}") from None
-    if not shape or any(s is None or s < 1 for s in shape):
-        raise ValueError(f"{where}: normalized_shape must be one or more positive ints, "
-                         f"got {normalized_shape!r}")
+    if not shape or any(s is None or s < 0 for s in shape):  # 0: an empty block, as PyTorch's
+        raise _Invalid(f"{where}: normalized_shape must be one or more ints >= 0, got "
+                       f"{normalized_shape!r}")
     return shape
 
 
@@ -160,6 +160,19 @@ def _check_batch(input: Tensor, where: str) -> None:
                          f"got input size {tuple(input.shape)} (on {input.device})")
 
 
+def _check_batch_norm_eps(eps: Any, training: bool, where: str) -> None:
+    """PyTorch's F.batch_norm check: eps > 0 when the batch's statistics are used (a
+    negative one made the square root of var + eps NaN), eps >= 0 otherwise."""
+    eps = _args.plain(eps)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise TypeError(f"{where}: eps must be a number, got {type(eps).__name__}")
+    if training and not eps > 0:
+        raise ValueError(f"{where}: batch_norm eps must be positive during training, but "
+                         f"got {eps}")
+    if not eps >= 0:
+        raise ValueError(f"{where}: batch_norm eps must be non-negative, but got {eps}")
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -197,20 +210,29 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         When input is not a floating point Tensor.
     ValueError
         When input has fewer than 2 dimensions, a (C,) tensor has another size, a
-        training batch holds one value per channel, or evaluation has no running
-        statistics.
+        training batch holds one value per channel, evaluation has no running
+        statistics, or eps is not positive in training (negative in evaluation).
 
     Examples
     --------
     >>> from pydevtensor.nn import functional as F
     >>> x = pydevtensor.tensor([[1., 10.], [3., 30.]])
     >>> mean, var = pydevtensor.zeros(2), pydevtensor.ones(2)
-    >>> F.batch_norm(x, mean, var, training=True, eps=0.)
-    tensor([[-1., -1.],
-            [ 1.,  1.]])
+    >>> F.batch_norm(x, mean, var, training=True)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]])
     >>> mean
     tensor([0.2000, 2.0000])
     """
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps,
+                       True)
+
+
+def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                weight: Tensor | None, bias: Tensor | None, training: bool, momentum: float,
+                eps: float, check_eps: bool) -> Tensor:
+    """batch_norm's body; check_eps: F.batch_norm's check of eps (torch.batch_norm and
+    instance_norm, PyTorch's ATen ops, take any eps)."""
     where = "batch_norm()"
     _floating(input, where)
     training = _args.flag(training, "batch_norm", "training")
@@ -223,6 +245,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if (running_mean is None) != (running_var is None):
         raise ValueError(f"{where}: running_mean and running_var must both be given or "
                          f"both be None")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and not t.is_floating_point():  # an update would truncate
+            raise _C.DTypeError(f"{where}: {name} must be floating point, got {t.dtype} "
+                                f"(on {t.device})")
+    if check_eps:
+        _check_batch_norm_eps(eps, training or running_mean is None, where)
     momentum = _args.plain(momentum)
     if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
         raise TypeError(f"{where}: momentum must be a number, got {type(momentum).__name__} "

@@ -83,13 +83,15 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     if isinstance(size, bool) or not isinstance(size, int):
         raise TypeError(f"{where}: size must be an int, got {type(size).__name__}")
     if size < 1:
-        raise ValueError(f"{where}: size must be positive, got {size}")
+        raise _Invalid(f"{where}: size must be positive, got {size}")
     alpha, beta, k = (_number(v, n, where) for v, n in ((alpha, "alpha"), (beta, "beta"),
                                                          (k, "k")))
     if input.ndim < 3:
         raise ValueError(f"{where}: Expected 3D or higher dimensionality input (got "
                          f"{input.ndim} dimensions, shape {tuple(input.shape)} on "
                          f"{input.device})")
+    if input.numel() == 0:  # nothing to pool: an empty output, as PyTorch's
+        return input.clone()
     wide = _wide(input.dtype)
     x = input if wide == input.dtype else input.to(wide)
     n, c = x.shape[:2]
@@ -101,6 +103,33 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     mean = _avg_pool(padded, (size, 1), (1, 1), 0, False, True, None, where)
     div = (mean.reshape(x.shape) * alpha + k).pow(beta)
     out = x / div
+    return out if out.dtype == input.dtype else out.to(input.dtype)
+
+
+def cross_map_lrn2d(input: Tensor, size: int, alpha: float, beta: float, k: float) -> Tensor:
+    """nn.CrossMapLRN2d's forward (Lua Torch's SpatialCrossMapLRN): x * (k + alpha /
+    size * s) ** -beta, s the sum of the squares of channels c - p + 1 .. c + p - 1
+    (those that exist), p = (size - 1) // 2 + 1; the half types in float32."""
+    where = "CrossMapLRN2d"
+    _floating(input, where)
+    alpha, beta, k = (_number(v, n, where) for v, n in ((alpha, "alpha"), (beta, "beta"),
+                                                         (k, "k")))
+    if input.ndim != 4:
+        raise ValueError(f"{where}: Expected input to be 4D, got {input.ndim}D instead "
+                         f"(shape {tuple(input.shape)} on {input.device})")
+    wide = _wide(input.dtype)
+    x = input if wide == input.dtype else input.to(wide)
+    c = x.shape[1]
+    half = (size - 1) // 2  # p - 1 channels each side
+    squares = x * x
+    if half:
+        padded = pad_constant(squares, ((0, 0), (0, 0), (half, half)), 0.0)  # channels
+        total = padded[:, 0:c]
+        for j in range(1, 2 * half + 1):
+            total = total + padded[:, j:j + c]
+    else:
+        total = squares
+    out = x * (total * (alpha / size) + k).pow(-beta)
     return out if out.dtype == input.dtype else out.to(input.dtype)
 
 

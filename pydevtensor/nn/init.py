@@ -125,8 +125,15 @@ def _calculate_fan_in_and_fan_out(tensor):
     return _fans(tensor, "_calculate_fan_in_and_fan_out")
 
 
+def _mode(mode):
+    """mode in lower case, as PyTorch's _calculate_correct_fan reads it ('FAN_OUT' too)."""
+    return mode.lower() if isinstance(mode, str) else mode
+
+
 def _calculate_correct_fan(tensor, mode):
-    """fan_in or fan_out of a weight, as mode says (PyTorch's private helper)."""
+    """fan_in or fan_out of a weight, as mode says, in any case (PyTorch's private
+    helper)."""
+    mode = _mode(mode)
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
     fan_in, fan_out = _fans(tensor, "_calculate_correct_fan")
@@ -147,6 +154,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity, op):
+    mode = _mode(mode)
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"nn.init.{op}(): mode {mode!r} is neither 'fan_in' nor 'fan_out'")
     fan_in, fan_out = _fans(tensor, op)

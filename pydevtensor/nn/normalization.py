@@ -49,7 +49,7 @@ class LayerNorm(Module):
     Raises
     ------
     TypeError, ValueError
-        When normalized_shape is not one or more positive ints, or eps is negative; at
+        When normalized_shape is not one or more ints >= 0, or eps is negative; at
         forward, when the input's trailing shape is not normalized_shape.
 
     Examples
@@ -287,6 +287,8 @@ class _NormBase(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input(input)  # before the count changes: a refused batch changes nothing
+        FN._check_batch_norm_eps(self.eps, self.training or self.running_mean is None,
+                                 type(self).__name__)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             count = self._batches_after_this() if self.momentum is None else None

@@ -1,6 +1,6 @@
-"""LocalResponseNorm (AlexNet, D2L 8.1) and RMSNorm (PyTorch 2.4+): the functions of
-nn/_functional_norm_more.py as layers with PyTorch's arguments, parameters and
-reprs."""
+"""LocalResponseNorm (AlexNet, D2L 8.1), CrossMapLRN2d (Lua Torch's form of it) and
+RMSNorm (PyTorch 2.4+): the functions of nn/_functional_norm_more.py as layers with
+PyTorch's arguments, parameters and reprs."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
@@ -53,6 +53,65 @@ class LocalResponseNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
+class CrossMapLRN2d(Module):
+    """Local response normalisation across the channels of (N, C, H, W) images, Lua
+    Torch's SpatialCrossMapLRN, as ``torch.nn.CrossMapLRN2d``::
+
+        y[:, c] = x[:, c] * (k + alpha / size * sum(x[:, j] ** 2)) ** -beta
+
+    the sum over the channels j from c - p + 1 to c + p - 1 that exist, where
+    ``p = (size - 1) // 2 + 1`` (for an odd size, the size channels centred on c:
+    :class:`LocalResponseNorm`'s values; for an even size, size - 1 of them).
+
+    PyTorch's port of it keeps the square of channel 0 in the sum of every channel
+    from c = p on (a loop bound off by one), its backward is not the gradient of its
+    forward, and size=1 fails in the backward; this layer computes the window above
+    (Lua Torch's result), and autograd its gradient.
+
+    Parameters
+    ----------
+    size : int
+        The window's size, >= 1.
+    alpha : float, optional
+        Default 1e-4.
+    beta : float, optional
+        Default 0.75.
+    k : float, optional
+        Default 1.
+
+    Raises
+    ------
+    TypeError
+        At forward, when the input is not a floating point Tensor or a number is not one.
+    ValueError
+        When size is below 1; at forward, when the input is not 4-d.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> lrn = nn.CrossMapLRN2d(3, alpha=1.0, beta=1.0, k=1.0)
+    >>> lrn
+    CrossMapLRN2d(3, alpha=1.0, beta=1.0, k=1.0)
+    >>> lrn(pydevtensor.tensor([1., 1., 1.]).reshape(1, 3, 1, 1)).flatten()
+    tensor([0.6000, 0.5000, 0.6000])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1) -> None:
+        super().__init__()
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f"CrossMapLRN2d: size must be an int, got {type(size).__name__}")
+        if size < 1:
+            raise ValueError(f"CrossMapLRN2d: size must be >= 1, got {size}")
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FNM.cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
 class RMSNorm(Module):
     """Divides each sample by the root mean square of its last
     ``len(normalized_shape)`` dimensions, then scales by weight, as
@@ -75,7 +134,7 @@ class RMSNorm(Module):
     Raises
     ------
     TypeError, ValueError
-        When normalized_shape is not one or more positive ints, or eps is negative; at
+        When normalized_shape is not one or more ints >= 0, or eps is negative; at
         forward, when the input's trailing shape is not normalized_shape.
 
     Examples
