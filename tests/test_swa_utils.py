@@ -82,7 +82,7 @@ def test_swalr_anneals_to_swa_lr(strategy):
         a = f(min(1.0, epoch / 4))
         assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * a + 1.0 * (1 - a))
         assert opt.param_groups[1]["lr"] == pytest.approx(0.2 * a + 0.4 * (1 - a))
-    with pytest.raises(ValueError, match="anneal_strategy"):
+    with pytest.raises(ValueError, match="anneal_strategy must be one of .cos. or .linear."):
         swa_utils.SWALR(opt, 0.1, anneal_strategy="exp")
     with pytest.raises(ValueError, match="anneal_epochs"):
         swa_utils.SWALR(opt, 0.1, anneal_epochs=-1)

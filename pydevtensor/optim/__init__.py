@@ -45,7 +45,8 @@ from typing import Any
 from .. import _C, _args
 from ._optimizer_state import step_tensor
 from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _check_lr,
-                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative)
+                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative,
+                        _number, _out_of_range)
 
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
@@ -122,9 +123,9 @@ class SGD(Optimizer):
                             f"{type(group['nesterov']).__name__}")
         _check_bool(group["maximize"], "maximize", "SGD")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise ValueError(f"SGD: Nesterov momentum requires a momentum > 0 and zero "
-                             f"dampening, got momentum={group['momentum']} and "
-                             f"dampening={group['dampening']}")
+            raise ValueError(f"SGD: Nesterov momentum requires a momentum and zero dampening "
+                             f"(a momentum > 0 and dampening 0), got momentum="
+                             f"{group['momentum']} and dampening={group['dampening']}")
 
     @_C_no_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -290,10 +291,15 @@ class Adam(_Adaptive):
         if len({isinstance(b, _C.Tensor) for b in betas}) > 1:  # as PyTorch
             raise ValueError(f"{where}: betas must be either both floats or both Tensors, "
                              f"got {tuple(type(b).__name__ for b in betas)}")
-        if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", where) < 1.0
-                                      for b in betas):
+        if len(betas) != 2:
             raise ValueError(f"{where}: invalid betas {betas}: two numbers in [0, 1)")
-        group["betas"] = tuple(float(b) for b in betas)
+        betas = tuple(float(_number(b, "beta", where)) for b in betas)
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:  # PyTorch's words
+                raise _out_of_range("beta", beta, where, "in [0, 1)",
+                                    f"Invalid beta parameter at index {i}: {{value}} "
+                                    f"(betas must be two numbers in [0, 1))")
+        group["betas"] = betas
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]

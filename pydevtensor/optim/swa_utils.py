@@ -281,7 +281,7 @@ class SWALR(LRScheduler):
             raise ValueError(f"SWALR(): swa_lr must have {len(groups)} values, one per "
                              f"param group, got {len(rates)}")
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must by one of 'cos' or 'linear', instead got "
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy!r}")
         if isinstance(anneal_epochs, bool) or not isinstance(anneal_epochs, int) or \
                 anneal_epochs < 0:
