@@ -86,7 +86,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch == 0 or self._is_initial:
+        if self._is_initial:  # PyTorch's: a step(0) after __init__ multiplies by f(0)
             return self._current()
         return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current())]
 

@@ -522,8 +522,8 @@ class CosineAnnealingLR(LRScheduler):
     ----------
     optimizer : Optimizer
         The optimizer whose rates are scheduled.
-    T_max : int
-        Epochs of half a period (>= 1).
+    T_max : int or float
+        Epochs of half a period (> 0; a float too, as PyTorch takes it).
     eta_min : float, optional
         The lowest rate (default 0).
     last_epoch : int, optional
@@ -532,9 +532,9 @@ class CosineAnnealingLR(LRScheduler):
     Raises
     ------
     TypeError
-        When T_max is not an int or eta_min not a number.
+        When T_max or eta_min is not a number.
     ValueError
-        When T_max < 1.
+        When T_max <= 0.
 
     Examples
     --------
@@ -550,9 +550,9 @@ class CosineAnnealingLR(LRScheduler):
     [0.5, 0.0, 0.5, 1.0]
     """
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+    def __init__(self, optimizer: Optimizer, T_max: float, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
-        self.T_max = _int(T_max, "T_max", "CosineAnnealingLR", 1)
+        self.T_max = _positive(T_max, "T_max", "CosineAnnealingLR")
         self.eta_min = _real(eta_min, "eta_min", "CosineAnnealingLR")
         super().__init__(optimizer, last_epoch)
 
