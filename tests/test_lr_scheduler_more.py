@@ -289,6 +289,9 @@ def test_errors():
     with pytest.raises(ValueError, match=r"one milestone fewer than schedulers, got 2 "
                                          r"schedulers and 2 milestones"):
         sched.SequentialLR(opt, [sched.StepLR(opt, 2), sched.StepLR(opt, 2)], [3, 4])
+    with pytest.raises(ValueError, match=r"SequentialLR does not support `ReduceLROnPlateau` "
+                                         r"scheduler .* at index 1"):  # PyTorch's type
+        sched.SequentialLR(opt, [sched.StepLR(opt, 2), sched.ReduceLROnPlateau(opt)], [3])
     with pytest.raises(ValueError, match=r"T_mult must be >= 1, got 0"):
         sched.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=0)
 

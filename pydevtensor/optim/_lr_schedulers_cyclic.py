@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import Optimizer
-from ._lr_schedulers_more import (ReduceLROnPlateau, _load_children, _per_group,
+from ._lr_schedulers_more import (_load_children, _not_plateau, _per_group,
                                   _state_with_children)
 from .lr_scheduler import LRScheduler, _int, _real, _set_lr
 
@@ -475,11 +475,7 @@ class ChainedScheduler(LRScheduler):
                                 f"should have `optimizer` as its attribute.")
         optimizer = optimizer or schedulers[0].optimizer
         for i, s in enumerate(schedulers):
-            if isinstance(s, ReduceLROnPlateau):
-                raise ValueError(f"{where} does not support `ReduceLROnPlateau` scheduler as "
-                                 f"it requires additional kwargs to be specified when calling "
-                                 f"`step`, but got one at index {i} in the given schedulers "
-                                 f"sequence.")
+            _not_plateau(s, i, where)
             if s.optimizer is not optimizer:
                 raise ValueError(f"{where} expects all schedulers to belong to the same "
                                  f"optimizer, but got scheduler {type(s).__name__} at index "

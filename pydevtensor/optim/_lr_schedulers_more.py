@@ -183,6 +183,15 @@ class LinearLR(LRScheduler):
         return [base * f for base in self.base_lrs]
 
 
+def _not_plateau(scheduler, i, where):
+    """PyTorch's ValueError for a ReduceLROnPlateau in SequentialLR or ChainedScheduler
+    (whose step() would call it without the metric)."""
+    if isinstance(scheduler, ReduceLROnPlateau):
+        raise ValueError(f"{where} does not support `ReduceLROnPlateau` scheduler as it "
+                         f"requires additional kwargs to be specified when calling `step`, "
+                         f"but got one at index {i} in the given schedulers sequence.")
+
+
 class SequentialLR(LRScheduler):
     """Runs schedulers one after the other: the first until epoch milestones[0], the
     second from there (restarted at its epoch 0, from the base rates) until
@@ -205,8 +214,8 @@ class SequentialLR(LRScheduler):
     TypeError
         When a scheduler is not an LRScheduler or a milestone not an int.
     ValueError
-        When schedulers is empty, a scheduler has another optimizer, or the numbers
-        of schedulers and milestones do not fit.
+        When schedulers is empty, one is a ReduceLROnPlateau or has another optimizer,
+        or the numbers of schedulers and milestones do not fit.
 
     Examples
     --------
@@ -233,9 +242,10 @@ class SequentialLR(LRScheduler):
         if not schedulers:
             raise ValueError(f"{where}: expects at least one scheduler, got none")
         for i, s in enumerate(schedulers):
-            if not isinstance(s, LRScheduler) or isinstance(s, ReduceLROnPlateau):
+            _not_plateau(s, i, where)
+            if not isinstance(s, LRScheduler):
                 raise TypeError(f"{where}: schedulers[{i}] is {type(s).__name__}, not an "
-                                f"LRScheduler with epochs (ReduceLROnPlateau cannot be chained)")
+                                f"LRScheduler")
             if s.optimizer is not optimizer:
                 raise ValueError(f"{where}: schedulers[{i}] ({type(s).__name__}) belongs to "
                                  f"another optimizer than the one given")
