@@ -375,3 +375,25 @@ def test_hyperparameter_errors_in_torch_words(name, kw, words):
     with pytest.raises(ValueError) as info:
         getattr(optim, name)([nn.Parameter(pdt.ones(2))], **kw)
     assert str(info.value).startswith(f"{name}: {words}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_integer_parameter_with_a_gradient_is_refused_before_anything_changes(name):
+    # PyTorch fails on it too (SGD: "argument alpha must not be a floating point
+    # number", the others: "result type Float can't be cast"); SGD here truncated
+    # lr * grad to 0 silently and Rprop and ASGD truncated the new value, and the others
+    # had updated the parameters before it
+    a = nn.Parameter(pdt.tensor([1.0, 2.0]))
+    b = pdt.tensor([1, 2])
+    opt = getattr(optim, name)([a, b], lr=0.5)
+    a.grad, b.grad = pdt.ones(2), pdt.ones(2, dtype=pdt.int64)
+    before = {p: {k: v.clone() for k, v in s.items()} for p, s in opt.state.items()}
+    with pytest.raises(RuntimeError, match=rf"{name}.step\(\): the parameter \(shape \(2,\) "
+                                           r"on cpu\) is .*int64: its update"):
+        opt.step()
+    assert a.tolist() == [1.0, 2.0] and b.tolist() == [1, 2]
+    assert {p: {k: v.tolist() for k, v in s.items()} for p, s in opt.state.items()} == \
+        {p: {k: v.tolist() for k, v in s.items()} for p, s in before.items()}
+    b.grad = None  # without a gradient it is skipped, as in PyTorch
+    opt.step()
+    assert a.tolist() != [1.0, 2.0] and b.tolist() == [1, 2]

@@ -545,6 +545,11 @@ def _decayed_grads(params, wd, where, maximize=False):
             raise RuntimeError(f"{where}.step(): the gradient (shape {tuple(grad.shape)} on "
                                f"{grad.device}) does not match its parameter (shape "
                                f"{tuple(p.shape)} on {p.device})")
+        if not (p.is_floating_point() or p.is_complex()):  # before anything changes
+            raise RuntimeError(f"{where}.step(): the parameter (shape {tuple(p.shape)} on "
+                               f"{p.device}) is {p.dtype}: its update, a floating point "
+                               f"tensor, can't be cast to the desired output type {p.dtype} "
+                               f"(optimizers update floating point or complex parameters)")
         data = p.detach()  # its version counter is p's: a step is a write to p, as in PyTorch
         if maximize:
             grad = grad.neg()
