@@ -294,6 +294,13 @@ def test_errors():
         sched.SequentialLR(opt, [sched.StepLR(opt, 2), sched.ReduceLROnPlateau(opt)], [3])
     with pytest.raises(ValueError, match=r"T_mult must be >= 1, got 0"):
         sched.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=0)
+    # a float T_0 or T_mult: PyTorch's ValueError (it was a TypeError here)
+    with pytest.raises(ValueError, match=r"Expected positive integer T_0, but got 2.0"):
+        sched.CosineAnnealingWarmRestarts(opt, T_0=2.0)
+    with pytest.raises(ValueError, match=r"Expected integer T_mult >= 1, but got 1.5"):
+        sched.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5)
+    with pytest.raises(TypeError, match=r"T_0 must be an int, got str"):
+        sched.CosineAnnealingWarmRestarts(opt, T_0="2")
 
 
 def test_adam_steps_with_one_cycle_rate_and_beta1(device):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import copy
 import math
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -321,9 +322,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     Raises
     ------
     TypeError
-        When T_0 or T_mult is not an int or eta_min not a number.
+        When T_0 or T_mult is not a number or eta_min not a number.
     ValueError
-        When T_0 or T_mult is below 1, or an epoch given to step() below 0.
+        When T_0 or T_mult is below 1 or not an integer (a float, as PyTorch's), or an
+        epoch given to step() below 0.
 
     Examples
     --------
@@ -345,6 +347,11 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
         where = "CosineAnnealingWarmRestarts"
+        for name, value, words in (("T_0", T_0, "positive integer T_0"),
+                                   ("T_mult", T_mult, "integer T_mult >= 1")):
+            if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+                # a float: PyTorch's ValueError and words
+                raise ValueError(f"{where}: Expected {words}, but got {value}")
         self.T_0 = _int(T_0, "T_0", where, 1)
         self.T_mult = _int(T_mult, "T_mult", where, 1)
         self.eta_min = _real(eta_min, "eta_min", where)
