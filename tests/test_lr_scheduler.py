@@ -296,6 +296,28 @@ def test_multiplicative_lr_step_with_epoch_0():
     assert s.get_last_lr() == [b * 0.5 for b in base]
 
 
+@pytest.mark.parametrize("kind", ["cosine", "polynomial"])
+def test_a_resumed_sequential_lr_steps_its_scheduler_on_from_epoch_0(kind):
+    # SequentialLR made with last_epoch > 0 starts its schedulers afresh (their first
+    # step undone, so the next one reaches epoch 0 outside __init__); PyTorch's
+    # CosineAnnealingLR and PolynomialLR then take their recurrence's step into epoch
+    # 0 from the rate in force, here they kept the rate
+    w = nn.Parameter(pdt.zeros(2))
+    opt = optim.SGD([w], lr=1.0)
+    opt.param_groups[0]["initial_lr"] = 1.0
+    first = sched.ConstantLR(opt, factor=0.5, total_iters=2)
+    second = (sched.CosineAnnealingLR(opt, T_max=4) if kind == "cosine" else
+              sched.PolynomialLR(opt, total_iters=4, power=2.0))
+    s = sched.SequentialLR(opt, [first, second], milestones=[2], last_epoch=5)
+    assert s.get_last_lr() == [0.5]
+    rates = _stepped(opt, s, 2)
+    if kind == "cosine":  # the rate times cos-curve(0) / cos-curve(-1), then back
+        want = [0.5 * 2 / (1 + np.cos(np.pi / 4)), 0.5]
+    else:  # times ((1 - 0 / 4) / (1 + 1 / 4)) ** 2, then ((1 - 1 / 4) / 1) ** 2
+        want = [0.5 / 1.25 ** 2, 0.5 / 1.25 ** 2 * 0.75 ** 2]
+    np.testing.assert_allclose(np.array(rates)[:, 0], want, rtol=1e-12)
+
+
 def _warned(f):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -216,7 +216,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         e, n = self.last_epoch, self.total_iters
-        if e == 0 or e > n or self._is_initial:
+        if n == 0 or e > n or self._is_initial:  # PyTorch's (a later epoch 0 steps on)
             return self._current()
         factor = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
         return [lr * factor for lr in self._current()]

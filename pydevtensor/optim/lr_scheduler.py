@@ -561,7 +561,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         e, low = self.last_epoch, self.eta_min
-        if e == 0 or self._is_initial:
+        if self._is_initial:  # PyTorch's: a later epoch 0 (SequentialLR resumed) steps on
             return self._current()
         if self._step_count == 1 and e > 0:  # resumed: no current rate to start from
             return self._closed_form()
