@@ -379,7 +379,8 @@ class Optimizer:
             When the number of groups, or of parameters in a group, differs from this
             optimizer's; or a state names a parameter no group lists, lacks or has an
             unknown entry (built-in optimizers), or has a tensor of another shape than
-            its parameter; or a hyperparameter is invalid.
+            its parameter; or a hyperparameter is invalid (but an lr below 0, which a
+            scheduler may set, as PyTorch's: LinearLR's decay to 0 ends at -1.5e-18).
 
         Examples
         --------
