@@ -232,9 +232,9 @@ def test_a_checkpoint_after_a_linear_decay_to_zero_loads():
     # (-1.5e-18 here, as PyTorch's); load_state_dict refused that lr ("Invalid learning
     # rate"), so the run could not resume; it loads as saved now, and the resumed run
     # is the uninterrupted one
-    def run(stop=None):
+    def run(stop=None, lr=0.1):
         w = nn.Parameter(pdt.tensor([1.0, -2.0, 0.5], dtype=pdt.float64))
-        opt = optim.SGD([w], lr=0.1, momentum=0.9)
+        opt = optim.SGD([w], lr=lr, momentum=0.9)
         sched = optim.lr_scheduler.LinearLR(opt, start_factor=1 / 3, end_factor=0.0,
                                             total_iters=5)
         for k in range(9):
@@ -245,14 +245,17 @@ def test_a_checkpoint_after_a_linear_decay_to_zero_loads():
                 saved = opt.state_dict(), sched.state_dict()
                 assert saved[0]["param_groups"][0]["lr"] < 0  # the rounding error
                 w = nn.Parameter(w.detach().clone())
-                opt = optim.SGD([w], lr=0.1, momentum=0.9)
+                opt = optim.SGD([w], lr=pdt.tensor(0.1, dtype=pdt.float64)
+                                if isinstance(lr, pdt.Tensor) else 0.1, momentum=0.9)
                 sched = optim.lr_scheduler.LinearLR(opt, start_factor=1 / 3,
                                                     end_factor=0.0, total_iters=5)
                 opt.load_state_dict(saved[0])
                 sched.load_state_dict(saved[1])
-        return w.tolist(), opt.param_groups[0]["lr"]
+        return w.tolist(), float(opt.param_groups[0]["lr"])
 
     assert run(stop=6) == run()
+    tensor_lr = pdt.tensor(0.1, dtype=pdt.float64)  # a Tensor lr, filled in place
+    assert run(stop=6, lr=tensor_lr) == run(lr=pdt.tensor(0.1, dtype=pdt.float64))
 
 
 @pytest.mark.parametrize("use_reentrant", [False, True])
