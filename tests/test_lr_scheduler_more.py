@@ -539,3 +539,16 @@ def test_private_state_keys_are_pytorchs():
     assert sd["_anneal_strategy"] == "cos" and "anneal_func" not in sd
     s.load_state_dict(dict(sd, _anneal_strategy="linear"))
     assert s.anneal_func(0.25) == 0.25
+
+
+def test_reduce_lr_on_plateau_in_cooldown():
+    # PyTorch's property (it was missing): True for the `cooldown` epochs after a
+    # reduction, during which bad epochs are not counted
+    opt = _ours()
+    s = sched.ReduceLROnPlateau(opt, patience=0, cooldown=2, factor=0.5)
+    seen = []
+    for metric in [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]:
+        opt.step()
+        s.step(metric)
+        seen.append((s.in_cooldown, s.cooldown_counter))
+    assert seen == [(False, 0), (True, 2), (True, 1), (False, 0), (True, 2), (True, 1)]

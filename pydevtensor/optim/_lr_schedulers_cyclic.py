@@ -9,9 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import Optimizer
-from ._lr_schedulers_more import (_load_children, _not_plateau, _per_group,
-                                  _state_with_children)
-from .lr_scheduler import LRScheduler, _int, _real, _set_lr
+from ._lr_schedulers_more import _load_children, _per_group, _state_with_children
+from .lr_scheduler import LRScheduler, _int, _not_plateau, _real, _set_lr
 
 
 def _lambdas(lr_lambda, optimizer, where):

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import Optimizer
-from .lr_scheduler import _EPOCH_WARNING, LRScheduler, _int, _real, _set_lr
+from .lr_scheduler import (_EPOCH_WARNING, _PHASE_KEYS, LRScheduler, _check_phases, _int,
+                           _not_plateau, _real, _set_lr)
 
 
 def _fraction(value, name, where, low, high, low_open=False):
@@ -182,15 +183,6 @@ class LinearLR(LRScheduler):
         # closed form divides by 0)
         f = s + (e - s) * min(n, self.last_epoch) / n if n else s
         return [base * f for base in self.base_lrs]
-
-
-def _not_plateau(scheduler, i, where):
-    """PyTorch's ValueError for a ReduceLROnPlateau in SequentialLR or ChainedScheduler
-    (whose step() would call it without the metric)."""
-    if isinstance(scheduler, ReduceLROnPlateau):
-        raise ValueError(f"{where} does not support `ReduceLROnPlateau` scheduler as it "
-                         f"requires additional kwargs to be specified when calling `step`, "
-                         f"but got one at index {i} in the given schedulers sequence.")
 
 
 class SequentialLR(LRScheduler):
@@ -423,26 +415,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         for group, lr in zip(self.optimizer.param_groups, rates):
             _set_lr(group, lr)
         self._last_lr = self._current()
-
-
-_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
-
-
-def _check_phases(phases, total_steps, pct_start, where):
-    """ValueError when a step in [0, total_steps] falls in a phase of no length (its
-    fraction would be 0 / 0): the first phase when pct_start * total_steps is 1, the
-    last when the one before it ends at total_steps - 1.  A middle phase of no length
-    is never used (its steps fall in the one before)."""
-    names = ("rising", "falling") if len(phases) == 2 else ("rising", "falling",
-                                                            "annihilating")
-    starts = [0.0] + [phase[0] for phase in phases[:-1]]
-    for i, ((end, *_), start) in enumerate(zip(phases, starts)):
-        used = i == 0 and end >= 0 or i == len(phases) - 1 and max(starts[1:]) < total_steps
-        if end == start and used:
-            raise ValueError(f"{where}: total_steps={total_steps} and pct_start={pct_start} "
-                             f"leave the {names[i]} phase (phase {i + 1} of {len(phases)}) "
-                             f"without a step (it would divide by 0); change pct_start or "
-                             f"total_steps")
 
 
 def _anneal_cos(start, end, pct):
@@ -700,6 +672,31 @@ class ReduceLROnPlateau(LRScheduler):
         self.last_epoch = 0
         self._step_count = 0
         self._last_lr = self._current()
+
+    @property
+    def in_cooldown(self) -> bool:
+        """Whether the cooldown after a reduction is still running (PyTorch's property);
+        bad epochs are not counted meanwhile.
+
+        Returns
+        -------
+        bool
+            ``cooldown_counter > 0``.
+
+        Examples
+        --------
+        >>> from pydevtensor import optim
+        >>> opt = optim.SGD([pydevtensor.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0, cooldown=2)
+        >>> opt.step()
+        >>> sched.step(1.0)
+        >>> sched.in_cooldown
+        False
+        >>> sched.step(1.0)  # no improvement: the rate falls and the cooldown starts
+        >>> sched.get_last_lr(), sched.in_cooldown
+        ([0.1], True)
+        """
+        return self.cooldown_counter > 0
 
     def is_better(self, a: float, best: float) -> bool:
         """Whether the metric a improves on best (see the class's docstring).

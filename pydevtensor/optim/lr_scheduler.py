@@ -651,6 +651,36 @@ class LambdaLR(LRScheduler):
                 vars(f).update(attributes)
 
 
+def _not_plateau(scheduler, i, where):
+    """PyTorch's ValueError for a ReduceLROnPlateau in SequentialLR or ChainedScheduler
+    (whose step() would call it without the metric); ReduceLROnPlateau is this module's
+    name from the import below."""
+    if isinstance(scheduler, ReduceLROnPlateau):
+        raise ValueError(f"{where} does not support `ReduceLROnPlateau` scheduler as it "
+                         f"requires additional kwargs to be specified when calling `step`, "
+                         f"but got one at index {i} in the given schedulers sequence.")
+
+
+_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+
+
+def _check_phases(phases, total_steps, pct_start, where):
+    """ValueError when a step in [0, total_steps] falls in a phase of no length (its
+    fraction would be 0 / 0): the first phase when pct_start * total_steps is 1, the
+    last when the one before it ends at total_steps - 1.  A middle phase of no length
+    is never used (its steps fall in the one before)."""
+    names = ("rising", "falling") if len(phases) == 2 else ("rising", "falling",
+                                                            "annihilating")
+    starts = [0.0] + [phase[0] for phase in phases[:-1]]
+    for i, ((end, *_), start) in enumerate(zip(phases, starts)):
+        used = i == 0 and end >= 0 or i == len(phases) - 1 and max(starts[1:]) < total_steps
+        if end == start and used:
+            raise ValueError(f"{where}: total_steps={total_steps} and pct_start={pct_start} "
+                             f"leave the {names[i]} phase (phase {i + 1} of {len(phases)}) "
+                             f"without a step (it would divide by 0); change pct_start or "
+                             f"total_steps")
+
+
 from ._lr_schedulers_more import (CosineAnnealingWarmRestarts, LinearLR,  # noqa: E402
                                   OneCycleLR, ReduceLROnPlateau, SequentialLR)
 from ._lr_schedulers_cyclic import (ChainedScheduler, ConstantLR, CyclicLR,  # noqa: E402
