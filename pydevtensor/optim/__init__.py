@@ -268,13 +268,14 @@ class Adam(_Adaptive):
         if isinstance(lr, _C.Tensor) and foreach and not capturable:  # as PyTorch
             raise ValueError(f"{type(self).__name__}: lr as a Tensor is not supported for "
                              f"capturable=False and foreach=True")
+        # the defaults (so param_groups and state_dict()) in PyTorch's key order
         super().__init__(params, {"lr": lr, "betas": _betas(betas, type(self).__name__),
                                   "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
                                   "maximize": maximize,
-                                  "decoupled_weight_decay": decoupled_weight_decay,
             **_hints(foreach=foreach, capturable=capturable,
-                     differentiable=differentiable, fused=fused)})
+                     differentiable=differentiable, fused=fused),
+                                  "decoupled_weight_decay": decoupled_weight_decay})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay")
     _BOOLS = ("amsgrad", "maximize", "decoupled_weight_decay")
@@ -438,10 +439,11 @@ class Adagrad(_Adaptive):
                  initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps,  # PyTorch's order
+                                  "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
-                                  "eps": eps, "maximize": maximize,
-            **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
+            **_hints(foreach=foreach), "maximize": maximize,
+            **_hints(differentiable=differentiable, fused=fused)})
         for group in self.param_groups:  # the state from the start, as PyTorch's
             for p in group["params"]:
                 self.state[p] = {"step": step_tensor(0), "sum": _C.full_like(
@@ -515,10 +517,11 @@ class RMSprop(_Adaptive):
                  momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
-                                  "weight_decay": weight_decay, "momentum": momentum,
-                                  "centered": centered, "maximize": maximize,
-            **_hints(capturable=capturable, foreach=foreach, differentiable=differentiable)})
+        super().__init__(params, {"lr": lr, "momentum": momentum,  # PyTorch's order
+                                  "alpha": alpha, "eps": eps, "centered": centered,
+                                  "weight_decay": weight_decay,
+            **_hints(capturable=capturable, foreach=foreach), "maximize": maximize,
+            **_hints(differentiable=differentiable)})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay", "momentum")
     _IN_UNIT = ("alpha",)
