@@ -3,6 +3,7 @@ and ReduceLROnPlateau: rates against closed forms written here (to 1e-12 relativ
 against torch's schedulers where torch is importable (to 1e-12 relative; the momenta and
 betas too); two parameter groups; state_dict round trips; the errors; and on every
 device, Adam's steps use OneCycleLR's rate and beta1 (against NumPy in float64)."""
+import inspect
 import io
 import math
 import warnings
@@ -552,3 +553,7 @@ def test_reduce_lr_on_plateau_in_cooldown():
         s.step(metric)
         seen.append((s.in_cooldown, s.cooldown_counter))
     assert seen == [(False, 0), (True, 2), (True, 1), (False, 0), (True, 2), (True, 1)]
+
+
+def test_reduce_lr_on_plateau_min_lr_default_is_pytorchs_int_0():
+    assert repr(inspect.signature(sched.ReduceLROnPlateau).parameters["min_lr"].default) == "0"

@@ -642,7 +642,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
                  patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr: float | list[float] = 0.0,
+                 cooldown: int = 0, min_lr: float | list[float] = 0,
                  eps: float = 1e-8) -> None:
         where = "ReduceLROnPlateau"
         if not isinstance(optimizer, Optimizer):
