@@ -138,13 +138,13 @@ NN_API_CASES = [
       "ValueError", r"Rprop: Invalid eta values: 0.5, 0.9 \(they must satisfy 0 < etaminus "
       r"< 1 < etaplus\)"),
     C("Rprop-lr", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], lr=-1e-2)", "ValueError",
-      r"Rprop: invalid lr -0.01: it must be >= 0"),
+      r"Rprop: Invalid learning rate: -0.01 \(it must be >= 0\)"),
     C("Rprop-step-sizes", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], step_sizes=(1,))",
       "TypeError", r"Rprop: step_sizes must be a pair of numbers, got \(1,\)"),
     C("ASGD-lambd", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))], lambd=-1e-4)",
-      "ValueError", r"ASGD: invalid lambd -0.0001: it must be >= 0"),
+      "ValueError", r"ASGD: Invalid lambd value: -0.0001 \(it must be >= 0\)"),
     C("ASGD-weight-decay", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))], weight_decay=-1)",
-      "ValueError", r"ASGD: invalid weight_decay -1: it must be >= 0"),
+      "ValueError", r"ASGD: Invalid weight_decay value: -1 \(it must be >= 0\)"),
     C("ASGD-closure", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))]).step('loss')",
       "TypeError", r"step\(\): closure must be callable .*got str"),
     C("LBFGS-line-search", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))], "
@@ -227,7 +227,7 @@ NN_API_CASES = [
     C("optim-tensor-lr-size", "pdt.optim.Adam([pdt.nn.Parameter(t)], lr=pdt.ones(2))",
       "ValueError", r"Adam: Tensor lr must be 1-element, got shape \(2,\) on cpu"),
     C("optim-tensor-lr-negative", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=pdt.tensor(-1.0))",
-      "ValueError", r"SGD: invalid lr -1.0: it must be >= 0"),
+      "ValueError", r"SGD: Invalid learning rate: -1.0 \(it must be >= 0\)"),
     C("optim-names-partly", "pdt.optim.SGD([('w', pdt.nn.Parameter(t)), "
       "pdt.nn.Parameter(pdt.ones(1))], lr=0.1)", "ValueError",
       r"all optimizer params should be with/without names; 1 of 2 have no name"),
@@ -456,30 +456,32 @@ NN_API_CASES = [
     C("orthogonal_-gain-str", "pdt.nn.init.orthogonal_(pdt.empty(2, 2), gain='2')", "TypeError",
       r"orthogonal_\(\): gain must be a number, got '2'"),
     C("SGD-nesterov-no-momentum", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, nesterov=True)",
-      "ValueError", r"SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
-      r"momentum=0 and dampening=0"),
+      "ValueError", r"SGD: Nesterov momentum requires a momentum and zero dampening "
+      r"\(a momentum > 0 and dampening 0\), got momentum=0 and dampening=0"),
     C("SGD-nesterov-dampening", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, momentum=0.9, "
       "dampening=0.1, nesterov=True)", "ValueError",
-      r"Nesterov momentum requires a momentum > 0 and zero dampening"),
+      r"Nesterov momentum requires a momentum and zero dampening"),
     C("AdamW-negative-weight-decay", "pdt.optim.AdamW([pdt.nn.Parameter(t)], weight_decay=-1)",
-      "ValueError", r"AdamW: invalid weight_decay -1: it must be >= 0"),
+      "ValueError", r"AdamW: Invalid weight_decay value: -1 \(it must be >= 0\)"),
     C("AdamW-betas", "pdt.optim.AdamW([pdt.nn.Parameter(t)], betas=(0.9, 1.0))", "ValueError",
-      r"AdamW: invalid betas \(0.9, 1.0\): two numbers in \[0, 1\)"),
+      r"AdamW: Invalid beta parameter at index 1: 1.0 \(betas must be two "
+      r"numbers in \[0, 1\)\)"),
     C("Adam-amsgrad-str", "pdt.optim.Adam([pdt.nn.Parameter(t)], amsgrad='yes')", "TypeError",
       r"Adam: amsgrad must be True or False, got 'yes'"),
     C("SGD-maximize-int", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, maximize=1)",
       "TypeError", r"SGD: maximize must be True or False, got 1"),
     C("Adamax-negative-eps", "pdt.optim.Adamax([pdt.nn.Parameter(t)], eps=-1e-8)", "ValueError",
-      r"Adamax: invalid eps -1e-08: it must be >= 0"),
+      r"Adamax: Invalid epsilon value: -1e-08 \(it must be >= 0\)"),
     C("NAdam-negative-momentum-decay",
       "pdt.optim.NAdam([pdt.nn.Parameter(t)], momentum_decay=-0.5)", "ValueError",
-      r"NAdam: invalid momentum_decay -0.5: it must be >= 0"),
+      r"NAdam: Invalid momentum_decay value: -0.5 \(it must be >= 0\)"),
     C("NAdam-load-mu-product", "w = pdt.nn.Parameter(t)\nopt = pdt.optim.NAdam([w])\n"
       "w.grad = pdt.ones(2, 3)\nopt.step()\nsd = opt.state_dict()\n"
       "sd['state'][0]['mu_product'] = 'x'\npdt.optim.NAdam([w]).load_state_dict(sd)",
       "ValueError", r"parameter 0's state: mu_product is 'x', not a finite number"),
     C("RAdam-betas", "pdt.optim.RAdam([pdt.nn.Parameter(t)], betas=(0.9, 1.5))", "ValueError",
-      r"RAdam: invalid betas \(0.9, 1.5\): two numbers in \[0, 1\)"),
+      r"RAdam: Invalid beta parameter at index 1: 1.5 \(betas must be two "
+      r"numbers in \[0, 1\)\)"),
 
     C("register_state_dict_pre_hook-not-callable",
       "pdt.nn.Linear(1, 1).register_state_dict_pre_hook(1)", "TypeError",

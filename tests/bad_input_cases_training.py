@@ -126,7 +126,7 @@ TRAINING_CASES = [
       r"ExponentialLR: gamma must be a number, got nan"),
     C("CosineAnnealingLR-T_max-str", "pdt.optim.lr_scheduler.CosineAnnealingLR("
       "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), '10')", "TypeError",
-      r"CosineAnnealingLR: T_max must be an int, got str"),
+      r"CosineAnnealingLR: T_max must be a number, got str"),
     C("LambdaLR-not-callable", "pdt.optim.lr_scheduler.LambdaLR("
       "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 0.5)", "TypeError",
       r"LambdaLR: lr_lambda must be callable \(epoch -> factor\), got float"),

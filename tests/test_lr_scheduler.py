@@ -177,7 +177,7 @@ def test_errors():
         sched.ExponentialLR(_ours(), "0.9")
     with pytest.raises(TypeError, match=r"MultiStepLR: a milestone must be an int, got float"):
         sched.MultiStepLR(_ours(), [1, 2.5])
-    with pytest.raises(ValueError, match=r"CosineAnnealingLR: T_max must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"CosineAnnealingLR: T_max must be > 0, got 0"):
         sched.CosineAnnealingLR(_ours(), 0)
     with pytest.raises(ValueError, match=r"LambdaLR: 1 lr_lambdas for 2 parameter groups"):
         sched.LambdaLR(_ours(), [lambda e: 1.0])
@@ -252,17 +252,70 @@ def test_a_schedule_resumed_with_last_epoch_keeps_the_rate_then_goes_on(name):
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
 
 
+def _stepped(opt, s, n):
+    """get_last_lr() after each of n steps of opt and then s."""
+    rates = []
+    for _ in range(n):
+        opt.step()
+        s.step()
+        rates.append(s.get_last_lr())
+    return rates
+
+
 def test_step_lr_float_step_size():
     # PyTorch's rule with a float: decays at the epochs that are multiples of it
     opt = _ours()
     s = sched.StepLR(opt, step_size=2.5, gamma=0.5)
-    rates = []
-    for _ in range(10):
-        opt.step()
-        s.step()
-        rates.append(s.get_last_lr()[0] / s.base_lrs[0])
+    rates = [lrs[0] / s.base_lrs[0] for lrs in _stepped(opt, s, 10)]
     assert rates == [1.0] * 4 + [0.5] * 5 + [0.25]
     assert s.state_dict()["step_size"] == 2.5
+
+
+def test_cosine_annealing_float_t_max():
+    # PyTorch takes a float T_max: the rates of its recurrence are the closed form
+    # eta_min + (base - eta_min) * (1 + cos(pi * e / T_max)) / 2 with that T_max
+    opt = _ours()
+    s = sched.CosineAnnealingLR(opt, T_max=2.5, eta_min=0.01)
+    rates = _stepped(opt, s, 12)
+    e = np.arange(1, 13)[:, None]
+    base = np.array(s.base_lrs)[None, :]
+    want = 0.01 + (base - 0.01) * (1 + np.cos(np.pi * e / 2.5)) / 2
+    np.testing.assert_allclose(np.array(rates), want, rtol=1e-12, atol=1e-15)
+    assert s.state_dict()["T_max"] == 2.5
+
+
+def test_multiplicative_lr_step_with_epoch_0():
+    # PyTorch's: step(0) after __init__ (the epoch given, deprecated) multiplies the rate
+    # in force by lr_lambda(0); only the initial step in __init__ keeps it
+    opt = _ours()
+    s = sched.MultiplicativeLR(opt, lambda e: 0.5 + 0.1 * e)
+    base = list(s.base_lrs)
+    opt.step()
+    with pytest.warns(UserWarning, match="epoch parameter"):
+        s.step(0)
+    assert s.get_last_lr() == [b * 0.5 for b in base]
+
+
+@pytest.mark.parametrize("kind", ["cosine", "polynomial"])
+def test_a_resumed_sequential_lr_steps_its_scheduler_on_from_epoch_0(kind):
+    # SequentialLR made with last_epoch > 0 starts its schedulers afresh (their first
+    # step undone, so the next one reaches epoch 0 outside __init__); PyTorch's
+    # CosineAnnealingLR and PolynomialLR then take their recurrence's step into epoch
+    # 0 from the rate in force, here they kept the rate
+    w = nn.Parameter(pdt.zeros(2))
+    opt = optim.SGD([w], lr=1.0)
+    opt.param_groups[0]["initial_lr"] = 1.0
+    first = sched.ConstantLR(opt, factor=0.5, total_iters=2)
+    second = (sched.CosineAnnealingLR(opt, T_max=4) if kind == "cosine" else
+              sched.PolynomialLR(opt, total_iters=4, power=2.0))
+    s = sched.SequentialLR(opt, [first, second], milestones=[2], last_epoch=5)
+    assert s.get_last_lr() == [0.5]
+    rates = _stepped(opt, s, 2)
+    if kind == "cosine":  # the rate times cos-curve(0) / cos-curve(-1), then back
+        want = [0.5 * 2 / (1 + np.cos(np.pi / 4)), 0.5]
+    else:  # times ((1 - 0 / 4) / (1 + 1 / 4)) ** 2, then ((1 - 1 / 4) / 1) ** 2
+        want = [0.5 / 1.25 ** 2, 0.5 / 1.25 ** 2 * 0.75 ** 2]
+    np.testing.assert_allclose(np.array(rates)[:, 0], want, rtol=1e-12)
 
 
 def _warned(f):

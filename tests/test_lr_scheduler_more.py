@@ -3,6 +3,7 @@ and ReduceLROnPlateau: rates against closed forms written here (to 1e-12 relativ
 against torch's schedulers where torch is importable (to 1e-12 relative; the momenta and
 betas too); two parameter groups; state_dict round trips; the errors; and on every
 device, Adam's steps use OneCycleLR's rate and beta1 (against NumPy in float64)."""
+import inspect
 import io
 import math
 import warnings
@@ -289,8 +290,18 @@ def test_errors():
     with pytest.raises(ValueError, match=r"one milestone fewer than schedulers, got 2 "
                                          r"schedulers and 2 milestones"):
         sched.SequentialLR(opt, [sched.StepLR(opt, 2), sched.StepLR(opt, 2)], [3, 4])
+    with pytest.raises(ValueError, match=r"SequentialLR does not support `ReduceLROnPlateau` "
+                                         r"scheduler .* at index 1"):  # PyTorch's type
+        sched.SequentialLR(opt, [sched.StepLR(opt, 2), sched.ReduceLROnPlateau(opt)], [3])
     with pytest.raises(ValueError, match=r"T_mult must be >= 1, got 0"):
         sched.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=0)
+    # a float T_0 or T_mult: PyTorch's ValueError (it was a TypeError here)
+    with pytest.raises(ValueError, match=r"Expected positive integer T_0, but got 2.0"):
+        sched.CosineAnnealingWarmRestarts(opt, T_0=2.0)
+    with pytest.raises(ValueError, match=r"Expected integer T_mult >= 1, but got 1.5"):
+        sched.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5)
+    with pytest.raises(TypeError, match=r"T_0 must be an int, got str"):
+        sched.CosineAnnealingWarmRestarts(opt, T_0="2")
 
 
 def test_adam_steps_with_one_cycle_rate_and_beta1(device):
@@ -529,3 +540,20 @@ def test_private_state_keys_are_pytorchs():
     assert sd["_anneal_strategy"] == "cos" and "anneal_func" not in sd
     s.load_state_dict(dict(sd, _anneal_strategy="linear"))
     assert s.anneal_func(0.25) == 0.25
+
+
+def test_reduce_lr_on_plateau_in_cooldown():
+    # PyTorch's property (it was missing): True for the `cooldown` epochs after a
+    # reduction, during which bad epochs are not counted
+    opt = _ours()
+    s = sched.ReduceLROnPlateau(opt, patience=0, cooldown=2, factor=0.5)
+    seen = []
+    for metric in [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]:
+        opt.step()
+        s.step(metric)
+        seen.append((s.in_cooldown, s.cooldown_counter))
+    assert seen == [(False, 0), (True, 2), (True, 1), (False, 0), (True, 2), (True, 1)]
+
+
+def test_reduce_lr_on_plateau_min_lr_default_is_pytorchs_int_0():
+    assert repr(inspect.signature(sched.ReduceLROnPlateau).parameters["min_lr"].default) == "0"

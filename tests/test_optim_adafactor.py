@@ -128,12 +128,12 @@ def test_float32_eps1_is_float32s(device):
 
 
 @pytest.mark.parametrize("kw,match", [
-    ({"lr": -1.0}, "invalid lr -1.0"),
+    ({"lr": -1.0}, r"Learning rate should be >= 0 but is: -1.0"),
     ({"beta2_decay": 0.5}, r"beta2_decay should be <= 0 but is: 0.5"),
-    ({"eps": (-1.0, 1e-3)}, "invalid epsilon1 -1.0"),
-    ({"eps": (None, -1.0)}, "invalid epsilon2 -1.0"),
+    ({"eps": (-1.0, 1e-3)}, r"epsilon1 should be >= 0 but is: -1.0"),
+    ({"eps": (None, -1.0)}, r"epsilon2 should be >= 0 but is: -1.0"),
     ({"d": 0.5}, r"Clipping threshold d should be >= 1 but is: 0.5"),
-    ({"weight_decay": -1.0}, "invalid weight_decay -1.0")])
+    ({"weight_decay": -1.0}, r"weight_decay should be >= 0 but is: -1.0")])
 def test_errors(kw, match):
     with pytest.raises(ValueError, match=match):
         optim.Adafactor([nn.Parameter(pdt.ones(2))], **kw)

@@ -298,6 +298,6 @@ def test_tensor_betas_eps_and_weight_decay_read_as_numbers(name, device):
     assert group["betas"] == (float(np.float32(0.8)), float(np.float32(0.95)))
     with pytest.raises(ValueError, match=r"betas must be either both floats or both Tensors"):
         getattr(optim, name)([nn.Parameter(pdt.ones(1))], betas=(pdt.tensor(0.9), 0.99))
-    with pytest.raises(ValueError, match=r"invalid betas"):
+    with pytest.raises(ValueError, match=r"Invalid beta parameter at index 0: 1.5"):
         getattr(optim, name)([nn.Parameter(pdt.ones(1))],
                              betas=(pdt.tensor(1.5), pdt.tensor(0.99)))

@@ -187,7 +187,7 @@ def test_tensor_lr_errors():
     w = nn.Parameter(pdt.ones(1))
     with pytest.raises(ValueError, match=r"Tensor lr must be 1-element, got shape \(2,\)"):
         optim.SGD([w], lr=pdt.ones(2))
-    with pytest.raises(ValueError, match=r"invalid lr -1.0"):
+    with pytest.raises(ValueError, match=r"Invalid learning rate: -1.0"):
         optim.Adam([w], lr=pdt.tensor(-1.0))
     with pytest.raises(ValueError, match=r"AdamW: lr as a Tensor is not supported for "
                                          r"capturable=False and foreach=True"):
@@ -342,3 +342,58 @@ def test_global_step_hooks_run_around_every_optimizer():
     with pytest.raises(TypeError, match=r"register_optimizer_step_pre_hook\(\): the hook must "
                                         r"be callable, got int"):
         register_optimizer_step_pre_hook(3)
+
+
+# PyTorch's words for a hyperparameter out of range (after the optimizer's name), so that
+# code matching PyTorch's messages ("Invalid learning rate: -1") matches ours.
+_TORCH_WORDS = [
+    ("SGD", dict(lr=-1), "Invalid learning rate: -1"),
+    ("SGD", dict(lr=0.1, momentum=-1), "Invalid momentum value: -1"),
+    ("SGD", dict(lr=0.1, weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
+    ("SGD", dict(lr=0.1, nesterov=True), "Nesterov momentum requires a momentum and zero "
+                                         "dampening"),
+    ("Adam", dict(eps=-1), "Invalid epsilon value: -1"),
+    ("Adam", dict(betas=(1.0, 0.9)), "Invalid beta parameter at index 0: 1.0"),
+    ("AdamW", dict(betas=(0.9, -0.5)), "Invalid beta parameter at index 1: -0.5"),
+    ("Adamax", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+    ("NAdam", dict(momentum_decay=-1), "Invalid momentum_decay value: -1"),
+    ("RAdam", dict(lr=-1e-3), "Invalid learning rate: -0.001"),
+    ("Adagrad", dict(lr_decay=-1), "Invalid lr_decay value: -1"),
+    ("Adagrad", dict(initial_accumulator_value=-1), "Invalid initial_accumulator_value value: -1"),
+    ("Adadelta", dict(rho=1.1), "Invalid rho value: 1.1"),
+    ("RMSprop", dict(alpha=-1), "Invalid alpha value: -1"),
+    ("ASGD", dict(lambd=-1), "Invalid lambd value: -1"),
+    ("LBFGS", dict(lr=-1), "Invalid learning rate: -1"),
+    ("Adafactor", dict(lr=-1), "Learning rate should be >= 0 but is: -1"),
+    ("Adafactor", dict(eps=(-1, 1e-3)), "epsilon1 should be >= 0 but is: -1"),
+    ("Adafactor", dict(weight_decay=-1), "weight_decay should be >= 0 but is: -1"),
+]
+
+
+@pytest.mark.parametrize("name,kw,words", _TORCH_WORDS)
+def test_hyperparameter_errors_in_torch_words(name, kw, words):
+    with pytest.raises(ValueError) as info:
+        getattr(optim, name)([nn.Parameter(pdt.ones(2))], **kw)
+    assert str(info.value).startswith(f"{name}: {words}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_integer_parameter_with_a_gradient_is_refused_before_anything_changes(name):
+    # PyTorch fails on it too (SGD: "argument alpha must not be a floating point
+    # number", the others: "result type Float can't be cast"); SGD here truncated
+    # lr * grad to 0 silently and Rprop and ASGD truncated the new value, and the others
+    # had updated the parameters before it
+    a = nn.Parameter(pdt.tensor([1.0, 2.0]))
+    b = pdt.tensor([1, 2])
+    opt = getattr(optim, name)([a, b], lr=0.5)
+    a.grad, b.grad = pdt.ones(2), pdt.ones(2, dtype=pdt.int64)
+    before = {p: {k: v.clone() for k, v in s.items()} for p, s in opt.state.items()}
+    with pytest.raises(RuntimeError, match=rf"{name}.step\(\): the parameter \(shape \(2,\) "
+                                           r"on cpu\) is .*int64: its update"):
+        opt.step()
+    assert a.tolist() == [1.0, 2.0] and b.tolist() == [1, 2]
+    assert {p: {k: v.tolist() for k, v in s.items()} for p, s in opt.state.items()} == \
+        {p: {k: v.tolist() for k, v in s.items()} for p, s in before.items()}
+    b.grad = None  # without a gradient it is skipped, as in PyTorch
+    opt.step()
+    assert a.tolist() != [1.0, 2.0] and b.tolist() == [1, 2]

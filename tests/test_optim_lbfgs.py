@@ -174,7 +174,7 @@ def test_errors():
         optim.LBFGS([w], history_size=0)
     with pytest.raises(TypeError, match=r"LBFGS: max_iter must be an int, got float"):
         optim.LBFGS([w], max_iter=2.5)
-    with pytest.raises(ValueError, match=r"LBFGS: invalid lr -1: it must be >= 0"):
+    with pytest.raises(ValueError, match=r"LBFGS: Invalid learning rate: -1 \(it must be >= 0\)"):
         optim.LBFGS([w], lr=-1)
     opt = optim.LBFGS([w])
     with pytest.raises(TypeError, match=r"LBFGS.step\(\) needs a closure"):

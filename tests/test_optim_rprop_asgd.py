@@ -235,13 +235,13 @@ def test_errors():
     w = [nn.Parameter(pdt.ones(2))]
     with pytest.raises(ValueError, match=r"Rprop: Invalid eta values: 1.5, 1.2"):
         optim.Rprop(w, etas=(1.5, 1.2))
-    with pytest.raises(ValueError, match=r"Rprop: invalid lr -0.1: it must be >= 0"):
+    with pytest.raises(ValueError, match=r"Rprop: Invalid learning rate: -0.1 \(it must be >= 0\)"):
         optim.Rprop(w, lr=-0.1)
     with pytest.raises(TypeError, match=r"Rprop: step_sizes must be a pair of numbers"):
         optim.Rprop(w, step_sizes=1e-6)
-    with pytest.raises(ValueError, match=r"ASGD: invalid lambd -1.0: it must be >= 0"):
+    with pytest.raises(ValueError, match=r"ASGD: Invalid lambd value: -1.0 \(it must be >= 0\)"):
         optim.ASGD(w, lambd=-1.0)
-    with pytest.raises(ValueError, match=r"ASGD: invalid alpha -0.5: it must be >= 0"):
+    with pytest.raises(ValueError, match=r"ASGD: Invalid alpha value: -0.5 \(it must be >= 0\)"):
         optim.ASGD(w, alpha=-0.5)
     with pytest.raises(TypeError, match=r"ASGD: t0 must be a number, got str"):
         optim.ASGD(w, t0="1")

@@ -142,3 +142,28 @@ def test_state_dict_save_load_file(tmp_path):
     assert opt2.state[w2]["step"].item() == 2.0
     np.testing.assert_array_equal(opt2.state[w2]["exp_avg"].numpy(),
                                   opt.state[w]["exp_avg"].numpy())
+
+
+# The keys of a parameter group in PyTorch 2.15's order (its defaults' order, then
+# 'params'), as state_dict() gives them; several were in another order here
+_GROUP_KEYS = {
+    "Adam": "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable "
+            "fused decoupled_weight_decay",
+    "AdamW": "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable "
+             "fused decoupled_weight_decay",
+    "Adamax": "lr betas eps weight_decay foreach maximize differentiable capturable",
+    "RAdam": "lr betas eps weight_decay maximize foreach capturable decoupled_weight_decay "
+             "differentiable",
+    "Adagrad": "lr lr_decay eps weight_decay initial_accumulator_value foreach maximize "
+               "differentiable fused",
+    "RMSprop": "lr momentum alpha eps centered weight_decay capturable foreach maximize "
+               "differentiable",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GROUP_KEYS))
+def test_param_group_keys_in_pytorchs_order(name):
+    opt = getattr(optim, name)([nn.Parameter(pdt.ones(2))])
+    want = _GROUP_KEYS[name].split()
+    assert list(opt.defaults) == want
+    assert list(opt.state_dict()["param_groups"][0]) == want + ["params"]

@@ -82,7 +82,7 @@ def test_swalr_anneals_to_swa_lr(strategy):
         a = f(min(1.0, epoch / 4))
         assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * a + 1.0 * (1 - a))
         assert opt.param_groups[1]["lr"] == pytest.approx(0.2 * a + 0.4 * (1 - a))
-    with pytest.raises(ValueError, match="anneal_strategy"):
+    with pytest.raises(ValueError, match="anneal_strategy must be one of .cos. or .linear."):
         swa_utils.SWALR(opt, 0.1, anneal_strategy="exp")
     with pytest.raises(ValueError, match="anneal_epochs"):
         swa_utils.SWALR(opt, 0.1, anneal_epochs=-1)
@@ -103,3 +103,18 @@ def test_use_buffers_averages_integer_buffers_by_truncation(device):
     np.testing.assert_allclose(swa.module[1].running_mean.cpu().numpy(), np.mean(means, 0),
                                rtol=1e-5, atol=1e-7)
     assert int(swa.module[1].num_batches_tracked.cpu()) == 1  # 1, 1 + 1/2, 1 + 2/3: truncated
+
+
+def test_ema_decay_out_of_range_and_both_averaging_functions_are_refused():
+    # PyTorch's ValueError and AssertionError; the decay was taken (1.5: an average
+    # that grows away from the model) and multi_avg_fn silently won over avg_fn
+    for make in (swa_utils.get_ema_avg_fn, swa_utils.get_ema_multi_avg_fn):
+        for decay in (1.5, -0.1, float("nan")):
+            with pytest.raises(ValueError, match=rf"Invalid decay value {decay} provided. "
+                                                 r"Please provide a value in \[0,1\] range."):
+                make(decay)
+        assert callable(make(0.0)) and callable(make(1.0))
+    with pytest.raises(AssertionError, match="Only one of avg_fn and multi_avg_fn should be "
+                                             "provided"):
+        swa_utils.AveragedModel(nn.Linear(2, 1), avg_fn=swa_utils.get_ema_avg_fn(),
+                                multi_avg_fn=swa_utils.get_ema_multi_avg_fn())

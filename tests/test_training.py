@@ -389,9 +389,9 @@ def test_sgd_param_groups_skips_and_zero_grad():
 
 def test_sgd_errors():
     p = nn.Parameter(pdt.ones(2))
-    with pytest.raises(ValueError, match="invalid lr -0.1"):
+    with pytest.raises(ValueError, match="Invalid learning rate: -0.1"):
         optim.SGD([p], lr=-0.1)
-    with pytest.raises(ValueError, match="invalid momentum -1"):
+    with pytest.raises(ValueError, match="Invalid momentum value: -1"):
         optim.SGD([p], lr=0.1, momentum=-1)
     with pytest.raises(ValueError, match="empty parameter list"):
         optim.SGD([], lr=0.1)
@@ -503,7 +503,7 @@ def test_adam_matches_numpy(device, wd, dtype):
     for p, r in zip(params, ref):
         assert p.device == device and p.requires_grad and p.is_leaf
         assert_close(p.detach().cpu().numpy(), r, dtype)
-    with pytest.raises(ValueError, match="invalid betas"):
+    with pytest.raises(ValueError, match="Invalid beta parameter at index"):
         optim.Adam(params, betas=(0.9, 1.0))
 
 
@@ -683,5 +683,5 @@ def test_d2l_chapter_12_optimizers_train_resume_and_check(tmp_path, device, name
     assert pdt.equal(net[0].weight.detach(), twin[0].weight.detach())
     bad = {"Adagrad": dict(lr_decay=-1.0), "RMSprop": dict(alpha=1.5),
            "Adadelta": dict(rho=-0.1)}[name]
-    with pytest.raises(ValueError, match=f"{name}: invalid {next(iter(bad))}"):
+    with pytest.raises(ValueError, match=f"{name}: Invalid {next(iter(bad))} value"):
         getattr(optim, name)(net.parameters(), **bad)

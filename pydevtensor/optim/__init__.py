@@ -45,7 +45,8 @@ from typing import Any
 from .. import _C, _args
 from ._optimizer_state import step_tensor
 from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _check_lr,
-                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative)
+                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative,
+                        _number, _out_of_range)
 
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
@@ -122,9 +123,9 @@ class SGD(Optimizer):
                             f"{type(group['nesterov']).__name__}")
         _check_bool(group["maximize"], "maximize", "SGD")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise ValueError(f"SGD: Nesterov momentum requires a momentum > 0 and zero "
-                             f"dampening, got momentum={group['momentum']} and "
-                             f"dampening={group['dampening']}")
+            raise ValueError(f"SGD: Nesterov momentum requires a momentum and zero dampening "
+                             f"(a momentum > 0 and dampening 0), got momentum="
+                             f"{group['momentum']} and dampening={group['dampening']}")
 
     @_C_no_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -267,13 +268,14 @@ class Adam(_Adaptive):
         if isinstance(lr, _C.Tensor) and foreach and not capturable:  # as PyTorch
             raise ValueError(f"{type(self).__name__}: lr as a Tensor is not supported for "
                              f"capturable=False and foreach=True")
+        # the defaults (so param_groups and state_dict()) in PyTorch's key order
         super().__init__(params, {"lr": lr, "betas": _betas(betas, type(self).__name__),
                                   "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
                                   "maximize": maximize,
-                                  "decoupled_weight_decay": decoupled_weight_decay,
             **_hints(foreach=foreach, capturable=capturable,
-                     differentiable=differentiable, fused=fused)})
+                     differentiable=differentiable, fused=fused),
+                                  "decoupled_weight_decay": decoupled_weight_decay})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay")
     _BOOLS = ("amsgrad", "maximize", "decoupled_weight_decay")
@@ -290,10 +292,15 @@ class Adam(_Adaptive):
         if len({isinstance(b, _C.Tensor) for b in betas}) > 1:  # as PyTorch
             raise ValueError(f"{where}: betas must be either both floats or both Tensors, "
                              f"got {tuple(type(b).__name__ for b in betas)}")
-        if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", where) < 1.0
-                                      for b in betas):
+        if len(betas) != 2:
             raise ValueError(f"{where}: invalid betas {betas}: two numbers in [0, 1)")
-        group["betas"] = tuple(float(b) for b in betas)
+        betas = tuple(float(_number(b, "beta", where)) for b in betas)
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:  # PyTorch's words
+                raise _out_of_range("beta", beta, where, "in [0, 1)",
+                                    f"Invalid beta parameter at index {i}: {{value}} "
+                                    f"(betas must be two numbers in [0, 1))")
+        group["betas"] = betas
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
@@ -432,10 +439,11 @@ class Adagrad(_Adaptive):
                  initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps,  # PyTorch's order
+                                  "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
-                                  "eps": eps, "maximize": maximize,
-            **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
+            **_hints(foreach=foreach), "maximize": maximize,
+            **_hints(differentiable=differentiable, fused=fused)})
         for group in self.param_groups:  # the state from the start, as PyTorch's
             for p in group["params"]:
                 self.state[p] = {"step": step_tensor(0), "sum": _C.full_like(
@@ -509,10 +517,11 @@ class RMSprop(_Adaptive):
                  momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
-                                  "weight_decay": weight_decay, "momentum": momentum,
-                                  "centered": centered, "maximize": maximize,
-            **_hints(capturable=capturable, foreach=foreach, differentiable=differentiable)})
+        super().__init__(params, {"lr": lr, "momentum": momentum,  # PyTorch's order
+                                  "alpha": alpha, "eps": eps, "centered": centered,
+                                  "weight_decay": weight_decay,
+            **_hints(capturable=capturable, foreach=foreach), "maximize": maximize,
+            **_hints(differentiable=differentiable)})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay", "momentum")
     _IN_UNIT = ("alpha",)

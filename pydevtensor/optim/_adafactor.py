@@ -16,6 +16,8 @@ from .._dtype_info import finfo as _finfo
 from ._rprop_asgd import _Staged
 from .optimizer import _check_lr, _hints, _nonnegative
 
+_SHOULD = "{name} should be >= 0 but is: {value}"  # PyTorch's words in Adafactor
+
 
 class Adafactor(_Staged):
     """PyTorch's Adafactor: Adam's second moment kept factored (for a matrix, its row
@@ -100,7 +102,8 @@ class Adafactor(_Staged):
     def _check_group(self, group):
         super()._check_group(group)
         where = "Adafactor"
-        group["lr"] = _check_lr(group["lr"], where)
+        # PyTorch's words for Adafactor's ranges
+        group["lr"] = _check_lr(group["lr"], where, "Learning rate should be >= 0 but is: {value}")
         decay = group["beta2_decay"]
         if isinstance(decay, bool) or not isinstance(decay, numbers.Real):
             raise TypeError(f"{where}: beta2_decay must be a number, got "
@@ -112,14 +115,15 @@ class Adafactor(_Staged):
             raise TypeError(f"{where}: eps must be a pair (eps1 or None, eps2), got "
                             f"{eps!r:.60}")
         if eps[0] is not None:
-            _nonnegative(eps[0], "epsilon1", where)
-        _nonnegative(eps[1], "epsilon2", where)
+            _nonnegative(eps[0], "epsilon1", where, _SHOULD)
+        _nonnegative(eps[1], "epsilon2", where, _SHOULD)
         if isinstance(group["d"], bool) or not isinstance(group["d"], numbers.Real):
             raise TypeError(f"{where}: d must be a number, got {type(group['d']).__name__}")
         if not group["d"] >= 1:
             raise ValueError(f"{where}: Clipping threshold d should be >= 1 but is: "
                              f"{group['d']}")
-        group["weight_decay"] = _nonnegative(group["weight_decay"], "weight_decay", where)
+        group["weight_decay"] = _nonnegative(group["weight_decay"], "weight_decay", where,
+                                             _SHOULD)
 
     def _update(self, group, data, g, state):
         if data.is_complex():

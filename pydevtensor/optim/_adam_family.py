@@ -70,9 +70,9 @@ class Adamax(Adam):
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
         super(Adam, self).__init__(params, {"lr": lr, "betas": _betas(betas, "Adamax"),
-                                            "eps": eps,
-                                            "weight_decay": weight_decay, "maximize": maximize,
-            **_hints(foreach=foreach, differentiable=differentiable, capturable=capturable)})
+                                            "eps": eps, "weight_decay": weight_decay,
+            **_hints(foreach=foreach), "maximize": maximize,  # PyTorch's order
+            **_hints(differentiable=differentiable, capturable=capturable)})
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
@@ -241,9 +241,10 @@ class RAdam(Adam):
                  differentiable: bool = False) -> None:
         super(Adam, self).__init__(params, {
             "lr": lr, "betas": _betas(betas, type(self).__name__), "eps": eps,
-            "weight_decay": weight_decay,
-            "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
-            **_hints(foreach=foreach, capturable=capturable, differentiable=differentiable)})
+            "weight_decay": weight_decay, "maximize": maximize,  # PyTorch's order
+            **_hints(foreach=foreach, capturable=capturable),
+            "decoupled_weight_decay": decoupled_weight_decay,
+            **_hints(differentiable=differentiable)})
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]

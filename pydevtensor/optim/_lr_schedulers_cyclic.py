@@ -9,9 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import Optimizer
-from ._lr_schedulers_more import (ReduceLROnPlateau, _load_children, _per_group,
-                                  _state_with_children)
-from .lr_scheduler import LRScheduler, _int, _real, _set_lr
+from ._lr_schedulers_more import _load_children, _per_group, _state_with_children
+from .lr_scheduler import LRScheduler, _int, _not_plateau, _real, _set_lr
 
 
 def _lambdas(lr_lambda, optimizer, where):
@@ -86,7 +85,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch == 0 or self._is_initial:
+        if self._is_initial:  # PyTorch's: a step(0) after __init__ multiplies by f(0)
             return self._current()
         return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current())]
 
@@ -216,7 +215,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         e, n = self.last_epoch, self.total_iters
-        if e == 0 or e > n or self._is_initial:
+        if n == 0 or e > n or self._is_initial:  # PyTorch's (a later epoch 0 steps on)
             return self._current()
         factor = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
         return [lr * factor for lr in self._current()]
@@ -475,11 +474,7 @@ class ChainedScheduler(LRScheduler):
                                 f"should have `optimizer` as its attribute.")
         optimizer = optimizer or schedulers[0].optimizer
         for i, s in enumerate(schedulers):
-            if isinstance(s, ReduceLROnPlateau):
-                raise ValueError(f"{where} does not support `ReduceLROnPlateau` scheduler as "
-                                 f"it requires additional kwargs to be specified when calling "
-                                 f"`step`, but got one at index {i} in the given schedulers "
-                                 f"sequence.")
+            _not_plateau(s, i, where)
             if s.optimizer is not optimizer:
                 raise ValueError(f"{where} expects all schedulers to belong to the same "
                                  f"optimizer, but got scheduler {type(s).__name__} at index "

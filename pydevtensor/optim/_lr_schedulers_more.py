@@ -6,12 +6,14 @@ from __future__ import annotations
 import bisect
 import copy
 import math
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from . import Optimizer
-from .lr_scheduler import _EPOCH_WARNING, LRScheduler, _int, _real, _set_lr
+from .lr_scheduler import (_EPOCH_WARNING, _PHASE_KEYS, LRScheduler, _check_phases, _int,
+                           _not_plateau, _real, _set_lr)
 
 
 def _fraction(value, name, where, low, high, low_open=False):
@@ -205,8 +207,8 @@ class SequentialLR(LRScheduler):
     TypeError
         When a scheduler is not an LRScheduler or a milestone not an int.
     ValueError
-        When schedulers is empty, a scheduler has another optimizer, or the numbers
-        of schedulers and milestones do not fit.
+        When schedulers is empty, one is a ReduceLROnPlateau or has another optimizer,
+        or the numbers of schedulers and milestones do not fit.
 
     Examples
     --------
@@ -233,9 +235,10 @@ class SequentialLR(LRScheduler):
         if not schedulers:
             raise ValueError(f"{where}: expects at least one scheduler, got none")
         for i, s in enumerate(schedulers):
-            if not isinstance(s, LRScheduler) or isinstance(s, ReduceLROnPlateau):
+            _not_plateau(s, i, where)
+            if not isinstance(s, LRScheduler):
                 raise TypeError(f"{where}: schedulers[{i}] is {type(s).__name__}, not an "
-                                f"LRScheduler with epochs (ReduceLROnPlateau cannot be chained)")
+                                f"LRScheduler")
             if s.optimizer is not optimizer:
                 raise ValueError(f"{where}: schedulers[{i}] ({type(s).__name__}) belongs to "
                                  f"another optimizer than the one given")
@@ -311,9 +314,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     Raises
     ------
     TypeError
-        When T_0 or T_mult is not an int or eta_min not a number.
+        When T_0 or T_mult is not a number or eta_min not a number.
     ValueError
-        When T_0 or T_mult is below 1, or an epoch given to step() below 0.
+        When T_0 or T_mult is below 1 or not an integer (a float, as PyTorch's), or an
+        epoch given to step() below 0.
 
     Examples
     --------
@@ -335,6 +339,11 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
         where = "CosineAnnealingWarmRestarts"
+        for name, value, words in (("T_0", T_0, "positive integer T_0"),
+                                   ("T_mult", T_mult, "integer T_mult >= 1")):
+            if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+                # a float: PyTorch's ValueError and words
+                raise ValueError(f"{where}: Expected {words}, but got {value}")
         self.T_0 = _int(T_0, "T_0", where, 1)
         self.T_mult = _int(T_mult, "T_mult", where, 1)
         self.eta_min = _real(eta_min, "eta_min", where)
@@ -406,26 +415,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         for group, lr in zip(self.optimizer.param_groups, rates):
             _set_lr(group, lr)
         self._last_lr = self._current()
-
-
-_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
-
-
-def _check_phases(phases, total_steps, pct_start, where):
-    """ValueError when a step in [0, total_steps] falls in a phase of no length (its
-    fraction would be 0 / 0): the first phase when pct_start * total_steps is 1, the
-    last when the one before it ends at total_steps - 1.  A middle phase of no length
-    is never used (its steps fall in the one before)."""
-    names = ("rising", "falling") if len(phases) == 2 else ("rising", "falling",
-                                                            "annihilating")
-    starts = [0.0] + [phase[0] for phase in phases[:-1]]
-    for i, ((end, *_), start) in enumerate(zip(phases, starts)):
-        used = i == 0 and end >= 0 or i == len(phases) - 1 and max(starts[1:]) < total_steps
-        if end == start and used:
-            raise ValueError(f"{where}: total_steps={total_steps} and pct_start={pct_start} "
-                             f"leave the {names[i]} phase (phase {i + 1} of {len(phases)}) "
-                             f"without a step (it would divide by 0); change pct_start or "
-                             f"total_steps")
 
 
 def _anneal_cos(start, end, pct):
@@ -653,7 +642,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
                  patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr: float | list[float] = 0.0,
+                 cooldown: int = 0, min_lr: float | list[float] = 0,
                  eps: float = 1e-8) -> None:
         where = "ReduceLROnPlateau"
         if not isinstance(optimizer, Optimizer):
@@ -683,6 +672,31 @@ class ReduceLROnPlateau(LRScheduler):
         self.last_epoch = 0
         self._step_count = 0
         self._last_lr = self._current()
+
+    @property
+    def in_cooldown(self) -> bool:
+        """Whether the cooldown after a reduction is still running (PyTorch's property);
+        bad epochs are not counted meanwhile.
+
+        Returns
+        -------
+        bool
+            ``cooldown_counter > 0``.
+
+        Examples
+        --------
+        >>> from pydevtensor import optim
+        >>> opt = optim.SGD([pydevtensor.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0, cooldown=2)
+        >>> opt.step()
+        >>> sched.step(1.0)
+        >>> sched.in_cooldown
+        False
+        >>> sched.step(1.0)  # no improvement: the rate falls and the cooldown starts
+        >>> sched.get_last_lr(), sched.in_cooldown
+        ([0.1], True)
+        """
+        return self.cooldown_counter > 0
 
     def is_better(self, a: float, best: float) -> bool:
         """Whether the metric a improves on best (see the class's docstring).

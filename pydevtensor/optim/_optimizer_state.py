@@ -74,7 +74,7 @@ def load_state_dict(opt, state_dict: Mapping[str, Any]) -> None:
         group["params"] = list(own["params"])
         if "param_names" in own and "param_names" not in group:
             group["param_names"] = list(own["param_names"])
-        opt._check_group(group)
+        _check_loaded_group(opt, group)
         new_groups.append(group)
         for k, p in zip(indices, own["params"]):
             if k in params and params[k] is not p:  # one parameter twice is allowed
@@ -95,6 +95,23 @@ def load_state_dict(opt, state_dict: Mapping[str, Any]) -> None:
         own.update(group)
     opt.state = new_state
     run_hooks(opt, "_load_state_dict_post_hooks")
+
+
+def _check_loaded_group(opt, group):
+    """opt._check_group(group) for a saved group, but for an lr below 0, taken as
+    saved (as PyTorch's load_state_dict takes any): the groups of a running optimizer
+    hold such a rate when a scheduler sets it (LinearLR's decay to end_factor=0 ends a
+    rounding error below 0, -1.5e-18, as PyTorch's), and a saved state always loads."""
+    lr = group.get("lr")
+    if isinstance(lr, _C.Tensor):  # a Tensor lr: its number is checked, the Tensor kept
+        below = lr.numel() == 1 and lr.is_floating_point() and lr.item() < 0
+    else:
+        below = isinstance(lr, numbers.Real) and not isinstance(lr, bool) and lr < 0
+    if below:
+        group["lr"] = -lr
+    opt._check_group(group)  # (group is the loading's copy: on failure it is dropped)
+    if below:
+        group["lr"] = lr if isinstance(lr, _C.Tensor) else -group["lr"]
 
 
 def loaded_state(opt, entry, p, where, group):

@@ -522,8 +522,8 @@ class CosineAnnealingLR(LRScheduler):
     ----------
     optimizer : Optimizer
         The optimizer whose rates are scheduled.
-    T_max : int
-        Epochs of half a period (>= 1).
+    T_max : int or float
+        Epochs of half a period (> 0; a float too, as PyTorch takes it).
     eta_min : float, optional
         The lowest rate (default 0).
     last_epoch : int, optional
@@ -532,9 +532,9 @@ class CosineAnnealingLR(LRScheduler):
     Raises
     ------
     TypeError
-        When T_max is not an int or eta_min not a number.
+        When T_max or eta_min is not a number.
     ValueError
-        When T_max < 1.
+        When T_max <= 0.
 
     Examples
     --------
@@ -550,9 +550,9 @@ class CosineAnnealingLR(LRScheduler):
     [0.5, 0.0, 0.5, 1.0]
     """
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+    def __init__(self, optimizer: Optimizer, T_max: float, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
-        self.T_max = _int(T_max, "T_max", "CosineAnnealingLR", 1)
+        self.T_max = _positive(T_max, "T_max", "CosineAnnealingLR")
         self.eta_min = _real(eta_min, "eta_min", "CosineAnnealingLR")
         super().__init__(optimizer, last_epoch)
 
@@ -561,7 +561,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         e, low = self.last_epoch, self.eta_min
-        if e == 0 or self._is_initial:
+        if self._is_initial:  # PyTorch's: a later epoch 0 (SequentialLR resumed) steps on
             return self._current()
         if self._step_count == 1 and e > 0:  # resumed: no current rate to start from
             return self._closed_form()
@@ -649,6 +649,36 @@ class LambdaLR(LRScheduler):
         for f, attributes in zip(lambdas, saved):
             if attributes is not None:
                 vars(f).update(attributes)
+
+
+def _not_plateau(scheduler, i, where):
+    """PyTorch's ValueError for a ReduceLROnPlateau in SequentialLR or ChainedScheduler
+    (whose step() would call it without the metric); ReduceLROnPlateau is this module's
+    name from the import below."""
+    if isinstance(scheduler, ReduceLROnPlateau):
+        raise ValueError(f"{where} does not support `ReduceLROnPlateau` scheduler as it "
+                         f"requires additional kwargs to be specified when calling `step`, "
+                         f"but got one at index {i} in the given schedulers sequence.")
+
+
+_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+
+
+def _check_phases(phases, total_steps, pct_start, where):
+    """ValueError when a step in [0, total_steps] falls in a phase of no length (its
+    fraction would be 0 / 0): the first phase when pct_start * total_steps is 1, the
+    last when the one before it ends at total_steps - 1.  A middle phase of no length
+    is never used (its steps fall in the one before)."""
+    names = ("rising", "falling") if len(phases) == 2 else ("rising", "falling",
+                                                            "annihilating")
+    starts = [0.0] + [phase[0] for phase in phases[:-1]]
+    for i, ((end, *_), start) in enumerate(zip(phases, starts)):
+        used = i == 0 and end >= 0 or i == len(phases) - 1 and max(starts[1:]) < total_steps
+        if end == start and used:
+            raise ValueError(f"{where}: total_steps={total_steps} and pct_start={pct_start} "
+                             f"leave the {names[i]} phase (phase {i + 1} of {len(phases)}) "
+                             f"without a step (it would divide by 0); change pct_start or "
+                             f"total_steps")
 
 
 from ._lr_schedulers_more import (CosineAnnealingWarmRestarts, LinearLR,  # noqa: E402

@@ -379,7 +379,8 @@ class Optimizer:
             When the number of groups, or of parameters in a group, differs from this
             optimizer's; or a state names a parameter no group lists, lacks or has an
             unknown entry (built-in optimizers), or has a tensor of another shape than
-            its parameter; or a hyperparameter is invalid.
+            its parameter; or a hyperparameter is invalid (but an lr below 0, which a
+            scheduler may set, as PyTorch's: LinearLR's decay to 0 ends at -1.5e-18).
 
         Examples
         --------
@@ -475,7 +476,7 @@ def _closure_loss(closure):
         return closure()
 
 
-def _check_lr(value, where):
+def _check_lr(value, where, words=None):
     """lr: a number >= 0, or a one-element Tensor holding one (kept a Tensor, as
     PyTorch keeps it; checking its value reads it, once, when the group is made)."""
     if isinstance(value, _C.Tensor):
@@ -485,24 +486,43 @@ def _check_lr(value, where):
         if value.dtype == _C.bool:
             raise TypeError(f"{where}: a Tensor lr must be real, got {value.dtype}")
         if not value.item() >= 0:
-            raise ValueError(f"{where}: invalid lr {value.item()}: it must be >= 0")
+            raise _out_of_range("lr", value.item(), where, ">= 0", words)
         return value
-    return _nonnegative(value, "lr", where)
+    return _nonnegative(value, "lr", where, words)
 
 
-def _nonnegative(value, name, where):
+def _nonnegative(value, name, where, words=None):
     """value, a number >= 0: an int stays an int (as PyTorch keeps it in param_groups:
     the defaults weight_decay=0 and momentum=0 are ints there), any other number a
     float.  A one-element real tensor (PyTorch takes 0-d ones for betas, eps and
-    weight_decay) is read as its number, once, here."""
+    weight_decay) is read as its number, once, here.  words: PyTorch's message for a
+    value out of range, where it is not the usual one (see _out_of_range)."""
+    value = _number(value, name, where)
+    if not value >= 0:
+        raise _out_of_range(name, value, where, ">= 0", words)
+    return value
+
+
+def _number(value, name, where):
+    """value as a Python number (a one-element real tensor read once), or TypeError."""
     if isinstance(value, _C.Tensor) and value.numel() == 1 and value.dtype != _C.bool and \
             not value.is_complex():
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
-    if not value >= 0:
-        raise ValueError(f"{where}: invalid {name} {value}: it must be >= 0")
     return value if isinstance(value, int) else float(value)
+
+
+def _out_of_range(name, value, where, rule, words=None):
+    """The ValueError for a hyperparameter out of its range, in PyTorch's words
+    ("Invalid learning rate: -1", "Invalid epsilon value: -1", "Invalid momentum
+    value: -1") after the optimizer's name, followed by the range; words, a format of
+    name and value, where PyTorch has other words (taken as they are)."""
+    if words is None:
+        words = {"lr": "Invalid learning rate: {value}",
+                 "eps": "Invalid epsilon value: {value}"}.get(name, "Invalid {name} value: {value}")
+        words += f" (it must be {rule})"
+    return ValueError(f"{where}: {words.format(name=name, value=value)}")
 
 
 def _apart(x, y):
@@ -526,6 +546,11 @@ def _decayed_grads(params, wd, where, maximize=False):
             raise RuntimeError(f"{where}.step(): the gradient (shape {tuple(grad.shape)} on "
                                f"{grad.device}) does not match its parameter (shape "
                                f"{tuple(p.shape)} on {p.device})")
+        if not (p.is_floating_point() or p.is_complex()):  # before anything changes
+            raise RuntimeError(f"{where}.step(): the parameter (shape {tuple(p.shape)} on "
+                               f"{p.device}) is {p.dtype}: its update, a floating point "
+                               f"tensor, can't be cast to the desired output type {p.dtype} "
+                               f"(optimizers update floating point or complex parameters)")
         data = p.detach()  # its version counter is p's: a step is a write to p, as in PyTorch
         if maximize:
             grad = grad.neg()
@@ -594,9 +619,9 @@ class _Adaptive(Optimizer):
 
 
 def _in_unit(value, name, where):
-    value = _nonnegative(value, name, where)
-    if value > 1:
-        raise ValueError(f"{where}: invalid {name} {value}: it must be in [0, 1]")
+    value = _number(value, name, where)
+    if not 0 <= value <= 1:
+        raise _out_of_range(name, value, where, "in [0, 1]")
     return value
 
 

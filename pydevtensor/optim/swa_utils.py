@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import numbers
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,12 +35,17 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable[..., Any]:
     Parameters
     ----------
     decay : float, optional
-        The weight of the average so far (default 0.999).
+        The weight of the average so far, in [0, 1] (default 0.999).
 
     Returns
     -------
     callable
         ``ema_update(ema_param, current_param, num_averaged) -> Tensor``.
+
+    Raises
+    ------
+    ValueError
+        When decay is outside [0, 1], as PyTorch's (or NaN).
 
     Examples
     --------
@@ -47,9 +53,20 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable[..., Any]:
     >>> get_ema_avg_fn(0.5)(pydevtensor.tensor(2.), pydevtensor.tensor(4.), 1)
     tensor(3.)
     """
+    _check_decay(decay, "get_ema_avg_fn")
+
     def ema_update(ema_param, current_param, num_averaged):
         return decay * ema_param + (1 - decay) * current_param
     return ema_update
+
+
+def _check_decay(decay, where):
+    """PyTorch's ValueError for an EMA decay outside [0, 1] (NaN refused too)."""
+    if isinstance(decay, bool) or not isinstance(decay, numbers.Real):
+        raise TypeError(f"{where}(): decay must be a number, got {type(decay).__name__}")
+    if not 0.0 <= decay <= 1.0:
+        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
+                         f"[0,1] range.")
 
 
 def get_swa_avg_fn() -> Callable[..., Any]:
@@ -77,12 +94,17 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable[..., None]:
     Parameters
     ----------
     decay : float, optional
-        The weight of the average so far (default 0.999).
+        The weight of the average so far, in [0, 1] (default 0.999).
 
     Returns
     -------
     callable
         ``ema_update(ema_params, current_params, num_averaged) -> None``.
+
+    Raises
+    ------
+    ValueError
+        When decay is outside [0, 1], as PyTorch's (or NaN).
 
     Examples
     --------
@@ -92,6 +114,8 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable[..., None]:
     >>> e
     [tensor([3.])]
     """
+    _check_decay(decay, "get_ema_multi_avg_fn")
+
     def ema_update(ema_param_list, current_param_list, _num_averaged):
         for p_ema, p_model in zip(ema_param_list, current_param_list):
             if p_ema.is_floating_point():
@@ -144,6 +168,11 @@ class AveragedModel(Module):
     use_buffers : bool, optional
         Average the buffers too (default False: copy them from model).
 
+    Raises
+    ------
+    AssertionError
+        When both avg_fn and multi_avg_fn are given (PyTorch's assertion).
+
     Examples
     --------
     >>> from pydevtensor import nn
@@ -163,6 +192,8 @@ class AveragedModel(Module):
         if not isinstance(model, Module):
             raise TypeError(f"AveragedModel(): model must be an nn.Module, got "
                             f"{type(model).__name__}")
+        if avg_fn is not None and multi_avg_fn is not None:  # PyTorch's assertion
+            raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
         self.module = copy.deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
@@ -281,7 +312,7 @@ class SWALR(LRScheduler):
             raise ValueError(f"SWALR(): swa_lr must have {len(groups)} values, one per "
                              f"param group, got {len(rates)}")
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must by one of 'cos' or 'linear', instead got "
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy!r}")
         if isinstance(anneal_epochs, bool) or not isinstance(anneal_epochs, int) or \
                 anneal_epochs < 0:
