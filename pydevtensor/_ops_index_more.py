@@ -9,6 +9,7 @@ argwhere give or take a number of elements that depends on the data: the mask's
 count of True is read back to the host (a counted copy on a GPU), as nonzero does.
 """
 import builtins
+import numbers
 
 from . import _C
 from ._args import flag
@@ -473,7 +474,8 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
          element=None, test_element=None, out=None):
     """For each element of elements, whether it occurs in test_elements (NaN matches
     nothing).  test_elements is sorted on the device and searched (searchsorted); no
-    data comes back to the host.
+    data comes back to the host.  A number test_elements is compared exactly, as in
+    NumPy: an int its dtype cannot hold (300 for uint8) matches nothing.
 
     Parameters
     ----------
@@ -525,6 +527,11 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
     if not isinstance(elements, _C.Tensor) and not isinstance(test_elements, _C.Tensor):
         raise TypeError(f"isin(): expected a Tensor for elements or test_elements, got "
                         f"{type(elements).__name__} and {type(test_elements).__name__}")
+    if isinstance(elements, _C.Tensor) and isinstance(test_elements, numbers.Real):
+        # one number: the exact comparison, as NumPy's isin (an int past elements' dtype
+        # matches nothing: uint8 with 300, int64 with 2**63, Note [ints beyond 64 bits])
+        found = elements.detach() == test_elements
+        return ~found if invert else found
     from ._ops_counting import searchsorted
     from ._ops_sort import sort
     device = (elements if isinstance(elements, _C.Tensor) else test_elements).device

@@ -163,6 +163,26 @@ def test_isin_nan_and_empty(device):
     assert pdt.isin(a, _t(np.zeros(0), device), invert=True).tolist() == [True] * 3
 
 
+def test_isin_number_past_the_dtype(device):
+    """A number test_elements that elements' dtype cannot hold matches nothing, as in
+    NumPy (isin of uint8 with 300 raised a conversion error, of int64 with 2**63 an
+    OverflowError naming full()); one it can hold, or a float, is compared as before."""
+    for dtype, n in [("uint8", 300), ("uint8", -1), ("int8", 200), ("int64", 2**63),
+                     ("int64", -2**63 - 1), ("int32", 2**70), ("bool", 2)]:
+        a = np.array([0, 1, 44, 127], dtype=dtype)
+        for invert in (False, True):
+            got = pdt.isin(_t(a, device), n, invert=invert)
+            assert got.dtype == pdt.bool and got.device == device
+            np.testing.assert_array_equal(got.cpu().numpy(),
+                                          np.isin(a.astype(object), [n], invert=invert),
+                                          err_msg=f"{dtype} {n} {invert}")
+    a = np.array([1.0, 2.5, 9.223372036854775808e18], dtype="float64")
+    np.testing.assert_array_equal(pdt.isin(_t(a, device), 2**63).cpu().numpy(),
+                                  [False, False, True])
+    np.testing.assert_array_equal(pdt.isin(_t(a, device), 2.5).cpu().numpy(),
+                                  [False, True, False])
+
+
 def test_gradients(device):
     rng = np.random.default_rng(4)
     x = rng.standard_normal((4, 3))

@@ -209,6 +209,27 @@ def test_adaptive_pools_to_no_bins(device):
     assert tuple(F.adaptive_max_pool2d(img, 0).shape) == (1, 2, 0, 0)
 
 
+def test_adaptive_avg_pool_of_no_channels(device):
+    """adaptive_avg_pool1d/2d and interpolate's area mode of an input with no channels
+    give the empty (N, 0, *output_size) result, as PyTorch's (they raised an error
+    naming im2col where the bins tile the input: (1, 0, 4, 4) to (2, 2)); the gradient
+    is the input's empty one."""
+    for shape, size, pool in [((1, 0, 4, 4), (2, 2), F.adaptive_avg_pool2d),
+                              ((1, 0, 4, 4), (3, 3), F.adaptive_avg_pool2d),
+                              ((0, 4, 4), (2, 3), F.adaptive_avg_pool2d),
+                              ((2, 0, 5), 1, F.adaptive_avg_pool1d),
+                              ((2, 0, 6), 2, F.adaptive_avg_pool1d)]:
+        x = pdt.ones(*shape, device=device, requires_grad=True)
+        out = pool(x, size)
+        want = shape[:-2 if pool is F.adaptive_avg_pool2d else -1] + (
+            size if isinstance(size, tuple) else (size,))
+        assert tuple(out.shape) == want and out.device == device, (shape, size)
+        out.sum().backward()
+        assert tuple(x.grad.shape) == shape
+    area = F.interpolate(pdt.ones(2, 0, 4, device=device), size=2, mode="area")
+    assert tuple(area.shape) == (2, 0, 2) and area.device == device
+
+
 def test_pool_1d_bad_input(device):
     x = pdt.zeros(1, 2, 4, device=device)
     d = str(device)

@@ -4,7 +4,7 @@ csrc/python/wide_ints.c).
 Where the result is floating they are the nearest double, as in PyTorch
 (``tensor([1.0]) + 2**63``); integer tensors compare with them exactly (as NumPy 2
 does), clamp to them by saturating, and refuse them in arithmetic and writes with an
-OverflowError naming the dtype. Every check runs on every device; the reference is
+OverflowError naming the dtype; a bool tensor takes them as True. Every check runs on every device; the reference is
 NumPy in the tensor's dtype, with the int rounded to the nearest double and then to
 that dtype, as the kernels' scalar operands are (exact: IEEE arithmetic).
 """
@@ -133,3 +133,34 @@ def test_creation_with_a_floating_dtype(device):
             (lambda: pdt.tensor([10**400, 1.0]), r"beyond the largest float64")]:
         with pytest.raises(OverflowError, match=what):
             run()
+
+
+def test_written_into_a_bool_tensor(device):
+    """A bool tensor takes an int beyond 64 bits as True, as it takes any nonzero int
+    (x.fill_(5) is True; PyTorch's take 2**63 too): fill_, full, full_like, tensor(),
+    setitem and masked_fill (they raised OverflowError: "it does not fit")."""
+    for n in (2**63, 2**64, -2**63 - 1, 3 * 2**70):
+        z = pdt.zeros(3, dtype=pdt.bool, device=device)
+        mask = pdt.tensor([True, False, True], device=device)
+        got = {
+            "fill_": z.clone().fill_(n),
+            "full": pdt.full((3,), n, dtype=pdt.bool, device=device),
+            "full_like": pdt.full_like(z, n),
+            "tensor": pdt.tensor([n, 0, n], dtype=pdt.bool, device=device),
+            "masked_fill": z.masked_fill(mask, n),
+        }
+        y = z.clone()
+        y[1] = n
+        got["setitem"] = y
+        y = z.clone()
+        y[mask] = n
+        got["setitem mask"] = y
+        ref = {"fill_": [True] * 3, "full": [True] * 3, "full_like": [True] * 3,
+               "tensor": [True, False, True], "masked_fill": [True, False, True],
+               "setitem": [False, True, False], "setitem mask": [True, False, True]}
+        for name, t in got.items():
+            assert t.dtype == pdt.bool and t.device == device, name
+            np.testing.assert_array_equal(t.cpu().numpy(), np.array(ref[name]),
+                                          err_msg=f"{name} {n}")
+    with pytest.raises(OverflowError, match=r"mul\(\): .* dtype int64"):
+        pdt.ones(2, dtype=pdt.bool, device=device) * 2**63  # the result is int64

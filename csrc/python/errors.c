@@ -37,11 +37,11 @@ int pdt_raise_int(pdt_state *S, pdt_status st)
  * RuntimeError at once, as NumPy's AxisError is both a ValueError and an IndexError;
  * OutOfMemoryError is a MemoryError and a RuntimeError.  An index or dim out of range is
  * an IndexOutOfRangeError, an IndexError (NumPy's class, and PyTorch's for indexing and
- * index_select) and a RuntimeError (PyTorch's for gather, scatter and scatter_reduce).  A dtype an op cannot take
- * (mean() of integers, matmul of float32 and int64, an in-place result that cannot be
- * cast back) is a DTypeError, a TypeError (as NumPy's UFuncTypeError is) and a
- * RuntimeError (PyTorch's class for it).  An argument of the wrong Python type stays a
- * plain TypeError, as in both. */
+ * index_select) and a RuntimeError (PyTorch's for gather, scatter and scatter_reduce).
+ * A dtype an op cannot take (mean() of integers, matmul of float32 and int64, an
+ * in-place result that cannot be cast back) is a DTypeError, a TypeError (as NumPy's
+ * UFuncTypeError is) and a RuntimeError (PyTorch's class for it).  An argument of the
+ * wrong Python type stays a plain TypeError, as in both. */
 static PyObject *new_error(const char *name, const char *doc, PyObject *base1, PyObject *base2)
 {
     PyObject *bases = base2 ? PyTuple_Pack(2, base1, base2) : Py_NewRef(base1);

@@ -7,6 +7,7 @@
 #include "docstrings_tensor.h"
 #include "pdt_convert.h"
 #include "pdt_half.h"
+#include "wide_ints.h"
 
 /* ---- nested sequences ---- */
 
@@ -186,10 +187,10 @@ static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype
 static int write_value(PyObject *o, pdt_dtype dt, char **p)
 {
     pdt_scalar v;
-    int wide; /* Note [ints beyond 64 bits] in wide_ints.c: a floating dtype takes one */
+    int wide; /* Note [ints beyond 64 bits] in wide_ints.c: a floating or bool dtype takes one */
     if (pdt_parse_scalar_wide(o, "tensor(): element", &v, &wide) < 0)
         return -1;
-    if (wide && !pdt_dtype_is_floating(dt)) {
+    if (wide && !pdt_wide_holds(dt)) {
         PyErr_Format(PyExc_OverflowError,
                      "tensor(): element: the integer %R does not fit in 64 bits (dtype %s)", o,
                      pdt_dtype_name(dt));

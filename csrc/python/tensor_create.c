@@ -10,6 +10,7 @@
 #include "create_args.h"
 #include "docstrings_create.h"
 #include "pdt_elementwise.h"
+#include "wide_ints.h"
 
 int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t *shape,
                     const char *fname)
@@ -159,7 +160,7 @@ static int scalar_dtype(pdt_state *S, PyObject *obj, const pdt_scalar *v)
  * a GPU tensor's device-to-host copy is counted and guarded as item()'s.  Returns a new
  * reference to the number (obj itself when it is no tensor) with *v parsed, or NULL.
  * wide: NULL, or where an int beyond 64 bits is taken as its nearest double (the caller
- * refuses it unless the dtype is floating: Note [ints beyond 64 bits] in wide_ints.c). */
+ * refuses it unless pdt_wide_holds the dtype: Note [ints beyond 64 bits] in wide_ints.c). */
 static PyObject *parse_number(pdt_state *S, PyObject *obj, const char *what, pdt_scalar *v,
                               int *wide)
 {
@@ -204,7 +205,7 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
     pdt_tensor t;
     const int dt = o.dtype >= 0 ? o.dtype : wide ? PDT_INT64 : scalar_dtype(S, number, &v);
     Py_DECREF(number);
-    if (wide && !pdt_dtype_is_floating(dt))
+    if (wide && !pdt_wide_holds(dt))
         return wide_refused("full(): fill_value", fill, dt);
     if (!pdt_create_empty(S, &o, dt, ndim, shape, &t))
         return NULL;
@@ -248,7 +249,7 @@ static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_
         const int dt = o.dtype >= 0 ? o.dtype : (int)src->dtype;
         if (pdt_parse_scalar_wide(fill, "fill_value", &v, &wide) < 0)
             return NULL;
-        if (wide && !pdt_dtype_is_floating(dt))
+        if (wide && !pdt_wide_holds(dt))
             return wide_refused("fill_value", fill, dt);
         value = &v;
     }

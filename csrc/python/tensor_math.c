@@ -655,7 +655,7 @@ static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                                          "fill_(value.item()), which reads it on the host");
         return NULL;
     }
-    if (value.is_wide && !pdt_dtype_is_floating(pdt_tensor_of(self)->dtype)) {
+    if (value.is_wide && !pdt_wide_holds(pdt_tensor_of(self)->dtype)) {
         pdt_wide_refused("fill_", pdt_tensor_of(self), pdt_tensor_of(self)->dtype);
         return NULL;
     }

@@ -2,22 +2,28 @@
  *
  * Note [ints beyond 64 bits]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A Python int has no size; the kernels' integers are int64 at most.  PyTorch takes
- * an int from 2**63 up where the op's result is floating (tensor([1.0]) + 2**63, a
- * float x.fill_(2**64)), as the nearest double, and refuses it ("Overflow when
- * unpacking long") where the result is an integer.  Here to_arg (tensor_math.c) keeps
+ * A Python int has no size; the kernels' integers are int64 at most.  PyTorch 2.15
+ * unpacks an int in [2**63, 2**64) as a uint64: a floating result takes its nearest
+ * double (tensor([1.0]) + 2**63), an integer one wraps it (int64 + 2**63 adds -2**63,
+ * and int64 x < 2**63 compares with -2**63: False for every x), tensor(2**63) raises
+ * ("Overflow when unpacking long long"); from 2**64 up and below -2**63 it refuses the
+ * int everywhere ("int too big to convert"), a floating result too.  Here any such int
+ * up to the doubles is taken where the value is floating, none is wrapped: to_arg
+ * (tensor_math.c) keeps
  * such an int as its nearest double with is_wide set (pdt_parse_scalar_wide; an int
  * past the doubles, 2**1024 and up, is still an OverflowError), and before the core
  * sees it:
  *  - where the result dtype, counting the int as an int, is floating, the double is
  *    the operand: float32 + 2**63 stays float32, as PyTorch's; int / 2**63 is the
- *    quotient in the default float (PyTorch raises there);
+ *    quotient in the default float;
  *  - a comparison of an integer or bool tensor with it is answered exactly, as the
  *    ints within 64 bits beyond the tensor's dtype are (Note [ints beyond the dtype]
  *    in csrc/core/pdt_compare_scalar.c) and as NumPy 2 answers: the int lies past every
  *    int64, so x < 2**63 is x <= INT64_MAX (all True) and x == 2**63 is x > INT64_MAX
- *    (all False), still one pass in the tensor's dtype; PyTorch raises;
+ *    (all False), still one pass in the tensor's dtype;
  *  - clamp's bounds of an integer result saturate, as its bounds beyond the dtype do;
+ *  - written into a bool tensor (fill_, full, tensor(), setitem, masked_fill) it is True,
+ *    as any nonzero int is (pdt_wide_holds);
  *  - anything else (int64 + 2**63, an integer fill) is an OverflowError naming the op,
  *    the dtype, the shape and the device.
  */
@@ -113,5 +119,5 @@ int pdt_parse_number_into(PyObject *obj, const char *what, const pdt_tensor *x, 
     int wide;
     if (pdt_parse_scalar_wide(obj, what, v, &wide) < 0)
         return -1;
-    return wide && !pdt_dtype_is_floating(x->dtype) ? pdt_wide_refused(what, x, x->dtype) : 0;
+    return wide && !pdt_wide_holds(x->dtype) ? pdt_wide_refused(what, x, x->dtype) : 0;
 }

@@ -21,12 +21,19 @@ int pdt_wide_binary(const char *name, pdt_binary_op *op, pdt_arg *a, pdt_arg *b,
  * double. */
 void pdt_wide_clamp(pdt_arg *const bound[3]);
 
+/* 1 where a value of dtype dt can be written from a wide int: a floating dtype takes
+ * its nearest double, bool its truth (True: a wide int is never 0), as PyTorch's do. */
+static inline int pdt_wide_holds(pdt_dtype dt)
+{
+    return pdt_dtype_is_floating(dt) || dt == PDT_BOOL;
+}
+
 /* The OverflowError of a wide int where t's op has the integer result dtype result;
  * returns -1. */
 int pdt_wide_refused(const char *name, const pdt_tensor *t, pdt_dtype result);
 
 /* pdt_parse_scalar for a number written into x (setitem, masked_fill, fill_): an int
- * beyond 64 bits only into a floating x, as its nearest double (Note [ints beyond 64
+ * beyond 64 bits only into an x that pdt_wide_holds, as its nearest double (Note [ints beyond 64
  * bits]); what names the operation in the messages. */
 int pdt_parse_number_into(PyObject *obj, const char *what, const pdt_tensor *x, pdt_scalar *v);
 

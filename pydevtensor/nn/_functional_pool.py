@@ -463,10 +463,10 @@ def _adaptive_args(input, output_size, where):
 
 
 def _no_bins(x: Tensor, out: tuple, unbatched: bool) -> Tensor:
-    """The empty (N, C, *out) output of an output_size holding 0, still x's function
-    (its gradient: zeros)."""
-    n, c = x.shape[:2]
-    return _unbatch(x.reshape(n, c, -1)[:, :, :0].reshape((n, c) + tuple(out)), unbatched)
+    """The empty (N, C, *out) output of an output_size holding 0 (or of an x with no
+    elements), still x's function (its gradient: zeros)."""
+    n, c, h, w = x.shape
+    return _unbatch(x.reshape(n, c, h * w)[:, :, :0].reshape((n, c) + tuple(out)), unbatched)
 
 
 def _bin_taps(size: int, out: int, device) -> tuple:
@@ -554,7 +554,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 def _adaptive_avg_pool(input, output_size, where):
     """adaptive_avg_pool2d, naming where in its errors."""
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
-    if 0 in (oh, ow):
+    if 0 in (oh, ow) or x.numel() == 0:  # no channels: PyTorch's empty result too
         return _no_bins(x, (oh, ow), unbatched)
     if h % oh == 0 and w % ow == 0:
         return _avg_pool(input, (h // oh, w // ow), None, 0, False, True, None, where)
