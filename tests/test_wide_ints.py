@@ -4,9 +4,10 @@ csrc/python/wide_ints.c).
 Where the result is floating they are the nearest double, as in PyTorch
 (``tensor([1.0]) + 2**63``); integer tensors compare with them exactly (as NumPy 2
 does), clamp to them by saturating, and refuse them in arithmetic and writes with an
-OverflowError naming the dtype; a bool tensor takes them as True. Every check runs on every device; the reference is
-NumPy in the tensor's dtype, with the int rounded to the nearest double and then to
-that dtype, as the kernels' scalar operands are (exact: IEEE arithmetic).
+OverflowError naming the dtype (PyTorch wraps those below 2**64); a bool tensor takes
+them as True. Every check runs on every device; the reference is NumPy in the tensor's
+dtype, with the int rounded to the nearest double and then to that dtype, as the
+kernels' scalar operands are (exact: IEEE arithmetic).
 """
 import operator
 

@@ -8,11 +8,10 @@
  * and int64 x < 2**63 compares with -2**63: False for every x), tensor(2**63) raises
  * ("Overflow when unpacking long long"); from 2**64 up and below -2**63 it refuses the
  * int everywhere ("int too big to convert"), a floating result too.  Here any such int
- * up to the doubles is taken where the value is floating, none is wrapped: to_arg
- * (tensor_math.c) keeps
- * such an int as its nearest double with is_wide set (pdt_parse_scalar_wide; an int
- * past the doubles, 2**1024 and up, is still an OverflowError), and before the core
- * sees it:
+ * up to the doubles is taken where the value is floating, and none is wrapped (a wrapped
+ * 2**63 is a different number): to_arg (tensor_math.c) keeps such an int as its nearest
+ * double with is_wide set (pdt_parse_scalar_wide; an int past the doubles, 2**1024 and
+ * up, is still an OverflowError), and before the core sees it:
  *  - where the result dtype, counting the int as an int, is floating, the double is
  *    the operand: float32 + 2**63 stays float32, as PyTorch's; int / 2**63 is the
  *    quotient in the default float;
@@ -59,8 +58,8 @@ int pdt_wide_refused(const char *name, const pdt_tensor *t, pdt_dtype result)
     char shape[64], dev[32];
     PyErr_Format(PyExc_OverflowError,
                  "%s: an integer beyond 64 bits with a result of dtype %s (a tensor of shape "
-                 "%s on %s): it does not fit; use a floating tensor or a float number (as in "
-                 "PyTorch)",
+                 "%s on %s): it does not fit, and is not wrapped; use a floating tensor or a "
+                 "float number",
                  name, pdt_dtype_name(result),
                  pdt_shape_str(t->ndim, t->shape, shape, sizeof shape),
                  pdt_device_str(t->device, dev, sizeof dev));
