@@ -122,6 +122,12 @@ AUTOGRAD_CASES = [
     C("register_hook-returns-a-number", "x = pdt.ones(2, requires_grad=True)\n"
       "x.register_hook(lambda g: 1.0)\n(x * 2).sum().backward()", "TypeError",
       r"a tensor hook must return a Tensor or None, got float"),
+    C("node-register_hook-not-callable",
+      "(pdt.ones(1, requires_grad=True) * 2).grad_fn.register_hook(3)", "TypeError",
+      r"register_hook\(\): hook must be callable, got int"),
+    C("node-register_prehook-count", "x = pdt.ones(2, requires_grad=True)\ny = x * 2\n"
+      "y.grad_fn.register_prehook(lambda go: (go[0], go[0]))\ny.sum().backward()",
+      "RuntimeError", r"pre hook of MulBackward0 returned 2 gradients for 1 outputs"),
     C("retain_grad-no-grad", "pdt.ones(1).retain_grad()", "RuntimeError",
       r"can't retain_grad on Tensor that has requires_grad=False"),
     C("register_full_backward_hook-not-callable",
