@@ -122,6 +122,13 @@ AUTOGRAD_CASES = [
     C("register_hook-returns-a-number", "x = pdt.ones(2, requires_grad=True)\n"
       "x.register_hook(lambda g: 1.0)\n(x * 2).sum().backward()", "TypeError",
       r"a tensor hook must return a Tensor or None, got float"),
+    C("get_gradient_edge-no-grad", "pdt.autograd.graph.get_gradient_edge(pdt.ones(1))",
+      "RuntimeError", r"gradient edge for a Tensor that does not require gradients"),
+    C("get_gradient_edge-not-a-tensor", "pdt.autograd.graph.get_gradient_edge([1.0])",
+      "TypeError", r"get_gradient_edge\(\): expected a Tensor, got list"),
+    C("increment_version-not-a-tensor", "pdt.autograd.graph.increment_version(3)",
+      "RuntimeError", r"increment_version\(\): expected a Tensor or a sequence of Tensors, "
+      r"got int"),
     C("node-register_hook-not-callable",
       "(pdt.ones(1, requires_grad=True) * 2).grad_fn.register_hook(3)", "TypeError",
       r"register_hook\(\): hook must be callable, got int"),

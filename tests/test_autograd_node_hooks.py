@@ -127,3 +127,26 @@ def test_metadata_and_hooks_outlive_the_backward(device):
     assert y.grad_fn.metadata == {"step": 3}
     assert seen == [1]
     assert (x * 2).grad_fn.metadata == {}
+
+
+def test_graph_names(device):
+    """autograd.graph: Node is the class of every grad_fn, get_gradient_edge gives a
+    tensor's edge, increment_version makes a backward that saved the tensor raise."""
+    graph = autograd.graph
+    a, x = leaf(device)
+    h = x * 1
+    y = h.sin()  # saves h
+    assert isinstance(y.grad_fn, graph.Node) and graph.Node is autograd.Node
+    e = graph.get_gradient_edge(x)
+    assert e.node is h.grad_fn.next_functions[0][0] and e.output_nr == 0
+    u, v = h.split(2)
+    assert tuple(graph.get_gradient_edge(v)) == (v.grad_fn, v.output_nr)
+    version = h._version
+    graph.increment_version(h)
+    assert h._version == version + 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    np.testing.assert_array_equal(np_of(h), a)  # the values themselves are unchanged
+    p, q = pdt.ones(2, device=device), pdt.ones(3, device=device)
+    graph.increment_version([p, q])
+    assert (p._version, q._version) == (1, 1)
