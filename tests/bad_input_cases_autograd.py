@@ -122,6 +122,9 @@ AUTOGRAD_CASES = [
     C("register_hook-returns-a-number", "x = pdt.ones(2, requires_grad=True)\n"
       "x.register_hook(lambda g: 1.0)\n(x * 2).sum().backward()", "TypeError",
       r"a tensor hook must return a Tensor or None, got float"),
+    C("grad-input-a-number", "x = pdt.ones(2, requires_grad=True)\n"
+      "pdt.autograd.grad((x * 2).sum(), [x, 3.0])", "RuntimeError",
+      r"grad\(\): all inputs have to be Tensors, but input 1 is a float"),
     C("get_gradient_edge-no-grad", "pdt.autograd.graph.get_gradient_edge(pdt.ones(1))",
       "RuntimeError", r"gradient edge for a Tensor that does not require gradients"),
     C("get_gradient_edge-not-a-tensor", "pdt.autograd.graph.get_gradient_edge([1.0])",
