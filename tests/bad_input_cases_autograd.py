@@ -132,6 +132,17 @@ AUTOGRAD_CASES = [
     C("increment_version-not-a-tensor", "pdt.autograd.graph.increment_version(3)",
       "RuntimeError", r"increment_version\(\): expected a Tensor or a sequence of Tensors, "
       r"got int"),
+    C("saved_tensors_hooks-not-callable",
+      "pdt.autograd.graph.saved_tensors_hooks(lambda t: t, None)", "TypeError",
+      r"saved_tensors_hooks\(\): unpack_hook must be callable, got NoneType"),
+    C("saved_tensors_hooks-unpack-a-number", "x = pdt.ones(2, requires_grad=True)\n"
+      "with pdt.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: 1):\n"
+      "    y = (x * x).sum()\ny.backward()", "TypeError",
+      r"unpack_hook expected to be a Tensor but got result of type int"),
+    C("saved_tensors_hooks-disabled",
+      "with pdt.autograd.graph.disable_saved_tensors_hooks('no hooks'):\n"
+      "    with pdt.autograd.graph.save_on_cpu():\n        pass", "RuntimeError",
+      r"no hooks"),
     C("node-register_hook-not-callable",
       "(pdt.ones(1, requires_grad=True) * 2).grad_fn.register_hook(3)", "TypeError",
       r"register_hook\(\): hook must be callable, got int"),

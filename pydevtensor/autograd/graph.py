@@ -1,15 +1,19 @@
 """``torch.autograd.graph``'s names for looking at and marking the graph: ``Node`` (the
 class of every ``grad_fn``), ``GradientEdge`` and ``get_gradient_edge`` (where a
-tensor's gradient flows in), and ``increment_version`` (for a custom op that changed
-a tensor in place behind autograd's back)."""
+tensor's gradient flows in), ``increment_version`` (for a custom op that changed
+a tensor in place behind autograd's back), and the hooks on the tensors saved for a
+backward (``saved_tensors_hooks``, ``save_on_cpu``, ``disable_saved_tensors_hooks``:
+Note [saved tensors hooks] in saved_hooks.py)."""
 from __future__ import annotations
 
 from typing import NamedTuple
 
 from .. import _C
 from .node import Node, edge_of
+from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
-__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version"]
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 
 class GradientEdge(NamedTuple):

@@ -10,6 +10,8 @@ so the graph has no reference cycles and dies with the last tensor that reaches 
 import weakref
 
 from .. import _C
+from .saved_hooks import HOOKS as _SAVED_HOOKS
+from .saved_hooks import pack_saved, unpack_saved
 from .hooks import (leaf_hooks, post_accumulate_hooks, run_hooks, run_node_posthooks,
                     run_node_prehooks, seen_by_hook)
 
@@ -321,6 +323,8 @@ class Node:
         self._versions = ((tensors[0]._version,) if n == 1 else
                           (tensors[0]._version, tensors[1]._version) if n == 2 else
                           tuple([t._version for t in tensors]))
+        if _SAVED_HOOKS and n:  # Note [saved tensors hooks] (saved_hooks.py)
+            self._saved = pack_saved(self, tensors)
 
     @property
     def saved_tensors(self):
@@ -336,7 +340,10 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MSG)
-        check_versions(self.name(), saved, self._versions)
+        if "_packed" in self.__dict__:
+            saved = unpack_saved(self, self._versions)
+        else:
+            check_versions(self.name(), saved, self._versions)
         slots = self.__dict__.get("_output_slots")
         if slots and _C.is_grad_enabled():
             saved = list(saved)
