@@ -43,8 +43,9 @@ from ._ops_view import *  # noqa: F401,F403  (views and indexing)
 from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
 from . import autograd
-from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                       no_grad, set_grad_enabled)
+from .autograd import (enable_grad, inference_mode, is_anomaly_check_nan_enabled,
+                       is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                       set_grad_enabled)
 from ._ops_index import *  # noqa: F401,F403  (where, gather, issue 17)
 from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index hooks)
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
@@ -179,8 +180,9 @@ __all__ = [
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
-__all__ += ["autograd", "enable_grad", "inference_mode", "is_grad_enabled",
-            "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
+__all__ += ["autograd", "enable_grad", "inference_mode", "is_anomaly_check_nan_enabled",
+            "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+            "set_grad_enabled"]
 __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "optim",
             "to_numpy",
             "transfer_guard", "get_num_threads", "set_num_threads", "get_default_device",

@@ -50,6 +50,8 @@ from ._C import *
 from ._C import _DeviceLike, _Dims, _TensorLike, _ValuesIndices
 from .autograd import enable_grad as enable_grad
 from .autograd import inference_mode as inference_mode
+from .autograd import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
+from .autograd import is_anomaly_enabled as is_anomaly_enabled
 from .autograd import is_inference_mode_enabled as is_inference_mode_enabled
 from .autograd import no_grad as no_grad
 from .autograd import set_grad_enabled as set_grad_enabled

@@ -122,6 +122,33 @@ AUTOGRAD_CASES = [
     C("register_hook-returns-a-number", "x = pdt.ones(2, requires_grad=True)\n"
       "x.register_hook(lambda g: 1.0)\n(x * 2).sum().backward()", "TypeError",
       r"a tensor hook must return a Tensor or None, got float"),
+    C("grad-input-a-number", "x = pdt.ones(2, requires_grad=True)\n"
+      "pdt.autograd.grad((x * 2).sum(), [x, 3.0])", "RuntimeError",
+      r"grad\(\): all inputs have to be Tensors, but input 1 is a float"),
+    C("get_gradient_edge-no-grad", "pdt.autograd.graph.get_gradient_edge(pdt.ones(1))",
+      "RuntimeError", r"gradient edge for a Tensor that does not require gradients"),
+    C("get_gradient_edge-not-a-tensor", "pdt.autograd.graph.get_gradient_edge([1.0])",
+      "TypeError", r"get_gradient_edge\(\): expected a Tensor, got list"),
+    C("increment_version-not-a-tensor", "pdt.autograd.graph.increment_version(3)",
+      "RuntimeError", r"increment_version\(\): expected a Tensor or a sequence of Tensors, "
+      r"got int"),
+    C("saved_tensors_hooks-not-callable",
+      "pdt.autograd.graph.saved_tensors_hooks(lambda t: t, None)", "TypeError",
+      r"saved_tensors_hooks\(\): unpack_hook must be callable, got NoneType"),
+    C("saved_tensors_hooks-unpack-a-number", "x = pdt.ones(2, requires_grad=True)\n"
+      "with pdt.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: 1):\n"
+      "    y = (x * x).sum()\ny.backward()", "TypeError",
+      r"unpack_hook expected to be a Tensor but got result of type int"),
+    C("saved_tensors_hooks-disabled",
+      "with pdt.autograd.graph.disable_saved_tensors_hooks('no hooks'):\n"
+      "    with pdt.autograd.graph.save_on_cpu():\n        pass", "RuntimeError",
+      r"no hooks"),
+    C("node-register_hook-not-callable",
+      "(pdt.ones(1, requires_grad=True) * 2).grad_fn.register_hook(3)", "TypeError",
+      r"register_hook\(\): hook must be callable, got int"),
+    C("node-register_prehook-count", "x = pdt.ones(2, requires_grad=True)\ny = x * 2\n"
+      "y.grad_fn.register_prehook(lambda go: (go[0], go[0]))\ny.sum().backward()",
+      "RuntimeError", r"pre hook of MulBackward0 returned 2 gradients for 1 outputs"),
     C("retain_grad-no-grad", "pdt.ones(1).retain_grad()", "RuntimeError",
       r"can't retain_grad on Tensor that has requires_grad=False"),
     C("register_full_backward_hook-not-callable",

@@ -55,6 +55,15 @@ def test_set_detect_anomaly_function_and_context(device):
     assert not autograd.is_anomaly_enabled()
 
 
+def test_the_queries_are_top_level_names_too():
+    """PyTorch has torch.is_anomaly_enabled and torch.is_anomaly_check_nan_enabled."""
+    assert pdt.is_anomaly_enabled is autograd.is_anomaly_enabled
+    assert pdt.is_anomaly_check_nan_enabled is autograd.is_anomaly_check_nan_enabled
+    with autograd.set_detect_anomaly(True, check_nan=False):
+        assert pdt.is_anomaly_enabled() and not pdt.is_anomaly_check_nan_enabled()
+    assert not pdt.is_anomaly_enabled() and pdt.is_anomaly_check_nan_enabled()
+
+
 def test_detect_anomaly_decorator_and_warning(device):
     @autograd.detect_anomaly()
     def run():

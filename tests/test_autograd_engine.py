@@ -109,6 +109,12 @@ def test_errors_are_the_same(device, use_c, monkeypatch):
     w = a * 2.0
     with pytest.raises(RuntimeError, match="input 0 does not require grad"):
         autograd.grad([w.sum()], [pdt.ones(2, device=device)])
+    # a number among the inputs is named as such (it was 'input 1 does not require grad')
+    with pytest.raises(RuntimeError, match="all inputs have to be Tensors, but input 1 is a "
+                                           "float"):
+        autograd.grad([w.sum()], [a, 3.0])
+    with pytest.raises(RuntimeError, match="input 0 is a float"):
+        w.sum().backward(inputs=[3.0])
 
 
 def test_an_error_in_a_formula_propagates_and_leaks_nothing(device, monkeypatch):

@@ -16,6 +16,7 @@ import pytest
 import pydevtensor
 
 SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "autograd.functional",
+              "autograd.graph",
               "autograd.function", "distribute", "nn.utils", "nn.utils.rnn", "optim.lr_scheduler",
               "optim.swa_utils",
               "utils.data", "utils.checkpoint", "func", "nn.utils.stateless",

@@ -27,7 +27,7 @@ from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from . import function, functional  # noqa: F401  (autograd.function.once_differentiable)
+from . import function, functional, graph  # noqa: F401  (autograd.function.once_differentiable)
 from .function import Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)

@@ -41,7 +41,7 @@ class _SavesOperands(_Binary):
     # as through x * y.  Those Nodes keep a stand-in tensor beside it, freed alike.
     saves_numbers = False
 
-    def save(self, result, input, other, **kw):
+    def save(self, result, input, other, with_result=False, **kw):
         ta, tb = isinstance(input, _C.Tensor), isinstance(other, _C.Tensor)
         keep_a, keep_b = self.keeps(ta and input.requires_grad, tb and other.requires_grad)
         number = self.saves_numbers and (keep_a and not ta or keep_b and not tb)
@@ -52,7 +52,9 @@ class _SavesOperands(_Binary):
         self.scalars = (SAVED if keep_a else None if ta else input,
                         SAVED if keep_b else None if tb else other)
         kept = (input,) * keep_a + (other,) * keep_b + ((_number_stand_in(),) if number else ())
-        if kept:  # the stand-in last: _values reads the tensors before it
+        if with_result:  # the result after them, as an output (pow's backward reads it)
+            self.save_tensors(*kept, result.detach(), outputs=(len(kept),))
+        elif kept:  # the stand-in last: _values reads the tensors before it
             self.save_tensors(*kept)
         self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
         self.dtype = result.dtype if result.is_floating_point() or result.is_complex() else None
@@ -219,10 +221,7 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 class PowBackward0(_SavesOperands):
     def save(self, result, input, exponent, **kw):
         self.result_saved = isinstance(exponent, _C.Tensor)
-        r = super().save(result, input, exponent)
-        if self.result_saved:
-            self.save_tensors(*self._saved, result.detach(), outputs=(len(self._saved),))
-        return r
+        return super().save(result, input, exponent, with_result=self.result_saved)
 
     def backward(self, g):
         a, b = self._values()

@@ -127,7 +127,10 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where, create_
     captures = {}
     if inputs is not None:
         for k, x in enumerate(inputs):
-            if not isinstance(x, _C.Tensor) or not x.requires_grad:
+            if not isinstance(x, _C.Tensor):  # PyTorch's words
+                raise RuntimeError(f"{where}: all inputs have to be Tensors, but input {k} "
+                                   f"is a {type(x).__name__}")
+            if not x.requires_grad:
                 raise RuntimeError(f"{where}: input {k} does not require grad")
             e = edge_of(x)
             captures.setdefault(e[0], []).append((e[1], k))

@@ -22,6 +22,8 @@ import functools
 from .. import _C
 from .hooks import carry_retained
 from .node import FREED_MSG, Node, check_versions, delay_error, edge_of
+from .saved_hooks import HOOKS as _SAVED_HOOKS
+from .saved_hooks import pack_saved, unpack_saved
 from .views import check_view_in_place, rebase
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -223,7 +225,10 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MSG)
-        check_versions(self.name(), [t for t in saved if t is not None], self._versions)
+        if "_packed" in self.__dict__:  # Note [saved tensors hooks]
+            saved = unpack_saved(self, self._versions)
+        else:
+            check_versions(self.name(), [t for t in saved if t is not None], self._versions)
         if self._output_slots and _C.is_grad_enabled():
             saved = list(saved)
             for k, nr in self._output_slots:
@@ -233,6 +238,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def release(self):
         if self._saved:  # as Node.release: a ctx that saved nothing can run again
             self._saved = None
+            self.__dict__.pop("_packed", None)
 
     def apply(self, grads):
         cls = self._forward_cls
@@ -622,6 +628,8 @@ def _record(ctx, args, out):
         saved.append(t)
     ctx._saved = tuple(saved)
     ctx._versions = tuple(t._version for t in saved if t is not None)
+    if _SAVED_HOOKS and saved:  # Note [saved tensors hooks]
+        ctx._saved = pack_saved(ctx, ctx._saved)
     ctx._output_slots = tuple(slots)
     ctx._view_outputs = frozenset(views)
     ctx._to_save = ctx._dirty = ctx._non_differentiable = ()

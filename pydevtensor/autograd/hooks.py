@@ -140,11 +140,9 @@ def _hooked_apply(node_ref):
             t = tensor_ref()
             if t is not None and nr < len(grads) and grads[nr] is not None:
                 _retain(t, grads[nr])
+        grads = run_node_prehooks(node, grads)
         out = type(node).apply(node, grads)
-        for hook in node.__dict__.get("_post_hooks", ()):
-            out = replaced(hook(tuple(out), tuple(grads)), out,
-                           f"hook of {type(node).__name__}", "inputs")
-        return out
+        return run_node_posthooks(node, out, grads)
 
     return apply
 
@@ -171,18 +169,58 @@ def replaced(r, grads, what, of):
     return r
 
 
-def node_post_hooks(fn):
-    """The list of fn's hooks called after its backward, ``hook(grad_inputs,
-    grad_outputs)``, whose result (when not None) replaces grad_inputs, as PyTorch's
-    Node.register_hook (nn.Module.register_backward_hook puts its hooks there)."""
+def add_node_hook(fn, hook, pre=False):
+    """Registers on Node fn a hook called after its backward, ``hook(grad_inputs,
+    grad_outputs)``, or with pre=True before it, ``hook(grad_outputs)``; a result that
+    is not None replaces grad_inputs (grad_outputs), as PyTorch's Node.register_hook
+    and register_prehook (nn.Module.register_backward_hook's hooks are post hooks).
+    Returns the RemovableHandle."""
+    if not callable(hook):
+        name = "register_prehook" if pre else "register_hook"
+        raise TypeError(f"{name}(): hook must be callable, got {type(hook).__name__}")
     _node_hooks(fn)
-    return fn.__dict__.setdefault("_post_hooks", [])
+    table = fn.__dict__.get(_NODE_TABLES[pre])
+    if table is None:
+        table = fn.__dict__[_NODE_TABLES[pre]] = _Hooks()
+    key = next(_keys)
+    table[key] = hook
+    return RemovableHandle(table, key)
 
 
-def keep_hooks(fn, hooks, retained=None):
-    """Puts fn's hook tables back after release() cleared what it saved."""
+_NODE_TABLES = {False: "_post_hooks", True: "_pre_hooks"}
+
+
+def _node_replaced(r, grads, what, of):
+    """replaced(), refusing a gradient in place of None (PyTorch's check of a Node's
+    hooks: no edge, or no gradient, is there to take it)."""
+    new = replaced(r, grads, what, of)
+    if any(g is None and n is not None for g, n in zip(grads, new)):
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    return new
+
+
+def run_node_prehooks(node, grads):
+    """grads (the gradients of node's outputs) after node's pre hooks, in order."""
+    for hook in tuple(node.__dict__.get("_pre_hooks", {}).values()):
+        grads = list(_node_replaced(hook(tuple(grads)), grads,
+                                    f"pre hook of {type(node).__name__}", "outputs"))
+    return grads
+
+
+def run_node_posthooks(node, out, grads):
+    """out (the gradients of node's inputs) after node's post hooks, in order."""
+    for hook in tuple(node.__dict__.get("_post_hooks", {}).values()):
+        out = _node_replaced(hook(tuple(out), tuple(grads)), out,
+                             f"hook of {type(node).__name__}", "inputs")
+    return out
+
+
+def keep_hooks(fn, kept):
+    """Puts fn's hook tables and metadata (kept: the items of its __dict__ to keep)
+    back after release() cleared what it saved."""
     d = fn.__dict__
-    d["_tensor_hooks"], d["_retained"] = hooks, {} if retained is None else retained
+    d.update(kept)
+    d.setdefault("_retained", {})
     d["apply"] = _hooked_apply(weakref.ref(fn))
 
 

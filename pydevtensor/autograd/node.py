@@ -10,7 +10,10 @@ so the graph has no reference cycles and dies with the last tensor that reaches 
 import weakref
 
 from .. import _C
-from .hooks import leaf_hooks, post_accumulate_hooks, run_hooks, seen_by_hook
+from .saved_hooks import HOOKS as _SAVED_HOOKS
+from .saved_hooks import pack_saved, unpack_saved
+from .hooks import (leaf_hooks, post_accumulate_hooks, run_hooks, run_node_posthooks,
+                    run_node_prehooks, seen_by_hook)
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -132,6 +135,10 @@ class Edges(tuple):
         return tuple(self).index(*args)
 
 
+# what release() keeps of a Node's __dict__
+_KEPT = ("_tensor_hooks", "_retained", "_pre_hooks", "_post_hooks", "_metadata")
+
+
 class Node:
     """One recorded op.  Subclasses (derivatives.py) define ``save(out, *args, **kw)``,
     called once after the forward with the op's own arguments, which stores what the
@@ -194,6 +201,93 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
+    @property
+    def metadata(self):
+        """A dict of the user's own, kept with the node (PyTorch's Node.metadata).
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * 2
+        >>> y.grad_fn.metadata['step'] = 3
+        >>> y.grad_fn.metadata
+        {'step': 3}
+        """
+        return self.__dict__.setdefault("_metadata", {})
+
+    def register_hook(self, fn):
+        """Registers ``fn(grad_inputs, grad_outputs)``, called each time this node's
+        backward has run; a result that is not None (a tuple with one entry per
+        input) replaces grad_inputs, as PyTorch's Node.register_hook.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(grad_inputs, grad_outputs) -> tuple of Tensor or None``; on an
+            ``AccumulateGrad`` grad_inputs is ``()``, after the gradient was added
+            into the leaf's ``.grad``.
+
+        Returns
+        -------
+        RemovableHandle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When fn is not callable.
+        RuntimeError
+            When, during the backward, fn returns another number of gradients.
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * 3
+        >>> h = y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, gi[1]))
+        >>> y.sum().backward()
+        >>> w.grad
+        tensor([30., 30.])
+        >>> h.remove()
+        """
+        from .hooks import add_node_hook
+        return add_node_hook(self, fn)
+
+    def register_prehook(self, fn):
+        """Registers ``fn(grad_outputs)``, called each time before this node's
+        backward runs; a result that is not None (a tuple with one entry per output)
+        replaces grad_outputs, as PyTorch's Node.register_prehook.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(grad_outputs) -> tuple of Tensor or None``; it runs after the
+            outputs' tensor hooks (``Tensor.register_hook``) and ``retain_grad``.
+
+        Returns
+        -------
+        RemovableHandle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When fn is not callable.
+        RuntimeError
+            When, during the backward, fn returns another number of gradients.
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * 3
+        >>> h = y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+        >>> y.sum().backward()
+        >>> w.grad
+        tensor([6., 6.])
+        >>> h.remove()
+        """
+        from .hooks import add_node_hook
+        return add_node_hook(self, fn, pre=True)
+
     def save_tensors(self, *tensors, outputs=()):
         """Keeps tensors for backward, with their versions (Note [version counter]).
 
@@ -229,6 +323,8 @@ class Node:
         self._versions = ((tensors[0]._version,) if n == 1 else
                           (tensors[0]._version, tensors[1]._version) if n == 2 else
                           tuple([t._version for t in tensors]))
+        if _SAVED_HOOKS and n:  # Note [saved tensors hooks] (saved_hooks.py)
+            self._saved = pack_saved(self, tensors)
 
     @property
     def saved_tensors(self):
@@ -244,7 +340,10 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MSG)
-        check_versions(self.name(), saved, self._versions)
+        if "_packed" in self.__dict__:
+            saved = unpack_saved(self, self._versions)
+        else:
+            check_versions(self.name(), saved, self._versions)
         slots = self.__dict__.get("_output_slots")
         if slots and _C.is_grad_enabled():
             saved = list(saved)
@@ -275,12 +374,15 @@ class Node:
         if self._saved:
             self._saved = None
             d = self.__dict__
-            hooks = d.get("_tensor_hooks")  # Note [where tensor hooks live] (hooks.py)
-            retained = d.get("_retained")
+            # Note [where tensor hooks live] (hooks.py); a Node's own hooks and metadata
+            # outlive its saved tensors, as PyTorch's
+            kept = {k: d[k] for k in _KEPT if k in d}
             d.clear()
-            if hooks is not None:
+            if "_tensor_hooks" in kept:
                 from .hooks import keep_hooks
-                keep_hooks(self, hooks, retained)
+                keep_hooks(self, kept)
+            else:
+                d.update(kept)
 
     def apply(self, grads):
         """The gradients of this op's inputs from the gradient of its output: ``backward(grads[0])`` as a tuple.
@@ -332,6 +434,17 @@ class AccumulateGrad(Node):
         # may be kept by it: adopting it would let the next backward change the kept one
         if hooks:
             g, fresh = run_hooks(hooks, g), False
+        d = self.__dict__
+        if "_pre_hooks" in d or "_post_hooks" in d:  # Node.register_prehook, register_hook
+            g = run_node_prehooks(self, [g])[0]
+            fresh = False
+            if g is not None:
+                self._add(leaf, g, fresh)
+            run_node_posthooks(self, (), (g,))
+            return
+        self._add(leaf, g, fresh)
+
+    def _add(self, leaf, g, fresh):
         fresh = fresh and not seen_by_hook(g)
         old = leaf.grad
         if _C.is_grad_enabled():  # create_graph: the sum recorded, out of place

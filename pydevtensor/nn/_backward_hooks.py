@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import _C
 from ..autograd.function import Function
-from ..autograd.hooks import RemovableHandle, new_hooks, node_post_hooks, replaced
+from ..autograd.hooks import RemovableHandle, add_node_hook, new_hooks, replaced
 from ._module_hooks import add_hook, returns_handle
 
 
@@ -281,9 +281,8 @@ def _attach_legacy(state, out):
     fn = var.grad_fn
     if fn is None:
         return
-    post = node_post_hooks(fn)
     for hook in tuple(state.hooks.legacy.values()):
-        post.append(lambda gi, go, hook=hook, module=state.module: hook(module, gi, go))
+        add_node_hook(fn, lambda gi, go, hook=hook, module=state.module: hook(module, gi, go))
     problem = _legacy_problem(state.metas, out, fn)
     if problem:
         warnings.warn(problem, FutureWarning, stacklevel=4)
