@@ -147,5 +147,7 @@ def test_indices_out_of_range_are_index_and_runtime_errors(device, case):
     for caught in (IndexError, RuntimeError, pdt.IndexOutOfRangeError):
         with pytest.raises(caught, match=r"out of (bounds|range)") as info:
             BAD_INDICES[case](device)
+            if pdt.device(device).type == "cuda":  # checked on the device: reported at
+                pdt.cuda.synchronize(device)      # the next synchronisation
         assert type(info.value) is pdt.IndexOutOfRangeError
     assert not isinstance(info.value, ValueError)
