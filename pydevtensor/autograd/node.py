@@ -569,6 +569,49 @@ def delay_error(result, edges, msg):
     return marked[0] if single else tuple(marked)
 
 
+# Note [linear inputs]
+# ~~~~~~~~~~~~~~~~~~~~
+# A pool's gradient for its input is linear in the incoming gradient g; for max pools it
+# goes to taps that comparisons chose.  Its derivative with respect to the input is zero.
+# PyTorch's pools record their backward with the input saved, so with create_graph=True
+# that gradient requires grad whenever the input does, and differentiating it again gives
+# zeros.  Ours are composites (windows, sums, an argmax): for a g that needs no gradient,
+# the input's gradient came out with no graph, and a second grad() raised "does not
+# require grad".  linked_input(x) hands the composite a view of x recorded by
+# LinkedInputBackward, whose backward passes g on, linked as Note [mask derivatives] links
+# (ZeroLinkBackward) to x's own edge when it records.  It keeps no reference to x: no
+# saved tensor, no version check; without create_graph it only passes g on.
+
+
+def linked_input(x):
+    """x, or a view of x recorded by LinkedInputBackward (Note [linear inputs]) when grad
+    mode is on and x is floating and requires grad."""
+    if not (x.requires_grad and _C.is_grad_enabled() and x.is_floating_point()):
+        return x
+    node = LinkedInputBackward.__new__(LinkedInputBackward)
+    node._saved = ()
+    node.meta = (tuple(x.shape), x.dtype, x.device)
+    node.next_functions = (edge_of(x),)
+    node.needs_input_grad = (True,)
+    return x.view_as(x)._set_grad_fn(node, 0)
+
+
+class LinkedInputBackward(Node):
+    """y = x (a view) at the input of an op whose gradient for x is linear in the
+    incoming gradient with no other dependence on x (Note [linear inputs])."""
+
+    def backward(self, g):
+        if g is None or not _C.is_grad_enabled():
+            return (g,)
+        link = ZeroLinkBackward.__new__(ZeroLinkBackward)
+        link._saved = ()
+        link.metas = [self.meta]
+        edge = edge_of(g)
+        link.next_functions = (edge, self.next_functions[0])
+        link.needs_input_grad = (edge is not None, True)
+        return (g.view_as(g)._set_grad_fn(link, 0),)
+
+
 class ZeroLinkBackward(Node):
     """g = link(g, *sources) of Note [mask derivatives]: the gradient on to g, zeros to
     the sources."""

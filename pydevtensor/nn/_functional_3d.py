@@ -22,6 +22,7 @@ from . import _functional_pad as FP
 from . import _functional_pool as FPL
 from .._ops_join import stack as _stack
 from ..autograd.grad_mode import no_grad as _no_grad
+from ..autograd.node import linked_input
 
 __all__ = ["adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "conv3d",
            "conv_transpose3d", "max_pool3d"]
@@ -217,6 +218,7 @@ def _pool_depth(x, kernel, stride, padding, dilation, ceil_mode, where, fill):
 def _pool_args(input, kernel_size, stride, padding, dilation, where, integers):
     x, unbatched = FC._batched(input, 3, where)
     FPL._floating(x, where, integers)
+    x = linked_input(x)  # Note [linear inputs] in autograd/node.py
     kernel = FC._at_least(FC._tuple(kernel_size, 3, "kernel_size", where), 1, "kernel_size",
                           where)
     empty = isinstance(stride, (list, tuple)) and not stride  # not ==: a NumPy integer
@@ -400,6 +402,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def _adaptive3d_args(input, output_size, where):
     """(x as (N, C, D, H, W), unbatched, (out_d, out_h, out_w)) after the checks."""
     x, unbatched = FC._batched(input, 3, where)
+    x = linked_input(x)  # Note [linear inputs] in autograd/node.py
     sizes = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
     if len(sizes) != 3:
         raise _Invalid(f"{where}: output_size must be an int or 3 values, got {output_size!r}")

@@ -26,6 +26,7 @@ from .. import _C
 from .._ops_index import where
 from .._ops_join import cat
 from ._functional_conv import _Invalid, _at_least, _batched, _same_device, _tensor, _tuple
+from ..autograd.node import linked_input
 from ._functional_pool import _floating, _int_range, _unbatch
 
 if TYPE_CHECKING:
@@ -137,6 +138,7 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     where_ = f"fractional_max_pool{nd}d()"
     x, unbatched = _batched(input, nd, where_)
     _floating(x, where_)
+    x = linked_input(x)  # Note [linear inputs] in autograd/node.py
     if 0 in x.shape[1:]:
         raise _Invalid(f"{where_}: expected an input with non-zero sizes for non-batch "
                        f"dimensions, got shape {tuple(input.shape)} (on {input.device})")

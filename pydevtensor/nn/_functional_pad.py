@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from .._args import index as _index
 from .._ops_join import cat
+from ..autograd.node import linked_input
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -251,7 +252,9 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise _Invalid(f"{where}: Padding mode {mode!r} doesn't take in value argument, got "
                        f"value={value!r}")
     _check_mode(input, pairs, mode, where)
-    out = input
+    # reflect and replicate as PyTorch's kernels: the gradient requires grad whenever the
+    # input does, its derivative zeros (Note [linear inputs] in autograd/node.py)
+    out = input if mode == "circular" else linked_input(input)
     for i, (before, after) in enumerate(pairs):
         if before or after:
             out = _pad_dim(out, input.ndim - 1 - i, before, after, mode)

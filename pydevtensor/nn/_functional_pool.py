@@ -33,7 +33,7 @@ from .._memory_format import keeps_channels_last
 from .._ops_index import where
 from .._ops_join import cat
 from ..autograd.dispatch import derivative, recorded
-from ..autograd.node import Node
+from ..autograd.node import Node, linked_input
 from . import _index_cache
 from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_args,
                                pad_end)
@@ -83,6 +83,7 @@ def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, where, 
     taken."""
     x, unbatched = _batched(input, 2, where)
     _floating(x, where, integers)
+    x = linked_input(x)  # Note [linear inputs]: the second derivative is zeros
     if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
         stride = kernel_size
     kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride,
@@ -453,6 +454,7 @@ def _check_output_bytes(x: Tensor, out: tuple, where: str) -> None:
 def _adaptive_args(input, output_size, where):
     x, unbatched = _batched(input, 2, where)
     _floating(x, where)
+    x = linked_input(x)  # Note [linear inputs] in autograd/node.py
     hw = tuple(x.shape[2:])
     out = _output_size(output_size, hw, where)
     if min(hw) < 1:
