@@ -214,6 +214,8 @@ def main():
         nccl_checks(rank, W)
         from distributed_ddp import ddp_checks
         result.update(ddp_checks(rank, W))
+        from distributed_syncbn import syncbn_checks
+        result.update(syncbn_checks(rank, W))
     dist.barrier()
     dist.destroy_process_group()
     assert not dist.is_initialized() and top is pdt

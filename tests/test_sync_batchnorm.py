@@ -3,8 +3,11 @@ process there) and its convert_sync_batchnorm; nn.modules.batchnorm's name for i
 
 Outputs and running statistics over several train/eval steps against
 test_normalization's NumPy float64 restatement of PyTorch's batch norm (1e-12),
-gradients by central differences; the refusal of a training step in a process group
-of several processes (whose statistics are not implemented) with the group faked."""
+gradients by central differences.  Within one process, a group of k processes holding
+the same input is faked (all_reduce multiplies by k): the statistics, output, gradients
+and refusals against the batch norm of k copies of the input in NumPy float64
+(distributed_syncbn.numpy_batch_norm; tests/distributed_syncbn.py checks real processes
+with different inputs through MPI)."""
 import numpy as np
 import pytest
 
@@ -13,6 +16,7 @@ from pydevtensor import nn
 from test_conv import _t  # a float64 NumPy array as a tensor on device
 from test_gradcheck import gradcheck
 from test_normalization import NumpyBatchNorm
+from distributed_syncbn import numpy_batch_norm
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (4, 3, 2), (2, 3, 2, 3), (2, 3, 2, 1, 3)])
@@ -99,16 +103,77 @@ def test_sync_batchnorm_bad_input(device, monkeypatch):
         bn(pdt.ones(1, 3, device=device))
     with pytest.raises(ValueError, match=r"expected 3 features"):
         bn(pdt.ones(2, 4, device=device))
-    # a group of several processes: training refused before anything changes
+    # a group of one: this process's statistics and its refusal of one value
     from pydevtensor import distributed as dist
     monkeypatch.setattr(dist, "is_available", lambda: True)
     monkeypatch.setattr(dist, "is_initialized", lambda: True)
-    monkeypatch.setattr(dist, "get_world_size", lambda group=None: 4)
-    with pytest.raises(NotImplementedError, match=r"a process group of 4 processes"):
-        bn(pdt.ones(2, 3, device=device))
-    assert int(bn.num_batches_tracked) == 0
-    bn.eval()
-    assert tuple(bn(pdt.ones(2, 3, device=device)).shape) == (2, 3)  # evaluation runs
     monkeypatch.setattr(dist, "get_world_size", lambda group=None: 1)
-    bn.train()(pdt.ones(2, 3, device=device))  # a group of one: this process's statistics
+    with pytest.raises(ValueError, match=r"Expected more than 1 value per channel"):
+        bn(pdt.ones(1, 3, device=device))
+    bn.train()(pdt.ones(2, 3, device=device))
     assert int(bn.num_batches_tracked) == 1
+
+
+def _fake_group(monkeypatch, k, calls):
+    """A group of k processes that all hold this process's tensors: all_reduce (SUM)
+    multiplies in place by k."""
+    from pydevtensor import distributed as dist
+    monkeypatch.setattr(dist, "is_available", lambda: True)
+    monkeypatch.setattr(dist, "is_initialized", lambda: True)
+    monkeypatch.setattr(dist, "get_world_size", lambda group=None: k)
+
+    def all_reduce(t, op=None, group=None, async_op=False):
+        calls.append(tuple(t.shape))
+        with pdt.no_grad():
+            t.mul_(k)
+    monkeypatch.setattr(dist, "all_reduce", all_reduce)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("dtype,tol", [(pdt.float64, 1e-12), (pdt.float32, 2e-5)])
+def test_statistics_and_gradients_over_a_group(device, monkeypatch, k, dtype, tol):
+    calls = []
+    _fake_group(monkeypatch, k, calls)
+    rng = np.random.default_rng(k)
+    x, dy = rng.standard_normal((2, 3, 4)) * 3 + 1, rng.standard_normal((2, 3, 4))
+    w, b = rng.standard_normal(3), rng.standard_normal(3)
+    bn = nn.SyncBatchNorm(3, momentum=None, dtype=dtype).to(device)
+    with pdt.no_grad():
+        bn.weight.copy_(_t(w, device))
+        bn.bias.copy_(_t(b, device))
+    xt = _t(x, device).to(dtype).requires_grad_()
+    out = bn(xt)
+    assert calls == [(4,), (3,)]  # (sums, count), then the centred squares
+    out.backward(_t(dy, device).to(dtype))
+    assert calls == [(4,), (3,), (3,), (4,)]  # the backward sums the gradients too
+    whole = np.concatenate([x] * k)
+    y, dx, dw, db, mean, var = numpy_batch_norm(whole, w, b, bn.eps, np.concatenate([dy] * k))
+    n = whole.size // 3
+    for got, want in ((out.detach(), y[:2]), (xt.grad, dx[:2]),
+                      (bn.weight.grad, dw[:2].sum(axis=(0, 2))),
+                      (bn.bias.grad, db[:2].sum(axis=(0, 2))),
+                      (bn.running_mean, mean), (bn.running_var, var * n / (n - 1))):
+        np.testing.assert_allclose(got.double().cpu().numpy(), want, rtol=tol, atol=tol)
+    assert int(bn.num_batches_tracked) == 1
+    bn.eval()  # evaluation: the running statistics, no collective
+    bn(_t(x, device).to(dtype))
+    assert len(calls) == 4
+
+
+def test_one_value_in_a_group_is_refused_before_anything_changes(device, monkeypatch):
+    calls = []
+    _fake_group(monkeypatch, 2, calls)
+    bn = nn.SyncBatchNorm(3).to(device)
+    bn(pdt.ones(1, 3, device=device))  # one value here, two in the group: taken
+    assert int(bn.num_batches_tracked) == 1
+    from pydevtensor import distributed as dist
+    monkeypatch.setattr(dist, "all_reduce", lambda t, op=None, group=None, async_op=False:
+                        calls.append(tuple(t.shape)))  # the other process holds nothing
+    before = bn.running_mean.clone(), bn.running_var.clone()
+    with pytest.raises(ValueError, match=r"SyncBatchNorm: Expected more than 1 value per "
+                                         r"channel when training, got 1 over the 2 "
+                                         r"processes of the group \(this process's input: "
+                                         r"shape \(1, 3\)"):
+        bn(pdt.ones(1, 3, device=device))
+    assert int(bn.num_batches_tracked) == 1
+    assert pdt.equal(bn.running_mean, before[0]) and pdt.equal(bn.running_var, before[1])

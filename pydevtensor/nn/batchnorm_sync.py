@@ -1,13 +1,15 @@
 """nn.SyncBatchNorm: PyTorch's batch norm for any (N, C, +) input whose training
-statistics would be taken over the processes of a group.  Within one process (no
-process group, or a group of one) it is the batch norm of that process, as PyTorch's
-falls back to F.batch_norm; statistics across several processes are not implemented
-here, and such a training forward is refused rather than computed per process."""
+statistics are taken over the processes of a group (Note [batch statistics across
+processes] in _batchnorm_sync_stats.py).  Within one process (no process group, or a
+group of one) it is the batch norm of that process, as PyTorch's falls back to
+F.batch_norm."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from . import _functional_norm as FN
+from ._batchnorm_sync_stats import group_size, sync_batch_norm
 from .module import Module
 from .normalization import _BatchNorm, _NormBase
 
@@ -22,10 +24,14 @@ class SyncBatchNorm(_BatchNorm):
     :class:`BatchNorm1d` (momentum None: a cumulative average), and evaluation uses
     them.
 
-    In one process (no process group initialised, or a group of one) this is what
-    PyTorch's computes too; its statistics over the processes of a larger group are not
-    implemented here, and a training forward in such a group raises
-    NotImplementedError (evaluation, which needs no other process, runs).
+    In training, within an initialised process group of several processes
+    (``pydevtensor.distributed``), the mean and variance are those of the inputs of
+    every process together (their batches may differ in size, or be empty), and each
+    process's input gets its part of the whole batch's gradient; every process must call
+    the forward, and the backward, at the same point.  The weight and bias get this
+    process's part of their gradient (DistributedDataParallel sums them).  On any
+    device the group's backend handles (PyTorch's takes GPUs only).  Otherwise (one
+    process, or evaluation) this is the batch norm of this process's input, as PyTorch's.
 
     Parameters
     ----------
@@ -34,8 +40,8 @@ class SyncBatchNorm(_BatchNorm):
     eps, momentum, affine, track_running_stats
         As in :class:`BatchNorm1d`.
     process_group : object, optional
-        The group whose processes would share the statistics (default None: the whole
-        world); kept as ``process_group``.
+        The group whose processes share the statistics (default None: the whole world);
+        kept as ``process_group``.
     device, dtype, bias
         As in :class:`BatchNorm1d`.
 
@@ -44,8 +50,9 @@ class SyncBatchNorm(_BatchNorm):
     TypeError, ValueError
         As :class:`BatchNorm1d`; at forward, when the input has fewer than 2 dimensions,
         no channels or another number of them.
-    NotImplementedError
-        At a training forward in an initialised process group of more than one process.
+    ValueError
+        At a training forward over several processes holding one value per channel in
+        all (raised on every process).
 
     Examples
     --------
@@ -80,20 +87,12 @@ class SyncBatchNorm(_BatchNorm):
                              f"(input of shape {tuple(input.shape)} on {input.device})")
 
     def forward(self, input: Tensor) -> Tensor:
-        if self.training:
-            self._check_one_process()
-        return _NormBase.forward(self, input)
-
-    def _check_one_process(self) -> None:
-        from .. import distributed as dist
-        if not (dist.is_available() and dist.is_initialized()):
-            return
-        size = dist.get_world_size(self.process_group)
-        if size > 1:
-            raise NotImplementedError(
-                f"SyncBatchNorm: the batch statistics of a process group of {size} processes "
-                f"are not implemented (only one process's); use BatchNorm per process, or "
-                f"call eval() to normalise with the running statistics")
+        size = group_size(self.process_group) if self.training else 1
+        if size == 1:
+            return _NormBase.forward(self, input)
+        self._check_input(input, batch=False)  # one value here may be one of many
+        FN._check_batch_norm_eps(self.eps, True, type(self).__name__)
+        return sync_batch_norm(self, input, self.process_group, size)
 
     @classmethod
     def convert_sync_batchnorm(cls, module: Module,

@@ -256,14 +256,16 @@ class _NormBase(Module):
         """The input's dimension of the features (C): 1."""
         return 1
 
-    def _check_input(self, input: Any) -> None:
+    def _check_input(self, input: Any, batch: bool = True) -> None:
+        """The input's checks; batch: in training, refuse one value per channel (a
+        SyncBatchNorm across processes counts every process's values instead)."""
         where = type(self).__name__
         self._check_dims(input)
         if input.shape[1] != self.num_features:
             raise _Invalid(f"{where}: expected {self.num_features} features "
                            f"(dimension 1 of the input), got {input.shape[1]} in an input "
                            f"of shape {tuple(input.shape)} (on {input.device})")
-        if self.training:
+        if self.training and batch:
             FN._check_batch(input, where)
         self._check_own(input)
 
@@ -289,6 +291,16 @@ class _NormBase(Module):
         self._check_input(input)  # before the count changes: a refused batch changes nothing
         FN._check_batch_norm_eps(self.eps, self.training or self.running_mean is None,
                                  type(self).__name__)
+        factor = self._count_batch()
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        return FN.batch_norm(input, self.running_mean if keep else None,
+                             self.running_var if keep else None, self.weight, self.bias,
+                             use_batch, factor, self.eps)
+
+    def _count_batch(self) -> float:
+        """Adds one to num_batches_tracked when training with running statistics, and
+        returns the weight of this batch in them: momentum, or 1 / count for None."""
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             count = self._batches_after_this() if self.momentum is None else None
@@ -296,11 +308,7 @@ class _NormBase(Module):
             if count is not None:  # cumulative: batch k weighs 1/k
                 factor = 1.0 / count
                 self._count_is(count)
-        use_batch = self.training or (self.running_mean is None and self.running_var is None)
-        keep = not self.training or self.track_running_stats
-        return FN.batch_norm(input, self.running_mean if keep else None,
-                             self.running_var if keep else None, self.weight, self.bias,
-                             use_batch, factor, self.eps)
+        return factor
 
     def _batches_after_this(self) -> int:
         """num_batches_tracked + 1, from the host count (Note [the host count]), or read
