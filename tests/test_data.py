@@ -241,8 +241,10 @@ def test_loader_errors():
     with pytest.raises(ValueError, match=r"DataLoader\(\): batch_size must be >= 1 \(or None\), "
                                          r"got 0"):
         data.DataLoader(ds, batch_size=0)
-    with pytest.raises(TypeError, match=r"DataLoader\(\): batch_size must be an int, got float"):
-        data.DataLoader(ds, batch_size=2.0)
+    for size, name in ((2.0, "float"), (True, "bool"), ("2", "str")):  # PyTorch's ValueError
+        with pytest.raises(ValueError, match=rf"DataLoader\(\): batch_size must be an int, "
+                                             rf"got {name}"):
+            data.DataLoader(ds, batch_size=size)
     with pytest.raises(ValueError, match=r"num_workers option should be non-negative.*got -1"):
         data.DataLoader(ds, num_workers=-1)
     with pytest.raises(TypeError, match=r"generator must be a pydevtensor.Generator or None, "
@@ -437,3 +439,18 @@ def test_batches_of_a_non_contiguous_dataset_are_contiguous(dev):
             assert xb.view(-1).shape == (xb.shape[0] * F,)
     xb, = next(iter(data.DataLoader(data.TensorDataset(x), batch_size=4)))
     np.testing.assert_array_equal(xb.cpu().numpy(), X[:4])
+
+
+def test_a_collate_fn_set_after_init_is_used(dev):
+    """PyTorch's loader reads loader.collate_fn at each epoch; a TensorDataset's loader
+    kept its batches-at-once path and ignored one set later (the batches stayed tensors)."""
+    ds = _dataset(dev)
+    for shuffle in (False, True):
+        loader = data.DataLoader(ds, batch_size=4, shuffle=shuffle)
+        loader.collate_fn = lambda samples: len(samples)
+        assert list(loader) == [4, 4, 3]
+        loader.collate_fn = data.default_collate  # back to the batches, in the same rows
+        batches = list(loader)
+        assert [tuple(b[0].shape) for b in batches] == [(4, F), (4, F), (3, F)]
+        rows = np.concatenate([b[0].cpu().numpy() for b in batches])
+        np.testing.assert_array_equal(rows[np.argsort(rows[:, 0])], X)
