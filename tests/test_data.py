@@ -454,3 +454,26 @@ def test_a_collate_fn_set_after_init_is_used(dev):
         assert [tuple(b[0].shape) for b in batches] == [(4, F), (4, F), (3, F)]
         rows = np.concatenate([b[0].cpu().numpy() for b in batches])
         np.testing.assert_array_equal(rows[np.argsort(rows[:, 0])], X)
+
+
+def test_random_split_sizes_fractions_in_their_type_and_takes_tensor_lengths():
+    """floor(n * fraction) in the fraction's own type, as PyTorch's: np.float32(0.7) of
+    10 is 7 in float32 (it gave [4, 6]: 6.9999999 in float64, the sample left over to the
+    first); one-element tensor lengths are taken (they were a TypeError); whole floats that
+    are not fractions are PyTorch's TypeError (a ValueError saying they did not add up)."""
+    ds = data.TensorDataset(pdt.arange(10))
+    sizes = lambda lengths: [len(s) for s in data.random_split(ds, lengths)]  # noqa: E731
+    for a in (0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.9):
+        fractions = [np.float32(a), np.float32(1) - np.float32(a)]
+        first = math.floor(np.float32(10) * fractions[0])
+        second = math.floor(np.float32(10) * fractions[1])
+        expected = [first + (first + second < 10), second]
+        assert sizes(fractions) == expected, a
+    assert sizes([np.float32(0.3), np.float32(0.7)]) == [3, 7]
+    assert sizes(pdt.tensor([4, 6])) == [4, 6]
+    assert sizes([pdt.tensor(0.5), pdt.tensor(0.5)]) == [5, 5]
+    with pytest.raises(TypeError, match=r"not fractions summing to 1 must be ints, got "
+                                        r"\['float', 'float'\]"):
+        data.random_split(ds, [3.0, 7.0])
+    with pytest.raises(ValueError, match="do not add up"):
+        data.random_split(ds, [3.0, 6.0])

@@ -12,6 +12,7 @@ Philox stream's, not PyTorch's.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterator, Sized
 
 from ..._generator import Generator
@@ -42,10 +43,11 @@ class DistributedSampler(Sampler):
 
     Raises
     ------
-    RuntimeError
-        When num_replicas or rank is not given and no process group is initialized.
     ValueError
-        When rank is outside [0, num_replicas) or num_replicas is not positive.
+        When num_replicas or rank is not given and no process group is initialized, rank
+        is outside [0, num_replicas) or num_replicas is not positive.
+    TypeError
+        When seed is not an int.
 
     Examples
     --------
@@ -60,21 +62,26 @@ class DistributedSampler(Sampler):
                  drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
             from ... import distributed
-            if not distributed.is_initialized():
-                raise RuntimeError("DistributedSampler(): num_replicas and rank come from "
+            if not distributed.is_initialized():  # PyTorch's get_world_size() ValueError
+                raise ValueError("DistributedSampler(): num_replicas and rank come from "
                                    "the default process group, and none is initialized: "
                                    "call pydevtensor.distributed.init_process_group() "
                                    "first, or pass both")
             num_replicas = distributed.get_world_size() if num_replicas is None else num_replicas
             rank = distributed.get_rank() if rank is None else rank
-        if isinstance(num_replicas, bool) or not isinstance(num_replicas, int) or \
-                num_replicas < 1:
+        if isinstance(num_replicas, bool) or not isinstance(num_replicas, numbers.Integral) \
+                or num_replicas < 1:
             raise ValueError(f"DistributedSampler(): num_replicas must be a positive int, "
                              f"got {num_replicas!r}")
-        if isinstance(rank, bool) or not isinstance(rank, int) or \
+        if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or \
                 not 0 <= rank < num_replicas:
             raise ValueError(f"Invalid rank {rank!r}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            # PyTorch's fails at the first epoch (manual_seed); int() cut 1.5 to 1
+            raise TypeError(f"DistributedSampler(): seed must be an int, got "
+                            f"{type(seed).__name__} {seed!r}")
+        num_replicas, rank = int(num_replicas), int(rank)
         self.dataset = dataset
         self.num_replicas = num_replicas
         self.rank = rank
