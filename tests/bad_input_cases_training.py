@@ -658,7 +658,7 @@ TRAINING_CASES = [
     C("DataLoader-batch-zero", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), 0)",
       "ValueError", r"DataLoader\(\): batch_size must be >= 1 \(or None\), got 0"),
     C("DataLoader-batch-float", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), 2.5)",
-      "TypeError", r"DataLoader\(\): batch_size must be an int, got float"),
+      "ValueError", r"DataLoader\(\): batch_size must be an int, got float"),
     C("DataLoader-not-a-dataset", "pdt.utils.data.DataLoader(3)", "TypeError",
       r"dataset must have __getitem__ and __len__ \(a Dataset; __getitem__ alone with a "
       r"sampler or batch_sampler\), or be an IterableDataset; got int"),

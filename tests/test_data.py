@@ -241,8 +241,10 @@ def test_loader_errors():
     with pytest.raises(ValueError, match=r"DataLoader\(\): batch_size must be >= 1 \(or None\), "
                                          r"got 0"):
         data.DataLoader(ds, batch_size=0)
-    with pytest.raises(TypeError, match=r"DataLoader\(\): batch_size must be an int, got float"):
-        data.DataLoader(ds, batch_size=2.0)
+    for size, name in ((2.0, "float"), (True, "bool"), ("2", "str")):  # PyTorch's ValueError
+        with pytest.raises(ValueError, match=rf"DataLoader\(\): batch_size must be an int, "
+                                             rf"got {name}"):
+            data.DataLoader(ds, batch_size=size)
     with pytest.raises(ValueError, match=r"num_workers option should be non-negative.*got -1"):
         data.DataLoader(ds, num_workers=-1)
     with pytest.raises(TypeError, match=r"generator must be a pydevtensor.Generator or None, "
@@ -437,3 +439,41 @@ def test_batches_of_a_non_contiguous_dataset_are_contiguous(dev):
             assert xb.view(-1).shape == (xb.shape[0] * F,)
     xb, = next(iter(data.DataLoader(data.TensorDataset(x), batch_size=4)))
     np.testing.assert_array_equal(xb.cpu().numpy(), X[:4])
+
+
+def test_a_collate_fn_set_after_init_is_used(dev):
+    """PyTorch's loader reads loader.collate_fn at each epoch; a TensorDataset's loader
+    kept its batches-at-once path and ignored one set later (the batches stayed tensors)."""
+    ds = _dataset(dev)
+    for shuffle in (False, True):
+        loader = data.DataLoader(ds, batch_size=4, shuffle=shuffle)
+        loader.collate_fn = lambda samples: len(samples)
+        assert list(loader) == [4, 4, 3]
+        loader.collate_fn = data.default_collate  # back to the batches, in the same rows
+        batches = list(loader)
+        assert [tuple(b[0].shape) for b in batches] == [(4, F), (4, F), (3, F)]
+        rows = np.concatenate([b[0].cpu().numpy() for b in batches])
+        np.testing.assert_array_equal(rows[np.argsort(rows[:, 0])], X)
+
+
+def test_random_split_sizes_fractions_in_their_type_and_takes_tensor_lengths():
+    """floor(n * fraction) in the fraction's own type, as PyTorch's: np.float32(0.7) of
+    10 is 7 in float32 (it gave [4, 6]: 6.9999999 in float64, the sample left over to the
+    first); one-element tensor lengths are taken (they were a TypeError); whole floats that
+    are not fractions are PyTorch's TypeError (a ValueError saying they did not add up)."""
+    ds = data.TensorDataset(pdt.arange(10))
+    sizes = lambda lengths: [len(s) for s in data.random_split(ds, lengths)]  # noqa: E731
+    for a in (0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.9):
+        fractions = [np.float32(a), np.float32(1) - np.float32(a)]
+        first = math.floor(np.float32(10) * fractions[0])
+        second = math.floor(np.float32(10) * fractions[1])
+        expected = [first + (first + second < 10), second]
+        assert sizes(fractions) == expected, a
+    assert sizes([np.float32(0.3), np.float32(0.7)]) == [3, 7]
+    assert sizes(pdt.tensor([4, 6])) == [4, 6]
+    assert sizes([pdt.tensor(0.5), pdt.tensor(0.5)]) == [5, 5]
+    with pytest.raises(TypeError, match=r"not fractions summing to 1 must be ints, got "
+                                        r"\['float', 'float'\]"):
+        data.random_split(ds, [3.0, 7.0])
+    with pytest.raises(ValueError, match="do not add up"):
+        data.random_split(ds, [3.0, 6.0])

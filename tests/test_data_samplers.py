@@ -186,3 +186,15 @@ def test_string_fields_stay_a_tuple_like_torch():
     theirs = next(iter(torch.utils.data.DataLoader(samples, batch_size=2)))
     assert type(ours[1]) is type(theirs[1]) is tuple and ours[1] == ("a", "b")
     assert next(iter(data.DataLoader(["x", "y"], batch_size=2))) == ["x", "y"]
+
+
+def test_default_convert_leaves_a_masked_array(tmp_path):
+    """PyTorch converts NumPy's own types only (type(x).__module__ == "numpy"); a masked
+    array became a tensor of its data, its mask dropped.  np.memmap is NumPy's: converted."""
+    masked = np.ma.masked_array([1.0, 2.0], mask=[False, True])
+    mapped = np.memmap(tmp_path / "m.bin", dtype=np.float32, mode="w+", shape=(3,))
+    mapped[:] = [4.0, 5.0, 6.0]
+    out = data.default_convert([masked, mapped])
+    assert out[0] is masked
+    assert isinstance(out[1], pdt.Tensor) and out[1].dtype == pdt.float32
+    np.testing.assert_array_equal(out[1].numpy(), [4.0, 5.0, 6.0])

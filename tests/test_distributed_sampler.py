@@ -3,6 +3,7 @@ torch.utils.data.distributed.DistributedSampler's rules, simulated for every ran
 process (the MPI workers run DDP itself)."""
 import math
 
+import numpy as np
 import pytest
 
 import pydevtensor as pdt
@@ -61,7 +62,20 @@ def test_bad_arguments():
         DistributedSampler(range(4), 2, 2)
     with pytest.raises(ValueError, match="num_replicas must be a positive int"):
         DistributedSampler(range(4), 0, 0)
-    with pytest.raises(RuntimeError, match="init_process_group"):
+    with pytest.raises(ValueError, match="init_process_group"):  # PyTorch's type
         DistributedSampler(range(4))
     with pytest.raises(ValueError, match="shuffle should be a boolean"):
         DistributedSampler(range(4), 2, 0, shuffle=1)
+
+
+def test_seed_must_be_an_int_and_numpy_ints_are_taken():
+    """A seed of 1.5 was cut to 1 (PyTorch's fails at its first epoch); num_replicas and
+    rank as NumPy ints (a world size read from an array) were refused, PyTorch takes them."""
+    with pytest.raises(TypeError, match=r"seed must be an int, got float 1\.5"):
+        DistributedSampler(range(4), 2, 0, seed=1.5)
+    s = DistributedSampler(range(7), np.int64(3), np.int32(1), shuffle=False)
+    assert (s.num_replicas, s.rank) == (3, 1) and type(s.num_replicas) is int
+    padded = list(range(7)) + [0, 1]  # to 9 = 3 * ceil(7 / 3), the first ones again
+    assert list(s) == padded[1::3] and len(s) == 3
+    assert list(DistributedSampler(range(9), 2, 0, seed=np.int64(4))) == \
+        list(DistributedSampler(range(9), 2, 0, seed=4))

@@ -54,7 +54,8 @@ def _rebuild_map(elem, items):
 def default_convert(data: Any) -> Any:
     """Converts one sample without batching it, as PyTorch's ``default_convert`` (what a
     DataLoader with ``batch_size=None`` applies): NumPy arrays and NumPy scalars become
-    tensors of their dtype (arrays of strings or objects stay), tuples become lists,
+    tensors of their dtype (arrays of strings or objects, and subclasses of ndarray from
+    outside NumPy, such as ``np.ma.MaskedArray``, stay), tuples become lists,
     and dicts, named tuples and lists are converted field by field; anything else
     (tensors included) is returned as it is.
 
@@ -76,7 +77,10 @@ def default_convert(data: Any) -> Any:
     [tensor([1., 2.]), tensor(3), 'a']
     """
     if isinstance(data, (np.ndarray, np.generic)) and not isinstance(data, (str, bytes)):
-        return _as_tensor(data) if _numeric_array(data) else data
+        # NumPy's own types only, as PyTorch's test of the type's module: a subclass from
+        # elsewhere (np.ma.MaskedArray) stays, its mask not dropped
+        numpy_own = type(data).__module__ == "numpy"
+        return _as_tensor(data) if numpy_own and _numeric_array(data) else data
     if isinstance(data, Mapping):
         return _rebuild_map(data, {k: default_convert(v) for k, v in data.items()})
     if isinstance(data, (str, bytes)):

@@ -275,7 +275,8 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     ValueError
         When the lengths do not add up, or one is negative.
     TypeError
-        When a length is neither an int nor a float.
+        When a length is neither an int nor a float, or floats that are not fractions
+        summing to 1 (``[3.0, 7.0]``).
 
     Examples
     --------
@@ -288,7 +289,9 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     where = "random_split()"
     generator = _generator_arg(generator, where)
     n = len(dataset)
-    lengths = list(lengths)
+    # one-element tensors (lengths computed with tensors) by their value, as PyTorch's
+    lengths = [x.item() if isinstance(x, _C.Tensor) and x.numel() == 1 else x
+               for x in lengths]
     for x in lengths:
         if isinstance(x, bool) or not isinstance(x, numbers.Real):
             raise TypeError(f"{where}: lengths must be ints or fractions, got "
@@ -297,7 +300,8 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
             raise ValueError(f"{where}: lengths must be >= 0, got {x}")
     if lengths and math.isclose(sum(lengths), 1.0) and sum(lengths) <= 1:
         # fractions, PyTorch's test: [0.8, 0.2], [1, 0] and NumPy floats too
-        sizes = [int(math.floor(n * float(x))) for x in lengths]
+        # n * x in x's own type, as PyTorch's: np.float32(0.7) of 10 is 7, not 6
+        sizes = [int(math.floor(n * x)) for x in lengths]
         for i in range(n - sum(sizes)):
             sizes[i % len(sizes)] += 1
         for i, length in enumerate(sizes):
@@ -306,6 +310,9 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
                               f"empty dataset.", UserWarning, stacklevel=2)
     elif all(isinstance(x, numbers.Integral) for x in lengths):
         sizes = [int(x) for x in lengths]
+    elif math.isclose(sum(lengths), n):  # PyTorch's TypeError (from randperm)
+        raise TypeError(f"{where}: lengths {lengths} that are not fractions summing to 1 "
+                        f"must be ints, got {[type(x).__name__ for x in lengths]}")
     else:
         sizes = []
     if sum(sizes) != n or len(sizes) != len(lengths):

@@ -1,7 +1,7 @@
 """The DataLoader of ``pydevtensor.utils.data`` and ``get_worker_info``.
 
-A TensorDataset read in plain order or with shuffle=True (no sampler given, no
-collate_fn) is batched by indexing its tensors once per batch (a slice, or a slice of
+A TensorDataset read in plain order or with shuffle=True (no sampler given, collate_fn
+``default_collate``, checked each epoch) is batched by indexing its tensors once per batch (a slice, or a slice of
 one permutation when shuffling) rather than by stacking samples one by one; the batches
 are new contiguous tensors (not views of the dataset) on the dataset tensors' own
 devices, so nothing is copied between devices.  The permutation is ``randperm``'s, drawn
@@ -54,9 +54,9 @@ def get_worker_info() -> None:
     return None
 
 
-def _size_of(value, where):
+def _size_of(value, where, error=TypeError):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{where} must be an int, got {type(value).__name__}")
+        raise error(f"{where} must be an int, got {type(value).__name__}")
     return int(value)
 
 
@@ -212,7 +212,8 @@ class DataLoader:
                                  f"batch_size, shuffle, sampler, and drop_last")
             batch_size = None
         elif batch_size is not None:
-            batch_size = _size_of(batch_size, f"{where}: batch_size")
+            # ValueError, as PyTorch's BatchSampler check for any batch_size not a positive int
+            batch_size = _size_of(batch_size, f"{where}: batch_size", ValueError)
             if batch_size < 1:
                 raise ValueError(f"{where}: batch_size must be >= 1 (or None), got {batch_size}")
         elif drop_last:
@@ -226,10 +227,7 @@ class DataLoader:
         if collate_fn is None:  # PyTorch's defaults, shown as the attribute
             batched = batch_size is not None or batch_sampler is not None
             collate_fn = default_collate if batched else default_convert
-            self.collate_fn = collate_fn
-            collate_fn = None  # still the fast path's "none given"
-        else:
-            self.collate_fn = collate_fn
+        self.collate_fn = collate_fn
         self.drop_last = bool(drop_last)
         self.pin_memory = bool(pin_memory)
         self.pin_memory_device = pin_memory_device
@@ -239,10 +237,10 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = bool(persistent_workers)
         self.in_order = in_order  # kept as given, as PyTorch's
-        # The TensorDataset fast path: no sampler of the caller's, no collate_fn.
-        self._fast = (type(dataset) is TensorDataset and collate_fn is None
-                      and batch_size is not None and sampler is None
-                      and batch_sampler is None)
+        # The TensorDataset fast path: no sampler of the caller's, and (checked at each
+        # epoch: it may be set later, as in PyTorch) collate_fn still default_collate.
+        self._fast = (type(dataset) is TensorDataset and batch_size is not None
+                      and sampler is None and batch_sampler is None)
         if iterable:
             self.sampler = self.batch_sampler = None
             self.__initialized = True
@@ -290,7 +288,7 @@ class DataLoader:
     def _batches(self):
         if isinstance(self.dataset, IterableDataset):
             return self._stream_batches()
-        if self._fast:
+        if self._fast and self.collate_fn is default_collate:
             return self._tensor_batches(self.dataset.tensors, len(self.dataset))
         return self._sample_batches()
 
@@ -304,13 +302,14 @@ class DataLoader:
         """Each batch indexed out of every tensor at once: a slice in order, or a slice
         of the epoch's permutation (one per device the tensors are on)."""
         orders = {}
-        if self.shuffle:
-            order = _randperm(n, device=tensors[0].device, generator=self.generator)
+        shuffle = isinstance(self.sampler, RandomSampler)  # the one made for shuffle=True
+        if shuffle:
+            order = _randperm(n, device=tensors[0].device, generator=self.sampler.generator)
             for t in tensors:
                 if t.device not in orders:
                     orders[t.device] = order.to(t.device)
         for start, stop in self._bounds(n):
-            if self.shuffle:
+            if shuffle:
                 yield [t[orders[t.device][start:stop]] for t in tensors]
             else:  # contiguous, as the stacked samples of PyTorch's batches are
                 yield [t[start:stop].clone(memory_format=contiguous_format)

@@ -12,13 +12,22 @@ Philox stream's, not PyTorch's.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterator, Sized
+from typing import Any
 
 from ..._generator import Generator
 from ..._ops_shortcuts import randperm as _randperm
 from ._sampler import Sampler, _bool_arg
 
 __all__ = ["DistributedSampler"]
+
+
+def _int_arg(value: Any) -> Any:
+    """value as an int when it is an integer (a NumPy one too) and not a bool, else None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
 
 
 class DistributedSampler(Sampler):
@@ -42,10 +51,11 @@ class DistributedSampler(Sampler):
 
     Raises
     ------
-    RuntimeError
-        When num_replicas or rank is not given and no process group is initialized.
     ValueError
-        When rank is outside [0, num_replicas) or num_replicas is not positive.
+        When num_replicas or rank is not given and no process group is initialized, rank
+        is outside [0, num_replicas) or num_replicas is not positive.
+    TypeError
+        When seed is not an int.
 
     Examples
     --------
@@ -60,24 +70,27 @@ class DistributedSampler(Sampler):
                  drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
             from ... import distributed
-            if not distributed.is_initialized():
-                raise RuntimeError("DistributedSampler(): num_replicas and rank come from "
-                                   "the default process group, and none is initialized: "
-                                   "call pydevtensor.distributed.init_process_group() "
-                                   "first, or pass both")
+            if not distributed.is_initialized():  # PyTorch's get_world_size() ValueError
+                raise ValueError("DistributedSampler(): num_replicas and rank come from "
+                                 "the default process group, and none is initialized: "
+                                 "call pydevtensor.distributed.init_process_group() "
+                                 "first, or pass both")
             num_replicas = distributed.get_world_size() if num_replicas is None else num_replicas
             rank = distributed.get_rank() if rank is None else rank
-        if isinstance(num_replicas, bool) or not isinstance(num_replicas, int) or \
-                num_replicas < 1:
+        replicas, index = _int_arg(num_replicas), _int_arg(rank)  # NumPy ints too
+        if replicas is None or replicas < 1:
             raise ValueError(f"DistributedSampler(): num_replicas must be a positive int, "
                              f"got {num_replicas!r}")
-        if isinstance(rank, bool) or not isinstance(rank, int) or \
-                not 0 <= rank < num_replicas:
+        if index is None or not 0 <= index < replicas:
             raise ValueError(f"Invalid rank {rank!r}, rank should be in the interval "
-                             f"[0, {num_replicas - 1}]")
+                             f"[0, {replicas - 1}]")
+        if _int_arg(seed) is None:
+            # PyTorch's fails at the first epoch (manual_seed); int() cut 1.5 to 1
+            raise TypeError(f"DistributedSampler(): seed must be an int, got "
+                            f"{type(seed).__name__} {seed!r}")
         self.dataset = dataset
-        self.num_replicas = num_replicas
-        self.rank = rank
+        self.num_replicas = replicas
+        self.rank = index
         self.epoch = 0
         self.shuffle = _bool_arg(shuffle, "shuffle", "DistributedSampler()")
         self.seed = int(seed)
