@@ -24,8 +24,11 @@ def _number(op, name, v):
 def _combine(op, input, product, beta, alpha):
     """``beta * input + alpha * product``, input broadcast to product's shape; with
     beta == 0 input is not read (NaN in it does not propagate), as PyTorch's."""
-    _number(op, "beta", beta)
-    _number(op, "alpha", alpha)
+    logical = product.dtype == input.dtype == _C.bool
+    if not logical or not isinstance(beta, builtins.bool):
+        _number(op, "beta", beta)
+    if not logical or not isinstance(alpha, builtins.bool):
+        _number(op, "alpha", alpha)
     _same_device(op, input, product)
     if not product.is_floating_point() and not (
             isinstance(beta, builtins.int) and isinstance(alpha, builtins.int)):
@@ -39,6 +42,9 @@ def _combine(op, input, product, beta, alpha):
                                                                        shape[::-1])):
         raise RuntimeError(f"{op}(): input {ishape} does not broadcast to the product's shape "
                            f"{shape} (on {product.device})")
+    if logical:  # PyTorch's bool result: (beta and input) or (alpha and product)
+        out = product if alpha else _C.zeros_like(product)
+        return out | input if beta else out.clone()
     out = product if alpha == 1 else product * alpha
     if beta == 0:
         if _wants_grad((input,), {}):
