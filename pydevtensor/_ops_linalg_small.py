@@ -61,6 +61,7 @@ def _ndim(op, name, t, n):
                            f"{t.device})")
 
 
+@takes_out("addmv")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``.
 
@@ -121,6 +122,7 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return _in_place(addmv, input, mat, vec, beta=beta, alpha=alpha)
 
 
+@takes_out("addr", castable=True)
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)``.
 
@@ -154,6 +156,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _combine("addr", input, outer(vec1, vec2), beta, alpha)
 
 
+@takes_out("addbmm")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
 
@@ -352,6 +355,7 @@ def _chain(op, matrices):
     return out
 
 
+@takes_out("chain_matmul")
 def chain_matmul(*matrices):
     """The product of the 2-d matrices, left to right.
 

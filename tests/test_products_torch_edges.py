@@ -75,3 +75,15 @@ def test_addr_bool_is_logical(device, ishape, beta, alpha):
     np.testing.assert_array_equal(got.cpu().numpy(), want)
     with pytest.raises(RuntimeError, match="must be integers"):
         pdt.addr(*[pdt.tensor(a, device=device) for a in (i, v1, v2)], alpha=1.5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, **k: pdt.addr(a, a[:, 0], a[0], **k),
+    lambda a, **k: pdt.kron(a, a[:1], **k),
+])
+def test_addr_kron_out_may_be_another_float_dtype(device, call):
+    """PyTorch casts addr's and kron's result into out (addmm's & co. must match)."""
+    a = pdt.tensor(np.arange(6.0).reshape(2, 3) - 2.5, device=device)
+    out = pdt.empty(0, dtype=pdt.float32, device=device)
+    assert call(a, out=out) is out and out.dtype == pdt.float32
+    np.testing.assert_allclose(out.cpu().numpy(), call(a).cpu().numpy(), rtol=1e-6)
