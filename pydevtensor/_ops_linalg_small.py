@@ -16,19 +16,21 @@ from ._out import takes_out
 
 
 def _number(op, name, v):
-    if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, builtins.float)):
+    """v, a bool as its int (PyTorch's True and False are 1 and 0 here)."""
+    if not isinstance(v, (builtins.int, builtins.float)):
         raise TypeError(f"{op}(): {name} must be a number, got {type(v).__name__}")
-    return v
+    return builtins.int(v) if isinstance(v, builtins.bool) else v
 
 
 def _combine(op, input, product, beta, alpha):
     """``beta * input + alpha * product``, input broadcast to product's shape; with
     beta == 0 input is not read (NaN in it does not propagate), as PyTorch's."""
     logical = product.dtype == input.dtype == _C.bool
-    if not logical or not isinstance(beta, builtins.bool):
-        _number(op, "beta", beta)
-    if not logical or not isinstance(alpha, builtins.bool):
-        _number(op, "alpha", alpha)
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        if op == "addr" and isinstance(v, builtins.bool) and not logical:
+            raise _C.DTypeError(f"addr(): Boolean {name} only supported for Boolean results, "
+                                f"got {product.dtype} (on {product.device})")
+    beta, alpha = _number(op, "beta", beta), _number(op, "alpha", alpha)
     _same_device(op, input, product)
     if not product.is_floating_point() and not (
             isinstance(beta, builtins.int) and isinstance(alpha, builtins.int)):

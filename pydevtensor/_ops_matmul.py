@@ -93,8 +93,10 @@ _C.Tensor.mv = mv
 
 
 def _number(value, name, floating):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not isinstance(value, (int, float)):
         raise TypeError(f"baddbmm(): {name} must be a number, got {type(value).__name__}")
+    if isinstance(value, bool):  # PyTorch's True and False are 1 and 0 here
+        return int(value)
     if not floating and isinstance(value, float):
         raise TypeError(f"baddbmm(): for integer tensors, beta and alpha must be integers, "
                         f"got {name}={value}")

@@ -87,3 +87,27 @@ def test_addr_kron_out_may_be_another_float_dtype(device, call):
     out = pdt.empty(0, dtype=pdt.float32, device=device)
     assert call(a, out=out) is out and out.dtype == pdt.float32
     np.testing.assert_allclose(out.cpu().numpy(), call(a).cpu().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda b1, b2, **k: pdt.addmv(b1[0, :, 0], b1[0], b2[0, :, 0], **k),
+    lambda b1, b2, **k: pdt.addbmm(b1[0, :, :2], b1, b2, **k),
+    lambda b1, b2, **k: pdt.baddbmm(b1[:, :, :2], b1, b2, **k),
+])
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_bool_beta_alpha_are_one_and_zero(device, call, dtype):
+    """PyTorch takes True and False as 1 and 0 for addmv, addbmm and baddbmm."""
+    dt = getattr(pdt, dtype)
+    b1 = pdt.tensor(np.arange(24.0).reshape(2, 3, 4) - 7, device=device).to(dt)
+    b2 = pdt.tensor(np.arange(16.0).reshape(2, 4, 2) % 5 - 2, device=device).to(dt)
+    for beta, alpha in [(True, False), (False, True)]:
+        got = call(b1, b2, beta=beta, alpha=alpha)
+        want = call(b1, b2, beta=int(beta), alpha=int(alpha))
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+
+
+def test_addr_bool_alpha_needs_a_bool_result(device):
+    v = pdt.tensor([1, 2], device=device)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        pdt.addr(pdt.zeros(2, 2, dtype=pdt.int64, device=device), v, v, alpha=True)
