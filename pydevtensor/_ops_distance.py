@@ -90,7 +90,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise TypeError(f"{where}: p must be a number, got {type(p).__name__}")
     if not p >= 0:
-        raise ValueError(f"{where}: cdist only supports non-negative p values, got {p}")
+        # PyTorch's RuntimeError (and the ValueError it was here)
+        raise _C.InvalidArgumentError(f"{where}: cdist only supports non-negative p values, "
+                                      f"got {p}")
     if compute_mode not in _MODES:
         raise ValueError(f"{where}: {compute_mode!r} is not a valid value for compute_mode "
                          f"(one of {', '.join(_MODES)})")

@@ -57,13 +57,18 @@ def _parse_einsum(equation, operands):
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
+    # an equation that does not fit its operands is PyTorch's RuntimeError (the
+    # InvalidArgumentError is also the ValueError these raised before)
     if len(terms) != len(operands):
-        raise ValueError(f"einsum(): {len(terms)} operand subscripts in {equation!r} for "
-                         f"{len(operands)} operands")
+        raise _C.InvalidArgumentError(
+            f"einsum(): {len(terms)} operand subscripts in {equation!r} for {len(operands)} "
+            f"operands ({'fewer' if len(operands) < len(terms) else 'more'} operands were "
+            f"provided than specified in the equation)")
     for t in terms + [rhs]:
         if not all(c.isascii() and c.isalpha() for c in t.replace("...", "", 1)):
-            raise ValueError(f"einsum(): invalid subscript in {equation!r} (letters, and at "
-                             f"most one '...' per operand)")
+            raise _C.InvalidArgumentError(
+                f"einsum(): invalid subscript in {equation!r} (letters, and at most one "
+                f"'...' per operand)")
     ell = 0  # the most dims an ellipsis stands for
     for t, x in zip(terms, operands):
         if "..." in t:
@@ -90,8 +95,13 @@ def _parse_einsum(equation, operands):
     else:  # an output without '...' sums the ellipsis dims
         rhs = rhs.replace("...", "".join(fresh))
     used = "".join(terms)
-    if len(set(rhs)) != len(rhs) or any(c not in used for c in rhs):
-        raise ValueError(f"einsum(): invalid output subscripts in {equation!r}")
+    for c in rhs:
+        if rhs.count(c) > 1 or c not in used:
+            why = ("appears more than once in the output" if rhs.count(c) > 1 else
+                   "does not appear in the equation for any input operand")
+            raise _C.InvalidArgumentError(
+                f"einsum(): invalid output subscripts in {equation!r}: output subscript "
+                f"{'...' if ord(c) >= 0x100 else c} {why}")
     return terms, rhs
 
 
@@ -161,7 +171,12 @@ def _contract(a, ta, b, tb, rhs):
     b3 = arrange(b, tb, batch + contract + free_b).reshape(prod(batch), prod(contract),
                                                             prod(free_b))
     dtype = result_type(a, b)
-    out = _C.matmul(a3.to(dtype), b3.to(dtype))
+    if dtype == _C.bool and not contract:
+        # nothing summed: an elementwise (and) product, which PyTorch's einsum gives bool
+        # tensors; a bool matmul is refused, as PyTorch's bmm
+        out = a3.to(dtype) * b3.to(dtype)
+    else:
+        out = _C.matmul(a3.to(dtype), b3.to(dtype))
     got = batch + free_a + free_b
     out = out.reshape(tuple(size[c] for c in got))
     return out.permute(*[got.index(c) for c in rhs]) if rhs else out.reshape(())
@@ -294,7 +309,13 @@ def einsum(equation, *operands):
     TypeError
         When, in the sublist form, a subscripts list is not a list of ints.
     RuntimeError
-        When the equation does not fit the operands' shapes or devices.
+        When the equation does not fit the operands' shapes or devices; an equation
+        that is malformed, names another count of operands, or whose output repeats a
+        subscript or names one no operand has raises InvalidArgumentError (both a
+        RuntimeError, as PyTorch's, and a ValueError).
+    NotImplementedError
+        For bool operands a subscript is summed over (as PyTorch's bmm); bool
+        operands with nothing summed give their elementwise and.
 
     Examples
     --------
@@ -316,7 +337,8 @@ def einsum(equation, *operands):
         raise ValueError("einsum(): must provide at least one operand")
     for x in operands:
         _tensor_arg(x, "einsum", "operands")
-    if len(operands) == 2 and operands[0].device == operands[1].device:
+    if len(operands) == 2 and operands[0].device == operands[1].device and \
+            _C.bool not in (operands[0].dtype, operands[1].dtype):
         a, b = operands
         key = (equation, tuple(a.shape), tuple(b.shape))
         plan = _PLANS.get(key)

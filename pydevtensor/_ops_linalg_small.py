@@ -16,16 +16,21 @@ from ._out import takes_out
 
 
 def _number(op, name, v):
-    if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, builtins.float)):
+    """v, a bool as its int (PyTorch's True and False are 1 and 0 here)."""
+    if not isinstance(v, (builtins.int, builtins.float)):
         raise TypeError(f"{op}(): {name} must be a number, got {type(v).__name__}")
-    return v
+    return builtins.int(v) if isinstance(v, builtins.bool) else v
 
 
 def _combine(op, input, product, beta, alpha):
     """``beta * input + alpha * product``, input broadcast to product's shape; with
     beta == 0 input is not read (NaN in it does not propagate), as PyTorch's."""
-    _number(op, "beta", beta)
-    _number(op, "alpha", alpha)
+    logical = product.dtype == input.dtype == _C.bool
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        if op == "addr" and isinstance(v, builtins.bool) and not logical:
+            raise _C.DTypeError(f"addr(): Boolean {name} only supported for Boolean results, "
+                                f"got {product.dtype} (on {product.device})")
+    beta, alpha = _number(op, "beta", beta), _number(op, "alpha", alpha)
     _same_device(op, input, product)
     if not product.is_floating_point() and not (
             isinstance(beta, builtins.int) and isinstance(alpha, builtins.int)):
@@ -39,6 +44,9 @@ def _combine(op, input, product, beta, alpha):
                                                                        shape[::-1])):
         raise RuntimeError(f"{op}(): input {ishape} does not broadcast to the product's shape "
                            f"{shape} (on {product.device})")
+    if logical:  # PyTorch's bool result: (beta and input) or (alpha and product)
+        out = product if alpha else _C.zeros_like(product)
+        return out | input if beta else out.clone()
     out = product if alpha == 1 else product * alpha
     if beta == 0:
         if _wants_grad((input,), {}):
@@ -55,6 +63,7 @@ def _ndim(op, name, t, n):
                            f"{t.device})")
 
 
+@takes_out("addmv")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``.
 
@@ -115,6 +124,7 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return _in_place(addmv, input, mat, vec, beta=beta, alpha=alpha)
 
 
+@takes_out("addr", castable=True)
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)``.
 
@@ -148,6 +158,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _combine("addr", input, outer(vec1, vec2), beta, alpha)
 
 
+@takes_out("addbmm")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
 
@@ -346,6 +357,7 @@ def _chain(op, matrices):
     return out
 
 
+@takes_out("chain_matmul")
 def chain_matmul(*matrices):
     """The product of the 2-d matrices, left to right.
 

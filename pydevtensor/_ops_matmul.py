@@ -49,9 +49,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 addmm.__doc__ = _C.addmm.__doc__.replace(
     "one GEMM.\n", "one GEMM\n(uint8, int8 and int16 in int32, wrapped back, as mm's).\n", 1)
 addmm.__module__ = "pydevtensor"
+addmm = takes_out("addmm")(addmm)
 _C.Tensor.addmm = addmm
 
 
+@takes_out("mv")
 def mv(input, vec):
     """The product of a matrix and a vector: ``input @ vec`` with the shapes checked.
 
@@ -91,14 +93,17 @@ _C.Tensor.mv = mv
 
 
 def _number(value, name, floating):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not isinstance(value, (int, float)):
         raise TypeError(f"baddbmm(): {name} must be a number, got {type(value).__name__}")
+    if isinstance(value, bool):  # PyTorch's True and False are 1 and 0 here
+        return int(value)
     if not floating and isinstance(value, float):
         raise TypeError(f"baddbmm(): for integer tensors, beta and alpha must be integers, "
                         f"got {name}={value}")
     return value
 
 
+@takes_out("baddbmm")
 @recorded("baddbmm")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices, as

@@ -11,10 +11,12 @@ from ._args import flag
 from ._ops_index import _int_arg, _tensor_arg
 from ._ops_join import cat
 from ._ops_shape import _where
+from ._out import takes_out
 
 __all__ = ["inner", "kron", "tensordot", "vander"]
 
 
+@takes_out("kron", castable=True)
 def kron(input, other):
     """The Kronecker product: for matrices, the block matrix whose (i, j) block is
     ``input[i, j] * other``; tensors of fewer dimensions get leading 1s.

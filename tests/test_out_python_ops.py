@@ -1,8 +1,9 @@
 """out= of the ops written in Python (pydevtensor/_out.py): masked_select, take,
 take_along_dim, nonzero, nonzero_static, sort, topk, kthvalue, msort, searchsorted, bucketize, histc,
 cumsum, cumprod, cummax, cummin, logcumsumexp, diff, the scatters (index_add,
-index_copy, index_reduce, scatter, scatter_add, scatter_reduce), tensordot and inner,
-on every device, against NumPy.
+index_copy, index_reduce, scatter, scatter_add, scatter_reduce), tensordot, inner and the
+products addmm, mv, addmv, addr, baddbmm, addbmm, chain_matmul and kron, on every device,
+against NumPy.
 
 PyTorch's rules: the result is written into out and out is returned (the named tuple
 of the outs for (values, indices)); an out with no elements takes the result's shape;
@@ -103,6 +104,19 @@ CASES = {
                        _scattered(np.multiply, ALONG, A[:, 2:], include_self=False), True),
     "tensordot": (lambda x, **k: pdt.tensordot(x, x, ([0], [0]), **k), A.T @ A, True),
     "inner": (lambda x, **k: pdt.inner(x, x, **k), A @ A.T, True),
+    "addmm": (lambda x, **k: pdt.addmm(x[:, :2], x, x.T, beta=0.5, alpha=2, **k),
+              0.5 * A[:, :2] + 2 * A @ A.T, True),
+    "mv": (lambda x, **k: pdt.mv(x, x[0], **k), A @ A[0], True),
+    "addmv": (lambda x, **k: pdt.addmv(x[1, :2], x, x[0], beta=2, **k),
+              2 * A[1, :2] + A @ A[0], True),
+    "addr": (lambda x, **k: pdt.addr(x, x[:, 0], x[0], alpha=3, **k),
+             A + 3 * np.outer(A[:, 0], A[0]), True),
+    "baddbmm": (lambda x, **k: pdt.baddbmm(x[None, :, :2], x[None], x.T[None, :, :2], **k),
+                (A[:, :2] + A @ A.T[:, :2])[None], True),
+    "addbmm": (lambda x, **k: pdt.addbmm(x[:1, :1], x[:, None, :], x[:, :, None], **k),
+               A[:1, :1] + (A ** 2).sum(), True),
+    "chain_matmul": (lambda x, **k: pdt.chain_matmul(x, x.T, x, **k), A @ A.T @ A, True),
+    "kron": (lambda x, **k: pdt.kron(x, x[:1, :2], **k), np.kron(A, A[:1, :2]), True),
 }
 
 
@@ -155,7 +169,7 @@ def test_out_refused(device, name):
         outs = list(_outs(want, device) if isinstance(want, tuple) else (_outs(want, device),))
         if name in ("cumsum", "cumprod"):  # their dtype is out's (test_scan_out_dtype)
             outs[j] = _t(np.zeros(A.shape), device)[:, :0]  # no elements, but a view
-        elif name == "diff":  # any dtype float64 casts to (test_diff_out_casts)
+        elif name in ("diff", "addr", "kron"):  # any dtype float64 casts to, as PyTorch's
             outs[j] = pdt.empty(outs[j].shape, dtype=pdt.int64, device=device)
         else:
             outs[j] = pdt.empty(outs[j].shape, dtype=pdt.float32, device=device)

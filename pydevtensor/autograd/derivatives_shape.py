@@ -345,6 +345,8 @@ class BaddbmmBackward0(Node):
         self.save_tensors(batch1, batch2)
         self.in_meta = meta(input)
         self.beta, self.alpha = beta, alpha
+        if beta == 0:  # input's gradient is zeros, whose second derivative is zero too
+            self.zero_grad_inputs = (0,)
         return input, batch1, batch2
 
     def backward(self, g):
