@@ -76,6 +76,7 @@ def syncbn_checks(rank, W):
             want = (x - rm) / np.sqrt(rv + bn.eps) * w + b
             np.testing.assert_allclose(bn(pdt.tensor(x, dtype=dtype)).detach().double().numpy(),
                                        want, rtol=tol, atol=tol)
+    ddp_check(rank, W)
     # one value per channel in all: rank 0 holds one sample, the others none
     bn = nn.SyncBatchNorm(3)
     x = pdt.ones((1 if rank == 0 else 0, 3))
@@ -88,3 +89,36 @@ def syncbn_checks(rank, W):
     assert int(bn.num_batches_tracked) == 0 and float(bn.running_var.sum()) == 3.0
     dist.barrier()
     return {"syncbn": True}
+
+
+def _net(bn):
+    from pydevtensor import nn
+    pdt.manual_seed(5)
+    return nn.Sequential(nn.Linear(6, 8), bn(8), nn.ReLU(), nn.Linear(8, 3))
+
+
+def ddp_check(rank, W):
+    """What SyncBatchNorm is for: DistributedDataParallel of a model with SyncBatchNorm
+    on W slices of a batch trains as the same model with BatchNorm1d on the whole batch
+    in one process (float64: parameters and running statistics after 3 SGD steps)."""
+    from pydevtensor import nn, optim
+    B = 24
+    lo, hi = rank * B // W, (rank + 1) * B // W
+    ref = _net(nn.BatchNorm1d).double()
+    model = nn.parallel.DistributedDataParallel(_net(nn.SyncBatchNorm).double())
+    opts = [optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (ref, model)]
+    rng = np.random.default_rng(9)
+    for step in range(3):
+        X = pdt.tensor(rng.standard_normal((B, 6)) * 2 + 1)
+        y = pdt.tensor(rng.standard_normal((B, 3)))
+        for opt in opts:
+            opt.zero_grad()
+        ((ref(X) - y) ** 2).mean().backward()
+        ((model(X[lo:hi]) - y[lo:hi]) ** 2).mean().backward()
+        for opt in opts:
+            opt.step()
+    got = model.module.state_dict()
+    for name, want in ref.state_dict().items():
+        np.testing.assert_allclose(got[name].double().numpy(), want.double().numpy(),
+                                   rtol=1e-10, atol=1e-12, err_msg=name)
+    model.remove_hooks()
