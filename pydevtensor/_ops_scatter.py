@@ -24,7 +24,7 @@ from ._ops_index import (_dim, _index_tensor, _int_arg, _tensor_arg, _truncated_
 from ._out import takes_out
 from .autograd.derivatives import meta, reduce_grad
 from .autograd.dispatch import _wants_grad, derivative, recorded
-from .autograd.node import Node, delay_error, edge_of
+from .autograd.node import Node, delay_error, edge_of, keep_tensors, kept_tensors
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 _REDUCE_ALIASES = {"max": "amax", "min": "amin"}  # scatter_reduce takes both, as PyTorch
@@ -206,7 +206,7 @@ def _index_add(input, d, index, source):
 @derivative("index_add")
 class IndexAddBackward0(Node):
     def save(self, result, input, d, index, source):
-        self.d, self.index = d, index
+        self.d, self.index = d, keep_tensors(self, index)
         self.metas = (meta(input), meta(source))
         return input, source
 
@@ -216,7 +216,8 @@ class IndexAddBackward0(Node):
         gb = None
         if self.needs_input_grad[1]:
             shape = self.metas[1][0]
-            gb = index_select(g if shape else g.reshape(1), self.d, self.index)
+            gb = index_select(g if shape else g.reshape(1), self.d,
+                              kept_tensors(self, self.index))
             gb = reduce_grad(gb.reshape(shape), self.metas[1])
         return ga, gb
 
@@ -620,8 +621,10 @@ class ScatterReduceBackward0(Node):
     prod: Note [the gradient of a scattered product]."""
 
     def save(self, result, base, flat, values, reduce, include_self):
-        self.base, self.flat, self.values = base.detach(), flat, values.detach()
-        self.result, self.include_self = result.detach(), include_self
+        # the result (read back with this Node as grad_fn: prod's formula below is
+        # differentiable again, Note [higher-order gradients]) and the flat index
+        self.save_tensors(base, values, result.detach(), flat, outputs=(2,))
+        self.include_self = include_self
         self.metas = (meta(base), meta(values))
         return base, values
 
@@ -631,31 +634,25 @@ class ScatterReduceBackward0(Node):
 
     def backward(self, g):
         from ._ops_index import index_select
-        n = self.base.shape[0]
-        r_at = index_select(self.result, 0, self.flat)
-        hit = (self.values == r_at).to(g.dtype)
+        base, values, result, flat = (t.detach() for t in self.saved_tensors)
+        n = base.shape[0]
+        r_at = index_select(result, 0, flat)
+        hit = (values == r_at).to(g.dtype)
         # input's own tied value counts in the share even without include_self (where
         # it then gets nothing): PyTorch's rule, matched
-        own = (self.base == self.result).to(g.dtype)
-        count = _added_at(own, 0, self.flat, hit)
+        own = (base == result).to(g.dtype)
+        count = _added_at(own, 0, flat, hit)
         share = g / count.clamp(min=1)
         if not self.include_self:
-            own = own * (~_touched(self.flat, n, g.device)).to(g.dtype)
+            own = own * (~_touched(flat, n, g.device)).to(g.dtype)
         ga = reduce_grad(share * own, self.metas[0]) if self.needs_input_grad[0] else None
-        gb = reduce_grad(index_select(share, 0, self.flat) * hit, self.metas[1]) \
+        gb = reduce_grad(index_select(share, 0, flat) * hit, self.metas[1]) \
             if self.needs_input_grad[1] else None
         return ga, gb
 
 
 class ScatterProdBackward0(ScatterReduceBackward0):
     """scatter_reduce(reduce='prod'): Note [the gradient of a scattered product]."""
-
-    def save(self, result, base, flat, values, reduce, include_self):
-        inputs = super().save(result, base, flat, values, reduce, include_self)
-        # the inputs themselves and the result (read back with this Node as grad_fn): the
-        # formula below is differentiable again (Note [higher-order gradients])
-        self.save_tensors(base, values, result.detach(), outputs=(2,))
-        return inputs
 
     def backward(self, g):
         """Note [the gradient of a scattered product]: each factor's gradient is the
@@ -667,8 +664,8 @@ class ScatterProdBackward0(ScatterReduceBackward0):
         zeros has the right gradient, 0, but not its derivative: differentiating it
         raises, as PyTorch's."""
         from ._ops_index import index_select
-        base, values, result = self.saved_tensors
-        flat, n = self.flat, base.shape[0]
+        base, values, result, flat = self.saved_tensors
+        n = base.shape[0]
         one = _C.ones((), dtype=values.dtype, device=g.device)
         ga = gb = None
         if self.needs_input_grad[0]:

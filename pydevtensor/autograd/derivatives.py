@@ -12,9 +12,7 @@ import operator
 
 from .. import _C
 from .dispatch import derivative, not_differentiable
-from .node import Node
-
-SAVED = object()  # stands in a Node's arguments for a tensor kept by save_tensors
+from .node import SAVED, Node
 
 not_differentiable("eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin")
 
@@ -484,11 +482,11 @@ class MaxBackward0(Node):
         self.shape = tuple(input.shape)
         self.dim = operator.index(dim) % max(input.ndim, 1)  # a 0-d int tensor too
         self.keepdim = bool(keepdim)
-        self.indices = result[1]
+        self.save_tensors(result[1])  # the indices (an output, not differentiable)
         return (input,)
 
     def backward(self, g):
-        idx = self.indices
+        (idx,) = self.saved_tensors
         if not self.keepdim and self.shape:
             g, idx = g.unsqueeze(self.dim), idx.unsqueeze(self.dim)
         if not self.shape:

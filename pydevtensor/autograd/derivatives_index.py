@@ -13,7 +13,7 @@ from .. import _C
 from .derivatives import meta, reduce_grad
 from .derivatives_shape import CopySlices
 from .dispatch import derivative
-from .node import Node, linear_in_g
+from .node import Node, keep_tensors, kept_tensors, linear_in_g
 
 
 def _ops():
@@ -47,7 +47,7 @@ def scatter_add_along(m, dim, index, g):
         _C._index_add(out, 0, flat, g.reshape(-1), True)  # out is new
         return out
 
-    out = linear_in_g(make, lambda g2: g2[flat].reshape(g_shape), g)
+    out = linear_in_g(make, lambda g2, flat: g2[flat].reshape(g_shape), g, flat)
     return reduce_grad(out.reshape(shape), m)
 
 
@@ -57,7 +57,7 @@ class WhereBackward0(Node):
     chosen (zero elsewhere), summed back to its own shape."""
 
     def save(self, result, condition, input=None, other=None):
-        self.condition = condition
+        self.condition = keep_tensors(self, condition)
         self.metas = (meta(input), meta(other))
         return input, other
 
@@ -67,8 +67,9 @@ class WhereBackward0(Node):
         where = where if _C.is_grad_enabled() else where.__wrapped__
         need_a, need_b = self.needs_input_grad
         ma, mb = self.metas
-        ga = reduce_grad(where(self.condition, g, zero), ma) if need_a else None
-        gb = reduce_grad(where(self.condition, zero, g), mb) if need_b else None
+        condition = kept_tensors(self, self.condition)
+        ga = reduce_grad(where(condition, g, zero), ma) if need_a else None
+        gb = reduce_grad(where(condition, zero, g), mb) if need_b else None
         return ga, gb
 
 
@@ -77,7 +78,7 @@ class IndexSelectBackward0(Node):
     def save(self, result, input, dim, index):
         self.in_meta = meta(input)
         self.dim = dim
-        self.index = index
+        self.index = keep_tensors(self, index)
         return (input,)
 
     def backward(self, g):
@@ -85,7 +86,8 @@ class IndexSelectBackward0(Node):
         shape = self.in_meta[0]
         d = ops._dim(ops._int_arg(self.dim, "index_select", "dim"), len(shape),
                      "index_select")
-        index = ops._index_tensor(self.index, "index_select").reshape(-1).contiguous()
+        index = ops._index_tensor(kept_tensors(self, self.index), "index_select")
+        index = index.reshape(-1).contiguous()
         g = g if shape else g.reshape(1)
 
         def make(g):
@@ -93,7 +95,7 @@ class IndexSelectBackward0(Node):
             _C._index_add(out, d, index, g, True)  # out is new
             return out
 
-        out = linear_in_g(make, lambda g2: ops.index_select(g2, d, index), g)
+        out = linear_in_g(make, lambda g2, index: ops.index_select(g2, d, index), g, index)
         out = out if shape else out.reshape(())
         return reduce_grad(out, self.in_meta)
 
@@ -102,11 +104,11 @@ class IndexSelectBackward0(Node):
 class GatherBackward0(Node):
     def save(self, result, input, dim, index, sparse_grad=False):
         self.in_meta = meta(input)
-        self.dim, self.index = dim, index
+        self.dim, self.index = dim, keep_tensors(self, index)
         return (input,)
 
     def backward(self, g):
-        return scatter_add_along(self.in_meta, self.dim, self.index, g)
+        return scatter_add_along(self.in_meta, self.dim, kept_tensors(self, self.index), g)
 
 
 @derivative("index")
@@ -116,11 +118,11 @@ class IndexBackward0(Node):
 
     def save(self, result, input, key):
         self.in_meta = meta(input)
-        self.key = key
+        self.key = keep_tensors(self, key)
         return (input,)
 
     def backward(self, g):
-        g, key = _wide(g), self.key
+        g, key = _wide(g), kept_tensors(self, self.key)
         from .._ops_getitem import _index_put_  # imported late, as _ops()
 
         def make(g):
@@ -128,7 +130,8 @@ class IndexBackward0(Node):
             _index_put_(out, key, g, accumulate=True, into_new=True)
             return out
 
-        return reduce_grad(linear_in_g(make, lambda g2: g2[key], g), self.in_meta)
+        out = linear_in_g(make, lambda g2, key: g2[key], g, key)
+        return reduce_grad(out, self.in_meta)
 
 
 class IndexPutBackward0(CopySlices):
@@ -144,13 +147,14 @@ class _Scatter(Node):
     def save(self, result, input, *args, **kw):
         self.in_meta = meta(input)
         self.dim = self.dim_of(input, *args, **kw)
-        self.indices = result[1]
+        self.save_tensors(result[1])  # the indices (an output, not differentiable)
         return (input,)
 
     def backward(self, g):
+        (indices,) = self.saved_tensors
         if not self.in_meta[0]:
             return g.reshape(())
-        return scatter_add_along(self.in_meta, self.dim, self.indices, g)
+        return scatter_add_along(self.in_meta, self.dim, indices, g)
 
 
 @derivative("sort")

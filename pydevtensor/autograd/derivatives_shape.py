@@ -10,7 +10,7 @@ like the user's forward copy it mirrors.
 from .. import _C
 from .derivatives import expand_to, meta, reduce_grad
 from .dispatch import derivative
-from .node import Node, linear_in_g
+from .node import Node, kept_tensors, linear_in_g
 
 
 # ---- views ----
@@ -170,11 +170,12 @@ class CopySlices(Node):
 
     def backward(self, g):
         g_old = g_value = None
+        key = kept_tensors(self, self.key)  # an advanced key's tensors: keep_tensors
         if self.needs_input_grad[0]:
             g_old = g.clone()
-            g_old[self.key] = 0
+            g_old[key] = 0
         if self.needs_input_grad[1]:
-            g_value = reduce_grad(g[self.key], self.value_meta)
+            g_value = reduce_grad(g[key], self.value_meta)
         return g_old, g_value
 
 

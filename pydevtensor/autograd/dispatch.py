@@ -16,7 +16,7 @@ import functools
 from .. import _C
 from .._numpy_names import torch_names
 from .hooks import carry_retained
-from .node import Node, edge_of
+from .node import Node, edge_of, keep_tensors
 
 RULES = {}  # op name -> Node subclass (or NOT_DIFFERENTIABLE)
 NOT_DIFFERENTIABLE = object()
@@ -325,7 +325,7 @@ def _setitem(x, key, value, cls=None):
         return None
     node = cls.__new__(cls)
     node._saved = ()
-    node.key = key
+    node.key = keep_tensors(node, key)  # an advanced key's tensors, packed by the hooks
     node.value_meta = (tuple(value.shape), value.dtype, value.device) \
         if isinstance(value, _C.Tensor) else None
     node.next_functions = (prev_edge, value_edge)

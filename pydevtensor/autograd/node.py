@@ -142,7 +142,8 @@ _KEPT = ("_tensor_hooks", "_retained", "_pre_hooks", "_post_hooks", "_metadata")
 class Node:
     """One recorded op.  Subclasses (derivatives.py) define ``save(out, *args, **kw)``,
     called once after the forward with the op's own arguments, which stores what the
-    backward needs and returns the differentiable inputs in order; and
+    backward needs (its tensors through ``save_tensors``, Note [saved tensors hooks])
+    and returns the differentiable inputs in order; and
     ``backward(grad)``, which returns one gradient (or None) per such input.
 
     Examples
@@ -504,6 +505,38 @@ def edge_of(x):
     return (accumulator(x), 0)
 
 
+SAVED = object()  # stands in a Node's arguments for a tensor kept by save_tensors
+
+
+def keep_tensors(node, obj):
+    """obj (an index, a condition, an indexing key) with its tensors, obj itself or the
+    items of a tuple or list, kept by ``node.save_tensors`` (so that the saved tensors
+    hooks pack them and an in-place change of one fails the backward: Note [saved
+    tensors hooks]) and SAVED in their place; obj itself when it holds none.  A Node
+    keeps one such obj, read back by kept_tensors."""
+    if isinstance(obj, _C.Tensor):
+        node.save_tensors(obj)
+        return SAVED
+    if isinstance(obj, (tuple, list)):
+        tensors = [t for t in obj if isinstance(t, _C.Tensor)]
+        if tensors:
+            node.save_tensors(*tensors)
+            marked = [SAVED if isinstance(t, _C.Tensor) else t for t in obj]
+            return tuple(marked) if isinstance(obj, tuple) else marked
+    return obj
+
+
+def kept_tensors(node, obj):
+    """obj of keep_tensors with node's saved tensors in place of SAVED."""
+    if obj is SAVED:
+        return node.saved_tensors[0]
+    if isinstance(obj, (tuple, list)) and any(t is SAVED for t in obj):
+        saved = iter(node.saved_tensors)
+        marked = [next(saved) if t is SAVED else t for t in obj]
+        return tuple(marked) if isinstance(obj, tuple) else marked
+    return obj
+
+
 class LinearInGradBackward(Node):
     """A backward's own result made by a kernel with no derivative of its own but
     linear in the incoming gradient g (zeros with g added at indices, or written
@@ -512,12 +545,19 @@ class LinearInGradBackward(Node):
     engine.py)."""
 
     def backward(self, g2):
-        return (self.adjoint(g2),)
+        if self.kept is _NOTHING:
+            return (self.adjoint(g2),)
+        return (self.adjoint(g2, kept_tensors(self, self.kept)),)
 
 
-def linear_in_g(make, adjoint, g):
+_NOTHING = object()  # linear_in_g's keep when adjoint reads g2 alone
+
+
+def linear_in_g(make, adjoint, g, keep=_NOTHING):
     """make(g) (a kernel with no derivative, linear in g), recorded with adjoint as
-    its backward when grad mode is on and g requires grad (create_graph=True)."""
+    its backward when grad mode is on and g requires grad (create_graph=True); keep:
+    what adjoint reads besides g2 (an index, a key), given to it as ``adjoint(g2,
+    keep)``, its tensors kept by save_tensors (keep_tensors)."""
     if not (g.requires_grad and _C.is_grad_enabled()):
         return make(g)
     prev = _C._set_grad_enabled(False)
@@ -527,6 +567,7 @@ def linear_in_g(make, adjoint, g):
         _C._set_grad_enabled(prev)
     node = LinearInGradBackward.__new__(LinearInGradBackward)
     node._saved = ()
+    node.kept = keep if keep is _NOTHING else keep_tensors(node, keep)
     node.adjoint = adjoint
     node.next_functions = (edge_of(g),)
     node.needs_input_grad = (True,)

@@ -6,7 +6,14 @@ pack returned is kept; reading the saved tensors back (the backward, or
 memory that way.  The Node keeps a weak reference to each original tensor: while that
 tensor lives, an in-place change of it still fails the backward (Note [version
 counter]); PyTorch keeps the version counter alone, which here lives on the tensor.
-The hooks are per process (as anomaly mode), the innermost pair applies."""
+The hooks are per process (as anomaly mode), the innermost pair applies.  A Node
+keeps every tensor of the forward that its backward reads through save_tensors:
+indices, masks and indexing keys too (keep_tensors in node.py), as do the nodes a
+backward with create_graph=True records (the fused cells' gates, the indices of
+LinearInGradBackward).  Left out, as PyTorch leaves them: what is no activation,
+such as positions derived from a view's layout (CopySlices, AsStridedBackward0),
+caches shared between calls, a checkpoint's RNG state, the gradients a backward
+collects, a Function's own ctx attributes."""
 from __future__ import annotations
 
 import weakref

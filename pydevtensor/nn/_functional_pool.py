@@ -252,12 +252,14 @@ class MaxPool2DWithIndicesBackward0(Node):
     """The gradient of each window's maximum goes to the tap _window_max chose."""
 
     def save(self, out, cols, first):
-        self.taps, self.k = out[1], cols.shape[2]
+        self.save_tensors(out[1])  # the taps (an output, not differentiable)
+        self.k = cols.shape[2]
         return (cols,)
 
     def backward(self, g):
+        (taps,) = self.saved_tensors
         k = _int_range(self.k, g.device).reshape(1, 1, self.k, 1)
-        return ((k == self.taps.unsqueeze(2)).to(g.dtype) * g.unsqueeze(2),)
+        return ((k == taps.unsqueeze(2)).to(g.dtype) * g.unsqueeze(2),)
 
 
 def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> Tensor:

@@ -121,9 +121,7 @@ class GateBackward0(Node):
     on (Note [the fused cells' double backward])."""
 
     def backward(self, g):
-        out = self.out
-        if _C.is_grad_enabled():
-            out = out.detach()._set_grad_fn(self, 0)
+        (out,) = self.saved_tensors  # with this node as grad_fn when grad mode is on
         grads = self.split(self.slope(out, g))
         return tuple(d if need else None for d, need in zip(grads, self.needs_input_grad))
 
@@ -140,11 +138,12 @@ def _gate(value, edges, slope, split):
     node.needs_input_grad = needs
     prev = _C._set_grad_enabled(False)
     try:
-        node.out = value.clone()  # its own storage: no view of the workspace in the graph
+        out = value.clone()  # its own storage: no view of the workspace in the graph
     finally:
         _C._set_grad_enabled(prev)
+    node.save_tensors(out, outputs=(0,))  # packed by the saved tensors hooks
     node.slope, node.split = slope, split
-    return node.out.detach()._set_grad_fn(node, 0)
+    return out.detach()._set_grad_fn(node, 0)
 
 
 def _sigmoid_slope(a, g):
