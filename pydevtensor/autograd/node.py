@@ -341,11 +341,18 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MSG)
-        if "_packed" in self.__dict__:
+        d = self.__dict__
+        if "_packed" in d:
             saved = unpack_saved(self, self._versions)
         else:
-            check_versions(self.name(), saved, self._versions)
-        slots = self.__dict__.get("_output_slots")
+            versions = self._versions
+            # one or two tensors (most nodes) compared inline, the name made only for
+            # the error: this runs in every backward
+            n = len(saved)
+            if n > 2 or (n and (saved[0]._version != versions[0]
+                                or (n == 2 and saved[1]._version != versions[1]))):
+                check_versions(self.name(), saved, versions)
+        slots = d.get("_output_slots")
         if slots and _C.is_grad_enabled():
             saved = list(saved)
             for k in slots:
@@ -375,6 +382,9 @@ class Node:
         if self._saved:
             self._saved = None
             d = self.__dict__
+            if d.keys().isdisjoint(_KEPT):  # no hooks nor metadata: the common case
+                d.clear()
+                return
             # Note [where tensor hooks live] (hooks.py); a Node's own hooks and metadata
             # outlive its saved tensors, as PyTorch's
             kept = {k: d[k] for k in _KEPT if k in d}
