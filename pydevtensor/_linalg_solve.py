@@ -261,6 +261,8 @@ def _own_batch(info, batch):
     lead = info.ndim - len(batch)
     if lead == 0 and tuple(info.shape) == batch:
         return info
+    if info.numel() == 0:  # B's batch was empty: no factorization failed
+        return _C.zeros(batch, dtype=info.dtype, device=info.device)
     cut = (0,) * lead + tuple(slice(0, 1) if s == 1 else slice(None) for s in batch)
     return info[cut].clone()
 
