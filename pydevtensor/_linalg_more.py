@@ -37,10 +37,13 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
     Raises
     ------
-    pydevtensor.linalg.LinAlgError
-        When A has a zero on its diagonal (a singular triangle).
     RuntimeError
         When the shapes, dtypes or devices do not fit.
+
+    Notes
+    -----
+    A zero on the diagonal (a singular triangle) is not an error, as in PyTorch:
+    substitution divides by it, so X holds infinities or NaN.
 
     Examples
     --------
@@ -73,15 +76,37 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     if not left:  # X A = B is A^T X^T = B^T
         T, B = T.mT, B.mT
     Tb, Bb = _broadcast_batch(op, T, B)  # matrices: no vector rule
-    try:
-        X = solve(Tb, Bb)  # recorded: the gradient reaches A's triangle and B
-    except LinAlgError as e:
-        raise LinAlgError(str(e).replace("linalg.solve", op, 1)) from None
+    lower = upper != left  # which triangle Tb holds
+    if bool((Tb.diagonal(dim1=-2, dim2=-1) == 0).any()):
+        # a zero on the diagonal: substitution divides by it, as PyTorch's trsm (inf and
+        # NaN in X, no error); the LU below would refuse it, or round it to a tiny pivot
+        X = _substitute(Tb, Bb, lower)
+    else:
+        try:
+            X = solve(Tb, Bb)  # recorded: the gradient reaches A's triangle and B
+        except LinAlgError as e:
+            raise LinAlgError(str(e).replace("linalg.solve", op, 1)) from None
     X = X if left else X.mT
     if out is None:
         return X
     from ._out import _write_out
     return _write_out(X, out, op)
+
+
+def _substitute(T, B, lower):
+    """X of T X = B by forward (lower) or back substitution, row by row of recorded ops:
+    a zero on T's diagonal gives inf and NaN where a BLAS trsm gives them."""
+    from ._ops_join import cat
+    n = T.shape[-1]
+    rows = [None] * n
+    for i in (range(n) if lower else range(n - 1, -1, -1)):
+        done = range(i) if lower else range(i + 1, n)
+        r = B[..., i:i + 1, :]
+        if len(done):
+            known = cat([rows[j] for j in done], -2)
+            r = r - T[..., i:i + 1, done[0]:done[-1] + 1] @ known
+        rows[i] = r / T[..., i:i + 1, i:i + 1]
+    return cat(rows, -2)
 
 
 @takes_out("linalg.vecdot")
