@@ -5,7 +5,8 @@ det, slogdet, cholesky and their ``_ex`` forms, LinAlgError) are in _linalg_solv
 the decompositions (eigh, eigvalsh, svd, svdvals) in _linalg_decomp.py; matrix_rank,
 pinv and cond in _linalg_spectral.py; lu, lu_factor, lu_factor_ex and lu_solve in
 _linalg_lu.py; ldl_factor, ldl_factor_ex and ldl_solve in _linalg_ldl.py; matrix_exp
-in _linalg_exp.py; vander, diagonal and matmul in _linalg_names.py."""
+in _linalg_exp.py; matrix_sqrth and polar in _linalg_roots.py; vander, diagonal and
+matmul in _linalg_names.py."""
 import math
 
 from . import _C, _args
@@ -19,6 +20,7 @@ from ._linalg_lstsq import lstsq
 from ._linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
 from ._linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._linalg_exp import matrix_exp
+from ._linalg_roots import matrix_sqrth, polar
 from ._linalg_names import diagonal, matmul, vander
 from ._linalg_more import solve_triangular, vecdot
 from ._linalg_spectral import cond, matrix_rank, pinv
@@ -304,7 +306,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
            "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
            "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
-           "matrix_exp", "matrix_norm", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "matrix_sqrth",
+           "multi_dot", "norm", "pinv", "polar", "qr", "slogdet", "solve", "solve_ex",
            "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]

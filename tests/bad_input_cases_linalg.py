@@ -3,7 +3,7 @@
 inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
 matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), the
-LDL names (_linalg_ldl.py), matrix_exp,
+LDL names (_linalg_ldl.py), matrix_exp, matrix_sqrth and polar (_linalg_roots.py),
 vander and cholesky_inverse.  tests/bad_input_cases.py (where Case is) adds them to
 CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
@@ -202,4 +202,14 @@ LINALG_CASES = [
       r"linalg\.vander: N must be greater than 1, got 1 \(x of shape \(3,\), on cpu\)"),
     C("cholesky_inverse-1d", "pdt.cholesky_inverse(pdt.ones(3))", "RuntimeError",
       r"cholesky_inverse: The input tensor A must have at least 2 dimensions"),
+    C("linalg.polar-wide", "pdt.linalg.polar(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.polar: input must have at least as many rows as columns, but got 2 by 3 "
+      r"matrices \(shape \(2, 3\), on cpu\)"),
+    C("linalg.polar-int", "pdt.linalg.polar(pdt.ones(3, 2, dtype=pdt.int64))",
+      "NotImplementedError", r"linalg\.polar: Expected a floating point tensor as input"),
+    C("linalg.matrix_sqrth-not-square", "pdt.linalg.matrix_sqrth(pdt.ones(2, 3))",
+      "RuntimeError", r"linalg\.matrix_sqrth: A must be batches of square matrices, but they "
+      r"are 2 by 3 matrices"),
+    C("linalg.matrix_sqrth-half", "pdt.linalg.matrix_sqrth(pdt.eye(2, dtype=pdt.float16))",
+      "NotImplementedError", r"linalg\.matrix_sqrth: Low precision dtypes not supported"),
 ]
