@@ -117,7 +117,7 @@ def vecdot(x, y, *, dim=-1):
     Parameters
     ----------
     x, y : Tensor
-        Of broadcastable shapes and one dtype.
+        Of broadcastable shapes and one floating point dtype.
     dim : int, optional
         The dimension summed over (default the last).
 
@@ -125,6 +125,11 @@ def vecdot(x, y, *, dim=-1):
     -------
     Tensor
         The broadcast shape without dim.
+
+    Raises
+    ------
+    NotImplementedError
+        For integer or bool inputs, as PyTorch's.
 
     Examples
     --------
@@ -138,4 +143,7 @@ def vecdot(x, y, *, dim=-1):
     if x.dtype != y.dtype:
         raise _C.DTypeError(f"{op}: Expected x and y to have the same dtype, but found x of "
                             f"type {x.dtype} and y of type {y.dtype} instead")
+    if not x.is_floating_point():  # PyTorch's check (an integer sum could wrap)
+        raise NotImplementedError(f"{op}: Expected a floating point tensor as input. Got "
+                                  f"{x.dtype} (x of shape {tuple(x.shape)}, on {x.device})")
     return (x * y).sum(dim)

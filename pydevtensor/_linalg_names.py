@@ -30,6 +30,8 @@ def vander(x, N=None):
     ------
     RuntimeError
         When x is 0-d or N is below 2.
+    NotImplementedError
+        For a bool x, as PyTorch's.
 
     Examples
     --------
@@ -42,6 +44,10 @@ def vander(x, N=None):
     if x.ndim == 0:
         raise RuntimeError(f"linalg.vander: x must have at least 1 dimension, got a 0-d "
                            f"tensor (on {x.device})")
+    if x.dtype == _C.bool:
+        raise NotImplementedError(f"linalg.vander supports floating point, complex, and "
+                                  f"integer tensors, but got {x.dtype} (x of shape "
+                                  f"{tuple(x.shape)}, on {x.device})")
     N = x.shape[-1] if N is None else _args.integer(N, "linalg.vander", "N")
     if N <= 1:
         raise RuntimeError(f"linalg.vander: N must be greater than 1, got {N} (x of shape "

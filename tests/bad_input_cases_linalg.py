@@ -212,4 +212,10 @@ LINALG_CASES = [
       r"are 2 by 3 matrices"),
     C("linalg.matrix_sqrth-half", "pdt.linalg.matrix_sqrth(pdt.eye(2, dtype=pdt.float16))",
       "NotImplementedError", r"linalg\.matrix_sqrth: Low precision dtypes not supported"),
+    C("linalg.vecdot-int", "pdt.linalg.vecdot(pdt.arange(3), pdt.arange(3))",
+      "NotImplementedError", r"linalg\.vecdot: Expected a floating point tensor as input\. "
+      r"Got pydevtensor\.int64 \(x of shape \(3,\), on cpu\)"),
+    C("linalg.vander-bool", "pdt.linalg.vander(pdt.ones(3, dtype=pdt.bool))",
+      "NotImplementedError", r"linalg\.vander supports floating point, complex, and integer "
+      r"tensors, but got pydevtensor\.bool"),
 ]
