@@ -417,6 +417,31 @@ def test_solve_triangular_of_a_zero_diagonal_divides_by_it(device, upper, left):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("grad", [False, True])
+def test_solve_triangular_keeps_substitutions_accuracy(device, upper, left, grad):
+    """Random 60 x 60 triangles are ill-conditioned (cond ~1e17) but substitution solves
+    them to ~1e-15 relative error (its forward error does not grow with cond): X agrees
+    with a float64 substitution in NumPy to 1e-10, with and without a gradient to
+    record.  Solving a lower triangle through its own pivoted LU gave a relative error
+    of 1 (Note [triangular solves])."""
+    rng = np.random.default_rng(60)
+    a = rng.standard_normal((60, 60))
+    T = np.triu(a) if upper else np.tril(a)
+    B = rng.standard_normal((60, 2))
+    Ts, lower = (T, not upper) if left else (T.T, upper)
+    want = _substitution(Ts, B, lower)
+    At = pdt.tensor(a, device=device, requires_grad=grad)
+    X = pdt.linalg.solve_triangular(At, pdt.tensor(B if left else B.T, device=device),
+                                    upper=upper, left=left)
+    x = X.detach().cpu().numpy()
+    x = x if left else x.T
+    assert np.abs(x - want).max() <= 1e-10 * np.abs(want).max()
+    assert X.requires_grad == grad
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_vecdot_matches_numpy(device):
     rng = np.random.default_rng(8)
     x, y = rng.standard_normal((4, 3)), rng.standard_normal(3)
