@@ -102,8 +102,9 @@ LINALG_CASES = [
       r"linalg\.slogdet: The input tensor A must have at least 2 dimensions"),
     C("cholesky_solve-1d", "pdt.cholesky_solve(pdt.ones(2), pdt.eye(2))", "RuntimeError",
       r"cholesky_solve: B must have at least 2 dimensions, got shape \(2,\) \(on cpu\)"),
-    C("cholesky_solve-singular", "pdt.cholesky_solve(pdt.ones(2, 1), pdt.zeros(2, 2))", LAE,
-      r"linalg\.solve: The diagonal element 1 is zero"),
+    C("cholesky_inverse-singular", "pdt.cholesky_inverse(pdt.stack([pdt.eye(2), pdt.zeros(2, 2)]))",
+      LAE, r"cholesky_inverse: \(Batch element 1\): The diagonal element 1 is zero, the "
+      r"inversion could not be completed because the input matrix is singular"),
     C("linalg.eigh-not-square", "pdt.linalg.eigh(pdt.ones(2, 3))", "RuntimeError",
       r"linalg\.eigh: A must be batches of square matrices, but they are 2 by 3 matrices "
       r"\(shape \(2, 3\), on cpu\)"),

@@ -442,6 +442,34 @@ def test_solve_triangular_keeps_substitutions_accuracy(device, upper, left, grad
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse_keep_substitutions_accuracy(device, upper):
+    """cholesky_solve and cholesky_inverse of a 60 x 60 triangular factor with a
+    positive diagonal (A = L L^T, cond ~1e30) against two float64 substitutions in
+    NumPy, to 1e-10 relative: they went through general solves of the factor, whose
+    pivoting lost accuracy (relative error 4e-5; PyTorch's potrs 4e-15).  A zero on the
+    factor's diagonal gives NaN from cholesky_solve, as PyTorch's (it raised), while
+    cholesky_inverse raises LinAlgError naming the batch element, as PyTorch's."""
+    rng = np.random.default_rng(61)
+    low = np.tril(rng.standard_normal((60, 60)))
+    low[np.diag_indices(60)] = np.abs(low[np.diag_indices(60)])
+    b = rng.standard_normal((60, 2))
+    want = _substitution(low.T, _substitution(low, b, True), False)
+    F = pdt.tensor(low.T if upper else low, device=device)
+    x = pdt.cholesky_solve(pdt.tensor(b, device=device), F, upper=upper).cpu().numpy()
+    assert np.abs(x - want).max() <= 1e-10 * np.abs(want).max()
+    inv = _substitution(low.T, _substitution(low, np.eye(60), True), False)
+    got = pdt.cholesky_inverse(F, upper=upper).cpu().numpy()
+    assert np.abs(got - inv).max() <= 1e-10 * np.abs(inv).max()
+    sing = pdt.tensor([[1.0, 0.0], [1.0, 0.0]], dtype=pdt.float64, device=device)
+    x = pdt.cholesky_solve(pdt.ones(2, 1, dtype=pdt.float64, device=device), sing)
+    assert np.isnan(x.cpu().numpy()).all()
+    with pytest.raises(pdt.linalg.LinAlgError, match=r"cholesky_inverse: \(Batch element 1\): "
+                       r"The diagonal element 2 is zero"):
+        pdt.cholesky_inverse(pdt.stack([pdt.eye(2, dtype=pdt.float64, device=device), sing]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_vecdot_matches_numpy(device):
     rng = np.random.default_rng(8)
     x, y = rng.standard_normal((4, 3)), rng.standard_normal(3)
