@@ -3,7 +3,7 @@ every device): linalg.vander, linalg.diagonal, linalg.matmul, and torch.cholesky
 (also a Tensor method)."""
 from . import _C, _args
 from ._args import flag
-from ._linalg_solve import _raise_for, _square, cholesky_solve
+from ._linalg_solve import _raise_for, _square, _zero_diagonal_info, cholesky_solve
 from ._ops_diag import diagonal as _diagonal
 from ._ops_index import _tensor_arg
 from ._ops_matmul import matmul  # noqa: F401  (linalg.matmul: torch's alias of matmul)
@@ -118,12 +118,10 @@ def cholesky_inverse(L, upper=False):
     _square("cholesky_inverse", L)
     upper = flag(upper, "cholesky_inverse", "upper")
     n = L.shape[-1]
-    if n:  # PyTorch's potri refuses a zero on the diagonal (cholesky_solve does not)
-        zero = L.diagonal(dim1=-2, dim2=-1) == 0
-        info = (zero.to(_C.int32).argmax(-1) + 1) * zero.any(-1)
-        _raise_for("cholesky_inverse", info, L, lambda v: (
-            f"The diagonal element {v} is zero, the inversion could not be completed "
-            "because the input matrix is singular"))
+    # PyTorch's potri refuses a zero on the diagonal (cholesky_solve does not)
+    _raise_for("cholesky_inverse", _zero_diagonal_info(L), L, lambda v: (
+        f"The diagonal element {v} is zero, the inversion could not be completed because "
+        "the input matrix is singular"))
     eye = _C.eye(n, dtype=L.dtype, device=L.device).expand(*L.shape)
     return cholesky_solve(eye, L, upper)
 

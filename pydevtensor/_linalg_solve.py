@@ -122,6 +122,16 @@ def _raise_for(op, info, A, what):
                       f"{A.device})")
 
 
+def _zero_diagonal_info(T):
+    """info for a triangular factor T (..., n, n): int32 (...), the 1-based position of
+    the first zero on each diagonal, 0 where there is none (as LAPACK's trtrs/potri
+    report it)."""
+    zero = T.diagonal(dim1=-2, dim2=-1) == 0
+    if not T.shape[-1]:
+        return _C.zeros(tuple(T.shape[:-2]), dtype=_C.int32, device=T.device)
+    return ((zero.to(_C.int32).argmax(-1) + 1) * zero.any(-1)).to(_C.int32)
+
+
 def _singular(v):
     return (f"The diagonal element {v} is zero: U[{v - 1}, {v - 1}] of the LU factorization "
             "(with partial pivoting) is exactly 0, so the input matrix is singular and the "
