@@ -105,6 +105,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
     Raises
     ------
+    pydevtensor.linalg.LinAlgError
+        With driver='gels', for a matrix not of full rank (an all-zero one gives X = 0,
+        as LAPACK's gels and PyTorch's).
     RuntimeError
         When the shapes, dtypes, devices or driver do not fit.
     NotImplementedError
