@@ -196,6 +196,11 @@ def householder_product(A, tau, *, out=None):
     # Q^T, updated from the right, so that Q = Qt.mT is column-major (strides (..., 1, m))
     # as PyTorch's (LAPACK's) is, with no copy: Q^T (H_i ...)^T = (Q^T ...) H_i
     Qt = eye.mT.expand(tuple(A.shape[:-2]) + (n, m))
+    if not k:  # no reflector: the identity's columns, in A's and tau's graph (zero
+        # gradients), so that backward through it is no error, as with PyTorch's
+        from ._ops_index import where
+        Qt = where(_C.zeros((), dtype=_C.bool, device=A.device), A.mT, Qt)
+        Qt = Qt + tau.sum(-1)[..., None, None]  # an exact 0: tau is empty
     for i in range(k - 1, -1, -1):  # H_i (H_i+1 ... H_k I), from the right
         v = V[..., :, i:i + 1]
         Qt = Qt - (Qt @ v) @ (tau[..., i:i + 1].unsqueeze(-1) * v.mT)

@@ -197,3 +197,19 @@ def test_orgqr_and_ormqr_results_are_column_major(device, shape):
                                np.swapaxes(c, -1, -2).reshape(-1, 3, m) @ np.swapaxes(q, -1, -2),
                                rtol=1e-12, atol=1e-12)
     assert pdt.ormqr(A[..., :0], T[..., :0], _t(c, device)).stride()[-2:] == (1, m)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (3, 2), (2, 3, 3)])
+def test_householder_product_of_no_reflector_is_in_the_graph(device, shape):
+    """With tau empty (k = 0) the result is the identity's first n columns, column-major,
+    and differentiable in A and tau (zero gradients), as PyTorch's: backward through it
+    raised 'element 0 of tensors does not require grad'."""
+    m, n = shape[-2:]
+    A = _t(np.random.default_rng(1).standard_normal(shape), device).requires_grad_()
+    tau = pdt.zeros(shape[:-2] + (0,), dtype=pdt.float64, device=device, requires_grad=True)
+    Q = pdt.linalg.householder_product(A, tau)
+    assert Q.requires_grad and Q.stride()[-2:] == (1, m)
+    np.testing.assert_array_equal(Q.detach().cpu().numpy(),
+                                  np.broadcast_to(np.eye(m, n), shape))
+    gA, gtau = pdt.autograd.grad(Q.sum(), [A, tau])
+    assert not gA.cpu().numpy().any() and tuple(gtau.shape) == tuple(tau.shape)
