@@ -11,6 +11,7 @@ import collections
 
 from . import _C
 from ._linalg_decomp import _check_matrix, _geqrf
+from ._linalg_solve import _by_columns
 from ._linalg_tensor import orgqr
 from ._ops_reduce import return_types
 from ._out import takes_out
@@ -155,7 +156,7 @@ def ormqr(input, input2, input3, left=True, transpose=False):
     Returns
     -------
     Tensor
-        ``(..., m, n)``.
+        ``(..., m, n)``, column-major (strides ``(..., 1, m)``) as PyTorch's.
 
     Raises
     ------
@@ -183,17 +184,19 @@ def ormqr(input, input2, input3, left=True, transpose=False):
     k = tau.shape[-1]
     mn = input.shape[-2]
     V = input[..., :k].tril(-1) + _C.eye(mn, k, dtype=input.dtype, device=input.device)
-    C = other
+    if not k:  # a new tensor, as PyTorch's, never other itself
+        return _by_columns(other).mT
+    Ct = other.mT  # C^T, so that the result C = Ct.mT is column-major as PyTorch's
     # Q C = H_1 (... (H_k C)): the last reflector first; Q^T C, C Q: the first first
     order = range(k - 1, -1, -1) if left != transpose else range(k)
     for i in order:
         v = V[..., :, i:i + 1]  # (..., mn, 1)
         t = tau[..., i:i + 1].unsqueeze(-1)  # (..., 1, 1)
-        if left:
-            C = C - (t * v) @ (v.mT @ C)
-        else:
-            C = C - (C @ v) @ (t * v.mT)
-    return C if k else other.clone()  # a new tensor, as PyTorch's, never other itself
+        if left:  # (H C)^T = C^T H
+            Ct = Ct - (Ct @ v) @ (t * v.mT)
+        else:  # (C H)^T = H C^T
+            Ct = Ct - (t * v) @ (v.mT @ Ct)
+    return Ct.contiguous().mT
 
 
 _C.Tensor.geqrf = geqrf

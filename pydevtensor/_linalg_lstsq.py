@@ -12,9 +12,10 @@ import collections
 
 from . import _C, _args
 from ._linalg_decomp import _check_matrix, qr, svd
-from ._linalg_solve import _broadcast_batch, _float_dtype, _solve_matrices, solve
+from ._linalg_solve import (_broadcast_batch, _float_dtype, _is_vector, _raise_for,
+                            _zero_diagonal_info)
 from ._linalg_spectral import _EPS, _inverse_kept, pinv
-from ._ops_index import _tensor_arg
+from ._ops_index import _tensor_arg, where
 from ._ops_reduce import return_types
 from ._out import takes_out
 
@@ -25,11 +26,15 @@ return_types.linalg_lstsq.__module__ = "pydevtensor.return_types"
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-def _tri_solve(R, B):
-    """R^-1 B for triangular R (an LU solve: recorded when grad is on)."""
-    if _C.is_grad_enabled() and (R.requires_grad or B.requires_grad):
-        return solve(R, B)
-    return _solve_matrices(R, B, "linalg.lstsq", True)[0]
+def _tri_solve(R, B, upper, A):
+    """R^-1 B for QR's triangular R (upper) or R^T: a zero on its diagonal (A not of full
+    rank) raises PyTorch's LinAlgError, with LAPACK's trtrs code; else a triangular
+    solve (recorded when grad is on; Note [triangular solves])."""
+    from ._linalg_more import solve_triangular
+    _raise_for("linalg.lstsq", _zero_diagonal_info(R), A, lambda v: (
+        "The least squares solution could not be computed because the input matrix does "
+        f"not have full rank (error code: {v})"))
+    return solve_triangular(R, B, upper=upper)
 
 
 def _check(op, A, B, driver):
@@ -60,7 +65,9 @@ def _check(op, A, B, driver):
         raise RuntimeError(f"{op}: input.dim() must be greater or equal to other.dim() and "
                            f"(input.dim() - other.dim()) <= 1 (A {tuple(A.shape)}, B "
                            f"{tuple(B.shape)}, on {A.device})")
-    vector = B.ndim == A.ndim - 1
+    # PyTorch's vector rule (as solve's): B 1-d, or A's shape without its last dim; a
+    # B of one dim fewer that is not (A (3, 3, 2), B (3, 1)) is a matrix, broadcast
+    vector = _is_vector(A, B)
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.ndim < 2 or Bm.shape[-2] != A.shape[-2]:
         raise RuntimeError(f"{op}: input.size(-2) should match other.size(-2) (A "
@@ -98,6 +105,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
     Raises
     ------
+    pydevtensor.linalg.LinAlgError
+        With driver='gels', for a matrix not of full rank (an all-zero one gives X = 0,
+        as LAPACK's gels and PyTorch's).
     RuntimeError
         When the shapes, dtypes, devices or driver do not fit.
     NotImplementedError
@@ -154,11 +164,19 @@ def _gels(A, Bm):
     if min(m, n) == 0:
         return _C.zeros(tuple(A.shape[:-2]) + (n, Bm.shape[-1]), dtype=A.dtype,
                         device=A.device)
+    # LAPACK's gels returns X = 0 for an all-zero A (its scaling step), as PyTorch's
+    zero = (A == 0).all(-1).all(-1)[..., None, None]
+    zero_any = bool(zero.any())
+    A0 = A
+    if zero_any:
+        A = where(zero, _C.eye(m, n, dtype=A.dtype, device=A.device), A)
     if m >= n:
         Q, R = qr(A)
-        return _tri_solve(R, Q.mT @ Bm)
-    Q, R = qr(A.mT)
-    return Q @ _tri_solve(R.mT, Bm)
+        X = _tri_solve(R, Q.mT @ Bm, True, A0)
+    else:
+        Q, R = qr(A.mT)
+        X = Q @ _tri_solve(R.mT, Bm, False, A0)
+    return X.masked_fill(zero, 0) if zero_any else X
 
 
 __all__ = ["lstsq"]

@@ -3,7 +3,7 @@ every device): linalg.vander, linalg.diagonal, linalg.matmul, and torch.cholesky
 (also a Tensor method)."""
 from . import _C, _args
 from ._args import flag
-from ._linalg_solve import _square, cholesky_solve
+from ._linalg_solve import _raise_for, _square, _zero_diagonal_info, cholesky_solve
 from ._ops_diag import diagonal as _diagonal
 from ._ops_index import _tensor_arg
 from ._ops_matmul import matmul  # noqa: F401  (linalg.matmul: torch's alias of matmul)
@@ -30,6 +30,8 @@ def vander(x, N=None):
     ------
     RuntimeError
         When x is 0-d or N is below 2.
+    NotImplementedError
+        For a bool x, as PyTorch's.
 
     Examples
     --------
@@ -42,6 +44,10 @@ def vander(x, N=None):
     if x.ndim == 0:
         raise RuntimeError(f"linalg.vander: x must have at least 1 dimension, got a 0-d "
                            f"tensor (on {x.device})")
+    if x.dtype == _C.bool:
+        raise NotImplementedError(f"linalg.vander supports floating point, complex, and "
+                                  f"integer tensors, but got {x.dtype} (x of shape "
+                                  f"{tuple(x.shape)}, on {x.device})")
     N = x.shape[-1] if N is None else _args.integer(N, "linalg.vander", "N")
     if N <= 1:
         raise RuntimeError(f"linalg.vander: N must be greater than 1, got {N} (x of shape "
@@ -111,7 +117,12 @@ def cholesky_inverse(L, upper=False):
     """
     _square("cholesky_inverse", L)
     upper = flag(upper, "cholesky_inverse", "upper")
-    eye = _C.eye(L.shape[-1], dtype=L.dtype, device=L.device).expand(*L.shape)
+    n = L.shape[-1]
+    # PyTorch's potri refuses a zero on the diagonal (cholesky_solve does not)
+    _raise_for("cholesky_inverse", _zero_diagonal_info(L), L, lambda v: (
+        f"The diagonal element {v} is zero, the inversion could not be completed because "
+        "the input matrix is singular"))
+    eye = _C.eye(n, dtype=L.dtype, device=L.device).expand(*L.shape)
     return cholesky_solve(eye, L, upper)
 
 

@@ -170,7 +170,7 @@ def householder_product(A, tau, *, out=None):
     Returns
     -------
     Tensor
-        (..., m, n).
+        (..., m, n), column-major (strides ``(..., 1, m)``) as PyTorch's.
 
     Raises
     ------
@@ -193,10 +193,18 @@ def householder_product(A, tau, *, out=None):
     m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
     eye = _C.eye(m, n, dtype=A.dtype, device=A.device)
     V = A.tril(-1) + eye  # the reflectors' vectors as columns (those past k unused)
-    Q = eye.expand(tuple(A.shape))
+    # Q^T, updated from the right, so that Q = Qt.mT is column-major (strides (..., 1, m))
+    # as PyTorch's (LAPACK's) is, with no copy: Q^T (H_i ...)^T = (Q^T ...) H_i
+    Qt = eye.mT.expand(tuple(A.shape[:-2]) + (n, m))
+    if not k:  # no reflector: the identity's columns, in A's and tau's graph (zero
+        # gradients), so that backward through it is no error, as with PyTorch's
+        from ._ops_index import where
+        Qt = where(_C.zeros((), dtype=_C.bool, device=A.device), A.mT, Qt)
+        Qt = Qt + tau.sum(-1)[..., None, None]  # an exact 0: tau is empty
     for i in range(k - 1, -1, -1):  # H_i (H_i+1 ... H_k I), from the right
         v = V[..., :, i:i + 1]
-        Q = Q - (tau[..., i:i + 1].unsqueeze(-1) * v) @ (v.mT @ Q)
+        Qt = Qt - (Qt @ v) @ (tau[..., i:i + 1].unsqueeze(-1) * v.mT)
+    Q = Qt.contiguous().mT
     return Q if out is None else _out_written(Q, out, name)
 
 

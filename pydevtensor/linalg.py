@@ -5,7 +5,8 @@ det, slogdet, cholesky and their ``_ex`` forms, LinAlgError) are in _linalg_solv
 the decompositions (eigh, eigvalsh, svd, svdvals) in _linalg_decomp.py; matrix_rank,
 pinv and cond in _linalg_spectral.py; lu, lu_factor, lu_factor_ex and lu_solve in
 _linalg_lu.py; ldl_factor, ldl_factor_ex and ldl_solve in _linalg_ldl.py; matrix_exp
-in _linalg_exp.py; vander, diagonal and matmul in _linalg_names.py."""
+in _linalg_exp.py; matrix_sqrth and polar in _linalg_roots.py; vander, diagonal and
+matmul in _linalg_names.py."""
 import math
 
 from . import _C, _args
@@ -19,6 +20,7 @@ from ._linalg_lstsq import lstsq
 from ._linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
 from ._linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._linalg_exp import matrix_exp
+from ._linalg_roots import matrix_sqrth, polar
 from ._linalg_names import diagonal, matmul, vander
 from ._linalg_more import solve_triangular, vecdot
 from ._linalg_spectral import cond, matrix_rank, pinv
@@ -61,10 +63,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
     Raises
     ------
+    NotImplementedError
+        When x is not floating point (also with dtype given), as PyTorch's.
     RuntimeError
-        When x is not floating point (also with dtype given), for a dtype narrower
-        than x's, or for ord < 0 or inf over no elements (the reduction has no
-        identity), as PyTorch's.
+        For a dtype narrower than x's, or for ord < 0 or inf over no elements (the
+        reduction has no identity), as PyTorch's.
 
     Examples
     --------
@@ -99,9 +102,9 @@ def _norm_input(x, dtype, op):
     """x in dtype, by PyTorch's rules for the norms: x floating point (also with dtype
     given), dtype floating point and no narrower than x's (float16 to float32, not float64
     to float32)."""
-    if not x.is_floating_point():
-        raise RuntimeError(f"{op}: expected a floating point input, got {x.dtype} (shape "
-                           f"{tuple(x.shape)}, on {x.device})")
+    if not x.is_floating_point():  # PyTorch's NotImplementedError (a RuntimeError)
+        raise NotImplementedError(f"{op}: expected a floating point input, got {x.dtype} "
+                                  f"(shape {tuple(x.shape)}, on {x.device})")
     if dtype is None or dtype == x.dtype:
         return x
     if not dtype.is_floating_point or _C.promote_types(x.dtype, dtype) != dtype:
@@ -168,9 +171,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
     Raises
     ------
+    NotImplementedError
+        When A is not floating point (also with dtype given), as PyTorch's.
     RuntimeError
-        When A has fewer than 2 dimensions, is not floating point (also with dtype
-        given), or dtype is narrower than A's.
+        When A has fewer than 2 dimensions, or dtype is narrower than A's.
+    IndexError
+        For ord -2, -1 or -inf of an empty matrix (the min of nothing), as PyTorch's.
 
     Examples
     --------
@@ -224,18 +230,17 @@ def _singular_norm(A, ord, r, c, keepdim):
     rest = [d for d in range(A.ndim) if d not in (r, c)]
     x = A.permute(*rest, r, c)
     m, n = x.shape[-2], x.shape[-1]
-    if (m == 0 or n == 0) and ord in ("nuc", 2):  # the sum or max of no singular values
-        out = _C.zeros(tuple(x.shape[:-2]), dtype=A.dtype, device=A.device)
-        if keepdim:
-            for d in sorted((r, c)):
-                out = out.unsqueeze(d)
-        return out
-    if m == 0 or n == 0:
-        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} of an empty matrix "
-                           f"{tuple(A.shape)} (on {A.device})")
-    sv = svdvals(x)
-    # amax / amin: tied extreme singular values share the gradient, as PyTorch's
-    out = sv.sum(-1) if ord == "nuc" else sv.amax(-1) if ord == 2 else sv.amin(-1)
+    if (m == 0 or n == 0) and ord in ("nuc", 2):
+        # the sum or max of no singular values: 0, recorded (a zero gradient), as PyTorch's
+        out = x.sum((-2, -1))
+    elif m == 0 or n == 0:  # PyTorch's amin's IndexError
+        raise _C.IndexOutOfRangeError(f"linalg.matrix_norm: ord={ord!r} of an empty matrix "
+                                      f"{tuple(A.shape)} (on {A.device}): the min of no "
+                                      "singular values")
+    else:
+        sv = svdvals(x)
+        # amax / amin: tied extreme singular values share the gradient, as PyTorch's
+        out = sv.sum(-1) if ord == "nuc" else sv.amax(-1) if ord == 2 else sv.amin(-1)
     if keepdim:
         for d in sorted((r, c)):
             out = out.unsqueeze(d)
@@ -301,7 +306,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
            "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
            "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
-           "matrix_exp", "matrix_norm", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "matrix_sqrth",
+           "multi_dot", "norm", "pinv", "polar", "qr", "slogdet", "solve", "solve_ex",
            "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]

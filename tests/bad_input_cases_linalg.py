@@ -3,7 +3,7 @@
 inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
 matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), the
-LDL names (_linalg_ldl.py), matrix_exp,
+LDL names (_linalg_ldl.py), matrix_exp, matrix_sqrth and polar (_linalg_roots.py),
 vander and cholesky_inverse.  tests/bad_input_cases.py (where Case is) adds them to
 CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
@@ -63,8 +63,6 @@ LINALG_CASES = [
       r"A \(3, 3\), B \(2, 3\) \(on cpu\)"),
     C("linalg.solve_triangular-no-upper",
       "pdt.linalg.solve_triangular(pdt.eye(2), pdt.ones(2, 1))", "TypeError", r"upper"),
-    C("linalg.solve_triangular-singular", "pdt.linalg.solve_triangular(pdt.zeros(2, 2), "
-      "pdt.ones(2, 1), upper=False)", LAE, r"linalg\.solve_triangular"),
     C("linalg.vecdot-dtypes", "pdt.linalg.vecdot(pdt.ones(2), pdt.ones(2, dtype=pdt.float64))",
       "pydevtensor.DTypeError", r"linalg\.vecdot: Expected x and y to have the same dtype"),
     C("linalg.inv-not-square", "pdt.linalg.inv(pdt.ones(2, 3))", "RuntimeError",
@@ -104,8 +102,9 @@ LINALG_CASES = [
       r"linalg\.slogdet: The input tensor A must have at least 2 dimensions"),
     C("cholesky_solve-1d", "pdt.cholesky_solve(pdt.ones(2), pdt.eye(2))", "RuntimeError",
       r"cholesky_solve: B must have at least 2 dimensions, got shape \(2,\) \(on cpu\)"),
-    C("cholesky_solve-singular", "pdt.cholesky_solve(pdt.ones(2, 1), pdt.zeros(2, 2))", LAE,
-      r"linalg\.solve: The diagonal element 1 is zero"),
+    C("cholesky_inverse-singular", "pdt.cholesky_inverse(pdt.stack([pdt.eye(2), pdt.zeros(2, 2)]))",
+      LAE, r"cholesky_inverse: \(Batch element 1\): The diagonal element 1 is zero, the "
+      r"inversion could not be completed because the input matrix is singular"),
     C("linalg.eigh-not-square", "pdt.linalg.eigh(pdt.ones(2, 3))", "RuntimeError",
       r"linalg\.eigh: A must be batches of square matrices, but they are 2 by 3 matrices "
       r"\(shape \(2, 3\), on cpu\)"),
@@ -204,4 +203,20 @@ LINALG_CASES = [
       r"linalg\.vander: N must be greater than 1, got 1 \(x of shape \(3,\), on cpu\)"),
     C("cholesky_inverse-1d", "pdt.cholesky_inverse(pdt.ones(3))", "RuntimeError",
       r"cholesky_inverse: The input tensor A must have at least 2 dimensions"),
+    C("linalg.polar-wide", "pdt.linalg.polar(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.polar: input must have at least as many rows as columns, but got 2 by 3 "
+      r"matrices \(shape \(2, 3\), on cpu\)"),
+    C("linalg.polar-int", "pdt.linalg.polar(pdt.ones(3, 2, dtype=pdt.int64))",
+      "NotImplementedError", r"linalg\.polar: Expected a floating point tensor as input"),
+    C("linalg.matrix_sqrth-not-square", "pdt.linalg.matrix_sqrth(pdt.ones(2, 3))",
+      "RuntimeError", r"linalg\.matrix_sqrth: A must be batches of square matrices, but they "
+      r"are 2 by 3 matrices"),
+    C("linalg.matrix_sqrth-half", "pdt.linalg.matrix_sqrth(pdt.eye(2, dtype=pdt.float16))",
+      "NotImplementedError", r"linalg\.matrix_sqrth: Low precision dtypes not supported"),
+    C("linalg.vecdot-int", "pdt.linalg.vecdot(pdt.arange(3), pdt.arange(3))",
+      "NotImplementedError", r"linalg\.vecdot: Expected a floating point tensor as input\. "
+      r"Got pydevtensor\.int64 \(x of shape \(3,\), on cpu\)"),
+    C("linalg.vander-bool", "pdt.linalg.vander(pdt.ones(3, dtype=pdt.bool))",
+      "NotImplementedError", r"linalg\.vander supports floating point, complex, and integer "
+      r"tensors, but got pydevtensor\.bool"),
 ]

@@ -145,3 +145,29 @@ def test_norms_of_empty_matrices(device, shape):
         assert tuple(got.shape) == shape[:-2] and not got.cpu().numpy().any(), ord
     with pytest.raises((RuntimeError, IndexError)):
         pdt.linalg.matrix_norm(x, -2)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 0), (2, 0, 3)])
+def test_nuclear_and_two_norms_of_empty_matrices_are_in_the_graph(device, shape):
+    """matrix_norm 'nuc' and 2 of an empty matrix are 0 and differentiable (an empty zero
+    gradient), as PyTorch's 'nuc' (ours had no graph, so backward raised 'does not require
+    grad'); keepdim keeps both dims; ord -2 refuses with PyTorch's IndexError (the min of
+    nothing), as -1 and -inf do where there are no columns or rows to take it over."""
+    for ord in ("nuc", 2):
+        x = pdt.zeros(shape, dtype=pdt.float64, device=device, requires_grad=True)
+        got = pdt.linalg.matrix_norm(x, ord)
+        assert got.requires_grad and tuple(got.shape) == shape[:-2]
+        got.sum().backward()
+        assert tuple(x.grad.shape) == shape
+        kept = pdt.linalg.matrix_norm(x, ord, keepdim=True)
+        assert tuple(kept.shape) == shape[:-2] + (1, 1) and not kept.detach().cpu().numpy().any()
+    x = pdt.zeros(shape, device=device)
+    with pytest.raises(IndexError, match="empty matrix"):
+        pdt.linalg.matrix_norm(x, -2)
+    # -1 / -inf: the min over the columns' / rows' sums, empty when there are none
+    for ord, empty in ((-1, shape[-1] == 0), (-math.inf, shape[-2] == 0)):
+        if empty:
+            with pytest.raises(IndexError):
+                pdt.linalg.matrix_norm(x, ord)
+        else:
+            assert not pdt.linalg.matrix_norm(x, ord).cpu().numpy().any()

@@ -166,3 +166,50 @@ def test_geqrf_a_is_column_major_also_in_out(device, shape):
     for o in (outs, rows):
         np.testing.assert_array_equal(o[0].cpu().numpy(), a.cpu().numpy())
         np.testing.assert_array_equal(o[1].cpu().numpy(), tau.cpu().numpy())
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (4, 4), (2, 5, 2)])
+def test_orgqr_and_ormqr_results_are_column_major(device, shape):
+    """householder_product (orgqr) and ormqr give LAPACK's (and PyTorch's) column-major
+    (..., 1, m) strides, so that a following ``.mT.view(...)`` works as with PyTorch's
+    (they were row-major); also for a row-major, column-major or right-hand other, and
+    with no reflector; the values are the reflectors' Q's (ref_q)."""
+    m, n = shape[-2:]
+    rng = np.random.default_rng(m + n)
+    a, tau = rng.standard_normal(shape), rng.standard_normal(shape[:-1][:-1] + (n,))
+    A, T = _t(a, device), _t(tau, device)
+    q = np.stack([ref_q(x, t) for x, t in zip(a.reshape(-1, m, n), tau.reshape(-1, n))])
+    Q = pdt.linalg.householder_product(A, T)
+    assert Q.stride() == (m * n,) * (len(shape) - 2) + (1, m)
+    assert Q.mT.view(-1).numel() == Q.numel()
+    np.testing.assert_allclose(Q.cpu().numpy().reshape(-1, m, n), q[:, :, :n], rtol=1e-12,
+                               atol=1e-12)
+    assert pdt.orgqr(A, T).stride() == Q.stride()
+    c = rng.standard_normal(shape[:-2] + (m, 3))
+    for other in (_t(c, device), _t(np.swapaxes(c, -1, -2), device).mT):
+        R = pdt.ormqr(A, T, other)
+        assert R.stride() == (m * 3,) * (len(shape) - 2) + (1, m)
+        np.testing.assert_allclose(R.cpu().numpy().reshape(-1, m, 3),
+                                   q @ c.reshape(-1, m, 3), rtol=1e-12, atol=1e-12)
+    R = pdt.ormqr(A, T, _t(np.swapaxes(c, -1, -2), device), left=False, transpose=True)
+    assert R.stride() == (m * 3,) * (len(shape) - 2) + (1, 3)
+    np.testing.assert_allclose(R.cpu().numpy().reshape(-1, 3, m),
+                               np.swapaxes(c, -1, -2).reshape(-1, 3, m) @ np.swapaxes(q, -1, -2),
+                               rtol=1e-12, atol=1e-12)
+    assert pdt.ormqr(A[..., :0], T[..., :0], _t(c, device)).stride()[-2:] == (1, m)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (3, 2), (2, 3, 3)])
+def test_householder_product_of_no_reflector_is_in_the_graph(device, shape):
+    """With tau empty (k = 0) the result is the identity's first n columns, column-major,
+    and differentiable in A and tau (zero gradients), as PyTorch's: backward through it
+    raised 'element 0 of tensors does not require grad'."""
+    m, n = shape[-2:]
+    A = _t(np.random.default_rng(1).standard_normal(shape), device).requires_grad_()
+    tau = pdt.zeros(shape[:-2] + (0,), dtype=pdt.float64, device=device, requires_grad=True)
+    Q = pdt.linalg.householder_product(A, tau)
+    assert Q.requires_grad and Q.stride()[-2:] == (1, m)
+    np.testing.assert_array_equal(Q.detach().cpu().numpy(),
+                                  np.broadcast_to(np.eye(m, n), shape))
+    gA, gtau = pdt.autograd.grad(Q.sum(), [A, tau])
+    assert not gA.cpu().numpy().any() and tuple(gtau.shape) == tuple(tau.shape)

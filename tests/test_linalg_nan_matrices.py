@@ -129,3 +129,23 @@ def test_solve_ex_info_has_as_batch_shape(device):
     one = pdt.linalg.solve_ex(_t(a[1:2], device), _t(bs, device), left=False)
     assert tuple(one.info.shape) == (1,) and _np(one.info).tolist() == [2]
     assert pdt.linalg.solve_ex(_t(a[0], device), _t(bs, device)).info.shape == ()
+
+
+def test_solve_ex_info_for_an_empty_broadcast_batch(device):
+    """B's batch dims may broadcast A's batch to an empty one: X is empty, info has A's
+    batch shape and is all 0 (no factorization failed), as PyTorch's (cutting the empty
+    broadcast info to A's batch raised 'index 0 is out of bounds')."""
+    eye = np.eye(3)
+    for a_shape, b_shape, info_shape in (((3, 3), (0, 3, 1), ()),
+                                         ((2, 3, 3), (0, 1, 3, 1), (2,)),
+                                         ((2, 1, 3, 3), (2, 0, 3, 1), (2, 1))):
+        a = _t(np.broadcast_to(eye, a_shape).copy(), device)
+        b = _t(np.ones(b_shape), device)
+        for left in (True, False):
+            r = pdt.linalg.solve_ex(a, b if left else b.mT, left=left)
+            want = b_shape if left else b_shape[:-2] + b_shape[:-3:-1]
+            assert tuple(r.result.shape) == tuple(np.broadcast_shapes(a_shape[:-2],
+                                                                      b_shape[:-2])) + want[-2:]
+            assert tuple(r.info.shape) == info_shape and r.info.dtype == pdt.int32
+            assert (_np(r.info) == 0).all()
+

@@ -170,3 +170,40 @@ def test_lstsq_errors(device):
             pdt.linalg.lstsq(A.mT, pdt.zeros(3, 2, device=device))
         with pytest.raises(RuntimeError, match="same device"):
             pdt.linalg.lstsq(A, B.cpu())
+
+
+def test_lstsq_gels_of_zero_and_rank_deficient_matrices(device):
+    """gels of an all-zero A gives X = 0, as LAPACK's gels (its scaling step) and so
+    PyTorch's (this raised an LU's 'diagonal element is zero'), also beside regular
+    matrices of a batch; a nonzero A not of full rank raises PyTorch's LinAlgError,
+    'does not have full rank (error code: k)', naming the batch element."""
+    rng = np.random.default_rng(12)
+    regular = rng.standard_normal((3, 2))
+    b = rng.standard_normal((3, 1))
+    for a in (np.stack([regular, np.zeros((3, 2))]), np.stack([regular.T, np.zeros((2, 3))])):
+        bb = b if a.shape[-2] == 3 else b[:2]
+        X = pdt.linalg.lstsq(_t(a, device), _t(bb, device), driver="gels").solution
+        x = _np(X)
+        assert (x[1] == 0).all()
+        np.testing.assert_allclose(x[0], np.linalg.lstsq(a[0], bb, rcond=None)[0], rtol=1e-10)
+    deficient = np.stack([regular, [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]])
+    with pytest.raises(pdt.linalg.LinAlgError, match=r"linalg\.lstsq: \(Batch element 1\): The "
+                       r"least squares solution could not be computed because the input "
+                       r"matrix does not have full rank \(error code: 2\)"):
+        pdt.linalg.lstsq(_t(deficient, device), _t(b, device), driver="gels")
+
+
+def test_lstsq_takes_pytorchs_vector_rule(device):
+    """B is a batch of vectors only when it is 1-d or has A's shape without the last dim
+    (PyTorch's rule, as solve's): A (3, 3, 2) with B (3, 1) is one 3 x 1 matrix
+    broadcast over A's batch (it was refused as vectors of length 1); B (3, 3) is
+    vectors.  Against NumPy's lstsq of each matrix."""
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((3, 3, 2))
+    for b, vector in ((rng.standard_normal((3, 1)), False), (rng.standard_normal((3, 3)), True)):
+        for driver in ("gels", "gelsd"):
+            X = _np(pdt.linalg.lstsq(_t(a, device), _t(b, device), driver=driver).solution)
+            assert X.shape == ((3, 2) if vector else (3, 2, 1))
+            for k in range(3):
+                want = np.linalg.lstsq(a[k], b[k] if vector else b, rcond=None)[0]
+                np.testing.assert_allclose(X[k], want, rtol=1e-10, atol=1e-12)

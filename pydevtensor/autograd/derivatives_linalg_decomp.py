@@ -228,3 +228,55 @@ class LinalgPinvBackward0(Node):
         third = (Pt @ P) @ (Gt - (Gt @ P) @ A)
         return first + second + third
 
+
+
+def _sylvester(s, V, M):
+    """Y with H Y + Y H = M for the symmetric positive (semi-)definite H = V diag(s) V^T:
+    in H's eigenbasis a division of V^T M V by s_i + s_j, finite at repeated s."""
+    return V @ ((V.mT @ M @ V) / (s.unsqueeze(-1) + s.unsqueeze(-2))) @ V.mT
+
+
+@derivative("linalg_matrix_sqrth")
+class LinalgMatrixSqrthBackward0(Node):
+    """Note [matrix root derivatives]
+    matrix_sqrth, X X = A:  dX X + X dX = dA, so gA solves X gA + gA X = sym(gX) with
+    sym(G) = (G + G^T) / 2 (symmetric, PyTorch's convention for a symmetric input); in
+    X's eigenbasis a division by s_i + s_j, finite at repeated eigenvalues (sqrth(I)),
+    where the way through eigh's gradient (1 / (s_i - s_j)) gave NaN.
+    polar, A = U H (m >= n, U^T U = I, H = (A^T A)^(1/2)): U^T dA = Omega H + dH with
+    Omega = U^T dU skew, so H Omega + Omega H = U^T dA - dA^T U, and
+    dU = U Omega + (I - U U^T) dA H^-1.  With M = U^T gU - gH H and Y solving
+    H Y + Y H = skew(M) = (M - M^T) / 2,
+        gA = U gH + 2 U Y + (I - U U^T) gU H^-1     (the last term only for m > n)
+    (H^-1 infinite, and the gradient NaN, at a rank-deficient A, as PyTorch's)."""
+
+    def save(self, out, A, **kw):
+        self.save_tensors(out.detach(), outputs=(0,))
+        return (A,)
+
+    def backward(self, g):
+        (X,) = self.saved_tensors
+        return _sylvester(*_decomp().eigh(X), 0.5 * (g + g.mT))
+
+
+@derivative("linalg_polar")
+class LinalgPolarBackward0(Node):
+    """Note [matrix root derivatives] (above)."""
+    num_outputs = 2  # U, H
+
+    def save(self, out, A, **kw):
+        self.save_tensors(out[0].detach(), out[1].detach(), outputs=(0, (1, 1)))
+        return (A,)
+
+    def apply(self, grads):
+        gU, gH = grads
+        U, H = self.saved_tensors
+        s, V = _decomp().eigh(H)
+        M = -(gH @ H) if gU is None else U.mT @ gU if gH is None else U.mT @ gU - gH @ H
+        gA = 2 * (U @ _sylvester(s, V, 0.5 * (M - M.mT)))
+        if gH is not None:
+            gA = gA + U @ gH
+        if gU is not None and U.shape[-2] > U.shape[-1]:
+            rest = gU - U @ (U.mT @ gU)  # (I - U U^T) gU, times H^-1 = V diag(1/s) V^T
+            gA = gA + ((rest @ V) / s.unsqueeze(-2)) @ V.mT
+        return (gA,)
