@@ -169,3 +169,30 @@ def test_deprecated_init_names_warn_and_fill(device, old):
                                            rf"`nn.init.{old}_`.$"):
         out = getattr(nn.init, old)(w, *args)
     assert out is w and not np.isnan(w.cpu().numpy()).any()
+
+
+def test_full_backward_hooks_leave_an_output_without_grad_as_it_was(device):
+    # y * 3 does not require grad: as PyTorch's, the hooks' identity keeps it so
+    # (it made it require grad, gave it a grad_fn and handed the hooks its gradient)
+    class Two(nn.Module):
+        def forward(self, x, y):
+            return x * 2, y * 3
+
+    got = []
+    m = Two()
+    m.register_full_backward_pre_hook(lambda mod, go: got.append(go))
+    m.register_full_backward_hook(lambda mod, gi, go: got.append(go))
+    x = pdt.ones(2, device=device, dtype=pdt.float64, requires_grad=True)
+    y = pdt.ones(2, device=device, dtype=pdt.float64)
+    a, b = m(x, y)
+    assert a.requires_grad and not b.requires_grad
+    assert b.grad_fn is None and b.is_leaf
+    (a.sum() + b.sum() * 5).backward()
+    assert len(got) == 2
+    for go in got:
+        np.testing.assert_array_equal(go[0].cpu().numpy(), np.ones(2))
+        assert go[1] is None
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full(2, 2.0))
+    a, b = m(x, y)
+    b.add_(1)  # not a view of the hooks' Function: writable
+    np.testing.assert_array_equal(b.cpu().numpy(), np.full(2, 4.0))

@@ -191,6 +191,9 @@ class _Identity(Function):
     def forward(ctx, state, *tensors):
         ctx.state = state
         ctx.set_materialize_grads(False)  # an unused output's grad_output is None
+        # an output that did not require grad still does not (PyTorch's), its
+        # grad_output None
+        ctx.mark_non_differentiable(*(t for t in tensors if not t.requires_grad))
         return tensors
 
 
