@@ -38,6 +38,10 @@ def test_buffers_errors_and_restoring(device):
         functional_call(lin, [{"bias": pdt.zeros(2)}, {"bias": pdt.ones(2)}], x)
     with pytest.raises(ValueError, match="missing keys"):
         functional_call(lin, {"bias": pdt.zeros(2, device=device)}, x, strict=True)
+    with pytest.raises(RuntimeError, match=r"reparametrizing for Linear with strict=True: "
+                                           r"missing keys \[\] and unexpected keys \['zz'\]"):
+        functional_call(lin, {"weight": lin.weight, "bias": lin.bias,  # PyTorch's type
+                              "zz": pdt.zeros(1)}, x, strict=True)
     with pytest.raises(TypeError, match="must be a Tensor"):
         functional_call(lin, {"bias": [0.0, 0.0]}, x)
     w = lin.weight

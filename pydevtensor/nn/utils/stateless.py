@@ -59,7 +59,10 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
     Raises
     ------
     ValueError
-        When the dicts share a name, or with strict a name is missing or unexpected.
+        When the dicts share a name.
+    RuntimeError
+        With strict, when a name is missing or unexpected (an InvalidArgumentError, also
+        a ValueError), as PyTorch's RuntimeError.
     AttributeError
         When a name does not lead to a submodule.
     TypeError
@@ -105,9 +108,10 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
     if strict:
         missing = sorted(names - set(given))
         unexpected = sorted(set(given) - names)
-        if missing or unexpected:
-            raise ValueError(f"functional_call(): with strict=True, missing keys {missing} "
-                             f"and unexpected keys {unexpected}")
+        if missing or unexpected:  # PyTorch's RuntimeError (also a ValueError here)
+            raise _C.InvalidArgumentError(
+                f"functional_call(): Error(s) in reparametrizing for {type(module).__name__} "
+                f"with strict=True: missing keys {missing} and unexpected keys {unexpected}")
     swaps = []  # (table, key, old value), undone in reverse order
     try:
         for name, value in given.items():
