@@ -42,6 +42,22 @@ def test_type_casts_integer_buffers_too(device):
         m.type("nope")
 
 
+def test_type_takes_what_tensor_type_takes():
+    # a tensor type or its name, as PyTorch's Module.type('torch.DoubleTensor')
+    for dst, dtype in [("pydevtensor.DoubleTensor", pdt.float64), (pdt.FloatTensor, pdt.float32),
+                       ("torch.LongTensor", pdt.int64), ("float64", pdt.float64)]:
+        m = nn.Linear(2, 1)
+        w = m.weight
+        assert m.type(dst) is m and m.weight is w
+        assert m.weight.dtype == dtype and m.bias.dtype == dtype
+    m = nn.Linear(2, 1)
+    with pytest.raises(TypeError, match="a tensor type or the name of one, got 'nope'"):
+        m.type("nope")
+    with pytest.raises(TypeError, match="got 3"):
+        nn.Module().type(3)  # checked without tensors too
+    assert m.weight.dtype == pdt.float32
+
+
 def test_forward_hooks_like_torch(device):
     torch = torch_or_skip()
     logs = {}
