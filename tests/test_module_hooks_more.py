@@ -196,3 +196,17 @@ def test_full_backward_hooks_leave_an_output_without_grad_as_it_was(device):
     a, b = m(x, y)
     b.add_(1)  # not a view of the hooks' Function: writable
     np.testing.assert_array_equal(b.cpu().numpy(), np.full(2, 4.0))
+
+
+def test_full_backward_hooks_prepend(device):
+    # PyTorch's prepend=: a hook so registered runs before those already there
+    order = []
+    lin = nn.Linear(2, 1, device=device)
+    lin.register_full_backward_hook(lambda m, gi, go: order.append("b"))
+    lin.register_full_backward_hook(lambda m, gi, go: order.append("a"), prepend=True)
+    lin.register_full_backward_hook(lambda m, gi, go: order.append("c"), False)
+    lin.register_full_backward_pre_hook(lambda m, go: order.append("pre2"))
+    lin.register_full_backward_pre_hook(lambda m, go: order.append("pre1"), True)
+    x = pdt.ones(3, 2, device=device, requires_grad=True)
+    lin(x).sum().backward()
+    assert order == ["pre1", "pre2", "a", "b", "c"]

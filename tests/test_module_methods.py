@@ -494,3 +494,14 @@ def test_full_backward_hook_warns_when_no_input_requires_grad(device):
         "Full backward hook is firing when gradients are computed with respect to module "
         "outputs since no inputs require gradients. See ")
     assert seen[0] == (None,) and seen[1][0] is not None
+
+
+def test_modules_remove_duplicate():
+    # PyTorch's modules(remove_duplicate=): a shared module once, or at each place
+    shared = nn.Tanh()
+    inner = nn.Sequential(shared)
+    net = nn.Sequential(shared, inner, shared)
+    assert [type(m).__name__ for m in net.modules()] == ["Sequential", "Tanh", "Sequential"]
+    assert [type(m).__name__ for m in net.modules(remove_duplicate=False)] == [
+        "Sequential", "Tanh", "Sequential", "Tanh", "Tanh"]
+    assert list(net.modules(False)) == [m for _, m in net.named_modules(remove_duplicate=False)]

@@ -647,8 +647,14 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                           for n, c in m._modules.items()  # every name: remove_duplicate
                           if c is not None and id(c) not in inner]
 
-    def modules(self) -> Iterator[Module]:
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
         """This module and every descendant.
+
+        Parameters
+        ----------
+        remove_duplicate : bool, optional
+            Give a module held in several places once (default True), as
+            named_modules.
 
         Returns
         -------
@@ -660,8 +666,11 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
         >>> len(list(net.modules()))
         4
+        >>> shared = nn.Tanh()
+        >>> len(list(nn.Sequential(shared, shared).modules(remove_duplicate=False)))
+        3
         """
-        for _, m in self.named_modules():
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_parameters(self, prefix: str = "", recurse: bool = True,
