@@ -10,7 +10,8 @@ import pydevtensor as pdt
 from pydevtensor import nn
 from pydevtensor.nn.modules.module import (register_module_forward_hook,
                                            register_module_forward_pre_hook,
-                                           register_module_full_backward_hook)
+                                           register_module_full_backward_hook,
+                                           register_module_full_backward_pre_hook)
 
 
 def test_global_forward_hooks_run_for_every_module_before_its_own(device):
@@ -210,3 +211,25 @@ def test_full_backward_hooks_prepend(device):
     x = pdt.ones(3, 2, device=device, requires_grad=True)
     lin(x).sum().backward()
     assert order == ["pre1", "pre2", "a", "b", "c"]
+
+
+def test_global_full_backward_pre_hook(device):
+    # PyTorch's: every module's backward, before the module's own pre-hooks; a tuple
+    # returned replaces grad_output
+    order = []
+    lin = nn.Linear(2, 1, device=device, dtype=pdt.float64)
+    lin.register_full_backward_pre_hook(lambda m, go: order.append(("own", go[0].tolist())))
+    h = register_module_full_backward_pre_hook(
+        lambda m, go: (order.append((type(m).__name__, go[0].tolist())), (go[0] * 3,))[1])
+    x = pdt.ones(2, 2, device=device, dtype=pdt.float64, requires_grad=True)
+    try:
+        lin(x).sum().backward()
+    finally:
+        h.remove()
+    assert order == [("Linear", [[1.0], [1.0]]), ("own", [[3.0], [3.0]])]
+    w = lin.weight.detach().cpu().numpy()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 3 * np.repeat(w, 2, axis=0), rtol=1e-15)
+    x.grad = None
+    lin(x).sum().backward()  # removed: the module's own hook alone
+    assert len(order) == 3
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.repeat(w, 2, axis=0), rtol=1e-15)

@@ -1,6 +1,7 @@
 """The hooks of every module's call, as PyTorch's torch.nn.modules.module has them:
-register_module_forward_pre_hook, register_module_forward_hook and
-register_module_full_backward_hook (pydevtensor.nn.modules.module re-exports them).
+register_module_forward_pre_hook, register_module_forward_hook,
+register_module_full_backward_pre_hook and register_module_full_backward_hook
+(pydevtensor.nn.modules.module re-exports them).
 
 They live in one table, GLOBAL (key -> (kind, entry), in _module_hooks.py), so that
 Module.__call__ looks at one dict to know that there are none (the cost of a call
@@ -15,7 +16,7 @@ from ..autograd.hooks import RemovableHandle
 from ._module_hooks import GLOBAL, add_hook, of_kind, returns_handle
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
 
 
 def _add(kind, hook, entry, where):
@@ -109,17 +110,46 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
     return _add("backward", hook, hook, "register_module_full_backward_hook")
 
 
+@returns_handle
+def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Calls ``hook(module, grad_output)`` in the backward of every module's call, as
+    a full backward pre-hook of each module (Module.register_full_backward_pre_hook),
+    before the module's own, as PyTorch's; a tuple it returns replaces grad_output.
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, grad_output) -> tuple or None``.
+
+    {handle}
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.modules.module import register_module_full_backward_pre_hook
+    >>> x = pydevtensor.ones(1, 2, requires_grad=True)
+    >>> h = register_module_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
+    >>> nn.Linear(2, 1)(x).sum().backward()
+    >>> x.grad
+    tensor([[0., 0.]])
+    >>> h.remove()
+    """
+    return _add("backward_pre", hook, hook, "register_module_full_backward_pre_hook")
+
+
 def backward_tables(module: Any) -> Any:
     """module's backward hook tables (its _Tables, or None), with the global full
-    backward hooks put before its own."""
+    backward hooks and pre-hooks put before its own."""
     own = module.__dict__.get("_backward_hooks")
-    hooks = of_kind("backward")
-    if not hooks:
+    hooks, pre_hooks = of_kind("backward"), of_kind("backward_pre")
+    if not (hooks or pre_hooks):
         return own
     from ._backward_hooks import _Tables
     merged = _Tables()
     for hook in hooks:
         add_hook(merged.full, hook)
+    for hook in pre_hooks:
+        add_hook(merged.pre, hook)
     if own is not None:
         for table, mine in ((merged.full, own.full), (merged.pre, own.pre),
                             (merged.legacy, own.legacy)):

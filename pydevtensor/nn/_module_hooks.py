@@ -15,7 +15,7 @@ from ..autograd.hooks import RemovableHandle, new_hooks
 
 
 # The hooks of every module's call (_global_hooks.py): key -> (kind, entry), kind 'pre',
-# 'post' or 'backward'.  Module.__call__ checks this one dict.
+# 'post', 'backward' or 'backward_pre'.  Module.__call__ checks this one dict.
 GLOBAL = new_hooks()
 
 
