@@ -125,14 +125,13 @@ def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> Removabl
 
     Examples
     --------
-    >>> from pydevtensor import nn
-    >>> from pydevtensor.nn.modules.module import register_module_full_backward_pre_hook
-    >>> x = pydevtensor.ones(1, 2, requires_grad=True)
-    >>> h = register_module_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
-    >>> nn.Linear(2, 1)(x).sum().backward()
+    >>> from pydevtensor.nn.modules import module
+    >>> zeroing = module.register_module_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
+    >>> x = pydevtensor.ones(3, requires_grad=True)
+    >>> pydevtensor.nn.Tanh()(x).sum().backward()
     >>> x.grad
-    tensor([[0., 0.]])
-    >>> h.remove()
+    tensor([0., 0., 0.])
+    >>> zeroing.remove()
     """
     return _add("backward_pre", hook, hook, "register_module_full_backward_pre_hook")
 
