@@ -190,6 +190,38 @@ def test_weight_norm_values_and_gradients(device, dim):
     np.testing.assert_allclose(v.grad.cpu().numpy(), num, atol=1e-7)
 
 
+@pytest.mark.parametrize("hook_version", [False, True])
+def test_weight_norm_negative_and_out_of_range_dims(device, hook_version):
+    # dim=-2 of a (4, 3, 2) weight keeps a norm per index of dimension 1 (it took the
+    # whole tensor's norm, silently); -1 is the whole tensor, as None (PyTorch's)
+    w = np.random.default_rng(7).standard_normal((4, 3, 2))
+
+    def magnitude(dim):
+        m = nn.Conv1d(3, 4, 2, device=device, dtype=pdt.float64)
+        with pdt.no_grad():
+            m.weight.copy_(pdt.tensor(w))
+        if hook_version:
+            nn.utils.weight_norm(m, dim=dim)
+            m(pdt.ones(1, 3, 2, device=device, dtype=pdt.float64))
+            g = m.weight_g
+        else:
+            weight_norm(m, dim=dim)
+            g = m.parametrizations.weight.original0
+        assert_close(m.weight, w, "float64")
+        return g
+
+    for dim, keep in [(-3, 0), (-2, 1), (0, 0), (2, 2)]:
+        axes = tuple(d for d in range(3) if d != keep)
+        assert_close(magnitude(dim), np.sqrt((w ** 2).sum(axis=axes, keepdims=True)), "float64")
+    for dim in (-1, None):
+        assert_close(magnitude(dim), np.sqrt((w ** 2).sum()), "float64")
+    for dim in (3, -4):
+        with pytest.raises(IndexError, match=rf"dim {dim} is out of range for a parameter of "
+                                             rf"shape \(4, 3, 2\) \(expected to be in range "
+                                             rf"of \[-3, 2\], or None\)"):
+            magnitude(dim)
+
+
 def test_weight_norm_loads_the_state_dict_of_the_hook_version(device):
     rng = np.random.default_rng(9)
     old, w = _linear(device, rng, 4, 3)

@@ -21,7 +21,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..module import Module
 from . import parametrize
-from .weight_norm import _norm_except_dim
+from .weight_norm import _norm_except_dim, weight_norm_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -230,6 +230,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     ------
     ValueError
         When module has no such tensor.
+    IndexError
+        When dim is out of range for it (-1 is the whole tensor, as None).
 
     Examples
     --------
@@ -241,6 +243,7 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.parametrizations.weight.original0.shape)
     (2, 1)
     """
+    dim = weight_norm_dim(_tensor_named(module, name), dim)
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
 
     def old_keys(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
