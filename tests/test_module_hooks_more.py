@@ -233,3 +233,29 @@ def test_global_full_backward_pre_hook(device):
     lin(x).sum().backward()  # removed: the module's own hook alone
     assert len(order) == 3
     np.testing.assert_allclose(x.grad.cpu().numpy(), np.repeat(w, 2, axis=0), rtol=1e-15)
+
+
+def test_full_backward_hook_skipped_when_the_gradient_bypasses_the_outputs(device):
+    # PyTorch's: outputs in a dict are not marked, so the hook does not fire (it was
+    # called with grad_output None); in a double backward the gradient reaches the
+    # inputs again without passing through the outputs: the hook fires once
+    class Dict(nn.Module):
+        def forward(self, x):
+            return {"a": x * 2}
+
+    got = []
+    m = Dict()
+    m.register_full_backward_hook(lambda mod, gi, go: got.append(go))
+    x = pdt.ones(2, device=device, dtype=pdt.float64, requires_grad=True)
+    m(x)["a"].sum().backward()
+    assert got == []
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [2.0, 2.0])
+
+    tanh = nn.Tanh()
+    tanh.register_full_backward_hook(lambda mod, gi, go: got.append(go))
+    x = pdt.tensor([0.5, -1.0], device=device, dtype=pdt.float64, requires_grad=True)
+    (g,) = pdt.autograd.grad(tanh(x).sum(), x, create_graph=True)
+    g.sum().backward()
+    assert len(got) == 1
+    t = np.tanh([0.5, -1.0])  # d/dx (1 - tanh(x)^2) = -2 tanh (1 - tanh^2)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), -2 * t * (1 - t ** 2), rtol=1e-14)

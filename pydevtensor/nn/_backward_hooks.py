@@ -174,7 +174,10 @@ class _State:
 
 
 def _call_hooks(state, grads):
-    if not state.hooks.full:  # pre-hooks only
+    if not state.hooks.full or state.grad_output is None:
+        # pre-hooks only; or the gradient reached the inputs without passing through
+        # the outputs' identity (outputs in a dict, a double backward): PyTorch's
+        # skips the hooks then
         return tuple(grads)
     # no input requires grad: all None (PyTorch's)
     grad_input = [None if not state.slots or m is None else
@@ -185,6 +188,7 @@ def _call_hooks(state, grads):
     for hook in tuple(state.hooks.full.values()):
         grad_input = replaced(hook(state.module, grad_input, state.grad_output), grad_input,
                               f"backward hook of {type(state.module).__name__}", "inputs")
+    state.grad_output = None  # used once: a double backward reaching the inputs skips them
     return tuple(grad_input[slot] for slot in state.slots)
 
 
