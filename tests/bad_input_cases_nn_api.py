@@ -309,6 +309,8 @@ NN_API_CASES = [
       'w = pdt.nn.Parameter(pdt.ones(2))\nw.grad = pdt.tensor([1.0, float("nan")])\n'
       'pdt.nn.utils.clip_grad_norm_(w, 1.0, error_if_nonfinite=True)', "RuntimeError",
       r"the total norm of order 2.0 of the gradients is nan \(on cpu\)"),
+    C("clip_grad_norm-negative", "pdt.nn.utils.clip_grad_norm([t], -1.0)", "ValueError",
+      r"clip_grad_norm_\(\): max_norm must be >= 0, got -1.0"),
     C("clip_grad_value_-negative", "pdt.nn.utils.clip_grad_value_(t, -2)", "ValueError",
       r"clip_grad_value_\(\): clip_value must be >= 0, got -2"),
     C("clip_grad_value_-number", "pdt.nn.utils.clip_grad_value_(3, 1.0)", "TypeError",
