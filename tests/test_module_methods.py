@@ -46,11 +46,15 @@ def test_type_takes_what_tensor_type_takes():
     # a tensor type or its name, as PyTorch's Module.type('torch.DoubleTensor')
     for dst, dtype in [("pydevtensor.DoubleTensor", pdt.float64), (pdt.FloatTensor, pdt.float32),
                        ("torch.LongTensor", pdt.int64), ("float64", pdt.float64)]:
-        m = nn.Linear(2, 1)
+        m = nn.Linear(2, 1).requires_grad_(dtype != pdt.int64)
         w = m.weight
         assert m.type(dst) is m and m.weight is w
         assert m.weight.dtype == dtype and m.bias.dtype == dtype
     m = nn.Linear(2, 1)
+    with pytest.raises(RuntimeError, match="data set to a tensor that requires gradients must "
+                                           "be floating point"):
+        m.type("torch.LongTensor")  # PyTorch's error; nothing changed
+    assert m.weight.dtype == m.bias.dtype == pdt.float32
     with pytest.raises(TypeError, match="a tensor type or the name of one, got 'nope'"):
         m.type("nope")
     with pytest.raises(TypeError, match="got 3"):
