@@ -35,6 +35,8 @@ NN_API_CASES = [
     C("orthogonal-map", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2), "
       "orthogonal_map='qr')", "ValueError", r'has to be one of "matrix_exp", "cayley", '
       r'"householder". Got: qr'),
+    C("orthogonal-half", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2).half())",
+      "NotImplementedError", r"orthogonal\(\): weight of pydevtensor.float16 is not supported"),
     C("spectral-norm-iterations", "pdt.nn.utils.parametrizations.spectral_norm("
       "pdt.nn.Linear(2, 2), n_power_iterations=0)", "ValueError",
       r"Expected n_power_iterations to be positive, but got n_power_iterations=0"),

@@ -296,6 +296,15 @@ def test_orthogonal_assignment_and_errors(device):
         orthogonal(nn.Linear(2, 2).to(device), "bias")
     with pytest.raises(ValueError, match=r'orthogonal_map has to be one of "matrix_exp"'):
         orthogonal(nn.Linear(2, 2).to(device), orthogonal_map="qr")
+    # no QR in low precision: refused at registration, as PyTorch's (its base was left
+    # None and the first forward failed on 'NoneType @ Tensor')
+    for dtype in (pdt.float16, pdt.bfloat16):
+        for omap, triv in [(None, True), ("householder", False), ("matrix_exp", True)]:
+            low = nn.Linear(4, 3, device=device, dtype=dtype)
+            with pytest.raises(NotImplementedError, match=rf"orthogonal\(\): weight of "
+                                                          rf"{dtype} is not supported"):
+                orthogonal(low, orthogonal_map=omap, use_trivialization=triv)
+            assert type(low) is nn.Linear and low.weight.dtype == dtype  # unchanged
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -168,6 +168,8 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     ValueError
         When module has no such tensor, it has fewer than 2 dimensions, or
         orthogonal_map is unknown.
+    NotImplementedError
+        When the tensor is float16 or bfloat16 (as PyTorch's).
 
     Examples
     --------
@@ -187,6 +189,12 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     if orthogonal_map not in _MAPS:
         raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", '
                          f'"householder". Got: {orthogonal_map}')
+    if weight.dtype in (_C.float16, _C.bfloat16):
+        # its right_inverse needs linalg.qr / geqrf, which have no low-precision dtypes
+        # (PyTorch's raises NotImplementedError too; here forward failed on a missing base)
+        raise NotImplementedError(f"orthogonal(): {name} of {weight.dtype} is not supported "
+                                  f"(no QR in low precision); make the module float32 or "
+                                  f"float64 first")
     orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
     return parametrize.register_parametrization(module, name, orth, unsafe=True)
 
