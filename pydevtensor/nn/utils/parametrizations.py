@@ -251,7 +251,9 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.parametrizations.weight.original0.shape)
     (2, 1)
     """
-    dim = weight_norm_dim(_tensor_named(module, name), dim)
+    weight = getattr(module, name, None)  # none: register_parametrization says so
+    if isinstance(weight, _C.Tensor):
+        dim = weight_norm_dim(weight, dim)
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
 
     def old_keys(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
