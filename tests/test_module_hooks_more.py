@@ -259,3 +259,45 @@ def test_full_backward_hook_skipped_when_the_gradient_bypasses_the_outputs(devic
     assert len(got) == 1
     t = np.tanh([0.5, -1.0])  # d/dx (1 - tanh(x)^2) = -2 tanh (1 - tanh^2)
     np.testing.assert_allclose(x.grad.cpu().numpy(), -2 * t * (1 - t ** 2), rtol=1e-14)
+
+
+def test_registration_hooks_see_and_may_replace_every_registration(device):
+    # PyTorch's register_module_{buffer,parameter,module}_registration_hook: called by
+    # register_buffer / register_parameter / add_module and the assignments that
+    # register (not for a parameter slot reserved with None); a result replaces the value
+    from pydevtensor.nn.modules import module as mm
+    log = []
+    handles = [
+        mm.register_module_buffer_registration_hook(
+            lambda m, name, t: log.append(("buffer", name)) or (None if t is None else t * 0)),
+        mm.register_module_parameter_registration_hook(
+            lambda m, name, p: log.append(("parameter", name))),
+        mm.register_module_module_registration_hook(
+            lambda m, name, sub: log.append(("module", name)) or (
+                nn.Identity() if isinstance(sub, nn.ReLU) else None))]
+    try:
+        bn = nn.BatchNorm1d(2, device=device)
+        m = nn.Module()
+        m.w = nn.Parameter(pdt.ones(3, device=device))
+        m.register_parameter("unused", None)
+        m.register_buffer("b", pdt.ones(2, device=device))
+        m.b = pdt.full((4,), 5.0, device=device)
+        m.act = nn.ReLU()
+        m.act = None
+        m.add_module("tanh", nn.Tanh())
+    finally:
+        for h in handles:
+            h.remove()
+    assert log == [("parameter", "weight"), ("parameter", "bias"), ("buffer", "running_mean"),
+                   ("buffer", "running_var"), ("buffer", "num_batches_tracked"),
+                   ("parameter", "w"), ("buffer", "b"), ("buffer", "b"), ("module", "act"),
+                   ("module", "act"), ("module", "tanh")]
+    np.testing.assert_array_equal(bn.running_var.cpu().numpy(), [0.0, 0.0])  # replaced
+    np.testing.assert_array_equal(m.b.cpu().numpy(), np.zeros(4))
+    assert m.act is None and isinstance(m.tanh, nn.Tanh)
+    m.act = nn.ReLU()  # removed: no hook any more
+    assert isinstance(m.act, nn.ReLU) and len(log) == 11
+    m2 = nn.Module()
+    with mm.register_module_module_registration_hook(lambda m, name, sub: nn.Identity()):
+        m2.act = nn.ReLU()
+    assert isinstance(m2.act, nn.Identity)

@@ -19,6 +19,22 @@ from ..autograd.hooks import RemovableHandle, new_hooks
 GLOBAL = new_hooks()
 
 
+# The registration hooks of every module (_global_hooks.py): 'buffer', 'parameter' and
+# 'module', each key -> hook(module, name, value), run by register_buffer,
+# register_parameter, add_module and an assignment that registers.
+REGISTRATION = {"buffer": new_hooks(), "parameter": new_hooks(), "module": new_hooks()}
+
+
+def registered(kind: str, module: Any, name: str, value: Any) -> Any:
+    """value as the registration hooks of kind leave it (a hook's result that is not None
+    replaces it, as PyTorch's)."""
+    for hook in tuple(REGISTRATION[kind].values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
 def of_kind(kind: str) -> list:
     """The global hooks' entries of that kind, in registration order."""
     return [entry for k, entry in GLOBAL.values() if k == kind]

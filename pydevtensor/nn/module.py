@@ -13,7 +13,7 @@ from .. import _C
 from ._module_access import _AccessMixin
 from ._module_devices import _DevicesMixin
 from ._backward_hooks import _BackwardHooksMixin
-from ._module_hooks import GLOBAL as _GLOBAL_HOOKS, _ForwardHooksMixin, call_hooked
+from ._module_hooks import GLOBAL as _GLOBAL_HOOKS, _ForwardHooksMixin, call_hooked, registered
 from ._module_state import IncompatibleKeys, _StateMixin
 from ..autograd.engine import clear_grads
 from .parameter import Parameter, buffer_persistence
@@ -136,6 +136,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             # that name is gone: a name of the class's (m.forward = ...) is refused
             self._check_member_name("cannot assign a Parameter", "parameter", name, params,
                                     replaces=True)
+            value = registered("parameter", self, name, value)
             self.__dict__.pop(name, None)
             self._modules.pop(name, None)
             self._forget_buffer(name)
@@ -146,6 +147,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                                 f"(expected nn.Parameter or None)")
             params[name] = None
         elif isinstance(value, Module):
+            value = registered("module", self, name, value)
             self.__dict__.pop(name, None)
             self._forget_buffer(name)
             self._modules[name] = value
@@ -154,7 +156,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} as child module "
                                 f"'{name}' (expected nn.Module or None)")
-            self._modules[name] = None
+            self._modules[name] = registered("module", self, name, None)
         elif name in buffers or buffer_persistence(value) is not None:
             # a buffer stays one (and keeps its persistence, unless an nn.Buffer says),
             # and an nn.Buffer registers one, as in PyTorch
@@ -259,7 +261,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         if tensor is not None and not isinstance(tensor, _C.Tensor):
             raise TypeError(f"register_buffer: cannot assign {type(tensor).__name__} to buffer "
                             f"'{name}' (expected a Tensor or None)")
-        self._buffers[name] = tensor
+        self._buffers[name] = registered("buffer", self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -321,7 +323,9 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: expected nn.Parameter, got "
                             f"{type(param).__name__}")
-        self._parameters[name] = param
+        # the registration hooks see a Parameter, not the None that reserves a name
+        self._parameters[name] = param if param is None else registered("parameter", self,
+                                                                         name, param)
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Registers module as a child under name.
@@ -358,7 +362,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         if "_modules" not in self.__dict__:
             raise AttributeError("call Module.__init__() before add_module()")
         self._check_member_name("add_module", "module", name, self._modules)
-        self._modules[name] = module
+        self._modules[name] = module = registered("module", self, name, module)
         if module is not None:
             object.__setattr__(module, "_name", name)
 
