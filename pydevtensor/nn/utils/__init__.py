@@ -39,8 +39,8 @@ from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_pa
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "fusion", "parameters_to_vector", "parametrizations",
            "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm", "rnn",
            "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
