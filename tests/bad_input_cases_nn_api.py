@@ -29,6 +29,11 @@ NN_API_CASES = [
       "m = pdt.nn.utils.parametrize.register_parametrization(pdt.nn.Linear(2, 2), 'weight', "
       "pdt.nn.ReLU())\nm.weight = pdt.ones(2, 2)", "RuntimeError",
       r"parametrization ReLU does not implement right_inverse"),
+    C("transfer_parametrizations_and_params-not-parametrized",
+      "P = pdt.nn.utils.parametrize\n"
+      "a = P.register_parametrization(pdt.nn.Linear(2, 2), 'weight', pdt.nn.Identity())\n"
+      "P.transfer_parametrizations_and_params(a, pdt.nn.Linear(2, 2), 'bias')", "KeyError",
+      r"bias"),
     C("orthogonal-vector", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2), "
       "'bias')", "ValueError", r"Expected a matrix or batch of matrices. Got a tensor of 1 "
       r"dimensions"),

@@ -374,3 +374,47 @@ def test_spectral_norm(device):
         == 1
     with pytest.raises(ValueError, match=r"n_power_iterations to be positive"):
         spectral_norm(nn.Linear(2, 2).to(device), n_power_iterations=0)
+
+
+def test_transfer_parametrizations_and_params(device):
+    # PyTorch's: the parametrizations and their originals are shared, not copied
+    class Scale(nn.Module):
+        def forward(self, X):
+            return X * 2
+
+        def right_inverse(self, X):
+            return X / 2
+
+    class Split(nn.Module):  # two originals
+        def forward(self, A, B):
+            return A + B
+
+        def right_inverse(self, X):
+            return X * 0.25, X * 0.75
+
+    rng = np.random.default_rng(9)
+    a, w = _linear(device, rng, 3, 2)
+    b_bias = a.bias.detach().cpu().numpy()
+    P.register_parametrization(a, "weight", Scale())
+    P.register_parametrization(a, "bias", Split())
+    b, _ = _linear(device, rng, 3, 2)
+    assert P.transfer_parametrizations_and_params(a, b) is b
+    assert list(b.state_dict()) == list(a.state_dict())
+    assert_close(b.weight, w, "float64")
+    assert_close(b.bias, b_bias, "float64")
+    assert b.parametrizations.weight.original is a.parametrizations.weight.original
+    assert b.parametrizations.bias.original1 is a.parametrizations.bias.original1
+    assert b.parametrizations.weight[0] is a.parametrizations.weight[0]
+    with pdt.no_grad():
+        a.parametrizations.weight.original.mul_(3.0)
+    assert_close(b.weight, 3 * w, "float64")
+    # one tensor only; a module without it gets a Parameter of the parametrized value
+    c = nn.Module()
+    P.transfer_parametrizations_and_params(a, c, "weight")
+    assert P.is_parametrized(c, "weight") and not P.is_parametrized(c, "bias")
+    assert_close(c.weight, 3 * w, "float64")
+    plain = nn.Linear(2, 2)
+    assert P.transfer_parametrizations_and_params(nn.Linear(2, 2), plain) is plain
+    assert type(plain) is nn.Linear
+    with pytest.raises(KeyError, match="nope"):
+        P.transfer_parametrizations_and_params(a, nn.Linear(3, 2), "nope")
