@@ -318,6 +318,12 @@ NN_API_CASES = [
       r"the total norm of order 2.0 of the gradients is nan \(on cpu\)"),
     C("clip_grad_norm-negative", "pdt.nn.utils.clip_grad_norm([t], -1.0)", "ValueError",
       r"clip_grad_norm_\(\): max_norm must be >= 0, got -1.0"),
+    C("convert_conv2d_weight_memory_format-3d-format",
+      "pdt.nn.utils.convert_conv2d_weight_memory_format(pdt.nn.Conv2d(1, 1, 1), "
+      "pdt.channels_last_3d)", "ValueError", r"required rank 5 tensor to use channels_last_3d"),
+    C("convert_conv3d_weight_memory_format-str",
+      "pdt.nn.utils.convert_conv3d_weight_memory_format(pdt.nn.Conv3d(1, 1, 1), 'cl')",
+      "TypeError", r"memory_format"),
     C("clip_grad_value_-negative", "pdt.nn.utils.clip_grad_value_(t, -2)", "ValueError",
       r"clip_grad_value_\(\): clip_value must be >= 0, got -2"),
     C("clip_grad_value_-number", "pdt.nn.utils.clip_grad_value_(3, 1.0)", "TypeError",

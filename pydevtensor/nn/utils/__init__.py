@@ -36,14 +36,18 @@ from . import prune  # nn.utils.prune, as torch's
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_parameters
+from . import memory_format  # nn.utils.memory_format, as torch's
+from .memory_format import (convert_conv2d_weight_memory_format,
+                            convert_conv3d_weight_memory_format)
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
            "get_total_norm", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
-           "fuse_linear_bn_weights", "fusion", "parameters_to_vector", "parametrizations",
-           "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm", "rnn",
-           "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "fuse_linear_bn_weights", "fusion", "memory_format", "parameters_to_vector",
+           "parametrizations", "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm",
+           "rnn", "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 
