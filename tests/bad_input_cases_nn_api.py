@@ -29,12 +29,19 @@ NN_API_CASES = [
       "m = pdt.nn.utils.parametrize.register_parametrization(pdt.nn.Linear(2, 2), 'weight', "
       "pdt.nn.ReLU())\nm.weight = pdt.ones(2, 2)", "RuntimeError",
       r"parametrization ReLU does not implement right_inverse"),
+    C("transfer_parametrizations_and_params-not-parametrized",
+      "P = pdt.nn.utils.parametrize\n"
+      "a = P.register_parametrization(pdt.nn.Linear(2, 2), 'weight', pdt.nn.Identity())\n"
+      "P.transfer_parametrizations_and_params(a, pdt.nn.Linear(2, 2), 'bias')", "KeyError",
+      r"bias"),
     C("orthogonal-vector", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2), "
       "'bias')", "ValueError", r"Expected a matrix or batch of matrices. Got a tensor of 1 "
       r"dimensions"),
     C("orthogonal-map", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2), "
       "orthogonal_map='qr')", "ValueError", r'has to be one of "matrix_exp", "cayley", '
       r'"householder". Got: qr'),
+    C("orthogonal-half", "pdt.nn.utils.parametrizations.orthogonal(pdt.nn.Linear(2, 2).half())",
+      "NotImplementedError", r"orthogonal\(\): weight of pydevtensor.float16 is not supported"),
     C("spectral-norm-iterations", "pdt.nn.utils.parametrizations.spectral_norm("
       "pdt.nn.Linear(2, 2), n_power_iterations=0)", "ValueError",
       r"Expected n_power_iterations to be positive, but got n_power_iterations=0"),
@@ -309,6 +316,14 @@ NN_API_CASES = [
       'w = pdt.nn.Parameter(pdt.ones(2))\nw.grad = pdt.tensor([1.0, float("nan")])\n'
       'pdt.nn.utils.clip_grad_norm_(w, 1.0, error_if_nonfinite=True)', "RuntimeError",
       r"the total norm of order 2.0 of the gradients is nan \(on cpu\)"),
+    C("clip_grad_norm-negative", "pdt.nn.utils.clip_grad_norm([t], -1.0)", "ValueError",
+      r"clip_grad_norm_\(\): max_norm must be >= 0, got -1.0"),
+    C("convert_conv2d_weight_memory_format-3d-format",
+      "pdt.nn.utils.convert_conv2d_weight_memory_format(pdt.nn.Conv2d(1, 1, 1), "
+      "pdt.channels_last_3d)", "ValueError", r"required rank 5 tensor to use channels_last_3d"),
+    C("convert_conv3d_weight_memory_format-str",
+      "pdt.nn.utils.convert_conv3d_weight_memory_format(pdt.nn.Conv3d(1, 1, 1), 'cl')",
+      "TypeError", r"memory_format"),
     C("clip_grad_value_-negative", "pdt.nn.utils.clip_grad_value_(t, -2)", "ValueError",
       r"clip_grad_value_\(\): clip_value must be >= 0, got -2"),
     C("clip_grad_value_-number", "pdt.nn.utils.clip_grad_value_(3, 1.0)", "TypeError",
@@ -505,6 +520,18 @@ NN_API_CASES = [
     C("register_module_full_backward_hook-not-callable",
       "pdt.nn.modules.module.register_module_full_backward_hook(None)", "TypeError",
       r"register_module_full_backward_hook\(\): hook must be callable, got NoneType"),
+    C("register_module_full_backward_pre_hook-not-callable",
+      "pdt.nn.modules.module.register_module_full_backward_pre_hook(2)", "TypeError",
+      r"register_module_full_backward_pre_hook\(\): hook must be callable, got int"),
+    C("register_module_buffer_registration_hook-not-callable",
+      "pdt.nn.modules.module.register_module_buffer_registration_hook(1)", "TypeError",
+      r"register_module_buffer_registration_hook\(\): hook must be callable, got int"),
+    C("register_module_parameter_registration_hook-not-callable",
+      "pdt.nn.modules.module.register_module_parameter_registration_hook('h')", "TypeError",
+      r"register_module_parameter_registration_hook\(\): hook must be callable, got str"),
+    C("register_module_module_registration_hook-not-callable",
+      "pdt.nn.modules.module.register_module_module_registration_hook(None)", "TypeError",
+      r"register_module_module_registration_hook\(\): hook must be callable, got NoneType"),
     C("register_backward_hook-not-callable", "pdt.nn.Linear(1, 1).register_backward_hook(1)",
       "TypeError", r"register_backward_hook\(\): hook must be callable, got int"),
     C("register_backward_hook-after-full",

@@ -132,6 +132,32 @@ def test_setup_context_form_multiple_outputs_and_non_differentiable(device):
     assert_close(x.grad, [30.0, 10.0, 20.0], "float64")
 
 
+def test_an_input_returned_as_is_and_marked_non_differentiable(device):
+    # the mark is matched with the object forward returned, not the alias made of it:
+    # the output neither requires grad nor gets a node, as PyTorch's
+    class PassBoth(autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.mark_non_differentiable(y)
+            return x, y
+
+        @staticmethod
+        def backward(ctx, gx, gy):
+            assert float(gy.abs().sum()) == 0.0
+            return gx * 3, None
+
+    x = t64([1.0, 2.0], device, True)
+    y = t64([4.0, 5.0], device, True)
+    p, q = PassBoth.apply(x, y)
+    assert p.requires_grad and p.grad_fn is not None
+    assert not q.requires_grad and q.grad_fn is None
+    q.add_(1)  # its own tensor's data: y sees it, no view error
+    np.testing.assert_array_equal(y.detach().cpu().numpy(), [5.0, 6.0])
+    p.sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [3.0, 3.0])
+    assert y.grad is None
+
+
 def test_set_materialize_grads_false_gives_none(device):
     got = []
 

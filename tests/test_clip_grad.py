@@ -118,6 +118,20 @@ def test_clip_grad_norm_changes_nothing_on_bad_arguments(dev):
         np.testing.assert_array_equal(p.grad.cpu().numpy(), g)
 
 
+def test_deprecated_clip_grad_norm_warns_and_clips(dev):
+    # PyTorch's nn.utils.clip_grad_norm: a FutureWarning, then clip_grad_norm_'s result
+    rng = np.random.default_rng(11)
+    g = rng.standard_normal(6)
+    w = nn.Parameter(pdt.zeros(6, dtype=pdt.float64, device=dev))
+    w.grad = pdt.tensor(g, device=dev)
+    with pytest.warns(FutureWarning, match=r"`nn.utils.clip_grad_norm` is now deprecated in "
+                                           r"favor of `nn.utils.clip_grad_norm_`"):
+        total = nn.utils.clip_grad_norm([w], 0.5, norm_type=1.0)
+    want = np.abs(g).sum()
+    np.testing.assert_allclose(float(total), want, rtol=1e-14)
+    np.testing.assert_allclose(w.grad.cpu().numpy(), g * 0.5 / (want + 1e-6), rtol=1e-14)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_clip_grad_value_matches_numpy(dev, dtype):
     params, grads = _params(dev, dtype, scale=2.0)

@@ -122,3 +122,15 @@ def test_parameter_list_extend_refuses_a_tensor():
                                             f"iterable, but got {type(bad).__name__}"):
             ps.extend(bad)
     assert len(ps) == 0
+
+
+@pytest.mark.parametrize("kind", [nn.ModuleDict, nn.ParameterDict])
+def test_update_with_an_item_that_is_not_a_pair(kind):
+    # PyTorch's (and dict.update's): not iterable a TypeError, a wrong length a ValueError
+    d = kind()
+    with pytest.raises(TypeError, match=r"element 0 is a int, not a \(key, value\) pair"):
+        d.update([3])
+    for bad in [("a", nn.ReLU(), 3), ("a",)]:
+        with pytest.raises(ValueError, match=rf"element 1 has length {len(bad)}; 2 is required"):
+            d.update([("b", nn.Tanh() if kind is nn.ModuleDict else 1.0), bad])
+        assert len(d) == 0  # nothing added

@@ -38,6 +38,10 @@ def test_buffers_errors_and_restoring(device):
         functional_call(lin, [{"bias": pdt.zeros(2)}, {"bias": pdt.ones(2)}], x)
     with pytest.raises(ValueError, match="missing keys"):
         functional_call(lin, {"bias": pdt.zeros(2, device=device)}, x, strict=True)
+    with pytest.raises(RuntimeError, match=r"reparametrizing for Linear with strict=True: "
+                                           r"missing keys \[\] and unexpected keys \['zz'\]"):
+        functional_call(lin, {"weight": lin.weight, "bias": lin.bias,  # PyTorch's type
+                              "zz": pdt.zeros(1)}, x, strict=True)
     with pytest.raises(TypeError, match="must be a Tensor"):
         functional_call(lin, {"bias": [0.0, 0.0]}, x)
     w = lin.weight
@@ -64,3 +68,42 @@ def test_tied_weights(device):
     out = functional_call(m, {"a.weight": w}, pdt.ones(1, 2, device=device),
                           tie_weights=False)
     assert out.cpu().tolist() != [[9.0, 9.0]]
+
+
+def test_a_parametrized_tensor_is_assigned_and_assigned_back(device):
+    # PyTorch's setattr: 'weight' of a parametrized module goes through right_inverse for
+    # the call and back afterwards (the given tensor was ignored: the module's own
+    # weight was used, silently)
+    class Scale(nn.Module):
+        def forward(self, X):
+            return X * 2
+
+        def right_inverse(self, X):
+            return X / 2
+
+    class Sym(nn.Module):  # no right_inverse: the weight cannot be assigned
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+
+    w0 = np.array([[1.0, 2.0], [3.0, 4.0]])
+    m = nn.Linear(2, 2, device=device, dtype=pdt.float64)
+    with pdt.no_grad():
+        m.weight.copy_(pdt.tensor(w0))
+        m.bias.zero_()
+    nn.utils.parametrize.register_parametrization(m, "weight", Scale())
+    x = np.array([[1.0, -1.0]])
+    W = np.array([[1.0, 5.0], [5.0, 2.0]])
+    for call in (functional_call, nn.utils.stateless.functional_call):
+        y = call(m, {"weight": pdt.tensor(W, device=device)}, (pdt.tensor(x, device=device),))
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), x @ W.T)
+        np.testing.assert_array_equal(m.weight.detach().cpu().numpy(), w0)
+        np.testing.assert_array_equal(
+            m.parametrizations.weight.original.detach().cpu().numpy(), w0 / 2)
+    s = nn.Linear(2, 2, device=device, dtype=pdt.float64)
+    nn.utils.parametrize.register_parametrization(s, "weight", Sym())
+    bias = s.bias
+    with pytest.raises(RuntimeError, match="right_inverse"):
+        functional_call(s, {"bias": pdt.ones(2, device=device, dtype=pdt.float64),
+                            "weight": pdt.eye(2, device=device, dtype=pdt.float64)},
+                        (pdt.tensor(x, device=device),))
+    assert s.bias is bias  # what was swapped before the failure is put back

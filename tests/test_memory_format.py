@@ -215,3 +215,29 @@ def test_channels_last_copies_record_three_ops(device):
         assert names == ["PermuteBackward0", "CloneBackward0", "PermuteBackward0"]
     z = x.transpose(0, 1).clone(memory_format=pdt.contiguous_format)
     assert type(z.grad_fn).__name__ == "CloneBackward0" and z.is_contiguous()
+
+
+def test_convert_conv_weight_memory_format(device):
+    # PyTorch's nn.utils.convert_conv2d/3d_weight_memory_format: the weights of the
+    # 2-d (3-d) convolutions, transposed ones too, in the format, the Parameters kept,
+    # the values the same; other layers left as they are
+    from pydevtensor import nn
+    net = nn.Sequential(nn.Conv2d(2, 3, 2), nn.Sequential(nn.ConvTranspose2d(3, 2, 2)),
+                        nn.Conv3d(2, 2, 2), nn.ConvTranspose3d(2, 1, 1), nn.Conv1d(2, 2, 1),
+                        nn.Linear(2, 2)).to(device)
+    params = list(net.parameters())
+    before = [p.detach().cpu().numpy().copy() for p in params]
+    assert nn.utils.convert_conv2d_weight_memory_format(net, pdt.channels_last) is net
+    assert net[0].weight.stride() == (8, 1, 4, 2)  # (O, I, H, W) = (3, 2, 2, 2), C last
+    assert net[1][0].weight.stride() == (8, 1, 4, 2)
+    assert net[2].weight.stride() == (16, 8, 4, 2, 1) and net[4].weight.stride() == (2, 1, 1)
+    nn.utils.convert_conv3d_weight_memory_format(net, pdt.channels_last_3d)
+    assert net[2].weight.stride() == (16, 1, 8, 4, 2) and net[0].weight.stride() == (8, 1, 4, 2)
+    assert net[3].weight.is_contiguous(memory_format=pdt.channels_last_3d)
+    assert list(net.parameters()) == params and all(p.requires_grad for p in params)
+    for p, b in zip(net.parameters(), before):
+        np.testing.assert_array_equal(p.detach().cpu().numpy(), b)
+    nn.utils.convert_conv2d_weight_memory_format(net, pdt.contiguous_format)
+    assert net[0].weight.stride() == (8, 4, 2, 1)
+    with pytest.raises(ValueError, match="channels_last_3d"):
+        nn.utils.convert_conv2d_weight_memory_format(net, pdt.channels_last_3d)

@@ -10,7 +10,8 @@ import pydevtensor as pdt
 from pydevtensor import nn
 from pydevtensor.nn.modules.module import (register_module_forward_hook,
                                            register_module_forward_pre_hook,
-                                           register_module_full_backward_hook)
+                                           register_module_full_backward_hook,
+                                           register_module_full_backward_pre_hook)
 
 
 def test_global_forward_hooks_run_for_every_module_before_its_own(device):
@@ -169,3 +170,134 @@ def test_deprecated_init_names_warn_and_fill(device, old):
                                            rf"`nn.init.{old}_`.$"):
         out = getattr(nn.init, old)(w, *args)
     assert out is w and not np.isnan(w.cpu().numpy()).any()
+
+
+def test_full_backward_hooks_leave_an_output_without_grad_as_it_was(device):
+    # y * 3 does not require grad: as PyTorch's, the hooks' identity keeps it so
+    # (it made it require grad, gave it a grad_fn and handed the hooks its gradient)
+    class Two(nn.Module):
+        def forward(self, x, y):
+            return x * 2, y * 3
+
+    got = []
+    m = Two()
+    m.register_full_backward_pre_hook(lambda mod, go: got.append(go))
+    m.register_full_backward_hook(lambda mod, gi, go: got.append(go))
+    x = pdt.ones(2, device=device, dtype=pdt.float64, requires_grad=True)
+    y = pdt.ones(2, device=device, dtype=pdt.float64)
+    a, b = m(x, y)
+    assert a.requires_grad and not b.requires_grad
+    assert b.grad_fn is None and b.is_leaf
+    (a.sum() + b.sum() * 5).backward()
+    assert len(got) == 2
+    for go in got:
+        np.testing.assert_array_equal(go[0].cpu().numpy(), np.ones(2))
+        assert go[1] is None
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full(2, 2.0))
+    a, b = m(x, y)
+    b.add_(1)  # not a view of the hooks' Function: writable
+    np.testing.assert_array_equal(b.cpu().numpy(), np.full(2, 4.0))
+
+
+def test_full_backward_hooks_prepend(device):
+    # PyTorch's prepend=: a hook so registered runs before those already there
+    order = []
+    lin = nn.Linear(2, 1, device=device)
+    lin.register_full_backward_hook(lambda m, gi, go: order.append("b"))
+    lin.register_full_backward_hook(lambda m, gi, go: order.append("a"), prepend=True)
+    lin.register_full_backward_hook(lambda m, gi, go: order.append("c"), False)
+    lin.register_full_backward_pre_hook(lambda m, go: order.append("pre2"))
+    lin.register_full_backward_pre_hook(lambda m, go: order.append("pre1"), True)
+    x = pdt.ones(3, 2, device=device, requires_grad=True)
+    lin(x).sum().backward()
+    assert order == ["pre1", "pre2", "a", "b", "c"]
+
+
+def test_global_full_backward_pre_hook(device):
+    # PyTorch's: every module's backward, before the module's own pre-hooks; a tuple
+    # returned replaces grad_output
+    order = []
+    lin = nn.Linear(2, 1, device=device, dtype=pdt.float64)
+    lin.register_full_backward_pre_hook(lambda m, go: order.append(("own", go[0].tolist())))
+    h = register_module_full_backward_pre_hook(
+        lambda m, go: (order.append((type(m).__name__, go[0].tolist())), (go[0] * 3,))[1])
+    x = pdt.ones(2, 2, device=device, dtype=pdt.float64, requires_grad=True)
+    try:
+        lin(x).sum().backward()
+    finally:
+        h.remove()
+    assert order == [("Linear", [[1.0], [1.0]]), ("own", [[3.0], [3.0]])]
+    w = lin.weight.detach().cpu().numpy()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 3 * np.repeat(w, 2, axis=0), rtol=1e-15)
+    x.grad = None
+    lin(x).sum().backward()  # removed: the module's own hook alone
+    assert len(order) == 3
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.repeat(w, 2, axis=0), rtol=1e-15)
+
+
+def test_full_backward_hook_skipped_when_the_gradient_bypasses_the_outputs(device):
+    # PyTorch's: outputs in a dict are not marked, so the hook does not fire (it was
+    # called with grad_output None); in a double backward the gradient reaches the
+    # inputs again without passing through the outputs: the hook fires once
+    class Dict(nn.Module):
+        def forward(self, x):
+            return {"a": x * 2}
+
+    got = []
+    m = Dict()
+    m.register_full_backward_hook(lambda mod, gi, go: got.append(go))
+    x = pdt.ones(2, device=device, dtype=pdt.float64, requires_grad=True)
+    m(x)["a"].sum().backward()
+    assert got == []
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [2.0, 2.0])
+
+    tanh = nn.Tanh()
+    tanh.register_full_backward_hook(lambda mod, gi, go: got.append(go))
+    x = pdt.tensor([0.5, -1.0], device=device, dtype=pdt.float64, requires_grad=True)
+    (g,) = pdt.autograd.grad(tanh(x).sum(), x, create_graph=True)
+    g.sum().backward()
+    assert len(got) == 1
+    t = np.tanh([0.5, -1.0])  # d/dx (1 - tanh(x)^2) = -2 tanh (1 - tanh^2)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), -2 * t * (1 - t ** 2), rtol=1e-14)
+
+
+def test_registration_hooks_see_and_may_replace_every_registration(device):
+    # PyTorch's register_module_{buffer,parameter,module}_registration_hook: called by
+    # register_buffer / register_parameter / add_module and the assignments that
+    # register (not for a parameter slot reserved with None); a result replaces the value
+    from pydevtensor.nn.modules import module as mm
+    log = []
+    handles = [
+        mm.register_module_buffer_registration_hook(
+            lambda m, name, t: log.append(("buffer", name)) or (None if t is None else t * 0)),
+        mm.register_module_parameter_registration_hook(
+            lambda m, name, p: log.append(("parameter", name))),
+        mm.register_module_module_registration_hook(
+            lambda m, name, sub: log.append(("module", name)) or (
+                nn.Identity() if isinstance(sub, nn.ReLU) else None))]
+    try:
+        bn = nn.BatchNorm1d(2, device=device)
+        m = nn.Module()
+        m.w = nn.Parameter(pdt.ones(3, device=device))
+        m.register_parameter("unused", None)
+        m.register_buffer("b", pdt.ones(2, device=device))
+        m.b = pdt.full((4,), 5.0, device=device)
+        m.act = nn.ReLU()
+        m.act = None
+        m.add_module("tanh", nn.Tanh())
+    finally:
+        for h in handles:
+            h.remove()
+    assert log == [("parameter", "weight"), ("parameter", "bias"), ("buffer", "running_mean"),
+                   ("buffer", "running_var"), ("buffer", "num_batches_tracked"),
+                   ("parameter", "w"), ("buffer", "b"), ("buffer", "b"), ("module", "act"),
+                   ("module", "act"), ("module", "tanh")]
+    np.testing.assert_array_equal(bn.running_var.cpu().numpy(), [0.0, 0.0])  # replaced
+    np.testing.assert_array_equal(m.b.cpu().numpy(), np.zeros(4))
+    assert m.act is None and isinstance(m.tanh, nn.Tanh)
+    m.act = nn.ReLU()  # removed: no hook any more
+    assert isinstance(m.act, nn.ReLU) and len(log) == 11
+    m2 = nn.Module()
+    with mm.register_module_module_registration_hook(lambda m, name, sub: nn.Identity()):
+        m2.act = nn.ReLU()
+    assert isinstance(m2.act, nn.Identity)

@@ -42,6 +42,26 @@ def test_type_casts_integer_buffers_too(device):
         m.type("nope")
 
 
+def test_type_takes_what_tensor_type_takes():
+    # a tensor type or its name, as PyTorch's Module.type('torch.DoubleTensor')
+    for dst, dtype in [("pydevtensor.DoubleTensor", pdt.float64), (pdt.FloatTensor, pdt.float32),
+                       ("torch.LongTensor", pdt.int64), ("float64", pdt.float64)]:
+        m = nn.Linear(2, 1).requires_grad_(dtype != pdt.int64)
+        w = m.weight
+        assert m.type(dst) is m and m.weight is w
+        assert m.weight.dtype == dtype and m.bias.dtype == dtype
+    m = nn.Linear(2, 1)
+    with pytest.raises(RuntimeError, match="data set to a tensor that requires gradients must "
+                                           "be floating point"):
+        m.type("torch.LongTensor")  # PyTorch's error; nothing changed
+    assert m.weight.dtype == m.bias.dtype == pdt.float32
+    with pytest.raises(TypeError, match="a tensor type or the name of one, got 'nope'"):
+        m.type("nope")
+    with pytest.raises(TypeError, match="got 3"):
+        nn.Module().type(3)  # checked without tensors too
+    assert m.weight.dtype == pdt.float32
+
+
 def test_forward_hooks_like_torch(device):
     torch = torch_or_skip()
     logs = {}
@@ -478,3 +498,14 @@ def test_full_backward_hook_warns_when_no_input_requires_grad(device):
         "Full backward hook is firing when gradients are computed with respect to module "
         "outputs since no inputs require gradients. See ")
     assert seen[0] == (None,) and seen[1][0] is not None
+
+
+def test_modules_remove_duplicate():
+    # PyTorch's modules(remove_duplicate=): a shared module once, or at each place
+    shared = nn.Tanh()
+    inner = nn.Sequential(shared)
+    net = nn.Sequential(shared, inner, shared)
+    assert [type(m).__name__ for m in net.modules()] == ["Sequential", "Tanh", "Sequential"]
+    assert [type(m).__name__ for m in net.modules(remove_duplicate=False)] == [
+        "Sequential", "Tanh", "Sequential", "Tanh", "Tanh"]
+    assert list(net.modules(False)) == [m for _, m in net.named_modules(remove_duplicate=False)]

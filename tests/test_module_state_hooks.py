@@ -141,3 +141,18 @@ def test_load_post_hooks_children_first_and_may_forgive_keys(device):
     bad.register_load_state_dict_post_hook(lambda m, keys: keys)
     with pytest.raises(RuntimeError, match="must return None"):
         bad.load_state_dict(bad.state_dict())
+
+
+def test_load_keys_a_post_hook_adds_raise_with_strict(device):
+    # PyTorch's: the post-hooks' additions count, the load itself done before the error
+    lin = nn.Linear(2, 1, device=device)
+    lin.register_load_state_dict_post_hook(lambda m, keys: keys.unexpected_keys.append("x"))
+    sd = {"weight": pdt.full((1, 2), 3.0), "bias": pdt.full((1,), 4.0)}
+    with pytest.raises(RuntimeError, match=r"unexpected key 'x'"):
+        lin.load_state_dict(sd)
+    assert lin.weight.detach().cpu().numpy().tolist() == [[3.0, 3.0]]
+    result = lin.load_state_dict(sd, strict=False)
+    assert result.missing_keys == [] and result.unexpected_keys == ["x"]
+    lin.register_load_state_dict_post_hook(lambda m, keys: keys.missing_keys.append("y"))
+    with pytest.raises(RuntimeError, match=r"missing key 'y'; unexpected key 'x'"):
+        lin.load_state_dict(sd)

@@ -190,6 +190,38 @@ def test_weight_norm_values_and_gradients(device, dim):
     np.testing.assert_allclose(v.grad.cpu().numpy(), num, atol=1e-7)
 
 
+@pytest.mark.parametrize("hook_version", [False, True])
+def test_weight_norm_negative_and_out_of_range_dims(device, hook_version):
+    # dim=-2 of a (4, 3, 2) weight keeps a norm per index of dimension 1 (it took the
+    # whole tensor's norm, silently); -1 is the whole tensor, as None (PyTorch's)
+    w = np.random.default_rng(7).standard_normal((4, 3, 2))
+
+    def magnitude(dim):
+        m = nn.Conv1d(3, 4, 2, device=device, dtype=pdt.float64)
+        with pdt.no_grad():
+            m.weight.copy_(pdt.tensor(w))
+        if hook_version:
+            nn.utils.weight_norm(m, dim=dim)
+            m(pdt.ones(1, 3, 2, device=device, dtype=pdt.float64))
+            g = m.weight_g
+        else:
+            weight_norm(m, dim=dim)
+            g = m.parametrizations.weight.original0
+        assert_close(m.weight, w, "float64")
+        return g
+
+    for dim, keep in [(-3, 0), (-2, 1), (0, 0), (2, 2)]:
+        axes = tuple(d for d in range(3) if d != keep)
+        assert_close(magnitude(dim), np.sqrt((w ** 2).sum(axis=axes, keepdims=True)), "float64")
+    for dim in (-1, None):
+        assert_close(magnitude(dim), np.sqrt((w ** 2).sum()), "float64")
+    for dim in (3, -4):
+        with pytest.raises(IndexError, match=rf"dim {dim} is out of range for a parameter of "
+                                             rf"shape \(4, 3, 2\) \(expected to be in range "
+                                             rf"of \[-3, 2\], or None\)"):
+            magnitude(dim)
+
+
 def test_weight_norm_loads_the_state_dict_of_the_hook_version(device):
     rng = np.random.default_rng(9)
     old, w = _linear(device, rng, 4, 3)
@@ -264,6 +296,15 @@ def test_orthogonal_assignment_and_errors(device):
         orthogonal(nn.Linear(2, 2).to(device), "bias")
     with pytest.raises(ValueError, match=r'orthogonal_map has to be one of "matrix_exp"'):
         orthogonal(nn.Linear(2, 2).to(device), orthogonal_map="qr")
+    # no QR in low precision: refused at registration, as PyTorch's (its base was left
+    # None and the first forward failed on 'NoneType @ Tensor')
+    for dtype in (pdt.float16, pdt.bfloat16):
+        for omap, triv in [(None, True), ("householder", False), ("matrix_exp", True)]:
+            low = nn.Linear(4, 3, device=device, dtype=dtype)
+            with pytest.raises(NotImplementedError, match=rf"orthogonal\(\): weight of "
+                                                          rf"{dtype} is not supported"):
+                orthogonal(low, orthogonal_map=omap, use_trivialization=triv)
+            assert type(low) is nn.Linear and low.weight.dtype == dtype  # unchanged
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -333,3 +374,47 @@ def test_spectral_norm(device):
         == 1
     with pytest.raises(ValueError, match=r"n_power_iterations to be positive"):
         spectral_norm(nn.Linear(2, 2).to(device), n_power_iterations=0)
+
+
+def test_transfer_parametrizations_and_params(device):
+    # PyTorch's: the parametrizations and their originals are shared, not copied
+    class Scale(nn.Module):
+        def forward(self, X):
+            return X * 2
+
+        def right_inverse(self, X):
+            return X / 2
+
+    class Split(nn.Module):  # two originals
+        def forward(self, A, B):
+            return A + B
+
+        def right_inverse(self, X):
+            return X * 0.25, X * 0.75
+
+    rng = np.random.default_rng(9)
+    a, w = _linear(device, rng, 3, 2)
+    b_bias = a.bias.detach().cpu().numpy()
+    P.register_parametrization(a, "weight", Scale())
+    P.register_parametrization(a, "bias", Split())
+    b, _ = _linear(device, rng, 3, 2)
+    assert P.transfer_parametrizations_and_params(a, b) is b
+    assert list(b.state_dict()) == list(a.state_dict())
+    assert_close(b.weight, w, "float64")
+    assert_close(b.bias, b_bias, "float64")
+    assert b.parametrizations.weight.original is a.parametrizations.weight.original
+    assert b.parametrizations.bias.original1 is a.parametrizations.bias.original1
+    assert b.parametrizations.weight[0] is a.parametrizations.weight[0]
+    with pdt.no_grad():
+        a.parametrizations.weight.original.mul_(3.0)
+    assert_close(b.weight, 3 * w, "float64")
+    # one tensor only; a module without it gets a Parameter of the parametrized value
+    c = nn.Module()
+    P.transfer_parametrizations_and_params(a, c, "weight")
+    assert P.is_parametrized(c, "weight") and not P.is_parametrized(c, "bias")
+    assert_close(c.weight, 3 * w, "float64")
+    plain = nn.Linear(2, 2)
+    assert P.transfer_parametrizations_and_params(nn.Linear(2, 2), plain) is plain
+    assert type(plain) is nn.Linear
+    with pytest.raises(KeyError, match="nope"):
+        P.transfer_parametrizations_and_params(a, nn.Linear(3, 2), "nope")

@@ -133,6 +133,29 @@ def test_vector_to_parameters_shares_vec_and_its_version_counter(device):
         y.backward()
 
 
+def test_integer_data_for_a_tensor_that_requires_grad_is_refused(device):
+    # PyTorch's: an int64 vec made the parameters int64 Parameters that required grad
+    net = nn.Sequential(nn.Linear(2, 1, device=device), nn.Linear(1, 1, device=device))
+    net[0].requires_grad_(False)  # the first takes it; the second, after it, refuses
+    before = [p.detach().cpu().numpy().copy() for p in net.parameters()]
+    with pytest.raises(RuntimeError, match=r"vector_to_parameters: vec of pydevtensor.int64 "
+                                           r"cannot become the data of parameters that "
+                                           r"require grad"):
+        vector_to_parameters(pdt.arange(5, device=device), net.parameters())
+    for p, b in zip(net.parameters(), before):  # nothing changed
+        assert p.dtype == pdt.float32
+        np.testing.assert_array_equal(p.detach().cpu().numpy(), b)
+    w = net[1].weight
+    with pytest.raises(RuntimeError, match=r"data set to a tensor that requires gradients must "
+                                           r"be floating point \(got int64 for a tensor of "
+                                           r"float32 that requires grad\)"):
+        w.data = pdt.arange(1, device=device).reshape(1, 1)
+    assert w.dtype == pdt.float32 and w.requires_grad
+    plain = pdt.ones(2, device=device)
+    plain.data = pdt.arange(2, device=device)  # no grad required: taken, as PyTorch's
+    assert plain.dtype == pdt.int64
+
+
 @pytest.mark.parametrize("reentrant", [True, False])
 def test_the_recomputation_runs_under_the_first_runs_autocast(reentrant):
     """Under autocast the first run's matmul is bfloat16; the recomputation ran in

@@ -241,6 +241,14 @@ static int set_data(PyObject *self, PyObject *value, void *c)
                      value ? Py_TYPE(value)->tp_name : "deletion");
         return -1;
     }
+    /* PyTorch's check: an integer tensor cannot require grad (t would, and be wrong) */
+    if (pdt_tensor_object_requires_grad(o) && !pdt_dtype_is_floating(pdt_tensor_of(value)->dtype)) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "data set to a tensor that requires gradients must be floating point "
+                     "(got %s for a tensor of %s that requires grad)",
+                     pdt_dtype_name(pdt_tensor_of(value)->dtype), pdt_dtype_name(o->t.dtype));
+        return -1;
+    }
     if (o->shown && pdt_tensor_of(value)->storage != o->t.storage) {
         /* Note [interfaces keep the storage] */
         PyObject *ref = pdt_storage_ref_new(S, &o->t);

@@ -599,6 +599,7 @@ def _record(ctx, args, out):
         if not isinstance(o, _C.Tensor):
             marked.append(o)
             continue
+        differentiable = id(o) not in non_diff  # asked of the object forward returned
         if id(o) in dirty:
             if o.is_leaf and o.requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
@@ -608,7 +609,7 @@ def _record(ctx, args, out):
             views.append(nr)
         elif _overlaps_any(o, args):
             views.append(nr)
-        if id(o) in non_diff or not o.is_floating_point():
+        if not differentiable or not o.is_floating_point():
             if o.requires_grad and id(o) not in dirty:
                 o = o.detach()
             marked.append(o)

@@ -49,7 +49,7 @@ _BOTH = ("Cannot use both regular backward hooks and full backward hooks on a si
          "Module. Please use only one of them.")
 
 
-def _register(module, hook, which, where):
+def _register(module, hook, which, where, prepend=False):
     if not callable(hook):
         raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
     tables = module.__dict__.get("_backward_hooks")
@@ -58,14 +58,15 @@ def _register(module, hook, which, where):
         object.__setattr__(module, "_backward_hooks", tables)
     if tables.legacy if which == "full" else which == "legacy" and tables.full:
         raise RuntimeError(f"{where}(): {_BOTH}")  # PyTorch's
-    return add_hook(getattr(tables, which), hook)
+    return add_hook(getattr(tables, which), hook, bool(prepend))
 
 
 class _BackwardHooksMixin:
     """nn.Module's backward hooks."""
 
     @returns_handle
-    def register_full_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
         """Calls ``hook(module, grad_input, grad_output)`` each time the gradients of a
         call's tensor inputs have been computed (as PyTorch's); grad_input holds one
         gradient per input that requires grad (``(None,)`` when none does), and a
@@ -75,6 +76,8 @@ class _BackwardHooksMixin:
         ----------
         hook : callable
             ``hook(module, grad_input, grad_output) -> tuple or None``.
+        prepend : bool, optional
+            Run it before the module's other full backward hooks (default False: after).
 
         {handle}
 
@@ -88,10 +91,11 @@ class _BackwardHooksMixin:
         Linear [(3, 1)]
         >>> h.remove()
         """
-        return _register(self, hook, "full", "register_full_backward_hook")
+        return _register(self, hook, "full", "register_full_backward_hook", prepend)
 
     @returns_handle
-    def register_full_backward_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> RemovableHandle:
         """Calls ``hook(module, grad_output)`` each time the gradients of a call's
         outputs are known, before the gradients of its inputs are computed (as
         PyTorch's); a tuple the hook returns replaces grad_output for the rest of the
@@ -101,6 +105,8 @@ class _BackwardHooksMixin:
         ----------
         hook : callable
             ``hook(module, grad_output) -> tuple or None``.
+        prepend : bool, optional
+            Run it before the module's other backward pre-hooks (default False: after).
 
         {handle}
 
@@ -115,7 +121,7 @@ class _BackwardHooksMixin:
         (0.0, 0.0)
         >>> h.remove()
         """
-        return _register(self, hook, "pre", "register_full_backward_pre_hook")
+        return _register(self, hook, "pre", "register_full_backward_pre_hook", prepend)
 
     @returns_handle
     def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
@@ -168,7 +174,10 @@ class _State:
 
 
 def _call_hooks(state, grads):
-    if not state.hooks.full:  # pre-hooks only
+    if not state.hooks.full or state.grad_output is None:
+        # pre-hooks only; or the gradient reached the inputs without passing through
+        # the outputs' identity (outputs in a dict, a double backward): PyTorch's
+        # skips the hooks then
         return tuple(grads)
     # no input requires grad: all None (PyTorch's)
     grad_input = [None if not state.slots or m is None else
@@ -179,6 +188,7 @@ def _call_hooks(state, grads):
     for hook in tuple(state.hooks.full.values()):
         grad_input = replaced(hook(state.module, grad_input, state.grad_output), grad_input,
                               f"backward hook of {type(state.module).__name__}", "inputs")
+    state.grad_output = None  # used once: a double backward reaching the inputs skips them
     return tuple(grad_input[slot] for slot in state.slots)
 
 
@@ -191,6 +201,9 @@ class _Identity(Function):
     def forward(ctx, state, *tensors):
         ctx.state = state
         ctx.set_materialize_grads(False)  # an unused output's grad_output is None
+        # an output that did not require grad still does not (PyTorch's), its
+        # grad_output None
+        ctx.mark_non_differentiable(*(t for t in tensors if not t.requires_grad))
         return tensors
 
 

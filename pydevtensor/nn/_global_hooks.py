@@ -1,6 +1,9 @@
 """The hooks of every module's call, as PyTorch's torch.nn.modules.module has them:
-register_module_forward_pre_hook, register_module_forward_hook and
-register_module_full_backward_hook (pydevtensor.nn.modules.module re-exports them).
+register_module_forward_pre_hook, register_module_forward_hook,
+register_module_full_backward_pre_hook and register_module_full_backward_hook, and
+the registration hooks register_module_buffer_registration_hook,
+register_module_parameter_registration_hook and register_module_module_registration_hook
+(pydevtensor.nn.modules.module re-exports them).
 
 They live in one table, GLOBAL (key -> (kind, entry), in _module_hooks.py), so that
 Module.__call__ looks at one dict to know that there are none (the cost of a call
@@ -12,10 +15,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..autograd.hooks import RemovableHandle
-from ._module_hooks import GLOBAL, add_hook, of_kind, returns_handle
+from ._module_hooks import GLOBAL, REGISTRATION, add_hook, of_kind, returns_handle
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_buffer_registration_hook",
+           "register_module_parameter_registration_hook",
+           "register_module_module_registration_hook"]
 
 
 def _add(kind, hook, entry, where):
@@ -109,20 +115,102 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
     return _add("backward", hook, hook, "register_module_full_backward_hook")
 
 
+@returns_handle
+def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Calls ``hook(module, grad_output)`` in the backward of every module's call, as
+    a full backward pre-hook of each module (Module.register_full_backward_pre_hook),
+    before the module's own, as PyTorch's; a tuple it returns replaces grad_output.
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, grad_output) -> tuple or None``.
+
+    {handle}
+
+    Examples
+    --------
+    >>> from pydevtensor.nn.modules import module
+    >>> zeroing = module.register_module_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
+    >>> x = pydevtensor.ones(3, requires_grad=True)
+    >>> pydevtensor.nn.Tanh()(x).sum().backward()
+    >>> x.grad
+    tensor([0., 0., 0.])
+    >>> zeroing.remove()
+    """
+    return _add("backward_pre", hook, hook, "register_module_full_backward_pre_hook")
+
+
 def backward_tables(module: Any) -> Any:
     """module's backward hook tables (its _Tables, or None), with the global full
-    backward hooks put before its own."""
+    backward hooks and pre-hooks put before its own."""
     own = module.__dict__.get("_backward_hooks")
-    hooks = of_kind("backward")
-    if not hooks:
+    hooks, pre_hooks = of_kind("backward"), of_kind("backward_pre")
+    if not (hooks or pre_hooks):
         return own
     from ._backward_hooks import _Tables
     merged = _Tables()
     for hook in hooks:
         add_hook(merged.full, hook)
+    for hook in pre_hooks:
+        add_hook(merged.pre, hook)
     if own is not None:
         for table, mine in ((merged.full, own.full), (merged.pre, own.pre),
                             (merged.legacy, own.legacy)):
             for hook in mine.values():
                 add_hook(table, hook)
     return merged
+
+
+_REGISTRATION_DOC = """Calls ``hook(module, name, {value})`` each time a module registers a {kind}:
+    {calls}, as PyTorch's.  A value the hook returns is registered in place
+    of {value}.
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(module, name, {value}) -> None or new {value}``.
+
+    {{handle}}
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.modules import module
+    >>> h = module.{name}(
+    ...     {example_hook})
+    >>> {example}
+    >>> h.remove()
+    """
+
+
+def _registration_hook(kind: str, value: str, calls: str, example_hook: str,
+                       example: str) -> Callable[..., RemovableHandle]:
+    name = f"register_module_{kind}_registration_hook"
+
+    def register(hook: Callable[..., Any]) -> RemovableHandle:
+        if not callable(hook):
+            raise TypeError(f"{name}(): hook must be callable, got {type(hook).__name__}")
+        return add_hook(REGISTRATION[kind], hook)
+
+    register.__name__ = register.__qualname__ = name
+    register.__module__ = __name__
+    register.__doc__ = _REGISTRATION_DOC.format(kind=kind, value=value, calls=calls,
+                                                name=name, example_hook=example_hook,
+                                                example=example)
+    return returns_handle(register)
+
+
+register_module_buffer_registration_hook = _registration_hook(
+    "buffer", "buffer", "register_buffer, or an assignment that registers one",
+    "lambda m, name, t: t * 0",
+    "m = nn.Module()\n    >>> m.register_buffer('b', pydevtensor.ones(2))\n    >>> m.b\n"
+    "    tensor([0., 0.])")
+register_module_parameter_registration_hook = _registration_hook(
+    "parameter", "param", "register_parameter, or assigning an nn.Parameter",
+    "lambda m, name, p: print(type(m).__name__, name)",
+    "lin = nn.Linear(2, 1)\n    Linear weight\n    Linear bias")
+register_module_module_registration_hook = _registration_hook(
+    "module", "submodule", "add_module, register_module, or assigning a Module",
+    "lambda m, name, sub: nn.Identity()",
+    "m = nn.Module()\n    >>> m.act = nn.ReLU()\n    >>> m.act\n    Identity()")

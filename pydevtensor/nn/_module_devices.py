@@ -158,8 +158,10 @@ class _DevicesMixin:
 
         Parameters
         ----------
-        dst_type : pydevtensor.dtype or str
-            The dtype, or its name ('float64', 'pydevtensor.float64').
+        dst_type : pydevtensor.dtype, str or tensor type
+            What Tensor.type takes: the dtype, its name ('float64',
+            'pydevtensor.float64'), a tensor type or its name (pydevtensor.DoubleTensor,
+            'pydevtensor.DoubleTensor', as PyTorch's 'torch.DoubleTensor').
 
         Returns
         -------
@@ -172,13 +174,12 @@ class _DevicesMixin:
         >>> nn.Linear(2, 3).type(pydevtensor.float64).bias.dtype
         pydevtensor.float64
         """
-        dtype = dst_type
-        if isinstance(dst_type, str):
-            dtype = getattr(_C, dst_type.rpartition(".")[2], None)
-        if not isinstance(dtype, _C.dtype):
-            raise TypeError(f"Module.type(): dst_type must be a pydevtensor dtype or its name, "
-                            f"got {dst_type!r:.40}")
-        return self._apply(lambda t: t.to(dtype=dtype))
+        try:  # checked before anything changes, also on a module without tensors
+            _C.zeros(0).type(dst_type)
+        except TypeError:
+            raise TypeError(f"Module.type(): dst_type must be a pydevtensor dtype, a tensor "
+                            f"type or the name of one, got {dst_type!r:.40}") from None
+        return self._apply(lambda t: t.type(dst_type))
 
     def to_empty(self: _M, *, device: Any, recurse: bool = True) -> _M:
         """Puts every parameter and buffer on device as a new tensor of its shape and

@@ -15,8 +15,24 @@ from ..autograd.hooks import RemovableHandle, new_hooks
 
 
 # The hooks of every module's call (_global_hooks.py): key -> (kind, entry), kind 'pre',
-# 'post' or 'backward'.  Module.__call__ checks this one dict.
+# 'post', 'backward' or 'backward_pre'.  Module.__call__ checks this one dict.
 GLOBAL = new_hooks()
+
+
+# The registration hooks of every module (_global_hooks.py): 'buffer', 'parameter' and
+# 'module', each key -> hook(module, name, value), run by register_buffer,
+# register_parameter, add_module and an assignment that registers.
+REGISTRATION = {"buffer": new_hooks(), "parameter": new_hooks(), "module": new_hooks()}
+
+
+def registered(kind: str, module: Any, name: str, value: Any) -> Any:
+    """value as the registration hooks of kind leave it (a hook's result that is not None
+    replaces it, as PyTorch's)."""
+    for hook in tuple(REGISTRATION[kind].values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
 
 def of_kind(kind: str) -> list:

@@ -330,7 +330,8 @@ class _StateMixin:
         parameters are uninitialized too (one taken before a first forward).  A
         batch or instance norm's num_batches_tracked may be missing from a state dict
         whose _metadata gives the layer a version below 2, or that has no _metadata (a
-        plain dict): the layer keeps its count, as PyTorch's.
+        plain dict): the layer keeps its count, as PyTorch's.  Keys that a post-hook adds
+        to incompatible_keys raise with strict too, once the load is done (PyTorch's).
 
         Where a module of the tree overrides ``_load_from_state_dict`` (to rename
         the keys of old checkpoints), the load follows PyTorch's walk instead: each
@@ -427,13 +428,18 @@ class _StateMixin:
             _run_post_hooks(post, result)
             hooked = True
         if strict:
-            self._state_check([f"missing key '{k}'" for k in missing]
-                              + [f"unexpected key '{k}'" for k in unexpected])
+            self._strict_check(result)
         for m, dot, own in checked:
             write_entries(m, dot, own, state_dict, given, assign)
         if not hooked:
             _run_post_hooks(post, result)
+            if strict:  # keys a post-hook added raise, the load done (PyTorch's)
+                self._strict_check(result)
         return result
+
+    def _strict_check(self, result: IncompatibleKeys) -> None:
+        self._state_check([f"missing key '{k}'" for k in result.missing_keys]
+                          + [f"unexpected key '{k}'" for k in result.unexpected_keys])
 
     def _state_check(self, problems: list[str]) -> None:
         if problems:

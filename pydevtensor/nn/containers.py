@@ -21,11 +21,14 @@ def _pairs(items: Any, kind: str) -> list[tuple[Any, Any]]:
     pairs = []
     for i, item in enumerate(items):
         try:
-            key, value = item
-        except (TypeError, ValueError):
+            item = tuple(item)
+        except TypeError:
             raise TypeError(f"{kind}.update: element {i} is a {type(item).__name__}, not a "
                             f"(key, value) pair") from None
-        pairs.append((key, value))
+        if len(item) != 2:  # PyTorch's ValueError, as dict.update's
+            raise ValueError(f"{kind}.update: element {i} has length {len(item)}; 2 is "
+                             f"required for a (key, value) pair")
+        pairs.append(item)
     return pairs
 
 
@@ -193,7 +196,10 @@ class _DictContainer(Module):
         Raises
         ------
         TypeError
-            When a key is not a str, a value of the wrong kind, or an element not a pair.
+            When a key is not a str, a value of the wrong kind, or an element not
+            iterable.
+        ValueError
+            When an element's length is not 2 (PyTorch's).
 
         Examples
         --------

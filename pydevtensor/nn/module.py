@@ -13,7 +13,7 @@ from .. import _C
 from ._module_access import _AccessMixin
 from ._module_devices import _DevicesMixin
 from ._backward_hooks import _BackwardHooksMixin
-from ._module_hooks import GLOBAL as _GLOBAL_HOOKS, _ForwardHooksMixin, call_hooked
+from ._module_hooks import GLOBAL as _GLOBAL_HOOKS, _ForwardHooksMixin, call_hooked, registered
 from ._module_state import IncompatibleKeys, _StateMixin
 from ..autograd.engine import clear_grads
 from .parameter import Parameter, buffer_persistence
@@ -136,6 +136,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             # that name is gone: a name of the class's (m.forward = ...) is refused
             self._check_member_name("cannot assign a Parameter", "parameter", name, params,
                                     replaces=True)
+            value = registered("parameter", self, name, value)
             self.__dict__.pop(name, None)
             self._modules.pop(name, None)
             self._forget_buffer(name)
@@ -146,6 +147,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                                 f"(expected nn.Parameter or None)")
             params[name] = None
         elif isinstance(value, Module):
+            value = registered("module", self, name, value)
             self.__dict__.pop(name, None)
             self._forget_buffer(name)
             self._modules[name] = value
@@ -154,7 +156,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} as child module "
                                 f"'{name}' (expected nn.Module or None)")
-            self._modules[name] = None
+            self._modules[name] = registered("module", self, name, None)
         elif name in buffers or buffer_persistence(value) is not None:
             # a buffer stays one (and keeps its persistence, unless an nn.Buffer says),
             # and an nn.Buffer registers one, as in PyTorch
@@ -259,7 +261,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         if tensor is not None and not isinstance(tensor, _C.Tensor):
             raise TypeError(f"register_buffer: cannot assign {type(tensor).__name__} to buffer "
                             f"'{name}' (expected a Tensor or None)")
-        self._buffers[name] = tensor
+        self._buffers[name] = registered("buffer", self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -321,7 +323,9 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: expected nn.Parameter, got "
                             f"{type(param).__name__}")
-        self._parameters[name] = param
+        # the registration hooks see a Parameter, not the None that reserves a name
+        self._parameters[name] = param if param is None else registered("parameter", self,
+                                                                         name, param)
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Registers module as a child under name.
@@ -358,7 +362,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         if "_modules" not in self.__dict__:
             raise AttributeError("call Module.__init__() before add_module()")
         self._check_member_name("add_module", "module", name, self._modules)
-        self._modules[name] = module
+        self._modules[name] = module = registered("module", self, name, module)
         if module is not None:
             object.__setattr__(module, "_name", name)
 
@@ -647,8 +651,14 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                           for n, c in m._modules.items()  # every name: remove_duplicate
                           if c is not None and id(c) not in inner]
 
-    def modules(self) -> Iterator[Module]:
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
         """This module and every descendant.
+
+        Parameters
+        ----------
+        remove_duplicate : bool, optional
+            Give a module held in several places once (default True), as
+            named_modules.
 
         Returns
         -------
@@ -660,8 +670,11 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
         >>> len(list(net.modules()))
         4
+        >>> shared = nn.Tanh()
+        >>> len(list(nn.Sequential(shared, shared).modules(remove_duplicate=False)))
+        3
         """
-        for _, m in self.named_modules():
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_parameters(self, prefix: str = "", recurse: bool = True,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Iterable
 from typing import Union
 
@@ -35,14 +36,18 @@ from . import prune  # nn.utils.prune, as torch's
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_parameters
+from . import memory_format  # nn.utils.memory_format, as torch's
+from .memory_format import (convert_conv2d_weight_memory_format,
+                            convert_conv3d_weight_memory_format)
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
-           "fuse_linear_bn_weights", "fusion", "parameters_to_vector", "parametrizations",
-           "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm", "rnn",
-           "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
+           "get_total_norm", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "fusion", "memory_format", "parameters_to_vector",
+           "parametrizations", "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm",
+           "rnn", "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 
@@ -298,6 +303,46 @@ def clip_grad_norm_(parameters: _Parameters, max_norm: float, norm_type: float |
     total = _total_norm(grads, order, error_if_nonfinite, where)
     _scale_by_norm(grads, max_norm, total, where)
     return total
+
+
+def clip_grad_norm(parameters: _Parameters, max_norm: float, norm_type: float | str = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> _C.Tensor:
+    """PyTorch's deprecated name of :func:`clip_grad_norm_`: warns a FutureWarning, then
+    calls it with the same arguments.
+
+    Parameters
+    ----------
+    parameters : Tensor or iterable of Tensor
+        As clip_grad_norm_.
+    max_norm : float
+        As clip_grad_norm_.
+    norm_type : float or 'inf', optional
+        As clip_grad_norm_ (default 2).
+    error_if_nonfinite : bool, optional
+        As clip_grad_norm_ (default False).
+    foreach : None, optional
+        As clip_grad_norm_.
+
+    Returns
+    -------
+    Tensor
+        The total norm before clipping.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from pydevtensor import nn
+    >>> w = nn.Parameter(pydevtensor.zeros(2))
+    >>> w.grad = pydevtensor.tensor([6., 8.])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     total = nn.utils.clip_grad_norm(w, 5.0)
+    >>> total, w.grad, caught[0].category.__name__
+    (tensor(10.), tensor([3.0000, 4.0000]), 'FutureWarning')
+    """
+    warnings.warn("`nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 @_no_grad()

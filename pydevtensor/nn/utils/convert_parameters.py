@@ -92,6 +92,9 @@ def vector_to_parameters(vec: _C.Tensor, parameters: Iterable[_C.Tensor]) -> Non
     ValueError
         When vec is not 1-D or shorter than the parameters' total size (nothing is
         changed).
+    RuntimeError
+        When vec is not floating point and a parameter requires grad (nothing is
+        changed; PyTorch's error).
 
     Examples
     --------
@@ -114,6 +117,10 @@ def vector_to_parameters(vec: _C.Tensor, parameters: Iterable[_C.Tensor]) -> Non
     if vec.ndim != 1 or vec.numel() < total:
         raise ValueError(f"{where}: vec must be 1-D with at least the parameters' {total} "
                          f"elements, got shape {tuple(vec.shape)} (on {vec.device})")
+    if not vec.is_floating_point() and any(p.requires_grad for p in params):
+        raise RuntimeError(f"{where}: vec of {vec.dtype} cannot become the data of parameters "
+                           f"that require grad (data set to a tensor that requires gradients "
+                           f"must be floating point)")
     start = 0
     with _no_grad():
         for p in params:

@@ -21,7 +21,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..module import Module
 from . import parametrize
-from .weight_norm import _norm_except_dim
+from .weight_norm import _norm_except_dim, weight_norm_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -168,6 +168,8 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     ValueError
         When module has no such tensor, it has fewer than 2 dimensions, or
         orthogonal_map is unknown.
+    NotImplementedError
+        When the tensor is float16 or bfloat16 (as PyTorch's).
 
     Examples
     --------
@@ -187,6 +189,12 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     if orthogonal_map not in _MAPS:
         raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", '
                          f'"householder". Got: {orthogonal_map}')
+    if weight.dtype in (_C.float16, _C.bfloat16):
+        # its right_inverse needs linalg.qr / geqrf, which have no low-precision dtypes
+        # (PyTorch's raises NotImplementedError too; here forward failed on a missing base)
+        raise NotImplementedError(f"orthogonal(): {name} of {weight.dtype} is not supported "
+                                  f"(no QR in low precision); make the module float32 or "
+                                  f"float64 first")
     orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
     return parametrize.register_parametrization(module, name, orth, unsafe=True)
 
@@ -230,6 +238,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     ------
     ValueError
         When module has no such tensor.
+    IndexError
+        When dim is out of range for it (-1 is the whole tensor, as None).
 
     Examples
     --------
@@ -241,6 +251,9 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.parametrizations.weight.original0.shape)
     (2, 1)
     """
+    weight = getattr(module, name, None)  # none: register_parametrization says so
+    if isinstance(weight, _C.Tensor):
+        dim = weight_norm_dim(weight, dim)
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
 
     def old_keys(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,

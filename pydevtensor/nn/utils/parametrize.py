@@ -30,7 +30,8 @@ from ..module import Module
 from ..parameter import Parameter
 
 __all__ = ["ParametrizationList", "cached", "is_parametrized", "register_parametrization",
-           "remove_parametrizations", "type_before_parametrizations"]
+           "remove_parametrizations", "transfer_parametrizations_and_params",
+           "type_before_parametrizations"]
 
 _cache_depth = 0
 _cache: dict[tuple[int, str], _C.Tensor] = {}
@@ -517,3 +518,60 @@ def type_before_parametrizations(module: Module) -> type:
     ('ParametrizedLinear', 'Linear')
     """
     return type(module).__bases__[0] if is_parametrized(module) else type(module)
+
+
+def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
+                                         tensor_name: str | None = None) -> Module:
+    """Gives to_module the parametrizations of from_module (all of them, or tensor_name's)
+    and the parameters they parametrize, as PyTorch's: the parametrization modules and
+    the original Parameters are the same objects in both afterwards (training one
+    trains the other).  A tensor to_module lacks is first made a Parameter holding
+    from_module's parametrized value; from_module without parametrizations changes
+    nothing.
+
+    Parameters
+    ----------
+    from_module : Module
+        The parametrized module.
+    to_module : Module
+        The module that takes them.
+    tensor_name : str, optional
+        The one tensor to transfer (default: every parametrized one).
+
+    Returns
+    -------
+    Module
+        to_module.
+
+    Raises
+    ------
+    KeyError
+        When tensor_name is not parametrized in from_module.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.utils import parametrize as P
+    >>> a = P.register_parametrization(nn.Linear(2, 2), "weight", nn.Identity())
+    >>> b = P.transfer_parametrizations_and_params(a, nn.Linear(2, 2))
+    >>> P.is_parametrized(b, "weight")
+    True
+    >>> b.parametrizations.weight.original is a.parametrizations.weight.original
+    True
+    """
+    if not is_parametrized(from_module):
+        return to_module
+    source = from_module.parametrizations
+    for name in list(source) if tensor_name is None else [tensor_name]:
+        plist = source[name]
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name)))
+        for parametrization in plist:
+            register_parametrization(to_module, name, parametrization)
+        target = to_module.parametrizations[name]
+        # the originals: 'original', or 'original0', 'original1', ... (right_inverse's tuple)
+        originals = ["original"] if hasattr(plist, "original") else [
+            f"original{i}" for i in range(plist.ntensors)]
+        for orig in originals:
+            setattr(target, orig, getattr(plist, orig))
+    return to_module

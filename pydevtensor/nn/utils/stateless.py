@@ -40,7 +40,10 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
     module : nn.Module
         The module to run (unchanged afterwards).
     parameter_and_buffer_dicts : dict of str to Tensor, or a sequence of such dicts
-        The tensors, by state_dict name; several dicts must not share a name.
+        The tensors, by state_dict name; several dicts must not share a name.  A
+        parametrized tensor's name (``'weight'`` under nn.utils.parametrize) is
+        assigned for the call through its right_inverse and assigned back after it, as
+        PyTorch's.
     args : Tensor or tuple, optional
         The positional arguments (a single one needs no tuple).
     kwargs : dict, optional
@@ -59,7 +62,10 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
     Raises
     ------
     ValueError
-        When the dicts share a name, or with strict a name is missing or unexpected.
+        When the dicts share a name.
+    RuntimeError
+        With strict, when a name is missing or unexpected (an InvalidArgumentError, also
+        a ValueError), as PyTorch's RuntimeError.
     AttributeError
         When a name does not lead to a submodule.
     TypeError
@@ -105,9 +111,10 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
     if strict:
         missing = sorted(names - set(given))
         unexpected = sorted(set(given) - names)
-        if missing or unexpected:
-            raise ValueError(f"functional_call(): with strict=True, missing keys {missing} "
-                             f"and unexpected keys {unexpected}")
+        if missing or unexpected:  # PyTorch's RuntimeError (also a ValueError here)
+            raise _C.InvalidArgumentError(
+                f"functional_call(): Error(s) in reparametrizing for {type(module).__name__} "
+                f"with strict=True: missing keys {missing} and unexpected keys {unexpected}")
     swaps = []  # (table, key, old value), undone in reverse order
     try:
         for name, value in given.items():
@@ -118,6 +125,13 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
                     table[leaf] = value
                     break
             else:
+                if isinstance(getattr(type(owner), leaf, None), property):
+                    # a parametrized tensor: assigned (through right_inverse) and
+                    # assigned back afterwards, as PyTorch's setattr
+                    table, old = _Assigned(owner), getattr(owner, leaf)
+                    table[leaf] = value  # may raise (no right_inverse): nothing to undo
+                    swaps.append((table, leaf, old))
+                    continue
                 swaps.append((owner.__dict__, leaf, owner.__dict__.get(leaf, _ABSENT)))
                 owner.__dict__[leaf] = value  # a name the module does not have (strict off)
         if args is None:
@@ -134,3 +148,13 @@ def functional_call(module: Module, parameter_and_buffer_dicts: Any, args: Any =
 
 
 _ABSENT = object()
+
+
+class _Assigned:
+    """owner's attributes set with setattr (its properties run), as a swap's table."""
+
+    def __init__(self, owner: Module):
+        self.owner = owner
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        setattr(self.owner, name, value)

@@ -23,6 +23,18 @@ def _norm_except_dim(v, dim):
     return v.pow(2).sum(dim=dims, keepdim=True).sqrt() if dims else v.abs()
 
 
+def weight_norm_dim(weight, dim):
+    """dim of weight_norm for weight: -1 (None or -1, PyTorch's: one norm for the whole
+    tensor) or a dimension in [0, ndim); IndexError naming the range otherwise."""
+    if dim is None or dim == -1:
+        return -1
+    if not -weight.ndim <= dim < weight.ndim:
+        raise IndexError(f"weight_norm(): dim {dim} is out of range for a parameter of shape "
+                         f"{tuple(weight.shape)} (expected to be in range of "
+                         f"[-{weight.ndim}, {weight.ndim - 1}], or None)")
+    return dim % weight.ndim
+
+
 def _find_hook(module: Module, kind: type, name: str) -> tuple[int, Any] | None:
     """(key, hook) of module's forward pre-hook of class kind for the parameter name."""
     table = module.__dict__.get("_forward_pre_hooks") or {}
@@ -112,6 +124,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
         When the parameter is uninitialized (a lazy module before its first call).
     AttributeError
         When module has no parameter called name.
+    IndexError
+        When dim is out of range for it (-1 is the whole tensor, as None).
 
     Examples
     --------
@@ -122,12 +136,7 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     """
     weight = _parameter_to_wrap(module, WeightNorm, name, "weight_norm", "WeightNorm",
                                 "weight normalization")
-    dim = -1 if dim is None else dim
-    if dim != -1:
-        dim = dim + weight.ndim if dim < 0 else dim
-        if not 0 <= dim < weight.ndim:
-            raise IndexError(f"weight_norm(): dim {dim} is out of range for a parameter of "
-                             f"shape {tuple(weight.shape)}")
+    dim = weight_norm_dim(weight, dim)
     fn = WeightNorm(name, dim)
     del module._parameters[name]
     module.register_parameter(name + "_g",
