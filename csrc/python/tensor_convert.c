@@ -299,6 +299,40 @@ static void release_buffer(void *ctx)
 static int wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
                        pdt_tensor *out);
 
+#define SUPPORTED_TYPES                                                                            \
+    "supported: bool, uint8, int8, int16, int32, int64, float16, float32, float64 (bfloat16 "      \
+    "through ml_dtypes arrays)"
+
+/* NumPy exports no buffer of some dtypes (datetime64, timedelta64: a ValueError, "cannot
+ * include dtype 'M' in a buffer", naming no function): a TypeError naming where and the
+ * dtype, as for the element types pydevtensor lacks (and as PyTorch's).  Any other
+ * error (the buffer exported, then refused) stays.  Takes the fetched error (et, ev,
+ * tb) over; -1. */
+static int refuse_unexported(PyObject *obj, const char *where, PyObject *et, PyObject *ev,
+                             PyObject *tb)
+{
+    Py_buffer probe;
+    int exported = PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) == 0;
+    if (exported)
+        PyBuffer_Release(&probe); /* the error came after: not this one */
+    else
+        PyErr_Clear();
+    PyObject *dt = exported ? NULL : PyObject_GetAttrString(obj, "dtype");
+    if (!dt) {
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+        return -1;
+    }
+    PyErr_NormalizeException(&et, &ev, &tb);
+    PyErr_Format(
+        PyExc_TypeError,
+        "%s: unsupported element type %R (NumPy exports no buffer of it: %S); " SUPPORTED_TYPES,
+        where, dt, ev);
+    Py_DECREF(dt);
+    Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+    return -1;
+}
+
 int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where, pdt_tensor *out)
 {
     /* A bfloat16 array (ml_dtypes) exports no buffer: NumPy refuses its dtype.  So
@@ -311,6 +345,8 @@ int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where
     PyErr_Fetch(&et, &ev, &tb);
     int bf16 = pdt_bf16_array_view(obj, &bits);
     if (bf16 <= 0) {
+        if (bf16 == 0 && PyErr_GivenExceptionMatches(et, PyExc_ValueError))
+            return refuse_unexported(obj, where, et, ev, tb);
         if (bf16 == 0)
             PyErr_Restore(et, ev, tb); /* not bfloat16: the buffer's own error */
         else
@@ -354,10 +390,8 @@ static int wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *wh
     int64_t shape[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
     if (dtype_from_format(fmt, view->itemsize, &dt) < 0) {
         PyErr_Format(PyExc_TypeError,
-                     "%s: unsupported element type '%s' (%zd bytes); supported: bool, uint8, "
-                     "int8, int16, int32, int64, float16, float32, float64 (bfloat16 through "
-                     "ml_dtypes arrays)",
-                     where, fmt, view->itemsize);
+                     "%s: unsupported element type '%s' (%zd bytes); " SUPPORTED_TYPES, where, fmt,
+                     view->itemsize);
         goto fail;
     }
     if (view->ndim > PDT_MAX_DIMS) {
