@@ -372,6 +372,24 @@ def test_tensor_of_0d_tensors_keeps_their_dtypes(device):
     assert pdt.tensor([t(1.5, pdt.float32)], dtype=pdt.float64).dtype == pdt.float64
 
 
+def test_tensor_of_0d_arrays_keeps_their_dtypes(device):
+    """A 0-d NumPy array in a list keeps its dtype, as a NumPy scalar does and as PyTorch
+    reads it (Python floats count as the default dtype): [1.5, np.array(2, np.int32)] is
+    float32 (NumPy's stacking made it float64)."""
+    cases = [([1.5, np.array(2, np.int32)], pdt.float32), ([2.5, np.array(True)], pdt.float32),
+             ([np.array(2, np.int32), 0], pdt.int64), ([np.array(3.5)], pdt.float64),
+             ([[np.array(1, np.int16)], [np.int16(2)]], pdt.int16),
+             ([np.array(1.5, np.float16), 2], pdt.float16),
+             ([np.array(2, np.uint8), np.int8(-1)], pdt.int16),
+             ([np.array(True), np.array(False)], pdt.bool)]
+    for data, want in cases:
+        for fn in (pdt.tensor, pdt.as_tensor):
+            got = fn(data, device=device)
+            assert got.dtype == want and got.device == device, (data, got.dtype)
+            np.testing.assert_array_equal(host(got.to(pdt.float64)),
+                                          np.array(data, dtype=np.float64))
+
+
 
 @pytest.mark.parametrize("start, end, step, dtype", [
     (0, 5, 1.5, "int64"), (5, 0, -1.5, "int64"), (0.5, 5.5, 1.5, "int32"), (0, 2, 0.5, "int64"),

@@ -89,6 +89,27 @@ static int numpy_scalar_dtype(PyObject *o)
     return -1;
 }
 
+static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, int *out);
+
+/* A 0-d array's dtype (np.array(2, dtype=np.int32): int32), read as a NumPy scalar's
+ * is, as PyTorch reads one in a list: tensor([1.5, np.array(2, np.int32)]) is float32 (the
+ * default dtype's, as for np.int32(2)); NumPy's stacking gave float64.  -1 for anything
+ * else, and for a dtype pydevtensor lacks (which NumPy's stacking then converts). */
+static int zero_d_array_dtype(const infer_state *st, PyObject *o)
+{
+    Py_buffer view;
+    int dt = -1;
+    if (!is_array_leaf(st, o) || PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (view.ndim != 0 ||
+        dtype_from_format(view.format ? view.format : "B", view.itemsize, &dt) < 0)
+        dt = -1;
+    PyBuffer_Release(&view);
+    return dt;
+}
+
 /* Checks that the nested sequences are rectangular and holds only numbers,
  * noting which kinds of numbers appear. */
 static int check_nested(PyObject *o, int depth, infer_state *st, const char *where)
@@ -96,9 +117,11 @@ static int check_nested(PyObject *o, int depth, infer_state *st, const char *whe
     if (depth == st->ndim) {
         /* a 0-d tensor keeps its dtype, as a NumPy scalar does (PyTorch promotes the
          * leaves' dtypes): tensor([t > 0 for t in ...]) is a bool mask, not int64 */
-        const int np_dt = pdt_is_tensor(st->S, o) && pdt_tensor_of(o)->ndim == 0
-                              ? (int)pdt_tensor_of(o)->dtype
-                              : numpy_scalar_dtype(o);
+        int np_dt = pdt_is_tensor(st->S, o) && pdt_tensor_of(o)->ndim == 0
+                        ? (int)pdt_tensor_of(o)->dtype
+                        : numpy_scalar_dtype(o);
+        if (np_dt < 0)
+            np_dt = zero_d_array_dtype(st, o);
         if (np_dt >= 0)
             st->numpy_dtype = st->numpy_dtype < 0
                                   ? np_dt
