@@ -45,13 +45,21 @@ from . import _C
 
 
 def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, _C.Tensor) and data.requires_grad and (dtype is not None
+                                                                or device is not None):
+        # a tensor that converts is data.to(...), recorded by autograd as PyTorch's
+        # (the C conversion copies like detach(): the result lost the graph)
+        return data.to(**{k: v for k, v in (("dtype", dtype), ("device", device))
+                          if v is not None})
     try:
         return _C.as_tensor(data, dtype, device)
     except TypeError:
-        # lists holding tensors (0-d ones: as_tensor([a, b])) are copied as tensor() copies
-        # them (PyTorch's as_tensor shares memory only with arrays and tensors)
-        from ._ops_stats import _has_tensor, tensor
-        if not (isinstance(data, (list, tuple)) and _has_tensor(data)):
+        # lists holding tensors (0-d ones: as_tensor([a, b])) and other sequences (a range,
+        # a deque) are copied as tensor() copies them (PyTorch's as_tensor shares memory
+        # only with arrays and tensors)
+        from ._ops_stats import _has_other_sequence, _has_tensor, tensor
+        if not (isinstance(data, (list, tuple)) and _has_tensor(data)
+                or _has_other_sequence(data)):
             raise
         return tensor(data, dtype=dtype, device=device)
 

@@ -163,8 +163,13 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
                          f"({length} bytes)")
     import numpy as np
 
-    np_dtype = _C.empty(0, dtype=dtype).numpy().dtype
+    # bfloat16 is read as int16 (the same size) and viewed back: NumPy knows no bfloat16
+    # without the ml_dtypes package, which frombuffer has no need of
+    as_read = _C.int16 if dtype == _C.bfloat16 else dtype
+    np_dtype = _C.empty(0, dtype=as_read).numpy().dtype
     t = _C.as_tensor(np.frombuffer(buffer, dtype=np_dtype, count=count, offset=offset))
+    if as_read != dtype:
+        t = t.view(dtype)
     if requires_grad:
         t.requires_grad_(True)
     return t

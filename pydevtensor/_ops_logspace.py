@@ -1,6 +1,16 @@
 """logspace, with PyTorch's name and meaning (torch.logspace): linspace's exponents."""
 from . import _C
-from ._args import flag
+from ._args import flag, real
+
+
+def _integer(value, name, dtype):
+    """value (a number or a one-element tensor) truncated to an int, refused when it is
+    NaN, infinite or past int64, as PyTorch refuses to convert it to an integer dtype."""
+    v = real(value, "logspace", name)
+    if not -2.0 ** 63 <= v < 2.0 ** 63:  # (False for NaN)
+        raise _C.InvalidArgumentError(f"logspace(): {name} {v!r} cannot be converted to "
+                                      f"{dtype} without overflow")
+    return int(v)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
@@ -43,10 +53,15 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if isinstance(base, bool) or not isinstance(base, (int, float)):
         raise TypeError(f"logspace(): base must be a number, got {type(base).__name__}")
     requires_grad = flag(requires_grad, "logspace", "requires_grad")
-    e = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
     if dtype is None:  # the default dtype, as every creation function's
         from ._default_dtype import get_default_dtype
         dtype = get_default_dtype()
+    dtype = _C.empty(0, dtype=dtype).dtype  # a dtype named as the C functions take it
+    if not dtype.is_floating_point and dtype != _C.bool:
+        # an integer dtype takes the exponents' ends as integers first, as PyTorch's (and
+        # linspace): logspace(-2.5, 7, 5, dtype=int64) is 10 ** [-2, 0.25, 2.5, 4.75, 7]
+        start, end = _integer(start, "start", dtype), _integer(end, "end", dtype)
+    e = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
     out = _C.pow(float(base), e).to(dtype)
     return out.requires_grad_() if requires_grad else out
 

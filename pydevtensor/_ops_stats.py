@@ -4,6 +4,7 @@ conveniences: ``format(t, '.3f')`` on 0-d tensors, and ``tensor([t0, t1, ...])``
 of 0-d tensors and numbers.  They run on every device through existing ops.
 """
 import builtins
+import collections.abc
 import math
 import warnings
 
@@ -559,6 +560,25 @@ def _has_tensor(data):
     return isinstance(data, (list, tuple)) and any(_has_tensor(x) for x in data)
 
 
+def _other_sequence(x):
+    """Whether x is a Python sequence tensor() reads as PyTorch's does but the C reader
+    takes no lists of (a range, a deque): no list, tuple, string, bytes or tensor."""
+    return (isinstance(x, collections.abc.Sequence)
+            and not isinstance(x, (list, tuple, str, bytes, bytearray, memoryview, _C.Tensor)))
+
+
+def _has_other_sequence(data):
+    return _other_sequence(data) or (isinstance(data, (list, tuple))
+                                     and any(_has_other_sequence(x) for x in data))
+
+
+def _listed(data):
+    """data with each list, tuple and other sequence (_other_sequence) made a list."""
+    if isinstance(data, (list, tuple)) or _other_sequence(data):
+        return [_listed(x) for x in data]
+    return data
+
+
 def _numbers(data):
     """data with each Tensor replaced by its number: a 0-d CPU tensor directly, one
     on a device through a counted device-to-host copy that the transfer guard sees as
@@ -624,7 +644,8 @@ def tensor(data, **kwargs):
     """``tensor(data, *, dtype=None, device=None, pin_memory=False)``: a new tensor holding
     a copy of data.
 
-    Python ints give int64, floats float32, arrays keep their dtype.  A NumPy array of an
+    Python ints give int64, floats float32, arrays keep their dtype.  Any Python
+    sequence is read as a list is (``tensor(range(3))``).  A NumPy array of an
     integer dtype pydevtensor lacks is widened without loss: int8, uint8, int16 and uint16
     give int32, uint32 int64, uint64 int64 when its values fit (PyTorch keeps uint8);
     ``dtype=`` converts it, e.g. an image's uint8 pixels to float32.  A list may hold
@@ -672,6 +693,8 @@ def tensor(data, **kwargs):
     try:  # the common case first: no tensors inside (the C call says when there are)
         return _C.tensor(data, **kwargs)
     except TypeError:
+        if _has_other_sequence(data):  # tensor(range(3)), as PyTorch reads any sequence
+            return tensor(_listed(data), **kwargs)
         if not (isinstance(data, (list, tuple)) and _has_tensor(data)):
             raise
     # lists holding 0-d tensors: the promotion of the tensors' dtypes and of the other

@@ -1,7 +1,8 @@
 """The bad-input catalogue's cases for the last differences from PyTorch closed
 together: integer division by zero, index_add's alpha, set_printoptions,
-set_default_dtype and the other names of that round.  tests/bad_input_cases.py
-(where Case is) adds them to CASES; tests/test_bad_input.py runs them."""
+set_default_dtype and the other names of that round; float(), double() and their kin
+with a memory_format.  tests/bad_input_cases.py (where Case is) adds them to CASES;
+tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 DIFFS_CASES = [
@@ -43,4 +44,9 @@ DIFFS_CASES = [
       "RuntimeError", r"gradient\(\): each coordinates tensor must be 1-d and hold one "
       r"coordinate per sample along its dimension, got shape \(2,\) for dim 1 of input "
       r"\(2, 3\) \(on cpu\)"),
+    C("double-format-positional", "t.double(pdt.channels_last)", "TypeError",
+      r"double\(\) takes 0 positional arguments but 1 were given \(memory_format= is "
+      r"keyword-only\)"),
+    C("half-format-rank", "t.half(memory_format=pdt.channels_last)", "ValueError",
+      r"half\(\): required rank 4 tensor to use channels_last format, got shape \(2, 3\)"),
 ]

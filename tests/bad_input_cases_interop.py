@@ -50,6 +50,17 @@ INTEROP_CASES = [
     C("tensor-datetime64-element", "pdt.tensor([np.datetime64('2020-01-01')])", "TypeError",
       r"tensor\(\): element must be a real number \(bool, int or float\), got "
       r"numpy.datetime64"),
+    # NumPy exports no buffer of a datetime64/timedelta64 array: its ValueError ("cannot
+    # include dtype 'M' in a buffer") named no function, where PyTorch's is a TypeError
+    C("tensor-datetime64-array", "pdt.tensor(np.zeros(2, 'M8[s]'))", "TypeError",
+      r"tensor\(\): unsupported element type dtype\('<M8\[s\]'\) \(NumPy exports no buffer "
+      r"of it: cannot include dtype 'M' in a buffer\); supported: bool, uint8"),
+    C("as_tensor-timedelta64-array", "pdt.as_tensor(np.zeros((2, 2), 'm8[D]'))", "TypeError",
+      r"as_tensor\(\): unsupported element type dtype\('<m8\[D\]'\)"),
+    C("from_numpy-datetime64-array", "pdt.from_numpy(np.zeros(2, 'M8[s]'))", "TypeError",
+      r"from_numpy\(\): unsupported element type dtype\('<M8\[s\]'\)"),
+    C("asarray-datetime64-array", "pdt.asarray(np.zeros(2, 'M8[ms]'))", "TypeError",
+      r"unsupported element type dtype\('<M8\[ms\]'\)"),
     C("as_tensor-ragged", "pdt.as_tensor([[1, 2], [3]])", "ValueError",
       r"as_tensor\(\): ragged nested sequence"),
     C("as_tensor-cuda-63", 'pdt.as_tensor(np.zeros(3), device="cuda:63")',

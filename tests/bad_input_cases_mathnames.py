@@ -32,6 +32,11 @@ MATHNAMES_CASES = [
     C("logspace-steps", "pdt.logspace(0, 1, -1)", "ValueError", r"steps must be >= 0, got -1"),
     C("logspace-base-str", "pdt.logspace(0, 1, 3, base='e')", "TypeError",
       r"logspace\(\): base must be a number, got str"),
+    C("logspace-int-inf-end", "pdt.logspace(0, float('inf'), 3, dtype=pdt.int64)",
+      "ValueError", r"logspace\(\): end inf cannot be converted to pydevtensor.int64 without "
+      r"overflow"),
+    C("logspace-int-start-str", "pdt.logspace('a', 1, 3, dtype=pdt.int32)", "TypeError",
+      r"logspace\(\): argument 'start' must be a number, got str"),
     C("histogram-int", "pdt.histogram(ti, 3)", "RuntimeError",
       r"histogram\(\): expected a floating point input, got .*int32 \(input \(6,\), on cpu\)"),
     C("histogram-bins", "pdt.histogram(t, 0)", "RuntimeError", r"bins must be > 0, got 0"),

@@ -1,4 +1,5 @@
 """Creation functions on every device, dtype inference, and bad input (issue 3)."""
+import collections
 import math
 
 import numpy as np
@@ -275,6 +276,53 @@ def test_as_tensor_of_lists_holding_tensors(device):
         pdt.as_tensor([object()])
 
 
+def test_as_tensor_of_a_tensor_that_requires_grad_converts_as_to(device):
+    """as_tensor(x, dtype=...) of a tensor that requires grad is x.to(dtype), recorded by
+    autograd as PyTorch's (it was a detached copy: backward through it failed)."""
+    x = pdt.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    y = pdt.as_tensor(x, dtype=pdt.float64)
+    assert y.dtype == pdt.float64 and y.requires_grad and y.tolist() == [1.0, 2.0, 3.0]
+    (y * y).sum().backward()
+    np.testing.assert_array_equal(host(x.grad), [2.0, 4.0, 6.0])  # d(y^2)/dx = 2x
+    assert pdt.as_tensor(x, device=device) is x and pdt.as_tensor(x, dtype=x.dtype) is x
+
+
+@pytest.mark.parametrize("make", [lambda: range(4), lambda: collections.deque([0, 1, 2, 3]),
+                                  lambda: [range(2), range(2, 4)], lambda: (range(2), [2, 3]),
+                                  lambda: range(0)])
+@pytest.mark.parametrize("fn", ["tensor", "as_tensor", "asarray"])
+def test_any_python_sequence_is_data(device, make, fn):
+    """A range, a deque or any Python sequence is read as a list, as PyTorch reads any
+    sequence (tensor(range(n)) was a TypeError)."""
+    got = getattr(pdt, fn)(make(), device=device)
+    want = np.array([list(x) if not isinstance(x, int) else x for x in make()])
+    assert got.device == device and tuple(got.shape) == want.shape
+    assert got.dtype == (pdt.int64 if want.size else pdt.float32)
+    np.testing.assert_array_equal(host(got), want)
+    assert pdt.tensor(range(3), dtype=pdt.float64, device=device).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(TypeError, match="found str"):
+        pdt.tensor([range(2), [1, "a"]])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16"])
+def test_linspace_and_logspace_of_an_integer_dtype_truncate_the_ends_first(device, dtype):
+    """An integer dtype takes start and end as integers first, as PyTorch's: linspace(-2.5,
+    7, 7) steps 1.5 from -2 to 7 (it truncated -2.5, -0.92, 0.67, ...: [-2, 0, 0, 2, 3, 5,
+    7]), logspace's exponents likewise."""
+    t = pdt.linspace(-2.5, 7.9, 7, dtype=dtype, device=device)
+    want = np.trunc(np.linspace(-2.0, 7.0, 7))  # -2, -0.5, 1, 2.5, 4, 5.5, 7
+    assert t.dtype.name == dtype
+    np.testing.assert_array_equal(host(t), want)
+    np.testing.assert_array_equal(host(pdt.linspace(0.9, 10.9, 5, dtype=dtype, device=device)),
+                                  [0, 2, 5, 7, 10])
+    ls = pdt.logspace(-2.5, 4.9, 5, dtype=dtype, device=device)  # 10 ** [-2, -0.5, ..., 4]
+    np.testing.assert_array_equal(host(ls), np.trunc(10.0 ** np.linspace(-2.0, 4.0, 5)))
+    np.testing.assert_array_equal(host(pdt.logspace(0.5, 3.5, 4, base=2, dtype=dtype,
+                                                    device=device)), [1, 2, 4, 8])
+    with pytest.raises(ValueError, match=r"logspace\(\): end nan cannot be converted"):
+        pdt.logspace(0, float("nan"), 3, dtype=dtype, device=device)
+
+
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
 def test_integer_arguments_take_one_element_integer_tensors(device, dtype):
     """k of topk, chunks of chunk and dims take one-element integer tensors (their value),
@@ -322,6 +370,24 @@ def test_tensor_of_0d_tensors_keeps_their_dtypes(device):
         np.testing.assert_array_equal(got.to(pdt.float64).numpy(), ref)
     assert pdt.as_tensor([t(True, pdt.bool), t(False, pdt.bool)]).dtype == pdt.bool
     assert pdt.tensor([t(1.5, pdt.float32)], dtype=pdt.float64).dtype == pdt.float64
+
+
+def test_tensor_of_0d_arrays_keeps_their_dtypes(device):
+    """A 0-d NumPy array in a list keeps its dtype, as a NumPy scalar does and as PyTorch
+    reads it (Python floats count as the default dtype): [1.5, np.array(2, np.int32)] is
+    float32 (NumPy's stacking made it float64)."""
+    cases = [([1.5, np.array(2, np.int32)], pdt.float32), ([2.5, np.array(True)], pdt.float32),
+             ([np.array(2, np.int32), 0], pdt.int64), ([np.array(3.5)], pdt.float64),
+             ([[np.array(1, np.int16)], [np.int16(2)]], pdt.int16),
+             ([np.array(1.5, np.float16), 2], pdt.float16),
+             ([np.array(2, np.uint8), np.int8(-1)], pdt.int16),
+             ([np.array(True), np.array(False)], pdt.bool)]
+    for data, want in cases:
+        for fn in (pdt.tensor, pdt.as_tensor):
+            got = fn(data, device=device)
+            assert got.dtype == want and got.device == device, (data, got.dtype)
+            np.testing.assert_array_equal(host(got.to(pdt.float64)),
+                                          np.array(data, dtype=np.float64))
 
 
 

@@ -1,5 +1,6 @@
 """asarray, frombuffer, scalar_tensor and the signal windows (_ops_creation_more.py)."""
 import array
+import sys
 
 import numpy as np
 import pytest
@@ -60,6 +61,19 @@ def test_frombuffer_shares_and_checks_its_range():
         pdt.frombuffer(bytearray(8), dtype=pdt.uint8, offset=8)
     with pytest.raises(ValueError, match="buffer protocol"):
         pdt.frombuffer([1, 2], dtype=pdt.float32)
+
+
+def test_frombuffer_reads_bfloat16_without_ml_dtypes(monkeypatch):
+    """frombuffer(dtype=bfloat16) reads the bytes as bfloat16 in place (it asked NumPy for
+    a bfloat16 dtype, which needs the ml_dtypes package: a TypeError without it)."""
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # as where it is not installed
+    bits = np.array([0x3F80, 0x4000, 0xC0A0], dtype=np.uint16)  # 1, 2, -5 as bfloat16
+    b = bytearray(bits.tobytes())
+    t = pdt.frombuffer(b, dtype=pdt.bfloat16, offset=2)
+    assert t.dtype == pdt.bfloat16 and t.float().tolist() == [2.0, -5.0]
+    b[2:4] = np.uint16(0x4040).tobytes()  # 3.0: the tensor shares the buffer
+    assert t.float().tolist() == [3.0, -5.0]
+    assert pdt.frombuffer(b, dtype=pdt.bfloat16, count=1).float().tolist() == [1.0]
 
 
 def test_scalar_tensor(device):

@@ -158,6 +158,29 @@ def test_the_methods_are_the_c_methods_and_take_the_format_by_keyword_only(devic
             getattr(t, name)(torch.channels_last)
 
 
+@pytest.mark.parametrize("name, dtype", [("float", "float32"), ("double", "float64"),
+                                         ("half", "float16"), ("bfloat16", "bfloat16"),
+                                         ("long", "int64"), ("int", "int32"), ("short", "int16"),
+                                         ("char", "int8"), ("byte", "uint8"), ("bool", "bool")])
+def test_the_dtype_methods_take_a_memory_format(device, name, dtype):
+    """x.double(memory_format=channels_last) and its kin, as PyTorch's (they took no
+    arguments): to(dtype, memory_format=...), the format keyword-only."""
+    a = np.arange(120.0).reshape(2, 3, 4, 5) % 7
+    x = pdt.tensor(a, device=device)
+    y = getattr(x, name)(memory_format=pdt.channels_last)
+    assert y.dtype.name == dtype and y.stride() == (60, 1, 15, 3)
+    want = (a != 0) if dtype == "bool" else a  # small integers: exact in every dtype
+    np.testing.assert_array_equal(y.float().cpu().numpy(), want.astype(np.float32))
+    assert getattr(y, name)(memory_format=pdt.channels_last) is y
+    assert getattr(y, name)().stride() == (60, 1, 15, 3)  # preserve_format by default
+    assert getattr(y, name)(memory_format=pdt.contiguous_format).is_contiguous()
+    with pytest.raises(TypeError, match=rf"{name}\(\) takes 0 positional arguments but 1 were "
+                                        r"given \(memory_format= is keyword-only\)"):
+        getattr(x, name)(pdt.channels_last)
+    with pytest.raises(ValueError, match=r"required rank 4 tensor"):
+        getattr(pdt.ones(2, 3, device=device), name)(memory_format=pdt.channels_last)
+
+
 @pytest.mark.parametrize("shape", [(2, 3, 0, 2), (0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 2, 1)])
 def test_empty_tensors_formats_match_torch(device, shape):
     """An empty tensor made in a format has torch's strides and is contiguous in it, as

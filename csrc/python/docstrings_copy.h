@@ -229,11 +229,19 @@ PyDoc_STRVAR(doc_pin_memory, "pin_memory()\n--\n\n"
                              ">>> x = pydevtensor.tensor([[1., 2., 3.], [4., 5., 6.]])\n"
                              ">>> x.pin_memory().is_pinned()  # doctest: +SKIP\n"
                              "True\n");
+/* The Parameters section of float(), double() and their kin. */
+#define DOC_AS_FORMAT                                                                              \
+    "Parameters\n"                                                                                 \
+    "----------\n"                                                                                 \
+    "memory_format : pydevtensor.memory_format, optional\n"                                        \
+    "    The result's layout, as to()'s: preserve_format (default: a converted copy keeps\n"       \
+    "    the tensor's strides), contiguous_format, channels_last (4-d) or channels_last_3d\n"      \
+    "    (5-d).  Keyword-only.\n"                                                                  \
+    "\n"
 PyDoc_STRVAR(doc_as_float,
-             "float()\n--\n\n"
+             "float(*, memory_format='preserve_format')\n--\n\n"
              "The tensor as float32: itself when it already is, else a converted copy.\n"
-             "\n"
-             "Returns\n"
+             "\n" DOC_AS_FORMAT "Returns\n"
              "-------\n"
              "Tensor\n"
              "\n"
@@ -242,10 +250,9 @@ PyDoc_STRVAR(doc_as_float,
              ">>> pydevtensor.tensor([0., 2.]).float()\n"
              "tensor([0., 2.])\n");
 PyDoc_STRVAR(doc_as_double,
-             "double()\n--\n\n"
+             "double(*, memory_format='preserve_format')\n--\n\n"
              "The tensor as float64: itself when it already is, else a converted copy.\n"
-             "\n"
-             "Returns\n"
+             "\n" DOC_AS_FORMAT "Returns\n"
              "-------\n"
              "Tensor\n"
              "\n"
@@ -253,10 +260,9 @@ PyDoc_STRVAR(doc_as_double,
              "--------\n"
              ">>> pydevtensor.tensor([0., 2.]).double()\n"
              "tensor([0., 2.], dtype=pydevtensor.float64)\n");
-PyDoc_STRVAR(doc_as_int, "int()\n--\n\n"
+PyDoc_STRVAR(doc_as_int, "int(*, memory_format='preserve_format')\n--\n\n"
                          "The tensor as int32: itself when it already is, else a converted copy.\n"
-                         "\n"
-                         "Returns\n"
+                         "\n" DOC_AS_FORMAT "Returns\n"
                          "-------\n"
                          "Tensor\n"
                          "\n"
@@ -264,10 +270,9 @@ PyDoc_STRVAR(doc_as_int, "int()\n--\n\n"
                          "--------\n"
                          ">>> pydevtensor.tensor([0., 2.]).int()\n"
                          "tensor([0, 2], dtype=pydevtensor.int32)\n");
-PyDoc_STRVAR(doc_as_long, "long()\n--\n\n"
+PyDoc_STRVAR(doc_as_long, "long(*, memory_format='preserve_format')\n--\n\n"
                           "The tensor as int64: itself when it already is, else a converted copy.\n"
-                          "\n"
-                          "Returns\n"
+                          "\n" DOC_AS_FORMAT "Returns\n"
                           "-------\n"
                           "Tensor\n"
                           "\n"
@@ -275,10 +280,9 @@ PyDoc_STRVAR(doc_as_long, "long()\n--\n\n"
                           "--------\n"
                           ">>> pydevtensor.tensor([0., 2.]).long()\n"
                           "tensor([0, 2])\n");
-PyDoc_STRVAR(doc_as_bool, "bool()\n--\n\n"
+PyDoc_STRVAR(doc_as_bool, "bool(*, memory_format='preserve_format')\n--\n\n"
                           "The tensor as bool: itself when it already is, else a converted copy.\n"
-                          "\n"
-                          "Returns\n"
+                          "\n" DOC_AS_FORMAT "Returns\n"
                           "-------\n"
                           "Tensor\n"
                           "\n"
@@ -288,10 +292,9 @@ PyDoc_STRVAR(doc_as_bool, "bool()\n--\n\n"
                           "tensor([False,  True])\n");
 
 PyDoc_STRVAR(doc_as_half,
-             "half()\n--\n\n"
+             "half(*, memory_format='preserve_format')\n--\n\n"
              "The tensor as float16: itself when it already is, else a converted copy.\n"
-             "\n"
-             "Returns\n"
+             "\n" DOC_AS_FORMAT "Returns\n"
              "-------\n"
              "Tensor\n"
              "\n"
@@ -299,11 +302,10 @@ PyDoc_STRVAR(doc_as_half,
              "--------\n"
              ">>> pydevtensor.tensor([0., 2.]).half().dtype\n"
              "pydevtensor.float16\n");
-PyDoc_STRVAR(doc_as_bfloat16, "bfloat16()\n--\n\n"
+PyDoc_STRVAR(doc_as_bfloat16, "bfloat16(*, memory_format='preserve_format')\n--\n\n"
                               "The tensor as bfloat16: itself when it already is, else a converted "
                               "copy.\n"
-                              "\n"
-                              "Returns\n"
+                              "\n" DOC_AS_FORMAT "Returns\n"
                               "-------\n"
                               "Tensor\n"
                               "\n"
@@ -313,10 +315,11 @@ PyDoc_STRVAR(doc_as_bfloat16, "bfloat16()\n--\n\n"
                               "pydevtensor.bfloat16\n");
 /* byte(), char() and short(): NAME, the dtype DT, an example's input EX and output OUT. */
 #define DOC_AS_SMALL_INT(NAME, DT, EX, OUT)                                                        \
-    NAME "()\n--\n\n"                                                                              \
+    NAME "(*, memory_format='preserve_format')\n--\n\n"                                            \
          "The tensor as " DT ": itself when it already is, else a converted copy.  Floats\n"       \
          "truncate toward zero and wrap into " DT "'s range (its low bits), as PyTorch's\n"        \
-         "CPU builds do; NaN becomes 0.\n\nReturns\n-------\nTensor\n\nExamples\n--------\n"       \
+         "CPU builds do; NaN becomes 0.\n\n" DOC_AS_FORMAT                                         \
+         "Returns\n-------\nTensor\n\nExamples\n--------\n"                                        \
          ">>> pydevtensor.tensor(" EX ")." NAME "()\n" OUT "\n"
 PyDoc_STRVAR(doc_as_byte, DOC_AS_SMALL_INT("byte", "uint8", "[3.7, 300.0, -1.0]",
                                            "tensor([  3,  44, 255], dtype=pydevtensor.uint8)"));

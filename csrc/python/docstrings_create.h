@@ -135,7 +135,9 @@ PyDoc_STRVAR(
 PyDoc_STRVAR(
     doc_linspace,
     "linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False)\n--\n\n"
-    "steps values evenly spaced from start to end, both included.\n\nParameters\n"
+    "steps values evenly spaced from start to end, both included.  An integer dtype takes\n"
+    "start and end as integers first (truncated), as PyTorch's, then truncates each value.\n"
+    "\nParameters\n"
     "----------\nstart, end : number or 0-d Tensor\n    The first and the last value (a "
     "tensor's read as item() reads it).\nsteps : int\n"
     "    How many values (>= 0).\n" DOC_OUT_PARAM DOC_DTYPE_PARAM("float32")
@@ -144,7 +146,9 @@ PyDoc_STRVAR(
         "1-d, of steps elements.") "Raises\n------\n"
                                    "ValueError\n    When steps is negative.\n\nExamples\n--------\n"
                                    ">>> pydevtensor.linspace(0, 1, 5)\n"
-                                   "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])\n");
+                                   "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])\n"
+                                   ">>> pydevtensor.linspace(-2.5, 7, 7, dtype=pydevtensor.int64)\n"
+                                   "tensor([-2,  0,  1,  2,  4,  5,  7])\n");
 PyDoc_STRVAR(doc_eye,
              "eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False)\n--\n\n"
              "The identity matrix: ones on the diagonal, zeros elsewhere.\n\nParameters\n"

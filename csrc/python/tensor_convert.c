@@ -89,6 +89,27 @@ static int numpy_scalar_dtype(PyObject *o)
     return -1;
 }
 
+static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, int *out);
+
+/* A 0-d array's dtype (np.array(2, dtype=np.int32): int32), read as a NumPy scalar's
+ * is, as PyTorch reads one in a list: tensor([1.5, np.array(2, np.int32)]) is float32 (the
+ * default dtype's, as for np.int32(2)); NumPy's stacking gave float64.  -1 for anything
+ * else, and for a dtype pydevtensor lacks (which NumPy's stacking then converts). */
+static int zero_d_array_dtype(const infer_state *st, PyObject *o)
+{
+    Py_buffer view;
+    int dt = -1;
+    if (!is_array_leaf(st, o) || PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (view.ndim != 0 ||
+        dtype_from_format(view.format ? view.format : "B", view.itemsize, &dt) < 0)
+        dt = -1;
+    PyBuffer_Release(&view);
+    return dt;
+}
+
 /* Checks that the nested sequences are rectangular and holds only numbers,
  * noting which kinds of numbers appear. */
 static int check_nested(PyObject *o, int depth, infer_state *st, const char *where)
@@ -96,9 +117,11 @@ static int check_nested(PyObject *o, int depth, infer_state *st, const char *whe
     if (depth == st->ndim) {
         /* a 0-d tensor keeps its dtype, as a NumPy scalar does (PyTorch promotes the
          * leaves' dtypes): tensor([t > 0 for t in ...]) is a bool mask, not int64 */
-        const int np_dt = pdt_is_tensor(st->S, o) && pdt_tensor_of(o)->ndim == 0
-                              ? (int)pdt_tensor_of(o)->dtype
-                              : numpy_scalar_dtype(o);
+        int np_dt = pdt_is_tensor(st->S, o) && pdt_tensor_of(o)->ndim == 0
+                        ? (int)pdt_tensor_of(o)->dtype
+                        : numpy_scalar_dtype(o);
+        if (np_dt < 0)
+            np_dt = zero_d_array_dtype(st, o);
         if (np_dt >= 0)
             st->numpy_dtype = st->numpy_dtype < 0
                                   ? np_dt
@@ -299,6 +322,40 @@ static void release_buffer(void *ctx)
 static int wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
                        pdt_tensor *out);
 
+#define SUPPORTED_TYPES                                                                            \
+    "supported: bool, uint8, int8, int16, int32, int64, float16, float32, float64 (bfloat16 "      \
+    "through ml_dtypes arrays)"
+
+/* NumPy exports no buffer of some dtypes (datetime64, timedelta64: a ValueError, "cannot
+ * include dtype 'M' in a buffer", naming no function): a TypeError naming where and the
+ * dtype, as for the element types pydevtensor lacks (and as PyTorch's).  Any other
+ * error (the buffer exported, then refused) stays.  Takes the fetched error (et, ev,
+ * tb) over; -1. */
+static int refuse_unexported(PyObject *obj, const char *where, PyObject *et, PyObject *ev,
+                             PyObject *tb)
+{
+    Py_buffer probe;
+    int exported = PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) == 0;
+    if (exported)
+        PyBuffer_Release(&probe); /* the error came after: not this one */
+    else
+        PyErr_Clear();
+    PyObject *dt = exported ? NULL : PyObject_GetAttrString(obj, "dtype");
+    if (!dt) {
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+        return -1;
+    }
+    PyErr_NormalizeException(&et, &ev, &tb);
+    PyErr_Format(
+        PyExc_TypeError,
+        "%s: unsupported element type %R (NumPy exports no buffer of it: %S); " SUPPORTED_TYPES,
+        where, dt, ev);
+    Py_DECREF(dt);
+    Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+    return -1;
+}
+
 int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where, pdt_tensor *out)
 {
     /* A bfloat16 array (ml_dtypes) exports no buffer: NumPy refuses its dtype.  So
@@ -311,6 +368,8 @@ int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where
     PyErr_Fetch(&et, &ev, &tb);
     int bf16 = pdt_bf16_array_view(obj, &bits);
     if (bf16 <= 0) {
+        if (bf16 == 0 && PyErr_GivenExceptionMatches(et, PyExc_ValueError))
+            return refuse_unexported(obj, where, et, ev, tb);
         if (bf16 == 0)
             PyErr_Restore(et, ev, tb); /* not bfloat16: the buffer's own error */
         else
@@ -354,10 +413,8 @@ static int wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *wh
     int64_t shape[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
     if (dtype_from_format(fmt, view->itemsize, &dt) < 0) {
         PyErr_Format(PyExc_TypeError,
-                     "%s: unsupported element type '%s' (%zd bytes); supported: bool, uint8, "
-                     "int8, int16, int32, int64, float16, float32, float64 (bfloat16 through "
-                     "ml_dtypes arrays)",
-                     where, fmt, view->itemsize);
+                     "%s: unsupported element type '%s' (%zd bytes); " SUPPORTED_TYPES, where, fmt,
+                     view->itemsize);
         goto fail;
     }
     if (view->ndim > PDT_MAX_DIMS) {

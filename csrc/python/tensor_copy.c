@@ -497,11 +497,27 @@ static PyObject *t_pin_memory(PyObject *self, PyObject *unused)
     return copy_new(S, t, t->device, t->dtype, PDT_STORAGE_PINNED, 0, 1);
 }
 
+/* float(*, memory_format=preserve_format) and its kin: to(dt, memory_format=...), as
+ * PyTorch's (the format keyword-only, as there). */
+static PyObject *as_dtype(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames, pdt_dtype dt, const char *fname, const char *where)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_memory_format fmt;
+    if (!S ||
+        pdt_memory_format_arg(S, fname, where, args, nargs, kwnames, PDT_PRESERVE_FORMAT, &fmt) < 0)
+        return NULL;
+    PyObject *r = to_impl(self, pdt_tensor_of(self)->device, dt, 0, 0);
+    if (!r || fmt == PDT_PRESERVE_FORMAT)
+        return r;
+    return in_layout(S, r, fmt, where); /* takes r over */
+}
+
 #define DTYPE_METHOD(NAME, DT)                                                                     \
-    static PyObject *t_as_##NAME(PyObject *self, PyObject *unused)                                 \
+    static PyObject *t_as_##NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,          \
+                                 PyObject *kwnames)                                                \
     {                                                                                              \
-        (void)unused;                                                                              \
-        return to_impl(self, pdt_tensor_of(self)->device, DT, 0, 0);                               \
+        return as_dtype(self, args, nargs, kwnames, DT, #NAME, #NAME "()");                        \
     }
 DTYPE_METHOD(float, PDT_FLOAT32)
 DTYPE_METHOD(double, PDT_FLOAT64)
@@ -523,15 +539,15 @@ PyMethodDef pdt_tensor_copy_methods[] = {
     {"copy_", FASTKW(t_copy_), doc_copy_},
     {"type", FASTKW(t_type), doc_type},
     {"pin_memory", t_pin_memory, METH_NOARGS, doc_pin_memory},
-    {"float", t_as_float, METH_NOARGS, doc_as_float},
-    {"double", t_as_double, METH_NOARGS, doc_as_double},
-    {"int", t_as_int, METH_NOARGS, doc_as_int},
-    {"long", t_as_long, METH_NOARGS, doc_as_long},
-    {"bool", t_as_bool, METH_NOARGS, doc_as_bool},
-    {"half", t_as_half, METH_NOARGS, doc_as_half},
-    {"bfloat16", t_as_bfloat16, METH_NOARGS, doc_as_bfloat16},
-    {"byte", t_as_byte, METH_NOARGS, doc_as_byte},
-    {"char", t_as_char, METH_NOARGS, doc_as_char},
-    {"short", t_as_short, METH_NOARGS, doc_as_short},
+    {"float", FASTKW(t_as_float), doc_as_float},
+    {"double", FASTKW(t_as_double), doc_as_double},
+    {"int", FASTKW(t_as_int), doc_as_int},
+    {"long", FASTKW(t_as_long), doc_as_long},
+    {"bool", FASTKW(t_as_bool), doc_as_bool},
+    {"half", FASTKW(t_as_half), doc_as_half},
+    {"bfloat16", FASTKW(t_as_bfloat16), doc_as_bfloat16},
+    {"byte", FASTKW(t_as_byte), doc_as_byte},
+    {"char", FASTKW(t_as_char), doc_as_char},
+    {"short", FASTKW(t_as_short), doc_as_short},
     {NULL, NULL, 0, NULL},
 };

@@ -482,8 +482,16 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     double start = scalar_as_double(&a), end = scalar_as_double(&b);
+    const int dtype = pdt_create_dtype(S, o.dtype);
+    /* an integer dtype takes start and end as its integers first, as PyTorch's (and as
+     * arange does): linspace(-2.5, 7, 7, dtype=int64) is the truncations of -2, -0.5, 1,
+     * ..., 7, i.e. [-2, 0, 1, 2, 4, 5, 7], not those of -2.5, -0.92, 0.67, ... */
+    if (!pdt_dtype_is_floating(dtype) && dtype != PDT_BOOL) {
+        start = trunc(start);
+        end = trunc(end);
+    }
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0.0;
-    return range_tensor(S, "linspace", &o, pdt_create_dtype(S, o.dtype), steps, start, step, &end);
+    return range_tensor(S, "linspace", &o, dtype, steps, start, step, &end);
 }
 
 /* eye(n, m=None, *, dtype=None, device=None) */
