@@ -6,6 +6,7 @@ from ._args import flag
 from ._numpy_names import native_names
 from ._ops_index import _tensor_arg
 from ._out import takes_out
+from .autograd.dispatch import recorded
 
 
 @native_names(input="A")
@@ -52,7 +53,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     tensor([[1.],
             [2.]])
     """
-    from ._linalg_solve import LinAlgError, _broadcast_batch, solve
+    from ._linalg_solve import _broadcast_batch
     op = "linalg.solve_triangular"
     _tensor_arg(A, op, "A")
     _tensor_arg(B, op, "B")
@@ -69,6 +70,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     if A.dtype != B.dtype:
         raise _C.DTypeError(f"{op}: Expected A and B to have the same dtype, but found A of "
                             f"type {A.dtype} and B of type {B.dtype} instead")
+    solvable_dtype(op, A)
     T = A.triu() if upper else A.tril()
     if unitriangular:  # the diagonal is ones, whatever A holds there
         eye = _C.eye(n, dtype=A.dtype, device=A.device)
@@ -79,22 +81,19 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     lower = upper != left  # which triangle Tb holds
     if lower:  # L X = B is (J L J) (J X) = J B, J L J upper (J reverses the order)
         Tb, Bb = Tb.flip(-2, -1), Bb.flip(-2)
-    if bool((Tb.diagonal(dim1=-2, dim2=-1) == 0).any()):
+    if bool((Tb.diagonal(dim1=-2, dim2=-1) == 0).any() or Tb.isnan().any()):
         # a zero on the diagonal: substitution divides by it, as PyTorch's trsm (inf and
-        # NaN in X, no error); the LU below would refuse it, or round it to a tiny pivot
+        # NaN in X, no error), where the LU solve would refuse it; a NaN reaches the rows
+        # whose substitution reads it, as the trsm's (not all of X, a general solve's rule)
         X = _substitute(Tb, Bb)
-    elif _C.is_grad_enabled() and (Tb.requires_grad or Bb.requires_grad):
-        # Note [triangular solves]: the LU of an upper triangle is itself (no pivot moves,
-        # every multiplier is 0), so this solve is a back substitution, recorded: the
-        # gradient reaches A's triangle and B.  A lower triangle's own LU would pivot
-        # and lose the accuracy of substitution (a relative error of 1 where PyTorch's
-        # trsm had 1e-15, on random 60 x 60 lower triangles)
-        try:
-            X = solve(Tb, Bb)
-        except LinAlgError as e:
-            raise LinAlgError(str(e).replace("linalg.solve", op, 1)) from None
     else:
-        X = _back_substitute(Tb, Bb)
+        # Note [triangular solves]: the LU of an upper triangle is itself (no pivot moves,
+        # every multiplier is 0), so the core's LU solve with it is a back substitution.
+        # A lower triangle's own LU would pivot and lose the accuracy of substitution (a
+        # relative error of 1 where PyTorch's trsm had 1e-15, on random 60 x 60 lower
+        # triangles); so would the backward of a general solve (gB = U^-T g, a lower
+        # solve): LinalgSolveTriangularBackward0 solves it by this function again
+        X = upper_solve(Tb, Bb)
     if lower:
         X = X.flip(-2)
     X = X if left else X.mT
@@ -104,17 +103,26 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return _write_out(X, out, op)
 
 
-def _back_substitute(U, Bm):
-    """U^-1 Bm for an upper triangular U with no zero on its diagonal, by the core's LU
-    solve with U as its own LU (L = I, no pivots): a back substitution, O(n^2) per
-    column, not recorded.  A matrix holding NaN solves to NaN (Note [NaN in a solve])."""
-    import math
+def solvable_dtype(op, A):
+    """Refuses, as PyTorch's NotImplementedError, an A of a dtype the triangular solves
+    do not take (float32 and float64 only)."""
+    if A.dtype not in (_C.float32, _C.float64):
+        raise NotImplementedError(f"{op}: not implemented for {A.dtype} (A of shape "
+                                  f"{tuple(A.shape)}, on {A.device}); float32 and float64 "
+                                  "are")
+
+
+@recorded("linalg_solve_triangular_upper")
+def upper_solve(U, Bm):
+    """U^-1 Bm for upper triangular matrices U with no zero nor NaN (same batch shape as
+    Bm), by the core's LU solve with U as its own LU (L = I, no pivots): a back
+    substitution, O(n^2) per column; recorded by LinalgSolveTriangularBackward0."""
     from ._linalg_solve import _by_columns
     n = U.shape[-1]
     piv = _C.arange(1, n + 1, dtype=_C.int32, device=U.device)
     x = _by_columns(Bm)  # (..., k, n): the right-hand sides by columns
     _C._lu_solve(_by_columns(U), piv.expand(tuple(U.shape[:-1])).contiguous(), x)
-    return x.mT.masked_fill(U.isnan().any((-2, -1))[..., None, None], math.nan)
+    return x.mT
 
 
 def _substitute(U, B):

@@ -679,6 +679,8 @@ def cholesky_solve(B, L, upper=False):
         raise RuntimeError(f"cholesky_solve: Incompatible matrix sizes: B of shape "
                            f"{tuple(B.shape)} and L of shape {tuple(L.shape)} (L must be "
                            f"(..., n, n) and B (..., n, k)) (on {B.device})")
+    from ._linalg_more import solvable_dtype, solve_triangular
+    solvable_dtype("cholesky_solve", L)
     # only L's triangle is read, as LAPACK's potrs; B is always matrices (no vector
     # rule of solve): the batch dims broadcast first
     low = (L.mT if upper else L).tril()
@@ -690,7 +692,6 @@ def cholesky_solve(B, L, upper=False):
     # solve of the lower factor pivots: a relative error of 4e-5 where PyTorch's potrs
     # had 4e-15, on a 60 x 60 factor), and a zero on the diagonal gives inf / NaN, as
     # PyTorch's, not an error
-    from ._linalg_more import solve_triangular
     Y = solve_triangular(low, B, upper=False)
     return solve_triangular(low.mT, Y, upper=True)
 

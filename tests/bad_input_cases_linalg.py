@@ -63,6 +63,10 @@ LINALG_CASES = [
       r"A \(3, 3\), B \(2, 3\) \(on cpu\)"),
     C("linalg.solve_triangular-no-upper",
       "pdt.linalg.solve_triangular(pdt.eye(2), pdt.ones(2, 1))", "TypeError", r"upper"),
+    C("linalg.solve_triangular-half", "pdt.linalg.solve_triangular(pdt.eye(2).half(), "
+      "pdt.ones(2, 1).half(), upper=True)", "NotImplementedError",
+      r"linalg\.solve_triangular: not implemented for pydevtensor\.float16 \(A of shape "
+      r"\(2, 2\), on cpu\)"),
     C("linalg.vecdot-dtypes", "pdt.linalg.vecdot(pdt.ones(2), pdt.ones(2, dtype=pdt.float64))",
       "pydevtensor.DTypeError", r"linalg\.vecdot: Expected x and y to have the same dtype"),
     C("linalg.inv-not-square", "pdt.linalg.inv(pdt.ones(2, 3))", "RuntimeError",
@@ -102,6 +106,9 @@ LINALG_CASES = [
       r"linalg\.slogdet: The input tensor A must have at least 2 dimensions"),
     C("cholesky_solve-1d", "pdt.cholesky_solve(pdt.ones(2), pdt.eye(2))", "RuntimeError",
       r"cholesky_solve: B must have at least 2 dimensions, got shape \(2,\) \(on cpu\)"),
+    C("cholesky_solve-int", "pdt.cholesky_solve(pdt.ones(2, 1, dtype=pdt.int64), "
+      "pdt.eye(2, dtype=pdt.int64))", "NotImplementedError",
+      r"cholesky_solve: not implemented for pydevtensor\.int64"),
     C("cholesky_inverse-singular", "pdt.cholesky_inverse(pdt.stack([pdt.eye(2), pdt.zeros(2, 2)]))",
       LAE, r"cholesky_inverse: \(Batch element 1\): The diagonal element 1 is zero, the "
       r"inversion could not be completed because the input matrix is singular"),

@@ -81,6 +81,25 @@ class LinalgSolveExBackward0(Node):
                 reduce_grad(gB, self.metas[1]) if need[1] else None)
 
 
+@derivative("linalg_solve_triangular_upper")
+class LinalgSolveTriangularBackward0(Node):
+    """X = U^-1 B for upper triangles U (solve_triangular's back substitution, Note
+    [triangular solves] in _linalg_more.py): gB = U^-T g by substitution too (a
+    solve_triangular of the lower U^T, recorded under create_graph=True; a general solve
+    of it would pivot and lose the accuracy), and gU = triu(-gB X^T), the entries read."""
+
+    def save(self, out, U, B):
+        self.save_tensors(U, out.detach(), outputs=(1,))
+        return (U, B)
+
+    def backward(self, g):
+        from .._linalg_more import solve_triangular
+        U, X = self.saved_tensors
+        gB = solve_triangular(U.mT, g, upper=False)
+        need = self.needs_input_grad
+        return ((-(gB @ X.mT)).triu() if need[0] else None, gB if need[1] else None)
+
+
 @derivative("linalg_inv", "linalg_inv_ex")
 class LinalgInvExBackward0(Node):
     def save(self, out, A, **kw):
