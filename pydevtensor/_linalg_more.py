@@ -40,6 +40,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     ------
     RuntimeError
         When the shapes, dtypes or devices do not fit.
+    NotImplementedError
+        For a dtype other than float32 and float64, as PyTorch's.
 
     Notes
     -----

@@ -661,6 +661,8 @@ def cholesky_solve(B, L, upper=False):
     RuntimeError
         When the shapes, dtypes or devices do not fit.  A zero on L's diagonal is no
         error: X holds inf or NaN, as PyTorch's.
+    NotImplementedError
+        For a dtype other than float32 and float64, as PyTorch's.
 
     Examples
     --------
