@@ -470,9 +470,11 @@ CASES = [
       "NotImplementedError", r"linalg.matrix_norm: expected a floating point input, got "
       r"pydevtensor.int64 \(shape \(2, 2\), on cpu\)"),
     C("matrix_norm-int-dtype", "pdt.linalg.matrix_norm(pdt.ones(2, 2, dtype=pdt.int64), "
-      "float('inf'), dtype=pdt.float64)", "NotImplementedError", r"expected a floating point input"),
+      "float('inf'), dtype=pdt.float64)", "NotImplementedError",
+      r"expected a floating point input"),
     C("vector_norm-int-dtype", "pdt.linalg.vector_norm(pdt.ones(3, dtype=pdt.int32), "
-      "dtype=pdt.float32)", "NotImplementedError", r"got pydevtensor.int32 \(shape \(3,\), on cpu\)"),
+      "dtype=pdt.float32)", "NotImplementedError",
+      r"got pydevtensor.int32 \(shape \(3,\), on cpu\)"),
     C("vector_norm-narrowing-dtype", "pdt.linalg.vector_norm(t.double(), 3, dtype=pdt.float32)",
       "RuntimeError", r"linalg.vector_norm: the dtype of the input \(pydevtensor.float64\) "
       r"should be convertible without narrowing to the specified dtype \(pydevtensor.float32\)"),

@@ -1,8 +1,8 @@
 """Second derivatives through pools and reflect/replicate pads (Note [linear inputs] in
 pydevtensor/autograd/node.py).
 
-A pool's (or such a pad's) gradient for its input, g_x = J^T g, is linear in the incoming gradient g, and
-J does not depend on the input (for max pools, almost everywhere). So with
+A pool's (or such a pad's) gradient for its input, g_x = J^T g, is linear in the
+incoming gradient g, and J does not depend on the input (for max pools, almost everywhere). So with
 create_graph=True:
 - d(sum(g_x)) / dx is zeros, and g_x requires grad whenever x does (as PyTorch's pools);
 - d(sum(g_x * w)) / dg is J w: the pool applied to w, for an average pool, or w read at

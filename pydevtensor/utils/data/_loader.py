@@ -1,8 +1,9 @@
 """The DataLoader of ``pydevtensor.utils.data`` and ``get_worker_info``.
 
 A TensorDataset read in plain order or with shuffle=True (no sampler given, collate_fn
-``default_collate``, checked each epoch) is batched by indexing its tensors once per batch (a slice, or a slice of
-one permutation when shuffling) rather than by stacking samples one by one; the batches
+``default_collate``, checked each epoch) is batched by indexing its tensors once per
+batch (a slice, or a slice of one permutation when shuffling) rather than by stacking
+samples one by one; the batches
 are new contiguous tensors (not views of the dataset) on the dataset tensors' own
 devices, so nothing is copied between devices.  The permutation is ``randperm``'s, drawn
 on the first tensor's device (the same on every device for one ``manual_seed``), and
