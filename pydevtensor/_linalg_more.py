@@ -83,7 +83,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     lower = upper != left  # which triangle Tb holds
     if lower:  # L X = B is (J L J) (J X) = J B, J L J upper (J reverses the order)
         Tb, Bb = Tb.flip(-2, -1), Bb.flip(-2)
-    if bool((Tb.diagonal(dim1=-2, dim2=-1) == 0).any() or Tb.isnan().any()):
+    if bool((Tb.diagonal(dim1=-2, dim2=-1) == 0).any() | Tb.isnan().any()):  # one read
         # a zero on the diagonal: substitution divides by it, as PyTorch's trsm (inf and
         # NaN in X, no error), where the LU solve would refuse it; a NaN reaches the rows
         # whose substitution reads it, as the trsm's (not all of X, a general solve's rule)
