@@ -180,7 +180,10 @@ def test_lstsq_gels_of_zero_and_rank_deficient_matrices(device):
     rng = np.random.default_rng(12)
     regular = rng.standard_normal((3, 2))
     b = rng.standard_normal((3, 1))
-    for a in (np.stack([regular, np.zeros((3, 2))]), np.stack([regular.T, np.zeros((2, 3))])):
+    cases = [np.stack([regular, np.zeros((3, 2))]), np.stack([regular.T, np.zeros((2, 3))])]
+    if device.type == "cuda":  # only overdetermined systems there, as PyTorch's
+        cases = cases[:1]
+    for a in cases:
         bb = b if a.shape[-2] == 3 else b[:2]
         X = pdt.linalg.lstsq(_t(a, device), _t(bb, device), driver="gels").solution
         x = _np(X)
@@ -201,7 +204,8 @@ def test_lstsq_takes_pytorchs_vector_rule(device):
     rng = np.random.default_rng(13)
     a = rng.standard_normal((3, 3, 2))
     for b, vector in ((rng.standard_normal((3, 1)), False), (rng.standard_normal((3, 3)), True)):
-        for driver in ("gels", "gelsd"):
+        # gels only on CUDA, as PyTorch's
+        for driver in ("gels",) if device.type == "cuda" else ("gels", "gelsd"):
             X = _np(pdt.linalg.lstsq(_t(a, device), _t(b, device), driver=driver).solution)
             assert X.shape == ((3, 2) if vector else (3, 2, 1))
             for k in range(3):
