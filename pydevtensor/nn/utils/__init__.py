@@ -313,15 +313,15 @@ def clip_grad_norm(parameters: _Parameters, max_norm: float, norm_type: float | 
     Parameters
     ----------
     parameters : Tensor or iterable of Tensor
-        As clip_grad_norm_.
+        As ``clip_grad_norm_``.
     max_norm : float
-        As clip_grad_norm_.
+        As ``clip_grad_norm_``.
     norm_type : float or 'inf', optional
-        As clip_grad_norm_ (default 2).
+        As ``clip_grad_norm_`` (default 2).
     error_if_nonfinite : bool, optional
-        As clip_grad_norm_ (default False).
+        As ``clip_grad_norm_`` (default False).
     foreach : None, optional
-        As clip_grad_norm_.
+        As ``clip_grad_norm_``.
 
     Returns
     -------
