@@ -87,8 +87,8 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     Raises
     ------
     RuntimeError
-        When the shapes do not fit, or the tensors are on two devices; for an out of
-        another dtype, device or shape.
+        When the shapes do not fit, or the tensors are on two devices; for a side other
+        than 'left' or 'right'; for an out of another dtype, device or shape.
 
     Examples
     --------
@@ -119,7 +119,8 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     values = _values_tensor(input, seq, "searchsorted", "input")
     if side is not None:
         if side not in ("left", "right"):
-            raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+            raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right', got "
+                               f"{side!r}")  # PyTorch's RuntimeError
         if side == "left" and right:
             raise RuntimeError("searchsorted(): side='left' and right=True disagree")
         right = side == "right"

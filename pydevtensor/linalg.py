@@ -115,7 +115,10 @@ def _norm_input(x, dtype, op):
 
 
 def _refuse_empty(x, ord, dims, reduce_dims):
-    """PyTorch's refusal of a norm with no identity (ord < 0 or inf) over no elements."""
+    """PyTorch's refusal of a norm with no identity (ord < 0 or inf) over no elements (a
+    0-d x, one element, has no dims to index: its dim 0 or -1 is the element)."""
+    if x.ndim == 0:
+        return
     where = f"linalg.vector_norm cannot compute the {ord:g} norm"
     if dims is None and x.numel() == 0:
         raise RuntimeError(f"{where} on an empty tensor because the operation does not have "

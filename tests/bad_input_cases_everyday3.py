@@ -117,6 +117,13 @@ EVERYDAY3_CASES = [
     C("nanmedian-bad-dim", "pdt.nanmedian(t, 5)", "IndexError", r"Dimension out of range"),
     C("kthvalue-k-too-big", "pdt.kthvalue(t, 4)", "RuntimeError",
       r"k = 4 out of range for dimension 1 of size 3 \(input \(2, 3\), on cpu\)"),
+    C("kthvalue-empty-dim", "pdt.kthvalue(pdt.ones(2, 0), 1)", "IndexError",
+      r"kthvalue\(\): Expected reduction dim 1 to have non-zero size \(input \(2, 0\), on "
+      r"cpu\)"),
+    C("median-empty-int", "pdt.median(pdt.tensor([], dtype=pdt.int64))", "RuntimeError",
+      r"median\(\): an empty pydevtensor.int64 input \(shape \(0,\), on cpu\) has no median"),
+    C("searchsorted-side", "pdt.searchsorted(pdt.tensor([1., 2.]), t, side='middle')",
+      "RuntimeError", r"searchsorted\(\): side can only be 'left' or 'right', got 'middle'"),
     C("quantile-int", "pdt.quantile(ti, 0.5)", "RuntimeError",
       r"quantile\(\) input tensor must be either float or double dtype, got pydevtensor.int32"),
     C("nanquantile-q-range", "pdt.nanquantile(t, 1.5)", "RuntimeError",
