@@ -1,7 +1,7 @@
 """Edge cases of the reductions found by a side-by-side run against PyTorch 2.15: norm and
 linalg.vector_norm of a 0-d tensor with dim and ord inf / -inf / < 0, kthvalue over a
 dimension of size 0, median and nanmedian of an empty integer tensor, searchsorted's
-side.  Values against NumPy float64 (exact: a 0-d norm is |x|)."""
+side, the exception type of var/std(_mean) and histc of an integer input.  Values against NumPy float64 (exact: a 0-d norm is |x|)."""
 import math
 
 import numpy as np
@@ -54,3 +54,13 @@ def test_searchsorted_bad_side_is_runtime_error(device):
     seq = pdt.tensor([1., 2.], device=device)
     with pytest.raises(RuntimeError, match="side can only be 'left' or 'right'"):
         pdt.searchsorted(seq, pdt.tensor([1.], device=device), side="up")
+
+
+@pytest.mark.parametrize("op", ["var", "std", "var_mean", "std_mean", "histc"])
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_integer_input_is_not_implemented_error(device, op, dtype):
+    # PyTorch's NotImplementedError ('only support floating point'), a RuntimeError
+    # subclass; a plain RuntimeError before
+    x = pdt.ones(3, dtype=getattr(pdt, dtype), device=device)
+    with pytest.raises(NotImplementedError, match=rf"{op}\(\): expected a floating point"):
+        getattr(pdt, op)(x)
