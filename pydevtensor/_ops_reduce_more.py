@@ -411,6 +411,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         return _outs_written(aminmax(input, dim=dim, keepdim=keepdim), out, "aminmax",
                              return_types.aminmax)
     _tensor_arg(input, "aminmax")
+    if dim is not None:  # one int, as PyTorch's (a tuple reached amin and named min())
+        dim = _int_arg(dim, "aminmax", "dim")
     if dim is None:
         if keepdim:
             shape = (1,) * input.ndim

@@ -102,6 +102,7 @@ def _norm_input(x, dtype, op):
     """x in dtype, by PyTorch's rules for the norms: x floating point (also with dtype
     given), dtype floating point and no narrower than x's (float16 to float32, not float64
     to float32)."""
+    dtype = _args.dtype(dtype, op.rstrip("()"))
     if not x.is_floating_point():  # PyTorch's NotImplementedError (a RuntimeError)
         raise NotImplementedError(f"{op}: expected a floating point input, got {x.dtype} "
                                   f"(shape {tuple(x.shape)}, on {x.device})")

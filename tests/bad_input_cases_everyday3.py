@@ -122,6 +122,8 @@ EVERYDAY3_CASES = [
       r"cpu\)"),
     C("median-empty-int", "pdt.median(pdt.tensor([], dtype=pdt.int64))", "RuntimeError",
       r"median\(\): an empty pydevtensor.int64 input \(shape \(0,\), on cpu\) has no median"),
+    C("cumsum-dtype-int", "pdt.cumsum(t, 0, dtype=5)", "TypeError",
+      r"cumsum\(\): argument 'dtype' must be a pydevtensor.dtype, not int"),
     C("searchsorted-side", "pdt.searchsorted(pdt.tensor([1., 2.]), t, side='middle')",
       "RuntimeError", r"searchsorted\(\): side can only be 'left' or 'right', got 'middle'"),
     C("quantile-int", "pdt.quantile(ti, 0.5)", "RuntimeError",

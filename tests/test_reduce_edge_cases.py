@@ -1,7 +1,10 @@
-"""Edge cases of the reductions found by a side-by-side run against PyTorch 2.15: norm and
-linalg.vector_norm of a 0-d tensor with dim and ord inf / -inf / < 0, kthvalue over a
-dimension of size 0, median and nanmedian of an empty integer tensor, searchsorted's
-side, the exception type of var/std(_mean) and histc of an integer input.  Values against NumPy float64 (exact: a 0-d norm is |x|)."""
+"""Edge cases of the reductions found by a side-by-side run against PyTorch 2.15: norm
+and linalg.vector_norm of a 0-d tensor with dim and ord inf / -inf / < 0, kthvalue over
+a dimension of size 0, median and nanmedian of an empty integer tensor, searchsorted's
+side and sorter dtype, the exception types of var/std(_mean) and histc of an integer
+input, the dtype= of cumsum, cumprod, nansum, nanmean and the norms, aminmax's dim,
+logcumsumexp's NumPy-integer dim, quantile's interpolation type.  Values against NumPy
+float64 (exact where the result is an element or an index; logcumsumexp 1e-12)."""
 import math
 
 import numpy as np
@@ -64,3 +67,75 @@ def test_integer_input_is_not_implemented_error(device, op, dtype):
     x = pdt.ones(3, dtype=getattr(pdt, dtype), device=device)
     with pytest.raises(NotImplementedError, match=rf"{op}\(\): expected a floating point"):
         getattr(pdt, op)(x)
+
+
+_DTYPE_OPS = {
+    "cumsum": lambda x, d: pdt.cumsum(x, 0, dtype=d),
+    "cumprod": lambda x, d: x.cumprod(0, dtype=d),
+    "nansum": lambda x, d: pdt.nansum(x, dtype=d),
+    "nanmean": lambda x, d: x.nanmean(dtype=d),
+    "norm": lambda x, d: pdt.norm(x, 3, dtype=d),
+    "linalg.vector_norm": lambda x, d: pdt.linalg.vector_norm(x, dtype=d),
+    "linalg.matrix_norm": lambda x, d: pdt.linalg.matrix_norm(x, dtype=d),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_DTYPE_OPS))
+def test_dtype_argument_checked(device, op):
+    # an int dtype= went to Tensor.to as a CUDA device index ('cuda:5 unknown device'), a
+    # bad name as a device string, and the norms leaked AttributeError; each is a
+    # TypeError naming the op now, as PyTorch's; a dtype's name is still taken
+    x = pdt.tensor(np.arange(1., 7.).reshape(2, 3), device=device)
+    for bad in (5, "x", 1.5):
+        with pytest.raises(TypeError, match=rf"{op}\(\): argument 'dtype' must be a "
+                                            r"pydevtensor.dtype, not"):
+            _DTYPE_OPS[op](x, bad)
+    want = _DTYPE_OPS[op](x, pdt.float64)
+    got = _DTYPE_OPS[op](x, "float64")
+    assert got.dtype == pdt.float64 and np.array_equal(got.cpu().numpy(), want.cpu().numpy())
+
+
+def test_searchsorted_sorter_must_be_int64(device):
+    # a floating sorter reached gather (IndexError 'Expected dtype int64'); PyTorch's
+    # RuntimeError now.  An int64 sorter gives NumPy's answer
+    unsorted = np.array([5., 1., 7., 3.])
+    seq = pdt.tensor(unsorted, device=device)
+    values = pdt.tensor([3., 6.], device=device)
+    with pytest.raises(RuntimeError, match=r"sorter must be a tensor of int64 dtype, got "
+                                           r"pydevtensor.float32 \(shape \(4,\)"):
+        pdt.searchsorted(seq, values, sorter=pdt.tensor([1., 3., 0., 2.], device=device))
+    got = pdt.searchsorted(seq, values, sorter=pdt.tensor(np.argsort(unsorted), device=device))
+    np.testing.assert_array_equal(got.cpu().numpy(), np.searchsorted(
+        unsorted, [3., 6.], sorter=np.argsort(unsorted)))
+
+
+def test_aminmax_dim_is_one_int(device):
+    # PyTorch's aminmax takes one int dim: a tuple or list reached amin/amax and was
+    # reduced (or refused naming min()); a TypeError naming aminmax now
+    a = np.arange(12.).reshape(3, 4)
+    x = pdt.tensor(a, device=device)
+    for bad in ((0, 1), [0], True, 0.5):
+        with pytest.raises(TypeError, match=r"aminmax\(\): argument 'dim' must be int"):
+            pdt.aminmax(x, dim=bad)
+    lo, hi = pdt.aminmax(x, dim=np.int64(1))
+    np.testing.assert_array_equal(lo.cpu().numpy(), a.min(1))
+    np.testing.assert_array_equal(hi.cpu().numpy(), a.max(1))
+
+
+def test_logcumsumexp_takes_numpy_int_dim(device):
+    # a NumPy integer dim was refused ('must be an int, got int64'); PyTorch's takes it
+    a = np.array([[0., 1., 2.], [3., -1., 0.5]])
+    got = pdt.logcumsumexp(pdt.tensor(a, device=device), np.int64(1))
+    np.testing.assert_allclose(got.cpu().numpy(), np.logaddexp.accumulate(a, axis=1),
+                               rtol=1e-12)
+    with pytest.raises(TypeError, match=r"logcumsumexp\(\): argument 'dim' must be int"):
+        pdt.logcumsumexp(pdt.tensor(a, device=device), 1.0)
+
+
+@pytest.mark.parametrize("op", ["quantile", "nanquantile"])
+def test_quantile_interpolation_not_str(device, op):
+    # PyTorch's TypeError (RuntimeError 'must be one of' before)
+    x = pdt.tensor([1., 2., 3.], device=device)
+    with pytest.raises(TypeError, match=rf"{op}\(\): argument 'interpolation' must be str, "
+                                        r"not int"):
+        getattr(pdt, op)(x, 0.5, interpolation=1)
