@@ -124,6 +124,9 @@ EVERYDAY3_CASES = [
       r"median\(\): an empty pydevtensor.int64 input \(shape \(0,\), on cpu\) has no median"),
     C("cumsum-dtype-int", "pdt.cumsum(t, 0, dtype=5)", "TypeError",
       r"cumsum\(\): argument 'dtype' must be a pydevtensor.dtype, not int"),
+    C("cumsum_-dtype", "t.clone().cumsum_(1, dtype=pdt.int64)", "RuntimeError",
+      r"cumsum_\(\): Bad in-place call: input tensor dtype pydevtensor.float32 and output "
+      r"tensor dtype pydevtensor.int64 should match \(shape \(2, 3\), on cpu\)"),
     C("searchsorted-side", "pdt.searchsorted(pdt.tensor([1., 2.]), t, side='middle')",
       "RuntimeError", r"searchsorted\(\): side can only be 'left' or 'right', got 'middle'"),
     C("quantile-int", "pdt.quantile(ti, 0.5)", "RuntimeError",

@@ -139,3 +139,20 @@ def test_quantile_interpolation_not_str(device, op):
     with pytest.raises(TypeError, match=rf"{op}\(\): argument 'interpolation' must be str, "
                                         r"not int"):
         getattr(pdt, op)(x, 0.5, interpolation=1)
+
+
+@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
+def test_in_place_scan_refuses_another_dtype(device, op):
+    # a float32 x.cumsum_(0, dtype=int64) scanned the truncated values (1.5 counted as 1)
+    # and wrote them back; PyTorch's 'Bad in-place call' now, x unchanged
+    a = np.array([1.5, 2.25, -3.0])
+    x = pdt.tensor(a, dtype=pdt.float32, device=device)
+    for other in (pdt.int64, pdt.float64):
+        with pytest.raises(RuntimeError, match=rf"{op}\(\): Bad in-place call: input tensor "
+                                               r"dtype pydevtensor.float32 and output"):
+            getattr(x, op)(0, dtype=other)
+        np.testing.assert_array_equal(x.cpu().numpy(), a.astype(np.float32))
+    ref = np.cumsum(a) if op == "cumsum_" else np.cumprod(a)
+    got = getattr(x, op)(0, dtype=pdt.float32)
+    assert got is x
+    np.testing.assert_allclose(x.cpu().numpy(), ref, rtol=1e-6)
