@@ -143,6 +143,19 @@ def flag(value, op, name):
     raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
 
 
+def dtype(value, op, name="dtype"):
+    """value as a pydevtensor.dtype (None stays None): a dtype or its name ("float64", as
+    the C bindings take); anything else a TypeError naming op and the argument, as
+    PyTorch's "argument 'dtype' must be torch.dtype, not int".  Not handed to Tensor.to,
+    which reads an int as a CUDA device's index and a bad name as a device string."""
+    if value is None or isinstance(value, _C.dtype):
+        return value
+    if isinstance(value, str) and isinstance(getattr(_C, value, None), _C.dtype):
+        return getattr(_C, value)
+    raise TypeError(f"{op}(): argument '{name}' must be a pydevtensor.dtype, not "
+                    f"{_what(value)}" + (f" {value!r}" if isinstance(value, str) else ""))
+
+
 def output_fits(where, shape, dtype, device):
     """Refuses, before the work (and any temporary that grows with the sizes asked for),
     a result of shape that cannot be allocated: an empty one is made and dropped (no

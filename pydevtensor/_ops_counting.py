@@ -69,7 +69,7 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     side : {"left", "right"}, optional
         As right (they must agree when both are given).
     sorter : Tensor, optional
-        Indices that sort an unsorted sorted_sequence along its last dim.
+        int64 indices that sort an unsorted sorted_sequence along its last dim.
     out : Tensor, optional
         Written with the indices and returned: int64 (int32 with out_int32=True), on the
         device, of the result's shape or with no elements (then given that shape).
@@ -87,8 +87,9 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     Raises
     ------
     RuntimeError
-        When the shapes do not fit, or the tensors are on two devices; for an out of
-        another dtype, device or shape.
+        When the shapes do not fit, or the tensors are on two devices; for a side other
+        than 'left' or 'right' or a sorter not int64; for an out of another dtype,
+        device or shape.
 
     Examples
     --------
@@ -119,7 +120,8 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     values = _values_tensor(input, seq, "searchsorted", "input")
     if side is not None:
         if side not in ("left", "right"):
-            raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+            raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right', got "
+                               f"{side!r}")  # PyTorch's RuntimeError
         if side == "left" and right:
             raise RuntimeError("searchsorted(): side='left' and right=True disagree")
         right = side == "right"
@@ -137,6 +139,10 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
                            f"{tuple(values.shape)} (on {seq.device})")
     if sorter is not None:
         _tensor_arg(sorter, "searchsorted", "sorter")
+        if sorter.dtype != _C.int64:  # PyTorch's RuntimeError (gather's IndexError before)
+            raise RuntimeError(f"searchsorted(): sorter must be a tensor of int64 dtype, got "
+                               f"{sorter.dtype} (shape {tuple(sorter.shape)}, on "
+                               f"{sorter.device})")
         if tuple(sorter.shape) != tuple(seq.shape):
             raise RuntimeError(f"searchsorted(): sorter's shape {tuple(sorter.shape)} is not "
                                f"sorted_sequence's {tuple(seq.shape)} (on {seq.device})")

@@ -11,7 +11,7 @@ multiplies each row left to right in one pass instead.
 """
 import builtins
 
-from . import _C
+from . import _C, _args
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
@@ -147,6 +147,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     >>> pydevtensor.tensor([[2.0, 0.5, 0.0, 3.0]]).cumprod(1)
     tensor([[2., 1., 0., 0.]])
     """
+    dtype = _args.dtype(dtype, "cumprod")
     if out is not None:
         refuse_grad("cumprod", input, out)
         if dtype is None and isinstance(out, _C.Tensor):

@@ -95,9 +95,11 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
     Raises
     ------
+    NotImplementedError
+        For an integer input (a RuntimeError, as PyTorch's).
     RuntimeError
-        For bins < 1, max < min, a non-finite range, or an integer input; for an out of
-        another dtype, device or shape.
+        For bins < 1, max < min or a non-finite range; for an out of another dtype,
+        device or shape.
 
     Examples
     --------
@@ -109,8 +111,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     x = _tensor_arg(input, "histc").detach()
     bins = _int_arg(bins, "histc", "bins")
     if not x.is_floating_point():
-        raise RuntimeError(f"histc(): expected a floating point input, got {x.dtype} (shape "
-                           f"{tuple(x.shape)}, on {x.device})")
+        raise NotImplementedError(f"histc(): expected a floating point input, got {x.dtype} "
+                                  f"(shape {tuple(x.shape)}, on {x.device})")
     if bins < 1:
         raise RuntimeError(f"histc(): bins must be > 0, got {bins} (input "
                            f"{tuple(x.shape)}, on {x.device})")
@@ -284,10 +286,12 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
 
     Raises
     ------
+    NotImplementedError
+        For an integer input (a RuntimeError, as PyTorch's).
     RuntimeError
-        For an integer input, bins < 1, edges that are not 1-d and increasing, a range
-        whose end is below its start or not finite, or a weight of another shape; for
-        outs of another dtype, device or shape.
+        For bins < 1, edges that are not 1-d and increasing, a range whose end is below
+        its start or not finite, or a weight of another shape; for outs of another
+        dtype, device or shape.
 
     Examples
     --------
@@ -304,8 +308,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     x = _tensor_arg(input, "histogram").detach()
     where_ = f"(input {tuple(x.shape)}, on {x.device})"
     if not x.is_floating_point():
-        raise RuntimeError(f"histogram(): expected a floating point input, got {x.dtype} "
-                           f"{where_}")
+        raise NotImplementedError(f"histogram(): expected a floating point input, got "
+                                  f"{x.dtype} {where_}")
     edges = _edges(x.reshape(-1), bins, range, "histogram", where_)
     n = edges.shape[0] - 1
     v = x.reshape(-1)
@@ -358,9 +362,11 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
 
     Raises
     ------
+    NotImplementedError
+        For an integer input (a RuntimeError, as PyTorch's).
     RuntimeError
-        For an integer or less than 2-d input, a count of bins or of range entries
-        that does not fit D, bins < 1, edges that are not 1-d and increasing, a range
+        For a less than 2-d input, a count of bins or of range entries that does not
+        fit D, bins < 1, edges that are not 1-d and increasing, a range
         whose end is below its start or not finite, or a weight of another shape.
 
     Examples
@@ -381,8 +387,8 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
     density = _args.flag(density, "histogramdd", "density")
     where_ = f"(input {tuple(x.shape)}, on {x.device})"
     if not x.is_floating_point():
-        raise RuntimeError(f"histogramdd(): expected a floating point input, got {x.dtype} "
-                           f"{where_}")
+        raise NotImplementedError(f"histogramdd(): expected a floating point input, got "
+                                  f"{x.dtype} {where_}")
     if x.ndim < 2:
         raise RuntimeError(f"histogramdd(): input must have at least 2 dimensions (points "
                            f"along its last) {where_}")

@@ -291,6 +291,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     x = _tensor_arg(input, "nansum")
     keepdim = flag(keepdim, "nansum", "keepdim")
+    dtype = _args.dtype(dtype, "nansum")
     if out is not None:
         return _nansum_out(x, dim, keepdim, dtype, out)
     if dtype is not None:
@@ -352,6 +353,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """
     x = _tensor_arg(input, "nanmean")
     keepdim = flag(keepdim, "nanmean", "keepdim")
+    dtype = _args.dtype(dtype, "nanmean")
     if not x.is_floating_point():  # also with dtype given, as PyTorch's
         raise _C.DTypeError(f"nanmean(): expected a floating point tensor, got {x.dtype} "
                             f"(shape {tuple(x.shape)}, on {x.device})")

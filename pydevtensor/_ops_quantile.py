@@ -61,6 +61,9 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     if x.dtype not in (_C.float32, _C.float64):
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype, got "
                            f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
+    if not isinstance(interpolation, str):  # PyTorch's TypeError
+        raise TypeError(f"{op}(): argument 'interpolation' must be str, not "
+                        f"{type(interpolation).__name__}")
     if interpolation not in _MODES:
         raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")

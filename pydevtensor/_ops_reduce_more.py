@@ -69,9 +69,7 @@ def _order_stat(op, input, dim, keepdim, position, rule=None, k=0):
     sorting."""
     keepdim = flag(keepdim, op, "keepdim")
     x, d = _rows(op, input, dim)
-    if x.shape[d] == 0:
-        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input "
-                         f"{tuple(input.shape)}, on {input.device})")
+    _refuse_empty_dim(op, input, x, d)
     got = _select(x, d, rule, k) if rule is not None else None
     if got is not None:
         values, idx = got
@@ -86,6 +84,13 @@ def _order_stat(op, input, dim, keepdim, position, rule=None, k=0):
             nans = x.isnan().sum(d, keepdim=True) if x.is_floating_point() else None
             idx = gather(sort(x.detach(), d)[1], d, position(x.shape[d], nans, x, d))
     return _pick(x, d, idx, keepdim, input.ndim, op)
+
+
+def _refuse_empty_dim(op, input, x, d):
+    """PyTorch's IndexError for an order statistic along a dimension of size 0."""
+    if x.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input "
+                         f"{tuple(input.shape)}, on {input.device})")
 
 
 def _no_grad():
@@ -130,7 +135,8 @@ def median(input, dim=None, keepdim=False, *, out=None):
     TypeError
         For out= without dim.
     RuntimeError
-        For outs of another dtype, device or shape, or out= where input requires grad.
+        For outs of another dtype, device or shape, or out= where input requires grad;
+        without dim, for an empty integer input (PyTorch's gives NaN cast to its dtype).
     DTypeError
         For a bool input, as PyTorch's.
 
@@ -175,7 +181,8 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
     TypeError
         For out= without dim.
     RuntimeError
-        For outs of another dtype, device or shape, or out= where input requires grad.
+        For outs of another dtype, device or shape, or out= where input requires grad;
+        without dim, for an empty integer input (PyTorch's gives NaN cast to its dtype).
     DTypeError
         For a bool input, as PyTorch's.
 
@@ -216,6 +223,10 @@ def _median(op, input, dim, keepdim, skip_nan):
     if dim is None:
         flat = input.reshape(-1)
         if flat.shape[0] == 0:
+            if not input.is_floating_point():  # PyTorch's gives NaN cast to the int dtype
+                raise RuntimeError(f"{op}(): an empty {input.dtype} input (shape "
+                                   f"{tuple(input.shape)}, on {input.device}) has no median, "
+                                   f"and NaN has no integer value")
             return _C.full((), float("nan"), dtype=input.dtype, device=input.device)
         value = _order_stat(op, flat, 0, False, position, rule).values.reshape(())
         if not flat.requires_grad:
@@ -257,6 +268,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 
     Raises
     ------
+    IndexError
+        When dim has size 0, as PyTorch's.
     RuntimeError
         When k is out of range; for outs of another dtype, device or shape, or out=
         where input requires grad.
@@ -272,6 +285,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
                              return_types.kthvalue)
     x, d = _rows("kthvalue", input, dim)
     k = _int_arg(k, "kthvalue", "k")
+    _refuse_empty_dim("kthvalue", input, x, d)  # PyTorch's IndexError before k's check
     if not 1 <= k <= x.shape[d]:
         raise RuntimeError(f"kthvalue(): selected number k = {k} out of range for dimension "
                            f"{d} of size {x.shape[d]} (input {tuple(input.shape)}, on "
@@ -397,6 +411,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         return _outs_written(aminmax(input, dim=dim, keepdim=keepdim), out, "aminmax",
                              return_types.aminmax)
     _tensor_arg(input, "aminmax")
+    if dim is not None:  # one int, as PyTorch's (a tuple reached amin and named min())
+        dim = _int_arg(dim, "aminmax", "dim")
     if dim is None:
         if keepdim:
             shape = (1,) * input.ndim

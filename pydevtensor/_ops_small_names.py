@@ -11,7 +11,7 @@ copy overwrites.
 """
 import builtins
 
-from . import _C
+from . import _C, _args
 from ._args import flag
 from ._dtype_info import can_cast
 from ._ops_cov import corrcoef, cov
@@ -260,6 +260,20 @@ def _cmp_example(name):
             f"    tensor([{want}])")
 
 
+def _scan_in_place(scan, name):
+    """scan (Tensor.cumsum or cumprod) for Tensor.<name>: a dtype= other than self's is
+    PyTorch's 'Bad in-place call' (it scanned in dtype and cast back: a float self with
+    dtype=int64 summed its truncated values)."""
+    def fn(x, dim, *, dtype=None):
+        dtype = _args.dtype(dtype, name)
+        if dtype is not None and dtype != x.dtype:
+            raise RuntimeError(f"{name}(): Bad in-place call: input tensor dtype {x.dtype} "
+                               f"and output tensor dtype {dtype} should match (shape "
+                               f"{tuple(x.shape)}, on {x.device})")
+        return scan(x, dim)
+    return fn
+
+
 _IN_PLACE = {
     "triu_": (_C.Tensor.triu, " (diagonal, default 0)",
               ">>> pydevtensor.ones(2, 2).triu_()\n    tensor([[1., 1.],\n            [0., 1.]])"),
@@ -269,10 +283,10 @@ _IN_PLACE = {
                     "    tensor([0.5000, 0.2500])"),
     "square_": (lambda x: x * x, "", ">>> pydevtensor.tensor([2., 3.]).square_()\n"
                 "    tensor([4., 9.])"),
-    "cumsum_": (_C.Tensor.cumsum, " (dim)", ">>> pydevtensor.tensor([1., 2.]).cumsum_(0)\n"
-                "    tensor([1., 3.])"),
-    "cumprod_": (_C.Tensor.cumprod, " (dim)", ">>> pydevtensor.tensor([2., 3.]).cumprod_(0)\n"
-                 "    tensor([2., 6.])"),
+    "cumsum_": (_scan_in_place(_C.Tensor.cumsum, "cumsum_"), " (dim)",
+                ">>> pydevtensor.tensor([1., 2.]).cumsum_(0)\n    tensor([1., 3.])"),
+    "cumprod_": (_scan_in_place(_C.Tensor.cumprod, "cumprod_"), " (dim)",
+                 ">>> pydevtensor.tensor([2., 3.]).cumprod_(0)\n    tensor([2., 6.])"),
 }
 
 

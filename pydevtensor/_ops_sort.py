@@ -8,7 +8,7 @@ sort and topk return ``(values, indices)`` as ``return_types.sort`` /
 """
 import collections
 
-from . import _C
+from . import _C, _args
 from ._args import flag
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_reduce import return_types
@@ -231,6 +231,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     >>> pydevtensor.cumsum(pydevtensor.tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
+    dtype = _args.dtype(dtype, "cumsum")
     if out is not None:
         if dtype is None and isinstance(out, _C.Tensor):
             dtype = out.dtype  # PyTorch sums in out's dtype

@@ -19,8 +19,9 @@ from .autograd.node import Node
 def _floating(x, op):
     _tensor_arg(x, op)
     if not x.is_floating_point():
-        raise RuntimeError(f"{op}(): expected a floating point tensor, got {x.dtype} "
-                           f"(on {x.device})")
+        # PyTorch's NotImplementedError (a RuntimeError) 'only support floating point'
+        raise NotImplementedError(f"{op}(): expected a floating point tensor, got {x.dtype} "
+                                  f"(shape {tuple(x.shape)}, on {x.device})")
 
 
 def _along(input, dim, dtype, op):
@@ -126,8 +127,8 @@ def softmax(input, dim, dtype=None):
 
     Raises
     ------
-    RuntimeError
-        When input is not floating point.
+    NotImplementedError
+        When input is not floating point (a RuntimeError, as PyTorch's).
     IndexError
         When dim is out of range.
 
@@ -159,8 +160,8 @@ def log_softmax(input, dim, dtype=None):
 
     Raises
     ------
-    RuntimeError
-        When input is not floating point.
+    NotImplementedError
+        When input is not floating point (a RuntimeError, as PyTorch's).
     IndexError
         When dim is out of range.
 
@@ -256,8 +257,8 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
     Raises
     ------
-    RuntimeError
-        When input is not floating point.
+    NotImplementedError
+        When input is not floating point (a RuntimeError, as PyTorch's).
     TypeError
         When both unbiased and correction are given.
 
@@ -300,8 +301,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
     Raises
     ------
-    RuntimeError
-        When input is not floating point.
+    NotImplementedError
+        When input is not floating point (a RuntimeError, as PyTorch's).
 
     Examples
     --------

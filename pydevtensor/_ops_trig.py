@@ -20,6 +20,7 @@ import math
 
 from . import _C
 from ._numpy_names import numpy_names
+from ._ops_index import _int_arg
 from ._ops_join import cat
 from ._ops_nan import logaddexp
 from ._out import _out_written, refuse_grad
@@ -151,9 +152,7 @@ def logcumsumexp(input, dim, *, out=None):
     if not input.is_floating_point():
         raise _C.DTypeError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype} "
                             f"(shape {tuple(input.shape)}, on {input.device})")
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"logcumsumexp(): argument 'dim' must be an int, got "
-                        f"{type(dim).__name__}")
+    dim = _int_arg(dim, "logcumsumexp", "dim")  # NumPy's ints too, as PyTorch's
     nd = max(input.ndim, 1)
     if not -nd <= dim < nd:
         raise IndexError(f"logcumsumexp(): dim {dim} is out of range for a tensor of "

@@ -102,6 +102,7 @@ def _norm_input(x, dtype, op):
     """x in dtype, by PyTorch's rules for the norms: x floating point (also with dtype
     given), dtype floating point and no narrower than x's (float16 to float32, not float64
     to float32)."""
+    dtype = _args.dtype(dtype, op.rstrip("()"))
     if not x.is_floating_point():  # PyTorch's NotImplementedError (a RuntimeError)
         raise NotImplementedError(f"{op}: expected a floating point input, got {x.dtype} "
                                   f"(shape {tuple(x.shape)}, on {x.device})")
@@ -115,7 +116,10 @@ def _norm_input(x, dtype, op):
 
 
 def _refuse_empty(x, ord, dims, reduce_dims):
-    """PyTorch's refusal of a norm with no identity (ord < 0 or inf) over no elements."""
+    """PyTorch's refusal of a norm with no identity (ord < 0 or inf) over no elements (a
+    0-d x, one element, has no dims to index: its dim 0 or -1 is the element)."""
+    if x.ndim == 0:
+        return
     where = f"linalg.vector_norm cannot compute the {ord:g} norm"
     if dims is None and x.numel() == 0:
         raise RuntimeError(f"{where} on an empty tensor because the operation does not have "
