@@ -435,6 +435,8 @@ def repeat(input, *sizes, repeats=None):
         if sizes:
             raise TypeError("repeat() got multiple values for argument 'repeats'")
         sizes = (repeats,)
+    elif not sizes:  # x.repeat(): PyTorch's argument parser refuses it before the size check
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     sizes = _sizes(sizes, "repeat")
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "

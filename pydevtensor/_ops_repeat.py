@@ -16,6 +16,7 @@ writes; along dim 0 of a contiguous input that records no gradient (and with dim
 which reads a contiguous input as 1-d) that pass writes the rows themselves.
 """
 from . import _C
+from ._memory_format import contiguous_format
 from ._ops_index import _dim, _tensor_arg, index_select
 
 __all__ = ["repeat_interleave"]
@@ -138,7 +139,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         # passes): 1,000 float32 repeated twice 2.1 -> 1.3 us (np.repeat 2.1)
         n = input.numel()
         out = _C._expand(input.reshape(n, 1), (n, repeats)).reshape(n * repeats)
-        return out.clone() if repeats == 1 else out  # 1: a view of input, not a new tensor
+        return out.clone() if repeats <= 1 else out  # 0, 1: a view of input, not a new one
     if (type(repeats) is _C.Tensor and dim is None and output_size is None
             and type(input) is _C.Tensor and not input.requires_grad):
         # with counts, in one C call where the device has the kernel (the CPU) and the
@@ -206,7 +207,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # out of autograd's sight straight to the view (expand's checks are wide's by
     # construction): 10 float32 repeated twice 1.9 -> 1.4 us
     v = _C._expand(v, wide) if not v.requires_grad else v.expand(*wide)
-    return v.reshape(out_shape)
+    out = v.reshape(out_shape)
+    # one copy (or none) is input's own shape: reshape handed back a view of input, so a
+    # write to the result reached input; PyTorch's is a new contiguous tensor
+    return out.clone(memory_format=contiguous_format) if count <= 1 else out
 
 
 _C.Tensor.repeat_interleave = repeat_interleave

@@ -1,0 +1,154 @@
+"""Shape and layout rules a side-by-side review against PyTorch 2.15 found: repeat_interleave
+with one copy is a new tensor (not a view of input), squeeze refuses a dim listed twice,
+x.repeat() with no sizes is a TypeError, x.T of other than a matrix warns once, and
+is_contiguous/contiguous take preserve_format.  Values against NumPy (exact: these ops only
+move elements); on every device."""
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+A = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+
+
+def _t(a, device):
+    return pdt.from_numpy(np.array(a)).to(device)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, -1, 2])
+@pytest.mark.parametrize("count", [0, 1])
+@pytest.mark.parametrize("strided", [False, True])
+def test_repeat_interleave_of_one_copy_is_a_new_tensor(device, dim, count, strided):
+    a = A.transpose(2, 0, 1) if strided else A
+    x = _t(A, device)
+    if strided:
+        x = x.permute(2, 0, 1)
+    before = x.cpu().numpy().copy()
+    out = pdt.repeat_interleave(x, count, dim)
+    want = np.repeat(a, count, axis=dim)
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+    assert not out._is_view() and out._base is None and out.is_contiguous()
+    if out.numel():
+        out.fill_(-1.0)  # the write stays in the result
+    np.testing.assert_array_equal(x.cpu().numpy(), before)
+    # the method and a tensor count of one element take the same path
+    assert not x.repeat_interleave(count, dim=dim)._is_view()
+
+
+def test_repeat_interleave_of_one_copy_keeps_the_gradient(device):
+    x = _t(A, device).requires_grad_(True)
+    out = pdt.repeat_interleave(x, 1, 1)
+    assert out.grad_fn is not None and not out._is_view()
+    (out * out).sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), 2 * A)
+
+
+@pytest.mark.parametrize("shape, dims", [((2, 1), (-1, 1)), ((2, 1, 4), (1, -2)),
+                                         ((4, 3), (0, -2)), ((), (0, -1)), ((), (0, 0)),
+                                         ((1, 1, 1), (0, 2, -1))])
+def test_squeeze_refuses_a_dim_listed_twice(device, shape, dims):
+    x = pdt.zeros(shape, device=device)
+    d = dims[-1] % max(len(shape), 1)
+    match = rf"squeeze\(\): dim {d} appears multiple times in the list of dims"
+    with pytest.raises(RuntimeError, match=match):
+        pdt.squeeze(x, dims)
+    with pytest.raises(RuntimeError, match=match):
+        x.squeeze(dims)
+    with pytest.raises(RuntimeError, match=match):
+        x.clone().requires_grad_(True).squeeze(dims)
+    with pytest.raises(RuntimeError, match=match):
+        pdt.squeeze_copy(x, dims)
+    with pytest.raises(RuntimeError, match=match):
+        x.squeeze_(dims)
+    assert tuple(x.shape) == shape  # the refused in-place form left x as it was
+
+
+def test_squeeze_of_distinct_dims_still_squeezes(device):
+    x = _t(np.zeros((2, 1, 1, 3)), device)
+    assert tuple(x.squeeze((-3,)).shape) == (2, 1, 3)
+    assert tuple(x.squeeze((1, -2)).shape) == (2, 3)
+    assert tuple(x.squeeze((1, 2, 0)).shape) == (2, 3)  # a dim not of size 1: kept
+    assert tuple(pdt.zeros((), device=device).squeeze((0,)).shape) == ()
+
+
+def test_repeat_without_sizes_is_a_type_error(device):
+    x = pdt.zeros(3, device=device)
+    with pytest.raises(TypeError, match=r'repeat\(\) missing 1 required positional '
+                                        r'arguments: "repeats"'):
+        x.repeat()
+    with pytest.raises(RuntimeError, match="can not be smaller"):
+        x.repeat(())  # an empty sequence is a size list, too short for a 1-d tensor
+    assert tuple(pdt.zeros((), device=device).repeat(()).shape) == ()
+
+
+def test_T_of_other_than_a_matrix_warns_once(device):
+    # the once-per-process flags live in the extension; a fresh interpreter would be
+    # needed to see the first call, so the test only asks that a warning of each kind
+    # has come by the second call and that a matrix never warns
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for shape in [(2, 3), (2, 3)]:
+            assert tuple(pdt.zeros(shape, device=device).T.shape) == shape[::-1]
+    assert not caught
+    seen = []
+    for shape in [(), (3,), (2, 3, 4), (), (3,)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = _t(np.arange(int(np.prod(shape))).reshape(shape), device)
+            np.testing.assert_array_equal(x.T.cpu().numpy(), x.cpu().numpy().T)
+        seen += [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    # at most one of each (once per process), none for the repeats
+    assert sum("0-D" in m for m in seen) <= 1
+    assert sum("other than 2" in m for m in seen) <= 1
+    assert len(seen) <= 2
+
+
+def test_T_warning_text_in_a_fresh_process():
+    code = ("import warnings, pydevtensor as p\n"
+            "warnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    p.zeros(()).T; p.zeros(()).T; p.zeros(3).T; p.zeros(2, 3, 4).T\n"
+            "print(len(w)); [print(str(m.message)[:40]) for m in w]\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(pdt.__file__)))
+    env = {**os.environ, "PYTHONPATH": root}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    lines = out.splitlines()
+    assert lines[0] == "2"
+    assert lines[1].startswith("Tensor.T is deprecated on 0-D tensors")
+    assert lines[2].startswith("The use of `x.T` on tensors of dimens")
+
+
+@pytest.mark.parametrize("make", [lambda x: x, lambda x: x.t(), lambda x: x[:, ::2],
+                                  lambda x: x.unsqueeze(0).expand(2, 4, 6)])
+def test_is_contiguous_preserve_format_is_the_default_order(device, make):
+    x = make(pdt.zeros(4, 6, device=device))
+    assert x.is_contiguous(memory_format=pdt.preserve_format) == x.is_contiguous()
+    if x.is_contiguous():
+        assert x.contiguous(memory_format=pdt.preserve_format) is x
+    else:
+        with pytest.raises(RuntimeError, match="preserve memory format is unsupported"):
+            x.contiguous(memory_format=pdt.preserve_format)
+
+
+def test_is_contiguous_of_channels_last_under_preserve_format(device):
+    x = pdt.zeros(2, 3, 4, 5, device=device).contiguous(memory_format=pdt.channels_last)
+    assert not x.is_contiguous(memory_format=pdt.preserve_format)
+    assert x.is_contiguous(memory_format=pdt.channels_last)
+    with pytest.raises(RuntimeError, match="preserve memory format is unsupported"):
+        x.contiguous(memory_format=pdt.preserve_format)
+
+
+def test_is_contiguous_refuses_none_as_memory_format(device):
+    x = pdt.zeros(2, 3, device=device)
+    for name in ("is_contiguous", "contiguous"):
+        with pytest.raises(TypeError, match=rf"{name}\(\): argument 'memory_format' must be "
+                                            r"pydevtensor.memory_format, not NoneType"):
+            getattr(x, name)(memory_format=None)
+    assert x.clone(memory_format=None).is_contiguous()  # clone's None: preserve, as before
