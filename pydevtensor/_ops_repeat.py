@@ -139,7 +139,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         # passes): 1,000 float32 repeated twice 2.1 -> 1.3 us (np.repeat 2.1)
         n = input.numel()
         out = _C._expand(input.reshape(n, 1), (n, repeats)).reshape(n * repeats)
-        return out.clone() if repeats <= 1 else out  # 0, 1: a view of input, not a new one
+        # reshape copies unless it can view: then (0 or 1 copies, or one element repeated,
+        # its stride 0) the result would be a view of input, not the new tensor PyTorch's is
+        return out.clone(memory_format=contiguous_format) if out._is_view() else out
     if (type(repeats) is _C.Tensor and dim is None and output_size is None
             and type(input) is _C.Tensor and not input.requires_grad):
         # with counts, in one C call where the device has the kernel (the CPU) and the
@@ -208,9 +210,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # construction): 10 float32 repeated twice 1.9 -> 1.4 us
     v = _C._expand(v, wide) if not v.requires_grad else v.expand(*wide)
     out = v.reshape(out_shape)
-    # one copy (or none) is input's own shape: reshape handed back a view of input, so a
-    # write to the result reached input; PyTorch's is a new contiguous tensor
-    return out.clone(memory_format=contiguous_format) if count <= 1 else out
+    # reshape views where it can (a count of 0 or 1, or a slice of size 1 repeated: stride
+    # 0), and a write to such a result reached input; PyTorch's is a new contiguous tensor
+    return out.clone(memory_format=contiguous_format) if out._is_view() else out
 
 
 _C.Tensor.repeat_interleave = repeat_interleave

@@ -40,6 +40,24 @@ def test_repeat_interleave_of_one_copy_is_a_new_tensor(device, dim, count, strid
     assert not x.repeat_interleave(count, dim=dim)._is_view()
 
 
+@pytest.mark.parametrize("shape, count, dim", [((1,), 3, None), ((1,), 2, -1), ((1, 1, 1), 3, -2),
+                                               ((2, 1, 3), 4, 1), ((1, 1), 2, None)])
+@pytest.mark.parametrize("grad", [False, True])
+def test_repeat_interleave_of_a_size_1_slice_is_no_stride_0_view(device, shape, count, dim,
+                                                                 grad):
+    a = np.arange(1, int(np.prod(shape)) + 1, dtype=np.float64).reshape(shape)
+    x = _t(a, device).requires_grad_(grad)
+    out = pdt.repeat_interleave(x, count, dim)
+    assert not out._is_view() and out.is_contiguous() and 0 not in out.stride()
+    want = np.repeat(a, count, axis=dim)
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), want)
+    out = out.detach()
+    out.view(-1)[0] = -1.0  # one element: not every copy, not x
+    want.reshape(-1)[0] = -1.0
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+    np.testing.assert_array_equal(x.detach().cpu().numpy(), a)
+
+
 def test_repeat_interleave_of_one_copy_keeps_the_gradient(device):
     x = _t(A, device).requires_grad_(True)
     out = pdt.repeat_interleave(x, 1, 1)
