@@ -583,14 +583,16 @@ for _name_, _fn in (("swapaxes", swapaxes), ("swapdims", swapdims), ("movedim", 
     setattr(_C.Tensor, _name_, _fn)
 
 
-def _broadcast_to_method(self, *size):
+def _broadcast_to_method(self, *sizes, size=None):
     """A view of self broadcast to size (``self.expand(size)``; -1 keeps a size).
 
     Parameters
     ----------
-    *size : ints, or one sequence of ints
+    *sizes : ints, or one sequence of ints
         The new shape: ``x.broadcast_to(3, 4)`` or ``x.broadcast_to((3, 4))``, as
         PyTorch's method takes them.
+    size : sequence of ints, optional
+        The new shape by PyTorch's keyword, ``x.broadcast_to(size=(3, 4))``, instead.
 
     Returns
     -------
@@ -608,7 +610,13 @@ def _broadcast_to_method(self, *size):
     tensor([[1, 2],
             [1, 2]])
     """
-    return broadcast_to(self, _size_args(size))
+    if size is not None:
+        if sizes:
+            raise TypeError("broadcast_to() got multiple values for argument 'size'")
+        return broadcast_to(self, size)
+    if not sizes:  # PyTorch's argument parser refuses it before the size check
+        raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    return broadcast_to(self, _size_args(sizes))
 
 
 _broadcast_to_method.__name__ = _broadcast_to_method.__qualname__ = "broadcast_to"

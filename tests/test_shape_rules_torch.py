@@ -170,3 +170,15 @@ def test_is_contiguous_refuses_none_as_memory_format(device):
                                             r"pydevtensor.memory_format, not NoneType"):
             getattr(x, name)(memory_format=None)
     assert x.clone(memory_format=None).is_contiguous()  # clone's None: preserve, as before
+
+
+def test_broadcast_to_method_takes_size_keyword(device):
+    x = _t(np.arange(3.0), device)
+    want = np.broadcast_to(np.arange(3.0), (2, 3))
+    for out in (x.broadcast_to(size=(2, 3)), x.broadcast_to(size=[2, -1]),
+                x.broadcast_to(2, 3), x.broadcast_to((2, 3))):
+        np.testing.assert_array_equal(out.cpu().numpy(), want)
+    with pytest.raises(TypeError, match=r"got multiple values for argument 'size'"):
+        x.broadcast_to((2, 3), size=(2, 3))
+    with pytest.raises(TypeError, match=r'missing 1 required positional arguments: "size"'):
+        x.broadcast_to()
