@@ -182,3 +182,23 @@ def test_broadcast_to_method_takes_size_keyword(device):
         x.broadcast_to((2, 3), size=(2, 3))
     with pytest.raises(TypeError, match=r'missing 1 required positional arguments: "size"'):
         x.broadcast_to()
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_with_a_skipped_empty_input_has_a_second_derivative(device, dim):
+    # cat skips 1-d empty inputs (PyTorch's legacy rule); their gradient, an empty one,
+    # was made unrecorded, so create_graph=True refused to differentiate cat's backward
+    a = _t(A[0], device).requires_grad_(True)
+    e = pdt.zeros(0, dtype=pdt.float64, device=device).requires_grad_(True)
+    w = _t(np.cos(np.arange(12.0 + 12)).reshape((6, 4) if dim == 0 else (3, 8)),
+           device).requires_grad_(True)
+    out = pdt.cat([a, e, a], dim)
+    ga, ge = pdt.autograd.grad((out * w).sum(), [a, e], create_graph=True)
+    assert tuple(ge.shape) == (0,) and ga.requires_grad
+    wn = w.detach().cpu().numpy()
+    halves = (wn[:3], wn[3:]) if dim == 0 else (wn[:, :4], wn[:, 4:])
+    np.testing.assert_allclose(ga.detach().cpu().numpy(), halves[0] + halves[1])
+    v = np.sin(np.arange(12.0)).reshape(3, 4)
+    (dw,) = pdt.autograd.grad((ga * _t(v, device)).sum() + ge.sum(), [w])
+    # d/dw of sum(v * (w_first + w_second)) is v in each half
+    np.testing.assert_allclose(dw.cpu().numpy(), np.concatenate([v, v], axis=dim))
