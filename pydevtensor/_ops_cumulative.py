@@ -15,6 +15,7 @@ from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
+from ._ops_real import _identity_on_0d
 from ._out import _out_written, refuse_grad, takes_out
 
 
@@ -245,6 +246,10 @@ def roll(input, shifts, dims=None):
 
 
 def _matrix_transpose(self, name):
+    if self.ndim == 0:  # PyTorch 2.15: self, deprecated
+        hint = ("This function is the identity in these cases." if name == "mT" else
+                "Consider using x.conj().")
+        return _identity_on_0d(self, f"Tensor.{name}", hint, depth=4)
     if self.ndim < 2:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
                            f"matrices, got a {self.ndim}-d tensor of shape "

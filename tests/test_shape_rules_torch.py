@@ -1,8 +1,10 @@
 """Shape and layout rules a side-by-side review against PyTorch 2.15 found: repeat_interleave
 with one copy is a new tensor (not a view of input), squeeze refuses a dim listed twice,
-x.repeat() with no sizes is a TypeError, x.T of other than a matrix warns once, and
-is_contiguous/contiguous take preserve_format.  Values against NumPy (exact: these ops only
-move elements); on every device."""
+x.repeat() with no sizes is a TypeError, x.T of other than a matrix warns once,
+is_contiguous/contiguous take preserve_format, x.broadcast_to takes size=, cat's backward
+has a second derivative through a skipped empty input, and H/mH/mT/adjoint of a 0-d
+tensor are the tensor itself (with PyTorch's deprecation warning).  Values against NumPy
+(exact: these ops only move elements); on every device."""
 import os
 import subprocess
 import sys
@@ -202,3 +204,34 @@ def test_cat_with_a_skipped_empty_input_has_a_second_derivative(device, dim):
     (dw,) = pdt.autograd.grad((ga * _t(v, device)).sum() + ge.sum(), [w])
     # d/dw of sum(v * (w_first + w_second)) is v in each half
     np.testing.assert_allclose(dw.cpu().numpy(), np.concatenate([v, v], axis=dim))
+
+
+@pytest.mark.parametrize("get", [lambda x: x.H, lambda x: x.mH, lambda x: x.mT,
+                                 lambda x: x.adjoint(), lambda x: pdt.adjoint(x)])
+def test_matrix_transposes_of_a_0d_tensor_are_the_tensor_itself(device, get):
+    x = pdt.tensor(2.5, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert get(x) is x  # PyTorch 2.15's: x itself (deprecated there), not an error
+    for shape in [(3,)]:  # 1-d stays an error, as PyTorch's
+        with pytest.raises(RuntimeError, match="only supported on matrices"):
+            get(pdt.zeros(shape, device=device))
+
+
+def test_matrix_transposes_of_a_0d_tensor_warn_once_in_a_fresh_process():
+    code = ("import warnings, pydevtensor as p\n"
+            "x = p.tensor(1.0)\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    for _ in range(2):\n"
+            "        x.H; x.mH; x.mT; x.adjoint()\n"
+            "for m in w: print(m.filename.endswith('<string>'), m.message)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(pdt.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": root}).stdout
+    assert out.splitlines() == [
+        "True Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+        "True Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+        "True Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+        "cases.",
+        "True adjoint() is deprecated on 0-D tensors. Consider using x.conj()."]
