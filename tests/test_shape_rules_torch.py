@@ -235,3 +235,43 @@ def test_matrix_transposes_of_a_0d_tensor_warn_once_in_a_fresh_process():
         "True Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
         "cases.",
         "True adjoint() is deprecated on 0-D tensors. Consider using x.conj()."]
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda x: pdt.take_along_dim(x, pdt.tensor(0, device=x.device), 0), IndexError,
+     r"Dimension specified as 0 but tensor has no dimensions"),
+    (lambda x: pdt.roll(x, 1, 0), IndexError,
+     r"Dimension specified as 0 but tensor has no dimensions"),
+    (lambda x: pdt.roll(x, (1,), (-1,)), IndexError,
+     r"Dimension specified as -1 but tensor has no dimensions"),
+    (lambda x: pdt.unflatten(x, 0, (1,)), RuntimeError,
+     r"Dimension specified as 0 but tensor has no dimensions"),
+    (lambda x: pdt.flip(x, (0, -1)), RuntimeError, r"dim 0 appears multiple times"),
+    (lambda x: x.expand(), TypeError, r'missing 1 required positional arguments: "size"'),
+    (lambda x: x.permute(), TypeError, r'missing 1 required positional arguments: "dims"'),
+    (lambda x: pdt.permute(x), TypeError, r'missing 1 required positional arguments'),
+])
+def test_0d_refusals_as_pytorch(device, call, exc, match):
+    x = pdt.tensor(1.5, device=device)
+    with pytest.raises(exc, match=match):
+        call(x)
+
+
+def test_0d_forms_that_stay(device):
+    x = pdt.tensor(1.5, device=device)
+    for out in (pdt.take_along_dim(x, pdt.tensor(0, device=device)), pdt.roll(x, 3),
+                pdt.roll(x, (1,), ()), pdt.flip(x, (0,)), x.expand(()), x.permute(()),
+                pdt.permute(x, ())):
+        np.testing.assert_array_equal(out.cpu().numpy(), np.array(1.5).reshape(out.shape))
+
+
+def test_roll_reads_empty_dims_as_none_and_refuses_no_shifts(device):
+    a = np.arange(6.0).reshape(2, 3)
+    x = _t(a, device)
+    for dims in ((), []):
+        np.testing.assert_array_equal(pdt.roll(x, 1, dims).cpu().numpy(), np.roll(a, 1))
+        np.testing.assert_array_equal(pdt.roll(x, (-2,), dims).cpu().numpy(), np.roll(a, -2))
+    with pytest.raises(RuntimeError, match=r"`shifts` required"):
+        pdt.roll(x, (), ())
+    with pytest.raises(RuntimeError, match=r"give one shift"):
+        pdt.roll(x, (1, 2), ())
