@@ -165,8 +165,10 @@ def narrow(input, dim, start, length):
     d = _dim(_int_arg(dim, "narrow", "dim"), input.ndim, "narrow")
     if isinstance(start, _C.Tensor):
         if start.ndim != 0 or start.dtype.is_floating_point or start.dtype == _C.bool:
-            raise TypeError(f"narrow(): start must be an int or a 0-d integer tensor, got a "
-                            f"{start.dtype.name} tensor of shape {tuple(start.shape)}")
+            # a TypeError (as before) that is also PyTorch's RuntimeError
+            raise _C.DTypeError(f"narrow(): start must be an int or a 0-d integer tensor, "
+                                f"got a {start.dtype.name} tensor of shape "
+                                f"{tuple(start.shape)}")
         start = builtins.int(start.item())
     start = _int_arg(start, "narrow", "start")
     length = _int_arg(length, "narrow", "length")

@@ -275,3 +275,21 @@ def test_roll_reads_empty_dims_as_none_and_refuses_no_shifts(device):
         pdt.roll(x, (), ())
     with pytest.raises(RuntimeError, match=r"give one shift"):
         pdt.roll(x, (1, 2), ())
+
+
+@pytest.mark.parametrize("call, kinds", [
+    (lambda x: pdt.take(x, pdt.tensor([1.0], device=x.device)), (IndexError, RuntimeError)),
+    (lambda x: pdt.take_along_dim(x, pdt.tensor([[0.0]], device=x.device), 1),
+     (IndexError, RuntimeError)),
+    (lambda x: pdt.gather(x, 1, pdt.tensor([[True]], device=x.device)),
+     (IndexError, RuntimeError)),
+    (lambda x: pdt.as_strided(x, (2, 2), (1,)), (ValueError, RuntimeError)),
+    (lambda x: x.narrow(1, pdt.tensor(1.5, device=x.device), 1), (TypeError, RuntimeError)),
+    (lambda x: x.narrow(1, pdt.tensor([1], device=x.device), 1), (TypeError, RuntimeError)),
+])
+def test_refusals_are_also_pytorchs_runtime_error(device, call, kinds):
+    # PyTorch raises RuntimeError here; ours keeps its own kind as well
+    x = pdt.zeros(2, 3, device=device)
+    with pytest.raises(kinds[0]) as caught:
+        call(x)
+    assert isinstance(caught.value, kinds[1])
