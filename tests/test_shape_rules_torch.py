@@ -293,3 +293,14 @@ def test_refusals_are_also_pytorchs_runtime_error(device, call, kinds):
     with pytest.raises(kinds[0]) as caught:
         call(x)
     assert isinstance(caught.value, kinds[1])
+
+
+@pytest.mark.parametrize("dims", [(0, -1), (0, 0), (-1, 0)])
+def test_diag_embed_of_0d_refuses_identical_dims(device, dims):
+    # a 0-d input makes a 1-d result: dims in range are one dim (PyTorch's RuntimeError;
+    # an IndexError saying "expected [-1, 0], but got 0" before)
+    with pytest.raises(RuntimeError, match=rf"diagonal dimensions cannot be identical "
+                                           rf"{dims[0]}, {dims[1]}"):
+        pdt.diag_embed(pdt.tensor(1.0, device=device), 0, *dims)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        pdt.diag_embed(pdt.tensor(1.0, device=device), 0, 0, 1)
