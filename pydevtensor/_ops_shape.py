@@ -220,10 +220,10 @@ def unflatten(input, dim, sizes):
     """
     _tensor_arg(input, "unflatten")
     dim = _int_arg(dim, "unflatten", "dim")
-    if input.ndim == 0:  # PyTorch's refuses every dim of a 0-d tensor here
+    d = _dim(dim, input.ndim, "unflatten")  # out of range: IndexError
+    if input.ndim == 0:  # PyTorch's refuses even 0 and -1 of a 0-d tensor here
         raise RuntimeError(f"unflatten(): Dimension specified as {dim} but tensor has no "
                            f"dimensions{_where(input)}")
-    d = _dim(dim, input.ndim, "unflatten")
     if isinstance(sizes, builtins.int) or not isinstance(sizes, (list, tuple, Size)):
         raise TypeError(f"unflatten(): sizes must be a tuple or list of ints, got "
                         f"{type(sizes).__name__}")
