@@ -15,6 +15,7 @@ from . import _C, _args
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
+from ._ops_real import _identity_on_0d
 from ._out import _out_written, refuse_grad, takes_out
 
 
@@ -226,12 +227,18 @@ def roll(input, shifts, dims=None):
     """
     x = _tensor_arg(input, "roll")
     shifts = _int_tuple(shifts, "roll", "shifts")
-    if dims is None:
+    if not shifts:  # roll(x, (), ()): PyTorch's refuses it
+        raise RuntimeError(f"roll(): `shifts` required, got () for a tensor of shape "
+                           f"{tuple(x.shape)}")
+    dims = None if dims is None else _int_tuple(dims, "roll", "dims")
+    if not dims:  # None or (), which PyTorch's reads as no dims too
         if len(shifts) != 1:
             raise RuntimeError(f"roll(): without dims, give one shift, got {len(shifts)} "
                                f"({shifts}) for a tensor of shape {tuple(x.shape)}")
         return roll(x.reshape(-1), shifts, 0).reshape(tuple(x.shape))
-    dims = _int_tuple(dims, "roll", "dims")
+    if x.ndim == 0:  # PyTorch's: no dim of a 0-d tensor (without dims it rolls it as 1-d)
+        raise IndexError(f"roll(): Dimension specified as {dims[0]} but tensor "
+                         f"has no dimensions (a 0-d tensor on {x.device}); leave dims out")
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts and dims must align: {len(shifts)} shifts "
                            f"{shifts} and {len(dims)} dims {dims}")
@@ -246,6 +253,10 @@ def roll(input, shifts, dims=None):
 
 
 def _matrix_transpose(self, name):
+    if self.ndim == 0:  # PyTorch 2.15: self, deprecated
+        hint = ("This function is the identity in these cases." if name == "mT" else
+                "Consider using x.conj().")
+        return _identity_on_0d(self, f"Tensor.{name}", hint, depth=4)
     if self.ndim < 2:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
                            f"matrices, got a {self.ndim}-d tensor of shape "

@@ -110,12 +110,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     nd = input.ndim + 1
     d1 = _dim(_int_arg(dim1, "diag_embed", "dim1"), nd, "diag_embed")
     d2 = _dim(_int_arg(dim2, "diag_embed", "dim2"), nd, "diag_embed")
-    if input.ndim == 0:
-        raise IndexError(f"diag_embed(): Dimension out of range (expected to be in range of "
-                         f"[-1, 0], but got {dim1}){_where(input)}")
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {d1}, {d2}"
-                           f"{_where(input)}")
+    if d1 == d2:  # also every pair of dims in range for a 0-d input (a 1-d result)
+        raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, "
+                           f"{dim2}{_where(input)}")
     dev, n = input.device, input.shape[-1]
     m = n + builtins.abs(offset)
     if not (input.requires_grad and _C.is_grad_enabled()):

@@ -373,7 +373,9 @@ def _index_tensor(index, op):
     if not isinstance(index, _C.Tensor):
         raise TypeError(f"{op}(): index must be a Tensor, got {type(index).__name__}")
     if _name(index.dtype) not in ("int32", "int64"):
-        raise IndexError(f"{op}(): Expected dtype int32/int64 for index, got {index.dtype}")
+        # an IndexError (as before) that is also PyTorch's RuntimeError
+        raise _C.IndexOutOfRangeError(f"{op}(): Expected dtype int32/int64 for index, got "
+                                      f"{index.dtype}")
     return index if index.dtype == _C.int64 else index.to(_C.int64)
 
 

@@ -362,14 +362,17 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     _same_device("take_along_dim", input, indices)
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
-    d = _dim(_int_arg(dim, "take_along_dim", "dim"), input.ndim, "take_along_dim")
+    dim = _int_arg(dim, "take_along_dim", "dim")
+    if input.ndim == 0:  # PyTorch's wraps dim without the scalar allowance
+        raise IndexError(f"take_along_dim(): Dimension specified as {dim} but tensor has no "
+                         f"dimensions (a 0-d input on {input.device}); leave dim=None to "
+                         f"read it as 1-d")
+    d = _dim(dim, input.ndim, "take_along_dim")
     if indices.ndim != input.ndim:
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number "
                            f"of dimensions, but got {input.ndim} dimensions for input "
                            f"{tuple(input.shape)}, and {indices.ndim} dimensions for indices "
                            f"{tuple(indices.shape)} (on {input.device})")
-    if input.ndim == 0:
-        return gather(input, 0, indices)
     xs, js = list(input.shape), list(indices.shape)
     xs[d] = js[d] = 1
     try:

@@ -435,6 +435,8 @@ def repeat(input, *sizes, repeats=None):
         if sizes:
             raise TypeError("repeat() got multiple values for argument 'repeats'")
         sizes = (repeats,)
+    elif not sizes:  # x.repeat(): PyTorch's argument parser refuses it before the size check
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     sizes = _sizes(sizes, "repeat")
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
@@ -508,6 +510,9 @@ def flip(input, *args, dims=None):
     if input.ndim == 0:
         for d in dims:
             _dim(d, 0, "flip")
+        if len(dims) > 1:  # 0 and -1 are both dim 0, as PyTorch's dim_list_to_bitset
+            raise RuntimeError(f"flip(): dim 0 appears multiple times in the list of dims "
+                               f"{tuple(dims)}")
         return input.clone()
     item = [slice(None)] * input.ndim
     for d in dims:
@@ -762,6 +767,8 @@ def _expand_method(self, *sizes, size=None):
         if sizes:
             raise TypeError("expand() got the new shape twice (as sizes and as size=)")
         sizes = (size,)
+    elif not sizes:  # x.expand(): PyTorch's argument parser refuses it
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     shape = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if (type(self) is _C.Tensor and not self.requires_grad and len(shape) >= self.ndim
             and builtins.all(type(s) is builtins.int and s >= 0 for s in shape)):

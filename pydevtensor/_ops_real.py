@@ -6,6 +6,7 @@ samples (the same values on every device, up to the stated bound of the function
 applied: Note [vector math accuracy] in csrc/cpu/cpu_vmath.h)."""
 import math
 import numbers
+import warnings
 
 from . import _C, _args
 from ._ops_index import _tensor_arg
@@ -190,6 +191,20 @@ def imag(input):
     return input.imag
 
 
+_WARNED_0D = set()
+
+
+def _identity_on_0d(self, name, hint, depth=3):
+    """self, for name (H, mH, mT, adjoint()) of a 0-d tensor: PyTorch 2.15's returns the
+    tensor itself there and warns once per process (TORCH_WARN_ONCE) that it is
+    deprecated."""
+    if name not in _WARNED_0D:
+        _WARNED_0D.add(name)
+        warnings.warn(f"{name} is deprecated on 0-D tensors. {hint}", UserWarning,
+                      stacklevel=depth)
+    return self
+
+
 def adjoint(input):
     """The conjugate transpose of each matrix: ``input.transpose(-2, -1)`` (a view), the
     conjugate being the identity here.
@@ -207,7 +222,8 @@ def adjoint(input):
     Raises
     ------
     RuntimeError
-        When input has fewer than 2 dimensions.
+        When input is 1-d (a 0-d input is returned itself, with PyTorch's deprecation
+        warning).
 
     Examples
     --------
@@ -215,6 +231,8 @@ def adjoint(input):
     pydevtensor.Size([4, 3, 2])
     """
     _tensor_arg(input, "adjoint")
+    if input.ndim == 0:
+        return _identity_on_0d(input, "adjoint()", "Consider using x.conj().")
     if input.ndim < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of "
                            f"matrices. Got {input.ndim}-D tensor {_where(input)}.")
@@ -234,6 +252,8 @@ def _H(self):
     >>> pydevtensor.zeros(2, 3).H.shape
     pydevtensor.Size([3, 2])
     """
+    if self.ndim == 0:
+        return _identity_on_0d(self, "Tensor.H", "Consider using x.conj().")
     if self.ndim != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.ndim}-D tensor {_where(self)}.")

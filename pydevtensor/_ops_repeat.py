@@ -16,6 +16,7 @@ writes; along dim 0 of a contiguous input that records no gradient (and with dim
 which reads a contiguous input as 1-d) that pass writes the rows themselves.
 """
 from . import _C
+from ._memory_format import contiguous_format
 from ._ops_index import _dim, _tensor_arg, index_select
 
 __all__ = ["repeat_interleave"]
@@ -138,7 +139,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         # passes): 1,000 float32 repeated twice 2.1 -> 1.3 us (np.repeat 2.1)
         n = input.numel()
         out = _C._expand(input.reshape(n, 1), (n, repeats)).reshape(n * repeats)
-        return out.clone() if repeats == 1 else out  # 1: a view of input, not a new tensor
+        # reshape copies unless it can view: then (0 or 1 copies, or one element repeated,
+        # its stride 0) the result would be a view of input, not the new tensor PyTorch's is
+        return out.clone(memory_format=contiguous_format) if out._is_view() else out
     if (type(repeats) is _C.Tensor and dim is None and output_size is None
             and type(input) is _C.Tensor and not input.requires_grad):
         # with counts, in one C call where the device has the kernel (the CPU) and the
@@ -206,7 +209,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # out of autograd's sight straight to the view (expand's checks are wide's by
     # construction): 10 float32 repeated twice 1.9 -> 1.4 us
     v = _C._expand(v, wide) if not v.requires_grad else v.expand(*wide)
-    return v.reshape(out_shape)
+    out = v.reshape(out_shape)
+    # reshape views where it can (a count of 0 or 1, or a slice of size 1 repeated: stride
+    # 0), and a write to such a result reached input; PyTorch's is a new contiguous tensor
+    return out.clone(memory_format=contiguous_format) if out._is_view() else out
 
 
 _C.Tensor.repeat_interleave = repeat_interleave

@@ -165,8 +165,10 @@ def narrow(input, dim, start, length):
     d = _dim(_int_arg(dim, "narrow", "dim"), input.ndim, "narrow")
     if isinstance(start, _C.Tensor):
         if start.ndim != 0 or start.dtype.is_floating_point or start.dtype == _C.bool:
-            raise TypeError(f"narrow(): start must be an int or a 0-d integer tensor, got a "
-                            f"{start.dtype.name} tensor of shape {tuple(start.shape)}")
+            # a TypeError (as before) that is also PyTorch's RuntimeError
+            raise _C.DTypeError(f"narrow(): start must be an int or a 0-d integer tensor, "
+                                f"got a {start.dtype.name} tensor of shape "
+                                f"{tuple(start.shape)}")
         start = builtins.int(start.item())
     start = _int_arg(start, "narrow", "start")
     length = _int_arg(length, "narrow", "length")
@@ -217,7 +219,11 @@ def unflatten(input, dim, sizes):
             [3, 4, 5]])
     """
     _tensor_arg(input, "unflatten")
-    d = _dim(_int_arg(dim, "unflatten", "dim"), input.ndim, "unflatten")
+    dim = _int_arg(dim, "unflatten", "dim")
+    d = _dim(dim, input.ndim, "unflatten")  # out of range: IndexError
+    if input.ndim == 0:  # PyTorch's refuses even 0 and -1 of a 0-d tensor here
+        raise RuntimeError(f"unflatten(): Dimension specified as {dim} but tensor has no "
+                           f"dimensions{_where(input)}")
     if isinstance(sizes, builtins.int) or not isinstance(sizes, (list, tuple, Size)):
         raise TypeError(f"unflatten(): sizes must be a tuple or list of ints, got "
                         f"{type(sizes).__name__}")
@@ -583,14 +589,16 @@ for _name_, _fn in (("swapaxes", swapaxes), ("swapdims", swapdims), ("movedim", 
     setattr(_C.Tensor, _name_, _fn)
 
 
-def _broadcast_to_method(self, *size):
+def _broadcast_to_method(self, *sizes, size=None):
     """A view of self broadcast to size (``self.expand(size)``; -1 keeps a size).
 
     Parameters
     ----------
-    *size : ints, or one sequence of ints
+    *sizes : ints, or one sequence of ints
         The new shape: ``x.broadcast_to(3, 4)`` or ``x.broadcast_to((3, 4))``, as
         PyTorch's method takes them.
+    size : sequence of ints, optional
+        The new shape by PyTorch's keyword, ``x.broadcast_to(size=(3, 4))``, instead.
 
     Returns
     -------
@@ -608,7 +616,13 @@ def _broadcast_to_method(self, *size):
     tensor([[1, 2],
             [1, 2]])
     """
-    return broadcast_to(self, _size_args(size))
+    if size is not None:
+        if sizes:
+            raise TypeError("broadcast_to() got multiple values for argument 'size'")
+        return broadcast_to(self, size)
+    if not sizes:  # PyTorch's argument parser refuses it before the size check
+        raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    return broadcast_to(self, _size_args(sizes))
 
 
 _broadcast_to_method.__name__ = _broadcast_to_method.__qualname__ = "broadcast_to"

@@ -571,9 +571,13 @@ CASES = [
       r"\(on cpu\)"),
     C("clone-format-int", "t.clone(memory_format=2)", "TypeError",
       r"clone\(\): memory_format must be a pydevtensor.memory_format .*got 2"),
-    C("contiguous-preserve", "t.contiguous(memory_format=pdt.preserve_format)", "RuntimeError",
-      r"preserve memory format is unsupported by the contiguous operator \(tensor of shape "
-      r"\(2, 3\) on cpu\)"),
+    C("contiguous-preserve", "t.t().contiguous(memory_format=pdt.preserve_format)",
+      "RuntimeError", r"preserve memory format is unsupported by the contiguous operator "
+      r"\(tensor of shape \(3, 2\) on cpu\)"),
+    C("is-contiguous-none", "t.is_contiguous(memory_format=None)", "TypeError",
+      r"is_contiguous\(\): argument 'memory_format' must be pydevtensor.memory_format"),
+    C("squeeze-dim-twice", "pdt.squeeze(t, (1, -1))", "RuntimeError",
+      r"squeeze\(\): dim 1 appears multiple times in the list of dims"),
     C("split-0d", "pdt.split(pdt.tensor(1.0), 1)", "RuntimeError",
       r"split expects at least a 1-dimensional tensor, got a 0-d tensor \(on cpu\)"),
     C("unbind-0d", "pdt.unbind(pdt.tensor(1.0))", "IndexError",

@@ -258,14 +258,18 @@ pdt_status pdt_reverse_dims(const pdt_tensor *src, pdt_tensor *out)
 
 pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out)
 {
-    int drop[PDT_MAX_DIMS] = {0};
+    int drop[PDT_MAX_DIMS + 1] = {0}; /* + 1: a 0-d src's dims 0 and -1 both wrap to 0 */
     for (int i = 0; i < n; i++) {
         int d = 0;
         pdt_status st = pdt_wrap_dim("squeeze", dims[i], src->ndim, &d);
         if (st != PDT_OK)
             return st;
-        if (src->ndim > 0)
-            drop[d] = 1;
+        if (drop[d]) /* as PyTorch's dim_list_to_bitset, which refuses (2, -1) of a 3-d */
+            return pdt_fail(PDT_ERR_VALUE,
+                            "squeeze(): dim %d appears multiple times in the list of dims "
+                            "(got dim %lld for a tensor with %d dimensions)",
+                            d, (long long)dims[i], src->ndim);
+        drop[d] = 1;
     }
     pdt_note_op("squeeze", src->device);
     pdt_tensor_share(out, src);

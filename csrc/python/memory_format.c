@@ -119,6 +119,13 @@ int pdt_memory_format_arg(pdt_state *S, const char *fname, const char *where, Py
                      fname, nargs);
         return -1;
     }
+    if (kw[0] == Py_None && dflt == PDT_CONTIGUOUS_FORMAT) { /* contiguous, is_contiguous */
+        PyErr_Format(PyExc_TypeError,
+                     "%s: argument 'memory_format' must be pydevtensor.memory_format, not "
+                     "NoneType",
+                     where);
+        return -1;
+    }
     return pdt_memory_format_from_object(S, kw[0], dflt, where, out);
 }
 

@@ -306,7 +306,7 @@ static PyObject *t_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
         ((nargs || kwnames) && pdt_memory_format_arg(S, "contiguous", "contiguous()", args, nargs,
                                                      kwnames, PDT_CONTIGUOUS_FORMAT, &fmt) < 0))
         return NULL;
-    if (fmt == PDT_PRESERVE_FORMAT) {
+    if (fmt == PDT_PRESERVE_FORMAT && !pdt_tensor_is_contiguous(t)) { /* as PyTorch's */
         char shape[128], dev[32];
         PyErr_Format(S->InvalidArgumentError,
                      "contiguous(): preserve memory format is unsupported by the contiguous "
@@ -315,6 +315,8 @@ static PyObject *t_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
                      pdt_device_str(t->device, dev, sizeof dev));
         return NULL;
     }
+    if (fmt == PDT_PRESERVE_FORMAT)
+        return Py_NewRef(self);
     if (fmt != PDT_CONTIGUOUS_FORMAT && pdt_check_memory_format_rank(S, t, fmt, "contiguous()") < 0)
         return NULL;
     if (pdt_follows_memory_format(t, fmt))

@@ -582,7 +582,7 @@ static PyObject *f_as_strided(PyObject *module, PyObject *args)
         return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(size);
     if (n != PyTuple_GET_SIZE(stride) || n > PDT_MAX_DIMS) {
-        PyErr_Format(PyExc_ValueError,
+        PyErr_Format(S->InvalidArgumentError, /* a ValueError and, as PyTorch's, a RuntimeError */
                      "as_strided(): mismatch in length of strides and shape (%zd sizes, %zd "
                      "strides; at most %d)",
                      n, PyTuple_GET_SIZE(stride), PDT_MAX_DIMS);

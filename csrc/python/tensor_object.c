@@ -400,11 +400,7 @@ static PyObject *t_is_contiguous(PyObject *self, PyObject *const *args, Py_ssize
     if (!S || pdt_memory_format_arg(S, "is_contiguous", "is_contiguous()", args, nargs, kwnames,
                                     PDT_CONTIGUOUS_FORMAT, &fmt) < 0)
         return NULL;
-    if (fmt == PDT_PRESERVE_FORMAT) {
-        PyErr_SetString(S->InvalidArgumentError, "is_contiguous(): preserve memory format is "
-                                                 "unsupported by the contiguous operator");
-        return NULL;
-    }
+    /* preserve_format asks for the default order, as PyTorch's TensorBase::is_contiguous */
     return PyBool_FromLong(pdt_follows_memory_format(t, fmt));
 }
 

@@ -262,8 +262,33 @@ static PyObject *t_t(PyObject *self, PyObject *unused)
     return view_result(self, st, &out);
 }
 
+/* x.T of other than a matrix warns once per process, as PyTorch's numpy_T
+ * (TORCH_WARN_ONCE): deprecated there, one warning for 0-d tensors, one for the rest. */
+static int T_warned[2]; /* 0-d, other */
+
+static int warn_T(int ndim)
+{
+    if (ndim == 2 || T_warned[ndim != 0])
+        return 0;
+    T_warned[ndim != 0] = 1;
+    if (ndim == 0)
+        return PyErr_WarnEx(PyExc_UserWarning,
+                            "Tensor.T is deprecated on 0-D tensors. This function is the "
+                            "identity in these cases.",
+                            1);
+    return PyErr_WarnEx(PyExc_UserWarning,
+                        "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                        "shape is deprecated and it will throw an error in a future release. "
+                        "Consider `x.mT` to transpose batches of matrices or "
+                        "`x.permute(*pydevtensor.arange(x.ndim - 1, -1, -1))` to reverse the "
+                        "dimensions of a tensor.",
+                        1);
+}
+
 static PyObject *t_T(PyObject *self, void *closure)
 {
+    if (warn_T(pdt_tensor_of(self)->ndim) < 0)
+        return NULL;
     PDT_AUTOGRAD_HOOK("T", 1, self, NULL, 0, NULL);
     (void)closure;
     pdt_tensor out;
@@ -285,6 +310,11 @@ static PyObject *t_permute(PyObject *self, PyObject *const *args, Py_ssize_t nar
         return NULL;
     if (kw[0] && nargs > 0) {
         PyErr_SetString(PyExc_TypeError, "permute() got the dims twice");
+        return NULL;
+    }
+    if (!kw[0] && nargs == 0) { /* PyTorch's argument parser; a 0-d tensor takes () */
+        PyErr_SetString(PyExc_TypeError, "permute() missing 1 required positional arguments: "
+                                         "\"dims\"");
         return NULL;
     }
     if (pdt_parse_sizes(kw[0] ? kw : args, kw[0] ? 1 : nargs, &n, dims, "permute") < 0)

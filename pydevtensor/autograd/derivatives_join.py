@@ -42,8 +42,10 @@ class CatBackward0(Node):
             skipped = len(shape) == 1 and shape[0] == 0 and g.ndim != 1
             n = 0 if skipped else shape[d]
             if need:
-                part = _C.zeros(shape, dtype=g.dtype, device=g.device) if skipped else \
-                    g[lead + (slice(at, at + n),)]
+                # skipped: an empty slice of g, so that it is recorded as g is (a
+                # create_graph=True gradient can be differentiated again, as PyTorch's)
+                part = g[lead + (slice(at, at + n),)]
+                part = part.reshape(0) if skipped else part
                 grads.append(reduce_grad(part, m))
             else:
                 grads.append(None)
