@@ -767,8 +767,6 @@ def _expand_method(self, *sizes, size=None):
         if sizes:
             raise TypeError("expand() got the new shape twice (as sizes and as size=)")
         sizes = (size,)
-    elif not sizes:  # x.expand(): PyTorch's argument parser refuses it
-        raise TypeError('expand() missing 1 required positional arguments: "size"')
     shape = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if (type(self) is _C.Tensor and not self.requires_grad and len(shape) >= self.ndim
             and builtins.all(type(s) is builtins.int and s >= 0 for s in shape)):

@@ -312,11 +312,6 @@ static PyObject *t_permute(PyObject *self, PyObject *const *args, Py_ssize_t nar
         PyErr_SetString(PyExc_TypeError, "permute() got the dims twice");
         return NULL;
     }
-    if (!kw[0] && nargs == 0) { /* PyTorch's argument parser; a 0-d tensor takes () */
-        PyErr_SetString(PyExc_TypeError, "permute() missing 1 required positional arguments: "
-                                         "\"dims\"");
-        return NULL;
-    }
     if (pdt_parse_sizes(kw[0] ? kw : args, kw[0] ? 1 : nargs, &n, dims, "permute") < 0)
         return NULL;
     pdt_tensor out;
