@@ -639,12 +639,20 @@ def linked_input(x):
     mode is on and x is floating and requires grad."""
     if not (x.requires_grad and _C.is_grad_enabled() and x.is_floating_point()):
         return x
-    node = LinkedInputBackward.__new__(LinkedInputBackward)
+    return _view_with_node(LinkedInputBackward, x, (edge_of(x),),
+                           meta=(tuple(x.shape), x.dtype, x.device))
+
+
+def _view_with_node(cls, t, edges, **attrs):
+    """A view of t whose grad_fn is a new cls Node with these edges (given, not taken
+    from tensors as record() takes them: no tensor is kept) and attributes."""
+    node = cls.__new__(cls)
     node._saved = ()
-    node.meta = (tuple(x.shape), x.dtype, x.device)
-    node.next_functions = (edge_of(x),)
-    node.needs_input_grad = (True,)
-    return x.view_as(x)._set_grad_fn(node, 0)
+    for name, value in attrs.items():
+        setattr(node, name, value)
+    node.next_functions = edges
+    node.needs_input_grad = tuple([e is not None for e in edges])
+    return t.view_as(t)._set_grad_fn(node, 0)
 
 
 class LinkedInputBackward(Node):
@@ -654,13 +662,9 @@ class LinkedInputBackward(Node):
     def backward(self, g):
         if g is None or not _C.is_grad_enabled():
             return (g,)
-        link = ZeroLinkBackward.__new__(ZeroLinkBackward)
-        link._saved = ()
-        link.metas = [self.meta]
-        edge = edge_of(g)
-        link.next_functions = (edge, self.next_functions[0])
-        link.needs_input_grad = (edge is not None, True)
-        return (g.view_as(g)._set_grad_fn(link, 0),)
+        # g linked to x's edge (the node's own), x itself not kept
+        return (_view_with_node(ZeroLinkBackward, g, (edge_of(g), self.next_functions[0]),
+                                metas=[self.meta]),)
 
 
 class ZeroLinkBackward(Node):
