@@ -98,10 +98,9 @@ def _given_dtype(input, dtype):
 
 def _other_p(p):
     """Whether p is a number the C kernel does not take (it takes 'fro', 1 and 2, and
-    refuses NaN and other strings): inf, -inf, 0, 3, 0.5 ... go to linalg.vector_norm,
-    as PyTorch's norm sends them."""
-    return (isinstance(p, (int, float)) and not isinstance(p, bool) and p not in (1, 2)
-            and p == p)
+    refuses other strings): inf, -inf, 0, 3, 0.5, NaN ... go to linalg.vector_norm, as
+    PyTorch's norm sends them (p=NaN gives NaN there)."""
+    return isinstance(p, (int, float)) and not isinstance(p, bool) and p not in (1, 2)
 
 
 def _numpy_keywords(dim, keepdim, kwargs):

@@ -31,6 +31,18 @@ def test_vector_norm_empty_dim_still_refused(device):
         pdt.linalg.vector_norm(pdt.ones(2, 0, device=device), math.inf, 1)
 
 
+def test_norm_p_nan_is_nan_as_vector_norm(device):
+    # torch.norm sends p=NaN to vector_norm, whose answer is NaN (NotImplementedError here
+    # before); the shape follows dim and keepdim as for any other p
+    x = pdt.tensor([[1.0, -2.0, 3.0], [0.0, 4.0, -5.0]], dtype=pdt.float64, device=device)
+    for got, shape in ((pdt.norm(x, p=math.nan), ()), (x.norm(math.nan), ()),
+                       (pdt.norm(x, p=math.nan, dim=1), (2,)),
+                       (x.norm(math.nan, dim=0, keepdim=True), (1, 3)),
+                       (pdt.linalg.vector_norm(x, math.nan, dim=1), (2,))):
+        assert got.shape == shape and got.dtype == pdt.float64
+        assert np.isnan(got.cpu().numpy()).all()
+
+
 @pytest.mark.parametrize("k", [1, 2])
 def test_kthvalue_empty_dim_is_index_error(device, k):
     # PyTorch checks the size before k: IndexError, as median and mode (RuntimeError before)
