@@ -7,6 +7,19 @@ what they are given, unchanged, so that D2L 13.1's ``net = torch.jit.script(net)
 module's ``save`` (a TorchScript archive) has no counterpart: save the state_dict.
 """
 
+# Note [no TorchScript archives]: D2L 13.1 calls net.save('my_mlp') on a scripted net,
+# and PyTorch users call jit.save / jit.load.  Those names stay absent (nothing here
+# could write or read TorchScript), but the AttributeError says what to do instead.
+_NO_ARCHIVE_HINT = ("; jit.script() returns the module itself in pydevtensor (it runs "
+                   "eagerly, there is no TorchScript archive): save the parameters with "
+                   "pydevtensor.save(net.state_dict(), path) and load them into a new net "
+                   "with net.load_state_dict(pydevtensor.load(path))")
+
+
+def __getattr__(name):
+    hint = _NO_ARCHIVE_HINT if name in ("save", "load") else ""
+    raise AttributeError(f"module 'pydevtensor.jit' has no attribute '{name}'{hint}")
+
 
 def _callable(obj, where, name):
     if not callable(obj):

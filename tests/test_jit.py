@@ -39,6 +39,29 @@ def test_refusals():
         pdt.compile()("not callable")
 
 
+def test_scripted_save_and_jit_load_say_what_to_do_instead(tmp_path):
+    # D2L 13.1's net.save('my_mlp') after jit.script: no TorchScript archive here, so the
+    # AttributeError names the state_dict route, and that route gives the same outputs
+    net = pdt.jit.script(_net("cpu"))
+    hint = r"no TorchScript archive\): save the parameters with pydevtensor.save"
+    with pytest.raises(AttributeError, match=r"'Sequential' object has no attribute 'save'; "
+                                             r"jit.script\(\) returns the module itself"):
+        net.save(str(tmp_path / "my_mlp"))
+    for name in ("save", "load"):
+        with pytest.raises(AttributeError, match=rf"'pydevtensor.jit' has no attribute "
+                                                 rf"'{name}'; .*{hint}"):
+            getattr(pdt.jit, name)
+    with pytest.raises(AttributeError, match=r"no attribute 'sve'$"):
+        net.sve  # other names keep the plain message
+    with pytest.raises(AttributeError, match=r"no attribute 'scrpt'$"):
+        pdt.jit.scrpt
+    pdt.save(net.state_dict(), tmp_path / "my_mlp")
+    clone = _net("cpu")
+    clone.load_state_dict(pdt.load(tmp_path / "my_mlp"))
+    x = pdt.randn(2, 512)
+    assert pdt.equal(clone(x), net(x))
+
+
 def test_synchronize_on_a_cpu_device_waits_for_nothing():
     for d in ("cpu", pdt.device("cpu"), "/CPU:0"):
         assert pdt.cuda.synchronize(d) is None

@@ -192,7 +192,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         for kind in ("_parameters", "_buffers", "_modules"):
             if name in d.get(kind, ()):
                 return d[kind][name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        hint = ""
+        if name == "save":  # Note [no TorchScript archives] in pydevtensor/jit.py
+            from ..jit import _NO_ARCHIVE_HINT as hint
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'{hint}")
 
     def __dir__(self) -> list[str]:
         # PyTorch's: the parameters, buffers and children too (tab completion in
