@@ -182,9 +182,13 @@ def _flat_index(view, pairs, deferred_ok):
                          "with shapes " + ", ".join(str(list(t.shape)) for _, t in pairs)) \
             from None
     flat = None
+    # indices that broadcast to no place are read nowhere: PyTorch and NumPy check none
+    # (x[zeros(0), [7]] is empty); an empty result from another dim is checked, as NumPy
+    empty = 0 in shape
     for d, t in pairs:
         size = view.shape[d]
-        _C._index_check(t.contiguous(), size, d, "index", True, deferred_ok)
+        if not empty:
+            _C._index_check(t.contiguous(), size, d, "index", True, deferred_ok)
         t = t % size if size else t
         flat = t if flat is None else flat * size + t
     return _C._expand(flat, shape).contiguous().reshape(-1), shape

@@ -600,3 +600,28 @@ def test_setitem_false_writes_nothing(device):
         assert y._version == 1 and y.tolist() == [0.0, 0.0, 0.0]
     x[True] = 4.0
     assert x._version == 1 and x.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_indices_that_broadcast_to_nothing_are_not_checked(device):
+    """x[zeros(0), [7]]: the index tensors broadcast to no place, so no value is read
+    and none is out of range, as in NumPy and PyTorch (it raised 'index 7 is out of
+    bounds'); x[[], 5:] of an empty dim likewise, reading and writing nothing."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = pdt.tensor(a, device=device)
+    empty = np.zeros(0, np.int64)
+    for key, np_key in (((pdt.tensor(empty, device=device), [7]), (empty, [7])),
+                        (([[]], [-9]), (np.zeros((1, 0), np.int64), [-9])),
+                        ((pdt.tensor([False, False], device=device), [5]),
+                         (np.array([False, False]), [5]))):
+        got = x[key]
+        assert tuple(got.shape) == a[np_key].shape
+        x[key] = 1.0
+        x[key] = pdt.ones(1, device=device)
+        x.index_put_(tuple(pdt.tensor(k, device=device) for k in np_key),
+                     pdt.tensor(2.0, dtype=x.dtype, device=device), accumulate=True)
+    np.testing.assert_array_equal(x.cpu().numpy(), a)
+    y = pdt.zeros(1, 0, 2, device=device)
+    assert tuple(y[pdt.tensor([False], device=device), [0], 0].shape) == (0,)
+    with raises_index_error(device, "index 7 is out of bounds for dimension 1 with size 3"):
+        x[pdt.tensor([0], device=device), [7]]  # one place: checked
+
