@@ -447,13 +447,16 @@ def _setitem(self, idx, value):
         _C._expand(_as_tensor(value, self.dtype, self.device), (0,) + tuple(self.shape))
         return None
     idx = _zero_d_ints(_sequences_as_lists(idx))
+    base = self._base  # a view whose base requires grad: Note [views and their base]
+    graph = (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad or
+             base is not None and base.requires_grad) and _C.is_grad_enabled()
     if _needs_advanced(idx):
-        base = self._base  # a view whose base requires grad: Note [views and their base]
-        if (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad or
-                base is not None and base.requires_grad) and _C.is_grad_enabled():
+        if graph:
             from .autograd.derivatives_index import IndexPutBackward0
             return record_setitem(self, idx, value, IndexPutBackward0)
         return _index_put_(self, idx, value)
+    if graph:  # a basic key the slot sent here (x[tensor(1)], x[np.int64(1)]): CopySlices
+        return record_setitem(self, idx, value, None)
     return _basic_setitem(self, idx, value)
 
 
