@@ -182,9 +182,13 @@ def _flat_index(view, pairs, deferred_ok):
                          "with shapes " + ", ".join(str(list(t.shape)) for _, t in pairs)) \
             from None
     flat = None
+    # indices that broadcast to no place are read nowhere: PyTorch and NumPy check none
+    # (x[zeros(0), [7]] is empty); an empty result from another dim is checked, as NumPy
+    empty = 0 in shape
     for d, t in pairs:
         size = view.shape[d]
-        _C._index_check(t.contiguous(), size, d, "index", True, deferred_ok)
+        if not empty:
+            _C._index_check(t.contiguous(), size, d, "index", True, deferred_ok)
         t = t % size if size else t
         flat = t if flat is None else flat * size + t
     return _C._expand(flat, shape).contiguous().reshape(-1), shape
@@ -443,13 +447,16 @@ def _setitem(self, idx, value):
         _C._expand(_as_tensor(value, self.dtype, self.device), (0,) + tuple(self.shape))
         return None
     idx = _zero_d_ints(_sequences_as_lists(idx))
+    base = self._base  # a view whose base requires grad: Note [views and their base]
+    graph = (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad or
+             base is not None and base.requires_grad) and _C.is_grad_enabled()
     if _needs_advanced(idx):
-        base = self._base  # a view whose base requires grad: Note [views and their base]
-        if (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad or
-                base is not None and base.requires_grad) and _C.is_grad_enabled():
+        if graph:
             from .autograd.derivatives_index import IndexPutBackward0
             return record_setitem(self, idx, value, IndexPutBackward0)
         return _index_put_(self, idx, value)
+    if graph:  # a basic key the slot sent here (x[tensor(1)], x[np.int64(1)]): CopySlices
+        return record_setitem(self, idx, value, None)
     return _basic_setitem(self, idx, value)
 
 

@@ -600,3 +600,59 @@ def test_setitem_false_writes_nothing(device):
         assert y._version == 1 and y.tolist() == [0.0, 0.0, 0.0]
     x[True] = 4.0
     assert x._version == 1 and x.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_indices_that_broadcast_to_nothing_are_not_checked(device):
+    """x[zeros(0), [7]]: the index tensors broadcast to no place, so no value is read
+    and none is out of range, as in NumPy and PyTorch (it raised 'index 7 is out of
+    bounds'); x[[], 5:] of an empty dim likewise, reading and writing nothing."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = pdt.tensor(a, device=device)
+    empty = np.zeros(0, np.int64)
+    for key, np_key in (((pdt.tensor(empty, device=device), [7]), (empty, [7])),
+                        (([[]], [-9]), (np.zeros((1, 0), np.int64), [-9])),
+                        ((pdt.tensor([False, False], device=device), [5]),
+                         (np.array([False, False]), [5]))):
+        got = x[key]
+        assert tuple(got.shape) == a[np_key].shape
+        x[key] = 1.0
+        x[key] = pdt.ones(1, device=device)
+        x.index_put_(tuple(pdt.tensor(k, device=device) for k in np_key),
+                     pdt.tensor(2.0, dtype=x.dtype, device=device), accumulate=True)
+    np.testing.assert_array_equal(x.cpu().numpy(), a)
+    y = pdt.zeros(1, 0, 2, device=device)
+    assert tuple(y[pdt.tensor([False], device=device), [0], 0].shape) == (0,)
+    with raises_index_error(device, "index 7 is out of bounds for dimension 1 with size 3"):
+        x[pdt.tensor([0], device=device), [7]]  # one place: checked
+
+
+@pytest.mark.parametrize("key", ["tensor", "numpy_int", "numpy_0d", "tuple"])
+def test_setitem_of_a_basic_key_through_the_hook_is_recorded(device, key):
+    """x[tensor(1)] = v (and np.int64(1), np.array(1), (tensor(1), :)) on a tensor in the
+    graph is x[1] = v, recorded as CopySlices: it raised '_basic_setitem(): a private
+    kernel that writes in place without recording the gradient'.  The gradients against
+    the closed form: a's is 2 w off the written row, v's is w's row; a leaf requiring
+    grad still refuses the write."""
+    k = {"tensor": pdt.tensor(1, device=device), "numpy_int": np.int64(1),
+         "numpy_0d": np.array(1), "tuple": (pdt.tensor(-2, device=device), slice(None))}[key]
+    w = np.arange(6.0).reshape(3, 2) + 1
+    a = pdt.tensor(np.ones((3, 2)), device=device, requires_grad=True)
+    v = pdt.tensor([5.0, 7.0], device=device, requires_grad=True)
+    x = a * 2
+    x[k] = v
+    assert type(x.grad_fn).__name__ == "CopySlices"
+    np.testing.assert_array_equal(x.detach().cpu().numpy(), [[2.0, 2.0], [5.0, 7.0], [2.0, 2.0]])
+    (x * pdt.tensor(w, device=device)).sum().backward()
+    want = 2 * w
+    want[1] = 0
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), want)
+    np.testing.assert_array_equal(v.grad.cpu().numpy(), w[1])
+    base = a * 1
+    view = base[1:]  # a view of a non-leaf: the write reaches its base's graph
+    view[k if key != "tuple" else pdt.tensor(0, device=device)] = v
+    assert type(base.grad_fn).__name__ == "CopySlices"
+    v.grad = None
+    base.sum().backward()
+    np.testing.assert_array_equal(v.grad.cpu().numpy(), [1.0, 1.0])
+    with pytest.raises(RuntimeError, match="leaf"):
+        a[k] = 3.0
