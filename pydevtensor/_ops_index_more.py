@@ -110,8 +110,9 @@ def index_fill(input, dim, index, value):
         _same_device("index_fill", input, value)
         value = value.to(input.dtype)
     elif not isinstance(value, (builtins.int, builtins.float, builtins.bool)):
-        raise TypeError(f"index_fill(): value must be a number or a 0-d Tensor, got "
-                        f"{type(value).__name__}")
+        # a TypeError, and PyTorch's RuntimeError for a complex value
+        raise _C.DTypeError(f"index_fill(): value must be a number or a 0-d Tensor, got "
+                            f"{type(value).__name__}")
     else:
         _C._number_fits("index_fill", value, input)  # named here, not by the 0-d number
     out = (input if input.ndim else input.reshape(1)).clone()

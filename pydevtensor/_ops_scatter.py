@@ -85,9 +85,9 @@ def along(op, x, dim, index, source=None, negative_ok=False):
     index = _index_tensor(_tensor_arg(index, op, "index"), op)
     d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
     _same_device(op, x, index)
-    if index.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector, got shape "
-                         f"{tuple(index.shape)} (on {x.device})")
+    if index.ndim > 1:  # both PyTorch's kinds: IndexError (index_add), RuntimeError (index_fill)
+        raise _C.IndexOutOfRangeError(f"{op}(): Index is supposed to be a vector, got shape "
+                                      f"{tuple(index.shape)} (on {x.device})")
     index = index.reshape(-1).contiguous()
     if source is not None:
         _tensor_arg(source, op, "source")
@@ -95,10 +95,11 @@ def along(op, x, dim, index, source=None, negative_ok=False):
         _same_dtype(op, x, source)
         want = list(x.shape) or [1]
         want[d] = index.shape[0]
-        if (list(source.shape) or [1]) != want:
-            raise RuntimeError(f"{op}(): source must have shape {tuple(want)} (self "
-                               f"{tuple(x.shape)} with len(index) = {index.shape[0]} along "
-                               f"dim {d}), got {tuple(source.shape)} (on {x.device})")
+        if (list(source.shape) or [1]) != want:  # PyTorch's RuntimeError, index_copy's IndexError
+            raise _C.IndexOutOfRangeError(
+                f"{op}(): source must have shape {tuple(want)} (self {tuple(x.shape)} with "
+                f"len(index) = {index.shape[0]} along dim {d}), got {tuple(source.shape)} "
+                f"(on {x.device})")
     _C._index_check(index, (list(x.shape) or [1])[d], d, op, negative_ok)
     return d, index
 
@@ -276,6 +277,13 @@ def index_add(input, dim, index, source, *, alpha=1):
 _INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 
 
+def _reduce_arg(reduce, op):
+    """reduce, a str; another type is PyTorch's TypeError (None and 1 were RuntimeErrors)."""
+    if not isinstance(reduce, str):
+        raise TypeError(f"{op}(): argument 'reduce' must be str, not {type(reduce).__name__}")
+    return reduce
+
+
 @takes_out("index_reduce")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """input with the slices of source reduced into it along dim at the positions in
@@ -314,6 +322,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         When an index or dim is out of range, or index is not a vector.
     RuntimeError
         For an unknown reduce, or a source whose shape or dtype does not fit.
+    TypeError
+        When reduce is not a str.
 
     Examples
     --------
@@ -328,7 +338,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """
     op = "index_reduce"
     include_self = flag(include_self, op, "include_self")
-    if reduce not in _INDEX_REDUCES:
+    if _reduce_arg(reduce, op) not in _INDEX_REDUCES:
         raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but "
                            f"got {reduce!r}")
     d, index = along(op, input, dim, index, source)
@@ -531,6 +541,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="sc
         When an index or dim is out of range.
     RuntimeError
         For an unknown reduce, or shapes or dtypes that do not fit.
+    TypeError
+        When reduce is not a str.
 
     Examples
     --------
@@ -542,7 +554,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="sc
     >>> x.scatter_reduce(0, i, s, "mean", include_self=False)
     tensor([5.5000, 2.0000, 4.0000])
     """
-    reduce = _REDUCE_ALIASES.get(reduce, reduce) if isinstance(reduce, str) else reduce
+    reduce = _REDUCE_ALIASES.get(_reduce_arg(reduce, _op), reduce)
     if reduce not in _REDUCES:
         raise RuntimeError(f"{_op}(): reduce argument must be one of 'sum', 'prod', 'mean', "
                            f"'amax', 'amin', got {reduce!r}")

@@ -217,8 +217,9 @@ def _fill_diagonal_(self, fill_value, wrap=False):
 
 def _flat_index(input, index, op):
     if not isinstance(index, _C.Tensor) or index.dtype != _C.int64:
-        raise TypeError(f"{op}(): index must be an int64 (long) Tensor, got "
-                        f"{getattr(index, 'dtype', type(index).__name__)}")
+        # a TypeError that is also PyTorch's RuntimeError for a tensor of another dtype
+        raise _C.DTypeError(f"{op}(): index must be an int64 (long) Tensor, got "
+                            f"{getattr(index, 'dtype', type(index).__name__)}")
     n = input.numel()
     flat = index.reshape(-1)
     if flat.numel():
@@ -276,8 +277,9 @@ def put(input, index, source, accumulate=False):
         raise RuntimeError(f"put(): self ({input.dtype}) and source ({source.dtype}) must "
                            f"have the same dtype{_where(input)}")
     if source.numel() != flat.numel():
-        raise RuntimeError(f"put(): expected source to have {flat.numel()} elements (as "
-                           f"index), got {source.numel()}{_where(input)}")
+        # PyTorch's IndexError, a RuntimeError as before
+        raise _C.IndexOutOfRangeError(f"put(): expected source to have {flat.numel()} elements "
+                                      f"(as index), got {source.numel()}{_where(input)}")
     out = input.reshape(-1).clone()
     src = source.reshape(-1).to(input.dtype)
     if accumulate:

@@ -151,3 +151,57 @@ def test_indices_out_of_range_are_index_and_runtime_errors(device, case):
                 pdt.cuda.synchronize(device)      # the next synchronisation
         assert type(info.value) is pdt.IndexOutOfRangeError
     assert not isinstance(info.value, ValueError)
+
+
+def _ix(d, *values):
+    return pdt.tensor(list(values), device=d)
+
+
+# refusals PyTorch raises as one kind where its neighbours raise the other: ours are both
+BOTH_KINDS = {
+    # not a vector: PyTorch's IndexError for index_add/index_copy/index_reduce, RuntimeError
+    # for index_fill
+    "index_add-2d-index": (IndexError, lambda d: pdt.zeros(3, 4, device=d).index_add(
+        0, _ix(d, [0]), pdt.ones(1, 4, device=d))),
+    "index_fill-2d-index": (IndexError, lambda d: pdt.zeros(3, 4, device=d).index_fill(
+        0, _ix(d, [0]), 1.0)),
+    # a source of the wrong size: PyTorch's RuntimeError for index_add, IndexError for
+    # index_copy (len(index) against source.size(dim)) and put (numel against numel)
+    "index_add-source": (IndexError, lambda d: pdt.zeros(3, 4, device=d).index_add(
+        0, _ix(d, 0), pdt.ones(2, 4, device=d))),
+    "index_copy-source": (IndexError, lambda d: pdt.zeros(3, 4, device=d).index_copy(
+        0, _ix(d, 0), pdt.ones(2, 4, device=d))),
+    "put-source": (IndexError, lambda d: pdt.zeros(3, device=d).put(
+        _ix(d, 0, 1), pdt.ones(3, device=d))),
+    # a dtype: PyTorch's RuntimeError (NumPy's TypeError)
+    "put-int32-index": (TypeError, lambda d: pdt.zeros(3, device=d).put(
+        _ix(d, 0).int(), pdt.ones(1, device=d))),
+    "index_fill-complex-value": (TypeError, lambda d: pdt.zeros(3, device=d).index_fill(
+        0, _ix(d, 0), 1j)),
+}
+
+
+@pytest.mark.parametrize("case", list(BOTH_KINDS))
+@pytest.mark.parametrize("device", DEVICES)
+def test_refusals_pytorch_splits_between_kinds_are_both(device, case):
+    kind, call = BOTH_KINDS[case]
+    for caught in (kind, RuntimeError):
+        with pytest.raises(caught) as info:
+            call(device)
+    assert not isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_reduce_that_is_not_a_str_is_a_type_error(device):
+    # PyTorch's argument check: "argument 'reduce' must be str, not NoneType" (it was a
+    # RuntimeError here, as an unknown name still is)
+    x, s = pdt.zeros(3, device=device), pdt.ones(2, device=device)
+    i = _ix(device, 0, 0)
+    for reduce in (None, 1):
+        with pytest.raises(TypeError, match="'reduce' must be str"):
+            pdt.scatter_reduce(x, 0, i, s, reduce)
+        with pytest.raises(TypeError, match="'reduce' must be str"):
+            x.index_reduce(0, i, s, reduce)
+    with pytest.raises(RuntimeError, match="reduce"):
+        pdt.scatter_reduce(x, 0, i, s, "add")
+    assert x.scatter_reduce(0, i, s, "max").cpu().tolist() == [1.0, 0.0, 0.0]
