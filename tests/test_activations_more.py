@@ -342,6 +342,8 @@ def test_bad_arguments():
         F.celu(x, 0.0)
     with pytest.raises(ValueError, match=r"rrelu\(\): lower must be <= upper"):
         F.rrelu(x, 0.5, 0.1)
+    with pytest.raises(RuntimeError, match=r"rrelu\(\): lower must be <= upper"):  # PyTorch's
+        F.rrelu(x, 0.5, 0.1, training=True)
     with pytest.raises(TypeError, match=r"threshold\(\): value must be a number, got str"):
         F.threshold(x, 0.0, "0")
     with pytest.raises(NotImplementedError, match="expected a floating point tensor, got "

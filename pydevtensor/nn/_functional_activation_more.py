@@ -455,7 +455,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     TypeError
         When input is not a Tensor, or a bound not a number.
     ValueError
-        When lower > upper (PyTorch: a RuntimeError).
+        When lower > upper (an InvalidArgumentError, also a RuntimeError as PyTorch's).
     NotImplementedError
         When input is not floating point.
 
@@ -477,8 +477,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         if not math.isfinite(v):  # PyTorch's check too
             raise ValueError(f"rrelu(): the {name} bound must be finite, got {v}")
     if lower > upper:
-        raise ValueError(f"rrelu(): lower must be <= upper, got lower={lower} and "
-                         f"upper={upper}")
+        raise _C.InvalidArgumentError(f"rrelu(): lower must be <= upper, got lower={lower} "
+                                      f"and upper={upper}")
     if not training:
         slope = (lower + upper) / 2.0
         return _act._result(input, lambda x: _act._leaky(x, slope), inplace)

@@ -458,8 +458,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     ------
     TypeError
         When input is not a Tensor, or negative_slope not a number.
-    RuntimeError
-        When input is not floating point.
+    NotImplementedError
+        When input is not floating point (a RuntimeError, as PyTorch's).
 
     Examples
     --------
@@ -473,9 +473,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     if isinstance(negative_slope, bool) or not isinstance(negative_slope, (int, float)):
         raise TypeError(f"leaky_relu(): negative_slope must be a number, got "
                         f"{type(negative_slope).__name__}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"leaky_relu(): expected a floating point tensor, got "
-                           f"{input.dtype} on {input.device}")
+    if not input.dtype.is_floating_point:  # NotImplementedError (a RuntimeError), as PyTorch's
+        raise NotImplementedError(f"leaky_relu(): expected a floating point tensor, got "
+                                  f"{input.dtype} on {input.device}")
     return _act._result(input, lambda x: _act._leaky(x, negative_slope), inplace)
 
 
@@ -577,7 +577,8 @@ def one_hot(input: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     TypeError
         When input is not an integer Tensor, or num_classes not an int.
     ValueError
-        When num_classes is below -1, or is -1 and input is empty.
+        When num_classes is below -1, or is -1 and input is empty (an
+        InvalidArgumentError, also a RuntimeError as PyTorch's).
     RuntimeError
         When a class is negative or at least num_classes (naming it).
 
@@ -598,13 +599,14 @@ def one_hot(input: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
                             f"got {input.dtype} on {input.device}")
     num_classes = _args.size(num_classes, "one_hot()", "num_classes")  # NumPy's too
     if num_classes < -1:
-        raise ValueError(f"one_hot(): num_classes must be -1 (inferred) or >= 0, got "
-                         f"{num_classes}")
+        raise _C.InvalidArgumentError(f"one_hot(): num_classes must be -1 (inferred) or >= 0, "
+                                      f"got {num_classes}")
     shape = tuple(input.shape)
     if input.numel() == 0:
         if num_classes == -1:
-            raise ValueError(f"one_hot(): cannot infer the number of classes from an empty "
-                             f"tensor of shape {shape} on {input.device}; pass num_classes")
+            raise _C.InvalidArgumentError(
+                f"one_hot(): cannot infer the number of classes from an empty tensor of shape "
+                f"{shape} on {input.device}; pass num_classes")
         return _C.zeros(shape + (num_classes,), dtype=_C.int64, device=input.device)
     if num_classes == -1:  # one copy of (min, max) to the host wherever the classes are
         lo, hi = _stack([input.min(), input.max()]).cpu().tolist()
