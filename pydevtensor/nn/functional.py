@@ -29,7 +29,7 @@ from . import _functional_cross_entropy as _ce
 cross_entropy, nll_loss = _ce.cross_entropy, _ce.nll_loss
 _check_reduction, _label_smoothing, _reduce = _ce._check_reduction, _ce._label_smoothing, _ce._reduce
 _check_target, _one_hot, _out_of_range = _ce._check_target, _ce._one_hot, _ce._out_of_range
-from ._functional_dropout import _dropout_p, _dropped
+from ._functional_dropout import _all_dropped, _dropout_p, _dropped
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
@@ -188,8 +188,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     p = _dropout_p(p)  # a NumPy scalar as a Python number
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"dropout(): input must be a Tensor, got {type(input).__name__}")
-    if not _args.flag(training, "dropout", "training") or p == 0.0:
-        return input
+    if not _args.flag(training, "dropout", "training") or p == 0.0 or input.numel() == 0:
+        return input  # itself, as PyTorch's
+    if p == 1.0:
+        return _all_dropped(input, inplace)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"dropout(): expected a floating point tensor, got {input.dtype}")
     return _dropped(input, p, inplace, tuple(input.shape))
