@@ -196,6 +196,32 @@ def test_prelu_module(device):
     assert nn.PReLU(dtype=pdt.float64).weight.dtype == pdt.float64
 
 
+
+def test_prelu_gradient_at_inf_and_second_order(device):
+    # the slope's gradient is x summed where x <= 0: a +inf x elsewhere adds nothing (it
+    # gave NaN: where()'s 0 times inf); per channel, the others keep theirs
+    x = pdt.tensor([[-2.0, math.inf, 3.0], [0.0, -1.0, 5.0]], device=device,
+                   dtype=pdt.float64, requires_grad=True)
+    for w0, ref in (([0.25], [-3.0]), ([0.25, 0.5, 0.75], [-2.0, -1.0, 0.0])):
+        w = pdt.tensor(w0, device=device, dtype=pdt.float64, requires_grad=True)
+        gx, gw = pdt.autograd.grad(F.prelu(x, w).sum(), [x, w])
+        assert gw.tolist() == ref
+        slopes = np.broadcast_to(np.asarray(w0), (2, 3))
+        assert gx.tolist() == np.where(x.detach().cpu().numpy() > 0, 1.0, slopes).tolist()
+    # second order, as PyTorch's: x's gradient (1 or w) has a zero derivative for x (it
+    # raised 'not used in the graph') and 1 for w where x <= 0; w's (x where x <= 0) has
+    # 1 for x there and zero for w (it gave None)
+    w = pdt.tensor([0.25], device=device, dtype=pdt.float64, requires_grad=True)
+    x = pdt.tensor([[-2.0, 4.0, 3.0], [0.0, -1.0, 5.0]], device=device, dtype=pdt.float64,
+                   requires_grad=True)
+    gx, = pdt.autograd.grad(F.prelu(x, w).sum(), x, create_graph=True)
+    dxx, dxw = pdt.autograd.grad(gx.sum(), [x, w])
+    assert dxx.tolist() == [[0.0] * 3] * 2 and dxw.tolist() == [3.0]
+    gw, = pdt.autograd.grad(F.prelu(x, w).sum(), w, create_graph=True)
+    dwx, dww = pdt.autograd.grad(gw.sum(), [x, w])
+    assert dwx.tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]] and dww.tolist() == [0.0]
+    assert F.prelu(x, w).grad_fn.name() == "PreluKernelBackward0"
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_glu(device, dim):
     a = np.random.default_rng(4).standard_normal((4, 6, 2))
@@ -316,6 +342,8 @@ def test_bad_arguments():
         F.celu(x, 0.0)
     with pytest.raises(ValueError, match=r"rrelu\(\): lower must be <= upper"):
         F.rrelu(x, 0.5, 0.1)
+    with pytest.raises(RuntimeError, match=r"rrelu\(\): lower must be <= upper"):  # PyTorch's
+        F.rrelu(x, 0.5, 0.1, training=True)
     with pytest.raises(TypeError, match=r"threshold\(\): value must be a number, got str"):
         F.threshold(x, 0.0, "0")
     with pytest.raises(NotImplementedError, match="expected a floating point tensor, got "

@@ -6,6 +6,7 @@ float64 reference); the gradient is the same mask times the scale; the same seed
 the same mask on every device (the Philox generator), and in evaluation the input
 passes through untouched.
 """
+import math
 import warnings
 
 import numpy as np
@@ -154,3 +155,31 @@ def test_dropout_in_place_has_the_values_out_of_place(device):
         assert F.dropout(y, 0.3, inplace=True) is y
         np.testing.assert_array_equal(_host(y), want)
         assert 0 < (want == 0).sum() < 64
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # dropout2d/3d's, on these shapes
+def test_every_dropout_with_p_1_or_an_empty_input(device):
+    # p = 1 gives input times a 0 of its dtype before any check of dtype or dimensions,
+    # as PyTorch's: integer zeros for an integer input, a 1-d input to the feature
+    # dropouts, NaN kept; all of it refused before
+    forms = [F.dropout, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout]
+    for f in forms:
+        n = pdt.tensor([[3, -1], [2, 5]], device=device)
+        got = f(n, 1.0, True)
+        assert got.dtype == pdt.int64 and _host(got).tolist() == [[0, 0], [0, 0]]
+        assert f(n, 1.0, True, inplace=True) is n and _host(n).tolist() == [[0, 0], [0, 0]]
+        x = pdt.tensor([2.0, math.nan, -1.5], device=device, dtype=pdt.float64,
+                       requires_grad=True)
+        y = f(x, 1.0, True)
+        assert _host(y).tolist()[::2] == [0.0, 0.0] and math.isnan(_host(y)[1])
+        y.sum().backward()
+        assert _host(x.grad).tolist() == [0.0, 0.0, 0.0]
+        e = pdt.zeros(0, 3, 1, 1, 1, dtype=pdt.int64, device=device)  # empty: itself
+        assert f(e, 0.5, True) is e and f(e, 1.0, True) is e
+    assert _host(F.dropout3d(pdt.ones((), device=device), 1.0)).tolist() == 0.0
+    x = pdt.ones(3, device=device)  # a random mask still needs the dimensions
+    assert F.dropout2d(x, 0.5, training=False) is x
+    with pytest.raises(ValueError, match=r"Feature dropout requires at least 2 dimensions"):
+        F.dropout2d(x, 0.5)
+    with pytest.raises(RuntimeError, match=r"Feature dropout requires at least 2 dimensions"):
+        F.feature_alpha_dropout(x, 0.5, True)

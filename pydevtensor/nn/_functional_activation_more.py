@@ -14,7 +14,7 @@ import warnings
 from .. import _C, _args
 from .. import _ops_stats as _stats
 from .._ops_index import _truncated_for
-from ..autograd.derivatives import zero_where
+from ..autograd.derivatives import meta, reduce_grad, zero_where
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from . import _functional_activation as _act
@@ -455,7 +455,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     TypeError
         When input is not a Tensor, or a bound not a number.
     ValueError
-        When lower > upper (PyTorch: a RuntimeError).
+        When lower > upper (an InvalidArgumentError, also a RuntimeError as PyTorch's).
     NotImplementedError
         When input is not floating point.
 
@@ -477,8 +477,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         if not math.isfinite(v):  # PyTorch's check too
             raise ValueError(f"rrelu(): the {name} bound must be finite, got {v}")
     if lower > upper:
-        raise ValueError(f"rrelu(): lower must be <= upper, got lower={lower} and "
-                         f"upper={upper}")
+        raise _C.InvalidArgumentError(f"rrelu(): lower must be <= upper, got lower={lower} "
+                                      f"and upper={upper}")
     if not training:
         slope = (lower + upper) / 2.0
         return _act._result(input, lambda x: _act._leaky(x, slope), inplace)
@@ -549,7 +549,36 @@ def prelu(input, weight):
         w = weight.reshape(())
     else:
         w = weight.reshape((1, channels) + (1,) * (input.ndim - 2))
-    return input.where(input > 0, input * w)
+    return _prelu(input, w)
+
+
+@recorded("prelu")
+def _prelu(x, w):
+    """x where x > 0, w * x elsewhere (w broadcast against x), recorded by
+    PreluKernelBackward0 (leaky_relu's forward, w a tensor)."""
+    return _act._leaky.__wrapped__(x, w)
+
+
+@derivative("prelu")
+class PreluKernelBackward0(Node):
+    """PyTorch's prelu gradient: g where x > 0, ``w * g`` elsewhere for x; ``x * g``
+    where x <= 0 (NaN too), summed to w's shape, for w.  Under create_graph each requires grad
+    when x or w does, the derivatives through the masks being zeros (Note [mask
+    derivatives]): differentiating x's gradient for x gives zeros, as PyTorch's."""
+    mask_derivative = True
+
+    def save(self, out, x, w):
+        self.save_tensors(x, w)
+        self.w_meta = meta(w)
+        return (x, w)
+
+    def backward(self, g):
+        x, w = self.saved_tensors
+        need_x, need_w = self.needs_input_grad
+        positive = x > 0
+        gx = g.where(positive, g * w) if need_x else None
+        gw = reduce_grad(zero_where(positive, g * x), self.w_meta) if need_w else None
+        return gx, gw
 
 
 def glu(input, dim=-1):

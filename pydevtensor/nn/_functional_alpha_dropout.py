@@ -17,7 +17,7 @@ import math
 from typing import TYPE_CHECKING
 
 from .. import _C
-from ._functional_dropout import _checked
+from ._functional_dropout import _all_dropped, _checked
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -30,14 +30,14 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
     training = _checked(input, p, where, training)
     if not training or p == 0.0 or input.numel() == 0:
         return input
+    if p == 1.0:
+        return _all_dropped(input, inplace)
     if feature and input.ndim < 2:
         raise RuntimeError(f"{where}: Feature dropout requires at least 2 dimensions in the "
                            f"input, got shape {tuple(input.shape)} (on {input.device})")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{where}: expected a floating point tensor, got {input.dtype} (on "
                            f"{input.device})")
-    if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
     keep = (_C.rand(shape, device=input.device) >= p).to(input.dtype)  # kept: 1 - p
     alpha = _SELU_SATURATION
@@ -77,7 +77,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     TypeError
         When input is not a Tensor.
     RuntimeError
-        When input is not floating point (in training, with 0 < p).
+        When input is not floating point (in training, with 0 < p < 1).
 
     Examples
     --------
@@ -121,7 +121,7 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     TypeError
         When input is not a Tensor.
     RuntimeError
-        In training with 0 < p: when input is not floating point, or has fewer than 2
+        In training with 0 < p < 1: when input is not floating point, or has fewer than 2
         dimensions.
 
     Examples

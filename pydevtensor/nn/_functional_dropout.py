@@ -30,19 +30,27 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool,
                      where: str) -> Tensor:
     """Zeroes input[n, c, ...] whole with probability p for each (n, c), the others
     scaled by 1 / (1 - p); the gradient flows through the kept channels, scaled alike."""
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:  # input itself, as PyTorch's
         return input
+    if p == 1.0:
+        return _all_dropped(input, inplace)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{where}: expected a floating point tensor, got {input.dtype} (on "
                            f"{input.device})")
     return _dropped(input, p, inplace, tuple(input.shape[:2]) + (1,) * (input.ndim - 2))
 
 
+def _all_dropped(input: Tensor, inplace: bool) -> Tensor:
+    """input times a 0 of its dtype (a NaN or inf stays NaN), what every dropout gives
+    for p = 1 as PyTorch's: before any check of the input's dtype or dimensions, so an
+    integer input gives integer zeros."""
+    zero = _C.zeros((), dtype=input.dtype, device=input.device)
+    return input.mul_(zero) if inplace else input * zero
+
+
 def _dropped(input: Tensor, p: float, inplace: bool, shape: tuple[int, ...]) -> Tensor:
     """input times a random mask of shape (broadcast to input's; each entry kept with
-    probability 1 - p), scaled by 1 / (1 - p); all zeros for p = 1."""
-    if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+    probability 1 - p), scaled by 1 / (1 - p); p < 1."""
     keep = _C.rand(shape, device=input.device) >= p  # kept with probability 1 - p
     scale = 1.0 / (1.0 - p)
     if inplace:  # one write, so one version bump, as PyTorch's
@@ -93,7 +101,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     TypeError
         When input is not a Tensor.
     RuntimeError
-        When input is not floating point (in training, with 0 < p), as F.dropout.
+        When input is not floating point (in training, with 0 < p < 1), as F.dropout.
     ValueError, RuntimeError
         (InvalidArgumentError) When input has fewer than 2 dimensions.
 
@@ -109,7 +117,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     """
     where = "dropout2d()"
     training = _checked(input, p, where, training)
-    if input.ndim < 2:
+    if input.ndim < 2 and training and 0.0 < p < 1.0:  # only a random mask needs them
         raise _C.InvalidArgumentError(
             f"{where}: Feature dropout requires at least 2 dimensions in the input, got shape "
             f"{tuple(input.shape)} (on {input.device})")
@@ -164,7 +172,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
     TypeError
         When input is not a Tensor.
     RuntimeError
-        When input is not floating point (in training, with 0 < p), as F.dropout.
+        When input is not floating point (in training, with 0 < p < 1), as F.dropout.
     ValueError, RuntimeError
         (InvalidArgumentError) When input is not 2-d or 3-d.
 
@@ -235,7 +243,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
                       f"deprecated and will result in an error in a future release (as in "
                       f"PyTorch); inputs of (C, D, H, W) or (N, C, D, H, W) are expected",
                       UserWarning, stacklevel=2)
-    if input.ndim < 1:
+    if input.ndim < 1 and training and 0.0 < p < 1.0:  # as dropout2d's check
         raise _C.InvalidArgumentError(
             f"{where}: Feature dropout requires at least 1 dimension here, got shape "
             f"{tuple(input.shape)} (on {input.device})")

@@ -319,7 +319,7 @@ class PReLU(_Activation):
     >>> act
     PReLU(num_parameters=2)
     >>> act(pydevtensor.tensor([[-2., 2.]]))
-    tensor([[-1.,  2.]], grad_fn=<WhereBackward0>)
+    tensor([[-1.,  2.]], grad_fn=<PreluKernelBackward0>)
     """
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25,

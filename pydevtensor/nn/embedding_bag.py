@@ -93,9 +93,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     Raises
     ------
     ValueError
-        For a bad mode, shapes that do not fit, offsets with a 2-d input,
-        per_sample_weights with a mode other than 'sum', or scale_grad_by_freq with
-        mode 'max'.
+        For a bad mode, shapes that do not fit, offsets with a 2-d input, or
+        scale_grad_by_freq with mode 'max'.
+    NotImplementedError
+        For per_sample_weights with a mode other than 'sum', as PyTorch's; and for
+        sparse=True.
     TypeError
         When input or offsets is not an integer Tensor.
 
@@ -128,9 +130,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
                        f"embedding_dim), got {getattr(weight, 'shape', type(weight).__name__)}")
     if per_sample_weights is not None:
         if mode != "sum":
-            raise _Invalid(f"{where}: embedding_bag: per_sample_weights was not None. "
-                           f"per_sample_weights is only supported for mode='sum' (got "
-                           f"mode={mode!r}). Please open a feature request on GitHub.")
+            raise NotImplementedError(  # as PyTorch's
+                f"{where}: per_sample_weights was not None. per_sample_weights is only "
+                f"supported for mode='sum' (got mode={mode!r}). Please open a feature request on "
+                f"GitHub.")
         if tuple(per_sample_weights.shape) != tuple(input.shape):
             raise _Invalid(f"{where}: per_sample_weights of shape "
                            f"{tuple(per_sample_weights.shape)} must have input's shape "

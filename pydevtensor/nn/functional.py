@@ -29,7 +29,7 @@ from . import _functional_cross_entropy as _ce
 cross_entropy, nll_loss = _ce.cross_entropy, _ce.nll_loss
 _check_reduction, _label_smoothing, _reduce = _ce._check_reduction, _ce._label_smoothing, _ce._reduce
 _check_target, _one_hot, _out_of_range = _ce._check_target, _ce._one_hot, _ce._out_of_range
-from ._functional_dropout import _dropout_p, _dropped
+from ._functional_dropout import _all_dropped, _dropout_p, _dropped
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
@@ -188,8 +188,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     p = _dropout_p(p)  # a NumPy scalar as a Python number
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"dropout(): input must be a Tensor, got {type(input).__name__}")
-    if not _args.flag(training, "dropout", "training") or p == 0.0:
-        return input
+    if not _args.flag(training, "dropout", "training") or p == 0.0 or input.numel() == 0:
+        return input  # itself, as PyTorch's
+    if p == 1.0:
+        return _all_dropped(input, inplace)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"dropout(): expected a floating point tensor, got {input.dtype}")
     return _dropped(input, p, inplace, tuple(input.shape))
@@ -458,8 +460,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     ------
     TypeError
         When input is not a Tensor, or negative_slope not a number.
-    RuntimeError
-        When input is not floating point.
+    NotImplementedError
+        When input is not floating point (a RuntimeError, as PyTorch's).
 
     Examples
     --------
@@ -473,9 +475,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     if isinstance(negative_slope, bool) or not isinstance(negative_slope, (int, float)):
         raise TypeError(f"leaky_relu(): negative_slope must be a number, got "
                         f"{type(negative_slope).__name__}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"leaky_relu(): expected a floating point tensor, got "
-                           f"{input.dtype} on {input.device}")
+    if not input.dtype.is_floating_point:  # NotImplementedError (a RuntimeError), as PyTorch's
+        raise NotImplementedError(f"leaky_relu(): expected a floating point tensor, got "
+                                  f"{input.dtype} on {input.device}")
     return _act._result(input, lambda x: _act._leaky(x, negative_slope), inplace)
 
 
@@ -577,7 +579,8 @@ def one_hot(input: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     TypeError
         When input is not an integer Tensor, or num_classes not an int.
     ValueError
-        When num_classes is below -1, or is -1 and input is empty.
+        When num_classes is below -1, or is -1 and input is empty (an
+        InvalidArgumentError, also a RuntimeError as PyTorch's).
     RuntimeError
         When a class is negative or at least num_classes (naming it).
 
@@ -598,13 +601,14 @@ def one_hot(input: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
                             f"got {input.dtype} on {input.device}")
     num_classes = _args.size(num_classes, "one_hot()", "num_classes")  # NumPy's too
     if num_classes < -1:
-        raise ValueError(f"one_hot(): num_classes must be -1 (inferred) or >= 0, got "
-                         f"{num_classes}")
+        raise _C.InvalidArgumentError(f"one_hot(): num_classes must be -1 (inferred) or >= 0, "
+                                      f"got {num_classes}")
     shape = tuple(input.shape)
     if input.numel() == 0:
         if num_classes == -1:
-            raise ValueError(f"one_hot(): cannot infer the number of classes from an empty "
-                             f"tensor of shape {shape} on {input.device}; pass num_classes")
+            raise _C.InvalidArgumentError(
+                f"one_hot(): cannot infer the number of classes from an empty tensor of shape "
+                f"{shape} on {input.device}; pass num_classes")
         return _C.zeros(shape + (num_classes,), dtype=_C.int64, device=input.device)
     if num_classes == -1:  # one copy of (min, max) to the host wherever the classes are
         lo, hi = _stack([input.min(), input.max()]).cpu().tolist()
