@@ -51,8 +51,9 @@ ATTENTION_CASES = [
       setup="F = pdt.nn.functional"),
     C("mha_forward-static-k", "F.multi_head_attention_forward(pdt.ones(3, 1, 4), "
       "pdt.ones(3, 1, 4), pdt.ones(3, 1, 4), 4, 2, pdt.ones(12, 4), None, None, None, False, "
-      "0.0, pdt.eye(4), None, static_k=pdt.ones(2, 3, 2))", "NotImplementedError",
-      r"static_k and static_v are not supported", setup="F = pdt.nn.functional"),
+      "0.0, pdt.eye(4), None, static_k=pdt.ones(3, 3, 2))", "AssertionError",
+      r"expecting static_k of shape \(2, S, 2\) \(batch \* num_heads, S, head_dim\), but "
+      r"got \(3, 3, 2\) \(on cpu\)", setup="F = pdt.nn.functional"),
     C("mha_forward-no-weights", "F.multi_head_attention_forward(pdt.ones(3, 1, 4), "
       "pdt.ones(3, 1, 4), pdt.ones(3, 1, 4), 4, 2, None, None, None, None, False, 0.0, "
       "pdt.eye(4), None)", "pydevtensor.InvalidArgumentError", r"in_proj_weight is None",

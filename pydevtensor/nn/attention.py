@@ -182,6 +182,10 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
                                f"{(batch * heads, length, source)} (on {query.device})")
 
     q, k, v = _in_projection(m, query, key, value)
+    statics = getattr(m, "static_k", None), getattr(m, "static_v", None)  # the functional's
+    if m.bias_k is not None and statics != (None, None):
+        raise ShapeAssertion(f"{where}: bias cannot be added to static key or value "
+                             f"(bias_k and bias_v with static_k or static_v)")
     if m.bias_k is not None:
         k = cat([k, m.bias_k.expand(1, batch, embed)])
         v = cat([v, m.bias_v.expand(1, batch, embed)])
@@ -189,6 +193,8 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
     q = q.reshape(length, batch * heads, head_dim).transpose(0, 1)
     k = k.reshape(k.shape[0], batch * heads, head_dim).transpose(0, 1)
     v = v.reshape(v.shape[0], batch * heads, head_dim).transpose(0, 1)
+    k, v = (_static(name, t, given, batch * heads, head_dim, where) for name, t, given in
+            (("static_k", k, statics[0]), ("static_v", v, statics[1])))
     if m.add_zero_attn:
         zeros = _C.zeros((batch * heads, 1, head_dim), dtype=q.dtype, device=q.device)
         k, v = cat([k, zeros], dim=1), cat([v, zeros], dim=1)
@@ -232,6 +238,18 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
     out = out.permute(2, 0, 1, 3).reshape(length * batch, embed)
     out = F.linear(out, m.out_proj.weight, m.out_proj.bias).reshape(length, batch, embed)
     return (out if batched else out.squeeze(1)), None
+
+
+def _static(name, projected, given, rows, head_dim, where):
+    """F.multi_head_attention_forward's static_k or static_v (given, (N H, S, head_dim))
+    instead of the projected key or value, when given (PyTorch's checks)."""
+    if given is None:
+        return projected
+    if given.ndim != 3 or given.shape[0] != rows or given.shape[2] != head_dim:
+        raise ShapeAssertion(f"{where}: expecting {name} of shape ({rows}, S, {head_dim}) "
+                             f"(batch * num_heads, S, head_dim), but got "
+                             f"{tuple(given.shape)} (on {given.device})")
+    return given
 
 
 def _baddbmm(mask, batch1, batch2):
