@@ -77,6 +77,9 @@ ATTENTION_CASES = [
       setup=TWO_CPUS + "F = pdt.nn.functional"),
     C("MultiheadAttention-divisible", "pdt.nn.MultiheadAttention(10, 3)", "AssertionError",
       r"embed_dim must be divisible by num_heads, got embed_dim=10 and num_heads=3"),
+    C("MultiheadAttention.merge_masks-shape", "m = pdt.nn.MultiheadAttention(4, 2)\n"
+      "m.merge_masks(pdt.zeros(2, 2), None, pdt.zeros(2, 3, 4))", "RuntimeError",
+      r"cannot reshape a tensor of shape \(2, 2\).*into shape \(1, 1, 3, 3\)"),
     C("MultiheadAttention-zero", "pdt.nn.MultiheadAttention(0, 2)", "ValueError",
       r"embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=2"),
     C("MultiheadAttention-embed", "m = pdt.nn.MultiheadAttention(8, 2)\nx = pdt.zeros(4, 2, 6)"

@@ -668,3 +668,32 @@ def test_functional_multi_head_attention_forward_static_k_and_v(device, which,
     bias = _t(rng.standard_normal((1, 1, E)), device)
     with pytest.raises(AssertionError, match="bias cannot be added to static key"):
         call(*statics, bias_kv=bias)
+
+
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_mha_merge_masks(device, kind):
+    """MultiheadAttention.merge_masks, PyTorch's (it was missing): the padding mask alone
+    is returned as it is (type 1); an attention mask (2-d or 3-d) as (N, heads, L, L),
+    plus the padding mask over heads and queries when both are given (bool: either
+    True), type 2; NumPy's broadcast as the reference."""
+    rng = np.random.default_rng(8)
+    N, H, L = 3, 2, 4
+    m = nn.MultiheadAttention(4, H, batch_first=True).to(device)
+    q = _t(rng.standard_normal((N, L, 4)), device)
+
+    def draw(*shape):
+        return rng.random(shape) < 0.5 if kind == "bool" else rng.standard_normal(shape)
+    pad, a2, a3 = draw(N, L), draw(L, L), draw(N * H, L, L)
+    assert m.merge_masks(None, None, q) == (None, None)
+    got, t = m.merge_masks(None, _t(pad, device), q)
+    assert t == 1
+    np.testing.assert_array_equal(_np(got), pad)
+    for attn, full in ((a2, np.broadcast_to(a2, (N, H, L, L))), (a3, a3.reshape(N, H, L, L))):
+        got, t = m.merge_masks(_t(attn, device), None, q)
+        assert t == 2 and got.shape == (N, H, L, L)
+        np.testing.assert_array_equal(_np(got), full)
+        got, t = m.merge_masks(_t(attn, device), _t(pad, device), q)
+        padded = pad[:, None, None, :]
+        want = (full | padded) if kind == "bool" else full + padded
+        assert t == 2 and got.dtype == (pdt.bool if kind == "bool" else pdt.float64)
+        _close(got.double(), want.astype(np.float64))

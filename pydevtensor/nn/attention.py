@@ -438,6 +438,53 @@ class MultiheadAttention(Module):
             out = out.transpose(1, 0)
         return out, weights
 
+    def merge_masks(self, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                    query: Tensor) -> tuple[Tensor | None, int | None]:
+        """One mask of shape (N, num_heads, L, L) from an attention mask and a key
+        padding mask, as PyTorch's (the masks of its fused self-attention).
+
+        Parameters
+        ----------
+        attn_mask : Tensor or None
+            (L, L), or (N num_heads, L, L).
+        key_padding_mask : Tensor or None
+            (N, L).
+        query : Tensor
+            (N, L, E): gives N and L.
+
+        Returns
+        -------
+        tuple
+            (mask, mask_type): the key padding mask itself and 1 when only it is given;
+            the attention mask as (N, num_heads, L, L), plus the padding mask broadcast
+            over the heads and the queries when both are given (for bool masks, True
+            where either is), and 2, when attn_mask is given; (None, None) when neither.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> mha = nn.MultiheadAttention(4, 2, batch_first=True)
+        >>> causal = nn.Transformer.generate_square_subsequent_mask(3)
+        >>> mask, kind = mha.merge_masks(causal, None, pydevtensor.zeros(5, 3, 4))
+        >>> tuple(mask.shape), kind
+        ((5, 2, 3, 3), 2)
+        """
+        mask_type, merged = None, None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch, length = query.shape[0], query.shape[1]
+            mask_type = 2
+            if attn_mask.ndim == 3:
+                merged = attn_mask.view(batch, -1, length, length)
+            else:
+                merged = attn_mask.view(1, 1, length, length).expand(
+                    batch, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(batch, 1, 1, length).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged, mask_type
+
 
 def _C_no_grad():
     from ..autograd import no_grad
