@@ -51,8 +51,9 @@ ATTENTION_CASES = [
       setup="F = pdt.nn.functional"),
     C("mha_forward-static-k", "F.multi_head_attention_forward(pdt.ones(3, 1, 4), "
       "pdt.ones(3, 1, 4), pdt.ones(3, 1, 4), 4, 2, pdt.ones(12, 4), None, None, None, False, "
-      "0.0, pdt.eye(4), None, static_k=pdt.ones(2, 3, 2))", "NotImplementedError",
-      r"static_k and static_v are not supported", setup="F = pdt.nn.functional"),
+      "0.0, pdt.eye(4), None, static_k=pdt.ones(3, 3, 2))", "AssertionError",
+      r"expecting static_k of shape \(2, S, 2\) \(batch \* num_heads, S, head_dim\), but "
+      r"got \(3, 3, 2\) \(on cpu\)", setup="F = pdt.nn.functional"),
     C("mha_forward-no-weights", "F.multi_head_attention_forward(pdt.ones(3, 1, 4), "
       "pdt.ones(3, 1, 4), pdt.ones(3, 1, 4), 4, 2, None, None, None, None, False, 0.0, "
       "pdt.eye(4), None)", "pydevtensor.InvalidArgumentError", r"in_proj_weight is None",
@@ -76,6 +77,9 @@ ATTENTION_CASES = [
       setup=TWO_CPUS + "F = pdt.nn.functional"),
     C("MultiheadAttention-divisible", "pdt.nn.MultiheadAttention(10, 3)", "AssertionError",
       r"embed_dim must be divisible by num_heads, got embed_dim=10 and num_heads=3"),
+    C("MultiheadAttention.merge_masks-shape", "m = pdt.nn.MultiheadAttention(4, 2)\n"
+      "m.merge_masks(pdt.zeros(2, 2), None, pdt.zeros(2, 3, 4))", "RuntimeError",
+      r"cannot reshape a tensor of shape \(2, 2\).*into shape \(1, 1, 3, 3\)"),
     C("MultiheadAttention-zero", "pdt.nn.MultiheadAttention(0, 2)", "ValueError",
       r"embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=2"),
     C("MultiheadAttention-embed", "m = pdt.nn.MultiheadAttention(8, 2)\nx = pdt.zeros(4, 2, 6)"

@@ -604,3 +604,96 @@ def test_sdpa_in_half_types_rounds_once(device, dtype, eps, causal):
     q = qkv[0].detach().requires_grad_()
     F.scaled_dot_product_attention(q, qkv[1], qkv[2]).to(pdt.float32).sum().backward()
     assert q.grad.dtype == dt and q.grad.shape == q.shape
+
+
+@pytest.mark.parametrize("which", ["k", "v", "kv"])
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_functional_multi_head_attention_forward_static_k_and_v(device, which,
+                                                                 need_weights):
+    """static_k and static_v ((N H, S, head_dim): keys and values already projected and
+    split into heads) replace the key's and value's projections, as PyTorch's (they
+    raised NotImplementedError): the output and the head-averaged weights against NumPy
+    float64, with add_zero_attn and a padding mask over the static length when both are
+    given (a length other than key's); the gradients of the static tensors by
+    central differences.  A static tensor of the wrong shape, or one with bias_k and
+    bias_v, raises PyTorch's AssertionError."""
+    rng = np.random.default_rng(5)
+    E, H, N, L, S = 8, 2, 2, 4, 6
+    hd, both = E // H, which == "kv"
+    S2 = 5 if both else S
+    w, b = rng.standard_normal((3 * E, E)), rng.standard_normal(3 * E)
+    ow, ob = rng.standard_normal((E, E)), rng.standard_normal(E)
+    q, k, v = (rng.standard_normal((n, N, E)) for n in (L, S, S))
+    sk = rng.standard_normal((N * H, S2, hd)) if "k" in which else None
+    sv = rng.standard_normal((N * H, S2, hd)) if "v" in which else None
+    pad = rng.random((N, S2)) > 0.7 if both else None
+    if both:
+        pad[:, 0] = False
+
+    def heads(x):  # (len, N, E) -> (N H, len, hd)
+        return x.reshape(x.shape[0], N * H, hd).transpose(1, 0, 2)
+    qh = heads(q @ w[:E].T + b[:E])
+    kh = sk if sk is not None else heads(k @ w[E:2 * E].T + b[E:2 * E])
+    vh = sv if sv is not None else heads(v @ w[2 * E:].T + b[2 * E:])
+    mask = None
+    if both:  # add_zero_attn, then the padding mask over S2 + 1 keys
+        kh, vh = (np.concatenate([t, np.zeros((N * H, 1, hd))], 1) for t in (kh, vh))
+        keep = np.concatenate([~pad, np.ones((N, 1), dtype=bool)], 1)  # the zero key
+        mask = np.repeat(keep, H, axis=0)[:, None, :]
+    out = ref_sdpa(qh, kh, vh, mask).transpose(1, 0, 2).reshape(L, N, E) @ ow.T + ob
+    weights = ref_sdpa(qh, kh, np.eye(kh.shape[1]), mask)
+    weights = weights.reshape(N, H, L, -1).mean(1)
+
+    def call(stk, stv, bias_kv=None):
+        return F.multi_head_attention_forward(
+            _t(q, device), _t(k, device), _t(v, device), E, H, _t(w, device), _t(b, device),
+            bias_kv, bias_kv, both, 0.0, _t(ow, device), _t(ob, device), training=False,
+            key_padding_mask=None if pad is None else _t(pad, device),
+            need_weights=need_weights, static_k=stk, static_v=stv)
+    statics = [None if a is None else _t(a, device) for a in (sk, sv)]
+    got, got_w = call(*statics)
+    _close(got, out)
+    if need_weights:
+        _close(got_w, weights)
+    else:
+        assert got_w is None
+    given = [t for t in statics if t is not None]
+    def of_given(*a):  # call() with the given static tensors replaced by a
+        rest = iter(a)
+        return call(*(None if t is None else next(rest) for t in statics))[0]
+    gradcheck(of_given, [_np(t) for t in given], device)
+    bad = _t(rng.standard_normal((N * H + 1, S, hd)), device)
+    with pytest.raises(AssertionError, match=r"expecting static_(k|v) of shape \(4, S, 4\)"):
+        call(*(bad if t is not None else None for t in statics))
+    bias = _t(rng.standard_normal((1, 1, E)), device)
+    with pytest.raises(AssertionError, match="bias cannot be added to static key"):
+        call(*statics, bias_kv=bias)
+
+
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_mha_merge_masks(device, kind):
+    """MultiheadAttention.merge_masks, PyTorch's (it was missing): the padding mask alone
+    is returned as it is (type 1); an attention mask (2-d or 3-d) as (N, heads, L, L),
+    plus the padding mask over heads and queries when both are given (bool: either
+    True), type 2; NumPy's broadcast as the reference."""
+    rng = np.random.default_rng(8)
+    N, H, L = 3, 2, 4
+    m = nn.MultiheadAttention(4, H, batch_first=True).to(device)
+    q = _t(rng.standard_normal((N, L, 4)), device)
+
+    def draw(*shape):
+        return rng.random(shape) < 0.5 if kind == "bool" else rng.standard_normal(shape)
+    pad, a2, a3 = draw(N, L), draw(L, L), draw(N * H, L, L)
+    assert m.merge_masks(None, None, q) == (None, None)
+    got, t = m.merge_masks(None, _t(pad, device), q)
+    assert t == 1
+    np.testing.assert_array_equal(_np(got), pad)
+    for attn, full in ((a2, np.broadcast_to(a2, (N, H, L, L))), (a3, a3.reshape(N, H, L, L))):
+        got, t = m.merge_masks(_t(attn, device), None, q)
+        assert t == 2 and got.shape == (N, H, L, L)
+        np.testing.assert_array_equal(_np(got), full)
+        got, t = m.merge_masks(_t(attn, device), _t(pad, device), q)
+        padded = pad[:, None, None, :]
+        want = (full | padded) if kind == "bool" else full + padded
+        assert t == 2 and got.dtype == (pdt.bool if kind == "bool" else pdt.float64)
+        _close(got.double(), want.astype(np.float64))

@@ -11,6 +11,8 @@ _C._gru_cell and their backward; equations in csrc/core/pdt_rnn.h), on every dev
   tolerance).
 - Whole layers: nn.LSTM / nn.GRU (two layers, bidirectional) give the composition's
   outputs bit for bit and its gradients within the tolerance above.
+- Double backward: layers and cells against central differences and the composition,
+  also when the first pass (a penalty on x's gradient) skips the first step's node.
 - Refusals of the private bindings: wrong shapes, dtypes, layouts, devices and argument
   types raise exceptions naming the sizes and the device.
 """
@@ -454,3 +456,45 @@ def test_layers_double_backward(device, mode, cell, layers, bidirectional, monke
         _unfused(mp)
         second0 = autograd.grad(penalty(), params)
     _close_grads(second, second0, "float64")
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_penalty_on_the_input_gradient_trains_w_hh(device, mode, monkeypatch):
+    """A gradient penalty on x only (WGAN-GP's): the first pass, grad(y, x,
+    create_graph=True), does not reach the first step's hidden projection (it leads
+    only to W_hh, b_hh and a zero h0), so the later steps' gradients it collects must
+    not reach W_hh's gradient in the backward of loss + penalty (Note [steps of an
+    earlier pass]: the GRU's W_hh and b_hh gradients were off by about 0.1).  float64:
+    every parameter's gradient is the composition's (within TOL), and W_hh's and
+    b_hh's their central differences along random directions (rtol 1e-6)."""
+    rng = np.random.default_rng(4)
+    pdt.manual_seed(2)
+    m = getattr(nn, mode)(3, 4).to(device).double()
+    x0 = rng.standard_normal((4, 2, 3))
+    r = _t(rng.standard_normal((4, 2, 4)), device, pdt.float64)
+
+    def objective(grad_too=True):
+        x = _t(x0, device, pdt.float64).requires_grad_()
+        y = (m(x)[0] * r).sum()
+        (gx,) = autograd.grad(y, [x], create_graph=True)
+        loss = y + (gx * gx).sum()
+        return autograd.grad(loss, list(m.parameters())) if grad_too else loss.item()
+
+    grads = objective()
+    with monkeypatch.context() as mp:
+        _unfused(mp)
+        grads0 = objective()
+    _close_grads(grads, grads0, "float64")
+    eps = 1e-5
+    for k, name in enumerate(n for n, _ in m.named_parameters()):
+        if "_hh" not in name:
+            continue
+        p = getattr(m, name)
+        v = _t(rng.standard_normal(tuple(p.shape)), device, pdt.float64)
+        values = []
+        for step in (eps, -2 * eps, eps):
+            with pdt.no_grad():
+                p.add_(v * step)
+            values.append(objective(grad_too=False))
+        want = (values[0] - values[1]) / (2 * eps)
+        assert abs((grads[k] * v).sum().item() - want) <= 1e-6 * (1 + abs(want))

@@ -26,6 +26,7 @@ create_graph=True)[0].sum(), x) follows it.  Three things make that exact:
   gives an input a gradient that is not recorded while the gradient it got is
   raises at once (node.check_recorded), unless its op is piecewise constant.
 """
+import itertools
 import threading
 
 from .. import _C
@@ -72,16 +73,29 @@ def run_backward(outputs, grad_outputs, retain_graph, inputs=None, accumulate=Tr
     create_graph: the pass records (Note [higher-order gradients])."""
     prev = _C._set_grad_enabled(bool(create_graph))
     runs = _RUNS.__dict__.setdefault("stack", [])
+    serials = _RUNS.__dict__.setdefault("serials", [])
     runs.append((inputs, accumulate))
+    serials.append(next(_SERIALS))
     try:
         return _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where,
                     create_graph)
     finally:
         runs.pop()
+        serials.pop()
         _C._set_grad_enabled(prev)
 
 
 _RUNS = threading.local()  # this thread's passes, innermost last: (inputs, accumulate)
+_SERIALS = itertools.count(1)  # and their numbers ("serials"), never given twice
+
+
+def current_pass():
+    """A number of the innermost backward pass of this thread that no other pass has
+    had, 0 outside a pass: what a node keeps for the rest of its pass can tell a later
+    pass by it without holding anything (nn._fused_rnn.StepGradients, Note [steps of
+    an earlier pass])."""
+    serials = _RUNS.__dict__.get("serials")
+    return serials[-1] if serials else 0
 
 
 def current_run():

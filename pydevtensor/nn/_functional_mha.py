@@ -35,8 +35,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         As MultiheadAttention.forward's.
     use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight
         Separate projections (kdim or vdim other than E).
-    static_k, static_v : None
-        Not supported (NotImplementedError when given).
+    static_k, static_v : Tensor or None
+        (N num_heads, S, E / num_heads): keys and values already projected and split
+        into heads, used instead of key's and value's projections (key and value are
+        still checked and projected, as PyTorch's); not with bias_k and bias_v.
 
     Returns
     -------
@@ -55,9 +57,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     """
     from types import SimpleNamespace
     where = "multi_head_attention_forward()"
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError(f"{where}: static_k and static_v are not supported by "
-                                  f"pydevtensor")
     for name, v in (("num_heads", num_heads), ("embed_dim_to_check", embed_dim_to_check)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise TypeError(f"{where}: {name} must be a positive int, got {v!r}")
@@ -79,7 +78,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         in_proj_bias=in_proj_bias, q_proj_weight=q_proj_weight, k_proj_weight=k_proj_weight,
         v_proj_weight=v_proj_weight, bias_k=bias_k, bias_v=bias_v,
         add_zero_attn=bool(add_zero_attn), dropout=float(dropout_p), training=bool(training),
-        out_proj=SimpleNamespace(weight=out_proj_weight, bias=out_proj_bias))
+        out_proj=SimpleNamespace(weight=out_proj_weight, bias=out_proj_bias),
+        static_k=static_k, static_v=static_v)
     from .attention import multi_head_attention_forward as module_forward  # late: a cycle
     return module_forward(m, query, key, value, key_padding_mask, need_weights, attn_mask,
                           average_attn_weights, is_causal)

@@ -18,6 +18,7 @@ kernels, differentiable again (Note [the fused cells' double backward]).
 """
 from .. import _C
 from ..autograd.dispatch import derivative, recorded
+from ..autograd.engine import current_pass
 from .._ops_join import cat
 from ..autograd.node import Node, edge_of
 
@@ -202,6 +203,21 @@ def _gru_backward_recorded(node, g, hx, ws):
     return cat([d_r, d_z, d_n], 1), cat([d_r, d_z, d_n * R], 1), g * Z
 
 
+# Note [steps of an earlier pass]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The later steps' nodes hand their gradients to the first step's node, which uses and
+# forgets them.  A pass that does not reach the first step's node (autograd.grad over
+# the input: the first step's node leads only to W_hh, b_hh and an h0 that needs no
+# gradient, so it does not run) leaves what its steps put; a later pass must not add
+# it to W_hh's gradient.  It did: after grad(gru(x)[0].sum(), x, create_graph=True), a
+# gradient penalty's backward summed the first pass's in-graph step gradients instead
+# of its own (the GRU's, buffered: its own went to the rows, the stale ones were
+# preferred), W_hh's and b_hh's gradients off by 0.1 from PyTorch's.  So each put
+# checks the pass it runs in (the engine's current_pass(), a number no other pass
+# has: holding the pass's current_run() entry instead would hold its inputs, and
+# through a non-leaf input's graph this node, a cycle of tensors never collected) and
+# forgets what an earlier one left.
+
 class StepGradients:
     """What the hidden projections of one layer and direction hand to the first step's
     (Note [one GEMM for W_hh's gradient]) until its backward uses and drops them: each
@@ -215,15 +231,20 @@ class StepGradients:
     bytes early in the backward (9.6 -> 10.2 MiB).  ``grads`` keeps, by step, the
     gradients held apart (not buffered, or in the graph: create_graph=True).
     ``weight``: W_hh itself, which the later steps' nodes hold detached, for their
-    h's gradient with create_graph=True."""
-    __slots__ = ("steps", "buffered", "weight", "rows", "grads", "states")
+    h's gradient with create_graph=True.  ``run``: the number of the backward pass
+    (autograd.engine.current_pass()) the kept steps came in; a step put in another
+    pass first forgets them (Note [steps of an earlier pass])."""
+    __slots__ = ("steps", "buffered", "weight", "rows", "grads", "states", "run")
 
     def __init__(self, steps, buffered, weight):
         self.steps, self.buffered, self.weight = steps, buffered, weight
-        self.rows, self.grads, self.states = None, {}, {}
+        self.rows, self.grads, self.states, self.run = None, {}, {}, 0
 
     def put(self, t, g, h):
         """Keeps step t's gradient g (N, G H) and its state h."""
+        run = current_pass()
+        if run != self.run:  # Note [steps of an earlier pass]
+            self.rows, self.grads, self.states, self.run = None, {}, {}, run
         self.states[t] = h
         if g.requires_grad or not self.buffered:
             self.grads[t] = g
@@ -239,7 +260,7 @@ class StepGradients:
         forgets them."""
         from .._ops_join import cat  # imported late: _ops_join imports the recorder
         rows, grads, states = self.rows, self.grads, self.states
-        self.rows, self.grads, self.states = None, {}, {}
+        self.rows, self.grads, self.states, self.run = None, {}, {}, 0
         order = sorted(states)
         S = cat([states[t] for t in order], 0)
         if rows is not None and not grads and len(order) == self.steps:  # all rows written

@@ -182,6 +182,10 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
                                f"{(batch * heads, length, source)} (on {query.device})")
 
     q, k, v = _in_projection(m, query, key, value)
+    statics = getattr(m, "static_k", None), getattr(m, "static_v", None)  # the functional's
+    if m.bias_k is not None and statics != (None, None):
+        raise ShapeAssertion(f"{where}: bias cannot be added to static key or value "
+                             f"(bias_k and bias_v with static_k or static_v)")
     if m.bias_k is not None:
         k = cat([k, m.bias_k.expand(1, batch, embed)])
         v = cat([v, m.bias_v.expand(1, batch, embed)])
@@ -189,6 +193,8 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
     q = q.reshape(length, batch * heads, head_dim).transpose(0, 1)
     k = k.reshape(k.shape[0], batch * heads, head_dim).transpose(0, 1)
     v = v.reshape(v.shape[0], batch * heads, head_dim).transpose(0, 1)
+    k, v = (_static(name, t, given, batch * heads, head_dim, where) for name, t, given in
+            (("static_k", k, statics[0]), ("static_v", v, statics[1])))
     if m.add_zero_attn:
         zeros = _C.zeros((batch * heads, 1, head_dim), dtype=q.dtype, device=q.device)
         k, v = cat([k, zeros], dim=1), cat([v, zeros], dim=1)
@@ -232,6 +238,18 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
     out = out.permute(2, 0, 1, 3).reshape(length * batch, embed)
     out = F.linear(out, m.out_proj.weight, m.out_proj.bias).reshape(length, batch, embed)
     return (out if batched else out.squeeze(1)), None
+
+
+def _static(name, projected, given, rows, head_dim, where):
+    """F.multi_head_attention_forward's static_k or static_v (given, (N H, S, head_dim))
+    instead of the projected key or value, when given (PyTorch's checks)."""
+    if given is None:
+        return projected
+    if given.ndim != 3 or given.shape[0] != rows or given.shape[2] != head_dim:
+        raise ShapeAssertion(f"{where}: expecting {name} of shape ({rows}, S, {head_dim}) "
+                             f"(batch * num_heads, S, head_dim), but got "
+                             f"{tuple(given.shape)} (on {given.device})")
+    return given
 
 
 def _baddbmm(mask, batch1, batch2):
@@ -419,6 +437,53 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             out = out.transpose(1, 0)
         return out, weights
+
+    def merge_masks(self, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                    query: Tensor) -> tuple[Tensor | None, int | None]:
+        """One mask of shape (N, num_heads, L, L) from an attention mask and a key
+        padding mask, as PyTorch's (the masks of its fused self-attention).
+
+        Parameters
+        ----------
+        attn_mask : Tensor or None
+            (L, L), or (N num_heads, L, L).
+        key_padding_mask : Tensor or None
+            (N, L).
+        query : Tensor
+            (N, L, E): gives N and L.
+
+        Returns
+        -------
+        tuple
+            (mask, mask_type): the key padding mask itself and 1 when only it is given;
+            the attention mask as (N, num_heads, L, L), plus the padding mask broadcast
+            over the heads and the queries when both are given (for bool masks, True
+            where either is), and 2, when attn_mask is given; (None, None) when neither.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> mha = nn.MultiheadAttention(4, 2, batch_first=True)
+        >>> causal = nn.Transformer.generate_square_subsequent_mask(3)
+        >>> mask, kind = mha.merge_masks(causal, None, pydevtensor.zeros(5, 3, 4))
+        >>> tuple(mask.shape), kind
+        ((5, 2, 3, 3), 2)
+        """
+        mask_type, merged = None, None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch, length = query.shape[0], query.shape[1]
+            mask_type = 2
+            if attn_mask.ndim == 3:
+                merged = attn_mask.view(batch, -1, length, length)
+            else:
+                merged = attn_mask.view(1, 1, length, length).expand(
+                    batch, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(batch, 1, 1, length).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged, mask_type
 
 
 def _C_no_grad():

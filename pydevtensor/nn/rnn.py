@@ -253,7 +253,7 @@ class RNNBase(Module):
                                 ("h0", "c0") if self.mode == "LSTM" else ("h0",), c_shape)
         h0, c0 = states if batched else (states[0].unsqueeze(1), None if states[1] is None
                                          else states[1].unsqueeze(1))
-        low = _amp.cpu_lower_dtype(x) if self.mode == "LSTM" and not self.proj_size else None
+        low = self._one_kernel_dtype(x)
         if low is not None:
             output, h_n, c_n = _amp.plain(self._run_lowered, low, x, h0, c0, directions)
         else:
@@ -267,9 +267,24 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return (output, h_n) if self.mode != "LSTM" else (output, (h_n, c_n))
 
+    def _one_kernel_dtype(self, x: Tensor) -> dtype | None:
+        """The dtype of PyTorch's one mkldnn kernel per layer (mkldnn_rnn_layer) for an
+        LSTM without proj_size on a CPU input x, else None: the autocast dtype under CPU
+        autocast; bfloat16 for a bfloat16 x, whose layers PyTorch's CPU LSTM also runs
+        there (float32 sums, each layer's output rounded once: its error against the
+        float64 answer 1.0e-3 (2 layers, H=16) where rounding after every op gave
+        2.5e-3); float16 and the other modes are compositions there too."""
+        if self.mode != "LSTM" or self.proj_size:
+            return None
+        low = _amp.cpu_lower_dtype(x)
+        if low is None and x.dtype == _C.bfloat16 and x.device.type == "cpu":
+            low = _C.bfloat16
+        return low
+
     def _run_lowered(self, low: dtype, x: Tensor, h0: Tensor, c0: Tensor,
                      directions: int) -> tuple[Tensor, Tensor, Tensor]:
-        """The LSTM under CPU autocast, as PyTorch's: one mkldnn kernel per layer there
+        """The LSTM under CPU autocast (or on bfloat16, ``_one_kernel_dtype``), as
+        PyTorch's: one mkldnn kernel per layer there
         (mkldnn_rnn_layer, on the lower list), whose inputs, weights and states are
         cast to low (bfloat16) and whose outputs are low.  Here the operands are
         rounded to low, each layer runs in float32 (the fused cells) and its outputs
