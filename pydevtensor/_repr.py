@@ -221,4 +221,20 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _add_suffixes(text, suffixes, indent):
+    """Appends the suffixes (dtype=, grad_fn=, ...) as PyTorch's _add_suffixes: one
+    that would take the last line past the line width starts a line of its own,
+    indented under the values."""
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1  # PyTorch's count, the ", " of the suffix aside
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"

@@ -48,6 +48,53 @@ def test_leaves_grad_fn_names_and_repr(device):
     assert not (x > 1).requires_grad and not x.argmax().requires_grad
 
 
+_OVERLOADS = [  # (the op on a tensor, the same on a NumPy array, PyTorch's node name)
+    (lambda v: v.sum(), lambda a: a.sum(), "SumBackward0"),
+    (lambda v: v.sum(1), lambda a: a.sum(1), "SumBackward1"),
+    (lambda v: v.sum(dim=(0, 1)), lambda a: a.sum((0, 1)), "SumBackward1"),
+    (lambda v: v.sum(axis=0, keepdim=True), lambda a: a.sum(0, keepdims=True), "SumBackward1"),
+    (lambda v: v.sum(dtype=pdt.float64), lambda a: a.sum(), "SumBackward0"),
+    (lambda v: v.mean(), lambda a: a.mean(), "MeanBackward0"),
+    (lambda v: pdt.mean(v, 0), lambda a: a.mean(0), "MeanBackward1"),
+    (lambda v: v[:, 1], lambda a: a[:, 1], "SelectBackward0"),
+    (lambda v: v[1:, 0], lambda a: a[1:, 0], "SelectBackward0"),
+    (lambda v: v[0, :], lambda a: a[0, :], "SelectBackward0"),
+    (lambda v: v[..., np.int64(2)], lambda a: a[..., 2], "SelectBackward0"),
+    (lambda v: v[0, 1:], lambda a: a[0, 1:], "SliceBackward0"),
+    (lambda v: v[:, :2], lambda a: a[:, :2], "SliceBackward0"),
+    (lambda v: v[:], lambda a: a[:], "SliceBackward0"),
+    (lambda v: v[0, None], lambda a: a[0, None], "UnsqueezeBackward0"),
+    (lambda v: v[None, 0], lambda a: a[None, 0], "SelectBackward0"),
+    (lambda v: v[[0, 1]], lambda a: a[[0, 1]], "IndexBackward0"),
+    (lambda v: v[None].squeeze(), lambda a: a, "SqueezeBackward0"),
+    (lambda v: v[None].squeeze(0), lambda a: a, "SqueezeBackward1"),
+    (lambda v: v[None, :, None].squeeze((0, 2)), lambda a: a, "SqueezeBackward2"),
+]
+
+
+@pytest.mark.parametrize("use_c", [True, False])
+@pytest.mark.parametrize("op,op_np,name", _OVERLOADS, ids=[c[2] for c in _OVERLOADS])
+def test_grad_fn_names_follow_pytorchs_overloads(device, use_c, op, op_np, name):
+    """The node names D2L's printed tensors show: a reduction over dims is PyTorch's
+    second overload (x.sum(1): SumBackward1), squeeze(dim)/squeeze(dims) the second and
+    third, and basic indexing names its last step (x[:, 1] selects: SelectBackward0;
+    x[0, None] unsqueezes). The gradient of sum(w * op(x)) is each op's, from NumPy:
+    entry i is sum(w * op(e_i)) for the basis array e_i (every op here is linear)."""
+    autograd._use_c_recorder(use_c)
+    try:
+        a = np.arange(6.0).reshape(2, 3)
+        x = t64(a, device, grad=True)
+        y = op(x)
+        assert y.grad_fn.name() == name
+        w = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
+        (y * t64(w, device)).sum().backward()
+        basis = np.eye(a.size).reshape((a.size,) + a.shape)
+        expected = np.array([(w * op_np(e)).sum() for e in basis]).reshape(a.shape)
+        np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=0, atol=1e-12)
+    finally:
+        autograd._use_c_recorder(True)
+
+
 @pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
 @pytest.mark.parametrize("use_c", [True, False])
 def test_next_functions_give_none_0_for_an_input_without_grad_as_torch(device, use_c):

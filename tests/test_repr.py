@@ -76,3 +76,51 @@ def test_subnormal_float64_prints_without_a_warning():
         assert got == "tensor([4.9407e-324,  2.0000e+00], dtype=pydevtensor.float64)"
         assert repr(pdt.tensor([1.5, 2.0])) == "tensor([1.5000, 2.0000])"
         assert repr(pdt.tensor([1e-3, 2.0])) == "tensor([1.0000e-03, 2.0000e+00])"
+
+
+def _suffixed(body, suffixes, width=80):
+    """PyTorch's _add_suffixes rule, written out: a suffix that would take the last line
+    past the width (the line's length + 2, the suffix, its ', ') goes on a line of its own,
+    indented under the values."""
+    out, last = body, len(body) - body.rfind("\n") + 1
+    for s in suffixes:
+        if last + len(s) + 2 > width:
+            out, last = out + ",\n       " + s, 7 + len(s)
+        else:
+            out, last = out + ", " + s, last + len(s) + 2
+    return out + ")"
+
+
+@pytest.mark.parametrize("make,body,suffixes", [
+    # D2L's x.reshape(-1) of a (2, 3) tensor that requires grad: 72 + 23 > 80
+    (lambda: pdt.tensor([[0.1257, -0.1321, 0.6404], [0.1049, -0.5357, 0.3616]],
+                        requires_grad=True).reshape(-1),
+     "tensor([ 0.1257, -0.1321,  0.6404,  0.1049, -0.5357,  0.3616]",
+     ["grad_fn=<ViewBackward0>"]),
+    # two suffixes: dtype fits after the values, grad_fn does not
+    (lambda: pdt.tensor([[0.5, -1.0, 2.0], [0.25, -0.5, 3.0]], dtype=pdt.float64,
+                        requires_grad=True) * 1,
+     "tensor([[ 0.5000, -1.0000,  2.0000],\n        [ 0.2500, -0.5000,  3.0000]]",
+     ["dtype=pydevtensor.float64", "grad_fn=<MulBackward0>"]),
+    # a short one stays on the line
+    (lambda: pdt.tensor([1.0, 2.0], requires_grad=True),
+     "tensor([1., 2.]", ["requires_grad=True"]),
+    (lambda: pdt.arange(12, dtype=pdt.int32) * 1000,
+     "tensor([    0,  1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,\n"
+     "        10000, 11000]", ["dtype=pydevtensor.int32"]),
+])
+def test_suffixes_wrap_at_the_line_width_as_pytorch(make, body, suffixes):
+    expected = _suffixed(body, suffixes)
+    assert repr(make()) == expected
+    if body.count("\n") == 0 and len(body) > 60:
+        assert ",\n       grad_fn=" in expected  # the case this test is about
+
+
+def test_suffixes_follow_the_printoptions_line_width():
+    x = pdt.tensor([1.0, 2.0], requires_grad=True)
+    try:
+        pdt.set_printoptions(linewidth=30)
+        assert repr(x) == "tensor([1., 2.],\n       requires_grad=True)"
+    finally:
+        pdt.set_printoptions(profile="default")
+    assert repr(x) == "tensor([1., 2.], requires_grad=True)"

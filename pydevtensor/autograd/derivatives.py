@@ -360,11 +360,27 @@ class _Reduction(Node):
         return (input,)
 
 
+def _pick_over_dims(whole, over_dims):
+    """PyTorch names a reduction's node by its overload: <Op>Backward0 for the whole
+    tensor, <Op>Backward1 when a dim is given (x.sum(1) prints SumBackward1)."""
+    def pick(input, *args, **kw):
+        dim = args[0] if args else kw.get("dim")
+        return whole if dim is None or isinstance(dim, _C.dtype) else over_dims
+    return staticmethod(pick)
+
+
 @derivative("sum")
 class SumBackward0(_Reduction):
     def backward(self, g):
         g = _unreduce(g, self.shape, self.dims, self.keepdim)
         return reduce_grad(expand_to(g, self.shape), self.in_meta)
+
+
+class SumBackward1(SumBackward0):
+    pass
+
+
+SumBackward0.pick = _pick_over_dims(SumBackward0, SumBackward1)
 
 
 @derivative("mean")
@@ -375,6 +391,13 @@ class MeanBackward0(_Reduction):
             count *= self.shape[d] if self.shape else 1
         g = _unreduce(g, self.shape, self.dims, self.keepdim) / max(count, 1)
         return reduce_grad(expand_to(g, self.shape), self.in_meta)
+
+
+class MeanBackward1(MeanBackward0):
+    pass
+
+
+MeanBackward0.pick = _pick_over_dims(MeanBackward0, MeanBackward1)
 
 
 class _ReductionOfValues(_Reduction):

@@ -7,6 +7,8 @@ backward of ``.to()`` is the gradient's own ``.to()`` back to the input's device
 dtype, so that copy is counted in transfer_stats() and explicit for the transfer guard,
 like the user's forward copy it mirrors.
 """
+import numbers
+
 from .. import _C
 from .derivatives import expand_to, meta, reduce_grad
 from .dispatch import derivative
@@ -50,6 +52,21 @@ class UnsafeViewBackward0(_ShapeView):
 
 @derivative("squeeze")
 class SqueezeBackward0(_ShapeView):
+    @staticmethod
+    def pick(input, *args, **kw):
+        """PyTorch's overloads: squeeze() SqueezeBackward0, squeeze(dim)
+        SqueezeBackward1, squeeze(dims) SqueezeBackward2."""
+        dim = args[0] if args else kw.get("dim")
+        if dim is None:
+            return SqueezeBackward0
+        return SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    pass
+
+
+class SqueezeBackward2(SqueezeBackward0):
     pass
 
 
@@ -157,11 +174,26 @@ class SliceBackward0(_Index):
     pass
 
 
+# x[0, None] ends in an unsqueeze: PyTorch's node is UnsqueezeBackward0
+_IndexUnsqueeze = type("UnsqueezeBackward0", (_Index,), {"__module__": __name__})
+
+
 @derivative("__getitem__")
 class _GetItem(Node):
     @staticmethod
     def pick(input, key):
-        return SelectBackward0 if isinstance(key, int) else SliceBackward0
+        """The node of the last step PyTorch's basic indexing takes: an int selects
+        (x[:, 1] is SelectBackward0), a slice slices, None unsqueezes; a full slice ':'
+        and '...' are no step, unless nothing else is."""
+        for item in reversed(key if isinstance(key, tuple) else (key,)):
+            if item is Ellipsis or (isinstance(item, slice) and item == slice(None)):
+                continue
+            if item is None:
+                return _IndexUnsqueeze
+            if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+                return SelectBackward0
+            return SliceBackward0
+        return SliceBackward0
 
 
 class CopySlices(Node):
