@@ -123,7 +123,7 @@ def set_device(device):
     Parameters
     ----------
     device : int, str or pydevtensor.device
-        A CUDA device.
+        A CUDA device; a negative int does nothing, as ``torch.cuda.set_device(-1)``.
 
     Returns
     -------
@@ -136,12 +136,16 @@ def set_device(device):
 
     Examples
     --------
+    >>> pydevtensor.cuda.set_device(-1)  # does nothing, on any machine
+
     With a GPU (skipped here: it needs one):
 
     >>> pydevtensor.cuda.set_device(0)  # doctest: +SKIP
     >>> pydevtensor.cuda.current_device()  # doctest: +SKIP
     0
     """
+    if isinstance(device, int) and not isinstance(device, bool) and device < 0:
+        return
     _C._set_device(_as_device(device))
 
 

@@ -177,3 +177,13 @@ def test_cuda_memory_stats_has_pytorchs_counter_names(device):
     assert stats["reserved_bytes.all.peak"] == ours["reserved_peak"]
     assert len(stats) == len(ours) + 4
     del x
+
+
+def test_set_device_with_a_negative_index_does_nothing():
+    """torch.cuda.set_device(-1) is a no-op (its docs: a negative device does nothing), on
+    any machine; it raised ValueError."""
+    before = pdt.cuda.current_device()
+    assert pdt.cuda.set_device(-1) is None
+    assert pdt.cuda.current_device() == before
+    with pytest.raises(ValueError, match="CUDA device"):
+        pdt.cuda.set_device("cpu")
