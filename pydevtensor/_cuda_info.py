@@ -90,6 +90,39 @@ def get_arch_list():
     return [f"sm_{a}" for a in BUILD_CONFIG.get("cuda_archs") or []]
 
 
+def ipc_collect():
+    """Releases the CUDA memory that other processes held through CUDA IPC, as
+    ``torch.cuda.ipc_collect``: pydevtensor shares no CUDA memory between processes, so
+    there is none and this does nothing, on any machine (memory-freeing snippets call it
+    after ``empty_cache()``).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.empty_cache(); pydevtensor.cuda.ipc_collect()
+    """
+
+
+def is_current_stream_capturing():
+    """Whether the current stream is capturing a CUDA graph: False, always (pydevtensor
+    captures no CUDA graphs), as ``torch.cuda.is_current_stream_capturing`` answers
+    outside a capture.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.is_current_stream_capturing()
+    False
+    """
+    return False
+
+
 def _size(n):
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":

@@ -18,18 +18,21 @@ __all__ = [
     "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "reset_peak_memory_stats", "memory_stats", "reset_max_memory_allocated",
     "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
-    "set_per_process_memory_fraction", "device", "is_bf16_supported",
+    "set_per_process_memory_fraction", "get_per_process_memory_fraction", "device",
+    "is_bf16_supported",
     # random numbers: one stream for every device (pydevtensor/_cuda_random.py)
     "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed", "manual_seed_all",
     "seed", "seed_all", "set_rng_state", "set_rng_state_all",
     # state and reports (pydevtensor/_cuda_info.py)
-    "init", "is_initialized", "get_arch_list", "memory_summary",
+    "init", "is_initialized", "get_arch_list", "memory_summary", "ipc_collect",
+    "is_current_stream_capturing",
     "device_of", "OutOfMemoryError",
     # the one stream of each device (pydevtensor/_cuda_streams.py)
     "Stream", "StreamContext", "current_stream", "default_stream", "stream",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
-from ._cuda_info import get_arch_list, init, is_initialized, memory_summary  # noqa: E402
+from ._cuda_info import (get_arch_list, init, ipc_collect,  # noqa: E402
+                         is_current_stream_capturing, is_initialized, memory_summary)
 from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
                             stream)
 from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
@@ -50,8 +53,14 @@ _cuda_doc = partial(_device_doc, param=_PARAM, what="A CUDA device", default="th
 _EXPLICIT = "pydevtensor.DeviceError\n    When an explicit device does not exist."
 _report_doc = partial(_device_doc, param=_PARAM, raises=_EXPLICIT)
 
+# torch.cuda's _CudaDeviceProperties attributes (the first five, in this order, as before)
 DeviceProperties = namedtuple(
-    "DeviceProperties", ["name", "total_memory", "multi_processor_count", "major", "minor"])
+    "DeviceProperties",
+    ["name", "total_memory", "multi_processor_count", "major", "minor", "is_integrated",
+     "is_multi_gpu_board", "max_threads_per_block", "max_threads_per_multi_processor",
+     "warp_size", "regs_per_multiprocessor", "shared_memory_per_block",
+     "shared_memory_per_block_optin", "shared_memory_per_multiprocessor", "L2_cache_size",
+     "uuid", "pci_bus_id", "pci_device_id", "pci_domain_id"])
 
 
 def is_built():
@@ -123,7 +132,7 @@ def set_device(device):
     Parameters
     ----------
     device : int, str or pydevtensor.device
-        A CUDA device.
+        A CUDA device; a negative int does nothing, as ``torch.cuda.set_device(-1)``.
 
     Returns
     -------
@@ -136,12 +145,16 @@ def set_device(device):
 
     Examples
     --------
+    >>> pydevtensor.cuda.set_device(-1)  # does nothing, on any machine
+
     With a GPU (skipped here: it needs one):
 
     >>> pydevtensor.cuda.set_device(0)  # doctest: +SKIP
     >>> pydevtensor.cuda.current_device()  # doctest: +SKIP
     0
     """
+    if isinstance(device, int) and not isinstance(device, bool) and device < 0:
+        return
     _C._set_device(_as_device(device))
 
 
@@ -226,7 +239,13 @@ class device_of(device):
 
 @_cuda_doc("DeviceProperties\n    A named tuple.")
 def get_device_properties(device=None):
-    """name, total_memory (bytes), multi_processor_count, major, minor of a CUDA device.
+    """name, total_memory (bytes), multi_processor_count, major, minor of a CUDA device,
+    and the other figures of PyTorch's ``_CudaDeviceProperties``, as the runtime gives
+    them (cudaDeviceProp): is_integrated, is_multi_gpu_board, max_threads_per_block,
+    max_threads_per_multi_processor, warp_size, regs_per_multiprocessor,
+    shared_memory_per_block (and its _optin, and per_multiprocessor, in bytes),
+    L2_cache_size (bytes), uuid (a str, 8-4-4-4-12 hex digits), pci_bus_id, pci_device_id
+    and pci_domain_id.
 
     Examples
     --------
@@ -234,6 +253,8 @@ def get_device_properties(device=None):
 
     >>> pydevtensor.cuda.get_device_properties(0).total_memory > 0  # doctest: +SKIP
     True
+    >>> pydevtensor.cuda.get_device_properties(0).warp_size  # doctest: +SKIP
+    32
 
     On a device with a memory limit (a logical device of a split GPU, or
     ``config.set_memory_limit``), total_memory is the limit: the memory the program sees,
@@ -416,6 +437,28 @@ def set_per_process_memory_fraction(fraction, device=None):
     dev = _cuda_device(device)
     # of the card's memory (not of a limit set before, which total_memory reports)
     _C._set_memory_limit(dev, int(fraction * _C._properties(dev)["total_memory"]))
+
+
+@_cuda_doc("float\n    In [0, 1]: the allowed memory is fraction * total memory.")
+def get_per_process_memory_fraction(device=None):
+    """The fraction of a CUDA device's memory pydevtensor may allocate: what
+    set_per_process_memory_fraction set (1.0 until then, as PyTorch's).
+
+    A limit set otherwise (``config.set_memory_limit``, a logical device of a split GPU)
+    is reported as its fraction of the card's memory.
+
+    Examples
+    --------
+    With a GPU (skipped here: it needs one):
+
+    >>> pydevtensor.cuda.set_per_process_memory_fraction(0.5, 0)  # doctest: +SKIP
+    >>> pydevtensor.cuda.get_per_process_memory_fraction(0)  # doctest: +SKIP
+    0.5
+    """
+    dev = _cuda_device(device)
+    total = _C._properties(dev)["total_memory"]
+    limit = _C._memory_stats(dev)["limit"]
+    return 1.0 if not limit or not total else min(1.0, limit / total)
 
 
 def __getattr__(name):

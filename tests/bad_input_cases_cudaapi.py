@@ -23,6 +23,13 @@ CUDAAPI_CASES = [
       "pydevtensor.DeviceError", NO_CUDA_63),
     C("cuda-synchronize-d-kw", "pdt.cuda.synchronize(d=0)", "TypeError",
       r"unexpected keyword argument 'd'"),
+    C("cuda-get_per_process_memory_fraction-63",
+      "pdt.cuda.get_per_process_memory_fraction('cuda:63')", "pydevtensor.DeviceError",
+      NO_CUDA_63),
+    C("cuda-ipc_collect-arg", "pdt.cuda.ipc_collect(0)", "TypeError",
+      r"takes 0 positional arguments but 1 was given"),
+    C("cuda-is_current_stream_capturing-arg", "pdt.cuda.is_current_stream_capturing(0)",
+      "TypeError", r"takes 0 positional arguments but 1 was given"),
     # the device-generic names (pydevtensor/accelerator.py, _streams.py)
     C("accelerator-set_device_index-None", "pdt.accelerator.set_device_index(None)",
       "ValueError", r"set_device_index\(\): expected a device with an index or an int, got None"),

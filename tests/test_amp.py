@@ -194,6 +194,18 @@ def _ops(m, F_, dev):
         "**": (lambda: t(x, lo) ** 2, "fp32"),
         "Tensor.addcmul": (lambda: t(x).addcmul(t(x, lo), t(x, lo)), None),
         "Tensor.relu": (lambda: t(x, lo).relu(), None),
+        # PyTorch's 2 / x is x.reciprocal() * 2 (reciprocal: on its CUDA float32 list)
+        "2 / x": (lambda: 2 / t(x, lo), "fp32"),
+        "renorm": (lambda: m.renorm(t(x, lo), 2, 0, 1.0), "fp32"),
+        # float32 on PyTorch's CPU list, widest on its CUDA promote list
+        "grid_sample": (lambda: F_.grid_sample(t(x4, lo), t(np.tanh(x4[:, :, :2]).transpose(
+            0, 2, 3, 1)), align_corners=False), None),
+        # the cells and layers: on CUDA PyTorch's fused cells and _cudnn_rnn are on the
+        # lower list (states cast); on CPU they are composites (float32 states win)
+        "LSTMCell": (lambda: m.nn.LSTMCell(4, 3).to(t(x).device)(t(x))[1], "lower"),
+        "GRUCell": (lambda: m.nn.GRUCell(4, 3).to(t(x).device)(t(x)), "lower"),
+        "GRU": (lambda: m.nn.GRU(4, 3).to(t(x).device)(t(x3))[1], "lower"),
+        "LSTM": (lambda: m.nn.LSTM(4, 3).to(t(x).device)(t(x3))[1][1], "lower"),
     }
 
 
@@ -212,7 +224,9 @@ EXPECTED_CPU = {
     "matmul-float64": "float64", "Tensor.bmm": "bfloat16", "Tensor.prod": "float32",
     "Tensor.sum": "bfloat16", "Tensor.softmax": "bfloat16", "Tensor.exp": "bfloat16",
     "Tensor.log1p": "bfloat16", "**": "bfloat16", "Tensor.addcmul": "float32",
-    "Tensor.relu": "bfloat16"}
+    "Tensor.relu": "bfloat16", "2 / x": "bfloat16", "renorm": "bfloat16",
+    "grid_sample": "float32", "LSTMCell": "float32", "GRUCell": "float32", "GRU": "float32",
+    "LSTM": "bfloat16"}
 
 
 def test_expected_is_torchs():
@@ -607,6 +621,46 @@ def test_deprecated_cpu_autocast_defaults_to_bfloat16():
             assert pdt.get_autocast_dtype("cpu") == pdt.bfloat16
     finally:
         pdt.set_autocast_dtype("cpu", pdt.bfloat16)
+
+
+def test_index_put_promotes_on_cuda_and_is_refused_on_cpu(device):
+    """index_put is on PyTorch's CUDA promote list (a float16 value into a float32 tensor
+    gives float32); its CPU autocast leaves it alone, and mixed dtypes are refused there
+    as outside autocast."""
+    kind = _kind(device)
+    x = pdt.tensor([1.0, 2.0, 3.0], device=device)
+    idx = pdt.tensor([0, 2], device=device)
+    v = pdt.tensor([0.5, -4.25], device=device).to(pdt.get_autocast_dtype(kind))
+    with pdt.autocast(kind):
+        if kind == "cuda":
+            out = x.index_put((idx,), v)
+            assert out.dtype == pdt.float32
+            np.testing.assert_array_equal(out.cpu().numpy(), [0.5, 2.0, -4.25])
+            assert pdt.index_put(x, (idx,), v).dtype == pdt.float32
+        else:
+            with pytest.raises(RuntimeError, match="same dtype"):
+                x.index_put((idx,), v)
+
+
+def test_recurrent_states_are_lowered_on_cuda(device):
+    """Under CUDA autocast the LSTM cell's (h', c') and the GRU's output follow PyTorch's
+    lower-list kernels: float16, within float16 rounding of the float32 run."""
+    if device.type != "cuda":
+        pytest.skip("PyTorch's CPU cells are composites (float32 states): in the table")
+    pdt.manual_seed(0)
+    cell, gru = nn.LSTMCell(4, 3).to(device), nn.GRU(4, 3, num_layers=2).to(device)
+    x = pdt.randn(5, 2, 4, device=device)
+    ref_h, ref_c = cell(x[0])
+    ref_out, _ = gru(x)
+    with pdt.autocast("cuda"):
+        h, c = cell(x[0])
+        out, h_n = gru(x)
+    assert h.dtype == c.dtype == out.dtype == h_n.dtype == pdt.float16
+    for ours, ref in ((h, ref_h), (c, ref_c), (out, ref_out)):
+        np.testing.assert_allclose(ours.float().detach().cpu().numpy(),
+                                   ref.detach().cpu().numpy(), atol=1e-2)
+    out.float().sum().backward()
+    assert gru.weight_ih_l0.grad.dtype == pdt.float32
 
 
 def test_index_copy_promotes_on_cpu(device):

@@ -177,3 +177,62 @@ def test_cuda_memory_stats_has_pytorchs_counter_names(device):
     assert stats["reserved_bytes.all.peak"] == ours["reserved_peak"]
     assert len(stats) == len(ours) + 4
     del x
+
+
+def test_set_device_with_a_negative_index_does_nothing():
+    """torch.cuda.set_device(-1) is a no-op (its docs: a negative device does nothing), on
+    any machine; it raised ValueError."""
+    before = pdt.cuda.current_device()
+    assert pdt.cuda.set_device(-1) is None
+    assert pdt.cuda.current_device() == before
+    with pytest.raises(ValueError, match="CUDA device"):
+        pdt.cuda.set_device("cpu")
+
+
+@pytest.mark.cuda
+def test_device_properties_has_torchs_fields():
+    """get_device_properties reports the figures of torch.cuda's _CudaDeviceProperties
+    (warp_size, L2_cache_size, the shared memory sizes, uuid, ...), from cudaDeviceProp;
+    it had only name, total_memory, multi_processor_count, major and minor."""
+    import re
+    for i in range(pdt.cuda.device_count()):
+        p = pdt.cuda.get_device_properties(i)
+        assert p[:5] == (p.name, p.total_memory, p.multi_processor_count, p.major, p.minor)
+        assert p.warp_size == 32 and p.max_threads_per_block == 1024  # every NVIDIA GPU's
+        assert 0 < p.max_threads_per_multi_processor and p.regs_per_multiprocessor > 0
+        assert 0 < p.shared_memory_per_block <= p.shared_memory_per_block_optin \
+            <= p.shared_memory_per_multiprocessor
+        assert p.L2_cache_size > 0 and p.pci_bus_id >= 0 and p.pci_domain_id >= 0
+        assert isinstance(p.is_integrated, bool) and isinstance(p.is_multi_gpu_board, bool)
+        assert re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", p.uuid)
+        assert p.uuid != "00000000-0000-0000-0000-000000000000"
+
+
+def test_ipc_collect_and_stream_capturing_answer_on_any_machine():
+    """torch.cuda.ipc_collect() (in memory-freeing snippets after empty_cache()) and
+    is_current_stream_capturing() (libraries' checks before a synchronising call) exist:
+    no memory is shared between processes, no CUDA graph is captured."""
+    assert pdt.cuda.ipc_collect() is None
+    assert pdt.cuda.is_current_stream_capturing() is False
+
+
+@pytest.mark.cuda
+def test_per_process_memory_fraction_reads_back():
+    """get_per_process_memory_fraction gives what set_per_process_memory_fraction set, 1.0
+    without a limit, as torch.cuda's; allocating past it raises OutOfMemoryError."""
+    last = pdt.cuda.device_count() - 1
+    before = pdt.cuda.get_per_process_memory_fraction(last)
+    total = pdt.cuda.get_device_properties(last).total_memory  # the limit in force, if any
+    try:
+        pdt.cuda.set_per_process_memory_fraction(0.25, last)
+        card = pdt._C._properties(pdt.device("cuda", last))["total_memory"]
+        assert abs(pdt.cuda.get_per_process_memory_fraction(last) - 0.25) < 1 / card
+        assert abs(pdt.cuda.get_per_process_memory_fraction(device=f"cuda:{last}") - 0.25) \
+            < 1 / card
+        with pytest.raises(pdt.OutOfMemoryError):
+            pdt.empty(card // 4 + 4096, dtype=pdt.uint8, device=f"cuda:{last}")
+        pdt.cuda.set_per_process_memory_fraction(1.0, last)
+        assert pdt.cuda.get_per_process_memory_fraction(last) == 1.0
+    finally:
+        pdt.cuda.set_per_process_memory_fraction(before, last)
+    assert pdt.cuda.get_device_properties(last).total_memory == total

@@ -34,6 +34,12 @@ typedef struct pdt_device_props {
     size_t total_memory;
     int multiprocessors;
     int major, minor; /* compute capability; 0.0 for the CPU */
+    /* cudaDeviceProp's figures that PyTorch's _CudaDeviceProperties reports (0 on the CPU) */
+    int warp_size, max_threads_per_block, max_threads_per_sm, regs_per_sm;
+    size_t shared_per_block, shared_per_block_optin, shared_per_sm;
+    int l2_cache_size, is_integrated, is_multi_gpu_board;
+    int pci_bus_id, pci_device_id, pci_domain_id;
+    unsigned char uuid[16];
 } pdt_device_props;
 
 typedef enum pdt_copy_kind {

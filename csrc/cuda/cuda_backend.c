@@ -204,6 +204,20 @@ static pdt_status cuda_properties(int logical, pdt_device_props *out)
     out->multiprocessors = p.multiProcessorCount;
     out->major = p.major;
     out->minor = p.minor;
+    out->warp_size = p.warpSize;
+    out->max_threads_per_block = p.maxThreadsPerBlock;
+    out->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    out->regs_per_sm = p.regsPerMultiprocessor;
+    out->shared_per_block = p.sharedMemPerBlock;
+    out->shared_per_block_optin = p.sharedMemPerBlockOptin;
+    out->shared_per_sm = p.sharedMemPerMultiprocessor;
+    out->l2_cache_size = p.l2CacheSize;
+    out->is_integrated = p.integrated;
+    out->is_multi_gpu_board = p.isMultiGpuBoard;
+    out->pci_bus_id = p.pciBusID;
+    out->pci_device_id = p.pciDeviceID;
+    out->pci_domain_id = p.pciDomainID;
+    memcpy(out->uuid, p.uuid.bytes, sizeof out->uuid);
 fail:
     return st;
 }

@@ -76,9 +76,25 @@ static PyObject *q_properties(PyObject *m, PyObject *obj)
         st = pdt_backend_of(d.kind)->properties(d.index, &p);
     if (st != PDT_OK)
         return pdt_raise(S, st);
-    return Py_BuildValue("{s:s,s:K,s:i,s:i,s:i}", "name", p.name, "total_memory",
-                         (unsigned long long)p.total_memory, "multi_processor_count",
-                         p.multiprocessors, "major", p.major, "minor", p.minor);
+    const unsigned char *u = p.uuid;
+    char uuid[37]; /* 8-4-4-4-12 hex digits, as PyTorch prints cudaDeviceProp::uuid */
+    snprintf(uuid, sizeof uuid,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
+    return Py_BuildValue(
+        "{s:s,s:K,s:i,s:i,s:i,s:N,s:N,s:i,s:i,s:i,s:i,s:K,s:K,s:K,s:i,s:s,s:i,s:i,s:i}", "name",
+        p.name, "total_memory", (unsigned long long)p.total_memory, "multi_processor_count",
+        p.multiprocessors, "major", p.major, "minor", p.minor, "is_integrated",
+        PyBool_FromLong(p.is_integrated), "is_multi_gpu_board",
+        PyBool_FromLong(p.is_multi_gpu_board), "max_threads_per_block", p.max_threads_per_block,
+        "max_threads_per_multi_processor", p.max_threads_per_sm, "warp_size", p.warp_size,
+        "regs_per_multiprocessor", p.regs_per_sm, "shared_memory_per_block",
+        (unsigned long long)p.shared_per_block, "shared_memory_per_block_optin",
+        (unsigned long long)p.shared_per_block_optin, "shared_memory_per_multiprocessor",
+        (unsigned long long)p.shared_per_sm, "L2_cache_size", p.l2_cache_size, "uuid", uuid,
+        "pci_bus_id", p.pci_bus_id, "pci_device_id", p.pci_device_id, "pci_domain_id",
+        p.pci_domain_id);
 }
 
 static PyObject *q_mem_get_info(PyObject *m, PyObject *obj)

@@ -29,7 +29,7 @@ FP32 = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "h
 # ... float32 on CPU only (PyTorch's CUDA lists leave these in the input dtype); F.pad in
 # its reflect and replicate modes too ("pad": fp32_cpu_pad)
 FP32_CPU = ["avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
-            "max_unpool1d", "max_unpool2d", "max_unpool3d", "grid_sample", "ctc_loss", "trace",
+            "max_unpool1d", "max_unpool2d", "max_unpool3d", "ctc_loss", "trace",
             "inv", "inv_ex", "inverse", "svd", "householder_product", "solve_triangular",
             "svdvals", "qr", "cholesky", "cholesky_ex", "solve", "eigh", "eigvalsh",
             "matrix_rank", "cond", "lstsq", "pinverse", "cholesky_solve", "cholesky_inverse",
@@ -39,14 +39,19 @@ FP32_OPT_DTYPE = ["prod"]
 # ... float32 on CUDA only
 FP32_CUDA = ["layer_norm", "group_norm", "normalize", "cosine_similarity", "softplus",
              "exp", "expm1", "log", "log10", "log1p", "log2", "pow", "reciprocal", "rsqrt",
-             "tan", "acos", "asin", "cosh", "sinh", "erfinv", "logsumexp", "norm"]
+             "tan", "acos", "asin", "cosh", "sinh", "erfinv", "logsumexp", "norm", "renorm"]
 FP32_CUDA_OPT_DTYPE = ["softmax", "log_softmax", "softmin", "sum", "cumsum", "cumprod"]
 # ops on no list whose PyTorch kernel is one op, made of listed ops here: under autocast
 # they run in their input dtype, their inner products not lowered (matrix_exp's Pade
 # coefficients overflow float16)
 PLAIN = ["matrix_exp"]
 # ops run in the widest floating dtype of their inputs (cat and stack promote by themselves)
-PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "scatter_add"]
+# (on CUDA only; PyTorch's CPU autocast refuses a mixed index_put as outside autocast)
+PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "scatter_add",
+           "index_put"]
+# ... on CUDA, float32 on CPU (PyTorch's grid_sampler is on its CUDA promote and CPU
+# float32 lists)
+PROMOTE_CUDA_FP32_CPU = ["grid_sample"]
 # ... and on CPU made of lowered products (PyTorch's tensordot: mm)
 PROMOTE_CUDA_LOWER_CPU = ["tensordot"]
 # ... on CPU only (PyTorch's CPU promote list: cat, stack, which promote by themselves here)
@@ -54,8 +59,10 @@ PROMOTE_CPU = ["index_copy"]
 # Tensor's operators cast as their functions are; its methods of the lists' names
 # (x.mm(w), x.sum(), x.softmax(-1), ...) are added by tensor_methods(), as PyTorch casts
 # an op whatever form it is called in
+# (PyTorch's ``2 / x`` is ``x.reciprocal() * 2``: reciprocal is on its CUDA float32 list)
 TENSOR_OPERATORS = {"__matmul__": "lower", "__rmatmul__": "lower",
-                    "__pow__": "fp32_cuda", "__rpow__": "fp32_cuda"}
+                    "__pow__": "fp32_cuda", "__rpow__": "fp32_cuda",
+                    "__rtruediv__": "fp32_cuda"}
 
 _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
              "fp32_opt_dtype": lambda f: S.fp32(f, opt_dtype=True),
@@ -64,7 +71,8 @@ _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
              "fp32_cpu": S.fp32_cpu, "fp32_cpu_pad": S.fp32_cpu_pad,
              "fp32_cpu_lrn": S.fp32_cpu_lrn, "promote": S.promote,
              "promote_cuda_lower_cpu": lambda f: S.promote(f, composite=("cpu",)),
-             "promote_cpu": lambda f: S.promote(f, kinds=("cpu",)), "plain": S.unlisted}
+             "promote_cpu": lambda f: S.promote(f, kinds=("cpu",)), "plain": S.unlisted,
+             "promote_cuda_fp32_cpu": S.fp32_cpu_promote_cuda}
 
 
 def policy():
@@ -77,7 +85,8 @@ def policy():
                         ("fp32_cuda", FP32_CUDA),
                         ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE),
                         ("promote_cuda_lower_cpu", PROMOTE_CUDA_LOWER_CPU),
-                        ("promote_cpu", PROMOTE_CPU), ("plain", PLAIN)):
+                        ("promote_cpu", PROMOTE_CPU),
+                        ("promote_cuda_fp32_cpu", PROMOTE_CUDA_FP32_CPU), ("plain", PLAIN)):
         for n in names:
             table[n] = kind
     return table

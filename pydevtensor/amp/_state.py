@@ -128,6 +128,17 @@ def cpu_lower_dtype(t):
     return _state.dtype["cpu"] if _eligible(t) == "cpu" else None
 
 
+def cuda_lowered_states(x, h, c):
+    """(h, c) cast to the CUDA autocast dtype when x is a CUDA tensor autocast casts (c
+    may be None): the recurrent layers and cells run as PyTorch's kernels on its CUDA
+    lower list (_cudnn_rnn, _thnn_fused_lstm_cell, _thnn_fused_gru_cell), whose states
+    are cast, so that h' and c' are float16 (their products are lowered already)."""
+    if _eligible(x) != "cuda":
+        return h, c
+    low = _state.dtype["cuda"]
+    return h.to(low), None if c is None else c.to(low)
+
+
 def plain(fn, *args, **kwargs):
     """fn(*args, **kwargs) with this thread's autocast off: the in-place forms of the
     listed ops (``c.addmm_(a, b)``), which PyTorch never autocasts, run through it."""
@@ -229,10 +240,7 @@ def fp32_cuda_opt_dtype(fn):
     return fp32(fn, kinds=("cuda",), opt_dtype=True)
 
 
-def promote(fn, composite=(), kinds=("cuda",)):
-    """Wraps fn: under autocast (of a device type in kinds, default CUDA: addcmul, dot,
-    ...; on CPU index_copy) its eligible floating inputs are cast to the widest floating
-    dtype among them; composite: as _wrap's."""
+def _promote_cast(kinds):
     def cast(args, kwargs):
         from .. import _C
         dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) in kinds}
@@ -243,4 +251,22 @@ def promote(fn, composite=(), kinds=("cuda",)):
         def up(a):
             return a.to(wide) if _eligible(a) in kinds and a.dtype != wide else a
         return _map(args, kwargs, up)
-    return _wrap(fn, cast, "promote", composite)
+    return cast
+
+
+def promote(fn, composite=(), kinds=("cuda",)):
+    """Wraps fn: under autocast (of a device type in kinds, default CUDA: addcmul, dot,
+    index_put, ...; on CPU index_copy) its eligible floating inputs are cast to the
+    widest floating dtype among them; composite: as _wrap's."""
+    return _wrap(fn, _promote_cast(kinds), "promote", composite)
+
+
+def fp32_cpu_promote_cuda(fn):
+    """grid_sample: fp32 on CPU tensors (PyTorch's CPU float32 list), promote on CUDA
+    tensors (its CUDA promote list: a float16 input with a float32 grid runs in
+    float32)."""
+    to32, up = _to_fp32(("cpu",)), _promote_cast(("cuda",))
+
+    def cast(args, kwargs):
+        return up(*_map(args, kwargs, to32))
+    return _wrap(fn, cast, "promote")

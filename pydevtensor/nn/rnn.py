@@ -253,6 +253,7 @@ class RNNBase(Module):
                                 ("h0", "c0") if self.mode == "LSTM" else ("h0",), c_shape)
         h0, c0 = states if batched else (states[0].unsqueeze(1), None if states[1] is None
                                          else states[1].unsqueeze(1))
+        h0, c0 = _amp.cuda_lowered_states(x, h0, c0)
         low = self._one_kernel_dtype(x)
         if low is not None:
             output, h_n, c_n = _amp.plain(self._run_lowered, low, x, h0, c0, directions)
@@ -320,6 +321,7 @@ class RNNBase(Module):
         if input.sorted_indices is not None and hx is not None:
             h0 = h0.index_select(1, input.sorted_indices)
             c0 = None if c0 is None else c0.index_select(1, input.sorted_indices)
+        h0, c0 = _amp.cuda_lowered_states(input.data, h0, c0)
         output, h_n, c_n = _packed_rnn.run(self.mode, input.data, sizes, h0, c0,
                                            self._weights(), self.num_layers, directions,
                                            self.dropout, self.training, self._projections())

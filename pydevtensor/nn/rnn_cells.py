@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from ..amp import _state as _amp
 from . import _functional_rnn as FR
 from . import functional as F
 from .module import Module
@@ -117,6 +118,7 @@ class RNNCellBase(Module):
         x = input if batched else input.unsqueeze(0)
         h = h if batched else h.unsqueeze(0)
         c = c if batched or c is None else c.unsqueeze(0)
+        h, c = _amp.cuda_lowered_states(x, h, c)
         h, c = FR.step(mode, F.linear(x, w_ih, b_ih), h, c, w_hh, b_hh)
         if not batched:
             h, c = h.squeeze(0), None if c is None else c.squeeze(0)

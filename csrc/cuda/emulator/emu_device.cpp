@@ -27,6 +27,9 @@ constexpr int kWarp = 32;
 constexpr size_t kSharedPerBlock = 48 << 10; /* without the opt-in attribute */
 constexpr size_t kSharedPerSm = 228 << 10;
 constexpr int kRegsPerBlock = 65536;
+constexpr int kRegsPerSm = 65536;
+constexpr size_t kSharedPerBlockOptin = 227 << 10; /* an H100's, as the SM's figures */
+constexpr int kL2Bytes = 50 << 20;
 
 int env_int(const char *name, int dflt, int lo, int hi)
 {
@@ -191,6 +194,12 @@ PDT_EMU_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int de
     p->unifiedAddressing = 1;
     p->memoryPoolsSupported = 1;
     p->pciDeviceID = device;
+    p->regsPerMultiprocessor = kRegsPerSm;
+    p->sharedMemPerBlockOptin = kSharedPerBlockOptin;
+    p->l2CacheSize = kL2Bytes;
+    /* a UUID of its own per device (cudaDeviceProp::uuid: 16 bytes identifying the device) */
+    for (int i = 0; i < 16; ++i)
+        p->uuid.bytes[i] = (char)(i == 15 ? device : 0x70 + i);
     return cudaSuccess;
 }
 
