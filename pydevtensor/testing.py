@@ -89,7 +89,8 @@ def _tensor_pair(actual, expected, rtol, atol, equal_nan, check_device, check_dt
     def greatest(values):
         flat = np.where(ok, -np.inf, np.where(np.isnan(values), np.inf, values)).reshape(-1)
         i = int(np.argmax(flat))
-        return values.reshape(-1)[i].item(), tuple(int(x) for x in np.unravel_index(i, values.shape))
+        at = tuple(int(x) for x in np.unravel_index(i, values.shape))
+        return values.reshape(-1)[i].item(), at
 
     (abs_diff, abs_at), (rel_diff, rel_at) = greatest(diff), greatest(rel)
     exact_cmp = rtol == 0 and atol == 0
@@ -184,8 +185,8 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True,
     and mappings of them compared item by item) of one shape, device and dtype whose
     elements satisfy ``abs(actual - expected) <= atol + rtol * abs(expected)``.  The
     defaults depend on the dtype: float16 (1e-3, 1e-5), bfloat16 (1.6e-2, 1e-5), float32
-    (1.3e-6, 1e-5), float64 and Python floats (1e-7, 1e-7), integers and bool exact.  NaNs are equal only with
-    equal_nan=True.
+    (1.3e-6, 1e-5), float64 and Python floats (1e-7, 1e-7), integers and bool exact.
+    NaNs are equal only with equal_nan=True.
 
     Parameters
     ----------
