@@ -74,15 +74,17 @@ class _Lifted:
     """The differentiated inputs of one transform's call: args with the leaves at
     positions nums replaced by tensors of this call (see the module's docstring)."""
 
-    def __init__(self, args, nums, where):
+    def __init__(self, args, nums, where, forward=False):
         self.args, self.trees, self.inputs, self.fresh = list(args), [], [], set()
         for n in nums:
             leaves = _leaves(args[n])
             for x in leaves:
-                if not isinstance(x, _C.Tensor):
-                    raise RuntimeError(f"{where}: the inputs to differentiate must be "
-                                       f"Tensors (or tuples, lists and dicts of them), got "
-                                       f"{type(x).__name__} in argument {n}")
+                if not isinstance(x, _C.Tensor):  # PyTorch's ValueError
+                    raise ValueError(f"Thing passed to transform API must be Tensor, got "
+                                     f"{type(x)} (in argument {n} of {where})")
+                if forward and not x.is_floating_point():
+                    raise ValueError(f"Expected primal to be floating point or complex, but "
+                                     f"got: {x.dtype}")
             mine = [x.view_as(x) if x.requires_grad else x.detach().requires_grad_(True)
                     for x in leaves]
             self.fresh.update(id(x) for x, orig in zip(mine, leaves) if not orig.requires_grad)
@@ -141,13 +143,17 @@ def _split_aux(out, has_aux, where):
     if not (isinstance(out, tuple) and len(out) == 2):
         raise RuntimeError(f"{where}: output of function f should be a tuple: (output, aux) "
                            f"if has_aux is True")
+    for a in _leaves(out[1]):  # aux: a pytree of Tensors, as PyTorch's
+        if not isinstance(a, _C.Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(a)} (in the aux "
+                               f"output of {where})")
     return out
 
 
-def _lifted_call(func, args, kwargs, argnums, has_aux, where):
+def _lifted_call(func, args, kwargs, argnums, has_aux, where, forward=False):
     """In the caller's enable_grad block: args with those at argnums lifted (_Lifted),
     and func's output on them, split from its aux."""
-    lifted = _Lifted(args, _argnums(argnums, len(args)), where)
+    lifted = _Lifted(args, _argnums(argnums, len(args)), where, forward)
     out, aux = _split_aux(func(*lifted.args, **kwargs), has_aux, where)
     return lifted, out, aux
 
@@ -162,6 +168,15 @@ def _tensor_outputs(out, where):
             raise RuntimeError(f"{where}: Expected f(*primals) to return only tensors, got "
                                f"unsupported type {type(o)}")
     return leaves
+
+
+def _floating(outs):
+    """outs, which reverse mode differentiates: floating point (PyTorch's message)."""
+    for o in outs:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or "
+                               f"complex Tensors, got Tensor with dtype {o.dtype}")
+    return outs
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -189,7 +204,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
     ------
     RuntimeError
         When func's output is not a 0-d Tensor, argnums names no positional argument,
-        or has_aux is True and func does not return a pair.
+        or has_aux is True and func does not return a pair whose aux is a pytree of
+        Tensors.
+    ValueError
+        When an argument to differentiate holds something other than Tensors.
 
     Examples
     --------
@@ -286,6 +304,8 @@ def vjp(func, *primals, has_aux=False):
     RuntimeError
         When func returns something other than tensors, an output is not floating
         point, or cotangents do not have the output's structure.
+    ValueError
+        When a primal holds something other than Tensors.
 
     Examples
     --------
@@ -300,11 +320,7 @@ def vjp(func, *primals, has_aux=False):
     with enable_grad():
         lifted = _Lifted(primals, range(len(primals)), where)
         out, aux = _split_aux(func(*lifted.args), has_aux, "vjp(f, *primals)")
-        outs = _tensor_outputs(out, where)
-        for o in outs:
-            if not (o.is_floating_point() or o.is_complex()):
-                raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or "
-                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+        outs = _floating(_tensor_outputs(out, where))
         keep = outside and lifted.reaches_outside(outs)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
@@ -355,10 +371,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     Raises
     ------
     RuntimeError
-        When func returns something other than tensors, or argnums names no
-        positional argument.
+        When func returns something other than tensors, an output is not floating
+        point, or argnums names no positional argument.
     ValueError
-        When chunk_size is not positive.
+        When chunk_size is not positive, or an argument to differentiate holds
+        something other than Tensors.
 
     Examples
     --------
@@ -397,7 +414,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     Raises
     ------
     RuntimeError
-        As :func:`jacrev`, or for another randomness.
+        As :func:`jacrev` (integer outputs are allowed: their Jacobian is zeros), or for
+        another randomness.
+    ValueError
+        When an argument to differentiate holds something other than floating-point
+        Tensors.
 
     Examples
     --------
@@ -416,8 +437,12 @@ def _jacobian(func, argnums, has_aux, where):
     def wrapper(*args, **kwargs):
         outside = _C.is_grad_enabled()
         with enable_grad():
-            lifted, out, aux = _lifted_call(func, args, kwargs, argnums, has_aux, where)
+            forward = where.startswith("jacfwd")
+            lifted, out, aux = _lifted_call(func, args, kwargs, argnums, has_aux, where,
+                                            forward)
             outs = _tensor_outputs(out, where)
+            if not forward:
+                _floating(outs)
             keep = outside and lifted.reaches_outside(outs)
             blocks = []
             for o in outs:

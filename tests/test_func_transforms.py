@@ -56,8 +56,8 @@ def test_grad_and_value_with_aux(device):
     assert_close(g, [2.0, 4.0], "float64")
     assert value.item() == 5.0 and not value.requires_grad
     assert not aux["x"].requires_grad and aux["x"].tolist() == [1.0, 2.0]
-    g, aux = grad(lambda x: ((x ** 2).sum(), 7), has_aux=True)(x)
-    assert aux == 7 and g.tolist() == [2.0, 4.0]
+    with pytest.raises(RuntimeError, match="Expected tensors"):  # PyTorch's: aux of Tensors
+        grad(lambda x: ((x ** 2).sum(), 7), has_aux=True)(x)
     assert grad_and_value(lambda x, y: (x * y).sum(), argnums=1)(x, x * 3)[0].tolist() == [
         1.0, 2.0]
 
@@ -146,3 +146,33 @@ def test_hessian_closed_forms(device):
     assert_close(hessian(lambda x: x.exp().sum().log())(x), np.diag(p) - np.outer(p, p),
                  "float64")
     assert not hessian(lambda x: (x ** 3).sum())(x).requires_grad
+
+
+def test_transform_input_output_and_aux_types_as_pytorch(device):
+    x = _t([1.0, 2.0], device)
+    # a non-Tensor input to differentiate: PyTorch's ValueError (was a RuntimeError)
+    for call in (lambda: grad(lambda v: v * 2)(3.0), lambda: vjp(lambda v: v, 3.0),
+                 lambda: jacrev(lambda d: d["a"])({"a": x, "b": 3}),
+                 lambda: jacfwd(lambda v, w: v, argnums=1)(x, 3.0)):
+        with pytest.raises(ValueError, match="Thing passed to transform API must be Tensor"):
+            call()
+    # jacrev of an integer output refused (it gave a Jacobian of zeros); jacfwd refuses
+    # integer primals (ValueError), jacrev a RuntimeError (they cannot require grad)
+    with pytest.raises(RuntimeError, match="must be floating-point or complex"):
+        jacrev(lambda v: (v * 3).long())(x)
+    with pytest.raises(ValueError, match="Expected primal to be floating point"):
+        jacfwd(lambda v: v * 2)(pdt.tensor([1, 2], device=device))
+    with pytest.raises(ValueError, match="Expected primal to be floating point"):
+        hessian(lambda v: (v * v).sum())(pdt.tensor([1, 2], device=device))
+    assert_close(jacfwd(lambda v, n: v * n, argnums=0)(x, pdt.tensor(3, device=device)),
+                 np.diag([3.0, 3.0]), "float64")
+    # aux must be a pytree of Tensors (an int or None was passed through)
+    for aux in (1, None, [x, 2.0]):
+        for call in (lambda: grad(lambda v: ((v * v).sum(), aux), has_aux=True)(x),
+                     lambda: jacrev(lambda v: (v * v, aux), has_aux=True)(x),
+                     lambda: vjp(lambda v: (v * v, aux), x, has_aux=True)):
+            with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type"):
+                call()
+    g, aux = grad(lambda v: ((v * v).sum(), {"a": [v], "b": ()}), has_aux=True)(x)
+    assert_close(g, [2.0, 4.0], "float64")
+    assert aux["b"] == () and aux["a"][0].tolist() == [1.0, 2.0]
