@@ -1,4 +1,5 @@
-"""pydevtensor.testing: ``assert_close``, as ``torch.testing.assert_close``."""
+"""pydevtensor.testing: ``assert_close`` and ``make_tensor`` (_testing_make.py), as
+``torch.testing``'s."""
 from __future__ import annotations
 
 import cmath
@@ -9,8 +10,9 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _C
+from ._testing_make import make_tensor
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "make_tensor"]
 
 # PyTorch's default (rtol, atol) per dtype; other dtypes compare exactly.
 _DEFAULT_TOL = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5),
