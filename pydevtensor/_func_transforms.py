@@ -1,5 +1,5 @@
 """The transforms of ``torch.func`` but vmap (_func_vmap.py): grad, grad_and_value, vjp,
-jacrev, jacfwd and hessian, for functions of unbatched inputs, built on autograd.grad.
+jvp, jacrev, jacfwd and hessian, for functions of unbatched inputs, built on autograd.grad.
 
 Each call makes its differentiated inputs into tensors of its own: a fresh leaf for an
 input that does not require grad, a view (``x.view_as(x)``) of one that does, so that
@@ -19,7 +19,7 @@ from .autograd import grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
 from ._ops_join import stack as _stack
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "vjp"]
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
 
 
 def _leaves(tree):
@@ -70,6 +70,13 @@ def _argnums(argnums, nargs):
     return tuple(out)
 
 
+def _done(leaf):
+    """Marks a leaf of a transform call that is over: it is no input of a transform
+    around the call (see _Lifted.reaches_outside)."""
+    leaf._func_done = True
+    return leaf
+
+
 class _Lifted:
     """The differentiated inputs of one transform's call: args with the leaves at
     positions nums replaced by tensors of this call (see the module's docstring)."""
@@ -94,23 +101,29 @@ class _Lifted:
 
     def reaches_outside(self, outputs):
         """Whether the graph of outputs reaches a tensor requiring grad other than this
-        call's fresh leaves (when it does, the gradients are recorded)."""
-        nodes, seen = [], set()
+        call's fresh leaves and those of the transform calls func made, which are over
+        (when it does, the gradients are recorded).  func has run: this call's fresh
+        leaves are marked over, for the transforms around it."""
+        def outside(t):
+            return id(t) not in self.fresh and not getattr(t, "_func_done", False)
+        nodes, seen, found = [], set(), False
         for o in outputs:
             if o.grad_fn is not None:
                 nodes.append(o.grad_fn)
-            elif o.requires_grad and id(o) not in self.fresh:
-                return True
-        while nodes:
+            elif o.requires_grad and outside(o):
+                found = True
+        while nodes and not found:
             node = nodes.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
             var = getattr(node, "variable", None)
-            if isinstance(var, _C.Tensor) and id(var) not in self.fresh:
-                return True
+            found = isinstance(var, _C.Tensor) and outside(var)
             nodes.extend(e[0] for e in node.next_functions if e[0] is not None)
-        return False
+        for x in self.inputs:
+            if id(x) in self.fresh:
+                _done(x)
+        return found
 
     def grads(self, outputs, cotangents, create_graph):
         """The gradients of outputs (with cotangents) for every input, zeros where one
@@ -341,6 +354,105 @@ def vjp(func, *primals, has_aux=False):
 
     value = _detached(out, keep)
     return (value, vjp_fn, _detached(aux, keep)) if has_aux else (value, vjp_fn)
+
+
+def _jvp_checks(primals, tangents, where):
+    """PyTorch's refusals of jvp's primals and tangents; the tangents' leaves."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid "
+                           f"to call f(*primals).")
+    if _structure(primals) != _structure(tangents):
+        raise RuntimeError(f"{where}: Expected primals and tangents to have the same python "
+                           f"structure. For example, if primals is a tuple of 3 tensors, "
+                           f"tangents also must be. Got primals with structure "
+                           f"{_structure(primals)} and tangents with structure "
+                           f"{_structure(tangents)}")
+    flat = {"primals": _leaves(primals), "tangents": _leaves(tangents)}
+    for name, leaves in flat.items():
+        if not leaves:
+            raise RuntimeError(f"{where}: Expected {name} to contain at least one Tensor.")
+        for x in leaves:
+            if not isinstance(x, _C.Tensor):
+                raise RuntimeError(f"{where}: Expected {name} to only contain Tensors, got "
+                                   f"{type(x)}")
+    for p, t in zip(flat["primals"], flat["tangents"]):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(f"Trying to set a forward gradient that has a different size "
+                               f"than that of the original Tensor, this is not supported. "
+                               f"Tensor is of size {list(p.shape)} while the given forward "
+                               f"gradient is of size {list(t.shape)}.")
+    return flat["tangents"]
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """func's output at primals and its Jacobian-vector product with tangents, as
+    ``torch.func.jvp``; computed by reverse mode (the double-backward trick: with u a
+    dummy cotangent, ``J^T u`` is linear in u, and the gradient of ``<J^T u, t>`` with
+    respect to u is ``J t``).
+
+    Parameters
+    ----------
+    func : callable
+        Returns a Tensor or a tuple, list or dict of them (or ``(output, aux)`` with
+        has_aux).
+    primals : tuple
+        func's arguments: Tensors, or tuples, lists and dicts of them.
+    tangents : tuple
+        One Tensor of each primal's shape, in the structure of primals.
+    strict : bool, optional
+        Refuse an output that does not depend on the inputs (default False: its
+        tangent is zeros).
+    has_aux : bool, optional
+        func returns ``(output, aux)``; aux is returned third.
+
+    Returns
+    -------
+    tuple
+        ``(output, jvp_out)`` or ``(output, jvp_out, aux)``; jvp_out has the structure
+        of output.
+
+    Raises
+    ------
+    RuntimeError
+        When primals is not a tuple, tangents do not match the primals' structure or
+        shapes, either holds something other than Tensors, func returns something
+        other than Tensors, or (strict) an output does not depend on the inputs.
+
+    Examples
+    --------
+    >>> from pydevtensor.func import jvp
+    >>> x = pydevtensor.tensor([1., 2.])
+    >>> jvp(lambda x: x ** 3, (x,), (pydevtensor.tensor([1., 0.5]),))
+    (tensor([1., 8.]), tensor([3., 6.]))
+    """
+    where = "jvp(f, primals, tangents)"
+    cts = _jvp_checks(primals, tangents, where)
+    outside = _C.is_grad_enabled()
+    with enable_grad():
+        lifted = _Lifted(primals, range(len(primals)), where, forward=True)
+        out, aux = _split_aux(func(*lifted.args), has_aux, where)
+        outs = _tensor_outputs(out, where)
+        keep = outside and lifted.reaches_outside(outs)
+        record = keep or (outside and any(t.requires_grad for t in cts))
+        diff = [o for o in outs if o.requires_grad and (o.is_floating_point() or o.is_complex())]
+        dummies = [_done(_C.zeros_like(o).requires_grad_(True)) for o in diff]
+        gs = _autograd_grad(diff, lifted.inputs, dummies, create_graph=True,
+                            allow_unused=True) if diff else ()
+        terms = [(g * t).sum() for g, t in zip(gs, cts) if g is not None and g.requires_grad]
+        jv = _autograd_grad([sum(terms[1:], terms[0])], dummies, create_graph=record,
+                            allow_unused=True) if terms else (None,) * len(diff)
+    found = {id(o): j for o, j in zip(diff, jv)}
+    tangents_out = []
+    for o in outs:
+        j = found.get(id(o))
+        if j is None and strict:
+            raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
+                               "independent of the inputs. This is not allowed with "
+                               "strict=True.")
+        tangents_out.append(_C.zeros_like(o) if j is None else (j if record else j.detach()))
+    value = _detached(out, keep)
+    jvp_out = _rebuild(out, iter(tangents_out))
+    return (value, jvp_out, _detached(aux, keep)) if has_aux else (value, jvp_out)
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
