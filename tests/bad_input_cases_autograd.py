@@ -26,6 +26,8 @@ AUTOGRAD_CASES = [
     C("func-jacrev-integer-output", "pdt.func.jacrev(lambda x: x.long())(pdt.ones(2))",
       "RuntimeError", r"All outputs of f must be floating-point or complex Tensors, got "
       r"Tensor with dtype pydevtensor.int64"),
+    C("func-stack_module_state-empty", "pdt.func.stack_module_state([])", "RuntimeError",
+      r"stack_module_state: Expected at least one model, got 0\."),
     C("func-jvp-primals-not-tuple", "pdt.func.jvp(lambda x: x, [pdt.ones(2)], [pdt.ones(2)])",
       "RuntimeError", r"jvp\(f, primals, tangents\): Expected primals to be a tuple"),
     C("func-jacfwd-integer-input", "pdt.func.jacfwd(lambda x: x * 2)(pdt.tensor([1, 2]))",
