@@ -1,5 +1,5 @@
 """The transforms of ``torch.func`` but vmap (_func_vmap.py): grad, grad_and_value, vjp,
-jacrev, jacfwd and hessian, for functions of unbatched inputs, built on autograd.grad.
+jvp, jacrev, jacfwd and hessian, for functions of unbatched inputs, built on autograd.grad.
 
 Each call makes its differentiated inputs into tensors of its own: a fresh leaf for an
 input that does not require grad, a view (``x.view_as(x)``) of one that does, so that
@@ -19,7 +19,7 @@ from .autograd import grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
 from ._ops_join import stack as _stack
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "vjp"]
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
 
 
 def _leaves(tree):
@@ -70,19 +70,28 @@ def _argnums(argnums, nargs):
     return tuple(out)
 
 
+def _done(leaf):
+    """Marks a leaf of a transform call that is over: it is no input of a transform
+    around the call (see _Lifted.reaches_outside)."""
+    leaf._func_done = True
+    return leaf
+
+
 class _Lifted:
     """The differentiated inputs of one transform's call: args with the leaves at
     positions nums replaced by tensors of this call (see the module's docstring)."""
 
-    def __init__(self, args, nums, where):
+    def __init__(self, args, nums, where, forward=False):
         self.args, self.trees, self.inputs, self.fresh = list(args), [], [], set()
         for n in nums:
             leaves = _leaves(args[n])
             for x in leaves:
-                if not isinstance(x, _C.Tensor):
-                    raise RuntimeError(f"{where}: the inputs to differentiate must be "
-                                       f"Tensors (or tuples, lists and dicts of them), got "
-                                       f"{type(x).__name__} in argument {n}")
+                if not isinstance(x, _C.Tensor):  # PyTorch's ValueError
+                    raise ValueError(f"Thing passed to transform API must be Tensor, got "
+                                     f"{type(x)} (in argument {n} of {where})")
+                if forward and not x.is_floating_point():
+                    raise ValueError(f"Expected primal to be floating point or complex, but "
+                                     f"got: {x.dtype}")
             mine = [x.view_as(x) if x.requires_grad else x.detach().requires_grad_(True)
                     for x in leaves]
             self.fresh.update(id(x) for x, orig in zip(mine, leaves) if not orig.requires_grad)
@@ -92,23 +101,29 @@ class _Lifted:
 
     def reaches_outside(self, outputs):
         """Whether the graph of outputs reaches a tensor requiring grad other than this
-        call's fresh leaves (when it does, the gradients are recorded)."""
-        nodes, seen = [], set()
+        call's fresh leaves and those of the transform calls func made, which are over
+        (when it does, the gradients are recorded).  func has run: this call's fresh
+        leaves are marked over, for the transforms around it."""
+        def outside(t):
+            return id(t) not in self.fresh and not getattr(t, "_func_done", False)
+        nodes, seen, found = [], set(), False
         for o in outputs:
             if o.grad_fn is not None:
                 nodes.append(o.grad_fn)
-            elif o.requires_grad and id(o) not in self.fresh:
-                return True
-        while nodes:
+            elif o.requires_grad and outside(o):
+                found = True
+        while nodes and not found:
             node = nodes.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
             var = getattr(node, "variable", None)
-            if isinstance(var, _C.Tensor) and id(var) not in self.fresh:
-                return True
+            found = isinstance(var, _C.Tensor) and outside(var)
             nodes.extend(e[0] for e in node.next_functions if e[0] is not None)
-        return False
+        for x in self.inputs:
+            if id(x) in self.fresh:
+                _done(x)
+        return found
 
     def grads(self, outputs, cotangents, create_graph):
         """The gradients of outputs (with cotangents) for every input, zeros where one
@@ -141,13 +156,17 @@ def _split_aux(out, has_aux, where):
     if not (isinstance(out, tuple) and len(out) == 2):
         raise RuntimeError(f"{where}: output of function f should be a tuple: (output, aux) "
                            f"if has_aux is True")
+    for a in _leaves(out[1]):  # aux: a pytree of Tensors, as PyTorch's
+        if not isinstance(a, _C.Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(a)} (in the aux "
+                               f"output of {where})")
     return out
 
 
-def _lifted_call(func, args, kwargs, argnums, has_aux, where):
+def _lifted_call(func, args, kwargs, argnums, has_aux, where, forward=False):
     """In the caller's enable_grad block: args with those at argnums lifted (_Lifted),
     and func's output on them, split from its aux."""
-    lifted = _Lifted(args, _argnums(argnums, len(args)), where)
+    lifted = _Lifted(args, _argnums(argnums, len(args)), where, forward)
     out, aux = _split_aux(func(*lifted.args, **kwargs), has_aux, where)
     return lifted, out, aux
 
@@ -162,6 +181,15 @@ def _tensor_outputs(out, where):
             raise RuntimeError(f"{where}: Expected f(*primals) to return only tensors, got "
                                f"unsupported type {type(o)}")
     return leaves
+
+
+def _floating(outs):
+    """outs, which reverse mode differentiates: floating point (PyTorch's message)."""
+    for o in outs:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or "
+                               f"complex Tensors, got Tensor with dtype {o.dtype}")
+    return outs
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -189,7 +217,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
     ------
     RuntimeError
         When func's output is not a 0-d Tensor, argnums names no positional argument,
-        or has_aux is True and func does not return a pair.
+        or has_aux is True and func does not return a pair whose aux is a pytree of
+        Tensors.
+    ValueError
+        When an argument to differentiate holds something other than Tensors.
 
     Examples
     --------
@@ -286,6 +317,8 @@ def vjp(func, *primals, has_aux=False):
     RuntimeError
         When func returns something other than tensors, an output is not floating
         point, or cotangents do not have the output's structure.
+    ValueError
+        When a primal holds something other than Tensors.
 
     Examples
     --------
@@ -300,11 +333,7 @@ def vjp(func, *primals, has_aux=False):
     with enable_grad():
         lifted = _Lifted(primals, range(len(primals)), where)
         out, aux = _split_aux(func(*lifted.args), has_aux, "vjp(f, *primals)")
-        outs = _tensor_outputs(out, where)
-        for o in outs:
-            if not (o.is_floating_point() or o.is_complex()):
-                raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or "
-                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+        outs = _floating(_tensor_outputs(out, where))
         keep = outside and lifted.reaches_outside(outs)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
@@ -325,6 +354,105 @@ def vjp(func, *primals, has_aux=False):
 
     value = _detached(out, keep)
     return (value, vjp_fn, _detached(aux, keep)) if has_aux else (value, vjp_fn)
+
+
+def _jvp_checks(primals, tangents, where):
+    """PyTorch's refusals of jvp's primals and tangents; the tangents' leaves."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid "
+                           f"to call f(*primals).")
+    if _structure(primals) != _structure(tangents):
+        raise RuntimeError(f"{where}: Expected primals and tangents to have the same python "
+                           f"structure. For example, if primals is a tuple of 3 tensors, "
+                           f"tangents also must be. Got primals with structure "
+                           f"{_structure(primals)} and tangents with structure "
+                           f"{_structure(tangents)}")
+    flat = {"primals": _leaves(primals), "tangents": _leaves(tangents)}
+    for name, leaves in flat.items():
+        if not leaves:
+            raise RuntimeError(f"{where}: Expected {name} to contain at least one Tensor.")
+        for x in leaves:
+            if not isinstance(x, _C.Tensor):
+                raise RuntimeError(f"{where}: Expected {name} to only contain Tensors, got "
+                                   f"{type(x)}")
+    for p, t in zip(flat["primals"], flat["tangents"]):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(f"Trying to set a forward gradient that has a different size "
+                               f"than that of the original Tensor, this is not supported. "
+                               f"Tensor is of size {list(p.shape)} while the given forward "
+                               f"gradient is of size {list(t.shape)}.")
+    return flat["tangents"]
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """func's output at primals and its Jacobian-vector product with tangents, as
+    ``torch.func.jvp``; computed by reverse mode (the double-backward trick: with u a
+    dummy cotangent, ``J^T u`` is linear in u, and the gradient of ``<J^T u, t>`` with
+    respect to u is ``J t``).
+
+    Parameters
+    ----------
+    func : callable
+        Returns a Tensor or a tuple, list or dict of them (or ``(output, aux)`` with
+        has_aux).
+    primals : tuple
+        func's arguments: Tensors, or tuples, lists and dicts of them.
+    tangents : tuple
+        One Tensor of each primal's shape, in the structure of primals.
+    strict : bool, optional
+        Refuse an output that does not depend on the inputs (default False: its
+        tangent is zeros).
+    has_aux : bool, optional
+        func returns ``(output, aux)``; aux is returned third.
+
+    Returns
+    -------
+    tuple
+        ``(output, jvp_out)`` or ``(output, jvp_out, aux)``; jvp_out has the structure
+        of output.
+
+    Raises
+    ------
+    RuntimeError
+        When primals is not a tuple, tangents do not match the primals' structure or
+        shapes, either holds something other than Tensors, func returns something
+        other than Tensors, or (strict) an output does not depend on the inputs.
+
+    Examples
+    --------
+    >>> from pydevtensor.func import jvp
+    >>> x = pydevtensor.tensor([1., 2.])
+    >>> jvp(lambda x: x ** 3, (x,), (pydevtensor.tensor([1., 0.5]),))
+    (tensor([1., 8.]), tensor([3., 6.]))
+    """
+    where = "jvp(f, primals, tangents)"
+    cts = _jvp_checks(primals, tangents, where)
+    outside = _C.is_grad_enabled()
+    with enable_grad():
+        lifted = _Lifted(primals, range(len(primals)), where, forward=True)
+        out, aux = _split_aux(func(*lifted.args), has_aux, where)
+        outs = _tensor_outputs(out, where)
+        keep = outside and lifted.reaches_outside(outs)
+        record = keep or (outside and any(t.requires_grad for t in cts))
+        diff = [o for o in outs if o.requires_grad and (o.is_floating_point() or o.is_complex())]
+        dummies = [_done(_C.zeros_like(o).requires_grad_(True)) for o in diff]
+        gs = _autograd_grad(diff, lifted.inputs, dummies, create_graph=True,
+                            allow_unused=True) if diff else ()
+        terms = [(g * t).sum() for g, t in zip(gs, cts) if g is not None and g.requires_grad]
+        jv = _autograd_grad([sum(terms[1:], terms[0])], dummies, create_graph=record,
+                            allow_unused=True) if terms else (None,) * len(diff)
+    found = {id(o): j for o, j in zip(diff, jv)}
+    tangents_out = []
+    for o in outs:
+        j = found.get(id(o))
+        if j is None and strict:
+            raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
+                               "independent of the inputs. This is not allowed with "
+                               "strict=True.")
+        tangents_out.append(_C.zeros_like(o) if j is None else (j if record else j.detach()))
+    value = _detached(out, keep)
+    jvp_out = _rebuild(out, iter(tangents_out))
+    return (value, jvp_out, _detached(aux, keep)) if has_aux else (value, jvp_out)
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
@@ -355,10 +483,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     Raises
     ------
     RuntimeError
-        When func returns something other than tensors, or argnums names no
-        positional argument.
+        When func returns something other than tensors, an output is not floating
+        point, or argnums names no positional argument.
     ValueError
-        When chunk_size is not positive.
+        When chunk_size is not positive, or an argument to differentiate holds
+        something other than Tensors.
 
     Examples
     --------
@@ -397,7 +526,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     Raises
     ------
     RuntimeError
-        As :func:`jacrev`, or for another randomness.
+        As :func:`jacrev` (integer outputs are allowed: their Jacobian is zeros), or for
+        another randomness.
+    ValueError
+        When an argument to differentiate holds something other than floating-point
+        Tensors.
 
     Examples
     --------
@@ -416,8 +549,12 @@ def _jacobian(func, argnums, has_aux, where):
     def wrapper(*args, **kwargs):
         outside = _C.is_grad_enabled()
         with enable_grad():
-            lifted, out, aux = _lifted_call(func, args, kwargs, argnums, has_aux, where)
+            forward = where.startswith("jacfwd")
+            lifted, out, aux = _lifted_call(func, args, kwargs, argnums, has_aux, where,
+                                            forward)
             outs = _tensor_outputs(out, where)
+            if not forward:
+                _floating(outs)
             keep = outside and lifted.reaches_outside(outs)
             blocks = []
             for o in outs:

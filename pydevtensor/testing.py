@@ -1,6 +1,8 @@
-"""pydevtensor.testing: ``assert_close``, as ``torch.testing.assert_close``."""
+"""pydevtensor.testing: ``assert_close`` and ``make_tensor`` (_testing_make.py), as
+``torch.testing``'s."""
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable
@@ -8,8 +10,9 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _C
+from ._testing_make import make_tensor
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "make_tensor"]
 
 # PyTorch's default (rtol, atol) per dtype; other dtypes compare exactly.
 _DEFAULT_TOL = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5),
@@ -17,22 +20,43 @@ _DEFAULT_TOL = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5),
 
 
 class _Mismatch(Exception):
-    def __init__(self, kind, message):
+    def __init__(self, kind, message, structural=False):
         super().__init__(message)
         self.kind = kind  # the exception class to raise
+        self.structural = structural  # PyTorch does not apply msg to these
 
 
-def _fail(message, msg, kind=AssertionError):
-    raise _Mismatch(kind, msg(message) if callable(msg) else (msg or message))
+def _fail(message, kind=AssertionError, structural=False):
+    raise _Mismatch(kind, message, structural)
 
 
-def _tensor_pair(actual, expected, rtol, atol, equal_nan, check_device, check_dtype, msg):
+def _mismatch_message(exact, head, abs_diff, atol, rel_diff, rtol, at=None):
+    """PyTorch's message: the header, then the absolute and relative differences (the
+    greatest ones, with their index, for tensors of more than 0 dims)."""
+    def diff(label, value, allowed):
+        text = (f"{label.title()} difference: {value}" if at is None else
+                f"Greatest {label} difference: {value} at index {at[label]}")
+        return text + ("" if exact else f" (up to {allowed} allowed)")
+    return "\n".join([head, diff("absolute", abs_diff, atol), diff("relative", rel_diff, rtol)])
+
+
+def _scalar_message(actual, expected, rtol, atol):
+    diff = abs(actual - expected)
+    exact = rtol == 0 and atol == 0
+    return _mismatch_message(
+        exact, f"Scalars are not {'equal' if exact else 'close'}!\n\nExpected {expected} but "
+        f"got {actual}.", diff, atol, math.inf if expected == 0 else diff / abs(expected), rtol)
+
+
+def _tensor_pair(actual, expected, rtol, atol, equal_nan, check_device, check_dtype,
+                 check_stride):
     for name, get in (("shape", lambda t: t.shape),
+                      ("stride()", (lambda t: t.stride()) if check_stride else None),
                       ("device", (lambda t: t.device) if check_device else None),
                       ("dtype", (lambda t: t.dtype) if check_dtype else None)):
         if get is not None and get(actual) != get(expected):
             _fail(f"The values for attribute '{name}' do not match: {get(actual)} != "
-                  f"{get(expected)}.", msg)
+                  f"{get(expected)}.")
     if rtol is None:
         names = {str(t.dtype).split(".")[-1] for t in (actual, expected)}
         tols = [_DEFAULT_TOL.get(n, (0.0, 0.0)) for n in names]
@@ -50,88 +74,106 @@ def _tensor_pair(actual, expected, rtol, atol, equal_nan, check_device, check_dt
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         diff = np.abs(a64 - e64)
         ok = diff <= atol + rtol * np.abs(e64)
-        if not exact:
+        if not exact:  # an infinite difference (inf and -inf, or a finite x) is not close
+            ok &= np.isfinite(diff)
             ok |= a64 == e64  # equal infinities
             if equal_nan:
                 ok |= np.isnan(a64) & np.isnan(e64)
     if ok.all():
         return
+    if a64.ndim == 0:  # PyTorch's message for 0-d tensors
+        _fail(_scalar_message(a.item(), e.item(), rtol, atol))
     bad = int((~ok).sum())
     total = ok.size
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = diff / np.abs(e64) if not exact else diff / np.abs(e64).astype(np.float64)
-    exact_cmp = rtol == 0 and atol == 0
 
-    def line(label, values, allowed):
+    def greatest(values):
         flat = np.where(ok, -np.inf, np.where(np.isnan(values), np.inf, values)).reshape(-1)
-        i = int(np.argmax(flat)) if flat.size else 0
-        at = tuple(int(x) for x in np.unravel_index(i, values.shape)) if values.ndim else ()
-        value = values.reshape(-1)[i] if values.ndim else values
-        value = value.item() if hasattr(value, "item") else value
-        tail = "" if exact_cmp else f" (up to {allowed} allowed)"
-        return f"Greatest {label} difference: {value} at index {at}{tail}"
+        i = int(np.argmax(flat))
+        at = tuple(int(x) for x in np.unravel_index(i, values.shape))
+        return values.reshape(-1)[i].item(), at
 
-    lines = [f"Tensor-likes are not {'equal' if exact_cmp else 'close'}!", "",
-             f"Mismatched elements: {bad} / {total} ({100 * bad / total:.1f}%)",
-             line("absolute", diff, atol), line("relative", rel, rtol)]
-    _fail("\n".join(lines), msg)
+    (abs_diff, abs_at), (rel_diff, rel_at) = greatest(diff), greatest(rel)
+    exact_cmp = rtol == 0 and atol == 0
+    _fail(_mismatch_message(
+        exact_cmp, f"Tensor-likes are not {'equal' if exact_cmp else 'close'}!\n\n"
+        f"Mismatched elements: {bad} / {total} ({100 * bad / total:.1f}%)",
+        abs_diff, atol, rel_diff, rtol, {"absolute": abs_at, "relative": rel_at}))
 
 
-def _number_pair(actual, expected, rtol, atol, equal_nan, check_dtype, msg):
+def _number_pair(actual, expected, rtol, atol, equal_nan, check_dtype):
     if check_dtype and type(actual) is not type(expected):
-        _fail(f"The (d)types do not match: {type(actual)} != {type(expected)}.", msg)
-    if rtol is None:
+        _fail(f"The (d)types do not match: {type(actual)} != {type(expected)}.")
+    if rtol is None:  # those of int64, float64 and complex128, as PyTorch's
         floating = any(isinstance(x, (float, complex)) for x in (actual, expected))
-        rtol, atol = (1.3e-6, 1e-5) if floating else (0.0, 0.0)
+        rtol, atol = (1e-7, 1e-7) if floating else (0.0, 0.0)
     if actual == expected:
         return
-    if equal_nan and all(isinstance(x, float) and math.isnan(x) for x in (actual, expected)):
+    if equal_nan and all(isinstance(x, (float, complex)) and cmath.isnan(x)
+                         for x in (actual, expected)):
         return
     diff = abs(actual - expected)
-    if diff <= atol + rtol * abs(expected):
+    if cmath.isfinite(diff) and diff <= atol + rtol * abs(expected):
         return
-    kind = "equal" if rtol == 0 and atol == 0 else "close"
-    _fail(f"Scalars are not {kind}!\n\nExpected {expected} but got {actual}.\nAbsolute "
-          f"difference: {diff} (up to {atol} allowed)\nRelative difference: "
-          f"{diff / abs(expected) if expected else math.inf} (up to {rtol} allowed)", msg)
+    _fail(_scalar_message(actual, expected, rtol, atol))
 
 
-def _is_number(x):
-    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+def _as_number(x):
+    """x as a Python number (NumPy's scalars too), or None; bools are not numbers."""
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, np.number):
+        return x.item()
+    return x if isinstance(x, (int, float, complex)) else None
+
+
+def _compare_leaf(actual, expected, kw):
+    rtol, atol, equal_nan, check_device, check_dtype, check_stride = kw
+    if isinstance(actual, _C.Tensor) and isinstance(expected, _C.Tensor):
+        return _tensor_pair(actual, expected, *kw)
+    if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+        from ._interop import as_tensor
+        return _tensor_pair(as_tensor(actual), as_tensor(expected), *kw)
+    if actual is None or expected is None:
+        if actual is not expected:
+            _fail(f"None mismatch: {actual} is not {expected}")
+        return True
+    if isinstance(actual, (bool, np.bool_)) and isinstance(expected, (bool, np.bool_)):
+        if bool(actual) is not bool(expected):
+            _fail(f"Booleans mismatch: {bool(actual)} is not {bool(expected)}")
+        return True
+    a, e = _as_number(actual), _as_number(expected)
+    if a is not None and e is not None:
+        return _number_pair(a, e, rtol, atol, equal_nan, check_dtype)
+    return False
 
 
 def _compare(actual, expected, where, kw):
     try:
-        if isinstance(actual, _C.Tensor) and isinstance(expected, _C.Tensor):
-            return _tensor_pair(actual, expected, *kw)
-        if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
-            from ._interop import as_tensor
-            return _tensor_pair(as_tensor(actual), as_tensor(expected), *kw)
-        if _is_number(actual) and _is_number(expected):
-            rtol, atol, equal_nan, _, check_dtype, msg = kw
-            return _number_pair(actual, expected, rtol, atol, equal_nan, check_dtype, msg)
+        if _compare_leaf(actual, expected, kw) is not False:
+            return
+        if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+            if set(actual) != set(expected):
+                _fail(f"The keys of the mappings do not match:\nMissing keys in the actual "
+                      f"mapping: {sorted(set(expected) - set(actual))}\nAdditional keys in the "
+                      f"actual mapping: {sorted(set(actual) - set(expected))}", structural=True)
+        elif (isinstance(actual, Sequence) and isinstance(expected, Sequence)
+              and not isinstance(actual, str) and not isinstance(expected, str)):
+            if len(actual) != len(expected):
+                _fail(f"The length of the sequences mismatch: {len(actual)} != "
+                      f"{len(expected)}", structural=True)
+        else:
+            _fail(f"No comparison pair was able to handle inputs of type {type(actual)} and "
+                  f"{type(expected)}.", TypeError, structural=True)
     except _Mismatch as m:
         if where:
-            raise _Mismatch(m.kind, f"{m}\n\nThe failure occurred for item {where}") from None
+            raise _Mismatch(m.kind, f"{m}\n\nThe failure occurred for item {where}",
+                            m.structural) from None
         raise
-    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
-        if set(actual) != set(expected):
-            raise _Mismatch(AssertionError, f"The keys of the mappings do not match: "
-                                            f"{sorted(map(str, actual))} != "
-                                            f"{sorted(map(str, expected))}")
-        for k in actual:
-            _compare(actual[k], expected[k], f"{where}[{k!r}]", kw)
-        return
-    if (isinstance(actual, Sequence) and isinstance(expected, Sequence)
-            and not isinstance(actual, str) and not isinstance(expected, str)):
-        if len(actual) != len(expected):
-            raise _Mismatch(AssertionError, f"The length of the sequences mismatch: "
-                                            f"{len(actual)} != {len(expected)}")
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            _compare(a, e, f"{where}[{i}]", kw)
-        return
-    raise _Mismatch(TypeError, f"No comparison pair was able to handle inputs of type "
-                               f"{type(actual)} and {type(expected)}.")
+    items = actual.keys() if isinstance(actual, Mapping) else range(len(actual))
+    for k in items:
+        _compare(actual[k], expected[k], f"{where}[{k!r}]", kw)
 
 
 def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True,
@@ -141,12 +183,12 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True,
                  check_stride: bool = False,
                  msg: str | Callable[[str], str] | None = None) -> None:
     """Asserts that actual and expected are close, as ``torch.testing.assert_close``:
-    tensors (or NumPy arrays, or Python numbers, or sequences and mappings of them
-    compared item by item) of one shape, device and dtype whose elements satisfy
-    ``abs(actual - expected) <= atol + rtol * abs(expected)``.  The defaults depend on
-    the dtype: float16 (1e-3, 1e-5), bfloat16 (1.6e-2, 1e-5), float32 (1.3e-6, 1e-5),
-    float64 (1e-7, 1e-7), integers and bool exact.  NaNs are equal only with
-    equal_nan=True.
+    tensors (or NumPy arrays, or Python and NumPy numbers, bools, None, or sequences
+    and mappings of them compared item by item) of one shape, device and dtype whose
+    elements satisfy ``abs(actual - expected) <= atol + rtol * abs(expected)``.  The
+    defaults depend on the dtype: float16 (1e-3, 1e-5), bfloat16 (1.6e-2, 1e-5), float32
+    (1.3e-6, 1e-5), float64 and Python floats (1e-7, 1e-7), integers and bool exact.
+    NaNs are equal only with equal_nan=True.
 
     Parameters
     ----------
@@ -160,10 +202,13 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True,
     check_device, check_dtype : bool, optional
         Whether devices and dtypes must match (default True); without, both are compared
         on the CPU in float64.
-    check_layout, check_stride : bool, optional
+    check_layout : bool, optional
         Accepted for PyTorch's signature (pydevtensor tensors are all strided).
+    check_stride : bool, optional
+        Whether the tensors' strides must match (default False).
     msg : str or callable, optional
-        Replaces the message, or (a callable) maps it to one.
+        Replaces the whole message, or (a callable) maps the message, with the item
+        where the failure occurred, to one.
 
     Returns
     -------
@@ -192,8 +237,10 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True,
     if (rtol is None) != (atol is None):
         raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but "
                          f"got no {'atol' if atol is None else 'rtol'}.")
-    kw = (rtol, atol, equal_nan, check_device, check_dtype, msg)
+    kw = (rtol, atol, equal_nan, check_device, check_dtype, check_stride)
     try:
         _compare(actual, expected, "", kw)
     except _Mismatch as m:
-        raise m.kind(str(m)) from None
+        # PyTorch's: a str replaces the whole message, a callable maps it
+        raise m.kind(str(m) if m.structural or msg is None else
+                     msg if isinstance(msg, str) else msg(str(m))) from None

@@ -18,8 +18,21 @@ AUTOGRAD_CASES = [
       "RuntimeError", r"Got argnum=1, but only 1 positional inputs"),
     C("func-grad-argnums-type", "pdt.func.grad(lambda x: x.sum(), argnums=[0])(pdt.ones(2))",
       "RuntimeError", r"argnums must be int or Tuple\[int, \.\.\.\], got: <class 'list'>"),
-    C("func-grad-input-not-tensor", "pdt.func.grad(lambda x: x)(1.0)", "RuntimeError",
-      r"inputs to differentiate must be Tensors .* got float in argument 0"),
+    C("func-grad-input-not-tensor", "pdt.func.grad(lambda x: x)(1.0)", "ValueError",
+      r"Thing passed to transform API must be Tensor, got <class 'float'> \(in argument 0"),
+    C("func-grad-aux-not-tensor",
+      "pdt.func.grad(lambda x: (x.sum(), 1), has_aux=True)(pdt.ones(2))", "RuntimeError",
+      r"Expected tensors, got unsupported type <class 'int'> \(in the aux output"),
+    C("func-jacrev-integer-output", "pdt.func.jacrev(lambda x: x.long())(pdt.ones(2))",
+      "RuntimeError", r"All outputs of f must be floating-point or complex Tensors, got "
+      r"Tensor with dtype pydevtensor.int64"),
+    C("func-stack_module_state-empty", "pdt.func.stack_module_state([])", "RuntimeError",
+      r"stack_module_state: Expected at least one model, got 0\."),
+    C("func-jvp-primals-not-tuple", "pdt.func.jvp(lambda x: x, [pdt.ones(2)], [pdt.ones(2)])",
+      "RuntimeError", r"jvp\(f, primals, tangents\): Expected primals to be a tuple"),
+    C("func-jacfwd-integer-input", "pdt.func.jacfwd(lambda x: x * 2)(pdt.tensor([1, 2]))",
+      "ValueError", r"Expected primal to be floating point or complex, but got: "
+      r"pydevtensor.int64"),
     C("func-grad-aux-not-pair", "pdt.func.grad(lambda x: x.sum(), has_aux=True)(pdt.ones(2))",
       "RuntimeError", r"should be a tuple: \(output, aux\) if has_aux is True"),
     C("func-vjp-cotangent-structure",
@@ -182,7 +195,10 @@ AUTOGRAD_CASES = [
     # ---- autograd.functional
     C("jacobian-list-of-numbers", "pdt.autograd.functional.jacobian(lambda x: x, [1.0])",
       "TypeError", r"inputs given to the function must be either a Tensor or a tuple of "
-      r"Tensors but the value at index 0 has type float"),
+      r"Tensors but the given inputs has type list"),
+    C("jacobian-tuple-with-number", "pdt.autograd.functional.jacobian(lambda x: x, "
+      "(pdt.ones(1), 1.0))", "TypeError", r"inputs given to the function must be either a "
+      r"Tensor or a tuple of Tensors but the value at index 1 has type float"),
     C("jacobian-forward-mode", "pdt.autograd.functional.jacobian(lambda x: x, pdt.ones(1), "
       "strategy='forward-mode')", "NotImplementedError",
       r"forward-AD or forward-over-reverse Hessian is only implemented for `vectorize=True`"),

@@ -202,6 +202,25 @@ def test_functional_bad_input():
         AF.jacobian(lambda x: x, pdt.ones(1), strategy="forward-mode")
 
 
+def test_functional_refuses_lists_as_pytorch(device):
+    # only a Tensor or a tuple of Tensors, as PyTorch's (a list was taken as a tuple)
+    x = pdt.ones(2, device=device)
+    list_in = "but the given inputs has type list"
+    for call, match in (
+            (lambda: AF.jacobian(lambda a, b: a * b, [x, x]), list_in),
+            (lambda: AF.hessian(lambda a, b: (a * b).sum(), [x, x]), list_in),
+            (lambda: AF.vjp(lambda a: a * 2, [x], [x]), list_in),
+            (lambda: AF.jvp(lambda a: a * 2, x, [x]), "given v has type list"),
+            (lambda: AF.hvp(lambda a: (a * a).sum(), x, [x]), "given v has type list"),
+            (lambda: AF.jacobian(lambda a: [a, a * 2], x), "outputs of the user-provided "
+             "function given to the function .* given outputs of the user-provided "
+             "function has type list"),
+            (lambda: AF.jacobian(lambda a, b: a * b, (x, 2.0)), "value at index 1 has type "
+             "float")):
+        with pytest.raises(TypeError, match=match):
+            call()
+
+
 def _central_jacobian(f, xs, eps=1e-6):
     """[output][input] central differences of f (NumPy arrays in and out)."""
     outs = f(*xs)

@@ -1,4 +1,4 @@
-"""pydevtensor.func's transforms (grad, grad_and_value, vjp, jacrev, jacfwd, hessian;
+"""pydevtensor.func's transforms (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian;
 _func_transforms.py) against closed forms and finite differences, on every device:
 their structures as torch.func's, nesting, and regular autograd through them."""
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import pydevtensor as pdt
 from conftest import assert_close
-from pydevtensor.func import grad, grad_and_value, hessian, jacfwd, jacrev, vjp
+from pydevtensor.func import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 
 
 def _t(v, device):
@@ -56,8 +56,8 @@ def test_grad_and_value_with_aux(device):
     assert_close(g, [2.0, 4.0], "float64")
     assert value.item() == 5.0 and not value.requires_grad
     assert not aux["x"].requires_grad and aux["x"].tolist() == [1.0, 2.0]
-    g, aux = grad(lambda x: ((x ** 2).sum(), 7), has_aux=True)(x)
-    assert aux == 7 and g.tolist() == [2.0, 4.0]
+    with pytest.raises(RuntimeError, match="Expected tensors"):  # PyTorch's: aux of Tensors
+        grad(lambda x: ((x ** 2).sum(), 7), has_aux=True)(x)
     assert grad_and_value(lambda x, y: (x * y).sum(), argnums=1)(x, x * 3)[0].tolist() == [
         1.0, 2.0]
 
@@ -146,3 +146,119 @@ def test_hessian_closed_forms(device):
     assert_close(hessian(lambda x: x.exp().sum().log())(x), np.diag(p) - np.outer(p, p),
                  "float64")
     assert not hessian(lambda x: (x ** 3).sum())(x).requires_grad
+
+
+def test_transform_input_output_and_aux_types_as_pytorch(device):
+    x = _t([1.0, 2.0], device)
+    # a non-Tensor input to differentiate: PyTorch's ValueError (was a RuntimeError)
+    for call in (lambda: grad(lambda v: v * 2)(3.0), lambda: vjp(lambda v: v, 3.0),
+                 lambda: jacrev(lambda d: d["a"])({"a": x, "b": 3}),
+                 lambda: jacfwd(lambda v, w: v, argnums=1)(x, 3.0)):
+        with pytest.raises(ValueError, match="Thing passed to transform API must be Tensor"):
+            call()
+    # jacrev of an integer output refused (it gave a Jacobian of zeros); jacfwd refuses
+    # integer primals (ValueError), jacrev a RuntimeError (they cannot require grad)
+    with pytest.raises(RuntimeError, match="must be floating-point or complex"):
+        jacrev(lambda v: (v * 3).long())(x)
+    with pytest.raises(ValueError, match="Expected primal to be floating point"):
+        jacfwd(lambda v: v * 2)(pdt.tensor([1, 2], device=device))
+    with pytest.raises(ValueError, match="Expected primal to be floating point"):
+        hessian(lambda v: (v * v).sum())(pdt.tensor([1, 2], device=device))
+    assert_close(jacfwd(lambda v, n: v * n, argnums=0)(x, pdt.tensor(3, device=device)),
+                 np.diag([3.0, 3.0]), "float64")
+    # aux must be a pytree of Tensors (an int or None was passed through)
+    for aux in (1, None, [x, 2.0]):
+        for call in (lambda: grad(lambda v: ((v * v).sum(), aux), has_aux=True)(x),
+                     lambda: jacrev(lambda v: (v * v, aux), has_aux=True)(x),
+                     lambda: vjp(lambda v: (v * v, aux), x, has_aux=True)):
+            with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type"):
+                call()
+    g, aux = grad(lambda v: ((v * v).sum(), {"a": [v], "b": ()}), has_aux=True)(x)
+    assert_close(g, [2.0, 4.0], "float64")
+    assert aux["b"] == () and aux["a"][0].tolist() == [1.0, 2.0]
+
+
+def _central_jvp(f, xs, ts, eps=1e-6):
+    """(f(x + eps t) - f(x - eps t)) / (2 eps), NumPy in and out."""
+    hi = f(*[x + eps * t for x, t in zip(xs, ts)])
+    lo = f(*[x - eps * t for x, t in zip(xs, ts)])
+    return (hi - lo) / (2 * eps)
+
+
+def test_jvp_against_central_differences(device):
+    rng = np.random.default_rng(4)
+    for shape in ((), (3,), (2, 3)):
+        a, b, ta, tb = (rng.standard_normal(shape) for _ in range(4))
+        out, jv = jvp(lambda x, y: (x.sin() * y).exp(), (_t(a, device), _t(b, device)),
+                      (_t(ta, device), _t(tb, device)))
+        assert_close(out, np.exp(np.sin(a) * b), "float64")
+        want = _central_jvp(lambda x, y: np.exp(np.sin(x) * y), (a, b), (ta, tb))
+        np.testing.assert_allclose(jv.cpu().numpy(), want, rtol=1e-7, atol=1e-8)
+        assert not out.requires_grad and not jv.requires_grad
+    # J t of a matrix product, and pytrees of primals and outputs
+    A, x, t = rng.standard_normal((3, 2)), rng.standard_normal(2), rng.standard_normal(2)
+    (o1, o2), (j1, j2) = jvp(lambda d: (_t(A, device) @ d["x"][0], (d["x"][0] ** 2).sum()),
+                             ({"x": [_t(x, device)]},), ({"x": [_t(t, device)]},))
+    assert_close(j1, A @ t, "float64")
+    assert_close(j2, 2 * x @ t, "float64")
+
+
+def test_jvp_aux_strict_and_independent_outputs(device):
+    x, t = _t([1.0, 2.0], device), _t([0.5, -1.0], device)
+    out, jv, aux = jvp(lambda v: (v ** 2, {"a": v * 3}), (x,), (t,), has_aux=True)
+    assert_close(jv, [1.0, -4.0], "float64")
+    assert aux["a"].tolist() == [3.0, 6.0] and not aux["a"].requires_grad
+    (o, c), (jo, jc) = jvp(lambda v: (v * 2, pdt.ones(2, device=device)), (x,), (t,))
+    assert_close(jo, [1.0, -2.0], "float64")
+    assert jc.tolist() == [0.0, 0.0]  # an output independent of the inputs: zeros
+    with pytest.raises(RuntimeError, match="independent of the inputs"):
+        jvp(lambda v: (v * 2, pdt.ones(2, device=device)), (x,), (t,), strict=True)
+    _, ji = jvp(lambda v: (v * 3).long(), (x,), (t,))
+    assert ji.dtype == pdt.int64 and ji.tolist() == [0, 0]
+
+
+def test_jvp_composes_with_grad_and_closed_over_parameters(device):
+    x, t = _t([0.3, -0.7], device), _t([1.0, 2.0], device)
+    # d/dx sum(cos(x) * t) = -sin(x) * t
+    g = grad(lambda v: jvp(lambda a: a.sin(), (v,), (t,))[1].sum())(x)
+    assert_close(g, -np.sin([0.3, -0.7]) * [1.0, 2.0], "float64")
+    assert not g.requires_grad
+    # jvp of a gradient: the Hessian (diag(2 - x sin x ... )) times t, here of sum(x^3)
+    _, hv = jvp(grad(lambda a: (a ** 3).sum()), (x,), (t,))
+    assert_close(hv, 6 * np.array([0.3, -0.7]) * [1.0, 2.0], "float64")
+    p = _t([2.0, 3.0], device).requires_grad_()
+    _, jv = jvp(lambda a: a * p, (x,), (t,))  # the result stays in p's graph
+    jv.sum().backward()
+    assert_close(p.grad, [1.0, 2.0], "float64")
+
+
+def test_jvp_refusals_as_pytorch(device):
+    x = _t([1.0, 2.0], device)
+    for call, kind, match in (
+            (lambda: jvp(lambda v: v, [x], [x]), RuntimeError, "Expected primals to be a tuple"),
+            (lambda: jvp(lambda v: v, (x,), [x]), RuntimeError, "same python structure"),
+            (lambda: jvp(lambda v, w: v, (x, x), (x,)), RuntimeError, "same python structure"),
+            (lambda: jvp(lambda v: v, (x,), (pdt.ones(3, device=device),)), RuntimeError,
+             r"Tensor is of size \[2\] while the given forward gradient is of size \[3\]"),
+            (lambda: jvp(lambda v: v, (1.0,), (1.0,)), RuntimeError,
+             "Expected primals to only contain Tensors"),
+            (lambda: jvp(lambda: x, (), ()), RuntimeError, "at least one Tensor"),
+            (lambda: jvp(lambda v: 1.0, (x,), (x,)), RuntimeError, "return only tensors"),
+            (lambda: jvp(lambda v: v, (x,), (x,), has_aux=True), RuntimeError,
+             r"should be a tuple: \(output, aux\)"),
+            (lambda: jvp(lambda v: v, (pdt.tensor([1, 2], device=device),),
+                         (pdt.tensor([1, 2], device=device),)), ValueError,
+             "Expected primal to be floating point")):
+        with pytest.raises(kind, match=match):
+            call()
+
+
+def test_nested_transforms_return_detached_results(device):
+    # the fresh leaves of an inner call made the outer one record its gradients
+    x, y = _t([1.0, 2.0], device), _t([3.0, 4.0], device)
+    g = grad(lambda v: grad(lambda a, b: (a * a * b).sum())(v, y).sum())(x)
+    assert g.tolist() == [6.0, 8.0] and not g.requires_grad
+    j = jacrev(lambda v: vjp(lambda a, b: a.sin() * b, v, y)[1](pdt.ones(2, device=device,
+                                                                      dtype=pdt.float64))[0])(x)
+    assert_close(j, np.diag(-np.sin([1.0, 2.0]) * [3.0, 4.0]), "float64")
+    assert not j.requires_grad

@@ -1,11 +1,12 @@
 """func.functional_call / nn.utils.stateless.functional_call (nn/utils/stateless.py), as
-torch.func.functional_call, on every device."""
+torch.func.functional_call, and func.stack_module_state (_func_stack.py), on every
+device."""
 import numpy as np
 import pytest
 
 import pydevtensor as pdt
 from pydevtensor import nn
-from pydevtensor.func import functional_call
+from pydevtensor.func import functional_call, stack_module_state, vmap
 
 
 def test_given_tensors_stand_in_and_take_the_gradient(device):
@@ -107,3 +108,40 @@ def test_a_parametrized_tensor_is_assigned_and_assigned_back(device):
                             "weight": pdt.eye(2, device=device, dtype=pdt.float64)},
                         (pdt.tensor(x, device=device),))
     assert s.bias is bias  # what was swapped before the failure is put back
+
+
+def test_stack_module_state_runs_an_ensemble_with_vmap(device):
+    pdt.manual_seed(1)
+    models = [nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).to(device).eval()
+              for _ in range(3)]
+    params, buffers = stack_module_state(models)
+    assert sorted(params) == ["0.bias", "0.weight", "1.bias", "1.weight"]
+    assert sorted(buffers) == ["1.num_batches_tracked", "1.running_mean", "1.running_var"]
+    w = params["0.weight"]
+    assert tuple(w.shape) == (3, 4, 3) and w.requires_grad and w.is_leaf
+    assert buffers["1.num_batches_tracked"].dtype == pdt.int64
+    assert not buffers["1.running_mean"].requires_grad
+    for k, m in enumerate(models):
+        assert np.array_equal(w[k].detach().cpu().numpy(), m[0].weight.detach().cpu().numpy())
+    x = pdt.randn(5, 3, device=device)
+    out = vmap(lambda p, b, x: functional_call(models[0], (p, b), (x,)),
+               in_dims=(0, 0, None))(params, buffers, x)
+    assert tuple(out.shape) == (3, 5, 4)
+    for k, m in enumerate(models):
+        np.testing.assert_allclose(out[k].detach().cpu().numpy(),
+                                   m(x).detach().cpu().numpy(), rtol=1e-5, atol=1e-6)
+    out.sum().backward()  # the gradient reaches the stacked leaves, not the models
+    assert tuple(w.grad.shape) == (3, 4, 3) and models[0][0].weight.grad is None
+
+
+def test_stack_module_state_refusals_as_pytorch():
+    for models, match in (([], "Expected at least one model, got 0"),
+                          ([nn.Linear(2, 2), nn.Linear(2, 2).eval()], "same training/eval mode"),
+                          ([nn.Linear(2, 2), nn.Conv1d(2, 2, 1)], "same class"),
+                          ([nn.Linear(2, 2), nn.Linear(2, 2).requires_grad_(False)],
+                           "Expected weight from each model to have the same .requires_grad")):
+        with pytest.raises(RuntimeError, match=match):
+            stack_module_state(models)
+    frozen = [nn.Linear(2, 2).requires_grad_(False) for _ in range(2)]
+    p, _ = stack_module_state(nn.ModuleList(frozen))
+    assert not p["weight"].requires_grad

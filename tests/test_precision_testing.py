@@ -114,3 +114,83 @@ def test_assert_close_devices_and_msg(device):
     with pytest.raises(AssertionError, match="^wrapped: Tensor-likes"):
         assert_close(x, x + 1, msg=lambda m: "wrapped: " + m)
     assert_close(np.ones(2), np.ones(2))
+
+
+def _message(a, b, **kw):
+    with pytest.raises(AssertionError) as info:
+        assert_close(a, b, **kw)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_assert_close_infinite_difference_fails(device, dtype):
+    # |inf - (-inf)| = inf was within an infinite tolerance and passed
+    dt = getattr(pdt, dtype)
+    inf = float("inf")
+    for a, b in (([inf, 1.0], [-inf, 1.0]), ([1.0, -inf], [1.0, inf]), ([2.0], [inf]),
+                 ([inf], [2.0])):
+        text = _message(pdt.tensor(a, dtype=dt, device=device),
+                        pdt.tensor(b, dtype=dt, device=device))
+        assert "Mismatched elements: 1 / " in text
+    assert_close(pdt.tensor([inf, -inf], dtype=dt, device=device),
+                 pdt.tensor([inf, -inf], dtype=dt, device=device))
+
+
+def test_assert_close_python_floats_use_float64_tolerances():
+    # Python floats were compared with float32's (1.3e-6, 1e-5), 13 times too loose
+    assert_close(1.0, 1.0 + 9e-8)
+    text = _message(1.0, 1.0 + 1e-6)
+    assert "(up to 1e-07 allowed)" in text.splitlines()[3]
+    assert "(up to 1e-07 allowed)" in text.splitlines()[4]
+    _message(1.0, 1.0 + 1e-6j)
+    _message(0, 1e-6, check_dtype=False)
+    assert_close(1, 1)
+    assert _message(1, 2).startswith("Scalars are not equal!")
+
+
+def test_assert_close_zero_dim_scalar_message(device):
+    a = pdt.tensor(0.5, dtype=pdt.float64, device=device)
+    e = pdt.tensor(0.25, dtype=pdt.float64, device=device)
+    assert _message(a, e).splitlines() == [
+        "Scalars are not close!", "", "Expected 0.25 but got 0.5.",
+        "Absolute difference: 0.25 (up to 1e-07 allowed)",
+        "Relative difference: 1.0 (up to 1e-07 allowed)"]
+    b = pdt.tensor(True, device=device)
+    assert _message(b, ~b).splitlines()[2] == "Expected False but got True."
+    z = pdt.tensor(1, device=device)
+    assert _message(z, z * 0).splitlines()[-1] == "Relative difference: inf"
+
+
+def test_assert_close_none_bools_numpy_scalars():
+    assert_close(None, None)
+    assert_close([None, 1.0], [None, 1.0])
+    assert _message(None, 1.0) == "None mismatch: None is not 1.0"
+    assert_close(True, np.bool_(True))
+    assert _message(True, False) == "Booleans mismatch: True is not False"
+    assert_close(np.float64(1.5), np.float64(1.5))
+    assert_close(np.float32(1.5), 1.5, check_dtype=False)
+    assert _message(np.float64(1.0), np.float64(2.0)).startswith("Scalars are not close!")
+
+
+def test_assert_close_check_stride(device):
+    a = pdt.arange(6.0, device=device).reshape(2, 3)
+    b = a.t().contiguous().t()
+    assert_close(a, b)
+    assert _message(a, b, check_stride=True) == (
+        "The values for attribute 'stride()' do not match: (3, 1) != (1, 2).")
+    assert_close(a, a.clone(), check_stride=True)
+
+
+def test_assert_close_msg_and_structure_messages():
+    # msg replaces the messages of the comparisons, not those of the structure
+    # (PyTorch's); a str msg no longer gets the failing item appended
+    assert _message([1.0, 2.0], [1.0, 3.0], msg="custom") == "custom"
+    assert _message([1.0], [1.0, 2.0], msg="custom") == (
+        "The length of the sequences mismatch: 1 != 2")
+    assert _message({"a": 1.0}, {"b": 1.0}, msg="custom") == (
+        "The keys of the mappings do not match:\nMissing keys in the actual mapping: ['b']\n"
+        "Additional keys in the actual mapping: ['a']")
+    assert _message([1.0, 2.0], [1.0, 3.0], msg=lambda m: m.upper()).endswith(
+        "THE FAILURE OCCURRED FOR ITEM [1]")
+    with pytest.raises(TypeError, match="No comparison pair"):
+        assert_close(["a"], ["a"], msg="custom")

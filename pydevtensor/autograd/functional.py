@@ -12,13 +12,15 @@ __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
 def _tuple(x, what):
-    single = isinstance(x, _C.Tensor)
-    xs = (x,) if single else tuple(x)
+    """x as a tuple of Tensors, and whether it was a single Tensor; a list is refused,
+    as PyTorch's (only a Tensor or a tuple of them)."""
+    single = not isinstance(x, tuple)
+    xs = (x,) if single else x
     for k, t in enumerate(xs):
         if not isinstance(t, _C.Tensor):
+            where = f"given {what} has type" if single else f"value at index {k} has type"
             raise TypeError(f"The {what} given to the function must be either a Tensor or a "
-                            f"tuple of Tensors but the value at index {k} has type "
-                            f"{type(t).__name__}.")
+                            f"tuple of Tensors but the {where} {type(t).__name__}.")
     return xs, single
 
 
