@@ -14,7 +14,7 @@ from ._dtype_info import result_type
 from ._ops_index import _tensor_arg, where
 from ._ops_pointwise import _in_place
 from ._ops_scatter import _same_device
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 from .autograd.dispatch import RULES, _wants_grad, record, recorded, run_no_grad
 
 hypot = _C.hypot
@@ -415,6 +415,7 @@ def _gcd(a, b):
     return b
 
 
+@takes_out("gcd", castable=True, differentiable=False)
 def gcd(input, other):
     """The greatest common divisor of each pair, as PyTorch's: non-negative, ``gcd(0, 0)``
     is 0 (the smallest value of the dtype, whose absolute value wraps, can stay negative).
@@ -443,6 +444,7 @@ def gcd(input, other):
     return _gcd(*_integer_pair("gcd", input, other))
 
 
+@takes_out("lcm", castable=True, differentiable=False)
 def lcm(input, other):
     """The least common multiple of each pair, as PyTorch's: ``|input / gcd * other|``,
     0 where either is 0 (wrapping in the dtype where it overflows, as PyTorch's).

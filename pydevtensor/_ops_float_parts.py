@@ -20,7 +20,7 @@ from ._ops_reduce import return_types
 from ._ops_scatter import _same_device
 from ._dtype_info import finfo, result_type
 from ._ops_shape import broadcast_tensors
-from ._out import _out_written, refuse_grad
+from ._out import _out_written, refuse_grad, takes_out
 from .autograd import no_grad
 from .autograd.dispatch import recorded
 
@@ -63,6 +63,7 @@ def _times_power_of_two(x, e):
     return x * h.to(x.dtype).exp2() * (e - h).to(x.dtype).exp2()
 
 
+@takes_out("frexp", tuple_of="mantissa, exponent")
 def frexp(input):
     """The mantissa and exponent of input: ``input = mantissa * 2 ** exponent``, with
     ``0.5 <= abs(mantissa) < 1`` (C's frexp); 0, inf and NaN give themselves and exponent
@@ -316,7 +317,7 @@ def rsub(input, other, *, alpha=1):
 
 __all__ = ["frexp", "ldexp", "nextafter", "rsub"]
 
-_C.Tensor.frexp = frexp
+_C.Tensor.frexp = frexp.__wrapped__  # the method takes no out=, as PyTorch's
 _C.Tensor.ldexp = ldexp
 _C.Tensor.ldexp_ = _ldexp_
 _C.Tensor.nextafter = nextafter

@@ -352,6 +352,7 @@ bitwise_left_shift = _C.bitwise_left_shift
 bitwise_right_shift = _C.bitwise_right_shift
 
 
+@takes_out("bitwise_not", differentiable=False)  # out of the exact dtype, as PyTorch's
 def bitwise_not(input):
     """Every bit flipped: ``~input`` for an integer tensor, logical not for a bool one.
 
@@ -440,7 +441,7 @@ def _operator_fallback(op, a, b):
 _C._set_operator_fallback(_operator_fallback)
 _C.Tensor.__lshift__, _C.Tensor.__rlshift__, _C.Tensor.__ilshift__ = _shift("<<")
 _C.Tensor.__rshift__, _C.Tensor.__rrshift__, _C.Tensor.__irshift__ = _shift(">>")
-_C.Tensor.bitwise_not = bitwise_not
+_C.Tensor.bitwise_not = bitwise_not.__wrapped__  # no out=, as PyTorch's method
 for _name_, _fn in (("logical_and", logical_and), ("logical_or", logical_or),
                     ("logical_xor", logical_xor), ("logical_not", logical_not),
                     ("any", any), ("all", all)):

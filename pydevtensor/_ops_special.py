@@ -71,12 +71,14 @@ def _x_log(op, x, y, log, scalar_log, neutral, low):
             return _X_LOG_TENSORS[op](x, y)
         if x != 0:
             return x * log(y)
-        return x * log(where(~y.isnan(), neutral, y))  # 0, or NaN where y is
+        x = abs(x)  # +0 (not -0 for x = -0.0), or NaN where y is
+        return x * log(where(~y.isnan(), neutral, y))
     x = x if x.is_floating_point() else x.to(_C._get_default_dtype())
     ly = scalar_log(y)
-    if math.isnan(y) or math.isfinite(ly):
+    if math.isnan(y):
         return x * ly
-    return x * where(x == 0, 0.0, _C.full((), ly, dtype=x.dtype, device=x.device))
+    # +0 where x is 0 (PyTorch's; x * log(y) was -0 for y < 1 or x = -0)
+    return where(x == 0, 0.0, x * _C.full((), ly, dtype=x.dtype, device=x.device))
 
 
 def _scalar_log(y):
@@ -93,7 +95,9 @@ def _x_log_tensors(x, y, log, neutral, low):
     # log1p(0) = 0), so the product is 0
     skip = (x == 0) & (y <= low)
     product = x * log(where(skip, neutral, y))
-    out = where((x == 0) & (y == math.inf), 0.0, product)  # not 0 * inf
+    # +0 where x is 0 and y is not NaN, as PyTorch's: not 0 * inf (NaN), nor -0 (x = -0,
+    # or a negative log)
+    out = where((x == 0) & ~y.isnan(), 0.0, product)
     # where() broadcast a 0-d y: the dtype is the one x * y has (PyTorch's rule for a 0-d
     # operand), result_type's
     dtype = result_type(x, y)

@@ -99,6 +99,34 @@ def test_copysign_heaviside_clamp(device):
     np.testing.assert_array_equal(y.cpu().numpy(), [0.0, 0.0, 1.0, np.nan])
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_integer_clamp_to_a_bound_no_value_of_the_dtype_reaches_is_refused(device, dtype):
+    # As PyTorch's: a min above the dtype's largest value or a max below its smallest has
+    # no answer in the dtype (uint8 clamped to max=-1 gave 0, int8 to min=200 gave 127);
+    # a min below the dtype or a max above it clamps nothing.  Nothing is written in place.
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 3, info.max], dtype=dtype)
+    x = pdt.tensor(a, device=device)
+    for kw in ({"min": int(info.max) + 1}, {"max": int(info.min) - 1},
+               {"min": int(info.min) - 5, "max": int(info.min) - 1}):
+        for run in (lambda: pdt.clamp(x, **kw), lambda: x.clamp_(**kw),
+                    lambda: pdt.clip(x, **kw),
+                    lambda: pdt.clamp(x, **kw, out=pdt.empty(4, dtype=x.dtype, device=device))):
+            with pytest.raises(RuntimeError, match=f"outside the representable range of {dtype}"):
+                run()
+        np.testing.assert_array_equal(x.cpu().numpy(), a)
+    lo, hi = int(info.min) - 5, int(info.max) + 5
+    for kw in ({"min": lo}, {"max": hi}, {"min": lo, "max": hi}):
+        np.testing.assert_array_equal(pdt.clamp(x, **kw).cpu().numpy(), a)
+    np.testing.assert_array_equal(pdt.clamp(x, min=int(info.max)).cpu().numpy(),
+                                  np.full(4, info.max, dtype=dtype))
+    np.testing.assert_array_equal(pdt.clamp(x, max=int(info.min)).cpu().numpy(),
+                                  np.full(4, info.min, dtype=dtype))
+    # a float bound gives a float result, which holds it: no refusal
+    got = pdt.clamp(x, min=float(info.max) * 4)
+    assert got.is_floating_point()
+
+
 def test_float_power(device):
     got = pdt.float_power(_t([2, 3], device), _t([0.5, 2.0], device))
     assert got.dtype == pdt.float64

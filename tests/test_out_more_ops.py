@@ -274,3 +274,42 @@ def test_nansum_out_computes_in_outs_dtype(device):
         pdt.nansum(t, 1, dtype=pdt.float64, out=pdt.empty(2, device=device))
     with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
         pdt.nansum(t.requires_grad_(), 1, out=pdt.empty(2, device=device))
+
+
+def test_integer_ops_and_frexp_take_out(device):
+    """gcd, lcm and bitwise_not took no out= (TypeError), nor frexp its tuple; PyTorch's
+    do: gcd/lcm into any dtype their int64 result casts to, bitwise_not only its own
+    dtype, frexp a (float, int32) tuple of exactly the result's dtypes.  The methods
+    ``x.bitwise_not()`` and ``x.frexp()`` take none, as PyTorch's."""
+    a, b = np.array([[12, -18, 0], [7, 4, 0]]), np.array([[8, 12, 5], [3, -6, 0]])
+    x, y = _t(a, device), _t(b, device)
+    want = {"gcd": np.gcd(a, b), "lcm": np.lcm(a, b)}
+    for name, ref in want.items():
+        fn = getattr(pdt, name)
+        for dt, npdt in ((pdt.int64, np.int64), (pdt.int16, np.int16), (pdt.float32, np.float32)):
+            out = pdt.full((2, 3), 99, dtype=dt, device=device)
+            assert fn(x, y, out=out) is out
+            np.testing.assert_array_equal(out.cpu().numpy(), ref.astype(npdt))
+        with pytest.raises(pdt.DTypeError, match=f"{name}.*can't be cast to the desired "
+                                                 f"output type pydevtensor.bool"):
+            fn(x, y, out=pdt.empty(0, dtype=pdt.bool, device=device))
+    out = pdt.empty(0, dtype=pdt.int64, device=device)
+    assert pdt.bitwise_not(x, out=out) is out
+    np.testing.assert_array_equal(out.cpu().numpy(), np.invert(a))
+    with pytest.raises(RuntimeError, match="bitwise_not.*Expected out tensor to have dtype"):
+        pdt.bitwise_not(x, out=pdt.empty(0, dtype=pdt.int32, device=device))
+    f = np.array([0.75, -3.0, 0.0, 1e-310, 8.0])
+    m_ref, e_ref = np.frexp(f)
+    outs = (pdt.empty(0, dtype=pdt.float64, device=device),
+            pdt.empty(5, dtype=pdt.int32, device=device))
+    got = pdt.frexp(_t(f, device), out=outs)
+    assert got.mantissa is outs[0] and got.exponent is outs[1]
+    np.testing.assert_array_equal(outs[0].cpu().numpy(), m_ref)
+    np.testing.assert_array_equal(outs[1].cpu().numpy(), e_ref)
+    for bad in ((pdt.empty(0, dtype=pdt.float32, device=device), outs[1]),
+                (outs[0], pdt.empty(0, dtype=pdt.int64, device=device))):
+        with pytest.raises(RuntimeError, match="frexp.*Expected out tensor to have dtype"):
+            pdt.frexp(_t(f, device), out=bad)
+    for method in (lambda: x.bitwise_not(out=out), lambda: _t(f, device).frexp(out=outs)):
+        with pytest.raises(TypeError, match="out"):
+            method()

@@ -102,6 +102,23 @@ def test_x_log_matches_numpy(device, dtype, name):
                                                                 y.astype(np.float64), log), dtype)
 
 
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_x_log_of_a_zero_x_is_plus_zero(device, name):
+    # x = 0 (either sign) and a y that is not NaN give +0, as PyTorch's 'if (x == 0)
+    # return 0' (and scipy's): x * log(y) was -0 for log(y) < 0 or x = -0, in every form
+    fn = getattr(pdt.special, name)
+    ys = [0.5, 2.0, 0.0, -0.0, -0.5, INF, 1e-30]
+    for dtype in (pdt.float16, pdt.float32, pdt.float64):
+        for x0 in (0.0, -0.0):
+            x = pdt.tensor([x0] * len(ys), dtype=dtype, device=device)
+            y = pdt.tensor(ys, dtype=dtype, device=device)
+            forms = [fn(x, y), fn(x0, y)] + [fn(x, v) for v in ys]
+            for got in forms:
+                v = got.cpu().to(pdt.float64).numpy().ravel()
+                assert (v == 0).all() and not np.signbit(v).any(), (name, dtype, x0, v)
+        assert np.isnan(fn(pdt.tensor([-0.0], dtype=dtype, device=device), NAN).item())
+
+
 def test_integer_inputs_give_float32(device):
     i = pdt.tensor([0, 1, 2], device=device)
     for out in (pdt.logit(i), pdt.exp2(i), pdt.sinc(i), pdt.special.entr(i),

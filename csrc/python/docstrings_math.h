@@ -159,8 +159,10 @@ PyDoc_STRVAR(doc_fn_clamp,
              "clamp(input, min=None, max=None, *, out=None)\n--\n\nmin(max(input, min), max) "
              "elementwise; NaN is kept.\n\nParameters\n----------\ninput : Tensor\n    The "
              "values to clamp.\nmin, max : number or Tensor, optional\n    The bounds (None: "
-             "unbounded on that side); tensors broadcast.\n" DOC_OUT_PARAM
-             "\n" DOC_RETURNS_NEW DOC_RAISES_BINARY
+             "unbounded on that side); tensors broadcast.\n    An integer input's integer bound "
+             "that no value of its "
+             "dtype reaches (a min\n    above its largest, a max below its smallest) raises "
+             "RuntimeError, as PyTorch's.\n" DOC_OUT_PARAM "\n" DOC_RETURNS_NEW DOC_RAISES_BINARY
                  DOC_EX("[-1., 0.5, 2.]") ">>> pydevtensor.clamp(x, 0, 1)\n"
                                           "tensor([0.0000, 0.5000, 1.0000])\n");
 PyDoc_STRVAR(doc_m_clamp,

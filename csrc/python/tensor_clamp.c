@@ -2,6 +2,8 @@
  * x.clamp_: scalar bounds go to the core's clamp (pdt_unary), tensor bounds to
  * maximum then minimum in the joint dtype of all three.  The argument handling is
  * tensor_math.c's (tensor_forms.h). */
+#include <stdio.h>
+
 #include "args.h"
 #include "docstrings_math.h"
 #include "pdt_elementwise.h"
@@ -39,6 +41,43 @@ static pdt_status clamp_by_ops(const char *name, pdt_arg x, const pdt_arg *lo, c
     return st;
 }
 
+/* PyTorch's range check of integer bounds: a min above every value of an integer
+ * input's dtype, or a max below every one, has no value of that dtype to give
+ * (uint8 clamped to max=-1 became 0 and int8 to min=200 became 127, where
+ * PyTorch refuses both); a min below the dtype or a max above it clamps nothing
+ * and passes.  Only integer scalar bounds, which keep the input's dtype; a Python
+ * int beyond 64 bits (is_wide) is read by its sign, before pdt_wide_clamp. */
+static pdt_status clamp_range_check(const char *name, const pdt_tensor *x, pdt_arg *const bound[3])
+{
+    if (!pdt_dtype_is_integer(x->dtype))
+        return PDT_OK;
+    for (int i = 1; i < 3; i++)
+        if (bound[i] && (bound[i]->t || (bound[i]->s.is_float && !bound[i]->is_wide)))
+            return PDT_OK; /* a tensor or float bound: another result dtype */
+    int64_t lo, hi;
+    pdt_int_range(x->dtype, &lo, &hi);
+    for (int i = 1; i < 3; i++) {
+        const pdt_arg *b = bound[i];
+        if (!b)
+            continue;
+        int above = b->is_wide ? b->s.f > 0 : b->s.i > hi;
+        int below = b->is_wide ? b->s.f < 0 : b->s.i < lo;
+        if (i == 1 ? !above : !below)
+            continue;
+        char shape[96], value[48];
+        if (b->is_wide)
+            snprintf(value, sizeof value, "%.17g", b->s.f);
+        else
+            snprintf(value, sizeof value, "%lld", (long long)b->s.i);
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s(): %s=%s is outside the representable range of %s, the dtype of "
+                        "input (shape %s), as PyTorch refuses it",
+                        name, i == 1 ? "min" : "max", value, pdt_dtype_name(x->dtype),
+                        pdt_shape_str(x->ndim, x->shape, shape, sizeof shape));
+    }
+    return PDT_OK;
+}
+
 /* function: clamp(input, min=None, max=None, *, out=None); method:
  * self.clamp(min=None, max=None); in place: self.clamp_(min=None, max=None). */
 static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *name,
@@ -66,6 +105,9 @@ static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *
         PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be a Tensor", name);
         return NULL;
     }
+    pdt_status range = clamp_range_check(name, bound[0]->t, bound);
+    if (range != PDT_OK)
+        return pdt_raise(S, range);
     pdt_wide_clamp(bound);
     if (!(bound[1] && bound[1]->t) && !(bound[2] && bound[2]->t))
         return pdt_form_run_unary(S, name, PDT_OP_CLAMP, x, bound[1], bound[2], out_obj);
