@@ -77,3 +77,14 @@ def test_bad_shapes_and_bounds_are_runtime_errors_too(device):
         pdt.normal(pdt.zeros(3, device=device), pdt.ones(4, device=device))
     with pytest.raises(RuntimeError, match=r"a must not be above b"):
         pdt.nn.init.trunc_normal_(pdt.zeros(3, device=device), a=2.0, b=-2.0)
+
+
+@pytest.mark.parametrize("op", ["uniform_", "normal_"])
+def test_in_place_samplers_refuse_integer_tensors_as_runtime_errors_too(device, op):
+    """PyTorch raises NotImplementedError (a RuntimeError); ours is a DTypeError (a
+    TypeError and a RuntimeError), and self is left as it was."""
+    x = pdt.full((3,), 7, dtype=pdt.int64, device=device)
+    for exc in (TypeError, RuntimeError):
+        with pytest.raises(exc, match=rf"{op}\(\): expects a floating point tensor, got int64"):
+            getattr(x, op)()
+    assert _np(x).tolist() == [7, 7, 7]
