@@ -59,8 +59,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     Parameters
     ----------
     input : Tensor
-        Floating point: the probabilities, each in [0, 1] (when p is not given), and
-        the shape, dtype and device of the result (also the method
+        Floating point: the probabilities, each in [0, 1] (when p is not given; with p,
+        of any dtype, bool and integers too), and the shape, dtype and device of the
+        result (also the method
         ``x.bernoulli(p=None, *, generator=None)``).
     p : float, optional
         One probability for every element, in place of input's values (a bool is 0
@@ -82,7 +83,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     Raises
     ------
     TypeError
-        input is not a floating-point tensor, or p neither a number nor a 0-d tensor.
+        input is not a floating-point tensor (when p is not given), or p neither a
+        number nor a 0-d tensor.
     RuntimeError
         A probability outside [0, 1] or NaN.
 
@@ -102,7 +104,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
             result = result.to(out.dtype)
         return _out_written(result, out, "bernoulli")
     x = _tensor_arg(input, "bernoulli")
-    if not x.is_floating_point():
+    if p is None and not x.is_floating_point():  # with p, any dtype: it gives the shape
         raise _C.DTypeError(f"bernoulli(): expected a floating-point tensor of probabilities, got "
                             f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
     return _bernoulli(x, _scalar_p(p), generator)
@@ -196,6 +198,24 @@ _RANDOM_TOP = {_C.bool: 2, _C.uint8: 2 ** 8, _C.int8: 2 ** 7, _C.int16: 2 ** 15,
                _C.bfloat16: 2 ** 8 + 1, _C.float32: 2 ** 24 + 1, _C.float64: 2 ** 53 + 1}
 _RANDOM_BOTTOM = {_C.bool: 0, _C.uint8: 0, _C.int8: -2 ** 7, _C.int16: -2 ** 15,
                   _C.int32: -2 ** 31, _C.int64: -2 ** 63}
+# A floating dtype takes bounds up to its largest finite value, with PyTorch's warning
+# past its exact integers (float32 and wider hold every int64 bound).
+_FLOAT_MAX = {_C.float16: 65504}
+
+
+def _float_bounds(where, dtype, low, high, device):
+    """Refuses [low, high) past a floating dtype's finite range and warns past its
+    exact integers [-2**digits, 2**digits], as PyTorch's random_ does."""
+    largest = _FLOAT_MAX.get(dtype)
+    if largest is not None and (low < -largest or high - 1 > largest):
+        raise RuntimeError(f"{where}: [from, to) = [{low}, {high}) is out of bounds for "
+                           f"{dtype} (its finite range is [{-largest}, {largest}]; on {device})")
+    exact = _RANDOM_TOP[dtype] - 1
+    if low < -exact or high - 1 > exact:
+        import warnings
+        warnings.warn(f"{where}: [from, to) = [{low}, {high}) is out of bounds [-{exact}, "
+                      f"{exact}]: {dtype} holds every integer only in that range, so draws "
+                      f"past it are rounded", UserWarning, stacklevel=3)
 
 
 def _random_(self, from_=0, to=None, *, generator=None, **kwargs):
@@ -209,7 +229,9 @@ def _random_(self, from_=0, to=None, *, generator=None, **kwargs):
     from : int, optional
         The smallest value (default 0); passed by position (or as ``from_=``).
     to : int, optional
-        The bound, not included (default: past the dtype's largest exact integer).
+        The bound, not included (default: past the dtype's largest exact integer).  A
+        floating dtype takes bounds up to its largest finite value, with a UserWarning
+        past its exact integers (2**24 for float32), as PyTorch's.
     generator : Generator, optional
         The stream to draw from (default: the default generator).
 
@@ -221,7 +243,8 @@ def _random_(self, from_=0, to=None, *, generator=None, **kwargs):
     Raises
     ------
     RuntimeError
-        from >= to, or a bound self's dtype cannot hold (self is left as it was).
+        from >= to, or a bound self's dtype cannot hold (an integer dtype's range, or
+        float16's finite range; self is left as it was).
 
     Examples
     --------
@@ -240,17 +263,19 @@ def _random_(self, from_=0, to=None, *, generator=None, **kwargs):
     low = _int_arg(from_, "random_", "from")
     top = _RANDOM_TOP[self.dtype]
     high = top if to is None else _int_arg(to, "random_", "to")
-    bottom = _RANDOM_BOTTOM.get(self.dtype, -top)
     if low >= high:
         raise RuntimeError(f"{where}: random_ expects 'from' to be less than 'to', but got "
                            f"from={low} >= to={high} ({self.dtype}, on {self.device})")
-    if low < bottom or high > top:
+    floating = self.dtype not in _RANDOM_BOTTOM
+    if floating:
+        _float_bounds(where, self.dtype, low, high, self.device)
+    elif low < _RANDOM_BOTTOM[self.dtype] or high > top:
         raise RuntimeError(f"{where}: [from, to) = [{low}, {high}) is out of bounds for "
-                           f"{self.dtype} (it holds the integers of [{bottom}, {top}) "
-                           f"exactly; on {self.device})")
-    with no_grad():
-        drawn = _C.randint(low, high, tuple(self.shape), dtype=_C.int64, device=self.device,
-                           generator=generator)
+                           f"{self.dtype} (it holds the integers of "
+                           f"[{_RANDOM_BOTTOM[self.dtype]}, {top}) exactly; on {self.device})")
+    with no_grad():  # a floating dtype: a draw rounded up to high becomes low, as randint's
+        drawn = _C.randint(low, high, tuple(self.shape), dtype=self.dtype if floating
+                           else _C.int64, device=self.device, generator=generator)
     return self.copy_(drawn)
 
 

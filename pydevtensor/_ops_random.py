@@ -51,7 +51,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     TypeError
         Numbers without a size, a size with a tensor, or an integer tensor.
     ValueError
-        A negative or NaN number std.
+        A negative or NaN number std, or shapes of mean and std that do not broadcast
+        (an InvalidArgumentError: a RuntimeError too, as PyTorch's).
     RuntimeError
         mean and std on two devices, or a tensor std with an element < 0 or NaN (as
         PyTorch, this reads one bool back from std's device).
@@ -101,9 +102,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         shapes = [tuple(t.shape) for t in tensors]
         try:
             shape = _broadcast_shape(*shapes)
-        except ValueError as err:
-            raise ValueError(f"normal(): the shapes of mean and std, {shapes}, do not "
-                             f"broadcast ({err})") from None
+        except ValueError as err:  # a ValueError and PyTorch's RuntimeError
+            raise _C.InvalidArgumentError(f"normal(): the shapes of mean and std, {shapes}, do "
+                                          f"not broadcast ({err})") from None
         with no_grad():
             out = (_C.randn(shape, dtype=wide, device=like.device, generator=generator) * std
                    + mean).to(like.dtype)

@@ -111,6 +111,8 @@ _LIKE = """
     ----------
     input : Tensor
         Gives the shape, and the dtype and device unless given.
+    generator : Generator, optional
+        The stream to draw from (default: the default generator of the result's device).
     dtype : pydevtensor.dtype, optional
         A floating dtype (default: input's).
     device : str or pydevtensor.device, optional
@@ -131,7 +133,8 @@ def _like_doc(fn):
 
 
 @_like_doc
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
     """Uniform random numbers in [0, 1), in input's shape: ``rand(input.shape, ...)``.
 
     {like}
@@ -148,11 +151,12 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_for
     pydevtensor.Size([2, 3])
     """
     return _random_like(_C.rand, input, dtype, device, requires_grad, "rand_like",
-                        memory_format)
+                        memory_format, generator=generator)
 
 
 @_like_doc
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+               memory_format=None):
     """Standard normal random numbers in input's shape: ``randn(input.shape, ...)``.
 
     {like}
@@ -169,7 +173,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     pydevtensor.float64
     """
     return _random_like(_C.randn, input, dtype, device, requires_grad, "randn_like",
-                        memory_format)
+                        memory_format, generator=generator)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):

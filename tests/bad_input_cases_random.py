@@ -50,8 +50,11 @@ RANDOM_CASES = [
       r"bernoulli_\(\): p of shape \(4,\) does not broadcast to self's shape \(2, 3\)"),
     C("random_-from-to", "pdt.zeros(3).random_(4, 2)", "RuntimeError",
       r"random_ expects 'from' to be less than 'to', but got from=4 >= to=2"),
-    C("random_-float-bound", "pdt.zeros(3).random_(0, 2 ** 40)", "RuntimeError",
-      r"\[0, 1099511627776\) is out of bounds for pydevtensor.float32"),
+    C("random_-float-bound", "pdt.zeros(3, dtype=pdt.float16).random_(0, 2 ** 40)",
+      "RuntimeError", r"\[0, 1099511627776\) is out of bounds for pydevtensor.float16 \(its "
+      r"finite range is \[-65504, 65504\]"),
+    C("randint-float16-bound", "pdt.randint(0, 2 ** 30, (2,), dtype=pdt.float16)", "ValueError",
+      r"randint: the value 1073741823 \(high - 1\) is out of bounds for float16"),
     C("poisson-negative", "pdt.poisson(pdt.tensor([1.0, -2.0]))", "RuntimeError",
       r"poisson\(\): invalid Poisson rate, .*shape \(2,\).*on cpu"),
     C("poisson-int", "pdt.poisson(ti)", "TypeError",

@@ -329,6 +329,16 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_rando
                         low < lo ? (long long)low : (long long)(high - 1),
                         low < lo ? "low" : "high - 1", pdt_dtype_name(dst->dtype), (long long)low,
                         (long long)high, pdt_device_str(dst->device, dev, sizeof dev));
+    /* float16's finite range is [-65504, 65504]: a bound past it gave inf, then low
+     * everywhere (randint(0, 2**30, dtype=float16) was all zeros); refused, as PyTorch's
+     * ("to - 1 is out of bounds for c10::Half").  The other float dtypes hold int64. */
+    if (kind == PDT_RANDOM_INT && dst->dtype == PDT_FLOAT16 && (low < -65504 || high - 1 > 65504))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "randint: the value %lld (%s) is out of bounds for float16 (its finite "
+                        "range is [-65504, 65504]; randint(%lld, %lld) on %s)",
+                        low < -65504 ? (long long)low : (long long)(high - 1),
+                        low < -65504 ? "low" : "high - 1", (long long)low, (long long)high,
+                        pdt_device_str(dst->device, dev, sizeof dev));
     int64_t numel = pdt_tensor_numel(dst);
     if (numel == 0)
         return PDT_OK;

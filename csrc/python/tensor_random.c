@@ -134,7 +134,8 @@ static PyObject *random_fill_(PyObject *self, PyObject *generator, pdt_random_ki
     if (!S || pdt_generator_arg(S, generator, name, &gen) < 0)
         return NULL;
     if (!pdt_dtype_is_floating(t->dtype)) {
-        PyErr_Format(PyExc_TypeError, "%s(): needs a float32 or float64 tensor, got %s", name,
+        /* a TypeError and a RuntimeError (PyTorch's NotImplementedError is one) */
+        PyErr_Format(S->DTypeError, "%s(): expects a floating point tensor, got %s", name,
                      pdt_dtype_name(t->dtype));
         return NULL;
     }

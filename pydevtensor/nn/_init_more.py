@@ -125,7 +125,8 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     TypeError
         When tensor is not a floating-point Tensor or an argument not a number.
     ValueError
-        When std <= 0 or a > b.
+        When std <= 0 or a > b (the latter an InvalidArgumentError: a RuntimeError too,
+        as PyTorch's).
 
     Examples
     --------
@@ -142,7 +143,9 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     if not std > 0:
         raise ValueError(f"nn.init.{op}(): std must be > 0, got {std}")
     if not a <= b:
-        raise ValueError(f"nn.init.{op}(): a must not be above b, got a={a} and b={b}")
+        # a ValueError and PyTorch's RuntimeError
+        raise _C.InvalidArgumentError(f"nn.init.{op}(): a must not be above b, got a={a} "
+                                      f"and b={b}")
     if a == b:  # the one value of the interval, as PyTorch's clamped draw gives
         with no_grad():
             return tensor.fill_(a)
