@@ -42,6 +42,31 @@ def test_random_takes_float_bounds_up_to_the_largest_value(device):
     assert _np(y).tolist() == [0.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_integer_draws_in_a_float_dtype_stay_in_bounds_and_reach_every_value(device, dtype):
+    """The upper bound was compared in the dtype, where it rounds: bfloat16's 257 is 256,
+    so random_(255, 257) and randint(255, 257) never gave 256 (only 255), and a low
+    bound the dtype does not hold gave draws below it (bfloat16's -65504 is -65536)."""
+    dt = getattr(pdt, dtype)
+    pdt.manual_seed(7)
+    cases = [(255, 257), (2040, 2049), (-1000, -990), (-65504, -65270)]
+    if dtype != "float16":
+        cases.append((2 ** 24, 2 ** 24 + 3))
+    for low, high in cases:
+        # the values of dt in [low, high): the integers there, each rounded to dt
+        exact = np.arange(low, high, dtype=np.float64)
+        held = np.unique(_np(pdt.tensor(exact, dtype=pdt.float64).to(dt)).astype(np.float64))
+        held = held[(held >= low) & (held < high)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # past the exact integers
+            drawn = [pdt.randint(low, high, (4000,), dtype=dt, device=device),
+                     pdt.zeros(4000, dtype=dt, device=device).random_(low, high)]
+        for x in drawn:
+            v = np.unique(_np(x).astype(np.float64))
+            assert v.min() >= low and v.max() < high, (dtype, low, high, v)
+            np.testing.assert_array_equal(v, held)
+
+
 @pytest.mark.parametrize("name", ["rand_like", "randn_like"])
 def test_like_samplers_take_a_generator(device, name):
     fn = getattr(pdt, name)

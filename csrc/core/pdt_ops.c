@@ -278,23 +278,59 @@ pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, dou
  * (uniform_(1, 2) can give 2).  Those elements become a (low), as PyTorch's CUDA
  * kernels map a draw equal to the upper bound to the lower one: dst = dst >= upper ?
  * lower : dst, on every device alike.  U[0, 1) itself needs no pass in float32 and
- * float64 (its largest draw, 1 - 2^-24 or 1 - 2^-53, is exact). */
-static pdt_status below_upper_bound(const pdt_tensor *dst, double upper, double lower)
+ * float64 (its largest draw, 1 - 2^-24 or 1 - 2^-53, is exact).
+ * The comparison is made in dst's dtype, so both bounds are first taken to the
+ * smallest value of that dtype at or above them (at_least): b rounded to the nearest
+ * one could fall below b, and a value that is in [a, b) then counted as b
+ * (random_(255, 257) of a bfloat16 tensor never gave 256, b = 257 being 256 there).
+ * A bound a that the dtype does not hold rounded its draws below a: those become the
+ * smallest value at or above a too (bfloat16's randint(-65504, -65270) gave -65536). */
+static uint16_t half_bits_up(uint16_t b)
+{
+    if (b == 0x8000)
+        return 0x0001; /* -0: the smallest positive subnormal */
+    return (b & 0x8000) ? (uint16_t)(b - 1) : (uint16_t)(b + 1);
+}
+
+/* The smallest value of dtype dt (a floating one) that is >= v, or the integer iv when
+ * is_int (v is then (double)iv, which may have rounded). */
+static double at_least(pdt_dtype dt, double v, int is_int, int64_t iv)
+{
+    if (is_int && v < 9223372036854775808.0 && (int64_t)v < iv)
+        v = nextafter(v, INFINITY); /* (double)iv rounded down */
+    if (dt == PDT_FLOAT32) {
+        float f = (float)v;
+        return (double)f < v ? (double)nextafterf(f, INFINITY) : (double)f;
+    }
+    if (dt == PDT_FLOAT16 || dt == PDT_BFLOAT16) {
+        int bf = dt == PDT_BFLOAT16;
+        uint16_t b = bf ? pdt_f64_to_bf16(v) : pdt_f64_to_f16(v);
+        double r = bf ? pdt_bf16_to_f32(b) : pdt_f16_to_f32(b);
+        if (r < v)
+            b = half_bits_up(b);
+        return bf ? pdt_bf16_to_f32(b) : pdt_f16_to_f32(b);
+    }
+    return v;
+}
+
+/* dst = dst <op> bound ? value : dst, on dst's device. */
+static pdt_status remap_where(const pdt_tensor *dst, pdt_binary_op op, double bound_value,
+                              double value)
 {
     pdt_arg x, bound;
     memset(&x, 0, sizeof x);
     memset(&bound, 0, sizeof bound);
     x.t = dst;
     bound.s.is_float = 1;
-    bound.s.f = upper;
+    bound.s.f = bound_value;
     pdt_tensor mask, low_value;
     memset(&mask, 0, sizeof mask);
     memset(&low_value, 0, sizeof low_value);
-    pdt_status st = pdt_binary("rand", PDT_OP_GE, x, bound, NULL, &mask);
+    pdt_status st = pdt_binary("rand", op, x, bound, NULL, &mask);
     if (st == PDT_OK)
         st = pdt_tensor_empty(dst->device, dst->dtype, 0, NULL, 0, &low_value);
     if (st == PDT_OK)
-        st = pdt_fill(&low_value, (pdt_scalar){1, lower, 0});
+        st = pdt_fill(&low_value, (pdt_scalar){1, value, 0});
     if (st == PDT_OK) {
         pdt_tensor spread = low_value; /* the one value, broadcast to dst's shape */
         spread.ndim = dst->ndim;
@@ -304,6 +340,26 @@ static pdt_status below_upper_bound(const pdt_tensor *dst, double upper, double 
     }
     pdt_tensor_release(&mask);
     pdt_tensor_release(&low_value);
+    return st;
+}
+
+/* The pass of Note [half draws and the upper bound] for a draw into a floating dst:
+ * U[a, b) or, when is_int, the integers of [low, high).  A float32 or float64 uniform
+ * compares with b as before (no pass for a). */
+static pdt_status within_bounds(const pdt_tensor *dst, int is_int, int half, double a, double b,
+                                int64_t low, int64_t high)
+{
+    if (!is_int && !half)
+        return remap_where(dst, PDT_OP_GE, b, a);
+    double lower = is_int ? (double)low : a;
+    double low_t = at_least(dst->dtype, lower, is_int, low);
+    double high_t = at_least(dst->dtype, is_int ? (double)high : b, is_int, high);
+    pdt_status st = remap_where(dst, PDT_OP_GE, high_t, low_t);
+    /* a not held exactly: draws may have rounded below it */
+    int exact = low_t == lower &&
+                (!is_int || (lower < 9223372036854775808.0 && (int64_t)lower == low));
+    if (st == PDT_OK && !exact)
+        st = remap_where(dst, PDT_OP_LT, low_t, low_t);
     return st;
 }
 
@@ -375,8 +431,7 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_rando
     if (st == PDT_OK && floating && kind != PDT_RANDOM_NORMAL &&
         (gen != dst->dtype || kind == PDT_RANDOM_INT ||
          (kind == PDT_RANDOM_UNIFORM && (a != 0.0 || b != 1.0))))
-        st = below_upper_bound(dst, kind == PDT_RANDOM_INT ? (double)high : b,
-                               kind == PDT_RANDOM_INT ? (double)low : a);
+        st = within_bounds(dst, kind == PDT_RANDOM_INT, gen != dst->dtype, a, b, low, high);
     return st;
 }
 
