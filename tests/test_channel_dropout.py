@@ -179,6 +179,8 @@ def test_every_dropout_with_p_1_or_an_empty_input(device):
     assert _host(F.dropout3d(pdt.ones((), device=device), 1.0)).tolist() == 0.0
     x = pdt.ones(3, device=device)  # a random mask still needs the dimensions
     assert F.dropout2d(x, 0.5, training=False) is x
+    e = pdt.zeros(0, device=device)  # no mask is drawn for an empty 1-d input: itself
+    assert F.dropout2d(e, 0.5) is e and F.feature_alpha_dropout(e, 0.5, True) is e
     with pytest.raises(ValueError, match=r"Feature dropout requires at least 2 dimensions"):
         F.dropout2d(x, 0.5)
     with pytest.raises(RuntimeError, match=r"Feature dropout requires at least 2 dimensions"):

@@ -117,7 +117,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     """
     where = "dropout2d()"
     training = _checked(input, p, where, training)
-    if input.ndim < 2 and training and 0.0 < p < 1.0:  # only a random mask needs them
+    if input.ndim < 2 and training and 0.0 < p < 1.0 and input.numel():  # a mask needs them
         raise _C.InvalidArgumentError(
             f"{where}: Feature dropout requires at least 2 dimensions in the input, got shape "
             f"{tuple(input.shape)} (on {input.device})")
