@@ -64,6 +64,10 @@ _OVERLOADS = [  # (the op on a tensor, the same on a NumPy array, PyTorch's node
     (lambda v: v[:, :2], lambda a: a[:, :2], "SliceBackward0"),
     (lambda v: v[:], lambda a: a[:], "SliceBackward0"),
     (lambda v: v[0, None], lambda a: a[0, None], "UnsqueezeBackward0"),
+    (lambda v: v[...], lambda a: a[...], "AliasBackward0"),  # no step: PyTorch's alias
+    (lambda v: v[()], lambda a: a[()], "AliasBackward0"),
+    (lambda v: v[:, :], lambda a: a[:, :], "AliasBackward0"),
+    (lambda v: v[..., :], lambda a: a[..., :], "AliasBackward0"),
     (lambda v: v[None, 0], lambda a: a[None, 0], "SelectBackward0"),
     (lambda v: v[[0, 1]], lambda a: a[[0, 1]], "IndexBackward0"),
     (lambda v: v[None].squeeze(), lambda a: a, "SqueezeBackward0"),

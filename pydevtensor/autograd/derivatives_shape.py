@@ -174,8 +174,10 @@ class SliceBackward0(_Index):
     pass
 
 
-# x[0, None] ends in an unsqueeze: PyTorch's node is UnsqueezeBackward0
+# x[0, None] ends in an unsqueeze: PyTorch's node is UnsqueezeBackward0; x[...] and
+# x[()] take no step: AliasBackward0
 _IndexUnsqueeze = type("UnsqueezeBackward0", (_Index,), {"__module__": __name__})
+_IndexAlias = type("AliasBackward0", (_Index,), {"__module__": __name__})
 
 
 @derivative("__getitem__")
@@ -184,16 +186,29 @@ class _GetItem(Node):
     def pick(input, key):
         """The node of the last step PyTorch's basic indexing takes: an int selects
         (x[:, 1] is SelectBackward0), a slice slices, None unsqueezes; a full slice ':'
-        and '...' are no step, unless nothing else is."""
-        for item in reversed(key if isinstance(key, tuple) else (key,)):
-            if item is Ellipsis or (isinstance(item, slice) and item == slice(None)):
-                continue
+        and '...' in a tuple are no step (x[:, :] and x[...] alias), a key that is one
+        slice slices (x[:], PyTorch's fast path).  Exact type checks first: this runs for
+        every recorded x[key]."""
+        if type(key) is int:
+            return SelectBackward0
+        if type(key) is slice:
+            return SliceBackward0
+        for item in reversed(key) if type(key) is tuple else (key,):
+            kind = type(item)
+            if kind is int:
+                return SelectBackward0
+            if kind is slice:
+                if item.start is None and item.stop is None and item.step is None:
+                    continue
+                return SliceBackward0
             if item is None:
                 return _IndexUnsqueeze
-            if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+            if item is Ellipsis:
+                continue
+            if isinstance(item, numbers.Integral) and kind is not bool:
                 return SelectBackward0
             return SliceBackward0
-        return SliceBackward0
+        return _IndexAlias
 
 
 class CopySlices(Node):
