@@ -777,9 +777,10 @@ from .nn.functional import avg_pool1d as avg_pool1d
 from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
 from .nn.functional import max_pool1d as max_pool1d
 from .nn.functional import max_pool2d as max_pool2d
-from .nn.functional import max_pool3d as max_pool3d
-from .nn.functional import max_pool1d_with_indices as max_pool1d_with_indices
-from .nn.functional import adaptive_max_pool1d_with_indices as adaptive_max_pool1d
+from .nn._functional_3d import max_pool3d as max_pool3d
+from .nn._functional_with_indices import max_pool1d_with_indices as max_pool1d_with_indices
+from .nn._functional_with_indices import (
+    adaptive_max_pool1d_with_indices as adaptive_max_pool1d)
 from .nn.functional import rms_norm as rms_norm
 from .nn.functional import layer_norm as layer_norm
 from .nn.functional import group_norm as group_norm
