@@ -157,6 +157,9 @@ def __getattr__(name):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _ops_torch_names.FUNCTIONAL_ALIASES:  # torch.conv2d: nn.functional's own
         return getattr(importlib.import_module(".nn.functional", __name__), name)
+    if name in _ops_torch_names.FUNCTIONAL_RENAMED:  # torch.adaptive_max_pool1d
+        return getattr(importlib.import_module(".nn.functional", __name__),
+                       _ops_torch_names.FUNCTIONAL_RENAMED[name])
     if name == "compile":  # torch.compile: pydevtensor.jit's pass-through
         return importlib.import_module(".jit", __name__).compile
     if name == "vmap":  # torch.vmap: pydevtensor.func's
@@ -166,7 +169,8 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile", "vmap"}
-                  | set(_ops_torch_names.FUNCTIONAL_ALIASES))
+                  | set(_ops_torch_names.FUNCTIONAL_ALIASES)
+                  | set(_ops_torch_names.FUNCTIONAL_RENAMED))
 
 __all__ = [
     "DTypeError", "DeviceError", "IndexOutOfRangeError", "InvalidArgumentError",
@@ -221,7 +225,8 @@ __all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tens
 __all__ += _precision.__all__ + _ops_real.__all__
 __all__ += _ops_norm_names.__all__
 __all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
-            + list(_ops_torch_names.FUNCTIONAL_ALIASES))
+            + list(_ops_torch_names.FUNCTIONAL_ALIASES)
+            + list(_ops_torch_names.FUNCTIONAL_RENAMED))
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
 pi = _math.pi

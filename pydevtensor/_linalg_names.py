@@ -127,3 +127,32 @@ def cholesky_inverse(L, upper=False):
 
 
 _C.Tensor.cholesky_inverse = cholesky_inverse
+
+
+def _cholesky_solve(self, input2, upper=False):
+    """The solution X of ``A X = self`` given A's Cholesky factor input2, as PyTorch's
+    ``Tensor.cholesky_solve``: :func:`pydevtensor.cholesky_solve` with self as B.
+
+    Parameters
+    ----------
+    input2 : Tensor
+        (..., n, n), A's lower triangular factor (upper with upper=True).
+    upper : bool, optional
+        input2 is upper triangular.
+
+    Returns
+    -------
+    Tensor
+        (..., n, k).
+
+    Examples
+    --------
+    >>> L = pydevtensor.tensor([[2., 0.], [1., 2.]])
+    >>> pydevtensor.tensor([[8.], [9.]]).cholesky_solve(L)
+    tensor([[1.3750],
+            [1.2500]])
+    """
+    return cholesky_solve(self, input2, upper)
+
+
+_C.Tensor.cholesky_solve = _cholesky_solve

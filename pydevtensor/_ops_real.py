@@ -14,7 +14,8 @@ from ._out import _out_written, takes_out
 from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
                                 overwrite_in_place)
 
-__all__ = ["adjoint", "conj", "imag", "is_complex", "isneginf", "isposinf", "isreal",
+__all__ = ["adjoint", "conj", "imag", "is_complex", "is_conj", "is_neg", "is_same_size",
+           "is_signed", "isneginf", "isposinf", "isreal",
            "pinverse", "real", "resolve_conj", "resolve_neg", "vdot"]
 
 
@@ -86,6 +87,100 @@ def is_complex(input):
     """
     _tensor_arg(input, "is_complex")
     return False
+
+
+def _no_lazy_bit(name, why, example):
+    """torch.{name}: always False here (with input's type checked), documented."""
+    def predicate(input):
+        _tensor_arg(input, name)
+        return False
+    predicate.__name__ = predicate.__qualname__ = name
+    predicate.__doc__ = f"""False: {why}, as ``torch.{name}``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor (also the method ``x.{name}()``).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+
+    Examples
+    --------
+    >>> pydevtensor.{name}({example})
+    False
+    """
+    return predicate
+
+
+is_conj = _no_lazy_bit("is_conj", "pydevtensor has no complex dtypes, so no tensor carries "
+                       "PyTorch's lazy conjugation bit", "pydevtensor.ones(2).conj()")
+is_neg = _no_lazy_bit("is_neg", "no tensor here carries PyTorch's lazy negation bit (set only "
+                      "by conjugating complex views, which pydevtensor lacks)",
+                      "-pydevtensor.ones(2)")
+
+
+def is_signed(input):
+    """Whether input's dtype holds negative values (the floating dtypes and int8 to
+    int64; not uint8 or bool), as ``torch.is_signed``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor (also the method ``x.is_signed()``).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+
+    Examples
+    --------
+    >>> pydevtensor.is_signed(pydevtensor.ones(2)), pydevtensor.is_signed(
+    ...     pydevtensor.ones(2, dtype=pydevtensor.uint8))
+    (True, False)
+    """
+    _tensor_arg(input, "is_signed")
+    return input.is_signed()
+
+
+def is_same_size(input, other):
+    """Whether two tensors have the same shape (dtypes and devices may differ), as
+    ``torch.is_same_size``.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        The tensors (also the method ``x.is_same_size(other)``).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        When input or other is not a Tensor.
+
+    Examples
+    --------
+    >>> x = pydevtensor.ones(2, 3)
+    >>> pydevtensor.is_same_size(x, pydevtensor.zeros(2, 3)), pydevtensor.is_same_size(x, x.T)
+    (True, False)
+    """
+    _tensor_arg(input, "is_same_size")
+    _tensor_arg(other, "is_same_size", "other")
+    return input.is_same_size(other)
 
 
 def isreal(input):
@@ -495,6 +590,7 @@ _log_normal_.__doc__ = _fill_doc(
 
 
 for _name, _fn in (("isposinf", isposinf), ("isneginf", isneginf), ("is_complex", is_complex),
+                   ("is_conj", is_conj), ("is_neg", is_neg),
                    ("isreal", isreal), ("conj", conj), ("resolve_conj", conj),
                    ("resolve_neg", conj), ("adjoint", adjoint), ("vdot", vdot),
                    ("pinverse", pinverse), ("sum_to_size", _sum_to_size),

@@ -63,7 +63,10 @@ FUNCTIONAL_ALIASES = (
     "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "prelu", "hardshrink", "bilinear",
     "pairwise_distance", "avg_pool1d", "adaptive_avg_pool1d", "rms_norm", "layer_norm",
     "group_norm", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "threshold",
-    "threshold_")
+    "threshold_", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices")
+# PyTorch's top-level forms that are nn.functional's under another name: torch's
+# adaptive_max_pool1d always gives (values, indices)
+FUNCTIONAL_RENAMED = {"adaptive_max_pool1d": "adaptive_max_pool1d_with_indices"}
 
 
 def detach(input):

@@ -104,6 +104,10 @@ LINALG_CASES = [
       r"linalg\.slogdet: Expected a floating point tensor as input. Got Long"),
     C("slogdet-1d", "pdt.slogdet(pdt.ones(2))", "RuntimeError",
       r"linalg\.slogdet: The input tensor A must have at least 2 dimensions"),
+    C("Tensor.cholesky_solve-list", "pdt.ones(2, 1).cholesky_solve([[1.0]])", "TypeError",
+      r"cholesky_solve\(\): argument 'L' must be a Tensor, got list"),
+    C("Tensor.cholesky_solve-sizes", "pdt.ones(3, 1).cholesky_solve(pdt.eye(2))",
+      "RuntimeError", r"cholesky_solve: Incompatible matrix sizes: B of shape \(3, 1\)"),
     C("cholesky_solve-1d", "pdt.cholesky_solve(pdt.ones(2), pdt.eye(2))", "RuntimeError",
       r"cholesky_solve: B must have at least 2 dimensions, got shape \(2,\) \(on cpu\)"),
     C("cholesky_solve-int", "pdt.cholesky_solve(pdt.ones(2, 1, dtype=pdt.int64), "

@@ -46,7 +46,13 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "gaussian_nll_loss", "bilinear", "channel_shuffle",
                            # attention (D2L chapter 11)
                            "scaled_dot_product_attention",
-                           "fractional_max_pool2d", "fractional_max_pool3d"),
+                           "fractional_max_pool2d", "fractional_max_pool3d",
+                           # the *_with_indices pools (_functional_with_indices.py)
+                           "max_pool1d_with_indices", "max_pool2d_with_indices",
+                           "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+                           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
+                           "fractional_max_pool2d_with_indices",
+                           "fractional_max_pool3d_with_indices"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_", "dirac_", "sparse_",
                      # PyTorch's deprecated names
                      "uniform", "normal", "constant", "xavier_uniform", "xavier_normal",

@@ -96,6 +96,11 @@ from ._functional_fractional import (fractional_max_pool2d,  # noqa: E402
                                    fractional_max_pool3d)
 from ._functional_alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: E402
 from .embedding_bag import embedding_bag  # noqa: E402
+from ._functional_with_indices import (  # noqa: E402
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices, fractional_max_pool2d_with_indices,
+    fractional_max_pool3d_with_indices, max_pool1d_with_indices, max_pool2d_with_indices,
+    max_pool3d_with_indices)
 
 
 def linear(input, weight, bias=None):

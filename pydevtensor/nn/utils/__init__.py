@@ -42,7 +42,8 @@ from .memory_format import (convert_conv2d_weight_memory_format,
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+__all__ = ["clip_grad", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_",
+           "clip_grads_with_norm_",
            "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
            "get_total_norm", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "fusion", "memory_format", "parameters_to_vector",
@@ -427,3 +428,6 @@ def skip_init(module_cls: type, *args, **kwargs):
                            f"initialization ({module_cls.__name__} takes none)")
     kwargs.setdefault("device", "cpu")
     return module_cls(*args, **kwargs)
+
+
+from . import clip_grad  # noqa: E402  (torch.nn.utils.clip_grad: the functions above)

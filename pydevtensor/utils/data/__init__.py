@@ -12,6 +12,7 @@ from ._loader import DataLoader, get_worker_info
 from ._sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                        SubsetRandomSampler, WeightedRandomSampler)
 from .distributed import DistributedSampler
+from . import dataloader, dataset, sampler  # torch's submodule paths
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
            "DistributedSampler",
