@@ -55,7 +55,7 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: float | None = None,
         The sizes, as separate ints or one sequence.
     dtype : dtype
         bool, an integer or a floating dtype.
-    device : str or device
+    device : str or pydevtensor.device
     low, high : float, optional
         The interval; ``low < high``, neither NaN, and overlapping the dtype's range.
     requires_grad : bool, optional

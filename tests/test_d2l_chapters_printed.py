@@ -19,11 +19,13 @@ def test_softmax_denominator_and_flattened_output_print_as_the_book(device):
     partition = X_exp.sum(1, keepdims=True)  # D2L 4.1's softmax
     assert partition.grad_fn.name() == "SumBackward1"
     flat = (X_exp / partition).reshape(-1)
-    text = repr(flat).split("device=")[0]  # a GPU tensor names its device after the values
-    first = text.split("\n")[0]
-    assert first.startswith("tensor([") and first.endswith("],")  # the values fill the line
-    tail = repr(flat).split("\n")[-1]
-    assert tail.strip().startswith(("grad_fn=<ViewBackward0>", "device=")) and len(first) <= 80
+    lines = repr(flat).split("\n")
+    first = lines[0]
+    assert first.startswith("tensor([") and len(first) <= 80
+    # the values fill the first line; a GPU tensor's device= follows them there, as
+    # PyTorch's (tensor([...], device='cuda:0',), and grad_fn= starts a line of its own
+    assert first.split("device=")[0].rstrip().endswith("],")
+    assert lines[-1].strip().startswith("grad_fn=<ViewBackward0>")
     # the gradient of sum(w * softmax(X).reshape(-1)) against NumPy
     w = np.arange(6.0)
     (flat * torch.tensor(w, dtype=torch.float32, device=device)).sum().backward()
