@@ -4,6 +4,10 @@
 
 Loading happens in the calling process: ``num_workers`` is accepted for PyTorch's
 signature and starts no workers (see ``DataLoader``).
+
+PyTorch's submodule paths import the same objects: ``utils.data.dataloader``
+(``DataLoader``, ``default_collate``, ...), ``utils.data.dataset`` and
+``utils.data.sampler``.
 """
 from ._collate import default_collate, default_convert
 from ._dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset,
