@@ -3,7 +3,9 @@ collective on CUDA tensors, against NumPy, through the rank communicator (Note [
 communicators] in csrc/cuda/cuda_nccl.c).  With one rank (the emulated device in CI) each
 collective's result is still checked: all_reduce of one rank is its input (AVG divides by
 1), broadcast from root 0 keeps it, all_gather copies it, reduce_scatter reduces it.  With
-W ranks (real GPUs, one each) rank r holds (r + 1) * base."""
+W ranks (real GPUs, one each) rank r holds (r + 1) * base.  Every dtype NCCL carries for
+us: bool (as uint8), int32, int64, float16, bfloat16 (ncclFloat16/ncclBfloat16: no test
+reached them before, by the emulated device's coverage), float32 and float64."""
 import json
 import os
 import sys
@@ -14,7 +16,17 @@ import pydevtensor as pdt
 import pydevtensor.distributed as dist
 from pydevtensor.distributed import ReduceOp, _group
 
-DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+DTYPES = ["bool", "int32", "int64", "float32", "float64", "float16", "bfloat16"]
+HALF = ("float16", "bfloat16")  # made in float32, rounded to the dtype by pydevtensor
+TOL = {"float32": 1e-6, "float64": 1e-12, "float16": 2e-3, "bfloat16": 2e-2}
+
+
+def rounded(a, dtype):
+    """a as NumPy holds dtype's values: a half dtype's in float32 (NumPy has no
+    bfloat16), each rounded to the dtype."""
+    if dtype in HALF:
+        return pdt.tensor(a.astype(np.float32)).to(getattr(pdt, dtype)).float().numpy()
+    return a.astype(dtype)
 
 
 def base(dtype, n=12):
@@ -23,12 +35,17 @@ def base(dtype, n=12):
         return rng.integers(0, 2, n).astype(bool)
     if dtype.startswith("int"):
         return rng.integers(-50, 50, n).astype(dtype)
-    return rng.uniform(-1, 1, n).astype(dtype)
+    return rounded(rng.uniform(-1, 1, n), dtype)
 
 
 def mine(dtype, rank):
     b = base(dtype)
-    return b if dtype == "bool" else (b * (rank + 1)).astype(dtype)
+    return b if dtype == "bool" else rounded(b * (rank + 1), dtype)
+
+
+def make(a, dtype, dev):
+    """A tensor of dtype on dev holding a (from rounded())."""
+    return pdt.tensor(a, device=dev).to(getattr(pdt, dtype))
 
 
 def reduce_ref(dtype, W, op):
@@ -44,9 +61,9 @@ def reduce_ref(dtype, W, op):
 
 
 def check(t, want, dtype, what):
-    got = np.asarray(t.cpu()).astype(np.float64)
+    got = (t.cpu().double() if t.is_floating_point() else t.cpu()).numpy().astype(np.float64)
     want = np.asarray(want).astype(np.float64)
-    tol = 1e-6 if dtype == "float32" else 1e-12 if dtype == "float64" else 0
+    tol = TOL.get(dtype, 0)
     assert np.allclose(got, want, rtol=tol, atol=tol), (what, dtype, got, want)
 
 
@@ -57,23 +74,23 @@ def main():
     ops = [ReduceOp.SUM, ReduceOp.PRODUCT, ReduceOp.MAX, ReduceOp.MIN]
     for dtype in DTYPES:
         for op in ops + ([ReduceOp.AVG] if dtype.startswith("float") else []):
-            t = pdt.tensor(mine(dtype, r), device=dev)
+            t = make(mine(dtype, r), dtype, dev)
             dist.all_reduce(t, op=op)
             check(t, reduce_ref(dtype, W, op), dtype, f"all_reduce {op.name}")
-        t = pdt.tensor(mine(dtype, r), device=dev)
+        t = make(mine(dtype, r), dtype, dev)
         dist.broadcast(t, src=0)
         check(t, mine(dtype, 0), dtype, "broadcast")
         out = pdt.empty(W * 12, dtype=getattr(pdt, dtype), device=dev)
-        dist.all_gather_into_tensor(out, pdt.tensor(mine(dtype, r), device=dev))
+        dist.all_gather_into_tensor(out, make(mine(dtype, r), dtype, dev))
         check(out, np.concatenate([mine(dtype, q) for q in range(W)]), dtype, "all_gather")
         outs = [pdt.empty(12, dtype=getattr(pdt, dtype), device=dev) for _ in range(W)]
-        dist.all_gather(outs, pdt.tensor(mine(dtype, r), device=dev))
+        dist.all_gather(outs, make(mine(dtype, r), dtype, dev))
         for q in range(W):
             check(outs[q], mine(dtype, q), dtype, "all_gather list")
         if dtype != "bool":
             big = np.concatenate([mine(dtype, r)] * W)
             out = pdt.empty(12, dtype=getattr(pdt, dtype), device=dev)
-            dist.reduce_scatter_tensor(out, pdt.tensor(big, device=dev), op=ReduceOp.SUM)
+            dist.reduce_scatter_tensor(out, make(big, dtype, dev), op=ReduceOp.SUM)
             check(out, reduce_ref(dtype, W, ReduceOp.SUM), dtype, "reduce_scatter")
     # async_op: a Work whose wait() returns True; the result is there after it
     t = pdt.tensor(mine("float32", r), device=dev)

@@ -455,6 +455,17 @@ def test_nccl_all_reduce_matches_the_copies_path_on_two_gpus():
     pdt._C._allreduce_sum([a, b])
     expected = np.arange(6, dtype=np.float32) + 10
     assert np.array_equal(a.cpu().numpy(), expected) and np.array_equal(b.cpu().numpy(), expected)
+    # float64 too (ncclFloat64; no test reached it before, by the emulated coverage), and
+    # the other dtypes refused by name before anything moves
+    a64, b64 = a.double() / 3, b.double() / 7
+    want = a64.cpu().numpy() + b64.cpu().numpy()
+    pdt._C._allreduce_sum([a64, b64])
+    np.testing.assert_allclose(a64.cpu().numpy(), want, rtol=1e-15)
+    np.testing.assert_array_equal(b64.cpu().numpy(), a64.cpu().numpy())
+    h0, h1 = a.half(), b.half()
+    with pytest.raises(NotImplementedError, match="supports float32 and float64, not float16"):
+        pdt._C._allreduce_sum([h0, h1])
+    assert np.array_equal(h0.cpu().float().numpy(), np.arange(6) + 10.0)
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((64, 6)).astype(np.float32)

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "emu.h"
+#include "pdt_half.h"
 
 #define EMU_NCCL_API extern "C" __attribute__((visibility("default")))
 
@@ -107,9 +108,35 @@ size_t type_size(ncclDataType_t t)
     case ncclUint64:
     case ncclFloat64: return 8;
     case ncclFloat32: return 4;
-    default: return 0; /* half, bfloat16, fp8: not emulated */
+    case ncclFloat16:
+    case ncclBfloat16: return 2;
+    default: return 0; /* fp8: not emulated */
     }
 }
+
+/* How a type's elements are stored (S) and computed (V): the plain types are their own
+ * values; float16 and bfloat16 ("ncclDataType_t": ncclFloat16, ncclBfloat16) are
+ * computed in float and rounded back to the type after every operation, as the
+ * device's half arithmetic (__hadd2, __hmul2, one rounding each) in NCCL's reduction
+ * kernels; conversions are pdt_half.h's (round to nearest even). */
+template <typename T> struct plain_type {
+    typedef T S;
+    typedef T V;
+    static V load(S s) { return s; }
+    static S store(V v) { return v; }
+};
+struct f16_type {
+    typedef uint16_t S;
+    typedef float V;
+    static V load(S s) { return pdt_f16_to_f32(s); }
+    static S store(V v) { return pdt_f32_to_f16(v); }
+};
+struct bf16_type {
+    typedef uint16_t S;
+    typedef float V;
+    static V load(S s) { return pdt_bf16_to_f32(s); }
+    static S store(V v) { return pdt_f32_to_bf16(v); }
+};
 
 /* Integer arithmetic wraps, as on the device; no signed overflow here. */
 template <typename T> T add(T a, T b)
@@ -135,47 +162,55 @@ template <typename T> T mul(T a, T b)
  * ranks in rank order (so results are deterministic).  ncclAvg is computed as
  * NCCL does: for floating types each input is pre-multiplied by 1/nranks and
  * summed, for integers the sum is divided by nranks. */
-template <typename T>
+template <typename A>
 void reduce(const std::vector<const void *> &in, const std::vector<void *> &out, size_t count,
             ncclRedOp_t op)
 {
+    typedef typename A::S S;
+    typedef typename A::V T;
     int n = (int)in.size();
-    std::vector<T> result(count);
+    std::vector<S> result(count);
     const bool premul = op == ncclAvg && std::is_floating_point<T>::value;
     const T scale = premul ? (T)(1.0 / n) : T(1);
+    /* each operation's result as the type holds it (a no-op for the plain types) */
+    auto held = [](T v) { return A::load(A::store(v)); };
     for (size_t i = 0; i < count; i++) {
-        T acc = ((const T *)in[0])[i];
+        T acc = A::load(((const S *)in[0])[i]);
         if (premul)
-            acc = (T)(acc * scale);
+            acc = held((T)(acc * scale));
         for (int r = 1; r < n; r++) {
-            T x = ((const T *)in[r])[i];
+            T x = A::load(((const S *)in[r])[i]);
             switch (op) {
-            case ncclProd: acc = mul<T>(acc, x); break;
+            case ncclProd: acc = held(mul<T>(acc, x)); break;
             case ncclMax: acc = x > acc ? x : acc; break;
             case ncclMin: acc = x < acc ? x : acc; break;
-            default: acc = add<T>(acc, premul ? (T)(x * scale) : x); break; /* ncclSum, ncclAvg */
+            default: /* ncclSum, ncclAvg */
+                acc = held(add<T>(acc, premul ? held((T)(x * scale)) : x));
+                break;
             }
         }
         if (op == ncclAvg && !premul)
             acc = (T)(acc / (T)n);
-        result[i] = acc;
+        result[i] = A::store(acc);
     }
     for (int r = 0; r < n; r++) /* after every read: in-place is allowed */
-        memcpy(out[r], result.data(), count * sizeof(T));
+        memcpy(out[r], result.data(), count * sizeof(S));
 }
 
 void reduce_any(ncclDataType_t t, const std::vector<const void *> &in,
                 const std::vector<void *> &out, size_t count, ncclRedOp_t op)
 {
     switch (t) {
-    case ncclInt8: return reduce<int8_t>(in, out, count, op);
-    case ncclUint8: return reduce<uint8_t>(in, out, count, op);
-    case ncclInt32: return reduce<int32_t>(in, out, count, op);
-    case ncclUint32: return reduce<uint32_t>(in, out, count, op);
-    case ncclInt64: return reduce<int64_t>(in, out, count, op);
-    case ncclUint64: return reduce<uint64_t>(in, out, count, op);
-    case ncclFloat32: return reduce<float>(in, out, count, op);
-    case ncclFloat64: return reduce<double>(in, out, count, op);
+    case ncclInt8: return reduce<plain_type<int8_t>>(in, out, count, op);
+    case ncclUint8: return reduce<plain_type<uint8_t>>(in, out, count, op);
+    case ncclInt32: return reduce<plain_type<int32_t>>(in, out, count, op);
+    case ncclUint32: return reduce<plain_type<uint32_t>>(in, out, count, op);
+    case ncclInt64: return reduce<plain_type<int64_t>>(in, out, count, op);
+    case ncclUint64: return reduce<plain_type<uint64_t>>(in, out, count, op);
+    case ncclFloat16: return reduce<f16_type>(in, out, count, op);
+    case ncclBfloat16: return reduce<bf16_type>(in, out, count, op);
+    case ncclFloat32: return reduce<plain_type<float>>(in, out, count, op);
+    case ncclFloat64: return reduce<plain_type<double>>(in, out, count, op);
     default: return;
     }
 }
@@ -457,7 +492,7 @@ ncclResult_t call_collective(kind what, const void *sendbuff, void *recvbuff, si
     const char *name = KIND_NAMES[what];
     /* Invalid arguments are ncclInvalidArgument ("ncclResult_t"): no
      * communicator, a type or operator that is not one of "ncclDataType_t" /
-     * "ncclRedOp_t" (half, bfloat16 and fp8 are not emulated), NULL buffers, a
+     * "ncclRedOp_t" (fp8 is not emulated), NULL buffers, a
      * root that is not a rank. */
     if (!comm)
         return ncclInvalidArgument;
