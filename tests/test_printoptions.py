@@ -4,6 +4,8 @@ as PyTorch's do (its text, with pydevtensor's names, when torch imports), and
 profile='default' puts everything back; on every device."""
 import math
 
+import re
+
 import numpy as np
 import pytest
 
@@ -18,8 +20,9 @@ def _reset():
 
 
 def _body(t):
-    """repr without the device suffix, so that the text is the same on every device."""
-    return repr(t).replace(f", device='{t.device}'", "")
+    """repr without the device suffix, so that the text is the same on every device (the
+    suffix starts a line of its own when it would pass the line width, as PyTorch's)."""
+    return re.sub(rf",\s*device='{t.device}'", "", repr(t))
 
 
 def test_precision_changes_and_resets(device):
