@@ -72,7 +72,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return functional.cosine_similarity(x1, x2, dim=dim, eps=eps)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+def randint_like(input, low=None, high=None, *, dtype=None, device=None, requires_grad=False,
                  generator=None, memory_format=None):
     """Integers drawn uniformly from [low, high) in input's shape (its dtype and device
     unless given), as PyTorch's: ``randint_like(x, 10)`` is [0, 10), ``randint_like(x, 2,
@@ -112,8 +112,14 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     """
     _tensor_arg(input, "randint_like")
     requires_grad = flag(requires_grad, "randint_like", "requires_grad")
+    if low is None and high is None:
+        raise TypeError(f"randint_like(): no bound given: randint_like(input, high) or "
+                        f"randint_like(input, low, high) (input: shape {list(input.shape)}, "
+                        f"{input.dtype}, {input.device})")
     if high is None:
         low, high = 0, low
+    elif low is None:
+        low = 0
     from ._ops_shortcuts import _laid_out_like
 
     r = _C.randint(low, high, tuple(input.shape), dtype=input.dtype if dtype is None else dtype,

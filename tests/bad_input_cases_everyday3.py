@@ -100,6 +100,8 @@ EVERYDAY3_CASES = [
       r"pydevtensor.float32"),
     C("unravel_index-range", "pdt.unravel_index(pdt.tensor([6]), (2, 3))", "IndexError",
       r"'indices' must be in the range \[-6, 6\) for the shape \(2, 3\)"),
+    C("randint_like-no-bound", "pdt.randint_like(pdt.zeros(2, 3))", "TypeError",
+      r"randint_like\(\): no bound given.*shape \[2, 3\], pydevtensor.float32, cpu"),
     C("randint_like-list", "pdt.randint_like([1, 2], 5)", "TypeError",
       r"randint_like\(\): argument 'input' must be a Tensor, got list"),
     C("empty_strided-negative", "pdt.empty_strided((2,), (-1,))", "ValueError",

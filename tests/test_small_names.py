@@ -80,6 +80,8 @@ def test_randint_like(device):
     r = pdt.randint_like(x, 3, 6, dtype=pdt.float64)
     v = r.cpu().numpy()
     assert r.dtype == pdt.float64 and v.min() >= 3 and v.max() < 6
+    r = pdt.randint_like(x, high=4)
+    assert r.cpu().numpy().max() < 4 and r.cpu().numpy().min() >= 0
     a = pdt.randint_like(x, 10, generator=pdt.Generator().manual_seed(4))
     b = pdt.randint_like(x, 10, generator=pdt.Generator().manual_seed(4))
     assert pdt.equal(a, b)
