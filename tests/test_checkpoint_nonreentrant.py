@@ -10,7 +10,8 @@ import pytest
 
 import pydevtensor as pdt
 from pydevtensor import nn
-from pydevtensor.utils.checkpoint import CheckpointError, checkpoint, noop_context_fn
+from pydevtensor.utils.checkpoint import (CheckpointError, checkpoint, checkpoint_sequential,
+                                          noop_context_fn)
 
 
 def _x(device, seed=0, shape=(3, 4)):
@@ -142,3 +143,30 @@ def test_determinism_check_and_refusals(device):
         checkpoint(lambda t: t * 2, x, use_reentrant=True, debug=True)
     with pytest.raises(ValueError, match="context_fn or debug"):
         checkpoint(lambda t: t * 2, x, use_reentrant=True, context_fn=noop_context_fn()[::-1])
+    # checkpoint_sequential passed any keyword on to the functions (a TypeError there)
+    with pytest.raises(ValueError, match="Unexpected keyword arguments: foo"):
+        checkpoint_sequential([pdt.tanh, pdt.tanh], 2, x, use_reentrant=False, foo=1)
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_the_intermediate_tensors_are_freed(device, reentrant):
+    """What checkpoint is for: after the first run no intermediate tensor of fn is
+    alive (the plain call keeps h for the backward of sin and of the product)."""
+    import gc
+    import weakref
+    refs = []
+
+    def fn(t):
+        h = t.exp()
+        refs.append(weakref.ref(h))
+        return (h.sin() * h).sum()
+    x = _x(device, 5, (50,))
+    y = checkpoint(fn, x, use_reentrant=reentrant)
+    gc.collect()
+    assert refs[0]() is None
+    y.backward()
+    e = np.exp(_np(x))
+    np.testing.assert_allclose(_np(x.grad), (np.cos(e) * e + np.sin(e)) * e, rtol=1e-12)
+    plain = fn(x)
+    gc.collect()
+    assert refs[-1]() is not None and plain.requires_grad  # the plain call keeps it

@@ -95,7 +95,7 @@ def test_trunc_normal_on_a_sliver_of_the_normal(device, dtype, mu, sigma, a, b):
     (alpha = (a - mu) / sigma, w = (b - a) / sigma; exact to a factor exp(w^2 / 2)): so
     t's Kolmogorov-Smirnov statistic against (1 - exp(-k t)) / (1 - exp(-k)) (t itself
     for k = 0) must be below 1.95 / sqrt(n), a 0.1% false-failure level, n = 20000 (the
-    last two cases have k = -1 and k = 2: tilted towards their bound); in float32 the
+    last two cases have k = 1 and k = -2: tilted towards a bound); in float32 the
     values and the bounds round, so there only the bounds and the spread are checked."""
     n = 20000
     pdt.manual_seed(4)

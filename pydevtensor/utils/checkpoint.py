@@ -276,6 +276,11 @@ def checkpoint_sequential(functions: Any, segments: int, input: _C.Tensor,
     -------
     Tensor
 
+    Raises
+    ------
+    ValueError
+        For a keyword argument other than preserve_rng_state, as PyTorch's.
+
     Examples
     --------
     >>> from pydevtensor import nn
@@ -284,6 +289,10 @@ def checkpoint_sequential(functions: Any, segments: int, input: _C.Tensor,
     >>> checkpoint_sequential(net, 2, pydevtensor.ones(4, 2), use_reentrant=False).shape
     pydevtensor.Size([4, 1])
     """
+    unexpected = sorted(set(kwargs) - {"preserve_rng_state"})
+    if unexpected:
+        raise ValueError(f"checkpoint_sequential: Unexpected keyword arguments: "
+                         f"{','.join(unexpected)}")
     fns = list(functions)
     size = max(1, len(fns) // segments)
 
