@@ -280,6 +280,9 @@ def test_dirac_keeps_the_channels(device, shape, groups):
         assert pdt.equal(y, x)
     with pytest.raises(ValueError, match="divisible by groups"):
         nn.init.dirac_(pdt.empty(shape, device=device), groups=shape[0] + 1)
+    for bad in (2.0, True, "2"):  # a ValueError before; PyTorch's TypeError
+        with pytest.raises(TypeError, match="groups must be an int"):
+            nn.init.dirac_(pdt.empty(shape, device=device), groups=bad)
     with pytest.raises(ValueError, match="3-, 4- and 5-d"):
         nn.init.dirac_(pdt.empty(2, 2, device=device))
 

@@ -336,7 +336,7 @@ def dirac_(tensor: _C.Tensor, groups: int = 1) -> _C.Tensor:
     Raises
     ------
     TypeError
-        When tensor is not a Tensor.
+        When tensor is not a Tensor, or groups not an int.
     ValueError
         When tensor is not 3- to 5-d, or out_channels is not a multiple of groups.
 
@@ -352,8 +352,11 @@ def dirac_(tensor: _C.Tensor, groups: int = 1) -> _C.Tensor:
     if _tensor(tensor, "dirac_").ndim not in (3, 4, 5):
         raise ValueError(f"nn.init.dirac_(): only 3-, 4- and 5-d tensors are supported, got "
                          f"shape {tuple(tensor.shape)} on {tensor.device}")
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or \
-            tensor.shape[0] % groups:
+    if isinstance(groups, bool) or not isinstance(groups, numbers.Integral):
+        raise TypeError(f"nn.init.dirac_(): groups must be an int, got {groups!r:.40} "
+                        f"(PyTorch's TypeError)")
+    groups = int(groups)
+    if groups < 1 or tensor.shape[0] % groups:
         raise ValueError(f"nn.init.dirac_(): dim 0 ({tensor.shape[0]}) must be divisible by "
                          f"groups ({groups!r}), a positive int")
     per_group = tensor.shape[0] // groups
