@@ -170,3 +170,14 @@ def test_the_intermediate_tensors_are_freed(device, reentrant):
     plain = fn(x)
     gc.collect()
     assert refs[-1]() is not None and plain.requires_grad  # the plain call keeps it
+
+
+def test_reentrant_outputs_beside_tensors(device):
+    """use_reentrant=True: numbers and None in an output tuple, or None alone (a
+    TypeError before), as PyTorch's reentrant checkpoint."""
+    x = _x(device)
+    y, n, nothing = checkpoint(lambda t: (t * t, 3, None), x, use_reentrant=True)
+    assert n == 3 and nothing is None and y.requires_grad
+    y.sum().backward()
+    np.testing.assert_allclose(_np(x.grad), 2 * _np(x), rtol=1e-15)
+    assert checkpoint(lambda t: None, x, use_reentrant=True) is None

@@ -33,7 +33,8 @@ import warnings
 from typing import Any, Callable
 
 from .. import _C
-from ._checkpoint_hooks import CheckpointError, checkpoint_without_reentrant, noop_context_fn
+from ._checkpoint_hooks import CheckpointError, noop_context_fn
+from ._checkpoint_hooks import checkpoint_without_reentrant as _without_reentrant
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
@@ -120,13 +121,10 @@ def _function():
             ctx.save_for_backward(*tensors)
             ctx.rng = _rng_states(tensors) if preserve else None
             ctx.autocast = _autocast_state()  # recomputed under the same autocast
-            out = run(*args, **kwargs)
-            ctx.single = isinstance(out, _C.Tensor)
-            outs = (out,) if ctx.single else tuple(out)
-            if not all(isinstance(o, _C.Tensor) for o in outs):
-                raise TypeError("checkpoint: the function must return a Tensor or a tuple of "
-                                "Tensors")
-            return out if ctx.single else outs
+            # a Tensor or a tuple (of anything) is the Function's output, as PyTorch's
+            # reentrant checkpoint; anything else (None, a dict) is returned as it is,
+            # outside the graph
+            return run(*args, **kwargs)
 
         @staticmethod
         # create_graph=True raises, where it would lose the second order
@@ -147,7 +145,8 @@ def _function():
             finally:
                 if now is not None:
                     _set_rng_states(now)
-            outs = (out,) if isinstance(out, _C.Tensor) else tuple(out)
+            outs = (out,) if isinstance(out, _C.Tensor) else \
+                out if isinstance(out, tuple) else ()
             pairs = [(o, g) for o, g in zip(outs, grads)
                      if isinstance(o, _C.Tensor) and o.requires_grad and g is not None]
             run = current_run()
@@ -177,7 +176,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     Parameters
     ----------
     function : callable
-        Returns a Tensor or a tuple of Tensors.
+        Returns anything: Tensors, alone or in a tuple (or, with use_reentrant=False, in
+        any structure), take part in the backward.
     *args
         Its arguments (Tensors and anything else).
     use_reentrant : bool, optional
@@ -185,8 +185,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         False (recommended): PyTorch's saved tensors hooks way (Note [checkpoint
         without reentrance] in utils/_checkpoint_hooks.py): any outputs, keyword
         arguments that require grad, second derivatives.  True: one autograd Function
-        (see the module's Note), once differentiable; its function returns a Tensor or
-        a tuple of them.
+        (see the module's Note), once differentiable; the Tensors of a Tensor or tuple
+        output are in the graph (any other output is returned outside it).
     preserve_rng_state : bool, optional
         Recompute with the random generators as they were (default True): dropout
         inside draws the same masks.
@@ -246,8 +246,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     if not is_grad_enabled():
         return function(*args, **kwargs)
     if not use_reentrant:
-        return checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state,
-                                            context_fn, determinism_check, early_stop)
+        return _without_reentrant(function, args, kwargs, preserve_rng_state, context_fn,
+                                  determinism_check, early_stop)
     if not _FUNCTION:
         _FUNCTION.append(_function())
     anchor = _C.zeros((), requires_grad=True)  # Note [checkpoint's recomputation]
