@@ -183,6 +183,12 @@ NN_API_CASES = [
       r"scheduler .* at index 0"),
     C("checkpoint-not-callable", "pdt.utils.checkpoint.checkpoint(3, use_reentrant=False)",
       "TypeError", r"function must be callable, got int"),
+    C("checkpoint-determinism_check", "pdt.utils.checkpoint.checkpoint(lambda t: t, "
+      "pdt.ones(2, requires_grad=True), use_reentrant=False, determinism_check='all')",
+      "ValueError", r"determinism_check should be one of \['default', 'none'\], but got 'all'"),
+    C("checkpoint-reentrant-debug", "pdt.utils.checkpoint.checkpoint(lambda t: t, "
+      "pdt.ones(2, requires_grad=True), use_reentrant=True, debug=True)",
+      "ValueError", r"context_fn or debug is only supported when use_reentrant=False"),
     C("Linear-input-dtype", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, dtype=pdt.float64))",
       "TypeError", r"the input is pydevtensor\.float64 but the parameter 'weight' is "
       r"pydevtensor\.float32.*in layer Linear\(in_features=3"),

@@ -48,7 +48,8 @@ def test_trunc_normal_moments_and_bounds(device, mu, sigma, a, b):
     mean, sd = _truncated_moments(mu, sigma, a, b)
     assert abs(x.mean() - mean) < 6 * sd / math.sqrt(N), (x.mean(), mean)
     # the standard error of a standard deviation is at most about sd * sqrt(2 / N)
-    # for these light-tailed laws
+    # for these light-tailed laws; 6 standard errors: a false failure rate of about 2e-9
+    # per bound (the normal approximation of the sample mean and deviation, n = 200000)
     assert abs(x.std() - sd) < 6 * sd * math.sqrt(2.0 / N), (x.std(), sd)
 
 
@@ -82,6 +83,44 @@ def test_trunc_normal_float32_parameter_and_errors(device):
     with pytest.raises(TypeError, match=r"expected a floating-point tensor, got "
                                         r"pydevtensor.int64"):
         nn.init.trunc_normal_(pdt.zeros(3, dtype=pdt.int64, device=device))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mu,sigma,a,b", [(0.0, 1e30, -1.0, 1.0), (0.0, math.inf, 2.0, 3.0),
+                                          (0.0, 1e7, -1.0, 1.0), (0.0, 1.0, 1e6, 1e6 + 1e-6),
+                                          (0.0, 1.0, -1e6 - 2e-6, -1e6)])
+def test_trunc_normal_on_a_sliver_of_the_normal(device, dtype, mu, sigma, a, b):
+    """An interval far narrower than std (std = 1e30 on [-1, 1] filled zeros, std = inf
+    NaN): there x = a + (b - a) t with t of density exp(-k t) on [0, 1], k = alpha * w
+    (alpha = (a - mu) / sigma, w = (b - a) / sigma; exact to a factor exp(w^2 / 2)): so
+    t's Kolmogorov-Smirnov statistic against (1 - exp(-k t)) / (1 - exp(-k)) (t itself
+    for k = 0) must be below 1.95 / sqrt(n), a 0.1% false-failure level, n = 20000 (the
+    last two cases have k = 1 and k = -2: tilted towards a bound); in float32 the
+    values and the bounds round, so there only the bounds and the spread are checked."""
+    n = 20000
+    pdt.manual_seed(4)
+    x = nn.init.trunc_normal_(pdt.empty(n, dtype=getattr(pdt, dtype), device=device), mu, sigma,
+                              a, b).cpu().numpy().astype(np.float64)
+    assert np.isfinite(x).all()
+    lo, hi = float(np.array(a, dtype=dtype)), float(np.array(b, dtype=dtype))
+    assert x.min() >= lo and x.max() <= hi
+    if dtype == "float32":
+        assert x.min() < lo + (hi - lo) / 100 or hi - lo < 1e-3
+        assert x.max() > hi - (hi - lo) / 100 or hi - lo < 1e-3
+        return
+    k = (a - mu) / sigma * ((b - a) / sigma)
+    t = np.sort((x - a) / (b - a))
+    cdf = t if k == 0 else np.expm1(-k * t) / np.expm1(-k)
+    i = np.arange(1, n + 1) / n
+    ks = max(np.max(i - cdf), np.max(cdf - (i - 1 / n)))
+    assert ks < 1.95 / math.sqrt(n), (ks, k)
+
+
+def test_trunc_normal_refuses_a_law_that_is_not_defined(device):
+    with pytest.raises(ValueError, match=r"not defined for mean=inf, std=1.0 on \[-1.0, 1.0\]"):
+        nn.init.trunc_normal_(pdt.empty(3, device=device), math.inf, 1.0, -1.0, 1.0)
+    with pytest.raises(ValueError, match=r"not defined for mean=0.0, std=inf on \[-inf, 1.0\]"):
+        nn.init.trunc_normal_(pdt.empty(3, device=device), 0.0, math.inf, -math.inf, 1.0)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -241,6 +280,9 @@ def test_dirac_keeps_the_channels(device, shape, groups):
         assert pdt.equal(y, x)
     with pytest.raises(ValueError, match="divisible by groups"):
         nn.init.dirac_(pdt.empty(shape, device=device), groups=shape[0] + 1)
+    for bad in (2.0, True, "2"):  # a ValueError before; PyTorch's TypeError
+        with pytest.raises(TypeError, match="groups must be an int"):
+            nn.init.dirac_(pdt.empty(shape, device=device), groups=bad)
     with pytest.raises(ValueError, match="3-, 4- and 5-d"):
         nn.init.dirac_(pdt.empty(2, 2, device=device))
 

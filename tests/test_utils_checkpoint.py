@@ -170,7 +170,10 @@ def test_the_recomputation_runs_under_the_first_runs_autocast(reentrant):
         return y
 
     grads = []
-    for wrap in (lambda f, x: f(x), lambda f, x: checkpoint(f, x, use_reentrant=reentrant)):
+    # early_stop=False: the recomputation runs to fn's end (it stops inside the matmul
+    # otherwise, once it has what the backward needs)
+    for wrap in (lambda f, x: f(x), lambda f, x: checkpoint(
+            f, x, use_reentrant=reentrant, **({} if reentrant else {"early_stop": False}))):
         x = pdt.tensor(rng.standard_normal((2, 3)), dtype=pdt.float32, requires_grad=True)
         x0 = x.detach().clone()
         with pdt.autocast("cpu"):
@@ -196,9 +199,11 @@ def test_an_argument_changed_in_place_before_backward_is_refused(reentrant):
 
 def test_a_gradient_through_checkpoint_refuses_to_be_differentiated_again():
     """create_graph=True through checkpoint gave a gradient without the second order
-    (a gradient penalty silently lost); now differentiating it raises, naming it."""
+    (a gradient penalty silently lost); now differentiating it raises, naming it (with
+    use_reentrant=True; use_reentrant=False has the second order, as PyTorch's:
+    test_checkpoint_nonreentrant.py)."""
     x = pdt.tensor([1.0, 2.0], requires_grad=True)
-    y = checkpoint(lambda a: (a ** 3).sum(), x, use_reentrant=False)
+    y = checkpoint(lambda a: (a ** 3).sum(), x, use_reentrant=True)
     g, = pdt.autograd.grad(y, x, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), [3.0, 12.0])
     with pytest.raises(RuntimeError, match="once_differentiable.*Checkpoint"):

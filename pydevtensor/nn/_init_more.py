@@ -78,6 +78,30 @@ def _tail(u, a, b):
     return x
 
 
+_NARROW = 1e-6  # an interval narrower than this many deviations is drawn by _narrow
+
+
+def _narrow(tensor, mean, std, a, b, generator):
+    """Fills tensor from N(mean, std^2) truncated to [a, b] when w = (b - a) / std is
+    below _NARROW (std = inf included): there Phi(alpha) and Phi(beta) are equal to
+    rounding (std = 1e30 on [-1, 1] gave zeros, std = inf NaN).  With x = a + (b - a) t,
+    t in [0, 1] has the density exp(-(alpha + w t)^2 / 2), which is exp(-k t) with
+    k = alpha * w to a factor exp(O(w^2)) = 1 + O(1e-12) (alpha = (a - mean) / std): t is
+    drawn by that exponential's inverse CDF, of the package generator's float64 uniforms
+    (k = 0, as for std = inf, gives the uniform law on [a, b])."""
+    k = (a - mean) / std * ((b - a) / std)
+    u = _C.empty(tuple(tensor.shape), dtype=_C.float64, device=tensor.device).uniform_(
+        generator=generator)
+    if k == 0:
+        t = u
+    else:  # s = -log1p(u * expm1(-|k|)) / |k| has the density exp(-|k| s) on [0, 1]
+        t = u.mul_(math.expm1(-abs(k))).log1p_().div_(-abs(k))
+        if k < 0:  # the density grows with t: its mirror image
+            t = t.neg_().add_(1.0)
+    x = t.mul_(b - a).add_(a).clamp_(min=a, max=b)
+    return tensor.copy_(x.to(dtype=tensor.dtype)).clamp_(min=a, max=b)
+
+
 def _number(value, name, op):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise TypeError(f"nn.init.{op}(): {name} must be a number, got {value!r:.40}")
@@ -102,7 +126,9 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     for a seed), and an interval above the mean is drawn as the mirror of one below,
     so that far tails keep their precision; an interval more than 10 deviations from
     the mean is drawn by inverting the tail's CDF in logs (with the normal's Mills
-    ratio), which neither underflows nor loses digits however far it is.
+    ratio), which neither underflows nor loses digits however far it is; one narrower
+    than 1e-6 deviations (a huge or infinite std) by the exponential law the density is
+    there, to 1e-12 (an infinite std gives the uniform law on [a, b]).
 
     Parameters
     ----------
@@ -126,7 +152,8 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
         When tensor is not a floating-point Tensor or an argument not a number.
     ValueError
         When std <= 0 or a > b (the latter an InvalidArgumentError: a RuntimeError too,
-        as PyTorch's).
+        as PyTorch's), or the law is not defined (an infinite mean, or an infinite std
+        with an infinite bound).
 
     Examples
     --------
@@ -149,6 +176,13 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     if a == b:  # the one value of the interval, as PyTorch's clamped draw gives
         with no_grad():
             return tensor.fill_(a)
+    if math.isinf(mean) or (math.isinf(std) and math.isinf(b - a)):
+        raise ValueError(f"nn.init.{op}(): the law is not defined for mean={mean}, std={std} "
+                         f"on [{a}, {b}] (an infinite mean, or an infinite std on an "
+                         f"unbounded interval)")
+    if (b - a) / std < _NARROW:  # the interval is a sliver of the normal's width
+        with no_grad():
+            return _narrow(tensor, mean, std, a, b, generator)
     alpha, beta = (a - mean) / std, (b - mean) / std
     flip = alpha > 0  # above the mean: draw -x in [-beta, -alpha], below it
     if flip:
@@ -302,7 +336,7 @@ def dirac_(tensor: _C.Tensor, groups: int = 1) -> _C.Tensor:
     Raises
     ------
     TypeError
-        When tensor is not a Tensor.
+        When tensor is not a Tensor, or groups not an int.
     ValueError
         When tensor is not 3- to 5-d, or out_channels is not a multiple of groups.
 
@@ -318,8 +352,11 @@ def dirac_(tensor: _C.Tensor, groups: int = 1) -> _C.Tensor:
     if _tensor(tensor, "dirac_").ndim not in (3, 4, 5):
         raise ValueError(f"nn.init.dirac_(): only 3-, 4- and 5-d tensors are supported, got "
                          f"shape {tuple(tensor.shape)} on {tensor.device}")
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or \
-            tensor.shape[0] % groups:
+    if isinstance(groups, bool) or not isinstance(groups, numbers.Integral):
+        raise TypeError(f"nn.init.dirac_(): groups must be an int, got {groups!r:.40} "
+                        f"(PyTorch's TypeError)")
+    groups = int(groups)
+    if groups < 1 or tensor.shape[0] % groups:
         raise ValueError(f"nn.init.dirac_(): dim 0 ({tensor.shape[0]}) must be divisible by "
                          f"groups ({groups!r}), a positive int")
     per_group = tensor.shape[0] // groups

@@ -1,14 +1,16 @@
 """utils.checkpoint: activation checkpointing, as ``torch.utils.checkpoint``.
-``checkpoint(fn, *args, use_reentrant=False)`` runs fn without recording its graph
-(its intermediate tensors are freed), and recomputes it with grad mode on when the
-backward reaches it, with the random number generators as they were at the first run
-(preserve_rng_state), so dropout draws the same masks and the gradients are those of
-the plain call.
+``checkpoint(fn, *args, use_reentrant=...)`` runs fn without keeping its intermediate
+tensors, and recomputes it with grad mode on when the backward reaches it, with the
+random number generators as they were at the first run (preserve_rng_state), so
+dropout draws the same masks and the gradients are those of the plain call.
+use_reentrant=False is PyTorch's saved tensors hooks way, in _checkpoint_hooks.py
+(Note [checkpoint without reentrance]); use_reentrant=True is the Function below.
 
 Note [checkpoint's recomputation]
-The call is one autograd.Function whose inputs are the tensor arguments and one
-scalar that requires grad (so that a node is recorded even when only parameters
-inside fn need gradients, as PyTorch's non-reentrant checkpoint allows).  Its backward
+With use_reentrant=True, the call is one autograd.Function whose inputs are the
+tensor arguments and one scalar that requires grad (so that a node is recorded even
+when only parameters inside fn need gradients, as PyTorch's reentrant checkpoint does
+not allow: there they got no gradient).  Its backward
 recomputes fn on detached copies of the arguments and runs a backward through the
 recomputed graph: the gradients of the parameters used inside fn are accumulated into
 their .grad there (PyTorch's reentrant way), those of the arguments are returned.
@@ -31,8 +33,10 @@ import warnings
 from typing import Any, Callable
 
 from .. import _C
+from ._checkpoint_hooks import CheckpointError, noop_context_fn
+from ._checkpoint_hooks import checkpoint_without_reentrant as _without_reentrant
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
 
 def _rng_states(tensors: list) -> tuple[Any, dict]:
@@ -117,13 +121,10 @@ def _function():
             ctx.save_for_backward(*tensors)
             ctx.rng = _rng_states(tensors) if preserve else None
             ctx.autocast = _autocast_state()  # recomputed under the same autocast
-            out = run(*args, **kwargs)
-            ctx.single = isinstance(out, _C.Tensor)
-            outs = (out,) if ctx.single else tuple(out)
-            if not all(isinstance(o, _C.Tensor) for o in outs):
-                raise TypeError("checkpoint: the function must return a Tensor or a tuple of "
-                                "Tensors")
-            return out if ctx.single else outs
+            # a Tensor or a tuple (of anything) is the Function's output, as PyTorch's
+            # reentrant checkpoint; anything else (None, a dict) is returned as it is,
+            # outside the graph
+            return run(*args, **kwargs)
 
         @staticmethod
         # create_graph=True raises, where it would lose the second order
@@ -144,7 +145,8 @@ def _function():
             finally:
                 if now is not None:
                     _set_rng_states(now)
-            outs = (out,) if isinstance(out, _C.Tensor) else tuple(out)
+            outs = (out,) if isinstance(out, _C.Tensor) else \
+                out if isinstance(out, tuple) else ()
             pairs = [(o, g) for o, g in zip(outs, grads)
                      if isinstance(o, _C.Tensor) and o.requires_grad and g is not None]
             run = current_run()
@@ -163,9 +165,10 @@ _FUNCTION: list = []
 
 
 def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
-               preserve_rng_state: bool = True, context_fn: Any = None,
+               preserve_rng_state: bool = True,
+               context_fn: Callable[[], Any] = noop_context_fn,
                determinism_check: str = "default", debug: bool = False,
-               **kwargs: Any) -> Any:
+               early_stop: bool = True, **kwargs: Any) -> Any:
     """Runs ``function(*args, **kwargs)`` without keeping its intermediate tensors, and
     recomputes it in the backward (trading compute for memory), as PyTorch's
     ``checkpoint``.  The gradients are those of the plain call.
@@ -173,25 +176,45 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     Parameters
     ----------
     function : callable
-        Returns a Tensor or a tuple of Tensors.
+        Returns anything: Tensors, alone or in a tuple (or, with use_reentrant=False, in
+        any structure), take part in the backward.
     *args
         Its arguments (Tensors and anything else).
     use_reentrant : bool, optional
-        Both ways give the same gradients here (see the module's Note); pass it, as
-        PyTorch asks (a warning when not given).
+        Pass it, as PyTorch asks (a warning when not given; then True, as PyTorch's).
+        False (recommended): PyTorch's saved tensors hooks way (Note [checkpoint
+        without reentrance] in utils/_checkpoint_hooks.py): any outputs, keyword
+        arguments that require grad, second derivatives.  True: one autograd Function
+        (see the module's Note), once differentiable; the Tensors of a Tensor or tuple
+        output are in the graph (any other output is returned outside it).
     preserve_rng_state : bool, optional
         Recompute with the random generators as they were (default True): dropout
         inside draws the same masks.
-    context_fn, determinism_check, debug
-        Accepted for PyTorch's signature; context_fn must be None or PyTorch's
-        default.
+    context_fn : callable, optional
+        use_reentrant=False only: returns two context managers, the first run's and
+        the recomputation's (default: ``noop_context_fn``, two that do nothing).
+    determinism_check : str, optional
+        use_reentrant=False only: ``'default'`` (the recomputation must save tensors of
+        the same number, shapes, dtypes and devices, or CheckpointError, a RuntimeError,
+        is raised) or ``'none'``.
+    debug : bool, optional
+        use_reentrant=False only; accepted, no effect.
+    early_stop : bool, optional
+        use_reentrant=False only: stop the recomputation once it has saved what the
+        backward needs (default True).
     **kwargs
         Keyword arguments of function.
 
     Returns
     -------
-    Tensor or tuple of Tensors
+    object
         What function returns.
+
+    Raises
+    ------
+    ValueError
+        A determinism_check other than ``'default'`` and ``'none'``; context_fn or
+        debug with use_reentrant=True.
 
     Examples
     --------
@@ -208,13 +231,23 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed "
                       "explicitly (pydevtensor.utils.checkpoint.checkpoint); "
                       "use_reentrant=False is recommended", UserWarning, stacklevel=2)
-    if context_fn is not None and getattr(context_fn, "__name__", "") != "noop_context_fn":
-        raise NotImplementedError("checkpoint: context_fn is not supported by pydevtensor")
+        use_reentrant = True
     if not callable(function):
         raise TypeError(f"checkpoint: function must be callable, got {type(function).__name__}")
+    if context_fn is None:
+        context_fn = noop_context_fn
+    if use_reentrant and (context_fn is not noop_context_fn or debug):
+        raise ValueError("checkpoint: passing context_fn or debug is only supported when "
+                         "use_reentrant=False")
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"checkpoint: determinism_check should be one of ['default', 'none'], "
+                         f"but got {determinism_check!r}")
     from ..autograd.grad_mode import is_grad_enabled
     if not is_grad_enabled():
         return function(*args, **kwargs)
+    if not use_reentrant:
+        return _without_reentrant(function, args, kwargs, preserve_rng_state, context_fn,
+                                  determinism_check, early_stop)
     if not _FUNCTION:
         _FUNCTION.append(_function())
     anchor = _C.zeros((), requires_grad=True)  # Note [checkpoint's recomputation]
@@ -243,6 +276,11 @@ def checkpoint_sequential(functions: Any, segments: int, input: _C.Tensor,
     -------
     Tensor
 
+    Raises
+    ------
+    ValueError
+        For a keyword argument other than preserve_rng_state, as PyTorch's.
+
     Examples
     --------
     >>> from pydevtensor import nn
@@ -251,6 +289,10 @@ def checkpoint_sequential(functions: Any, segments: int, input: _C.Tensor,
     >>> checkpoint_sequential(net, 2, pydevtensor.ones(4, 2), use_reentrant=False).shape
     pydevtensor.Size([4, 1])
     """
+    unexpected = sorted(set(kwargs) - {"preserve_rng_state"})
+    if unexpected:
+        raise ValueError(f"checkpoint_sequential: Unexpected keyword arguments: "
+                         f"{','.join(unexpected)}")
     fns = list(functions)
     size = max(1, len(fns) // segments)
 
