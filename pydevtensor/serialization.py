@@ -22,7 +22,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _C
-from ._serialization_stream import WriteOnly, archive_at
+from ._serialization_stream import WriteOnly, archive_at, refuse_text
 
 __all__ = ["save", "load", "FormatError"]
 
@@ -74,6 +74,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         When obj holds anything else (a set, an object, a NumPy array of objects, a
         dict key that is neither a string nor an int, an OrderedDict's _metadata that
         is not JSON's); the message names where, e.g. ``obj['optim']['state'][0]``.
+        When f is a file opened in text mode.
+    FileNotFoundError
+        When f's folder does not exist (the message names it).
     ValueError
         When obj nests more than 64 containers deep, or holds itself, or its
         structure takes more than 16 MiB to write (long lists of numbers belong in
@@ -131,6 +134,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     if isinstance(f, (str, os.PathLike)):
         _write_atomically(os.fspath(f), lambda fh: _write_npz(fh, arrays))
     else:
+        refuse_text(f, "save", "wb")
         _write_npz(WriteOnly(f), arrays)  # front to back: see _serialization_stream.py
 
 
@@ -209,7 +213,12 @@ def _write_atomically(path, write):
                 write(WriteOnly(fh))  # /dev/null tells 0 after any write: no offsets
             return
         mode = st.st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    except OSError as e:  # it named the temporary file, which the caller never gave
+        what = "does not exist" if e.errno == errno.ENOENT else f"cannot take a new file " \
+            f"({e.strerror})"
+        raise type(e)(e.errno, f"save(): the folder {folder!r} {what}", path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -625,7 +634,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     - OutOfMemoryError when the file's tensors do not fit under a device's memory
       limit: checked from the headers, before any tensor is read.
     - DeviceError (a RuntimeError) when a saved device does not exist here, naming
-      map_location as the fix; TypeError for a map_location of the wrong type.
+      map_location as the fix; TypeError for a map_location of the wrong type, or a
+      file opened in text mode.
     - FileNotFoundError, PermissionError and other OSErrors as open() raises them.
 
     Only headers are read before the sizes are checked, and each tensor is then read
@@ -737,6 +747,7 @@ def _check_stream(f):
     if not (callable(getattr(f, "read", None)) and callable(getattr(f, "seek", None))):
         raise TypeError(f"load(): f must be a path or a binary file opened for reading, "
                         f"got {type(f).__name__}")
+    refuse_text(f, "load", "rb")
     seekable = getattr(f, "seekable", None)
     if callable(seekable) and not seekable():
         raise ValueError(f"load(): {f!r} cannot seek, and a pydevtensor file is a zip whose "

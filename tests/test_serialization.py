@@ -680,3 +680,33 @@ def test_a_plain_dict_comes_back_a_dict_and_a_state_dict_an_ordered_dict(tmp_pat
     pdt.save(net.state_dict(), tmp_path / "s")
     state = pdt.load(tmp_path / "s")
     assert type(state) is OrderedDict and list(state) == ["weight", "bias"]
+
+
+def test_a_file_opened_in_text_mode_is_a_type_error(tmp_path):
+    """load() of a file opened with 'r' said the file 'is not a pydevtensor file or is
+    damaged' (the archive's bytes decoded as UTF-8); save() into one failed at its first
+    write. Both are a TypeError that says to open it in binary mode, and the file on
+    disk is left as it was."""
+    path = tmp_path / "w.pdt"
+    pdt.save(pdt.arange(3), path)
+    before = path.read_bytes()
+    with open(path, "r") as fh, pytest.raises(TypeError, match=r"text file.*binary mode \('rb'\)"):
+        pdt.load(fh)
+    with open(tmp_path / "t.pdt", "w") as fh, \
+            pytest.raises(TypeError, match=r"text file.*binary mode \('wb'\)"):
+        pdt.save(pdt.arange(3), fh)
+    assert (tmp_path / "t.pdt").read_bytes() == b""
+    assert path.read_bytes() == before and pdt.load(path).tolist() == [0, 1, 2]
+
+
+def test_save_into_a_missing_folder_names_the_folder(tmp_path):
+    """The FileNotFoundError named the temporary file save() makes beside the target
+    ('.../nodir/.x.abc123.tmp'), a path the caller never gave; it names the folder that
+    does not exist and the path given."""
+    target = tmp_path / "nodir" / "x.pdt"
+    with pytest.raises(FileNotFoundError) as info:
+        pdt.save(pdt.ones(1), target)
+    message = str(info.value)
+    assert "folder" in message and repr(str(tmp_path / "nodir")) in message
+    assert ".tmp" not in message and info.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []
