@@ -13,7 +13,10 @@ version 1 refuses it with a FormatError naming version 2.  Version 3 (any kind) 
 written only when it is needed: saved tensors that share a storage (views of one
 another: the storage once, under "storages", and the tensors as views of it,
 _serialization_share.py), or a tree holding devices, dtypes or NumPy arrays (stored as
-plain .npz members listed under "arrays", read without pickle).
+plain .npz members listed under "arrays", read without pickle).  Version 4 is written
+only for a tree holding a Size, complex number, bytes, bytearray, set or Counter (what
+PyTorch's weights_only=True load also allows); a reader of version 3 refuses it naming
+version 4.
 """
 import errno
 import os
@@ -28,8 +31,9 @@ __all__ = ["save", "load", "FormatError"]
 
 META_KEY = "__pydevtensor__"
 FORMAT = "pydevtensor.npz"
-VERSION = 3  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tree.py);
-#              3: shared storages, devices, dtypes and NumPy arrays
+VERSION = 4  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tree.py);
+#              3: shared storages, devices, dtypes and NumPy arrays; 4: Size, complex,
+#              bytes, bytearray, set, Counter
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
@@ -55,7 +59,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
 
     Parameters
     ----------
-    obj : Tensor, None, bool, int, float, str, device, dtype, NumPy array or scalar (of numbers or strings), or a list, tuple or dict of these
+    obj : Tensor, None, bool, int, float, complex, str, bytes, bytearray, Size, device, dtype, NumPy array or scalar (of numbers or strings), or a list, tuple, set, dict or Counter of these
         What to write.  Dicts may have string or int keys (an optimizer's state_dict
         has int keys), and nest up to 64 containers deep.  Floats may be nan or
         infinite.
@@ -97,7 +101,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     import json  # here, not at import: Note [lazy submodules] in __init__.py
     from . import _serialization_tree as tree
     from ._serialization_share import share_storages
-    np_arrays, newer, metadata = {}, False, {}
+    np_arrays, newer, metadata = {}, 0, {}
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
     elif tree.is_flat(obj, META_KEY):  # a state_dict: written as version 1 wrote it
@@ -111,7 +115,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     arrays, entries = _host_arrays(tensors, skip=views)
     for name, view in views.items():
         entries[name]["view"] = view
-    version = 3 if views or np_arrays or newer else 2 if kind == "tree" else 1
+    version = max(newer, 3 if views or np_arrays else 2 if kind == "tree" else 1)
     meta = {"format": FORMAT, "version": version, "kind": kind, "tensors": entries}
     if kind == "tree":
         meta["tree"] = structure
@@ -296,7 +300,7 @@ def _record_problem(entries, kind, version):
         return f"kind {kind!r} is neither 'tensor' nor 'dict'"
     if version == 2 and kind != "tree":
         return f"kind {kind!r} of a version 2 file is not 'tree'"
-    if version == 3 and kind not in ("tensor", "dict", "tree"):
+    if version >= 3 and kind not in ("tensor", "dict", "tree"):
         return f"kind {kind!r} is not 'tensor', 'dict' or 'tree'"
     if not isinstance(entries, dict):
         return f"'tensors' is a {type(entries).__name__}, not a dict"
@@ -428,8 +432,8 @@ def _read_record(zf, members, json):
         version = meta.get("version")
         structure = meta["tree"] if type(version) is int and version >= 2 and \
             kind == "tree" else None
-        storages = meta.get("storages", {}) if version == 3 else {}
-        array_names = meta.get("arrays", []) if version == 3 else []
+        storages = meta.get("storages", {}) if version in (3, 4) else {}
+        array_names = meta.get("arrays", []) if version in (3, 4) else []
         odict_meta = meta.get("metadata", {})
     except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as e:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({type(e).__name__}: "
@@ -669,8 +673,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         OrderedDict when one was saved (a state_dict, and any such dict in a file of an
         older pydevtensor); otherwise the same structure, with lists as lists, tuples
         (namedtuples too) as tuples, dicts as dicts with their string and int keys in
-        their order, OrderedDicts as OrderedDicts, and None, bools, ints, floats
-        (nan and infinities too) and strings as themselves.  A Parameter comes back
+        their order, OrderedDicts, sets, Counters and Sizes as themselves, and None,
+        bools, ints, floats (nan and infinities too), complex numbers, strings, bytes
+        and bytearrays as themselves.  A Parameter comes back
         as a Parameter, and a tensor that was in several places as one object.  An
         OrderedDict saved with a ``_metadata`` (a state_dict) has it back.
 

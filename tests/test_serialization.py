@@ -258,7 +258,7 @@ def test_a_file_over_the_memory_limit_is_refused_before_it_is_read(tmp_path):
 # ---- nested containers (version 2 of the file: the record's "tree") ----------------
 
 import math  # noqa: E402
-from collections import OrderedDict  # noqa: E402
+from collections import OrderedDict, deque  # noqa: E402
 
 from conftest import DEVICES  # noqa: E402
 
@@ -385,8 +385,9 @@ def test_a_refused_object_writes_nothing(tmp_path):
     path = tmp_path / "keep"
     pdt.save([pdt.ones(1)], path)
     before = path.read_bytes()
-    with pytest.raises(TypeError, match=r"save\(\): obj\['optim'\]\['state'\]\[0\] is a set"):
-        pdt.save({"model": {"w": pdt.zeros(1)}, "optim": {"state": {0: {1}}}}, path)
+    with pytest.raises(TypeError, match=r"save\(\): obj\['optim'\]\['state'\]\[0\] is a "
+                                        r"deque"):
+        pdt.save({"model": {"w": pdt.zeros(1)}, "optim": {"state": {0: deque([1])}}}, path)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["keep"]
     deep = [1]
     for _ in range(63):
@@ -419,7 +420,9 @@ def deep_list(n):
 
 
 CORRUPT_TREES = {
-    "tree-unknown-node": ({"set": [1]}, r"the tree at obj is \{'set': \[1\]\}, not a value"),
+    "tree-unknown-node": ({"deque": [1]}, r"the tree at obj is \{'deque': \[1\]\}, not a "
+                                          r"value"),
+    "tree-version-4-node": ({"set": [1]}, r"is \{'set': \[1\]\}, which version 2 does not"),
     "tree-two-tags": ({"tuple": [], "dict": []}, r"not a value, a list or one of"),
     "tree-unknown-tensor": ([{"tensor": "y"}], r"obj\[0\] names tensor 'y', which the record"),
     "tree-tensor-not-str": ({"tensor": 5}, r"names tensor 5"),
@@ -459,7 +462,7 @@ def test_every_corrupt_tree_is_a_format_error(tmp_path):
 def test_records_of_other_versions(tmp_path):
     good = array_bytes(np.arange(3, dtype=np.float32))
     cases = {
-        4: "version 4; expected 'pydevtensor.npz' version 1 to 3 \\(a newer pydevtensor",
+        5: "version 5; expected 'pydevtensor.npz' version 1 to 4 \\(a newer pydevtensor",
         True: "version True; expected",
         "2": "version '2'; expected",
     }

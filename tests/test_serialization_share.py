@@ -159,16 +159,20 @@ def test_a_view_record_past_int64_is_a_format_error(field, value):
     meta, _ = _record(buf)
     view = meta["tensors"]["v"]["view"]
     view[field] = value if field == "offset" else [value]
+    with pytest.raises(pdt.serialization.FormatError, match=r"tensor 'v' has view shape .* "
+                                                            r"offset in \[0, 2\*\*63\)"):
+        pdt.load(io.BytesIO(with_record(buf.getvalue(), meta)))
+
+
+def with_record(data, meta):
+    """The archive data (what save() wrote) with its record replaced by meta."""
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, zipfile.ZipFile(out, "w") as dst:
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
         for name in src.namelist():
-            data = src.read(name)
+            body = src.read(name)
             if name == "__pydevtensor__.npy":
                 rec = io.BytesIO()
                 np.save(rec, np.array(json.dumps(meta)))
-                data = rec.getvalue()
-            dst.writestr(name, data)
-    out.seek(0)
-    with pytest.raises(pdt.serialization.FormatError, match=r"tensor 'v' has view shape .* "
-                                                            r"offset in \[0, 2\*\*63\)"):
-        pdt.load(out)
+                body = rec.getvalue()
+            dst.writestr(name, body)
+    return out.getvalue()
