@@ -7,8 +7,10 @@ file: its tensors as arrays, and the structure as the record's "tree", JSON in w
     [a, b]                                            is a list
     {"tuple": [a, b]}                                 is a tuple
     {"dict": [[key, value], ...]}                     is a dict (a key is a JSON
-    {"odict": [[key, value], ...]}                    string or int: its type is kept),
-                                                      or an OrderedDict
+    {"odict": [[key, value], ...]}                    string or int: its type is kept;
+                                                      or {"key": node} for any other,
+                                                      a tuple, float, None..., version
+                                                      4), or an OrderedDict
     {"tensor": "model.0.weight"}                      is the tensor stored under that name
     {"device": "cuda:0"}, {"dtype": "float32"}        a pydevtensor.device, dtype (version 3)
     {"ndarray": "rng.1"}, {"npscalar": "x"}           a NumPy array (a NumPy scalar) of a
@@ -216,11 +218,17 @@ def encode(obj, reserved):
             pairs = []
             for k, v in x.items():
                 if type(k) is bool or not isinstance(k, (str, int)):
-                    raise TypeError(f"save(): {where(path)} has the key {k!r:.60} of type "
-                                    f"{type(k).__name__}; save() writes dicts whose keys "
-                                    f"are strings or ints")
-                k = str(k) if isinstance(k, str) else _writable_int(k, f"a key of {where(path)}")
-                pairs.append([k, walk(v, (path, k), depth + 1)])
+                    try:  # a tuple, float, None...: {"key": node} (version 4)
+                        node = {"key": walk(k, (path, "<key>"), depth + 1)}
+                    except TypeError:
+                        raise TypeError(f"save(): {where(path)} has the key {k!r:.60} of "
+                                        f"type {type(k).__name__}, which save() cannot "
+                                        f"write ({_WRITES})") from None
+                    newer.append(4)
+                else:
+                    node = k = str(k) if isinstance(k, str) else _writable_int(
+                        k, f"a key of {where(path)}")
+                pairs.append([node, walk(v, (path, k), depth + 1)])
             tag = "odict" if isinstance(x, OrderedDict) else "counter" if isinstance(
                 x, Counter) else "dict"
             newer.append(4 if tag == "counter" else 0)
@@ -302,11 +310,18 @@ def decode(node, tensors, used=None, arrays=None, version=4, metadata=None):
                 out._metadata = metadata[str(odicts[0])]
             odicts[0] += 1
         for i, pair in enumerate(body):
-            if not (isinstance(pair, list) and len(pair) == 2 and
+            node = isinstance(pair, list) and len(pair) == 2 and version >= 4 and \
+                isinstance(pair[0], dict) and list(pair[0]) == ["key"]
+            if not (node or isinstance(pair, list) and len(pair) == 2 and
                     isinstance(pair[0], (str, int)) and not isinstance(pair[0], bool)):
                 raise Corrupt(f"the tree at {where(path)} has {_short(pair)} as item {i}, "
                               f"not a [key, value] pair with a string or int key")
-            key = pair[0]
+            key = walk(pair[0]["key"], (path, "<key>"), depth + 1) if node else pair[0]
+            try:
+                hash(key)
+            except TypeError as e:  # a list or a dict: no key save() writes
+                raise Corrupt(f"the tree at {where(path)} has the key {_short(key)}: "
+                              f"{e}") from None
             if key in out:
                 raise Corrupt(f"the tree at {where(path)} has the key {key!r} twice")
             out[key] = walk(pair[1], (path, key), depth + 1)

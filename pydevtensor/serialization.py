@@ -14,8 +14,9 @@ written only when it is needed: saved tensors that share a storage (views of one
 another: the storage once, under "storages", and the tensors as views of it,
 _serialization_share.py), or a tree holding devices, dtypes or NumPy arrays (stored as
 plain .npz members listed under "arrays", read without pickle).  Version 4 is written
-only for a tree holding a Size, complex number, bytes, bytearray, set or Counter (what
-PyTorch's weights_only=True load also allows); a reader of version 3 refuses it naming
+only for a tree holding a Size, complex number, bytes, bytearray, set, Counter or a
+dict key that is not a string or an int (what PyTorch's weights_only=True load also
+allows); a reader of version 3 refuses it naming
 version 4.
 """
 import errno
@@ -60,9 +61,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     Parameters
     ----------
     obj : Tensor, None, bool, int, float, complex, str, bytes, bytearray, Size, device, dtype, NumPy array or scalar (of numbers or strings), or a list, tuple, set, dict or Counter of these
-        What to write.  Dicts may have string or int keys (an optimizer's state_dict
-        has int keys), and nest up to 64 containers deep.  Floats may be nan or
-        infinite.
+        What to write.  Dict keys may be any of these that hashes: strings and ints (an
+        optimizer's state_dict has int keys), tuples, floats, None...  Containers nest
+        up to 64 deep.  Floats may be nan or infinite.
     f : str, os.PathLike or binary file
         Where to.
     pickle_module, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record
@@ -75,9 +76,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     Raises
     ------
     TypeError
-        When obj holds anything else (a set, an object, a NumPy array of objects, a
-        dict key that is neither a string nor an int, an OrderedDict's _metadata that
-        is not JSON's); the message names where, e.g. ``obj['optim']['state'][0]``.
+        When obj holds anything else (a frozenset, an object, a NumPy array of
+        objects, a dict key of such a type, an OrderedDict's _metadata that is not
+        JSON's); the message names where, e.g. ``obj['optim']['state'][0]``.
         When f is a file opened in text mode.
     FileNotFoundError
         When f's folder does not exist (the message names it).
@@ -672,7 +673,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         keys (the file layout of version 1, which any pydevtensor reads) a dict, or an
         OrderedDict when one was saved (a state_dict, and any such dict in a file of an
         older pydevtensor); otherwise the same structure, with lists as lists, tuples
-        (namedtuples too) as tuples, dicts as dicts with their string and int keys in
+        (namedtuples too) as tuples, dicts as dicts with their keys (of their types) in
         their order, OrderedDicts, sets, Counters and Sizes as themselves, and None,
         bools, ints, floats (nan and infinities too), complex numbers, strings, bytes
         and bytearrays as themselves.  A Parameter comes back

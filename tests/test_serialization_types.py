@@ -1,6 +1,7 @@
 """save/load, version 4: a Size, complex numbers, bytes, bytearrays, sets and Counters in
-a checkpoint come back as themselves (PyTorch's weights_only=True load allows each; save()
-refused them with a TypeError, and a Counter or a Size came back a dict or a tuple).
+a checkpoint, and dict keys other than strings and ints (tuples, floats, None...), come
+back as themselves (PyTorch's weights_only=True load allows each; save() refused them
+with a TypeError, and a Counter or a Size came back a dict or a tuple).
 Files without them keep their version; a reader finds the new tags only in version 4."""
 import io
 import json
@@ -66,8 +67,23 @@ def test_a_set_of_tensors_comes_back_a_set_of_those_tensors():
 def test_what_still_cannot_be_written_names_its_place():
     with pytest.raises(TypeError, match=r"obj\['s'\]\['<item 0>'\] is an ellipsis"):
         pdt.save({"s": {...}}, io.BytesIO())
-    with pytest.raises(TypeError, match=r"has the key \(1, 2\) of type tuple"):
-        pdt.save(Counter({(1, 2): 1}), io.BytesIO())
+    with pytest.raises(TypeError, match=r"obj\[1\] has the key \(2, Ellipsis\) of type "
+                                        r"tuple, which save\(\) cannot write"):
+        pdt.save({1: Counter({(2, ...): 1})}, io.BytesIO())
+
+
+def test_dict_keys_of_other_types_round_trip(device):
+    t = pdt.ones(2, device=device)
+    obj = {(0, "q"): t, 1.5: "f", None: 0, True: "b", "a": 1, 3: 4, (1, (2, "x")): [1],
+           b"k": 2, 1j: 3, pdt.Size([2]): "size", -0.0: "neg"}
+    data = _save({"heads": obj, "counts": Counter({("a", "b"): 3})})
+    back = pdt.load(io.BytesIO(data))
+    assert _record(data)["version"] == 4
+    assert list(back["heads"]) == list(obj)
+    assert [type(k) for k in back["heads"]] == [type(k) for k in obj]
+    assert back["heads"][(0, "q")].device == t.device
+    assert [back["heads"][k] for k in list(obj)[1:]] == list(obj.values())[1:]
+    assert back["counts"] == Counter({("a", "b"): 3})
 
 
 @pytest.mark.parametrize("node, why", [
@@ -79,6 +95,9 @@ def test_what_still_cannot_be_written_names_its_place():
     ({"set": [[1]]}, r"is a set of unhashable type: 'list'"),
     ({"set": 1}, r"is a tuple of 1, not of a list"),
     ({"counter": [["a"]]}, r"not a \[key, value\] pair"),
+    ({"dict": [[{"key": [1]}, 2]]}, r"has the key \[1\]: unhashable type: 'list'"),
+    ({"dict": [[{"key": 1}, 2], [1, 3]]}, r"has the key 1 twice"),
+    ({"dict": [[{"key": 1, "x": 2}, 2]]}, r"not a \[key, value\] pair"),
 ])
 def test_a_corrupt_version_4_node_is_a_format_error(node, why):
     data = _save({"x": Counter(a=1)})
@@ -97,3 +116,10 @@ def test_the_new_tags_in_an_older_version_are_a_format_error():
         with pytest.raises(FormatError, match=r"\{'bytes': 'YWI='\}, which version "
                                               f"{version} does not have"):
             pdt.load(io.BytesIO(with_record(data, meta)))
+
+
+def test_a_key_node_in_an_older_version_is_a_format_error():
+    data = _save({"x": {(1, 2): 3}})
+    meta = dict(_record(data), version=3)
+    with pytest.raises(FormatError, match=r"not a \[key, value\] pair with a string or int"):
+        pdt.load(io.BytesIO(with_record(data, meta)))
