@@ -60,10 +60,11 @@ def view_problem(name, view, storages):
         return f"tensor '{name}' is a view of storage {view['storage']!r}, which is not listed"
     shape, stride, offset = view["shape"], view["stride"], view["offset"]
     ok = (isinstance(shape, list) and isinstance(stride, list) and len(shape) == len(stride)
-          and len(shape) <= 16 and all(type(v) is int and v >= 0 for v in shape + stride)
-          and type(offset) is int and offset >= 0)
+          and len(shape) <= 16 and all(type(v) is int and 0 <= v < 2**63
+                                       for v in shape + stride + [offset]))
     return None if ok else (f"tensor '{name}' has view shape {shape!r}, stride {stride!r}, "
-                            f"offset {offset!r}: not sizes, strides and an offset >= 0")
+                            f"offset {offset!r}: not sizes, strides and an offset in "
+                            f"[0, 2**63)")
 
 
 def rebuild(view, storage):

@@ -12,6 +12,7 @@ while the archive it finds starts after the position (a later one), the bytes up
 that archive's start.  Afterwards the stream is left just after the archive read.
 """
 import errno
+import io
 import struct
 import zipfile
 
@@ -87,3 +88,10 @@ def archive_at(fh, bad):
             raise bad(f"does not start at its position {start}: that is inside an archive "
                       f"(seek to where save() began writing)")
         stop = start + first  # a later archive: read up to its start
+
+
+def refuse_text(f, fn, mode):
+    """TypeError for a file opened in text mode (its write() takes str; its read() decodes
+    the archive's bytes as text, which blamed the file as damaged)."""
+    if isinstance(f, io.TextIOBase):
+        raise TypeError(f"{fn}(): {f!r} is a text file; open it in binary mode ({mode!r})")

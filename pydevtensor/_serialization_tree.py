@@ -7,14 +7,21 @@ file: its tensors as arrays, and the structure as the record's "tree", JSON in w
     [a, b]                                            is a list
     {"tuple": [a, b]}                                 is a tuple
     {"dict": [[key, value], ...]}                     is a dict (a key is a JSON
-    {"odict": [[key, value], ...]}                    string or int: its type is kept),
-                                                      or an OrderedDict
+    {"odict": [[key, value], ...]}                    string or int: its type is kept;
+                                                      or {"key": node} for any other,
+                                                      a tuple, float, None..., version
+                                                      4), or an OrderedDict
     {"tensor": "model.0.weight"}                      is the tensor stored under that name
     {"device": "cuda:0"}, {"dtype": "float32"}        a pydevtensor.device, dtype (version 3)
     {"ndarray": "rng.1"}, {"npscalar": "x"}           a NumPy array (a NumPy scalar) of a
                                                       numeric or string dtype, stored as
                                                       the .npz member of that name,
                                                       read without pickle (version 3)
+    {"size": [2, 3]}, {"complex": [re, im]}           a pydevtensor.Size, a complex,
+    {"bytes": "<base64>"}, {"bytearray": "<base64>"}  bytes, a bytearray,
+    {"set": [a, b]}, {"counter": [[key, count], ...]} a set, a collections.Counter
+                                                      (version 4: what PyTorch's
+                                                      weights_only=True load allows)
 
 An OrderedDict's ``_metadata`` (a state_dict's: {prefix: {"version": n}}, which
 versioned ``_load_from_state_dict`` overrides read) goes in the record's "metadata",
@@ -26,17 +33,21 @@ back as one object.  Non-finite floats are written as JSON's NaN, Infinity and
 -Infinity, which Python's json module reads and writes (strict JSON has no spelling
 for them).
 """
-from collections import OrderedDict
+import base64
+from collections import Counter, OrderedDict
 
 import numpy as np
 
 from . import _C
+from ._tensor_py import Size
 
 MAX_DEPTH = 64  # containers inside one another
-_TAGS = ("tensor", "tuple", "dict", "odict", "device", "dtype", "ndarray", "npscalar")
 NEW_TAGS = ("device", "dtype", "ndarray", "npscalar")  # version 3
-_WRITES = ("it writes tensors, numbers, strings, None, devices, dtypes, NumPy arrays of "
-           "numbers or strings, and lists, tuples and dicts of them")
+V4_TAGS = ("size", "complex", "bytes", "bytearray", "set", "counter")  # version 4
+_TAGS = ("tensor", "tuple", "dict", "odict") + NEW_TAGS + V4_TAGS
+_WRITES = ("it writes tensors, numbers, complex numbers, strings, bytes, None, devices, "
+           "dtypes, NumPy arrays of numbers or strings, and lists, tuples, sets and dicts "
+           "of them")
 ARRAY_KINDS = "biufcSU"  # NumPy dtype kinds stored as arrays (no object arrays: no pickle)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
@@ -139,7 +150,8 @@ def _check_json(x, what, depth):
 
 def encode(obj, reserved):
     """(tree, OrderedDict of member name -> Tensor, OrderedDict of member name -> NumPy
-    array, whether the tree needs version 3, the OrderedDicts' metadata) for obj;
+    array, the version the tree needs (0 for 2, or 3 or 4), the OrderedDicts' metadata)
+    for obj;
     TypeError naming the place of anything save() cannot write, ValueError for nesting
     deeper than MAX_DEPTH or a container inside itself."""
     metadata, odicts = {}, [0]
@@ -160,13 +172,13 @@ def encode(obj, reserved):
         if x is None or x is True or x is False:
             return x
         if isinstance(x, (_C.device, _C.dtype)):
-            newer.append(True)
+            newer.append(3)
             return {"device": str(x)} if isinstance(x, _C.device) else {"dtype": x.name}
         if isinstance(x, (np.ndarray, np.generic)) and not isinstance(x, (int, float, str)):
             if x.dtype.kind not in ARRAY_KINDS:
                 raise TypeError(f"save(): {where(path)} is a NumPy array of dtype {x.dtype}, "
                                 f"which save() cannot write without pickling ({_WRITES})")
-            newer.append(True)
+            newer.append(3)
             name = _member_name(path, taken, reserved)
             arrays[name] = np.asarray(x)
             return {"npscalar" if isinstance(x, np.generic) else "ndarray": name}
@@ -176,7 +188,15 @@ def encode(obj, reserved):
             return float(x)  # numpy.float64 as a float
         if isinstance(x, str):
             return str(x)
-        if not isinstance(x, (list, tuple, dict)):
+        if isinstance(x, (complex, bytes, bytearray, Size)):
+            newer.append(4)
+            if isinstance(x, complex):
+                return {"complex": [float(x.real), float(x.imag)]}
+            if isinstance(x, Size):
+                return {"size": [int(n) for n in x]}
+            tag = "bytearray" if isinstance(x, bytearray) else "bytes"
+            return {tag: base64.b64encode(x).decode("ascii")}
+        if not isinstance(x, (list, tuple, dict, set)):
             numpy = type(x).__module__ == "numpy"
             hint = " (convert it with .item(), or to a Tensor)" if numpy else ""
             name = ("numpy." if numpy else "") + type(x).__name__
@@ -198,12 +218,24 @@ def encode(obj, reserved):
             pairs = []
             for k, v in x.items():
                 if type(k) is bool or not isinstance(k, (str, int)):
-                    raise TypeError(f"save(): {where(path)} has the key {k!r:.60} of type "
-                                    f"{type(k).__name__}; save() writes dicts whose keys "
-                                    f"are strings or ints")
-                k = str(k) if isinstance(k, str) else _writable_int(k, f"a key of {where(path)}")
-                pairs.append([k, walk(v, (path, k), depth + 1)])
-            node = {"odict" if isinstance(x, OrderedDict) else "dict": pairs}
+                    try:  # a tuple, float, None...: {"key": node} (version 4)
+                        node = {"key": walk(k, (path, "<key>"), depth + 1)}
+                    except TypeError:
+                        raise TypeError(f"save(): {where(path)} has the key {k!r:.60} of "
+                                        f"type {type(k).__name__}, which save() cannot "
+                                        f"write ({_WRITES})") from None
+                    newer.append(4)
+                else:
+                    node = k = str(k) if isinstance(k, str) else _writable_int(
+                        k, f"a key of {where(path)}")
+                pairs.append([node, walk(v, (path, k), depth + 1)])
+            tag = "odict" if isinstance(x, OrderedDict) else "counter" if isinstance(
+                x, Counter) else "dict"
+            newer.append(4 if tag == "counter" else 0)
+            node = {tag: pairs}
+        elif isinstance(x, set):
+            newer.append(4)
+            node = {"set": [walk(v, (path, f"<item {i}>"), depth + 1) for i, v in enumerate(x)]}
         else:
             items = [walk(v, (path, i), depth + 1) for i, v in enumerate(x)]
             node = {"tuple": items} if isinstance(x, tuple) else items
@@ -211,7 +243,7 @@ def encode(obj, reserved):
         return node
 
     tree = walk(obj, (None, None), 0)
-    return tree, tensors, arrays, bool(newer), metadata
+    return tree, tensors, arrays, max(newer, default=0), metadata
 
 
 class _Taken:
@@ -229,12 +261,12 @@ def _short(node):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def decode(node, tensors, used=None, arrays=None, version=3, metadata=None):
+def decode(node, tensors, used=None, arrays=None, version=4, metadata=None):
     """The object of a tree read from a file, its tensors taken from tensors (member
     name -> Tensor), its NumPy arrays from arrays and its OrderedDicts' _metadata from
     metadata; the name of every tensor it takes is added to used.  Raises Corrupt,
-    naming the place, for anything encode() does not write (the tags of version 3 only
-    in a version 3 file)."""
+    naming the place, for anything encode() does not write (the tags of version 3 or 4
+    only in a file of that version or later)."""
     arrays = {} if arrays is None else arrays
     metadata, odicts = metadata or {}, [0]
 
@@ -250,11 +282,16 @@ def decode(node, tensors, used=None, arrays=None, version=3, metadata=None):
             raise Corrupt(f"the tree at {where(path)} is {_short(x)}, not a value, a list "
                           f"or one of {{'tensor' | 'tuple' | 'dict' | 'odict': ...}}")
         ((tag, body),) = x.items()
-        if tag in NEW_TAGS:
-            if version < 3:
+        if tag in NEW_TAGS or tag in V4_TAGS:
+            if version < (3 if tag in NEW_TAGS else 4):
                 raise Corrupt(f"the tree at {where(path)} is {_short(x)}, which version "
                               f"{version} does not have")
-            return _leaf(tag, body, arrays, path)
+            if tag in NEW_TAGS:
+                return _leaf(tag, body, arrays, path)
+            if tag in ("set", "counter"):
+                return _collection(tag, walk({"tuple" if tag == "set" else "dict": body},
+                                             path, depth), path)
+            return _v4_leaf(tag, body, path)
         if tag == "tensor":
             if not isinstance(body, str) or body not in tensors:
                 raise Corrupt(f"the tree at {where(path)} names tensor {_short(body)}, "
@@ -273,17 +310,53 @@ def decode(node, tensors, used=None, arrays=None, version=3, metadata=None):
                 out._metadata = metadata[str(odicts[0])]
             odicts[0] += 1
         for i, pair in enumerate(body):
-            if not (isinstance(pair, list) and len(pair) == 2 and
+            node = isinstance(pair, list) and len(pair) == 2 and version >= 4 and \
+                isinstance(pair[0], dict) and list(pair[0]) == ["key"]
+            if not (node or isinstance(pair, list) and len(pair) == 2 and
                     isinstance(pair[0], (str, int)) and not isinstance(pair[0], bool)):
                 raise Corrupt(f"the tree at {where(path)} has {_short(pair)} as item {i}, "
                               f"not a [key, value] pair with a string or int key")
-            key = pair[0]
+            key = walk(pair[0]["key"], (path, "<key>"), depth + 1) if node else pair[0]
+            try:
+                hash(key)
+            except TypeError as e:  # a list or a dict: no key save() writes
+                raise Corrupt(f"the tree at {where(path)} has the key {_short(key)}: "
+                              f"{e}") from None
             if key in out:
                 raise Corrupt(f"the tree at {where(path)} has the key {key!r} twice")
             out[key] = walk(pair[1], (path, key), depth + 1)
         return out
 
     return walk(node, (None, None), 0)
+
+
+def _collection(tag, items, path):
+    """The set of the items (a tuple), or the Counter of a dict, read back."""
+    if tag == "counter":
+        return Counter(items)
+    try:
+        return set(items)
+    except TypeError as e:  # a list or a dict among them: no set() writes that
+        raise Corrupt(f"the tree at {where(path)} is a set of {e}") from None
+
+
+def _v4_leaf(tag, body, path):
+    """The Size, complex, bytes or bytearray of a version 4 tag."""
+    if tag in ("bytes", "bytearray"):
+        try:
+            raw = base64.b64decode(body.encode("ascii"), validate=True)
+        except (AttributeError, ValueError) as e:  # not a str, not base64
+            raise Corrupt(f"the tree at {where(path)} is {tag} {_short(body)}, not base64 "
+                          f"({e})") from None
+        return raw if tag == "bytes" else bytearray(raw)
+    numbers = isinstance(body, list) and all(
+        type(v) is (int if tag == "size" else float) for v in body)
+    if tag == "size" and numbers:
+        return Size(body)
+    if tag == "complex" and numbers and len(body) == 2:
+        return complex(*body)
+    raise Corrupt(f"the tree at {where(path)} is a {tag} of {_short(body)}, not of "
+                  f"{'sizes' if tag == 'size' else 'two floats'}")
 
 
 def _leaf(tag, body, arrays, path):
@@ -309,7 +382,7 @@ def _leaf(tag, body, arrays, path):
     return a[()] if tag == "npscalar" and a is not None else a
 
 
-def check(node, names, arrays=(), version=3):
+def check(node, names, arrays=(), version=4):
     """Raises Corrupt unless node is a tree whose tensors are exactly names (each
     listed tensor used at least once), before any tensor is read."""
     used = set()

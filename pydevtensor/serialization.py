@@ -13,7 +13,11 @@ version 1 refuses it with a FormatError naming version 2.  Version 3 (any kind) 
 written only when it is needed: saved tensors that share a storage (views of one
 another: the storage once, under "storages", and the tensors as views of it,
 _serialization_share.py), or a tree holding devices, dtypes or NumPy arrays (stored as
-plain .npz members listed under "arrays", read without pickle).
+plain .npz members listed under "arrays", read without pickle).  Version 4 is written
+only for a tree holding a Size, complex number, bytes, bytearray, set, Counter or a
+dict key that is not a string or an int (what PyTorch's weights_only=True load also
+allows); a reader of version 3 refuses it naming
+version 4.
 """
 import errno
 import os
@@ -22,14 +26,15 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _C
-from ._serialization_stream import WriteOnly, archive_at
+from ._serialization_stream import WriteOnly, archive_at, refuse_text
 
 __all__ = ["save", "load", "FormatError"]
 
 META_KEY = "__pydevtensor__"
 FORMAT = "pydevtensor.npz"
-VERSION = 3  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tree.py);
-#              3: shared storages, devices, dtypes and NumPy arrays
+VERSION = 4  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tree.py);
+#              3: shared storages, devices, dtypes and NumPy arrays; 4: Size, complex,
+#              bytes, bytearray, set, Counter
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
@@ -55,10 +60,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
 
     Parameters
     ----------
-    obj : Tensor, None, bool, int, float, str, device, dtype, NumPy array or scalar (of numbers or strings), or a list, tuple or dict of these
-        What to write.  Dicts may have string or int keys (an optimizer's state_dict
-        has int keys), and nest up to 64 containers deep.  Floats may be nan or
-        infinite.
+    obj : Tensor, None, bool, int, float, complex, str, bytes, bytearray, Size, device, dtype, NumPy array or scalar (of numbers or strings), or a list, tuple, set, dict or Counter of these
+        What to write.  Dict keys may be any of these that hashes: strings and ints (an
+        optimizer's state_dict has int keys), tuples, floats, None...  Containers nest
+        up to 64 deep.  Floats may be nan or infinite.
     f : str, os.PathLike or binary file
         Where to.
     pickle_module, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record
@@ -71,9 +76,12 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     Raises
     ------
     TypeError
-        When obj holds anything else (a set, an object, a NumPy array of objects, a
-        dict key that is neither a string nor an int, an OrderedDict's _metadata that
-        is not JSON's); the message names where, e.g. ``obj['optim']['state'][0]``.
+        When obj holds anything else (a frozenset, an object, a NumPy array of
+        objects, a dict key of such a type, an OrderedDict's _metadata that is not
+        JSON's); the message names where, e.g. ``obj['optim']['state'][0]``.
+        When f is a file opened in text mode.
+    FileNotFoundError
+        When f's folder does not exist (the message names it).
     ValueError
         When obj nests more than 64 containers deep, or holds itself, or its
         structure takes more than 16 MiB to write (long lists of numbers belong in
@@ -94,7 +102,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     import json  # here, not at import: Note [lazy submodules] in __init__.py
     from . import _serialization_tree as tree
     from ._serialization_share import share_storages
-    np_arrays, newer, metadata = {}, False, {}
+    np_arrays, newer, metadata = {}, 0, {}
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
     elif tree.is_flat(obj, META_KEY):  # a state_dict: written as version 1 wrote it
@@ -108,7 +116,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     arrays, entries = _host_arrays(tensors, skip=views)
     for name, view in views.items():
         entries[name]["view"] = view
-    version = 3 if views or np_arrays or newer else 2 if kind == "tree" else 1
+    version = max(newer, 3 if views or np_arrays else 2 if kind == "tree" else 1)
     meta = {"format": FORMAT, "version": version, "kind": kind, "tensors": entries}
     if kind == "tree":
         meta["tree"] = structure
@@ -131,6 +139,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     if isinstance(f, (str, os.PathLike)):
         _write_atomically(os.fspath(f), lambda fh: _write_npz(fh, arrays))
     else:
+        refuse_text(f, "save", "wb")
         _write_npz(WriteOnly(f), arrays)  # front to back: see _serialization_stream.py
 
 
@@ -209,7 +218,12 @@ def _write_atomically(path, write):
                 write(WriteOnly(fh))  # /dev/null tells 0 after any write: no offsets
             return
         mode = st.st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    except OSError as e:  # it named the temporary file, which the caller never gave
+        what = "does not exist" if e.errno == errno.ENOENT else f"cannot take a new file " \
+            f"({e.strerror})"
+        raise type(e)(e.errno, f"save(): the folder {folder!r} {what}", path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -287,7 +301,7 @@ def _record_problem(entries, kind, version):
         return f"kind {kind!r} is neither 'tensor' nor 'dict'"
     if version == 2 and kind != "tree":
         return f"kind {kind!r} of a version 2 file is not 'tree'"
-    if version == 3 and kind not in ("tensor", "dict", "tree"):
+    if version >= 3 and kind not in ("tensor", "dict", "tree"):
         return f"kind {kind!r} is not 'tensor', 'dict' or 'tree'"
     if not isinstance(entries, dict):
         return f"'tensors' is a {type(entries).__name__}, not a dict"
@@ -419,8 +433,8 @@ def _read_record(zf, members, json):
         version = meta.get("version")
         structure = meta["tree"] if type(version) is int and version >= 2 and \
             kind == "tree" else None
-        storages = meta.get("storages", {}) if version == 3 else {}
-        array_names = meta.get("arrays", []) if version == 3 else []
+        storages = meta.get("storages", {}) if version in (3, 4) else {}
+        array_names = meta.get("arrays", []) if version in (3, 4) else []
         odict_meta = meta.get("metadata", {})
     except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as e:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({type(e).__name__}: "
@@ -625,7 +639,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     - OutOfMemoryError when the file's tensors do not fit under a device's memory
       limit: checked from the headers, before any tensor is read.
     - DeviceError (a RuntimeError) when a saved device does not exist here, naming
-      map_location as the fix; TypeError for a map_location of the wrong type.
+      map_location as the fix; TypeError for a map_location of the wrong type, or a
+      file opened in text mode.
     - FileNotFoundError, PermissionError and other OSErrors as open() raises them.
 
     Only headers are read before the sizes are checked, and each tensor is then read
@@ -658,9 +673,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         keys (the file layout of version 1, which any pydevtensor reads) a dict, or an
         OrderedDict when one was saved (a state_dict, and any such dict in a file of an
         older pydevtensor); otherwise the same structure, with lists as lists, tuples
-        (namedtuples too) as tuples, dicts as dicts with their string and int keys in
-        their order, OrderedDicts as OrderedDicts, and None, bools, ints, floats
-        (nan and infinities too) and strings as themselves.  A Parameter comes back
+        (namedtuples too) as tuples, dicts as dicts with their keys (of their types) in
+        their order, OrderedDicts, sets, Counters and Sizes as themselves, and None,
+        bools, ints, floats (nan and infinities too), complex numbers, strings, bytes
+        and bytearrays as themselves.  A Parameter comes back
         as a Parameter, and a tensor that was in several places as one object.  An
         OrderedDict saved with a ``_metadata`` (a state_dict) has it back.
 
@@ -737,6 +753,7 @@ def _check_stream(f):
     if not (callable(getattr(f, "read", None)) and callable(getattr(f, "seek", None))):
         raise TypeError(f"load(): f must be a path or a binary file opened for reading, "
                         f"got {type(f).__name__}")
+    refuse_text(f, "load", "rb")
     seekable = getattr(f, "seekable", None)
     if callable(seekable) and not seekable():
         raise ValueError(f"load(): {f!r} cannot seek, and a pydevtensor file is a zip whose "

@@ -258,7 +258,7 @@ def test_a_file_over_the_memory_limit_is_refused_before_it_is_read(tmp_path):
 # ---- nested containers (version 2 of the file: the record's "tree") ----------------
 
 import math  # noqa: E402
-from collections import OrderedDict  # noqa: E402
+from collections import OrderedDict, deque  # noqa: E402
 
 from conftest import DEVICES  # noqa: E402
 
@@ -385,8 +385,9 @@ def test_a_refused_object_writes_nothing(tmp_path):
     path = tmp_path / "keep"
     pdt.save([pdt.ones(1)], path)
     before = path.read_bytes()
-    with pytest.raises(TypeError, match=r"save\(\): obj\['optim'\]\['state'\]\[0\] is a set"):
-        pdt.save({"model": {"w": pdt.zeros(1)}, "optim": {"state": {0: {1}}}}, path)
+    with pytest.raises(TypeError, match=r"save\(\): obj\['optim'\]\['state'\]\[0\] is a "
+                                        r"deque"):
+        pdt.save({"model": {"w": pdt.zeros(1)}, "optim": {"state": {0: deque([1])}}}, path)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["keep"]
     deep = [1]
     for _ in range(63):
@@ -419,7 +420,9 @@ def deep_list(n):
 
 
 CORRUPT_TREES = {
-    "tree-unknown-node": ({"set": [1]}, r"the tree at obj is \{'set': \[1\]\}, not a value"),
+    "tree-unknown-node": ({"deque": [1]}, r"the tree at obj is \{'deque': \[1\]\}, not a "
+                                          r"value"),
+    "tree-version-4-node": ({"set": [1]}, r"is \{'set': \[1\]\}, which version 2 does not"),
     "tree-two-tags": ({"tuple": [], "dict": []}, r"not a value, a list or one of"),
     "tree-unknown-tensor": ([{"tensor": "y"}], r"obj\[0\] names tensor 'y', which the record"),
     "tree-tensor-not-str": ({"tensor": 5}, r"names tensor 5"),
@@ -459,7 +462,7 @@ def test_every_corrupt_tree_is_a_format_error(tmp_path):
 def test_records_of_other_versions(tmp_path):
     good = array_bytes(np.arange(3, dtype=np.float32))
     cases = {
-        4: "version 4; expected 'pydevtensor.npz' version 1 to 3 \\(a newer pydevtensor",
+        5: "version 5; expected 'pydevtensor.npz' version 1 to 4 \\(a newer pydevtensor",
         True: "version True; expected",
         "2": "version '2'; expected",
     }
@@ -680,3 +683,33 @@ def test_a_plain_dict_comes_back_a_dict_and_a_state_dict_an_ordered_dict(tmp_pat
     pdt.save(net.state_dict(), tmp_path / "s")
     state = pdt.load(tmp_path / "s")
     assert type(state) is OrderedDict and list(state) == ["weight", "bias"]
+
+
+def test_a_file_opened_in_text_mode_is_a_type_error(tmp_path):
+    """load() of a file opened with 'r' said the file 'is not a pydevtensor file or is
+    damaged' (the archive's bytes decoded as UTF-8); save() into one failed at its first
+    write. Both are a TypeError that says to open it in binary mode, and the file on
+    disk is left as it was."""
+    path = tmp_path / "w.pdt"
+    pdt.save(pdt.arange(3), path)
+    before = path.read_bytes()
+    with open(path, "r") as fh, pytest.raises(TypeError, match=r"text file.*binary mode \('rb'\)"):
+        pdt.load(fh)
+    with open(tmp_path / "t.pdt", "w") as fh, \
+            pytest.raises(TypeError, match=r"text file.*binary mode \('wb'\)"):
+        pdt.save(pdt.arange(3), fh)
+    assert (tmp_path / "t.pdt").read_bytes() == b""
+    assert path.read_bytes() == before and pdt.load(path).tolist() == [0, 1, 2]
+
+
+def test_save_into_a_missing_folder_names_the_folder(tmp_path):
+    """The FileNotFoundError named the temporary file save() makes beside the target
+    ('.../nodir/.x.abc123.tmp'), a path the caller never gave; it names the folder that
+    does not exist and the path given."""
+    target = tmp_path / "nodir" / "x.pdt"
+    with pytest.raises(FileNotFoundError) as info:
+        pdt.save(pdt.ones(1), target)
+    message = str(info.value)
+    assert "folder" in message and repr(str(tmp_path / "nodir")) in message
+    assert ".tmp" not in message and info.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []

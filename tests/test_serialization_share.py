@@ -145,3 +145,34 @@ def test_a_damaged_member_header_is_a_format_error():
     with pytest.raises(pdt.serialization.FormatError, match=r"member 'd\.npy', whose header "
                                                             r"cannot be read.*BadZipFile"):
         pdt.load(io.BytesIO(bytes(data)))
+
+
+@pytest.mark.parametrize("field", ["shape", "stride", "offset"])
+@pytest.mark.parametrize("value", [2**63, 2**64, 10**30])
+def test_a_view_record_past_int64_is_a_format_error(field, value):
+    """A view record whose size, stride or offset does not fit in int64 raised
+    OverflowError ('int too big to convert') from load(); it is a FormatError naming
+    the tensor and the record."""
+    a = pdt.arange(8.0)
+    buf = io.BytesIO()
+    pdt.save({"a": a, "v": a[1:]}, buf)
+    meta, _ = _record(buf)
+    view = meta["tensors"]["v"]["view"]
+    view[field] = value if field == "offset" else [value]
+    with pytest.raises(pdt.serialization.FormatError, match=r"tensor 'v' has view shape .* "
+                                                            r"offset in \[0, 2\*\*63\)"):
+        pdt.load(io.BytesIO(with_record(buf.getvalue(), meta)))
+
+
+def with_record(data, meta):
+    """The archive data (what save() wrote) with its record replaced by meta."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for name in src.namelist():
+            body = src.read(name)
+            if name == "__pydevtensor__.npy":
+                rec = io.BytesIO()
+                np.save(rec, np.array(json.dumps(meta)))
+                body = rec.getvalue()
+            dst.writestr(name, body)
+    return out.getvalue()
