@@ -14,8 +14,10 @@ from ._group import ReduceOp, _require, _start, check_agreement
 # csrc/core/pdt_half.h): a float32 copy of the tensor goes through MPI instead of the
 # tensor itself, so those reductions are not zero-copy.
 _HALF = ("float16", "bfloat16")
-_MPI_DTYPES = ("bool", "int32", "int64", "float32", "float64") + _HALF
+_MPI_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32",
+               "float64") + _HALF
 _FLOATING = ("float32", "float64") + _HALF
+_BITWISE = ("BAND", "BOR", "BXOR")
 
 
 _NAMES = {}  # dtype -> its name without the module ("float32")
@@ -32,19 +34,28 @@ def _mpi_op(g, op, t, what):
     """The MPI reduction for op on t's dtype, or raises (the message names the rank)."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"{what} on rank {g.rank}: op must be a ReduceOp (SUM, AVG, PRODUCT, "
-                        f"MAX, MIN), got {op!r}")
+                        f"MAX, MIN, BAND, BOR, BXOR), got {op!r}")
     name = _dtype_name(t)
     MPI = g.MPI
     if op is ReduceOp.AVG and name not in _FLOATING:
         raise TypeError(f"{what} on rank {g.rank}: ReduceOp.AVG needs a floating dtype, got a "
                         f"{name} tensor of shape {tuple(t.shape)}; use ReduceOp.SUM and divide")
+    if op.name in _BITWISE:
+        if name in _FLOATING:
+            raise TypeError(f"{what} on rank {g.rank}: ReduceOp.{op.name} needs an integer or "
+                            f"bool dtype, got a {name} tensor of shape {tuple(t.shape)}")
+        if t.device.type == "cuda":
+            raise ValueError(f"{what} on rank {g.rank}: ReduceOp.{op.name} is not supported "
+                             f"for CUDA tensors (NCCL has no bitwise reductions), as in PyTorch")
     if name == "bool":
-        return MPI.LAND if op in (ReduceOp.MIN, ReduceOp.PRODUCT) else MPI.LOR
+        return {ReduceOp.MIN: MPI.LAND, ReduceOp.PRODUCT: MPI.LAND, ReduceOp.BAND: MPI.LAND,
+                ReduceOp.BXOR: MPI.LXOR}.get(op, MPI.LOR)
     ops = getattr(g, "_mpi_ops", None)
     if ops is None:
         ops = g._mpi_ops = {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM,
                             ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MAX: MPI.MAX,
-                            ReduceOp.MIN: MPI.MIN}
+                            ReduceOp.MIN: MPI.MIN, ReduceOp.BAND: MPI.BAND,
+                            ReduceOp.BOR: MPI.BOR, ReduceOp.BXOR: MPI.BXOR}
     return ops[op]
 
 
@@ -61,7 +72,7 @@ def _check_tensor(g, t, what, label="tensor"):
     elif _dtype_name(t) not in _MPI_DTYPES:
         return TypeError(f"{what} on rank {g.rank}: {label} has dtype {_dtype_name(t)}, which "
                          f"MPI does not reduce; supported: {list(_MPI_DTYPES)}")
-    if not t.is_contiguous():
+    if not t.is_contiguous() and t.device.type == "cuda":
         return ValueError(f"{what} on rank {g.rank}: {label} (shape {tuple(t.shape)} on "
                           f"{t.device}) is not contiguous; call .contiguous() first")
     return None
@@ -84,23 +95,48 @@ def _check_list(g, ts, like, what, label):
     return None
 
 
+def _own(t):
+    """(t, None) when t is contiguous, else (a contiguous copy, writeback into t): MPI
+    moves contiguous memory; a strided tensor is reduced or written through a copy."""
+    if t.is_contiguous():
+        return t, None
+    copy = t.contiguous()
+
+    def writeback():
+        t.copy_(copy)
+    return copy, writeback
+
+
 def _bits(t):
-    """A view of t's memory for MPI to move: 16-bit floats as their bit patterns."""
-    arr = np.asarray(t._buffer())  # bfloat16: its uint16 bits
-    return arr.view(np.uint16) if _dtype_name(t) in _HALF else arr
+    """(a view of t's memory for MPI to move, writeback or None): 16-bit floats as
+    their bit patterns; a strided tensor through a contiguous copy."""
+    plain, writeback = _own(t.detach())
+    arr = np.asarray(plain._buffer())  # bfloat16: its uint16 bits
+    return (arr.view(np.uint16) if _dtype_name(t) in _HALF else arr), writeback
 
 
 def _reducible(t):
-    """(array MPI reduces, writeback or None): t's own memory, or for a 16-bit float a
-    float32 copy whose result is rounded back into t once MPI is done."""
+    """(array MPI reduces, writeback or None): t's own memory, or for a 16-bit float
+    (or a strided tensor) a float32 (contiguous) copy whose result is written back into t
+    once MPI is done."""
     plain = t.detach()  # a loss kept for logging may require grad: its values are reduced
     if _dtype_name(t) not in _HALF:
-        return np.asarray(plain), None
-    wide = plain.float()
+        own, writeback = _own(plain)
+        return np.asarray(own), writeback
+    wide = plain.float().contiguous()
 
     def writeback():
         plain.copy_(wide)
     return wide.numpy(), writeback
+
+
+def _fill(outs, pieces):
+    """Writes pieces[r] (their bits, any shape of the same size) into the tensor outs[r]."""
+    for out, piece in zip(outs, pieces):
+        dst, writeback = _bits(out)
+        dst[...] = piece.reshape(dst.shape)
+        if writeback is not None:
+            writeback()
 
 
 def _then(*steps):
@@ -167,10 +203,10 @@ def broadcast(tensor, src, group=None, async_op=False):
     g = _begin("broadcast", tensor, bad, extra=(src + 1) if bad is None else 0)
     if tensor.device.type == "cuda":
         return g.nccl.broadcast(tensor, src, async_op)
-    arr = _bits(tensor)
+    arr, writeback = _bits(tensor)
     _C._count_collective(_nbytes(tensor) if g.rank == src and g.size > 1 else 0)
     return _start(g, "broadcast", lambda: g.comm.Ibcast(arr, root=src), (tensor, arr),
-                  None, async_op)
+                  writeback, async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -190,10 +226,11 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     g = _begin("all_gather_into_tensor", input_tensor, bad)
     if input_tensor.device.type == "cuda":
         return g.nccl.all_gather(output_tensor, input_tensor, async_op)
-    src, dst = _bits(input_tensor), _bits(output_tensor)
+    src, _ = _bits(input_tensor)
+    dst, writeback = _bits(output_tensor)
     _C._count_collective((g.size - 1) * _nbytes(input_tensor))
     return _start(g, "all_gather_into_tensor", lambda: g.comm.Iallgather(src, dst),
-                  (input_tensor, output_tensor, src, dst), None, async_op)
+                  (input_tensor, output_tensor, src, dst), writeback, async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -204,13 +241,12 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     g = _begin("all_gather", tensor, bad)
     if tensor.device.type == "cuda":
         return g.nccl.all_gather_list(tensor_list, tensor, async_op)
-    src = _bits(tensor)
+    src, _ = _bits(tensor)
     recv = np.empty((g.size,) + src.shape, dtype=src.dtype)
     outs = list(tensor_list)
 
     def finish():
-        for r, out in enumerate(outs):
-            _bits(out)[...] = recv[r]
+        _fill(outs, recv)
     _C._count_collective((g.size - 1) * _nbytes(tensor))
     return _start(g, "all_gather", lambda: g.comm.Iallgather(src, recv),
                   (tensor, src, recv, outs), finish, async_op)

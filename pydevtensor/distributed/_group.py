@@ -29,6 +29,9 @@ class ReduceOp(enum.Enum):
     PRODUCT = "product"
     MAX = "max"
     MIN = "min"
+    BAND = "band"  # bitwise and/or/xor: integer and bool tensors (bool: logical)
+    BOR = "bor"
+    BXOR = "bxor"
 
     def __repr__(self):
         return f"ReduceOp.{self.name}"
@@ -122,8 +125,9 @@ def init_process_group(backend="mpi", init_method=None, timeout=None, world_size
     backend = backend.lower()
     seconds = _seconds(default_pg_timeout if timeout is None else timeout)
     if _group is not None:
-        raise RuntimeError("init_process_group: the default process group is already "
-                           "initialized; call destroy_process_group() first")
+        raise ValueError("init_process_group: the default process group is already "
+                         "initialized (PyTorch's 'trying to initialize the default process "
+                         "group twice'); call destroy_process_group() first")
     if init_method not in (None, "env://", "mpi://") or store is not None:
         raise ValueError(f"init_process_group: the rendezvous is MPI's (start the processes "
                          f"with mpiexec); init_method={init_method!r} and store= are not "
@@ -176,9 +180,9 @@ def _abort_if_broken():
 
 def _require(what):
     if _group is None:
-        raise RuntimeError(f"{what}: the default process group is not initialized; call "
-                           f"pydevtensor.distributed.init_process_group() first (in processes "
-                           f"started by mpiexec or python -m pydevtensor.distributed.run)")
+        raise ValueError(f"{what}: the default process group is not initialized; call "
+                         f"pydevtensor.distributed.init_process_group() first (in processes "
+                         f"started by mpiexec or python -m pydevtensor.distributed.run)")
     return _group
 
 

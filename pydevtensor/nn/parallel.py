@@ -71,9 +71,9 @@ class DistributedDataParallel(Module):
             raise TypeError(f"DistributedDataParallel: expected an nn.Module, got "
                             f"{type(module).__name__}")
         if not dist.is_initialized():
-            raise RuntimeError("DistributedDataParallel: the default process group is not "
-                               "initialized; call pydevtensor.distributed.init_process_group() "
-                               "first")
+            raise ValueError("DistributedDataParallel: the default process group is not "
+                             "initialized; call pydevtensor.distributed.init_process_group() "
+                             "first")
         if not bucket_cap_mb > 0:
             raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got "
                              f"{bucket_cap_mb}")
