@@ -187,6 +187,54 @@ def bad_rooted(rank, W):
                  lambda: dist.gather(pdt.ones(2), wrong if rank == 0 else None, dst=0))
 
 
+def subgroups(rank, W):
+    """new_group of the even world ranks: collectives among them only, with world-rank
+    src / dst and group ranks through group_src / group_dst; the others are not members."""
+    evens = list(range(0, W, 2))
+    g = dist.new_group(evens)
+    if rank % 2:
+        assert g == dist.GroupMember.NON_GROUP_MEMBER
+        assert dist.get_rank(g) == -1 and dist.get_world_size(g) == -1
+        expect_error(ValueError, ["not a member"], lambda: dist.all_reduce(pdt.ones(1), group=g))
+    else:
+        assert dist.get_rank(g) == rank // 2 and dist.get_world_size(g) == len(evens)
+        assert dist.get_process_group_ranks(g) == evens
+        t = pdt.tensor([float(rank + 1)])
+        dist.all_reduce(t, group=g)
+        assert t.item() == sum(r + 1 for r in evens), t
+        last = evens[-1]
+        t = pdt.tensor([float(rank)])
+        dist.broadcast(t, src=last, group=g)
+        assert t.item() == last
+        outs = [pdt.zeros(1) for _ in evens]
+        dist.all_gather(outs, pdt.tensor([float(rank)]), group=g)
+        assert [o.item() for o in outs] == evens
+        t = pdt.tensor([float(rank + 1)])
+        dist.reduce(t, group_dst=0, group=g)
+        assert t.item() == (sum(r + 1 for r in evens) if rank == 0 else rank + 1)
+        objs = [None] * len(evens)
+        dist.all_gather_object(objs, f"r{rank}", group=g)
+        assert objs == [f"r{r}" for r in evens]
+        if len(evens) > 1:
+            if rank == 0:
+                dist.send(pdt.tensor([7.0]), dst=last, group=g)
+            elif rank == last:
+                got = pdt.zeros(1)
+                assert dist.recv(got, group=g) == 0 and got.item() == 7.0
+        if W > 1:  # a world rank outside the group
+            expect_error(ValueError, ["src must be a rank of the group", "[0"],
+                         lambda: dist.broadcast(pdt.ones(1), src=1, group=g))
+        dist.barrier(group=g)
+        dist.destroy_process_group(g)
+        expect_error(ValueError, ["destroyed"], lambda: dist.barrier(group=g))
+    expect_error(TypeError, ["group must be None"], lambda: dist.barrier(group="world"))
+    t = pdt.ones(1)
+    dist.all_reduce(t, group=dist.group.WORLD)
+    assert t.item() == W
+    # a group left open is closed with the default group
+    dist.new_group(list(range(W)))
+
+
 def main():
     dist.init_process_group("mpi", timeout=60)
     rank, W = dist.get_rank(), dist.get_world_size()
@@ -198,6 +246,7 @@ def main():
     if W > 1:
         p2p(rank, W)
     bad_rooted(rank, W)
+    subgroups(rank, W)
     t = pdt.ones(2)
     dist.all_reduce(t)  # the group still works
     assert t.tolist() == [W, W]

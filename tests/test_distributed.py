@@ -52,8 +52,8 @@ def test_collectives_every_dtype_bad_input_and_counts(n, tmp_path):
 def test_rooted_all_to_all_object_p2p_bitwise_and_strided(n, tmp_path):
     """reduce, gather, scatter, all_to_all(_single), all_gather_object,
     broadcast_object_list, send / recv / isend / irecv, BAND / BOR / BXOR, uint8 / int8 /
-    int16, strided, 0-d and empty tensors against NumPy, and their bad input
-    (tests/distributed_more.py)."""
+    int16, strided, 0-d and empty tensors against NumPy, new_group of the even ranks, and
+    their bad input (tests/distributed_more.py)."""
     p, _ = launch(n, "distributed_more.py", results=tmp_path)
     assert [r["world"] for r in results_of(p, n, tmp_path)] == [n] * n
 

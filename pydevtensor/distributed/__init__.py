@@ -48,7 +48,9 @@ Note [distributed processes]
 - Beyond the four collectives above: reduce, gather, scatter, all_to_all(_single)
   (_rooted.py), all_gather_object / broadcast_object_list (_objects.py: pickled into
   uint8 tensors) and send / recv / isend / irecv (_p2p.py: a header, then the data) on
-  CPU tensors.
+  CPU tensors; new_group(ranks) (_subgroups.py: a communicator split from the default
+  group's) for their group= argument, src / dst being world ranks and group_src /
+  group_dst ranks in the group, as PyTorch's.
 - Counting: every collective adds to ``transfer_stats()['collective']`` the bytes this
   rank sends under the ring model (Note [collectives are counted] in
   csrc/core/pdt_collective.h); the agreement check is not counted.
@@ -61,10 +63,12 @@ from ._group import (ReduceOp, Work, barrier, default_pg_timeout, destroy_proces
 from ._objects import all_gather_object, broadcast_object_list
 from ._p2p import irecv, isend, recv, send
 from ._rooted import all_to_all, all_to_all_single, gather, reduce, scatter
+from ._subgroups import GroupMember, get_process_group_ranks, group, new_group
 
-__all__ = ["ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
-           "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",
-           "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather",
-           "get_backend", "get_rank", "get_world_size", "init_process_group", "irecv",
-           "is_available", "is_initialized", "isend", "recv", "reduce", "reduce_scatter",
-           "reduce_scatter_tensor", "scatter", "send"]
+__all__ = ["GroupMember", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
+           "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier",
+           "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group",
+           "gather", "get_backend", "get_process_group_ranks", "get_rank", "get_world_size",
+           "group", "init_process_group", "irecv", "is_available", "is_initialized", "isend",
+           "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter",
+           "send"]

@@ -33,19 +33,19 @@ def _dtype_name(t):
 def _mpi_op(g, op, t, what):
     """The MPI reduction for op on t's dtype, or raises (the message names the rank)."""
     if not isinstance(op, ReduceOp):
-        raise TypeError(f"{what} on rank {g.rank}: op must be a ReduceOp (SUM, AVG, PRODUCT, "
+        raise TypeError(f"{what} on rank {g.wrank}: op must be a ReduceOp (SUM, AVG, PRODUCT, "
                         f"MAX, MIN, BAND, BOR, BXOR), got {op!r}")
     name = _dtype_name(t)
     MPI = g.MPI
     if op is ReduceOp.AVG and name not in _FLOATING:
-        raise TypeError(f"{what} on rank {g.rank}: ReduceOp.AVG needs a floating dtype, got a "
+        raise TypeError(f"{what} on rank {g.wrank}: ReduceOp.AVG needs a floating dtype, got a "
                         f"{name} tensor of shape {tuple(t.shape)}; use ReduceOp.SUM and divide")
     if op.name in _BITWISE:
         if name in _FLOATING:
-            raise TypeError(f"{what} on rank {g.rank}: ReduceOp.{op.name} needs an integer or "
+            raise TypeError(f"{what} on rank {g.wrank}: ReduceOp.{op.name} needs an integer or "
                             f"bool dtype, got a {name} tensor of shape {tuple(t.shape)}")
         if t.device.type == "cuda":
-            raise ValueError(f"{what} on rank {g.rank}: ReduceOp.{op.name} is not supported "
+            raise ValueError(f"{what} on rank {g.wrank}: ReduceOp.{op.name} is not supported "
                              f"for CUDA tensors (NCCL has no bitwise reductions), as in PyTorch")
     if name == "bool":
         return {ReduceOp.MIN: MPI.LAND, ReduceOp.PRODUCT: MPI.LAND, ReduceOp.BAND: MPI.LAND,
@@ -62,18 +62,18 @@ def _mpi_op(g, op, t, what):
 def _check_tensor(g, t, what, label="tensor"):
     """Local checks of one tensor argument; returns an exception or None."""
     if not isinstance(t, _C.Tensor):
-        return TypeError(f"{what} on rank {g.rank}: {label} must be a pydevtensor Tensor, got "
+        return TypeError(f"{what} on rank {g.wrank}: {label} must be a pydevtensor Tensor, got "
                          f"{type(t).__name__}")
     if t.device.type == "cuda":
         if g.nccl is None:
-            return RuntimeError(f"{what} on rank {g.rank}: {label} is on {t.device}, but the "
+            return RuntimeError(f"{what} on rank {g.wrank}: {label} is on {t.device}, but the "
                                 f"process group's backend is {g.backend!r}, which carries CPU "
                                 f"tensors; use init_process_group('nccl') for CUDA tensors")
     elif _dtype_name(t) not in _MPI_DTYPES:
-        return TypeError(f"{what} on rank {g.rank}: {label} has dtype {_dtype_name(t)}, which "
+        return TypeError(f"{what} on rank {g.wrank}: {label} has dtype {_dtype_name(t)}, which "
                          f"MPI does not reduce; supported: {list(_MPI_DTYPES)}")
     if not t.is_contiguous() and t.device.type == "cuda":
-        return ValueError(f"{what} on rank {g.rank}: {label} (shape {tuple(t.shape)} on "
+        return ValueError(f"{what} on rank {g.wrank}: {label} (shape {tuple(t.shape)} on "
                           f"{t.device}) is not contiguous; call .contiguous() first")
     return None
 
@@ -81,13 +81,13 @@ def _check_tensor(g, t, what, label="tensor"):
 def _check_list(g, ts, like, what, label):
     if not isinstance(ts, (list, tuple)) or len(ts) != g.size:
         n = len(ts) if isinstance(ts, (list, tuple)) else type(ts).__name__
-        return ValueError(f"{what} on rank {g.rank}: {label} must be a list of world_size "
+        return ValueError(f"{what} on rank {g.wrank}: {label} must be a list of world_size "
                           f"({g.size}) tensors, got {n}")
     for i, t in enumerate(ts):
         err = _check_tensor(g, t, what, f"{label}[{i}]")
         if err is None and (tuple(t.shape) != tuple(like.shape) or t.dtype != like.dtype
                             or t.device != like.device):
-            err = ValueError(f"{what} on rank {g.rank}: {label}[{i}] is {tuple(t.shape)} "
+            err = ValueError(f"{what} on rank {g.wrank}: {label}[{i}] is {tuple(t.shape)} "
                              f"{_dtype_name(t)} on {t.device}, but the tensor is "
                              f"{tuple(like.shape)} {_dtype_name(like)} on {like.device}")
         if err is not None:
@@ -154,9 +154,24 @@ def _nbytes(t):
     return t.numel() * t.element_size()
 
 
-def _begin(what, tensor, local_error=None, extra=0, op=None):
+def _root(g, what, name, value, alias=None):
+    """(group rank, None) of a root given as a world rank (value, PyTorch's src / dst) or
+    as a rank in the group (alias, group_src / group_dst), or (None, a ValueError)."""
+    local, shown = None, value if value is not None else alias
+    if not isinstance(shown, bool) and isinstance(shown, (int, np.integer)):
+        if value is not None:
+            local = g.local(int(value))
+        elif 0 <= alias < g.size:
+            local = int(alias)
+    if local is None:
+        return None, ValueError(f"{what} on rank {g.wrank}: {name} must be a rank of the "
+                                f"group ({g.describe()}), got {shown!r}")
+    return local, None
+
+
+def _begin(what, tensor, local_error=None, extra=0, op=None, group=None):
     """The group, after the local checks and the agreement of every rank."""
-    g = _require(what)
+    g = _require(what, group)
     g.check_usable(what)
     if local_error is None and isinstance(tensor, _C.Tensor):
         local_error = _check_tensor(g, tensor, what)
@@ -183,7 +198,7 @@ def _averager(g, arr, op):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces tensor across every rank in place: every rank ends up holding the
     result (SUM, AVG for floating dtypes, PRODUCT, MAX, MIN)."""
-    g = _begin("all_reduce", tensor, op=op)
+    g = _begin("all_reduce", tensor, op=op, group=group)
     if tensor.device.type == "cuda":
         return g.nccl.all_reduce(tensor, op, async_op)
     arr, writeback = _reducible(tensor)
@@ -193,14 +208,12 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
                   (tensor, arr), _then(_averager(g, arr, op), writeback), async_op)
 
 
-def broadcast(tensor, src, group=None, async_op=False):
-    """Copies rank src's tensor into tensor on every other rank."""
-    g = _require("broadcast")
-    bad = None
-    if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < g.size:
-        bad = ValueError(f"broadcast on rank {g.rank}: src must be a rank in 0 .. "
-                         f"{g.size - 1}, got {src!r}")
-    g = _begin("broadcast", tensor, bad, extra=(src + 1) if bad is None else 0)
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+    """Copies rank src's tensor into tensor on every other rank (src: a world rank;
+    group_src: a rank in group)."""
+    g = _require("broadcast", group)
+    src, bad = _root(g, "broadcast", "src", src, group_src)
+    g = _begin("broadcast", tensor, bad, extra=(src + 1) if bad is None else 0, group=group)
     if tensor.device.type == "cuda":
         return g.nccl.broadcast(tensor, src, async_op)
     arr, writeback = _bits(tensor)
@@ -212,18 +225,18 @@ def broadcast(tensor, src, group=None, async_op=False):
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """Gathers every rank's input_tensor into output_tensor (world_size times as many
     elements, rank r's at the r-th place), zero-copy."""
-    g = _require("all_gather_into_tensor")
+    g = _require("all_gather_into_tensor", group)
     bad = _check_tensor(g, output_tensor, "all_gather_into_tensor", "output_tensor")
     if bad is None and isinstance(input_tensor, _C.Tensor) and (
             output_tensor.numel() != g.size * input_tensor.numel()
             or output_tensor.dtype != input_tensor.dtype
             or output_tensor.device != input_tensor.device):
-        bad = ValueError(f"all_gather_into_tensor on rank {g.rank}: output_tensor "
+        bad = ValueError(f"all_gather_into_tensor on rank {g.wrank}: output_tensor "
                          f"{tuple(output_tensor.shape)} {_dtype_name(output_tensor)} on "
                          f"{output_tensor.device} must hold world_size ({g.size}) times the "
                          f"input {tuple(input_tensor.shape)} {_dtype_name(input_tensor)} on "
                          f"{input_tensor.device}")
-    g = _begin("all_gather_into_tensor", input_tensor, bad)
+    g = _begin("all_gather_into_tensor", input_tensor, bad, group=group)
     if input_tensor.device.type == "cuda":
         return g.nccl.all_gather(output_tensor, input_tensor, async_op)
     src, _ = _bits(input_tensor)
@@ -235,10 +248,10 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fills tensor_list[r] with rank r's tensor, on every rank."""
-    g = _require("all_gather")
+    g = _require("all_gather", group)
     bad = (_check_list(g, tensor_list, tensor, "all_gather", "tensor_list")
            if isinstance(tensor, _C.Tensor) else None)
-    g = _begin("all_gather", tensor, bad)
+    g = _begin("all_gather", tensor, bad, group=group)
     if tensor.device.type == "cuda":
         return g.nccl.all_gather_list(tensor_list, tensor, async_op)
     src, _ = _bits(tensor)
@@ -255,16 +268,16 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces input (world_size times output's elements) across ranks and leaves the
     r-th block of the result in rank r's output, zero-copy."""
-    g = _require("reduce_scatter_tensor")
+    g = _require("reduce_scatter_tensor", group)
     bad = _check_tensor(g, input, "reduce_scatter_tensor", "input")
     if bad is None and isinstance(output, _C.Tensor) and (
             input.numel() != g.size * output.numel() or output.dtype != input.dtype
             or output.device != input.device):
-        bad = ValueError(f"reduce_scatter_tensor on rank {g.rank}: input {tuple(input.shape)} "
+        bad = ValueError(f"reduce_scatter_tensor on rank {g.wrank}: input {tuple(input.shape)} "
                          f"{_dtype_name(input)} on {input.device} must hold world_size "
                          f"({g.size}) times the output {tuple(output.shape)} "
                          f"{_dtype_name(output)} on {output.device}")
-    g = _begin("reduce_scatter_tensor", output, bad, op=op)
+    g = _begin("reduce_scatter_tensor", output, bad, op=op, group=group)
     if output.device.type == "cuda":
         return g.nccl.reduce_scatter(output, input, op, async_op)
     src, _ = _reducible(input)
@@ -278,10 +291,10 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces input_list[r] across ranks into rank r's output."""
-    g = _require("reduce_scatter")
+    g = _require("reduce_scatter", group)
     bad = (_check_list(g, input_list, output, "reduce_scatter", "input_list")
            if isinstance(output, _C.Tensor) else None)
-    g = _begin("reduce_scatter", output, bad, op=op)
+    g = _begin("reduce_scatter", output, bad, op=op, group=group)
     if output.device.type == "cuda":
         return g.nccl.reduce_scatter_list(output, input_list, op, async_op)
     # MPI takes one send buffer: the blocks are gathered into it (host memory, no

@@ -9,36 +9,37 @@ import zlib
 import numpy as np
 
 from .. import _C
-from ._collectives import _MPI_DTYPES, _bits, _check_tensor, _dtype_name, _nbytes
+from ._collectives import _MPI_DTYPES, _bits, _check_tensor, _dtype_name, _nbytes, _root
 from ._group import Work, _require
 
 _NAMES = {zlib.crc32(name.encode()): name for name in _MPI_DTYPES}
 
 
-def _checked(what, tensor, peer, peer_name, tag, any_peer=False):
-    """The group and the MPI tags (header, data) after the local checks, which raise here:
-    no other rank takes part in checking a point-to-point call."""
-    g = _require(what)
+def _checked(what, tensor, peer, alias, peer_name, tag, group, any_peer=False):
+    """The group, the peer's rank in it (None: any) and the MPI tags (header, data) after
+    the local checks, which raise here: no other rank takes part in checking a
+    point-to-point call.  peer: a world rank; alias: a rank in group."""
+    g = _require(what, group)
     g.check_usable(what)
     bad = _check_tensor(g, tensor, what)
     if bad is None and tensor.device.type == "cuda":
-        bad = RuntimeError(f"{what} on rank {g.rank}: CUDA tensors are not supported by "
+        bad = RuntimeError(f"{what} on rank {g.wrank}: CUDA tensors are not supported by "
                            f"{what} yet; got a tensor on {tensor.device}")
     if bad is not None:
         raise bad
-    if not (any_peer and peer is None):
-        if isinstance(peer, bool) or not isinstance(peer, (int, np.integer)) or not (
-                0 <= peer < g.size):
-            raise ValueError(f"{what} on rank {g.rank}: {peer_name} must be a rank in 0 .. "
-                             f"{g.size - 1}, got {peer!r}")
-        if peer == g.rank:
-            raise ValueError(f"{what} on rank {g.rank}: {peer_name} must be another rank "
-                             f"than this process's own ({g.rank})")
+    local = None
+    if not (any_peer and peer is None and alias is None):
+        local, bad = _root(g, what, peer_name, peer, alias)
+        if bad is not None:
+            raise bad
+        if local == g.rank:
+            raise ValueError(f"{what} on rank {g.wrank}: {peer_name} must be another rank "
+                             f"than this process's own ({g.wrank})")
     top = (g.comm.Get_attr(g.MPI.TAG_UB) - 1) // 2
     if isinstance(tag, bool) or not isinstance(tag, (int, np.integer)) or not 0 <= tag <= top:
-        raise ValueError(f"{what} on rank {g.rank}: tag must be an int in 0 .. {top}, got "
-                         f"{tag!r}")
-    return g, 2 * int(tag), 2 * int(tag) + 1
+        raise ValueError(f"{what} on rank {g.wrank}: tag must be an int in 0 .. {top}, "
+                         f"got {tag!r}")
+    return g, local, (2 * int(tag), 2 * int(tag) + 1)
 
 
 def _header(g, t):
@@ -75,12 +76,13 @@ class _Receive:
             return True
         self._stage = 1
         sender, numel, code, nbytes = (int(v) for v in self._head)
-        self.source, t, g = sender, self._tensor, self._g
+        t, g = self._tensor, self._g
+        self.source = g.ranks[sender]
         mine = _header(g, t)
         if numel != mine[1] or code != mine[2]:
             sent = _NAMES.get(code, "?")
             self.error = ValueError(
-                f"recv on rank {g.rank}: rank {sender} sent {numel} {sent} elements "
+                f"recv on rank {g.wrank}: rank {self.source} sent {numel} {sent} elements "
                 f"({nbytes} bytes), but this rank's tensor is {tuple(t.shape)} "
                 f"{_dtype_name(t)} ({t.numel()} elements); the message was dropped")
             self._data, self.writeback = np.empty(nbytes, dtype=np.uint8), None
@@ -89,22 +91,21 @@ class _Receive:
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Starts sending tensor to rank dst; returns a Work (the tensor must not change until
-    its ``wait()``)."""
-    dst = group_dst if dst is None else dst
-    g, htag, dtag = _checked("isend", tensor, dst, "dst", tag)
+    """Starts sending tensor to rank dst (a world rank; group_dst: a rank in group);
+    returns a Work (the tensor must not change until its ``wait()``)."""
+    g, peer, (htag, dtag) = _checked("isend", tensor, dst, group_dst, "dst", tag, group)
     head, (data, _) = _header(g, tensor), _bits(tensor)
     _C._count_collective(_nbytes(tensor))
-    both = _Both(g.MPI, [g.comm.Isend(head, dst, htag), g.comm.Isend(data, dst, dtag)])
-    return Work(g, both, f"isend to rank {dst}", (tensor, head, data))
+    both = _Both(g.MPI, [g.comm.Isend(head, peer, htag), g.comm.Isend(data, peer, dtag)])
+    return Work(g, both, f"isend to rank {g.ranks[peer]}", (tensor, head, data))
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Starts receiving a message from rank src (any rank when None) into tensor; returns
-    a Work whose ``wait()`` raises ValueError when the message did not match tensor."""
-    src = group_src if src is None else src
-    g, htag, dtag = _checked("irecv", tensor, src, "src", tag, any_peer=True)
-    receive = _Receive(g, tensor, src, (htag, dtag))
+    """Starts receiving a message from rank src (a world rank; group_src: a rank in group;
+    any rank when both are None) into tensor; returns a Work whose ``wait()`` raises
+    ValueError when the message did not match tensor."""
+    g, peer, tags = _checked("irecv", tensor, src, group_src, "src", tag, group, any_peer=True)
+    receive = _Receive(g, tensor, peer, tags)
     _C._count_collective(0)
 
     def finish():
@@ -112,7 +113,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
             raise receive.error
         if receive.writeback is not None:
             receive.writeback()
-    work = Work(g, receive, f"recv from rank {'any' if src is None else src}",
+    work = Work(g, receive, f"recv from rank {'any' if peer is None else g.ranks[peer]}",
                 (tensor, receive), finish)
     work._receive = receive
     return work
@@ -125,7 +126,7 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Receives a message from rank src (any rank when None) into tensor; returns the
-    sender's rank.  A message of another size or dtype raises ValueError (and is
+    sender's world rank.  A message of another size or dtype raises ValueError (and is
     dropped)."""
     work = irecv(tensor, src, group, tag, group_src)
     work.wait()

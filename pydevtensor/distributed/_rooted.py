@@ -5,52 +5,40 @@ Note [distributed processes] in pydevtensor/distributed/__init__.py."""
 import numpy as np
 
 from .. import _C
-from ._collectives import (_begin, _bits, _check_list, _check_tensor, _dtype_name, _fill,
-                           _mpi_op, _nbytes, _reducible, _averager, _then)
+from ._collectives import (_averager, _begin, _bits, _check_list, _check_tensor, _dtype_name,
+                           _fill, _mpi_op, _nbytes, _reducible, _root, _then)
 from ._group import ReduceOp, _require, _start, check_agreement
-
-
-def _root(g, what, name, value, alias=None):
-    """The root rank argument (dst / src; group_dst / group_src is the same rank here:
-    the default group is the world), or a ValueError naming the rank."""
-    if value is None:
-        value = alias
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
-            0 <= value < g.size):
-        return None, ValueError(f"{what} on rank {g.rank}: {name} must be a rank in 0 .. "
-                                f"{g.size - 1}, got {value!r}")
-    return int(value), None
 
 
 def _cpu_only(g, what, tensor):
     if isinstance(tensor, _C.Tensor) and tensor.device.type == "cuda":
-        return RuntimeError(f"{what} on rank {g.rank}: CUDA tensors are not supported by "
+        return RuntimeError(f"{what} on rank {g.wrank}: CUDA tensors are not supported by "
                             f"{what} yet (the NCCL path has all_reduce, broadcast, all_gather "
                             f"and reduce_scatter); got a tensor on {tensor.device}")
     return None
 
 
-def _begin_rooted(what, tensor, root, alias, label, given):
+def _begin_rooted(what, tensor, root, alias, label, given, group):
     """gather's / scatter's group and root after every rank's checks, among them the list
     argument: world_size tensors like tensor on the root, nothing elsewhere (PyTorch's
     ValueError)."""
-    g = _require(what)
+    g = _require(what, group)
     name, kind = ("dst", "destination") if what == "gather" else ("src", "source")
     root, bad = _root(g, what, name, root, alias)
     if bad is None and isinstance(tensor, _C.Tensor):
         bad = _check_tensor(g, tensor, what) or _cpu_only(g, what, tensor) or \
             _only_on_root(g, what, label, given, root, tensor, kind)
-    return _begin(what, tensor, bad, extra=0 if bad else root + 1), root
+    return _begin(what, tensor, bad, extra=0 if bad else root + 1, group=group), root
 
 
 def _only_on_root(g, what, label, given, root, tensor, kind):
     if g.rank == root:
         if not given:
-            return ValueError(f"{what} on rank {g.rank}: {label} must be given on the "
+            return ValueError(f"{what} on rank {g.wrank}: {label} must be given on the "
                               f"{kind} rank ({root})")
         return _check_list(g, given, tensor, what, label)
     if given:
-        return ValueError(f"{what} on rank {g.rank}: {label} must not be given on a rank "
+        return ValueError(f"{what} on rank {g.wrank}: {label} must not be given on a rank "
                           f"other than the {kind} rank ({root})")
     return None
 
@@ -58,10 +46,10 @@ def _only_on_root(g, what, label, given, root, tensor, kind):
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduces tensor across every rank into rank dst's tensor, in place (the other
     ranks' tensors are left unchanged).  The ops of all_reduce."""
-    g = _require("reduce")
+    g = _require("reduce", group)
     dst, bad = _root(g, "reduce", "dst", dst, group_dst)
     g = _begin("reduce", tensor, bad or _cpu_only(g, "reduce", tensor),
-               extra=0 if bad else dst + 1, op=op)
+               extra=0 if bad else dst + 1, op=op, group=group)
     arr, writeback = _reducible(tensor)
     mpi_op = _mpi_op(g, op, tensor, "reduce")
     if g.rank == dst:
@@ -82,7 +70,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Fills gather_list[r] on rank dst with rank r's tensor; the other ranks pass no
     gather_list."""
-    g, dst = _begin_rooted("gather", tensor, dst, group_dst, "gather_list", gather_list)
+    g, dst = _begin_rooted("gather", tensor, dst, group_dst, "gather_list", gather_list,
+                            group)
     src, _ = _bits(tensor)
     root = g.rank == dst
     recv = np.empty((g.size,) + src.shape, dtype=src.dtype) if root else None
@@ -96,7 +85,8 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Copies scatter_list[r] of rank src into rank r's tensor; the other ranks pass no
     scatter_list."""
-    g, src = _begin_rooted("scatter", tensor, src, group_src, "scatter_list", scatter_list)
+    g, src = _begin_rooted("scatter", tensor, src, group_src, "scatter_list",
+                            scatter_list, group)
     dst, writeback = _bits(tensor)
     root = g.rank == src
     send = np.stack([_bits(t)[0] for t in scatter_list]) if root else None
@@ -109,13 +99,13 @@ def _splits(g, what, label, sizes, rows):
     """A split-size list (rows of dim 0 per rank), checked, or (None, error)."""
     if sizes is None or len(sizes) == 0:
         if rows % g.size:
-            return None, ValueError(f"{what} on rank {g.rank}: {label} is None, so dim 0 "
+            return None, ValueError(f"{what} on rank {g.wrank}: {label} is None, so dim 0 "
                                     f"({rows}) must divide by world_size ({g.size})")
         return [rows // g.size] * g.size, None
     sizes = list(sizes)
     if len(sizes) != g.size or any(isinstance(s, bool) or not isinstance(s, (int, np.integer))
                                    or s < 0 for s in sizes) or sum(sizes) != rows:
-        return None, ValueError(f"{what} on rank {g.rank}: {label} must be world_size "
+        return None, ValueError(f"{what} on rank {g.wrank}: {label} must be world_size "
                                 f"({g.size}) non-negative ints adding up to dim 0 ({rows}), "
                                 f"got {sizes}")
     return [int(s) for s in sizes], None
@@ -129,7 +119,7 @@ def _exchange(g, what, tensor, bad, sends, recvs):
     for i in range(g.size):
         for j in range(g.size):
             if everyone[i][0][j] != everyone[j][1][i]:
-                raise ValueError(f"{what} on rank {g.rank}: rank {i} sends {everyone[i][0][j]} "
+                raise ValueError(f"{what} on rank {g.wrank}: rank {i} sends {everyone[i][0][j]} "
                                  f"elements to rank {j}, which expects {everyone[j][1][i]} "
                                  f"from it; no data was exchanged")
 
@@ -149,14 +139,14 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     sends block j to rank j; output receives rank r's block for this rank at the r-th
     place (equal blocks, or output_split_sizes rows from each)."""
     what = "all_to_all_single"
-    g = _require(what)
+    g = _require(what, group)
     g.check_usable(what)
     bad = None
     for label, t in (("output", output), ("input", input)):
         bad = bad or _check_tensor(g, t, what, label) or _cpu_only(g, what, t)
     if bad is None and (output.dtype != input.dtype or output.dim() == 0 or input.dim() == 0
                         or output.shape[1:] != input.shape[1:]):
-        bad = ValueError(f"{what} on rank {g.rank}: output {tuple(output.shape)} "
+        bad = ValueError(f"{what} on rank {g.wrank}: output {tuple(output.shape)} "
                          f"{_dtype_name(output)} and input {tuple(input.shape)} "
                          f"{_dtype_name(input)} must have one dtype, at least one dim and the "
                          f"same sizes past dim 0")
@@ -180,20 +170,20 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     """Sends input_tensor_list[j] to rank j, which receives it in its
     output_tensor_list[r] (r: this rank); the tensors may differ in shape."""
     what = "all_to_all"
-    g = _require(what)
+    g = _require(what, group)
     g.check_usable(what)
     bad, first = None, None
     for label, ts in (("output_tensor_list", output_tensor_list),
                       ("input_tensor_list", input_tensor_list)):
         if bad is None and (not isinstance(ts, (list, tuple)) or len(ts) != g.size):
             n = len(ts) if isinstance(ts, (list, tuple)) else type(ts).__name__
-            bad = ValueError(f"{what} on rank {g.rank}: {label} must be a list of world_size "
+            bad = ValueError(f"{what} on rank {g.wrank}: {label} must be a list of world_size "
                              f"({g.size}) tensors, got {n}")
         for i, t in enumerate(ts if bad is None else ()):
             bad = _check_tensor(g, t, what, f"{label}[{i}]") or _cpu_only(g, what, t)
             first = t if first is None else first
             if bad is None and (t.dtype != first.dtype or t.device != first.device):
-                bad = ValueError(f"{what} on rank {g.rank}: {label}[{i}] is {_dtype_name(t)} on "
+                bad = ValueError(f"{what} on rank {g.wrank}: {label}[{i}] is {_dtype_name(t)} on "
                                  f"{t.device}, but the first tensor is {_dtype_name(first)} on "
                                  f"{first.device}")
             if bad is not None:
