@@ -196,6 +196,9 @@ def subgroups(rank, W):
         assert g == dist.GroupMember.NON_GROUP_MEMBER
         assert dist.get_rank(g) == -1 and dist.get_world_size(g) == -1
         expect_error(ValueError, ["not a member"], lambda: dist.all_reduce(pdt.ones(1), group=g))
+        from pydevtensor import nn
+        expect_error(ValueError, ["not a member of process_group"],
+                     lambda: nn.parallel.DistributedDataParallel(nn.Linear(1, 1), process_group=g))
     else:
         assert dist.get_rank(g) == rank // 2 and dist.get_world_size(g) == len(evens)
         assert dist.get_process_group_ranks(g) == evens
@@ -224,6 +227,16 @@ def subgroups(rank, W):
         if W > 1:  # a world rank outside the group
             expect_error(ValueError, ["src must be a rank of the group", "[0"],
                          lambda: dist.broadcast(pdt.ones(1), src=1, group=g))
+        # DDP over the group: the first member's weights, gradients averaged over members
+        from pydevtensor import nn
+        layer = nn.Linear(3, 1, bias=False)
+        with pdt.no_grad():
+            layer.weight.fill_(float(rank))
+        ddp = nn.parallel.DistributedDataParallel(layer, process_group=g)
+        assert layer.weight.tolist() == [[0.0] * 3]
+        ddp(pdt.full((2, 3), float(rank + 1))).sum().backward()
+        want = np.mean([2.0 * (r + 1) for r in evens])
+        np.testing.assert_allclose(layer.weight.grad.numpy(), np.full((1, 3), want), rtol=1e-6)
         dist.barrier(group=g)
         dist.destroy_process_group(g)
         expect_error(ValueError, ["destroyed"], lambda: dist.barrier(group=g))
