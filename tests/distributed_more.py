@@ -126,6 +126,16 @@ def objects(rank, W):
     lst = [rank, "mine", None] if rank == W - 1 else [None, None, None]
     dist.broadcast_object_list(lst, src=W - 1)
     assert lst == [W - 1, "mine", None], lst
+    into = [None] * W if rank == W - 1 else None
+    dist.gather_object(("from", rank), into, dst=W - 1)
+    assert into == ([("from", r) for r in range(W)] if rank == W - 1 else None), into
+    out = [None]
+    dist.scatter_object_list(out, [{"to": r} for r in range(W)] if rank == 0 else None, src=0)
+    assert out == [{"to": rank}], out
+    expect_error(ValueError if rank == 0 else RuntimeError,
+                 ["object_gather_list must be a list of world_size"] if rank == 0
+                 else ["rank(s) [0] rejected"],
+                 lambda: dist.gather_object(1, None, dst=0))
     empty = []
     dist.broadcast_object_list(empty, src=0)
     assert empty == []
@@ -202,6 +212,10 @@ def subgroups(rank, W):
     else:
         assert dist.get_rank(g) == rank // 2 and dist.get_world_size(g) == len(evens)
         assert dist.get_process_group_ranks(g) == evens
+        assert [dist.get_global_rank(g, i) for i in range(len(evens))] == evens
+        assert dist.get_group_rank(g, rank) == rank // 2
+        if W > 1:
+            expect_error(ValueError, ["not a member"], lambda: dist.get_group_rank(g, 1))
         t = pdt.tensor([float(rank + 1)])
         dist.all_reduce(t, group=g)
         assert t.item() == sum(r + 1 for r in evens), t

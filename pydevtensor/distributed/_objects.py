@@ -83,3 +83,49 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         ends = np.cumsum([0] + counts)
         for i in range(n):
             object_list[i] = pickle.loads(raw[ends[i]:ends[i + 1]].tobytes())
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+    """Fills object_gather_list[r] on rank dst with rank r's obj; the other ranks pass no
+    list.  Every rank's object travels to every rank (an all_gather_object), so keep
+    them small."""
+    what = "gather_object"
+    g = _require(what, group)
+    root, bad = _root(g, what, "dst", dst, group_dst)
+    if bad is None and g.rank == root and (not isinstance(object_gather_list, list)
+                                           or len(object_gather_list) != g.size):
+        bad = ValueError(f"{what} on rank {g.wrank}: object_gather_list must be a list of "
+                         f"world_size ({g.size}) places on the destination rank, got "
+                         f"{object_gather_list!r:.60}")
+    if bad is None and g.rank != root and object_gather_list:
+        bad = ValueError(f"{what} on rank {g.wrank}: object_gather_list must not be given on "
+                         f"a rank other than the destination rank")
+    check_agreement(g, what, _tensor_of(np.zeros(1, dtype=np.int64)), bad,
+                    extra=0 if bad else root + 1)
+    everyone = [None] * g.size
+    all_gather_object(everyone, obj, group)
+    if g.rank == root:
+        object_gather_list[:] = everyone
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None,
+                        group=None, group_src=None):
+    """Puts rank src's scatter_object_input_list[r] into rank r's
+    scatter_object_output_list[0].  The whole input list travels to every rank (a
+    broadcast_object_list), so keep it small."""
+    what = "scatter_object_list"
+    g = _require(what, group)
+    root, bad = _root(g, what, "src", src, group_src)
+    if bad is None and (not isinstance(scatter_object_output_list, list)
+                        or not scatter_object_output_list):
+        bad = ValueError(f"{what} on rank {g.wrank}: scatter_object_output_list must be a "
+                         f"non-empty list (the object lands in its place 0)")
+    if bad is None and g.rank == root and (not isinstance(scatter_object_input_list, (list, tuple))
+                                           or len(scatter_object_input_list) != g.size):
+        bad = ValueError(f"{what} on rank {g.wrank}: scatter_object_input_list must hold "
+                         f"world_size ({g.size}) objects on the source rank")
+    check_agreement(g, what, _tensor_of(np.zeros(1, dtype=np.int64)), bad,
+                    extra=0 if bad else root + 1)
+    held = list(scatter_object_input_list) if g.rank == root else [None] * g.size
+    broadcast_object_list(held, group=group, group_src=root)
+    scatter_object_output_list[0] = held[g.rank]

@@ -128,3 +128,24 @@ def get_process_group_ranks(group):
     """The world ranks of group's members, in group-rank order."""
     return list(_require("get_process_group_ranks", group).ranks)
 
+
+
+def get_global_rank(group, group_rank):
+    """The world rank of group's rank group_rank."""
+    g = _require("get_global_rank", group)
+    if isinstance(group_rank, bool) or not isinstance(group_rank, (int, np.integer)) or not (
+            0 <= group_rank < g.size):
+        raise ValueError(f"get_global_rank: group_rank must be in 0 .. {g.size - 1}, got "
+                         f"{group_rank!r}")
+    return g.ranks[int(group_rank)]
+
+
+def get_group_rank(group, global_rank):
+    """group's rank of the world rank global_rank (a ValueError when it is not a
+    member)."""
+    g = _require("get_group_rank", group)
+    local = g.local(global_rank) if isinstance(global_rank, (int, np.integer)) else None
+    if local is None:
+        raise ValueError(f"get_group_rank: rank {global_rank!r} is not a member of the group "
+                         f"({g.describe()})")
+    return local
