@@ -193,3 +193,22 @@ def test_nccl_all_reduce_across_two_processes(tmp_path):
     (r + 1) * base."""
     p, _ = launch(2, "distributed_nccl.py", results=tmp_path)
     assert [r["world"] for r in results_of(p, 2, tmp_path)] == [2, 2]
+
+
+def test_bitwise_ops_on_cuda_tensors_are_a_local_error_before_any_exchange():
+    """NCCL has no bitwise reductions: BAND / BOR / BXOR of a CUDA tensor is refused by
+    the op check (which _begin turns into every rank's error through the agreement
+    check), on the CPU with a stand-in tensor."""
+    from types import SimpleNamespace as NS
+
+    import pydevtensor as pdt
+    from pydevtensor.distributed import ReduceOp, _collectives
+    group = NS(wrank=1, MPI=None)
+    for op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR):
+        t = NS(dtype=pdt.int32, device=NS(type="cuda"), shape=(2,))
+        with pytest.raises(ValueError, match=f"rank 1: ReduceOp.{op.name} is not supported "
+                                             f"for CUDA"):
+            _collectives._mpi_op(group, op, t, "all_reduce")
+        t = NS(dtype=pdt.float32, device=NS(type="cpu"), shape=(2,))
+        with pytest.raises(TypeError, match="needs an integer or bool dtype, got a float32"):
+            _collectives._mpi_op(group, op, t, "all_reduce")

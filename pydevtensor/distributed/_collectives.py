@@ -178,7 +178,7 @@ def _begin(what, tensor, local_error=None, extra=0, op=None, group=None):
         if local_error is None and op is not None:
             try:
                 _mpi_op(g, op, tensor, what)
-            except TypeError as exc:
+            except (TypeError, ValueError) as exc:  # raised on every rank, after the check
                 local_error = exc
     check_agreement(g, what, tensor if isinstance(tensor, _C.Tensor) else None,
                     local_error if isinstance(tensor, _C.Tensor) else
