@@ -114,6 +114,16 @@ def layouts(rank, W):
     z = pdt.tensor(float(rank + 1))
     dist.all_reduce(z, op=R.PRODUCT)
     assert z.shape == () and z.item() == float(np.prod(np.arange(1, W + 1))), z
+    # a NaN on any rank is the MAX and the MIN there, as torch.maximum (MPI's MAX dropped it)
+    for dtype in ("float32", "float64", "float16", "bfloat16"):
+        rows = [np.full(W + 1, float(r)) for r in range(W)]
+        for r in range(W):
+            rows[r][r] = np.nan
+        for op, f in ((R.MAX, np.maximum), (R.MIN, np.minimum)):
+            t = tensor(rows[rank], dtype) if dtype in HALF else pdt.tensor(
+                rows[rank].astype(dtype))
+            dist.all_reduce(t, op=op)
+            np.testing.assert_array_equal(t.float().numpy(), f.reduce(np.stack(rows), 0))
     e = pdt.zeros(0, 3)
     dist.all_reduce(e)
     assert tuple(e.shape) == (0, 3)

@@ -41,7 +41,9 @@ Note [distributed processes]
 - Reductions: SUM, PRODUCT, MAX, MIN on every dtype (bool: logical or for SUM and MAX,
   logical and for MIN and PRODUCT); AVG on floating dtypes only (an integer tensor
   raises TypeError), as a sum divided by world_size on every rank (the same bits);
-  BAND, BOR, BXOR on integer and bool tensors (bool: logical and / or / xor).
+  BAND, BOR, BXOR on integer and bool tensors (bool: logical and / or / xor); a
+  floating MAX / MIN keeps a NaN of any rank, as torch.maximum (user-defined MPI ops:
+  MPI's built-in MAX, and PyTorch's gloo, drop it).
 - Strided tensors: MPI moves contiguous memory, so a non-contiguous tensor goes through
   a contiguous copy that is written back into it when the collective is done (as
   PyTorch's gloo backend); CUDA tensors must be contiguous.
