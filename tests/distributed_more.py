@@ -261,6 +261,11 @@ def subgroups(rank, W):
         ddp(pdt.full((2, 3), float(rank + 1))).sum().backward()
         want = np.mean([2.0 * (r + 1) for r in evens])
         np.testing.assert_allclose(layer.weight.grad.numpy(), np.full((1, 3), want), rtol=1e-6)
+        # SyncBatchNorm over the group: its statistics are the members' only
+        bn = nn.SyncBatchNorm(2, process_group=g)
+        bn(pdt.full((2, 2), float(rank * rank)))
+        np.testing.assert_allclose(bn.running_mean.numpy(), [0.1 * np.mean(np.square(evens))] * 2,
+                                   rtol=1e-6)
         dist.barrier(group=g)
         dist.destroy_process_group(g)
         expect_error(ValueError, ["destroyed"], lambda: dist.barrier(group=g))
