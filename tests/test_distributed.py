@@ -48,6 +48,16 @@ def test_collectives_every_dtype_bad_input_and_counts(n, tmp_path):
     assert [r["world"] for r in results] == [n] * n
 
 
+@pytest.mark.parametrize("n", [1, 3])
+def test_rooted_all_to_all_object_p2p_bitwise_and_strided(n, tmp_path):
+    """reduce, gather, scatter, all_to_all(_single), all_gather_object,
+    broadcast_object_list, send / recv / isend / irecv, BAND / BOR / BXOR, uint8 / int8 /
+    int16, strided, 0-d and empty tensors against NumPy, new_group of the even ranks, and
+    their bad input (tests/distributed_more.py)."""
+    p, _ = launch(n, "distributed_more.py", results=tmp_path)
+    assert [r["world"] for r in results_of(p, n, tmp_path)] == [n] * n
+
+
 def test_ranks_on_logical_cpu_devices(tmp_path):
     p, _ = launch(2, "distributed_worker.py", "logical", results=tmp_path)
     results_of(p, 2, tmp_path)
@@ -117,9 +127,9 @@ def test_import_pydevtensor_does_not_import_mpi4py():
 def test_errors_without_a_group():
     import pydevtensor as pdt
     import pydevtensor.distributed as dist
-    with pytest.raises(RuntimeError, match="not initialized"):
+    with pytest.raises(ValueError, match="not initialized"):
         dist.get_rank()
-    with pytest.raises(RuntimeError, match="not initialized"):
+    with pytest.raises(ValueError, match="not initialized"):
         dist.all_reduce(pdt.ones(2))
     with pytest.raises(ValueError, match="backend must be one of"):
         dist.init_process_group("gloo")
@@ -152,7 +162,7 @@ def test_post_accumulate_grad_hooks():
 
 def test_ddp_needs_a_group():
     from pydevtensor import nn
-    with pytest.raises(RuntimeError, match="not initialized"):
+    with pytest.raises(ValueError, match="not initialized"):
         nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
 
 
@@ -183,3 +193,22 @@ def test_nccl_all_reduce_across_two_processes(tmp_path):
     (r + 1) * base."""
     p, _ = launch(2, "distributed_nccl.py", results=tmp_path)
     assert [r["world"] for r in results_of(p, 2, tmp_path)] == [2, 2]
+
+
+def test_bitwise_ops_on_cuda_tensors_are_a_local_error_before_any_exchange():
+    """NCCL has no bitwise reductions: BAND / BOR / BXOR of a CUDA tensor is refused by
+    the op check (which _begin turns into every rank's error through the agreement
+    check), on the CPU with a stand-in tensor."""
+    from types import SimpleNamespace as NS
+
+    import pydevtensor as pdt
+    from pydevtensor.distributed import ReduceOp, _collectives
+    group = NS(wrank=1, MPI=None)
+    for op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR):
+        t = NS(dtype=pdt.int32, device=NS(type="cuda"), shape=(2,))
+        with pytest.raises(ValueError, match=f"rank 1: ReduceOp.{op.name} is not supported "
+                                             f"for CUDA"):
+            _collectives._mpi_op(group, op, t, "all_reduce")
+        t = NS(dtype=pdt.float32, device=NS(type="cpu"), shape=(2,))
+        with pytest.raises(TypeError, match="needs an integer or bool dtype, got a float32"):
+            _collectives._mpi_op(group, op, t, "all_reduce")

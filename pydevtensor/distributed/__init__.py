@@ -40,7 +40,20 @@ Note [distributed processes]
   mpi4py`` does), so the others do not wait for the timeout.
 - Reductions: SUM, PRODUCT, MAX, MIN on every dtype (bool: logical or for SUM and MAX,
   logical and for MIN and PRODUCT); AVG on floating dtypes only (an integer tensor
-  raises TypeError), as a sum divided by world_size on every rank (the same bits).
+  raises TypeError), as a sum divided by world_size on every rank (the same bits);
+  BAND, BOR, BXOR on integer and bool tensors (bool: logical and / or / xor); a
+  floating MAX / MIN keeps a NaN of any rank, as torch.maximum (user-defined MPI ops:
+  MPI's built-in MAX, and PyTorch's gloo, drop it).
+- Strided tensors: MPI moves contiguous memory, so a non-contiguous tensor goes through
+  a contiguous copy that is written back into it when the collective is done (as
+  PyTorch's gloo backend); CUDA tensors must be contiguous.
+- Beyond the four collectives above: reduce, gather, scatter, all_to_all(_single)
+  (_rooted.py), all_gather_object / broadcast_object_list / gather_object /
+  scatter_object_list (_objects.py: pickled into
+  uint8 tensors) and send / recv / isend / irecv (_p2p.py: a header, then the data) on
+  CPU tensors; new_group(ranks) (_subgroups.py: a communicator split from the default
+  group's) for their group= argument, src / dst being world ranks and group_src /
+  group_dst ranks in the group, as PyTorch's.
 - Counting: every collective adds to ``transfer_stats()['collective']`` the bytes this
   rank sends under the ring model (Note [collectives are counted] in
   csrc/core/pdt_collective.h); the agreement check is not counted.
@@ -50,8 +63,17 @@ from ._collectives import (all_gather, all_gather_into_tensor, all_reduce, broad
 from ._group import (ReduceOp, Work, barrier, default_pg_timeout, destroy_process_group,
                      get_backend, get_rank, get_world_size, init_process_group, is_available,
                      is_initialized)
+from ._objects import (all_gather_object, broadcast_object_list, gather_object,
+                       scatter_object_list)
+from ._p2p import irecv, isend, recv, send
+from ._rooted import all_to_all, all_to_all_single, gather, reduce, scatter
+from ._subgroups import (GroupMember, get_global_rank, get_group_rank, get_process_group_ranks,
+                         group, new_group)
 
-__all__ = ["ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_reduce", "barrier",
-           "broadcast", "default_pg_timeout", "destroy_process_group", "get_backend",
-           "get_rank", "get_world_size", "init_process_group", "is_available",
-           "is_initialized", "reduce_scatter", "reduce_scatter_tensor"]
+__all__ = ["GroupMember", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
+           "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier",
+           "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group",
+           "gather", "gather_object", "get_backend", "get_global_rank", "get_group_rank",
+           "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group",
+           "irecv", "is_available", "is_initialized", "isend", "new_group", "recv", "reduce",
+           "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send"]

@@ -29,6 +29,9 @@ class ReduceOp(enum.Enum):
     PRODUCT = "product"
     MAX = "max"
     MIN = "min"
+    BAND = "band"  # bitwise and/or/xor: integer and bool tensors (bool: logical)
+    BOR = "bor"
+    BXOR = "bxor"
 
     def __repr__(self):
         return f"ReduceOp.{self.name}"
@@ -38,9 +41,9 @@ class _Group:
     """The default process group: a duplicate of MPI_COMM_WORLD (our collectives never
     meet the user's own MPI traffic), the timeout, the NCCL state when asked for."""
 
-    def __init__(self, MPI, backend, timeout):
+    def __init__(self, MPI, backend, timeout, comm=None):
         self.MPI = MPI
-        self.comm = MPI.COMM_WORLD.Dup()
+        self.comm = MPI.COMM_WORLD.Dup() if comm is None else comm
         # an MPI error (a peer's connection lost) raises in Test() instead of aborting
         # at once, and becomes our RuntimeError naming the rank and the collective
         self.comm.Set_errhandler(MPI.ERRORS_RETURN)
@@ -51,7 +54,17 @@ class _Group:
         self.pending = set()  # Works in flight: they hold the buffers MPI uses
         self.broken = None  # the message of the timeout that broke the group
         self.stranded = []  # buffers of requests that never completed: never freed
+        self.subgroups = []  # the groups new_group() made from this one, still open
         self.nccl = None
+        self.ranks = tuple(range(self.size))  # the world ranks of this group's ranks
+        self.wrank = self.rank  # this process's world rank: the messages name it
+
+    def local(self, world_rank):
+        """This group's rank of a world rank, or None when it is not a member."""
+        return self.ranks.index(world_rank) if world_rank in self.ranks else None
+
+    def describe(self):
+        return f"0 .. {self.size - 1}"
 
     def agreement_rows(self):
         """The (size, _ROW) buffer the agreement check gathers into, reused: MPI is
@@ -122,8 +135,9 @@ def init_process_group(backend="mpi", init_method=None, timeout=None, world_size
     backend = backend.lower()
     seconds = _seconds(default_pg_timeout if timeout is None else timeout)
     if _group is not None:
-        raise RuntimeError("init_process_group: the default process group is already "
-                           "initialized; call destroy_process_group() first")
+        raise ValueError("init_process_group: the default process group is already "
+                         "initialized (PyTorch's 'trying to initialize the default process "
+                         "group twice'); call destroy_process_group() first")
     if init_method not in (None, "env://", "mpi://") or store is not None:
         raise ValueError(f"init_process_group: the rendezvous is MPI's (start the processes "
                          f"with mpiexec); init_method={init_method!r} and store= are not "
@@ -158,14 +172,14 @@ def _aborting_excepthook(previous):
         previous(kind, value, tb)
         g = _group
         if g is not None and g.broken is None:
-            g.broken = f"an uncaught {kind.__name__} on rank {g.rank}"
+            g.broken = f"an uncaught {kind.__name__} on rank {g.wrank}"
     return hook
 
 
 def _abort_if_broken():
     g = _group
     if g is not None and g.broken is not None:
-        sys.stderr.write(f"pydevtensor.distributed: rank {g.rank} aborts the job: "
+        sys.stderr.write(f"pydevtensor.distributed: rank {g.wrank} aborts the job: "
                          f"{g.broken}\n")
         sys.stderr.flush()
         # The abort kills the launcher's output forwarding with the job; give it a
@@ -174,12 +188,16 @@ def _abort_if_broken():
         g.MPI.COMM_WORLD.Abort(1)
 
 
-def _require(what):
+def _require(what, group=None):
+    """The default group, or group (a new_group() of this rank), usable by what."""
     if _group is None:
-        raise RuntimeError(f"{what}: the default process group is not initialized; call "
-                           f"pydevtensor.distributed.init_process_group() first (in processes "
-                           f"started by mpiexec or python -m pydevtensor.distributed.run)")
-    return _group
+        raise ValueError(f"{what}: the default process group is not initialized; call "
+                         f"pydevtensor.distributed.init_process_group() first (in processes "
+                         f"started by mpiexec or python -m pydevtensor.distributed.run)")
+    if group is None:
+        return _group
+    from ._subgroups import resolve
+    return resolve(what, group, _group)
 
 
 def is_initialized():
@@ -188,26 +206,41 @@ def is_initialized():
 
 
 def get_rank(group=None):
-    """This process's rank in the default group (0 .. world_size - 1)."""
-    return _require("get_rank").rank
+    """This process's rank in the default group (0 .. world_size - 1), or in group
+    (-1 when this process is not one of its members)."""
+    from ._subgroups import is_non_member
+    if is_non_member(group):
+        _require("get_rank")
+        return -1
+    return _require("get_rank", group).rank
 
 
 def get_world_size(group=None):
-    """The number of processes in the default group."""
-    return _require("get_world_size").size
+    """The number of processes in the default group, or in group (-1 when this process
+    is not one of its members)."""
+    from ._subgroups import is_non_member
+    if is_non_member(group):
+        _require("get_world_size")
+        return -1
+    return _require("get_world_size", group).size
 
 
 def get_backend(group=None):
     """'mpi' or 'nccl', as given to init_process_group."""
-    return _require("get_backend").backend
+    return _require("get_backend", group).backend
 
 
 def destroy_process_group(group=None):
-    """Waits for the collectives in flight, then leaves the group (a new
-    init_process_group() may follow)."""
+    """Waits for the collectives in flight, then leaves the group (the default group:
+    every group made by new_group() too; a new init_process_group() may follow)."""
     global _group
-    g = _require("destroy_process_group")
+    g = _require("destroy_process_group", group)
+    if g is not _group:
+        g.close()
+        return
     if g.broken is None:
+        for sub in list(g.subgroups):
+            sub.close()
         for work in list(g.pending):
             work.wait()
         if g.nccl is not None:
@@ -277,7 +310,7 @@ class Work:
 
     def _fail(self, why):
         g = self._group
-        msg = (f"{self._what} on rank {g.rank} (of {g.size}) {why}; the job is aborted when "
+        msg = (f"{self._what} on rank {g.wrank} (of {g.size}) {why}; the job is aborted when "
                f"this process exits")
         g.broken = msg
         # MPI may still write into these buffers: they are never freed.
@@ -308,7 +341,7 @@ def _start(group, what, start, holds, finish=None, async_op=False):
 
 def barrier(group=None, async_op=False, device_ids=None):
     """Blocks until every rank has called it (MPI_Ibarrier, within the timeout)."""
-    g = _require("barrier")
+    g = _require("barrier", group)
     g.check_usable("barrier")
     _C._count_collective(0)
     return _start(g, "barrier", g.comm.Ibarrier, None, async_op=async_op)
@@ -374,10 +407,10 @@ def check_agreement(g, what, tensor, local_error=None, extra=0, same_shape=True)
         return
     bad = [r for r in range(g.size) if rows[r, 0]]
     if bad:
-        raise RuntimeError(f"{what} on rank {g.rank}: rank(s) {bad} rejected their arguments "
+        raise RuntimeError(f"{what} on rank {g.wrank}: rank(s) {bad} rejected their arguments "
                            f"(see their error); no data was exchanged")
     if len({tuple(r[1:2]) for r in rows}) != 1:
-        raise RuntimeError(f"{what} on rank {g.rank}: the ranks called different collectives "
+        raise RuntimeError(f"{what} on rank {g.wrank}: the ranks called different collectives "
                            f"at the same point; every rank must call the same ones in the "
                            f"same order")
     keys = rows[:, 2:] if same_shape else rows[:, 2:4]
@@ -388,7 +421,7 @@ def check_agreement(g, what, tensor, local_error=None, extra=0, same_shape=True)
         everyone = g.comm.allgather(mine)
         listing = "; ".join(f"rank {r}: shape {s} {d} on {dev}" + (f", src={x - 1}" if x else "")
                             for r, (d, dev, s, x) in enumerate(everyone))
-        raise ValueError(f"{what} on rank {g.rank}: the ranks' tensors disagree ({listing}); "
+        raise ValueError(f"{what} on rank {g.wrank}: the ranks' tensors disagree ({listing}); "
                          f"every rank must pass a tensor of the same shape and dtype on the "
                          f"same kind of device" + ("" if not extra else
                                                    ", and the same src"))

@@ -40,8 +40,8 @@ class SyncBatchNorm(_BatchNorm):
     eps, momentum, affine, track_running_stats
         As in :class:`BatchNorm1d`.
     process_group : object, optional
-        The group whose processes share the statistics (default None: the whole world);
-        kept as ``process_group``.
+        The group whose processes share the statistics (default None: the whole world;
+        or a ``pydevtensor.distributed.new_group()``); kept as ``process_group``.
     device, dtype, bias
         As in :class:`BatchNorm1d`.
 

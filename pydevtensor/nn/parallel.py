@@ -56,7 +56,8 @@ from .normalization import HostCount
 
 class DistributedDataParallel(Module):
     """Wraps module for data-parallel training across the processes of the default
-    process group (pydevtensor.distributed.init_process_group): ``forward`` is the
+    process group (pydevtensor.distributed.init_process_group), or of process_group (a
+    new_group(), whose first rank then plays rank 0's part): ``forward`` is the
     module's; backward averages the gradients across the ranks; with
     broadcast_buffers=True (the default) each forward under grad mode first copies rank
     0's buffers (BatchNorm's running statistics) to every rank (Note
@@ -71,20 +72,22 @@ class DistributedDataParallel(Module):
             raise TypeError(f"DistributedDataParallel: expected an nn.Module, got "
                             f"{type(module).__name__}")
         if not dist.is_initialized():
-            raise RuntimeError("DistributedDataParallel: the default process group is not "
-                               "initialized; call pydevtensor.distributed.init_process_group() "
-                               "first")
+            raise ValueError("DistributedDataParallel: the default process group is not "
+                             "initialized; call pydevtensor.distributed.init_process_group() "
+                             "first")
         if not bucket_cap_mb > 0:
             raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got "
                              f"{bucket_cap_mb}")
-        if process_group is not None:
-            raise NotImplementedError("DistributedDataParallel: only the default process "
-                                      "group is supported (process_group=None)")
+        if dist.get_rank(process_group) < 0:  # a bad group raises there
+            raise ValueError(f"DistributedDataParallel: this rank ({dist.get_rank()}) is not "
+                             f"a member of process_group (new_group() returned "
+                             f"NON_GROUP_MEMBER here)")
         self.module = module
         self.broadcast_buffers = bool(broadcast_buffers)
         self.find_unused_parameters = bool(find_unused_parameters)
         object.__setattr__(self, "_dist", dist)
         object.__setattr__(self, "_sync", True)
+        object.__setattr__(self, "_pg", process_group)  # None: the default group
         # (module, name) of every buffer, read at each forward: an assignment
         # (module.running_mean = t) is followed
         object.__setattr__(self, "_buffer_slots", [
@@ -92,7 +95,8 @@ class DistributedDataParallel(Module):
             if b is not None])
         with _no_grad():
             for p in module.parameters():
-                dist.broadcast(p.data if isinstance(p.data, _C.Tensor) else p, src=0)
+                dist.broadcast(p.data if isinstance(p.data, _C.Tensor) else p,
+                               group=process_group, group_src=0)
         self._broadcast_buffers()
         params = [p for p in module.parameters() if p.requires_grad]
         object.__setattr__(self, "_buckets", _make_buckets(params[::-1], bucket_cap_mb))
@@ -179,15 +183,17 @@ class DistributedDataParallel(Module):
             flats = [(bufs, _C_cat([b.reshape(-1) for b in bufs]) if len(bufs) > 1
                       else bufs[0].reshape(-1).clone())
                      for bufs in groups.values()]
-            works = [dist.broadcast(flat, src=0, async_op=True) for _, flat in flats]
+            works = [dist.broadcast(flat, group=self._pg, async_op=True, group_src=0)
+                     for _, flat in flats]
             if counted:  # rank 0's host counts (-1: not known there), from host to host
                 counts = _C.tensor([-1 if c is None else c for c in
                                     (kept.get(b) for kept, b in counted)],
                                    dtype=_C.int64, device="cpu")
-                works.append(dist.broadcast(counts, src=0, async_op=True))
+                works.append(dist.broadcast(counts, group=self._pg, async_op=True,
+                                            group_src=0))
             for w in works:
                 w.wait()
-            if dist.get_rank() == 0:
+            if dist.get_rank(self._pg) == 0:
                 return
             for bufs, flat in flats:
                 offset = 0
@@ -245,7 +251,7 @@ class DistributedDataParallel(Module):
             b = buckets[self._next]
             b.got = set()
             self._pending.append(self._dist.all_reduce(b.flat, self._dist.ReduceOp.AVG,
-                                                       async_op=True))
+                                                       self._pg, async_op=True))
             object.__setattr__(self, "_next", self._next + 1)
         if self._next == len(buckets):
             object.__setattr__(self, "_next", 0)
