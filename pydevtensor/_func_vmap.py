@@ -210,7 +210,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     out_dims : int, None or tuple, optional
         Where the batch dimension goes in each output (default 0), in the structure of
         the outputs as in_dims is in that of the inputs.  None for an output that does
-        not depend on the example (it is returned once).
+        not depend on the example (it is returned once).  Whether it does is told by
+        the values (PyTorch follows which tensors come from the batch): an output equal
+        in every example is taken, so with a batch of one any output is, where PyTorch
+        refuses one computed from the batch.
     randomness : str, optional
         'error' (default): func must not draw from the default generator; 'different':
         each example draws its own numbers, in turn; 'same': every example draws the

@@ -198,18 +198,13 @@ _RANDOM_TOP = {_C.bool: 2, _C.uint8: 2 ** 8, _C.int8: 2 ** 7, _C.int16: 2 ** 15,
                _C.bfloat16: 2 ** 8 + 1, _C.float32: 2 ** 24 + 1, _C.float64: 2 ** 53 + 1}
 _RANDOM_BOTTOM = {_C.bool: 0, _C.uint8: 0, _C.int8: -2 ** 7, _C.int16: -2 ** 15,
                   _C.int32: -2 ** 31, _C.int64: -2 ** 63}
-# A floating dtype takes bounds up to its largest finite value, with PyTorch's warning
-# past its exact integers (float32 and wider hold every int64 bound).
-_FLOAT_MAX = {_C.float16: 65504}
 
 
-def _float_bounds(where, dtype, low, high, device):
-    """Refuses [low, high) past a floating dtype's finite range and warns past its
-    exact integers [-2**digits, 2**digits], as PyTorch's random_ does."""
-    largest = _FLOAT_MAX.get(dtype)
-    if largest is not None and (low < -largest or high - 1 > largest):
-        raise RuntimeError(f"{where}: [from, to) = [{low}, {high}) is out of bounds for "
-                           f"{dtype} (its finite range is [{-largest}, {largest}]; on {device})")
+def _warn_inexact(where, dtype, low, high):
+    """Warns past a floating dtype's exact integers [-2**digits, 2**digits], as
+    PyTorch's random_ does.  A bound past its finite range (float16's 65504; float32
+    and wider hold every int64 bound) is refused by randint itself, in C, before this:
+    the one place that checks it."""
     exact = _RANDOM_TOP[dtype] - 1
     if low < -exact or high - 1 > exact:
         import warnings
@@ -267,15 +262,15 @@ def _random_(self, from_=0, to=None, *, generator=None, **kwargs):
         raise RuntimeError(f"{where}: random_ expects 'from' to be less than 'to', but got "
                            f"from={low} >= to={high} ({self.dtype}, on {self.device})")
     floating = self.dtype not in _RANDOM_BOTTOM
-    if floating:
-        _float_bounds(where, self.dtype, low, high, self.device)
-    elif low < _RANDOM_BOTTOM[self.dtype] or high > top:
+    if not floating and (low < _RANDOM_BOTTOM[self.dtype] or high > top):
         raise RuntimeError(f"{where}: [from, to) = [{low}, {high}) is out of bounds for "
                            f"{self.dtype} (it holds the integers of "
                            f"[{_RANDOM_BOTTOM[self.dtype]}, {top}) exactly; on {self.device})")
     with no_grad():  # a floating dtype: a draw rounded up to high becomes low, as randint's
         drawn = _C.randint(low, high, tuple(self.shape), dtype=self.dtype if floating
                            else _C.int64, device=self.device, generator=generator)
+    if floating:
+        _warn_inexact(where, self.dtype, low, high)
     return self.copy_(drawn)
 
 

@@ -53,10 +53,10 @@ class UnsafeViewBackward0(_ShapeView):
 @derivative("squeeze")
 class SqueezeBackward0(_ShapeView):
     @staticmethod
-    def pick(input, *args, **kw):
+    def pick(input, dim=None):
         """PyTorch's overloads: squeeze() SqueezeBackward0, squeeze(dim)
-        SqueezeBackward1, squeeze(dims) SqueezeBackward2."""
-        dim = args[0] if args else kw.get("dim")
+        SqueezeBackward1, squeeze(dims) SqueezeBackward2 (squeeze's own parameters:
+        derivatives._pick_over_dims says why)."""
         if dim is None:
             return SqueezeBackward0
         return SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
@@ -193,6 +193,8 @@ class _GetItem(Node):
             return SelectBackward0
         if type(key) is slice:
             return SliceBackward0
+        if type(key) is tuple and key and type(key[-1]) is int:
+            return SelectBackward0  # x[:, 1], x[..., 0]: no loop for the commonest
         for item in reversed(key) if type(key) is tuple else (key,):
             kind = type(item)
             if kind is int:

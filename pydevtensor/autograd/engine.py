@@ -73,20 +73,19 @@ def run_backward(outputs, grad_outputs, retain_graph, inputs=None, accumulate=Tr
     create_graph: the pass records (Note [higher-order gradients])."""
     prev = _C._set_grad_enabled(bool(create_graph))
     runs = _RUNS.__dict__.setdefault("stack", [])
-    serials = _RUNS.__dict__.setdefault("serials", [])
-    runs.append((inputs, accumulate))
-    serials.append(next(_SERIALS))
+    runs.append((inputs, accumulate, next(_SERIALS)))
     try:
         return _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where,
                     create_graph)
     finally:
         runs.pop()
-        serials.pop()
         _C._set_grad_enabled(prev)
 
 
-_RUNS = threading.local()  # this thread's passes, innermost last: (inputs, accumulate)
-_SERIALS = itertools.count(1)  # and their numbers ("serials"), never given twice
+# This thread's passes, innermost last: (inputs, accumulate, serial), the serial a
+# number of the pass that no other pass (of any thread) is given.
+_RUNS = threading.local()
+_SERIALS = itertools.count(1)
 
 
 def current_pass():
@@ -94,15 +93,16 @@ def current_pass():
     had, 0 outside a pass: what a node keeps for the rest of its pass can tell a later
     pass by it without holding anything (nn._fused_rnn.StepGradients, Note [steps of
     an earlier pass])."""
-    serials = _RUNS.__dict__.get("serials")
-    return serials[-1] if serials else 0
+    runs = _RUNS.__dict__.get("stack")
+    return runs[-1][2] if runs else 0
 
 
 def current_run():
-    """(inputs, accumulate) of the innermost backward pass of this thread: inputs None
-    for loss.backward(), the tensors asked for by autograd.grad (accumulate False) or
-    backward(inputs=...) (accumulate True); None outside a pass.  A Function whose
-    backward runs a pass of its own (utils.checkpoint) reads it."""
+    """(inputs, accumulate, serial) of the innermost backward pass of this thread:
+    inputs None for loss.backward(), the tensors asked for by autograd.grad (accumulate
+    False) or backward(inputs=...) (accumulate True); serial current_pass()'s number;
+    None outside a pass.  A Function whose backward runs a pass of its own
+    (utils.checkpoint) reads it."""
     runs = _RUNS.__dict__.get("stack")
     return runs[-1] if runs else None
 

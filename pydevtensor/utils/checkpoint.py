@@ -151,7 +151,7 @@ def _function():
                      if isinstance(o, _C.Tensor) and o.requires_grad and g is not None]
             run = current_run()
             if run is not None and run[0] is not None:
-                return (None, None, None, None) + _restricted(pairs, inputs, *run)
+                return (None, None, None, None) + _restricted(pairs, inputs, run[0], run[1])
             if pairs:
                 backward([o for o, _ in pairs], [g for _, g in pairs])
             return (None, None, None, None) + tuple(
