@@ -552,4 +552,12 @@ NN_API_CASES = [
     C("get_extra_state-not-overridden", "pdt.nn.Linear(1, 1).get_extra_state()",
       "RuntimeError", r"Module.get_extra_state\(\) is called only where a subclass "
       r"overrides it"),
+    # ---- nn.AdaptiveLogSoftmaxWithLoss (nn/adaptive.py)
+    C("AdaptiveLogSoftmaxWithLoss-cutoffs", "pdt.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5, 3])",
+      "ValueError", r"cutoffs should be a sequence of unique, positive integers sorted in an "
+      r"increasing order, where each value is between 1 and n_classes-1"),
+    C("AdaptiveLogSoftmaxWithLoss-target-range",
+      "pdt.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5])(pdt.ones(2, 4), pdt.tensor([0, 10]))",
+      "RuntimeError", r"Target values should be in \[0, 9\], but values in range \[0, 10\] "
+      r"were found"),
 ]
