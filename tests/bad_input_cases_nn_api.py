@@ -560,4 +560,11 @@ NN_API_CASES = [
       "pdt.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5])(pdt.ones(2, 4), pdt.tensor([0, 10]))",
       "RuntimeError", r"Target values should be in \[0, 9\], but values in range \[0, 10\] "
       r"were found"),
+    # ---- optim.Muon (optim/_muon.py)
+    C("Muon-1d-param", "pdt.optim.Muon([pdt.nn.Parameter(pdt.ones(3))])", "ValueError",
+      r"Muon only supports 2D parameters whereas we found a parameter with size: "
+      r"pydevtensor\.Size\(\[3\]\) \(on cpu\)"),
+    C("Muon-adjust_lr_fn", "pdt.optim.Muon([pdt.nn.Parameter(t.reshape(1, -1))], "
+      "adjust_lr_fn='rms')", "ValueError",
+      r"Muon: Adjust learning rate function rms is not supported"),
 ]
