@@ -77,7 +77,7 @@ def svd_lowrank(A, q=6, niter=2, M=None):
     Parameters
     ----------
     A : Tensor
-        (*, m, n), floating point.
+        Of shape ``(*, m, n)``, floating point.
     q : int, optional
         The number of singular triplets, a slight overestimate of A's rank (default 6;
         None means 6). Results have ``min(q, m, n)`` columns.
@@ -89,8 +89,8 @@ def svd_lowrank(A, q=6, niter=2, M=None):
     Returns
     -------
     tuple of Tensor
-        (U, S, V): U (*, m, k), S (*, k) descending, V (*, n, k), k = min(q, m, n);
-        note V, not V^H (a plain tuple, as torch's).
+        (U, S, V): U ``(*, m, k)``, S ``(*, k)`` descending, V ``(*, n, k)``, with
+        k = min(q, m, n); note V, not V^H (a plain tuple, as torch's).
 
     Raises
     ------
@@ -133,7 +133,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     Parameters
     ----------
     A : Tensor
-        (*, m, n): m samples of n features, floating point.
+        Of shape ``(*, m, n)``: m samples of n features, floating point.
     q : int, optional
         The number of components, 0 to min(m, n) (default min(6, m, n)).
     center : bool, optional
@@ -144,7 +144,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     Returns
     -------
     tuple of Tensor
-        (U, S, V): U (*, m, q), S (*, q) descending, V (*, n, q).
+        (U, S, V): U ``(*, m, q)``, S ``(*, q)`` descending, V ``(*, n, q)``.
 
     Raises
     ------

@@ -141,13 +141,13 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             _draw_linear(lin.weight.detach(), bias, lin.in_features)
 
     def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
-        """The log-probability of each target and their mean's negation (the loss).
+        r"""The log-probability of each target and their mean's negation (the loss).
 
         Parameters
         ----------
-        input_ : Tensor
+        input\_ : Tensor
             (N, in_features), or (in_features,) for one example.
-        target_ : Tensor
+        target\_ : Tensor
             (N,) class indices, or a 0-d one.
 
         Returns
