@@ -230,4 +230,15 @@ LINALG_CASES = [
     C("linalg.vander-bool", "pdt.linalg.vander(pdt.ones(3, dtype=pdt.bool))",
       "NotImplementedError", r"linalg\.vander supports floating point, complex, and integer "
       r"tensors, but got pydevtensor\.bool"),
+    # torch.svd_lowrank / pca_lowrank (_linalg_lowrank.py)
+    C("svd_lowrank-1d", "pdt.svd_lowrank(pdt.ones(3))", "ValueError",
+      r"svd_lowrank\(\): A must have at least 2 dimensions \(\*, m, n\), got a 1-d tensor of "
+      r"shape \(3,\)"),
+    C("svd_lowrank-int", "pdt.svd_lowrank(pdt.ones(3, 3, dtype=pdt.int64), q=2)",
+      "pydevtensor.DTypeError", r"svd_lowrank\(\): expected a floating-point A, got "
+      r"pydevtensor\.int64"),
+    C("pca_lowrank-q-too-large", "pdt.pca_lowrank(pdt.ones(5, 4), q=5)", "ValueError",
+      r"q\(=5\) must be non-negative integer and not greater than min\(m, n\)=4"),
+    C("pca_lowrank-list", "pdt.pca_lowrank([[1.0, 2.0]])", "TypeError",
+      r"pca_lowrank\(\): argument 'A' must be a Tensor, got list"),
 ]

@@ -558,4 +558,19 @@ NN_API_CASES = [
     C("get_extra_state-not-overridden", "pdt.nn.Linear(1, 1).get_extra_state()",
       "RuntimeError", r"Module.get_extra_state\(\) is called only where a subclass "
       r"overrides it"),
+    # ---- nn.AdaptiveLogSoftmaxWithLoss (nn/adaptive.py)
+    C("AdaptiveLogSoftmaxWithLoss-cutoffs", "pdt.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5, 3])",
+      "ValueError", r"cutoffs should be a sequence of unique, positive integers sorted in an "
+      r"increasing order, where each value is between 1 and n_classes-1"),
+    C("AdaptiveLogSoftmaxWithLoss-target-range",
+      "pdt.nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5])(pdt.ones(2, 4), pdt.tensor([0, 10]))",
+      "RuntimeError", r"Target values should be in \[0, 9\], but values in range \[0, 10\] "
+      r"were found"),
+    # ---- optim.Muon (optim/_muon.py)
+    C("Muon-1d-param", "pdt.optim.Muon([pdt.nn.Parameter(pdt.ones(3))])", "ValueError",
+      r"Muon only supports 2D parameters whereas we found a parameter with size: "
+      r"pydevtensor\.Size\(\[3\]\) \(on cpu\)"),
+    C("Muon-adjust_lr_fn", "pdt.optim.Muon([pdt.nn.Parameter(t.reshape(1, -1))], "
+      "adjust_lr_fn='rms')", "ValueError",
+      r"Muon: Adjust learning rate function rms is not supported"),
 ]

@@ -102,5 +102,9 @@ __all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d"
             "LazyBatchNorm3d", "LazyConv3d", "LazyConvTranspose3d", "EmbeddingBag",
             "CircularPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d"]
 
+# the adaptive softmax (nn/adaptive.py)
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
+
 # the layers under PyTorch's module paths (nn.modules.batchnorm._BatchNorm, ...)
 from . import modules  # noqa: E402,F401

@@ -51,7 +51,7 @@ from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
 
-__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
            "swa_utils"]
 
@@ -623,9 +623,10 @@ from ._adam_family import Adamax, NAdam, RAdam  # noqa: E402  (they extend Adam)
 from ._lbfgs import LBFGS  # noqa: E402
 from ._rprop_asgd import ASGD, Rprop  # noqa: E402
 from ._adafactor import Adafactor  # noqa: E402
+from ._muon import Muon  # noqa: E402
 
 # pydevtensor.optim's, as the others are
-for _cls in (ASGD, Adafactor, Adamax, LBFGS, NAdam, RAdam, Rprop):
+for _cls in (ASGD, Adafactor, Adamax, LBFGS, Muon, NAdam, RAdam, Rprop):
     _cls.__module__ = __name__
 del _cls
 from . import lr_scheduler  # noqa: E402  (last: it needs Optimizer)

@@ -82,7 +82,7 @@ class _Staged(Optimizer):
             for group in self.param_groups:
                 decay = 0 if self._DECOUPLED_DECAY else group.get("weight_decay", 0.0)
                 for p, data, d in _decayed_grads(group["params"], decay, where,
-                                                 group["maximize"]):
+                                                 group.get("maximize", False)):
                     state = _host_state(self.state.get(p, {}), self._STATE)
                     value, new_state = self._update(group, data, d, state)
                     new_state = _stored_state(new_state, self._STATE)

@@ -79,6 +79,7 @@ _FILES = {
     "distance": ["PairwiseDistance", "CosineSimilarity"],
     "fold": ["Fold", "Unfold"],
     "channelshuffle": ["ChannelShuffle"],
+    "adaptive": ["AdaptiveLogSoftmaxWithLoss"],
 }
 
 
