@@ -319,3 +319,27 @@ def test_a_hook_that_raises_in_the_first_call_leaves_the_module_lazy(device):
     h.remove()
     m(pdt.ones(1, 5, device=device))
     assert tuple(m.weight.shape) == (2, 5)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_reset_parameters_draws_the_constructors_values_in_place(dev, bias):
+    """Linear.reset_parameters: the same values as the constructor after the same seed,
+    written into the same Parameters (an optimizer holding them sees the new values);
+    a LazyLinear before its first forward is left uninitialized, as in PyTorch."""
+    pdt.manual_seed(11)
+    layer = nn.Linear(6, 3, bias=bias, dtype=pdt.float64, device=dev)
+    fresh = [p.detach().cpu().numpy().copy() for p in layer.parameters()]
+    params = list(layer.parameters())
+    opt = optim.SGD(layer.parameters(), lr=0.1)
+    layer(pdt.ones(2, 6, dtype=pdt.float64, device=dev)).sum().backward()
+    opt.step()
+    assert not np.array_equal(params[0].detach().cpu().numpy(), fresh[0])
+    pdt.manual_seed(11)
+    layer.reset_parameters()
+    assert list(layer.parameters()) == params
+    for p, want in zip(layer.parameters(), fresh):
+        assert p.requires_grad and p.is_leaf and p.grad_fn is None
+        np.testing.assert_array_equal(p.detach().cpu().numpy(), want)
+    lazy = nn.LazyLinear(3, device=dev)
+    lazy.reset_parameters()
+    assert repr(lazy.weight) == "<UninitializedParameter>"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import _C
-from .layers import Linear, _draw_linear, ModuleList, Sequential
+from .layers import Linear, ModuleList, Sequential
 from .functional import log_softmax
 from .module import Module
 
@@ -137,8 +137,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         (True, True)
         """
         for lin in [self.head] + [layer for seq in self.tail for layer in seq]:
-            bias = None if lin.bias is None else lin.bias.detach()
-            _draw_linear(lin.weight.detach(), bias, lin.in_features)
+            lin.reset_parameters()
 
     def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
         r"""The log-probability of each target and their mean's negation (the loss).

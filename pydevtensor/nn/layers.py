@@ -89,6 +89,32 @@ class Linear(Module):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
 
+    def reset_parameters(self) -> None:
+        """Draw the weight and bias again, in place, as the constructor drew them: the
+        same values after the same seed (PyTorch's ``kaiming_uniform_`` with a = sqrt(5),
+        that is U(-1/sqrt(in_features), 1/sqrt(in_features)), and the bias from the same
+        range).  The Parameters stay the same objects, so an optimizer that holds them
+        goes on with the new values.  A LazyLinear not yet given its shapes is left as
+        it is, as in PyTorch.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> layer = nn.Linear(4, 2)
+        >>> weight = layer.weight
+        >>> layer.reset_parameters()
+        >>> layer.weight is weight, bool(layer.weight.abs().max() <= 0.5)
+        (True, True)
+        """
+        if isinstance(self.weight, UninitializedParameter):
+            return
+        bias = None if self.bias is None else self.bias.detach()
+        _draw_linear(self.weight.detach(), bias, self.in_features)
+
 
 def _check_features(name: str, v: Any) -> int:
     """v as an int (a NumPy integer too, as PyTorch takes it), checked."""
