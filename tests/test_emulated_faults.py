@@ -372,7 +372,7 @@ def test_cublas_handle_failure_raises_and_the_next_matmul_works():
         try:
             x @ x.t()
         except pdt.OutOfMemoryError as e:
-            assert "cublas_create" in str(e) and "CUBLAS_STATUS_ALLOC_FAILED" in str(e), str(e)
+            assert "on cuda:0: cublasCreate returned CUBLAS_STATUS_ALLOC_FAILED" in str(e), str(e)
         else:
             raise AssertionError("no error")
         assert pdt.cuda.memory_allocated() == before
@@ -402,7 +402,8 @@ def test_cusolver_handle_failure_raises_and_the_next_solve_works():
         try:
             pdt.linalg.cholesky(x)
         except pdt.OutOfMemoryError as e:
-            assert "cusolver_create" in str(e), str(e)
+            assert "on cuda:0: cusolverDnCreate returned CUSOLVER_STATUS_ALLOC_FAILED" in str(e), \
+                str(e)
         else:
             raise AssertionError("no error")
         assert pdt.cuda.memory_allocated() == before
