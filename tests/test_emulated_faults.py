@@ -268,8 +268,9 @@ def test_event_creation_failure(faults):
 def test_a_failed_peer_copy_frees_its_destination(faults, api):
     """cuda:0 -> cuda:1 orders the two streams with two events (cuda_copy_peer) into a
     new tensor on cuda:1: any failure frees that tensor."""
-    if pdt.cuda.device_count() < 2:
-        pytest.skip("needs 2 devices (PYDEVTENSOR_EMULATED_DEVICES=2)")
+    if (pdt.cuda.device_count() < 2
+            or len(set(pdt._C._logical_device_map(pdt._C._KIND_CUDA)[:2])) != 2):
+        pytest.skip("needs cuda:0 and cuda:1 on 2 emulated GPUs (PYDEVTENSOR_EMULATED_DEVICES=2)")
     a = np.arange(1000, dtype=np.float32)
     x = pdt.from_numpy(a).to("cuda:0")
     pdt.cuda.synchronize("cuda:0")
