@@ -63,14 +63,18 @@ pdt_status pdt_cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const ch
                     file, line);
 }
 
-cublasStatus_t pdt_cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device)
+pdt_status pdt_cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device)
 {
     cublasStatus_t s = t->create(handle);
     if (s == CUBLAS_STATUS_ALLOC_FAILED || s == CUBLAS_STATUS_NOT_INITIALIZED) {
         pdt_cuda_release_for_retry(device);
         s = t->create(handle);
     }
-    return s;
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return PDT_OK;
+    *handle = NULL;
+    return pdt_handle_create_fail(s == CUBLAS_STATUS_ALLOC_FAILED, "cuBLAS", "cublasCreate", device,
+                                  t->status_string(s), (int)s);
 }
 
 void pdt_cublas_describe(char *buf, size_t n)

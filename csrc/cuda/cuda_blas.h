@@ -56,8 +56,9 @@ pdt_status pdt_cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const ch
 
 /* cublasCreate through t on logical device `device` (current), with Note
  * [handle creation retry] (cuda_solver.h): a pool holding freed memory can
- * make its cudaMalloc fail. */
-cublasStatus_t pdt_cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device);
+ * make its cudaMalloc fail.  A failure after the retry names cublasCreate, its
+ * status and cuda:<device>; CUBLAS_STATUS_ALLOC_FAILED is PDT_ERR_OOM. */
+pdt_status pdt_cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device);
 
 /* "cuBLAS 13.1.0 (/usr/local/cuda/lib64/libcublas.so.13)", or why it is unavailable. */
 void pdt_cublas_describe(char *buf, size_t n);

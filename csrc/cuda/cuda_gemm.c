@@ -99,7 +99,8 @@ static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s, 
 {
     pdt_status st = PDT_OK;
     if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
-        PDT_CUBLAS_CHECK(pdt_cublas_create(t, &s->handle, g->device_index));
+        if ((st = pdt_cublas_create(t, &s->handle, g->device_index)) != PDT_OK)
+            goto fail;
         s->stream = NULL;
         s->math = CUBLAS_DEFAULT_MATH;
     }

@@ -141,15 +141,36 @@ void pdt_cuda_release_for_retry(int device)
     (void)pdt_memory_empty_cache(d); /* synchronises the stream, trims the pool */
 }
 
-cusolverStatus_t pdt_cusolver_create(__typeof__(cusolverDnCreate) *create,
-                                     cusolverDnHandle_t *handle, int device)
+pdt_status pdt_handle_create_fail(int out_of_memory, const char *library, const char *call,
+                                  int device, const char *status, int code)
+{
+    (void)cudaGetLastError(); /* Note [clearing CUDA errors] in cuda_check.h */
+    return pdt_fail(out_of_memory ? PDT_ERR_OOM : PDT_ERR_BACKEND,
+                    "%s%s could not make its handle on cuda:%d: %s returned %s (%d), also after "
+                    "the cached memory was freed",
+                    out_of_memory ? "CUDA out of memory: " : "", library, device, call, status,
+                    code);
+}
+
+pdt_status pdt_cusolver_create(__typeof__(cusolverDnCreate) *create, cusolverDnHandle_t *handle,
+                               int device)
 {
     cusolverStatus_t s = create(handle);
     if (s == CUSOLVER_STATUS_ALLOC_FAILED || s == CUSOLVER_STATUS_NOT_INITIALIZED) {
         pdt_cuda_release_for_retry(device);
         s = create(handle);
     }
-    return s;
+    if (s == CUSOLVER_STATUS_SUCCESS)
+        return PDT_OK;
+    *handle = NULL;
+    /* cuSOLVER's statuses (cusolver_common.h) have no string function */
+    return pdt_handle_create_fail(s == CUSOLVER_STATUS_ALLOC_FAILED, "cuSOLVER", "cusolverDnCreate",
+                                  device,
+                                  s == CUSOLVER_STATUS_ALLOC_FAILED ? "CUSOLVER_STATUS_ALLOC_FAILED"
+                                  : s == CUSOLVER_STATUS_NOT_INITIALIZED
+                                      ? "CUSOLVER_STATUS_NOT_INITIALIZED"
+                                      : "an error status",
+                                  (int)s);
 }
 
 pdt_status pdt_solver_begin(pdt_solver_call *c, const pdt_tensor *t, const char *what, int64_t n)
@@ -171,7 +192,8 @@ pdt_status pdt_solver_begin(pdt_solver_call *c, const pdt_tensor *t, const char 
     pthread_mutex_lock(&s->lock);
     c->slot = s;
     if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
-        PDT_CUSOLVER_CHECK(pdt_cusolver_create(pdt_cusolver.create, &s->handle, t->device.index));
+        if ((st = pdt_cusolver_create(pdt_cusolver.create, &s->handle, t->device.index)) != PDT_OK)
+            goto fail;
         s->stream = NULL;
     }
     if (s->stream != c->stream) {
@@ -192,7 +214,8 @@ pdt_status pdt_solver_blas(pdt_solver_call *c, int device, const pdt_cublas_tabl
     if (st != PDT_OK)
         return st;
     if (!s->blas) { /* s's device is current: pdt_solver_begin set it */
-        PDT_CUBLAS_CHECK(pdt_cublas_create(t, &s->blas, device));
+        if ((st = pdt_cublas_create(t, &s->blas, device)) != PDT_OK)
+            goto fail;
         s->blas_stream = NULL;
     }
     if (s->blas_stream != c->stream) {

@@ -195,10 +195,18 @@ pdt_status pdt_cuda_pointer_array(void **out, void *base, size_t stride, int64_t
  * gives its pool's unused memory back (empty_cache). */
 void pdt_cuda_release_for_retry(int device);
 
+/* The failure of a handle's creation (call, e.g. "cublasCreate", of library
+ * "cuBLAS") on logical device `device`, after Note [handle creation retry]:
+ * PDT_ERR_OOM when out_of_memory (its ALLOC_FAILED status), else
+ * PDT_ERR_BACKEND; the message names the device, the call and its status. */
+pdt_status pdt_handle_create_fail(int out_of_memory, const char *library, const char *call,
+                                  int device, const char *status, int code);
+
 /* cusolverDnCreate through `create` (the loaded entry), with Note [handle
- * creation retry]; the device is current. */
-cusolverStatus_t pdt_cusolver_create(__typeof__(cusolverDnCreate) *create,
-                                     cusolverDnHandle_t *handle, int device);
+ * creation retry]; the device is current.  A failure after the retry names
+ * cusolverDnCreate, its status and cuda:<device>; ALLOC_FAILED is PDT_ERR_OOM. */
+pdt_status pdt_cusolver_create(__typeof__(cusolverDnCreate) *create, cusolverDnHandle_t *handle,
+                               int device);
 
 /* Note [non-finite Cholesky pivots]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

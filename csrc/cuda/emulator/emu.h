@@ -57,6 +57,11 @@ constexpr size_t kHandleBytes = (size_t)1 << 20;
  * and returns err, for the calls that report errors as CUDA does. */
 PDT_EMU_API cudaError_t set_error(cudaError_t err);
 
+/* Fault injection (Note [fault injection] in emu_faults.cpp): counts a call of
+ * `api` ("cudaMalloc", "cublasCreate", ...) and says whether it must fail with
+ * the error that Note names for it.  Aborts for a name the Note does not list. */
+PDT_EMU_API bool fault_due(const char *api);
+
 /* -------------------------------------------------------------- devices */
 
 /* PYDEVTENSOR_EMULATED_DEVICES (default 1, at most 8). */

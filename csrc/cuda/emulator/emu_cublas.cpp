@@ -294,6 +294,8 @@ EMU_CUBLAS_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     if (!handle)
         return CUBLAS_STATUS_INVALID_VALUE;
+    if (pdt_emu::fault_due("cublasCreate")) /* Note [fault injection] */
+        return CUBLAS_STATUS_ALLOC_FAILED;
     void *resources = nullptr;
     if (cudaMalloc(&resources, pdt_emu::kHandleBytes) != cudaSuccess)
         return CUBLAS_STATUS_ALLOC_FAILED; /* Note [emulated handle memory] */

@@ -194,6 +194,8 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     if (!handle)
         return CUSOLVER_STATUS_INVALID_VALUE;
+    if (pdt_emu::fault_due("cusolverDnCreate")) /* Note [fault injection] */
+        return CUSOLVER_STATUS_ALLOC_FAILED;
     void *resources = nullptr;
     if (cudaMalloc(&resources, pdt_emu::kHandleBytes) != cudaSuccess)
         return CUSOLVER_STATUS_ALLOC_FAILED; /* Note [emulated handle memory] */

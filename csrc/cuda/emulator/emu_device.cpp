@@ -105,6 +105,8 @@ cudaError_t check_launch_config(dim3 g, dim3 b, size_t shared)
         return cudaErrorInvalidConfiguration;
     if (shared > kSharedPerBlock)
         return cudaErrorInvalidConfiguration;
+    if (fault_due("cudaLaunchKernel")) /* Note [fault injection] */
+        return cudaErrorLaunchOutOfResources;
     return cudaSuccess;
 }
 

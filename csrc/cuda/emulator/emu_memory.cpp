@@ -298,6 +298,8 @@ PDT_EMU_API cudaError_t cudaMalloc(void **out, size_t size)
         return cudaSuccess; /* CUDA Runtime API, cudaMalloc: size 0 gives NULL */
     if (device_count() == 0)
         return set_error(cudaErrorNoDevice);
+    if (fault_due("cudaMalloc"))
+        return set_error(cudaErrorMemoryAllocation);
     const int dev = tls_device;
     std::lock_guard<std::mutex> g(mu);
     const size_t charge = round_up(size, kAlign);
@@ -341,6 +343,10 @@ PDT_EMU_API cudaError_t cudaHostAlloc(void **out, size_t size, unsigned int flag
     const unsigned known = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
     if (out == NULL || (flags & ~known) != 0)
         return set_error(cudaErrorInvalidValue);
+    if (fault_due("cudaHostAlloc")) {
+        *out = NULL;
+        return set_error(cudaErrorMemoryAllocation);
+    }
     std::lock_guard<std::mutex> g(mu);
     *out = map_new(size, -1, MEM_PINNED, NULL, 0);
     return *out == NULL ? set_error(cudaErrorMemoryAllocation) : cudaSuccess;
@@ -545,6 +551,8 @@ PDT_EMU_API cudaError_t cudaMallocFromPoolAsync(void **out, size_t size, cudaMem
         return set_error(cudaErrorInvalidValue);
     *out = NULL;
     pool *p = check_pool(handle, "cudaMallocFromPoolAsync");
+    if (fault_due("cudaMallocFromPoolAsync"))
+        return set_error(cudaErrorMemoryAllocation);
     return pool_alloc(out, size, p, resolve(s, "cudaMallocFromPoolAsync"),
                       "cudaMallocFromPoolAsync");
 }
@@ -560,6 +568,8 @@ PDT_EMU_API cudaError_t cudaMallocAsync(void **out, size_t size, cudaStream_t s)
         std::lock_guard<std::mutex> g(mu);
         p = default_pool(stream_device(st));
     }
+    if (fault_due("cudaMallocAsync"))
+        return set_error(cudaErrorMemoryAllocation);
     return pool_alloc(out, size, p, st, "cudaMallocAsync");
 }
 

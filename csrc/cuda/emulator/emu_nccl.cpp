@@ -372,6 +372,8 @@ EMU_NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int
 {
     if (!comms || ndev < 1)
         return ncclInvalidArgument;
+    if (pdt_emu::fault_due("ncclCommInitAll")) /* Note [fault injection] */
+        return ncclUnhandledCudaError;
     auto cl = std::make_shared<clique>();
     for (int i = 0; i < ndev; i++) {
         int d = devlist ? devlist[i] : i;

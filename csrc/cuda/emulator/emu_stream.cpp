@@ -318,6 +318,8 @@ PDT_EMU_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *out, unsigned int 
         return set_error(cudaErrorInvalidValue);
     if (device_count() == 0)
         return set_error(cudaErrorNoDevice);
+    if (fault_due("cudaEventCreate"))
+        return set_error(cudaErrorMemoryAllocation);
     event *ev = new event;
     ev->device = tls_device;
     ev->flags = flags;
