@@ -156,7 +156,7 @@ def _bin_of(v, lo, hi, bins):
         # (v - lo) bins can pass the dtype's largest value (float16 in [0, 1000] with
         # 100 bins): those positions, and all of them if the width itself overflowed,
         # are computed in float64 (in the dtype they were inf, all in the last bin)
-        exact = (v.to(_C.float64) - lo) * (bins / (hi - lo))
+        exact = (v.to(_C.float64) - lo) * bins / (hi - lo)
         pos = exact if width == float("inf") else where(pos == float("inf"), exact, pos)
     return pos.clamp(0, bins).to(_C.int64).clamp(max=bins - 1)  # v == hi: the last bin
 
