@@ -19,6 +19,7 @@ Where (v - min) bins passes the dtype's largest value (float16 in [0, 1000] with
 those values in the first bin.
 """
 import builtins
+import functools
 
 from . import _C, _args
 from ._dtype_info import finfo
@@ -147,12 +148,17 @@ def _in(dtype, f):
     return float(f(lambda e: _C.full((), e, dtype=dtype)))
 
 
+@functools.cache
+def _largest(dtype):
+    return finfo(dtype).max  # looked up once per dtype (0.9 us each time otherwise)
+
+
 def _bin_of(v, lo, hi, bins):
     """Each value's bin as PyTorch's histc finds it (Note [histc's bins]); lo and hi
     are values of v's dtype, v within them where it matters."""
     width = _in(v.dtype, lambda t: t(hi) - t(lo))
     pos = (v - lo) * bins / width
-    if not (hi - lo) * bins < finfo(v.dtype).max:
+    if not (hi - lo) * bins < _largest(v.dtype):
         # (v - lo) bins can pass the dtype's largest value (float16 in [0, 1000] with
         # 100 bins): those positions, and all of them if the width itself overflowed,
         # are computed in float64 (in the dtype they were inf, all in the last bin)
