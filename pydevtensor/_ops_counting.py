@@ -90,6 +90,8 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
         When the shapes do not fit, or the tensors are on two devices; for a side other
         than 'left' or 'right' or a sorter not int64; for an out of another dtype,
         device or shape.
+    TypeError
+        For a side that is not a str.
 
     Examples
     --------
@@ -119,6 +121,9 @@ def searchsorted(sorted_sequence, input=None, *, out_int32=False, right=False, s
     seq = _tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
     values = _values_tensor(input, seq, "searchsorted", "input")
     if side is not None:
+        if not isinstance(side, str):  # PyTorch's argument parser's TypeError
+            raise TypeError(f"searchsorted(): argument 'side' must be str, not "
+                            f"{type(side).__name__}")
         if side not in ("left", "right"):
             raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right', got "
                                f"{side!r}")  # PyTorch's RuntimeError

@@ -49,8 +49,8 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
         The dimension to sort along (default -1, the last).
     descending : bool, optional
         Largest first (default False).
-    stable : bool, optional
-        Accepted for PyTorch's signature; every sort is stable.
+    stable : bool or None, optional
+        Accepted for PyTorch's signature (None as there); every sort is stable.
     out : tuple of two Tensors, optional
         (values, indices), written with the result and returned as the named tuple:
         values of input's dtype, int64 indices, on input's device, each of the result's
@@ -77,7 +77,8 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     tensor([3., 2., 1., 1.])
     """
     descending = flag(descending, "sort", "descending")
-    flag(stable, "sort", "stable")
+    if stable is not None:  # PyTorch's sort takes a bool? stable (argsort's is a bool)
+        flag(stable, "sort", "stable")
     if out is not None:
         return _outs_written(sort(input, dim, descending), out, "sort", return_types.sort)
     values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, descending))

@@ -131,6 +131,8 @@ EVERYDAY3_CASES = [
       r"tensor dtype pydevtensor.int64 should match \(shape \(2, 3\), on cpu\)"),
     C("searchsorted-side", "pdt.searchsorted(pdt.tensor([1., 2.]), t, side='middle')",
       "RuntimeError", r"searchsorted\(\): side can only be 'left' or 'right', got 'middle'"),
+    C("searchsorted-side-type", "pdt.searchsorted(pdt.tensor([1., 2.]), t, side=1)",
+      "TypeError", r"^searchsorted\(\): argument 'side' must be str, not int$"),
     C("quantile-int", "pdt.quantile(ti, 0.5)", "RuntimeError",
       r"quantile\(\) input tensor must be either float or double dtype, got pydevtensor.int32"),
     C("nanquantile-q-range", "pdt.nanquantile(t, 1.5)", "RuntimeError",

@@ -285,8 +285,8 @@ def _x(device):
 @pytest.mark.parametrize("bad", ["no", 1, 0, None, 1.0])
 def test_non_bool_flag_is_refused(device, call, bad):
     _, fn, op, name = call
-    if bad is None and name in ("unbiased", "align_corners", "retain_graph", "allow_unused",
-                                "copy"):
+    if bad is None and (name in ("unbiased", "align_corners", "retain_graph", "allow_unused",
+                                 "copy") or call[0] == "sort-stable"):
         pytest.skip("None is its default")
     with pytest.raises(TypeError) as info:
         fn(_x(device), bad)
@@ -328,6 +328,17 @@ def test_flag_values_are_read(device):
     assert pdt.sort(x[0], descending=False).values.tolist() == [1., 2., 2., 3.]
     assert pdt.topk(x[0], 1, largest=np.False_).values.tolist() == [1.]
     assert pdt.median(x, 0, keepdim=True).values.shape == (1, 4)
+
+
+def test_sort_stable_none_is_false(device):
+    # PyTorch's sort takes stable=None (a bool? there) as False; every sort here is stable
+    x = _x(device)
+    for got, want in ((pdt.sort(x, stable=None), pdt.sort(x)),
+                      (x.sort(dim=0, stable=None), x.sort(dim=0, stable=True))):
+        assert pdt.equal(got.values, want.values) and pdt.equal(got.indices, want.indices)
+    with pytest.raises(TypeError, match=r"^argsort\(\): argument 'stable' must be bool, not "
+                       r"NoneType$"):
+        pdt.argsort(x, stable=None)  # PyTorch's argsort refuses it
 
 
 def test_flag_helper():

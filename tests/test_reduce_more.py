@@ -564,3 +564,17 @@ def test_reductions_take_numpys_axis_and_keepdims(device, name, args):
                                           np.median(a, axis=1, keepdims=True))
         with pytest.raises(TypeError, match="multiple values for argument 'dim'"):
             call(dim=0, axis=0)
+
+
+def test_histc_float16_past_its_largest_value(device):
+    """(v - min) bins passes float16's 65504 (values in [0, 1000], 100 bins): those bins
+    are found in float64; they were inf in float16, and all counted in the last bin
+    (PyTorch's lands them in the first).  A range wider than 65504 likewise."""
+    v = np.arange(1000, dtype=np.float16) + np.float16(0.5)  # mid-bin values, exact
+    got = pdt.histc(_t(v, device), bins=100, min=0, max=1000)
+    ref, _ = np.histogram(v.astype(np.float64), bins=100, range=(0, 1000))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)
+    assert got.dtype == pdt.float16
+    w = np.array([-60000, -100, 0, 1000, 40000, 60000], dtype=np.float16)
+    ref, _ = np.histogram(w.astype(np.float64), bins=4)
+    np.testing.assert_array_equal(pdt.histc(_t(w, device), bins=4).cpu().numpy(), ref)
