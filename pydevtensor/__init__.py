@@ -68,6 +68,7 @@ from ._ops_gamma import mvlgamma, polygamma
 from ._ops_special_more import i0
 from ._ops_igamma import igamma, igammac
 from ._ops_poisson import poisson
+from ._ops_binomial import binomial
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
 from . import _ops_trig
@@ -132,6 +133,8 @@ from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., rand
 from . import _ops_real
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
+from ._runtime_flags import *  # noqa: F401,F403  (set_warn_always, set_flush_denormal, ...)
+from . import _runtime_flags
 from ._ops_creation_more import *  # noqa: F401,F403  (asarray, frombuffer, windows)
 from . import _ops_creation_more
 from ._ops_torch_names import *  # noqa: F401,F403  (sqrt_, fill, typename, ...)
@@ -215,14 +218,14 @@ __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "l
             "svd", "orgqr", "geqrf", "ormqr"]
 __all__ += _ops_torch_dropout.__all__ + _ops_torch_legacy.__all__
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
-            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson", "i0",
+            "set_rng_state", "bernoulli", "binomial", "mvlgamma", "polygamma", "poisson", "i0",
             "igamma", "igammac"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
 __all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tensordot", "vander",
             "testing", "version"]
-__all__ += _precision.__all__ + _ops_real.__all__
+__all__ += _precision.__all__ + _ops_real.__all__ + _runtime_flags.__all__
 __all__ += _ops_norm_names.__all__
 __all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
             + list(_ops_torch_names.FUNCTIONAL_ALIASES)
@@ -242,6 +245,7 @@ methods_without_out(Tensor)
 # mixed precision (torch.amp): autocast's casts are installed at the ops' entry points
 # here and again when nn is first imported (amp/_policy.py)
 from . import amp  # noqa: E402
+from .amp import GradScaler  # noqa: E402  (torch.GradScaler: amp's)
 from .amp import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402
                   is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
                   set_autocast_dtype, set_autocast_enabled)
@@ -252,7 +256,7 @@ from . import cpu  # noqa: E402  (torch.cpu.amp)
 from . import _cuda_amp  # noqa: E402  (torch.cuda.amp, set on the cuda module)
 cuda.amp = _cuda_amp
 __import__("sys").modules["pydevtensor.cuda.amp"] = _cuda_amp
-__all__ += ["amp", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
+__all__ += ["amp", "GradScaler", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
             "is_autocast_cache_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
             "set_autocast_dtype", "set_autocast_enabled", "is_autocast_cpu_enabled",
             "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "autocast_increment_nesting",
