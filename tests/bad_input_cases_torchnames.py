@@ -108,6 +108,28 @@ TORCHNAMES_CASES = [
     C("fractional_max_pool3d_with_indices-too-large",
       "pdt.nn.functional.fractional_max_pool3d_with_indices(pdt.ones(1, 1, 2, 2, 2), 2, "
       "output_size=1)", "ValueError", r"pool time 2 too large relative to input time 2"),
+    # the losses' ATen forms (_ops_aten_losses.py): reduction an int 0, 1 or 2
+    C("binary_cross_entropy_with_logits-reduction-str",
+      "pdt.binary_cross_entropy_with_logits(t, t, None, None, 'mean')", "TypeError",
+      r"binary_cross_entropy_with_logits\(\): argument 'reduction' must be int, not str"),
+    C("kl_div-reduction-3", "pdt.kl_div(t, t, 3)", "ValueError",
+      r"kl_div\(\): reduction must be 0 \('none'\), 1 \('mean'\) or 2 \('sum'\), got 3"),
+    C("cosine_embedding_loss-reduction-bool",
+      "pdt.cosine_embedding_loss(t, t, pdt.ones(1), 0.0, True)", "TypeError",
+      r"argument 'reduction' must be int, not bool"),
+    C("hinge_embedding_loss-reduction-negative", "pdt.hinge_embedding_loss(t, t, 1.0, -1)",
+      "ValueError", r"hinge_embedding_loss\(\): reduction must be 0"),
+    C("margin_ranking_loss-list", "pdt.margin_ranking_loss([1.0], t, t)", "TypeError",
+      r"margin_ranking_loss\(\): input1 must be a Tensor, got list"),
+    C("poisson_nll_loss-missing", "pdt.poisson_nll_loss(t, t)", "TypeError",
+      r"missing 4 required positional arguments"),
+    C("triplet_margin_loss-reduction-float",
+      "pdt.triplet_margin_loss(t, t, t, 1.0, 2.0, 1e-6, False, 1.0)", "TypeError",
+      r"triplet_margin_loss\(\): argument 'reduction' must be int, not float"),
+    C("embedding-float-indices", "pdt.embedding(pdt.ones(3, 2), pdt.tensor([0.5]))",
+      "TypeError", r"embedding\(\): the indices must be int64 or int32, got pydevtensor.float32"),
+    C("embedding-padding-str", "pdt.embedding(pdt.ones(3, 2), pdt.tensor([0]), 'x')",
+      "TypeError", r"embedding\(\): argument 'padding_idx' must be int, not str"),
 ] + [
     C(f"{n}-list", f"pdt.{n}([1.0])", "TypeError", rf"{n}\(\): argument 'input' must be a Tensor")
     for n in _IN_PLACE + _FLOAT_IN_PLACE
