@@ -340,6 +340,9 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: builtins.float = 1.0, p: builtins.float = 2.0,
                         eps: builtins.float = 1e-06, swap: builtins.bool = False,
                         reduction: builtins.int = 0) -> Tensor: ...
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequence[builtins.int],
+             target_lengths: Tensor | Sequence[builtins.int], blank: builtins.int = 0,
+             reduction: builtins.int = 0, zero_infinity: builtins.bool = False) -> Tensor: ...
 def embedding(weight: Tensor, indices: Tensor, padding_idx: builtins.int = -1,
               scale_grad_by_freq: builtins.bool = False,
               sparse: builtins.bool = False) -> Tensor: ...

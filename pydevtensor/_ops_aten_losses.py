@@ -14,7 +14,7 @@ import operator
 
 __all__ = ["binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss",
-           "triplet_margin_loss", "embedding"]
+           "triplet_margin_loss", "ctc_loss", "embedding"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -115,6 +115,12 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
         reduction=_reduction(reduction, "triplet_margin_loss"))
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    return _functional().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                                  _reduction(reduction, "ctc_loss"), zero_infinity)
+
+
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """The rows of weight that indices pick, PyTorch's ATen form ``torch.embedding``:
     :func:`~pydevtensor.nn.functional.embedding` with weight first, and padding_idx -1
@@ -208,3 +214,12 @@ _doc(triplet_margin_loss, "max(0, d(anchor, positive) - d(anchor, negative) + ma
      "    >>> a = pydevtensor.zeros(1, 2)\n"
      "    >>> pydevtensor.triplet_margin_loss(a, a, a + 3.0, 1.0, 2.0, 0.0, False, 2)\n"
      "    tensor(0.)")
+_doc(ctc_loss, "The connectionist temporal classification loss of log_probs ``(T, N, C)`` "
+     "against the targets.",
+     _T.format("log_probs") + _T.format("targets") + "\n    input_lengths, target_lengths : "
+     "Tensor or sequence of ints" + "\n    blank : int, optional\n        Default 0."
+     "\n    zero_infinity : bool, optional\n        Zero the infinite losses and their "
+     "gradients.",
+     "    >>> lp = pydevtensor.full((2, 1, 2), 0.5).log()\n"
+     "    >>> pydevtensor.ctc_loss(lp, pydevtensor.tensor([[1]]), [2], [1])\n"
+     "    tensor([0.2877])")

@@ -126,6 +126,8 @@ TORCHNAMES_CASES = [
     C("triplet_margin_loss-reduction-float",
       "pdt.triplet_margin_loss(t, t, t, 1.0, 2.0, 1e-6, False, 1.0)", "TypeError",
       r"triplet_margin_loss\(\): argument 'reduction' must be int, not float"),
+    C("ctc_loss-reduction-str", "pdt.ctc_loss(pdt.zeros(2, 1, 2), pdt.tensor([[1]]), [2], [1], "
+      "0, 'sum')", "TypeError", r"ctc_loss\(\): argument 'reduction' must be int, not str"),
     C("embedding-float-indices", "pdt.embedding(pdt.ones(3, 2), pdt.tensor([0.5]))",
       "TypeError", r"embedding\(\): the indices must be int64 or int32, got pydevtensor.float32"),
     C("embedding-padding-str", "pdt.embedding(pdt.ones(3, 2), pdt.tensor([0]), 'x')",

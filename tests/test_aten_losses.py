@@ -72,6 +72,23 @@ def test_the_rest_as_nn_functional(device):
                      [ref, np.float64(ref.mean()), np.float64(ref.sum())][r], "float64")
 
 
+def test_ctc_loss_closed_form_and_reductions(device):
+    # two frames of p = 1/2 each: the target [1] by (1, 1), (1, blank) or (blank, 1)
+    lp = pdt.full((2, 1, 2), 0.5, dtype=pdt.float64, device=device).log()
+    tg = pdt.tensor([[1]], device=device)
+    assert_close(pdt.ctc_loss(lp, tg, [2], [1]), np.array([-np.log(0.75)]), "float64")
+    rng = np.random.default_rng(3)
+    lp = _t(np.log(rng.dirichlet(np.ones(5), size=(6, 2))), device)
+    tg = pdt.tensor([[1, 2, 3], [2, 2, 0]], device=device)
+    for r, name in enumerate(("none", "mean", "sum")):
+        assert_close(pdt.ctc_loss(lp, tg, [6, 5], [3, 2], 0, r),
+                     _np_of(F.ctc_loss(lp, tg, [6, 5], [3, 2], 0, name)), "float64")
+
+
+def _np_of(t):
+    return t.detach().cpu().numpy()
+
+
 def test_kl_div_mean_gives_no_batchmean_warning(recwarn):
     pdt.kl_div(pdt.zeros(2), pdt.full((2,), 0.5), 1)
     assert not [w for w in recwarn if "batchmean" in str(w.message)]
