@@ -68,6 +68,7 @@ from ._ops_gamma import mvlgamma, polygamma
 from ._ops_special_more import i0
 from ._ops_igamma import igamma, igammac
 from ._ops_poisson import poisson
+from ._ops_binomial import binomial
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
 from . import _ops_trig
@@ -133,10 +134,16 @@ from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., rand
 from . import _ops_real
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
+from ._runtime_flags import *  # noqa: F401,F403  (set_warn_always, set_flush_denormal, ...)
+from . import _runtime_flags
 from ._ops_creation_more import *  # noqa: F401,F403  (asarray, frombuffer, windows)
 from . import _ops_creation_more
 from ._ops_torch_names import *  # noqa: F401,F403  (sqrt_, fill, typename, ...)
 from . import _ops_torch_names
+from ._ops_aten_losses import *  # noqa: F401,F403  (torch.kl_div(x, t, 1), torch.embedding)
+from . import _ops_aten_losses
+from ._ops_aten_more import *  # noqa: F401,F403  (torch.index_put_, convolution, conv_tbc, ...)
+from . import _ops_aten_more
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
@@ -216,15 +223,16 @@ __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "l
             "svd", "orgqr", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank"]
 __all__ += _ops_torch_dropout.__all__ + _ops_torch_legacy.__all__
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
-            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "poisson", "i0",
+            "set_rng_state", "bernoulli", "binomial", "mvlgamma", "polygamma", "poisson", "i0",
             "igamma", "igammac"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
 __all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tensordot", "vander",
             "testing", "version"]
-__all__ += _precision.__all__ + _ops_real.__all__
+__all__ += _precision.__all__ + _ops_real.__all__ + _runtime_flags.__all__
 __all__ += _ops_norm_names.__all__
+__all__ += _ops_aten_losses.__all__ + _ops_aten_more.__all__
 __all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
             + list(_ops_torch_names.FUNCTIONAL_ALIASES)
             + list(_ops_torch_names.FUNCTIONAL_RENAMED))
@@ -243,6 +251,7 @@ methods_without_out(Tensor)
 # mixed precision (torch.amp): autocast's casts are installed at the ops' entry points
 # here and again when nn is first imported (amp/_policy.py)
 from . import amp  # noqa: E402
+from .amp import GradScaler  # noqa: E402  (torch.GradScaler: amp's)
 from .amp import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402
                   is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
                   set_autocast_dtype, set_autocast_enabled)
@@ -253,7 +262,7 @@ from . import cpu  # noqa: E402  (torch.cpu.amp)
 from . import _cuda_amp  # noqa: E402  (torch.cuda.amp, set on the cuda module)
 cuda.amp = _cuda_amp
 __import__("sys").modules["pydevtensor.cuda.amp"] = _cuda_amp
-__all__ += ["amp", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
+__all__ += ["amp", "GradScaler", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
             "is_autocast_cache_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
             "set_autocast_dtype", "set_autocast_enabled", "is_autocast_cpu_enabled",
             "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "autocast_increment_nesting",

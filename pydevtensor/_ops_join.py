@@ -8,12 +8,12 @@ another is refused with a RuntimeError naming both (nothing is moved behind the
 caller's back).
 """
 import builtins
-import warnings
 import operator
 
 from . import _C
 from ._dtype_info import can_cast
 from ._numpy_names import numpy_names
+from ._runtime_flags import warn_once
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
 from .autograd.dispatch import recorded
 
@@ -665,7 +665,7 @@ def triu(input, diagonal=0):
     return _triangle(input, diagonal, False, "triu")
 
 
-_meshgrid_warned = False  # meshgrid's warning for a missing indexing: given once
+_meshgrid_warned = set()  # meshgrid's warning for a missing indexing: given once
 
 
 def meshgrid(*tensors, indexing=None):
@@ -719,12 +719,8 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:  # PyTorch's default; the warning once a process, as PyTorch's
-        global _meshgrid_warned
-        if not _meshgrid_warned:
-            _meshgrid_warned = True
-            warnings.warn("meshgrid: in an upcoming release, it will be required to pass the "
-                          "indexing argument (as in PyTorch); 'ij' is taken now",
-                          UserWarning, stacklevel=2)
+        warn_once(_meshgrid_warned, "indexing", "meshgrid: in an upcoming release, it will be "
+                  "required to pass the indexing argument (as in PyTorch); 'ij' is taken now", 2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")

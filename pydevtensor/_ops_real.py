@@ -6,11 +6,11 @@ samples (the same values on every device, up to the stated bound of the function
 applied: Note [vector math accuracy] in csrc/cpu/cpu_vmath.h)."""
 import math
 import numbers
-import warnings
 
 from . import _C, _args
 from ._ops_index import _tensor_arg
 from ._out import _out_written, takes_out
+from ._runtime_flags import warn_once
 from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
                                 overwrite_in_place)
 
@@ -293,10 +293,7 @@ def _identity_on_0d(self, name, hint, depth=3):
     """self, for name (H, mH, mT, adjoint()) of a 0-d tensor: PyTorch 2.15's returns the
     tensor itself there and warns once per process (TORCH_WARN_ONCE) that it is
     deprecated."""
-    if name not in _WARNED_0D:
-        _WARNED_0D.add(name)
-        warnings.warn(f"{name} is deprecated on 0-D tensors. {hint}", UserWarning,
-                      stacklevel=depth)
+    warn_once(_WARNED_0D, name, f"{name} is deprecated on 0-D tensors. {hint}", depth)
     return self
 
 

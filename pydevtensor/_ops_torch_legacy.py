@@ -5,9 +5,9 @@ LU_pivots)`` (linalg.lu_solve's arguments reordered), ``triangular_solve(b, A, .
 (nn.functional's, every argument positional and required).  The solvers warn once per
 process that they are deprecated, as PyTorch's do."""
 import collections
-import warnings
 
 from ._ops_reduce import return_types
+from ._runtime_flags import warn_once
 
 for _name, _fields in (("_lu_with_info", ["LU", "pivots", "info"]),
                        ("triangular_solve", ["solution", "cloned_coefficient"])):
@@ -18,10 +18,9 @@ _WARNED = set()
 
 
 def _deprecated(name, instead):
-    if name not in _WARNED:  # once per process, as PyTorch's TORCH_WARN_ONCE
-        _WARNED.add(name)
-        warnings.warn(f"pydevtensor.{name} is deprecated in favor of {instead} and will be "
-                      f"removed in a future PyTorch release.", UserWarning, stacklevel=3)
+    # once per process, as PyTorch's TORCH_WARN_ONCE
+    warn_once(_WARNED, name, f"pydevtensor.{name} is deprecated in favor of {instead} and "
+              f"will be removed in a future PyTorch release.", 3)
 
 
 def _bool_arg(value, op, name, position):

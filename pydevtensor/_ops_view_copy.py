@@ -10,11 +10,11 @@ one per piece) they write them there and return None, as PyTorch's.
 from . import _C
 from ._args import flag
 from ._memory_format import contiguous_format
-from ._ops_index import _int_arg, _out_written
+from ._ops_index import _dim, _int_arg, _out_written
 
 __all__ = ["alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy",
-           "narrow_copy", "permute_copy", "split_copy", "split_with_sizes_copy",
-           "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
+           "narrow_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
+           "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy", "unfold_copy",
            "unsqueeze_copy", "view_copy"]
 
 
@@ -126,6 +126,23 @@ def narrow_copy(input, dim, start, length, *, out=None):
                    "narrow_copy")
 
 
+def select_copy(input, dim, index, *, out=None):
+    return _copied(_tensor(input, "select_copy").select(dim, index), out, "select_copy")
+
+
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    x = _tensor(input, "slice_copy")
+    d = _dim(dim, x.dim(), "slice_copy")
+    if x.dim() == 0:
+        raise IndexError("slice_copy(): slice() cannot be applied to a 0-dim tensor")
+    bounds = [None if v is None else _int_arg(v, "slice_copy", n)
+              for n, v in (("start", start), ("end", end))]
+    step = _int_arg(step, "slice_copy", "step")
+    if step < 1:
+        raise _C.InvalidArgumentError(f"slice_copy(): slice step must be positive, got {step}")
+    return _copied(x[(slice(None),) * d + (slice(*bounds, step),)], out, "slice_copy")
+
+
 _DOC = """``{call}`` copied into a new contiguous tensor{s}, never sharing memory with
     input (PyTorch's {name}); the gradient is {grad}.
 
@@ -172,6 +189,10 @@ _PARAMS = {
     "stride, storage_offset": ("stride : sequence of ints; storage_offset : int, optional",
                                "The view's strides and first storage element."),
     "start, length": ("start, length : int", "The first index and how many."),
+    "index": ("index : int", "The index along dim (negative: from the end)."),
+    "slice": ("dim, start, end, step : int, optional",
+              "The dimension (default 0) and its slice start:end:step (default the whole, "
+              "step 1)."),
 }
 _SPECS = [  # (function, call, parameters, example arguments, result, multi, raises)
     (view_copy, "input.view(size)", ("size, dtype",), "x, (3, 2)",
@@ -219,6 +240,12 @@ _SPECS = [  # (function, call, parameters, example arguments, result, multi, rai
     (narrow_copy, "input.narrow(dim, start, length)", ("dim", "start, length"), "x, 1, 1, 2",
      "tensor([[1., 2.],\n            [4., 5.]])", False,
      "RuntimeError\n        When start + length exceeds the dimension's size."),
+    (select_copy, "input.select(dim, index)", ("dim", "index"), "x, 1, -1",
+     "tensor([2., 5.])", False, "IndexError\n        When dim or index is out of range."),
+    (slice_copy, "input[..., start:end:step] along dim", ("slice",), "x, 1, 0, 3, 2",
+     "tensor([[0., 2.],\n            [3., 5.]])", False,
+     "InvalidArgumentError\n        (a ValueError and a RuntimeError) When step is not "
+     "positive; IndexError when dim is out of range."),
 ]
 for _fn, _call, _names, _example, _result, _multi, _raises in _SPECS:
     _out_type, _out_returns, _returns = _MANY if _multi else _ONE

@@ -2,16 +2,19 @@
 ``set_float32_matmul_precision``/``get_float32_matmul_precision`` (wired to
 ``backends.cuda.matmul.allow_tf32``: 'high' and 'medium' let float32 GEMMs on CUDA use
 TF32, 'highest' does not; the CPU always computes in float32) and
-``use_deterministic_algorithms``/``are_deterministic_algorithms_enabled``."""
+``use_deterministic_algorithms``/``are_deterministic_algorithms_enabled`` and their other
+form, ``set_deterministic_debug_mode``/``get_deterministic_debug_mode``."""
 from __future__ import annotations
 
 import warnings
 
 from . import _C
+from ._C import InvalidArgumentError
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-           "is_deterministic_algorithms_warn_only_enabled"]
+           "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+           "get_deterministic_debug_mode"]
 
 _PRECISIONS = ("highest", "high", "medium")
 _state = {"precision": "highest", "deterministic": False, "warn_only": False}
@@ -140,3 +143,70 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
     False
     """
     return _state["warn_only"]
+
+
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def set_deterministic_debug_mode(debug_mode: int | str) -> None:
+    """Sets the determinism switch by level, as PyTorch's: 0 or 'default' is
+    ``use_deterministic_algorithms(False)``, 1 or 'warn' is
+    ``use_deterministic_algorithms(True, warn_only=True)`` and 2 or 'error' is
+    ``use_deterministic_algorithms(True)``.
+
+    Parameters
+    ----------
+    debug_mode : int or str
+        0, 1, 2, 'default', 'warn' or 'error' (a bool is an int, as in Python).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When debug_mode is neither an int nor a str.
+    InvalidArgumentError
+        (a ValueError and a RuntimeError) When it is another int or str.
+
+    Examples
+    --------
+    >>> pydevtensor.set_deterministic_debug_mode("warn")
+    >>> pydevtensor.get_deterministic_debug_mode()
+    1
+    >>> pydevtensor.is_deterministic_algorithms_warn_only_enabled()
+    True
+    >>> pydevtensor.set_deterministic_debug_mode(0)
+    """
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise InvalidArgumentError(f"invalid value of debug_mode, expected one of "
+                                       f"`default`, `warn`, `error`, but got {debug_mode}")
+        level = _DEBUG_MODES.index(debug_mode)
+    elif isinstance(debug_mode, int):
+        if debug_mode not in (0, 1, 2):
+            raise InvalidArgumentError(f"invalid value of debug_mode, expected 0, 1, or 2, "
+                                       f"but got {debug_mode}")
+        level = int(debug_mode)
+    else:
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    use_deterministic_algorithms(level > 0, warn_only=level == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """The determinism switch as a level: 0 when ``use_deterministic_algorithms`` is off,
+    1 when on with warn_only=True, 2 when on (PyTorch's).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.get_deterministic_debug_mode()
+    0
+    """
+    if not _state["deterministic"]:
+        return 0
+    return 1 if _state["warn_only"] else 2

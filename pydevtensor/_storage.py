@@ -11,9 +11,9 @@ set_ never grows a storage: PyTorch's resizes one that is too small for the size
 strides asked, which every other view of it would see; here that is refused, as
 as_strided refuses it.  share_memory_ is not offered (no multiprocessing support).
 """
-import warnings
 
 from . import _C
+from ._runtime_flags import warn_once
 
 
 def _whole(t):
@@ -202,7 +202,7 @@ class TypedStorage(_Storage):
         return self if self.device.type == "cpu" else TypedStorage._of(self._values.cpu())
 
 
-_warned = []
+_warned = set()  # the TypedStorage warning: given once
 
 
 def untyped_storage(self):
@@ -242,13 +242,10 @@ def storage(self):
     ...     pydevtensor.arange(4)[1:].storage().size()
     4
     """
-    if not _warned:
-        _warned.append(True)
-        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
-                      "UntypedStorage will be the only storage class. This should only matter "
-                      "to you if you are using storages directly.  To access UntypedStorage "
-                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=2)
+    warn_once(_warned, "storage", "TypedStorage is deprecated. It will be removed in the future "
+              "and UntypedStorage will be the only storage class. This should only matter to "
+              "you if you are using storages directly.  To access UntypedStorage directly, use "
+              "tensor.untyped_storage() instead of tensor.storage()", 2)
     return TypedStorage._of(_whole(self))
 
 

@@ -108,6 +108,54 @@ TORCHNAMES_CASES = [
     C("fractional_max_pool3d_with_indices-too-large",
       "pdt.nn.functional.fractional_max_pool3d_with_indices(pdt.ones(1, 1, 2, 2, 2), 2, "
       "output_size=1)", "ValueError", r"pool time 2 too large relative to input time 2"),
+    # the losses' ATen forms (_ops_aten_losses.py): reduction an int 0, 1 or 2
+    C("binary_cross_entropy_with_logits-reduction-str",
+      "pdt.binary_cross_entropy_with_logits(t, t, None, None, 'mean')", "TypeError",
+      r"binary_cross_entropy_with_logits\(\): argument 'reduction' must be int, not str"),
+    C("kl_div-reduction-3", "pdt.kl_div(t, t, 3)", "ValueError",
+      r"kl_div\(\): reduction must be 0 \('none'\), 1 \('mean'\) or 2 \('sum'\), got 3"),
+    C("cosine_embedding_loss-reduction-bool",
+      "pdt.cosine_embedding_loss(t, t, pdt.ones(1), 0.0, True)", "TypeError",
+      r"argument 'reduction' must be int, not bool"),
+    C("hinge_embedding_loss-reduction-negative", "pdt.hinge_embedding_loss(t, t, 1.0, -1)",
+      "ValueError", r"hinge_embedding_loss\(\): reduction must be 0"),
+    C("margin_ranking_loss-list", "pdt.margin_ranking_loss([1.0], t, t)", "TypeError",
+      r"margin_ranking_loss\(\): input1 must be a Tensor, got list"),
+    C("poisson_nll_loss-missing", "pdt.poisson_nll_loss(t, t)", "TypeError",
+      r"missing 4 required positional arguments"),
+    C("triplet_margin_loss-reduction-float",
+      "pdt.triplet_margin_loss(t, t, t, 1.0, 2.0, 1e-6, False, 1.0)", "TypeError",
+      r"triplet_margin_loss\(\): argument 'reduction' must be int, not float"),
+    C("ctc_loss-reduction-str", "pdt.ctc_loss(pdt.zeros(2, 1, 2), pdt.tensor([[1]]), [2], [1], "
+      "0, 'sum')", "TypeError", r"ctc_loss\(\): argument 'reduction' must be int, not str"),
+    C("embedding-float-indices", "pdt.embedding(pdt.ones(3, 2), pdt.tensor([0.5]))",
+      "TypeError", r"embedding\(\): the indices must be int64 or int32, got pydevtensor.float32"),
+    C("embedding-padding-str", "pdt.embedding(pdt.ones(3, 2), pdt.tensor([0]), 'x')",
+      "TypeError", r"embedding\(\): argument 'padding_idx' must be int, not str"),
+    # more ATen forms (_ops_aten_more.py)
+    C("as_strided_-list", "pdt.as_strided_([1.0], (1,), (1,))", "TypeError",
+      r"as_strided_\(\): argument 'input' must be a Tensor, got list"),
+    C("index_put_-out-of-range", "pdt.index_put_(pdt.zeros(3), (pdt.tensor([5]),), "
+      "pdt.tensor(1.0))", "IndexError", r"index 5 is out of bounds"),
+    C("resize_as_-list", "pdt.resize_as_(pdt.zeros(3), [1.0])", "TypeError", r"resize_as_"),
+    C("as_strided_scatter-outside", "pdt.as_strided_scatter(pdt.zeros(4), pdt.ones(2, 2), "
+      "(2, 2), (2, 2))", "RuntimeError", r"as_strided"),
+    C("empty_permuted-duplicate", "pdt.empty_permuted((2, 3), (1, 1))", "RuntimeError",
+      r"empty_permuted\(\): physical_layout must be a permutation of 0..1 \(no duplicate "
+      r"dims\), got \(1, 1\)"),
+    C("empty_permuted-length", "pdt.empty_permuted((2, 3), (0,))", "RuntimeError",
+      r"len\(size\) = 2 is not equal to len\(physical_layout\) = 1"),
+    C("constant_pad_nd-odd", "pdt.constant_pad_nd(pdt.ones(2), [1])", "ValueError",
+      r"Padding length must be divisible by 2, got pad=\(1,\)"),
+    C("convolution-2d-weight",
+      "pdt.convolution(pdt.ones(1, 1, 4), pdt.ones(2, 2), None, [1], [0], [1], False, [0], 1)",
+      "RuntimeError", r"convolution\(\): weight must have 3, 4 or 5 dimensions .*got shape "
+      r"\(2, 2\)"),
+    C("conv_tbc-channels", "pdt.conv_tbc(pdt.ones(3, 1, 2), pdt.ones(2, 1, 1), pdt.ones(1))",
+      "RuntimeError", r"conv_tbc\(\): Input dim 2 \(input channels\) is not == dim 1 in the "
+      r"weight tensor \(2 and 1\)"),
+    C("conv_tbc-bias", "pdt.conv_tbc(pdt.ones(3, 1, 2), pdt.ones(2, 2, 3), pdt.ones(2))",
+      "RuntimeError", r"Bias size must equal dim 2 in the weight tensor"),
 ] + [
     C(f"{n}-list", f"pdt.{n}([1.0])", "TypeError", rf"{n}\(\): argument 'input' must be a Tensor")
     for n in _IN_PLACE + _FLOAT_IN_PLACE

@@ -41,6 +41,9 @@ def _pdt_state():
         "current CUDA device": _C._current_device,
         "CPU SIMD level": _C._cpu_simd_level,
         "default dtype": pdt.get_default_dtype,
+        "deterministic debug mode": pdt.get_deterministic_debug_mode,
+        "warn always": pdt.is_warn_always_enabled,
+        "interop threads": pdt.get_num_interop_threads,
     }
     for kind, name in ((_C._KIND_CPU, "CPU"), (_C._KIND_CUDA, "GPU")):
         state[f"visible {name}s"] = lambda kind=kind: _C._get_visible_devices(kind)

@@ -178,7 +178,7 @@ def test_meshgrid_without_indexing_is_ij_and_warns_once_a_process(dev, monkeypat
     """The default is 'ij', with PyTorch's warning that indexing will be required, given
     once a process as PyTorch's (it came at every call)."""
     from pydevtensor import _ops_join
-    monkeypatch.setattr(_ops_join, "_meshgrid_warned", False)  # as in a fresh process
+    monkeypatch.setattr(_ops_join, "_meshgrid_warned", set())  # as in a fresh process
     x, y = pdt.arange(2, device=dev), pdt.arange(3, device=dev)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")

@@ -1,5 +1,5 @@
 """The 1-d pools (F.max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d),
-the power-average pools (F.lp_pool1d, lp_pool2d) and their modules.
+the power-average pools (F.lp_pool1d, lp_pool2d, lp_pool3d) and their modules.
 
 References: test_pool.py's NumPy float64 loops over PyTorch's windows, on rows of
 height 1 (float64 to 1e-12 relative, float32 to 1e-6); lp pools as
@@ -106,6 +106,43 @@ def test_lp_pools_match_numpy(device, p):
     assert_close(got, ref, "float64")
     assert_close(nn.LPPool1d(p, 2)(_t(x[0], device)), _ref_lp(x[:1], p, 2, 2, False)[0],
                  "float64")
+
+
+def _ref_lp3d(x, p, kernel, stride, ceil):
+    """lp_pool3d in float64 by a window loop: PyTorch's avg_pool3d(x ** p) times the
+    kernel's cells (a window cut by the end: its cells' mean times them), ** (1 / p)."""
+    def outs(n, k, s):
+        top = n - k
+        o = (-(-top // s) if ceil else top // s) + 1
+        return o - 1 if ceil and (o - 1) * s >= n else o
+    sizes = [outs(n, k, s) for n, k, s in zip(x.shape[2:], kernel, stride)]
+    out = np.empty(x.shape[:2] + tuple(sizes))
+    for i, j, k in np.ndindex(*sizes):
+        w = x[:, :, i * stride[0]:i * stride[0] + kernel[0],
+              j * stride[1]:j * stride[1] + kernel[1], k * stride[2]:k * stride[2] + kernel[2]]
+        out[:, :, i, j, k] = (w ** p).mean((2, 3, 4)) * np.prod(kernel)
+    return out ** (1.0 / p)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3.5])
+def test_lp_pool3d_matches_numpy(device, p):
+    rng = np.random.default_rng(15)
+    x = np.abs(rng.standard_normal((2, 3, 5, 4, 6))) + 0.1
+    for k, s, ceil in ((2, None, False), ((2, 3, 2), (2, 1, 3), True), (3, 2, True)):
+        kt, st = (k,) * 3 if isinstance(k, int) else k, s or k
+        st = (st,) * 3 if isinstance(st, int) else st
+        ref = _ref_lp3d(x, p, kt, st, ceil)
+        assert_close(F.lp_pool3d(_t(x, device), p, k, s, ceil), ref, "float64")
+        got = nn.LPPool3d(p, k, s, ceil)(_t(x[0], device, pdt.float32))  # unbatched
+        assert got.dtype == pdt.float32
+        assert_close(got, ref[0], "float32")
+    inf = F.lp_pool3d(_t(-x, device), float("inf"), 2)  # the largest magnitude
+    blocks = np.abs(x[:, :, :4, :4, :6]).reshape(2, 3, 2, 2, 2, 2, 3, 2)
+    assert_close(inf, blocks.max((3, 5, 7)), "float64")
+    gradcheck(lambda t: F.lp_pool3d(t, 2.5, 2, (1, 2, 2), ceil_mode=True),
+              [x[:1, :2, :3, :3, :3]], device)
+    assert repr(nn.LPPool3d(2, 3)) == "LPPool3d(norm_type=2, kernel_size=3, stride=None, " \
+        "ceil_mode=False)"
 
 
 def test_pools_1d_gradcheck(device):

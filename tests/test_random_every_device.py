@@ -106,3 +106,14 @@ def test_init_and_dropout(device, dtype):
     np.testing.assert_allclose(got[kept], (x.numpy() / 0.7)[kept], rtol=2e-7 if dtype ==
                                pdt.float32 else 1e-15)
     assert 0.6 < kept.mean() < 0.8
+
+
+@pytest.mark.parametrize("dtype", [pdt.float32, pdt.float64])
+def test_binomial(device, dtype):
+    # counts and probabilities over both of the sampler's ways (inversion where
+    # n * min(p, 1 - p) < 10, BTRS elsewhere) and p on both sides of 1/2: whole numbers,
+    # equal on every device (a comparison of the rejection step rounds the same way)
+    count = pdt.arange(N, dtype=dtype) % 97 * 3
+    prob = pdt.linspace(0.0, 1.0, N, dtype=dtype)
+    got = same(device, lambda d: pdt.binomial(count.to(d), prob.to(d)), exact=True)
+    assert np.all(got == np.round(got)) and np.all((got >= 0) & (got <= count.numpy()))

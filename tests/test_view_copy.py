@@ -25,6 +25,10 @@ ONE = [
     ("as_strided_copy", ((3, 2), (1, 4), 1), np.lib.stride_tricks.as_strided(
         A.ravel()[1:], (3, 2), (8, 32))),
     ("narrow_copy", (2, 1, 2), A[:, :, 1:3]),
+    ("select_copy", (1, -1), A[:, -1]),
+    ("slice_copy", (-1, 1, None, 2), A[:, :, 1::2]),
+    ("slice_copy", (), A),
+    ("slice_copy", (1, -2, 10), A[:, -2:10]),
 ]
 
 

@@ -617,6 +617,11 @@ typedef struct pdt_backend {
     const char *(*simd_level)(char *buf, size_t n);
     /* Switches to the level named; -1 when unknown or unsupported here. */
     int (*set_simd_level)(const char *name);
+
+    /* --- denormals (CPU only; NULL elsewhere) --- */
+    /* Flushes denormal inputs and results to zero (on != 0) or not, in the calling thread
+     * and the backend's own threads; returns 1, or 0 where the processor cannot. */
+    int (*set_flush_denormal)(int on);
 } pdt_backend;
 
 /* The tables the backends define. */

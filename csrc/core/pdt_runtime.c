@@ -95,6 +95,12 @@ int pdt_backend_set_num_threads(int kind, int n)
     return b && b->set_num_threads ? b->set_num_threads(n) : -1;
 }
 
+int pdt_backend_set_flush_denormal(int kind, int on)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->set_flush_denormal ? b->set_flush_denormal(on) : 0;
+}
+
 int pdt_backend_num_threads(int kind)
 {
     const pdt_backend *b = pdt_backend_of(kind);

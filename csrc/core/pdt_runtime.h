@@ -46,6 +46,8 @@ void pdt_backend_add_library_dir(int kind, const char *dir);
  * when the backend has no threads of its own.  pdt_backend_num_threads: that number. */
 int pdt_backend_set_num_threads(int kind, int n);
 int pdt_backend_num_threads(int kind);
+/* set_flush_denormal on kind's backend: 1 when it did, 0 when it cannot. */
+int pdt_backend_set_flush_denormal(int kind, int on);
 /* The CPU kernels' instruction-set level (Note [CPU dispatch levels] in
  * csrc/cpu/cpu_simd.h): the name in use, NULL when the backend has none; the
  * supported ones into buf.  pdt_backend_set_simd_level: 0, or -1 (unknown or

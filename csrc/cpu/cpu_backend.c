@@ -352,6 +352,7 @@ const pdt_backend pdt_cpu_backend = {
     .prepare_gemm = cpu_prepare_gemm,
     .libraries = cpu_libraries,
     .set_num_threads = cpu_set_num_threads,
+    .set_flush_denormal = pdt_cpu_set_flush_denormal,
     .num_threads = pdt_cpu_threads,
     .simd_level = cpu_simd_level,
     .set_simd_level = cpu_set_simd_level,

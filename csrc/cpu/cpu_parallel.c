@@ -101,6 +101,10 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define PDT_MXCSR_FTZ_DAZ 0x8040u /* flush-to-zero (bit 15), denormals-are-zero (bit 6) */
+#endif
 
 #define PDT_POOL_MAX 16
 #define PDT_POOL_SPIN_NS 1000000               /* Note [pool hand-off] */
@@ -217,6 +221,42 @@ static int spin_until(int (*done)(const void *), const void *arg)
     }
 }
 
+/* Note [flush denormal]: set_flush_denormal(True) sets FTZ and DAZ in the calling thread's
+ * MXCSR, as PyTorch's does, and records the mode here; each pool worker (and each extra
+ * thread of a group) takes the recorded mode before it runs a part, so an op's result does
+ * not depend on how it was split.  -1: this thread has not set its mode here yet (a thread
+ * may inherit its creator's MXCSR). */
+static atomic_int denormal_mode;
+static __thread int denormal_applied = -1;
+
+static void apply_denormal_mode(int on)
+{
+#ifdef PDT_MXCSR_FTZ_DAZ
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(on ? csr | PDT_MXCSR_FTZ_DAZ : csr & ~PDT_MXCSR_FTZ_DAZ);
+#endif
+    denormal_applied = on;
+}
+
+static inline void follow_denormal_mode(void)
+{
+    int mode = atomic_load_explicit(&denormal_mode, memory_order_relaxed);
+    if (mode != denormal_applied)
+        apply_denormal_mode(mode);
+}
+
+int pdt_cpu_set_flush_denormal(int on)
+{
+#ifdef PDT_MXCSR_FTZ_DAZ
+    atomic_store(&denormal_mode, on != 0);
+    apply_denormal_mode(on != 0);
+    return 1;
+#else
+    (void)on;
+    return 0;
+#endif
+}
+
 static void run_slice(int64_t s, int64_t slices)
 {
     int64_t begin = P.n * s / slices, end = P.n * (s + 1) / slices;
@@ -316,6 +356,7 @@ static void *worker(void *arg)
         if (!(seen & JOB_TOGETHER)) { /* Note [claimed slices] */
             for (int64_t s; (s = claim_slice(seen >> JOB_GEN_SHIFT, slices)) >= 0;) {
                 in_pool = 1;
+                follow_denormal_mode();
                 run_slice(s, slices);
                 in_pool = 0;
                 finish_slice();
@@ -325,6 +366,7 @@ static void *worker(void *arg)
         if (id >= slices)
             continue;
         in_pool = 1;
+        follow_denormal_mode();
         cpu_set_t had;
         int moved = away_from(P.caller_cpu, &had);
         atomic_fetch_sub(&P.unstarted, 1);
@@ -583,6 +625,7 @@ static void *extra_thread(void *arg)
     pthread_mutex_unlock(&g->lock);
     if (run) {
         in_pool = 1;
+        follow_denormal_mode();
         g->fn(p->part, p->part + 1, g->ctx);
     }
     return NULL;

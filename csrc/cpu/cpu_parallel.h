@@ -50,4 +50,9 @@ int pdt_cpu_threads(void);
  * returns the number now used.  Waits for a parallel loop in flight to finish. */
 int pdt_cpu_set_threads(int n);
 
+/* set_flush_denormal: FTZ and DAZ on (on != 0) or off in the calling thread, and in the
+ * pool's threads before their next part (Note [flush denormal]); returns 1, or 0 (nothing
+ * changed) where the processor has no such mode here (other than x86). */
+int pdt_cpu_set_flush_denormal(int on);
+
 #endif /* PDT_CPU_PARALLEL_H */

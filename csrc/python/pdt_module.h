@@ -93,6 +93,9 @@ typedef struct {
 } pdt_state;
 
 extern PyModuleDef pdt_module_def;
+/* set_warn_always: the warnings given once a process warn every time (Note [warn always]
+ * in queries.c). */
+extern int pdt_warn_always;
 
 pdt_state *pdt_state_of_module(PyObject *module);
 /* The state reached from an instance of one of our types (or a subclass). */

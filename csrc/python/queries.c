@@ -288,6 +288,24 @@ static PyObject *q_get_num_threads(PyObject *m, PyObject *unused)
     return PyLong_FromLong(n);
 }
 
+/* _set_flush_denormal(on): FTZ/DAZ in this thread and the CPU pool's; True when set. */
+static PyObject *q_set_flush_denormal(PyObject *m, PyObject *on)
+{
+    (void)m;
+    return PyBool_FromLong(pdt_backend_set_flush_denormal(PDT_CPU, on == Py_True));
+}
+
+/* Note [warn always]: set_warn_always(True) makes the warnings given once a process
+ * (PyTorch's TORCH_WARN_ONCE: float() of a tensor that requires grad, x.T) warn every time. */
+int pdt_warn_always;
+
+static PyObject *q_set_warn_always(PyObject *m, PyObject *on)
+{
+    (void)m;
+    pdt_warn_always = on == Py_True;
+    Py_RETURN_NONE;
+}
+
 /* "" -> None, else the text (file-system encoding: paths). */
 static PyObject *text_or_none(void *text)
 {
@@ -361,6 +379,10 @@ PyMethodDef pdt_query_functions[] = {
     {"_set_num_threads", q_set_num_threads, METH_O,
      "_set_num_threads(n): the CPU pool and OpenBLAS use at most n threads; returns the pool's"},
     {"_get_num_threads", q_get_num_threads, METH_NOARGS, "the CPU pool's thread count"},
+    {"_set_flush_denormal", q_set_flush_denormal, METH_O,
+     "_set_flush_denormal(on): FTZ/DAZ in this thread and the CPU pool's; True when set"},
+    {"_set_warn_always", q_set_warn_always, METH_O,
+     "_set_warn_always(on): the warnings given once a process warn every time"},
     {"_libraries", q_libraries, METH_O,
      "_libraries(kind): [(name, soname, path, error, install, dirs)], loading each library"},
     {"transfer_stats", q_transfer_stats, METH_NOARGS, doc_transfer_stats},

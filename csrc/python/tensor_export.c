@@ -95,7 +95,8 @@ static int float_of_grad_warned;
 
 static PyObject *t_float_scalar(PyObject *self)
 {
-    if (!float_of_grad_warned && pdt_tensor_object_requires_grad((PdtTensorObject *)self)) {
+    if ((!float_of_grad_warned || pdt_warn_always) &&
+        pdt_tensor_object_requires_grad((PdtTensorObject *)self)) {
         float_of_grad_warned = 1;
         if (PyErr_WarnEx(PyExc_UserWarning,
                          "Converting a tensor with requires_grad=True to a scalar may lead to "

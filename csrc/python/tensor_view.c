@@ -268,7 +268,7 @@ static int T_warned[2]; /* 0-d, other */
 
 static int warn_T(int ndim)
 {
-    if (ndim == 2 || T_warned[ndim != 0])
+    if (ndim == 2 || (T_warned[ndim != 0] && !pdt_warn_always))
         return 0;
     T_warned[ndim != 0] = 1;
     if (ndim == 0)

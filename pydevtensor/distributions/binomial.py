@@ -176,7 +176,7 @@ def _draw_rounds(todo, out, draw):
         todo = todo[~accepted]
 
 
-def _inversion(n, q, out, todo):
+def _inversion(n, q, out, todo, generator=None):
     """Counts of successes before the total of the geometric waiting times passes n:
     about n * q + 1 rounds of one uniform an element (for n * q < 10); a total past n
     stays past it (each waiting time is >= 0)."""
@@ -184,7 +184,7 @@ def _inversion(n, q, out, todo):
     total = _C.zeros(todo.shape, dtype=n.dtype, device=n.device)
     found = _C.zeros(todo.shape, dtype=n.dtype, device=n.device)
     while todo.numel():
-        u = _C.rand(todo.shape, dtype=n.dtype, device=n.device)
+        u = _C.rand(todo.shape, dtype=n.dtype, device=n.device, generator=generator)
         total = total + (u.log() / log_q).ceil()
         within = total <= n
         if not bool(within.any()):
@@ -193,7 +193,7 @@ def _inversion(n, q, out, todo):
     out[todo] = found
 
 
-def _btrs(n, q, out, todo):
+def _btrs(n, q, out, todo, generator=None):
     """Hormann (1993), BTRS: k = floor((2a/us + b) U + c), accepted by the squeeze or
     by the bound of log f(k) / f(m) (Stirling's tails); for n * q >= 10, where about 9
     in 10 proposals are accepted."""
@@ -209,8 +209,8 @@ def _btrs(n, q, out, todo):
         r = p / (1 - p)
         alpha = (2.83 + 5.1 / b) * spq
         m = ((n + 1) * p).floor()
-        u = _C.rand(idx.shape, dtype=n.dtype, device=n.device) - 0.5
-        v = _C.rand(idx.shape, dtype=n.dtype, device=n.device)
+        u = _C.rand(idx.shape, dtype=n.dtype, device=n.device, generator=generator) - 0.5
+        v = _C.rand(idx.shape, dtype=n.dtype, device=n.device, generator=generator)
         us = 0.5 - u.abs()
         k = ((2 * a / us + b) * u + c).floor()
         inside = (k >= 0) & (k <= n)
@@ -227,15 +227,16 @@ def _btrs(n, q, out, todo):
     _draw_rounds(todo, out, draw)
 
 
-def _sample_binomial(n, p):
+def _sample_binomial(n, p, generator=None):
     """One draw of Binomial(n, p) for each element of the flat float64 n and p, in a
     time that does not grow with n: for q = min(p, 1 - p), inversion where n * q < 10,
-    BTRS elsewhere; the count of failures where p > 1/2."""
+    BTRS elsewhere; the count of failures where p > 1/2.  The uniforms come from
+    generator (default: the default generator)."""
     flip = p > 0.5
     q = where(flip, 1 - p, p)
     out = _C.zeros(n.shape, dtype=n.dtype, device=n.device)
     live = (n > 0) & (q > 0)
     small = live & (n * q < _BTRS_MIN_MEAN)
-    _inversion(n, q, out, small.nonzero().reshape(-1))
-    _btrs(n, q, out, (live & ~small).nonzero().reshape(-1))
+    _inversion(n, q, out, small.nonzero().reshape(-1), generator)
+    _btrs(n, q, out, (live & ~small).nonzero().reshape(-1), generator)
     return where(flip, n - out, out)

@@ -1,7 +1,7 @@
 """The 1-d pools max_pool1d, avg_pool1d, adaptive_avg_pool1d and adaptive_max_pool1d
 as the 2-d pools of nn/_functional_pool.py over rows of height 1 (a view: the input
-gains a height of 1, the output loses it), and the power-average pools lp_pool1d and
-lp_pool2d over the average pools, with PyTorch's signatures, defaults, output sizes
+gains a height of 1, the output loses it), and the power-average pools lp_pool1d,
+lp_pool2d and lp_pool3d over the average pools, with PyTorch's signatures, defaults, output sizes
 and formula::
 
     lp_pool(x) = (sum over the window of x ** p) ** (1 / p)
@@ -26,6 +26,7 @@ from .. import _C
 from .._ops_index import where as _where
 from .._ops_join import stack as _stack
 from . import _functional_pool as FP
+from ._functional_3d import avg_pool3d, max_pool3d
 from ._functional_conv import _at_least, _batched, _tuple
 
 if TYPE_CHECKING:
@@ -380,6 +381,57 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
     avg = FP._avg_pool(x.pow(p), (kh, kw), stride, 0, ceil_mode, True, None, where)
     return FP._unbatch(_root(avg, kh * kw, p), unbatched)
 
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None,
+              ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each window of a batch of volumes, ``(sum x ** p) ** (1 / p)``,
+    as ``torch.nn.functional.lp_pool3d`` (p = 1 gives the window sums; no padding): the
+    3-d average pool of ``x ** p`` times the kernel's cells, as :func:`lp_pool2d`.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, D, H, W)``, or ``(C, D, H, W)``; floating point.
+    norm_type : float
+        p, non-zero (+-inf: the largest or smallest magnitude in each window).
+    kernel_size : int or tuple of 3 ints
+        The window's size.
+    stride : int or tuple of 3 ints, optional
+        The step between windows (default: kernel_size).
+    ceil_mode : bool, optional
+        Round the output size up (a window cut by the end gives its cells' mean
+        times the kernel's number of cells, as PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, out_d, out_h, out_w)``, or ``(C, out_d, out_h, out_w)``.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, norm_type not a number, or a size not an int.
+    ValueError
+        When norm_type is 0; as :func:`avg_pool3d` otherwise.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.full((1, 1, 2, 2, 2), 2.)
+    >>> F.lp_pool3d(x, 2, 2).flatten().tolist()
+    [5.656854152679443]
+    """
+    where = "lp_pool3d()"
+    p = _norm_type(norm_type, where)
+    x, _ = _batched(input, 3, where)
+    FP._floating(x, where)
+    kd, kh, kw = _at_least(_tuple(kernel_size, 3, "kernel_size", where), 1, "kernel_size",
+                           where)
+    if math.isinf(p):
+        return _inf_norm(input, p, lambda v: max_pool3d(v, kernel_size, stride, 0, 1,
+                                                        ceil_mode))
+    avg = avg_pool3d(input.pow(p), kernel_size, stride, 0, ceil_mode)
+    return _root(avg, kd * kh * kw, p)
 
 # ---- max_unpool1d/2d/3d ----
 

@@ -1,5 +1,5 @@
 """The 1-d pooling layers (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d),
-the power-average pools (LPPool1d, LPPool2d), MaxUnpool1d/2d/3d and
+the power-average pools (LPPool1d, LPPool2d, LPPool3d), MaxUnpool1d/2d/3d and
 FractionalMaxPool2d/3d: the functions of
 nn/_functional_pool_more.py as modules with PyTorch's arguments and reprs.  Like
 PyTorch's, they check their arguments when called, not when made."""
@@ -213,6 +213,34 @@ class LPPool2d(_LPPoolNd):
     """
 
     _pool = staticmethod(FPM.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """:func:`~pydevtensor.nn.functional.lp_pool3d` as a layer, as
+    ``torch.nn.LPPool3d``: each window's p-norm.
+
+    Parameters
+    ----------
+    norm_type : float
+        p, non-zero.
+    kernel_size : int or tuple of 3 ints
+        The window's size.
+    stride : int or tuple of 3 ints, optional
+        Default: kernel_size.
+    ceil_mode : bool, optional
+        Round the output size up (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.LPPool3d(1, (1, 1, 2))
+    >>> pool
+    LPPool3d(norm_type=1, kernel_size=(1, 1, 2), stride=None, ceil_mode=False)
+    >>> pool(pydevtensor.arange(8.).reshape(1, 2, 2, 2)).flatten().tolist()
+    [1.0, 5.0, 9.0, 13.0]
+    """
+
+    _pool = staticmethod(FPM.lp_pool3d)
 
 
 def _ntuple(value, n: int) -> tuple:
