@@ -52,6 +52,10 @@ RESAMPLING_CASES = [
       "ValueError", r"lp_pool1d\(\): norm_type must be a non-zero value, but got 0"),
     C("LPPool2d-norm-str", 'pdt.nn.LPPool2d("2", 2)(pdt.ones(1, 1, 4, 4))', "TypeError",
       r"lp_pool2d\(\): norm_type must be a number, got str"),
+    C("lp_pool3d-norm-zero", "pdt.nn.functional.lp_pool3d(pdt.ones(1, 1, 2, 2, 2), 0, 2)",
+      "ValueError", r"lp_pool3d\(\): norm_type must be a non-zero value, but got 0"),
+    C("LPPool3d-4d-input", "pdt.nn.LPPool3d(2, 2)(pdt.ones(2, 2, 2))", "ValueError",
+      r"lp_pool3d\(\): expected a 4-d \(unbatched\) or 5-d \(batched\) input, got shape"),
     C("max_unpool2d-index", "pdt.nn.functional.max_unpool2d(pdt.ones(1, 1, 2, 2), "
       "pdt.tensor([[[[0, 3], [8, 35]]]]), 2)", "RuntimeError",
       r"max_unpool2d\(\): Found an invalid max index: 35 \(output volumes are of size 4x4; "

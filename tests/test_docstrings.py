@@ -72,7 +72,8 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
 
 # layers2: 1-d and power-average pools, resampling, pixel shuffle, LRN and RMSNorm
 NAMED["nn.functional"] += ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
-                           "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool1d",
+                           "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+                           "max_unpool1d",
                            "max_unpool2d", "max_unpool3d",
                            "interpolate", "upsample", "upsample_nearest",
                            "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",

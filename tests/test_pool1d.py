@@ -1,5 +1,5 @@
 """The 1-d pools (F.max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d),
-the power-average pools (F.lp_pool1d, lp_pool2d) and their modules.
+the power-average pools (F.lp_pool1d, lp_pool2d, lp_pool3d) and their modules.
 
 References: test_pool.py's NumPy float64 loops over PyTorch's windows, on rows of
 height 1 (float64 to 1e-12 relative, float32 to 1e-6); lp pools as
@@ -431,3 +431,57 @@ def test_lp_pools_with_an_infinite_norm_are_max_and_min_magnitudes(device, p):
     t = torch.tensor(a, requires_grad=True)
     torch.nn.functional.lp_pool2d(t, p, (2, 3), ceil_mode=True).sum().backward()
     np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def _ref_lp3d(x, p, k, s, ceil):
+    """(N, C, D, H, W) float64: lp_pool3d's windows (no padding) as PyTorch's: the mean
+    of each window's cells' x ** p (a window that ceil_mode cuts counts its own cells)
+    times the kernel's cells, to the power 1 / p."""
+    outs = []
+    for size, kk, ss in zip(x.shape[2:], k, s):
+        out = (size - kk + (ss - 1 if ceil else 0)) // ss + 1
+        if ceil and (out - 1) * ss >= size:
+            out -= 1
+        outs.append(out)
+    res = np.zeros(x.shape[:2] + tuple(outs))
+    for i in np.ndindex(*outs):
+        win = x[(slice(None), slice(None)) + tuple(
+            slice(o * ss, o * ss + kk) for o, ss, kk in zip(i, s, k))]
+        res[(slice(None), slice(None)) + i] = (
+            (win ** p).mean((2, 3, 4)) * np.prod(k)) ** (1.0 / p)
+    return res
+
+
+@pytest.mark.parametrize("p", [1, 2, 3.5])
+def test_lp_pool3d_matches_numpy(device, p):
+    """F.lp_pool3d and nn.LPPool3d (PyTorch has them; they did not exist here)."""
+    rng = np.random.default_rng(7)
+    x = np.abs(rng.standard_normal((2, 3, 5, 4, 6))) + 0.1
+    for k, s, ceil in (((2, 2, 2), None, False), ((2, 1, 3), (2, 1, 2), True),
+                       ((3, 2, 2), (2, 3, 1), True), ((1, 3, 2), (1, 1, 4), False)):
+        got = F.lp_pool3d(_t(x, device), p, k, s, ceil)
+        assert_close(got, _ref_lp3d(x, p, k, s or k, ceil), "float64")
+    layer = nn.LPPool3d(p, 2, stride=(1, 2, 2))
+    assert repr(layer) == f"LPPool3d(norm_type={p}, kernel_size=2, stride=(1, 2, 2), " \
+        "ceil_mode=False)"
+    assert_close(layer(_t(x[0], device)), _ref_lp3d(x[:1], p, (2,) * 3, (1, 2, 2), False)[0],
+                 "float64")
+    mag = np.abs(rng.standard_normal((1, 2, 4, 4, 4)))
+    blocks = mag.reshape(1, 2, 2, 2, 2, 2, 2, 2)
+    for q, want in ((float("inf"), blocks.max((3, 5, 7))), (-float("inf"),
+                                                             blocks.min((3, 5, 7)))):
+        assert_close(F.lp_pool3d(_t(mag * np.sign(rng.standard_normal(mag.shape)), device),
+                                 q, 2), want, "float64")
+
+
+def test_lp_pool3d_gradcheck_and_bad_input(device):
+    rng = np.random.default_rng(8)
+    x = [np.abs(rng.standard_normal((1, 2, 3, 4, 3))) + 0.5]
+    gradcheck(lambda t: F.lp_pool3d(t, 2.5, (2, 2, 1), 1, ceil_mode=True), x, device)
+    with pytest.raises(ValueError, match=r"lp_pool3d\(\): norm_type must be a non-zero"):
+        F.lp_pool3d(_t(x[0], device), 0, 2)
+    with pytest.raises(ValueError, match=r"lp_pool3d\(\): expected a 4-d \(unbatched\) or "
+                       r"5-d \(batched\) input, got shape \(3, 4, 3\)"):
+        F.lp_pool3d(_t(x[0][0, 0], device), 2, 2)
+    with pytest.raises(RuntimeError, match=r"lp_pool3d\(\): expected a floating point input"):
+        F.lp_pool3d(pdt.ones(1, 1, 2, 2, 2, dtype=pdt.int64, device=device), 2, 2)

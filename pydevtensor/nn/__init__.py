@@ -43,7 +43,7 @@ from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 from .pooling_more import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d,
                            FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d,
-                           MaxPool1d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+                           LPPool3d, MaxPool1d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,
                          UpsamplingNearest2d)
 from .normalization_more import CrossMapLRN2d, LocalResponseNorm, RMSNorm
@@ -85,7 +85,7 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
-            "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",
+            "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
 __all__ += ["CrossMapLRN2d", "SyncBatchNorm"]
 __all__ += ["AlphaDropout", "FeatureAlphaDropout", "FractionalMaxPool2d", "FractionalMaxPool3d"]

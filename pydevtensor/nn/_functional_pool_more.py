@@ -1,7 +1,7 @@
 """The 1-d pools max_pool1d, avg_pool1d, adaptive_avg_pool1d and adaptive_max_pool1d
 as the 2-d pools of nn/_functional_pool.py over rows of height 1 (a view: the input
 gains a height of 1, the output loses it), and the power-average pools lp_pool1d and
-lp_pool2d over the average pools, with PyTorch's signatures, defaults, output sizes
+lp_pool2d, lp_pool3d over the average pools, with PyTorch's signatures, defaults, output sizes
 and formula::
 
     lp_pool(x) = (sum over the window of x ** p) ** (1 / p)
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from .. import _C
 from .._ops_index import where as _where
 from .._ops_join import stack as _stack
+from . import _functional_3d as F3
 from . import _functional_pool as FP
 from ._functional_conv import _at_least, _batched, _tuple
 
@@ -380,6 +381,52 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
     avg = FP._avg_pool(x.pow(p), (kh, kw), stride, 0, ceil_mode, True, None, where)
     return FP._unbatch(_root(avg, kh * kw, p), unbatched)
 
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None,
+              ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each window of a batch of volumes, ``(sum x ** p) ** (1 / p)``,
+    as ``torch.nn.functional.lp_pool3d``: :func:`lp_pool2d` with a depth.
+
+    Parameters
+    ----------
+    input : Tensor
+        A floating-point ``(N, C, D, H, W)`` batch, or one ``(C, D, H, W)`` sample.
+    norm_type : float
+        The non-zero p (+-inf: the largest or smallest magnitude in each window).
+    kernel_size : int or tuple of 3 ints
+        The window's depth, height and width.
+    stride : int or tuple of 3 ints, optional
+        The window's steps; kernel_size when not given.
+    ceil_mode : bool, optional
+        Keep windows cut by the end, as :func:`lp_pool2d` (default False).
+
+    Returns
+    -------
+    Tensor
+        Each window's p-norm, with the input's batch dims.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`lp_pool2d`; the window checks are :func:`avg_pool3d`'s.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.full((1, 1, 2, 2, 2), 3.)
+    >>> F.lp_pool3d(x, 2, (1, 2, 2)).flatten().tolist()
+    [6.0, 6.0]
+    """
+    where = "lp_pool3d()"
+    p = _norm_type(norm_type, where)
+    x, _ = _batched(input, 3, where)
+    FP._floating(x, where)
+    kd, kh, kw = _tuple(kernel_size, 3, "kernel_size", where)
+    if math.isinf(p):
+        return _inf_norm(input, p, lambda v: F3.max_pool3d(v, (kd, kh, kw), stride, 0, 1,
+                                                           ceil_mode))
+    avg = F3.avg_pool3d(input.pow(p), (kd, kh, kw), stride, 0, ceil_mode)
+    return _root(avg, kd * kh * kw, p)
 
 # ---- max_unpool1d/2d/3d ----
 

@@ -1,5 +1,5 @@
 """The 1-d pooling layers (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d),
-the power-average pools (LPPool1d, LPPool2d), MaxUnpool1d/2d/3d and
+the power-average pools (LPPool1d, LPPool2d, LPPool3d), MaxUnpool1d/2d/3d and
 FractionalMaxPool2d/3d: the functions of
 nn/_functional_pool_more.py as modules with PyTorch's arguments and reprs.  Like
 PyTorch's, they check their arguments when called, not when made."""
@@ -214,6 +214,33 @@ class LPPool2d(_LPPoolNd):
 
     _pool = staticmethod(FPM.lp_pool2d)
 
+
+class LPPool3d(_LPPoolNd):
+    """:func:`~pydevtensor.nn.functional.lp_pool3d` as a layer, as
+    ``torch.nn.LPPool3d``: the p-norm of each window of a volume.
+
+    Parameters
+    ----------
+    norm_type : float
+        The non-zero p.
+    kernel_size : int or tuple of 3 ints
+        The window (depth, height, width).
+    stride : int or tuple of 3 ints, optional
+        The window's steps (kernel_size when not given).
+    ceil_mode : bool, optional
+        Keep the windows that the end cuts (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.LPPool3d(1, (2, 1, 2))
+    >>> pool
+    LPPool3d(norm_type=1, kernel_size=(2, 1, 2), stride=None, ceil_mode=False)
+    >>> pool(pydevtensor.ones(1, 2, 2, 2)).flatten().tolist()
+    [4.0, 4.0]
+    """
+
+    _pool = staticmethod(FPM.lp_pool3d)
 
 def _ntuple(value, n: int) -> tuple:
     """PyTorch's _single/_pair/_triple: an int as an n-tuple (what MaxUnpoolNd keeps and

@@ -61,7 +61,7 @@ _FILES = {
     "dropout": ["_DropoutNd", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d"],
     "pooling": ["_MaxPoolNd", "_AvgPoolNd", "_MaxUnpoolNd", "MaxPool1d", "MaxPool2d", "MaxPool3d",
                 "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-                "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d",
+                "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
                 "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
                 "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
                 "FractionalMaxPool2d", "FractionalMaxPool3d"],
