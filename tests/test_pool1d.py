@@ -480,6 +480,10 @@ def test_lp_pool3d_gradcheck_and_bad_input(device):
     gradcheck(lambda t: F.lp_pool3d(t, 2.5, (2, 2, 1), 1, ceil_mode=True), x, device)
     with pytest.raises(ValueError, match=r"lp_pool3d\(\): norm_type must be a non-zero"):
         F.lp_pool3d(_t(x[0], device), 0, 2)
+    for layer in (nn.LPPool1d, nn.LPPool2d, nn.LPPool3d):  # at construction, as PyTorch's
+        with pytest.raises(ValueError, match=layer.__name__ + r": norm_type must be a "
+                           r"non-zero value, but got 0\.0"):
+            layer(0.0, 2)
     with pytest.raises(ValueError, match=r"lp_pool3d\(\): expected a 4-d \(unbatched\) or "
                        r"5-d \(batched\) input, got shape \(3, 4, 3\)"):
         F.lp_pool3d(_t(x[0][0, 0], device), 2, 2)

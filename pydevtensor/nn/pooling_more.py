@@ -146,6 +146,9 @@ class _LPPoolNd(Module):
     def __init__(self, norm_type: float, kernel_size, stride=None,
                  ceil_mode: bool = False) -> None:
         super().__init__()
+        if not isinstance(norm_type, str) and norm_type == 0:  # PyTorch's check, here
+            raise ValueError(f"{type(self).__name__}: norm_type must be a non-zero value, "
+                             f"but got {norm_type}")
         self.norm_type, self.kernel_size = norm_type, kernel_size
         self.stride, self.ceil_mode = stride, ceil_mode
 
