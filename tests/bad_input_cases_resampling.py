@@ -59,6 +59,8 @@ RESAMPLING_CASES = [
       r"lp_pool3d\(\): expected kernel_size to be a single integer value or a list of 3 values"),
     C("LPPool3d-int-input", "pdt.nn.LPPool3d(2, 2)(pdt.ones(1, 1, 2, 2, 2, dtype=pdt.int64))",
       "RuntimeError", r"lp_pool3d\(\): expected a floating point input, got pydevtensor.int64"),
+    C("LPPool3d-4d-input", "pdt.nn.LPPool3d(2, 2)(pdt.ones(2, 2, 2))", "ValueError",
+      r"lp_pool3d\(\): expected a 4-d \(unbatched\) or 5-d \(batched\) input, got shape"),
     C("max_unpool2d-index", "pdt.nn.functional.max_unpool2d(pdt.ones(1, 1, 2, 2), "
       "pdt.tensor([[[[0, 3], [8, 35]]]]), 2)", "RuntimeError",
       r"max_unpool2d\(\): Found an invalid max index: 35 \(output volumes are of size 4x4; "

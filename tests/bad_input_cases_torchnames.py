@@ -101,7 +101,8 @@ TORCHNAMES_CASES = [
       r"adaptive_max_pool2d\(\): input must be a Tensor"),
     C("adaptive_max_pool3d_with_indices-negative",
       "pdt.nn.functional.adaptive_max_pool3d_with_indices(pdt.ones(1, 1, 2, 2, 2), -1)",
-      "ValueError", r"output_size must hold positive ints \(or None\), got -1"),
+      "ValueError", r"adaptive_max_pool3d\(\): output_size must be non-negative, got "
+      r"output_size=\(-1, -1, -1\)"),
     C("fractional_max_pool2d_with_indices-no-size",
       "pdt.nn.functional.fractional_max_pool2d_with_indices(pdt.ones(1, 1, 4, 4), 2)",
       "ValueError", r"requires specifying either an output_size or an output_ratio"),

@@ -552,3 +552,39 @@ def test_half_convolutions_round_once(device, dtype, case):
     for t in (px, pw, pb):
         assert t.grad.dtype == dt and t.grad.shape == t.shape
     assert pb.grad.to(pdt.float64).cpu().numpy().tolist() == [float(got[:, 0].numel())] * out_c
+
+
+class _StdConv2d(nn.Conv2d):
+    """Weight standardization as user code writes it over PyTorch's private
+    Conv2d._conv_forward (BiT, ResNetV2 ports)."""
+
+    def forward(self, x):
+        w = self.weight
+        mean = w.mean(dim=(1, 2, 3), keepdim=True)
+        var = w.var(dim=(1, 2, 3), keepdim=True, unbiased=False)
+        return self._conv_forward(x, (w - mean) / (var + 1e-5).sqrt(), self.bias)
+
+
+@pytest.mark.parametrize("mode", ["zeros", "reflect"])
+def test_conv_forward_with_another_weight_and_reversed_padding(device, mode):
+    """_conv_forward(input, weight, bias) and _reversed_padding_repeated_twice, as
+    PyTorch's Conv1d/2d/3d have them (both were missing: AttributeError)."""
+    conv = _StdConv2d(2, 3, (3, 2), padding=(1, 2), padding_mode=mode).to(device,
+                                                                           pdt.float64)
+    assert conv._reversed_padding_repeated_twice == (2, 2, 1, 1)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 2, 5, 4))
+    w = conv.weight.detach().cpu().numpy()
+    w = (w - w.mean((1, 2, 3), keepdims=True)) / np.sqrt(w.var((1, 2, 3), keepdims=True)
+                                                         + 1e-5)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (2, 2)),
+                mode="reflect" if mode == "reflect" else "constant")
+    cols = ref_unfold(xp, (3, 2), (1, 1), (0, 0), (1, 1))  # (N, 2 * 6, L)
+    want = np.einsum("ok,nkl->nol", w.reshape(3, -1), cols).reshape(2, 3, 5, 7)
+    want += conv.bias.detach().cpu().numpy().reshape(1, 3, 1, 1)
+    assert_close(conv(pdt.tensor(x, device=device)), want, "float64")
+    assert nn.Conv2d(1, 1, (4, 3), padding="same", dilation=(1, 2),
+                     padding_mode="circular")._reversed_padding_repeated_twice == [2, 2, 1, 2]
+    assert nn.Conv1d(1, 1, 3, padding="valid")._reversed_padding_repeated_twice == [0, 0]
+    assert nn.Conv3d(1, 1, 3, padding=(1, 0, 2))._reversed_padding_repeated_twice == \
+        (2, 2, 0, 0, 1, 1)

@@ -270,6 +270,39 @@ def test_adaptive_pools(device, size):
     np.testing.assert_array_equal(got.cpu().numpy(), vals)
     np.testing.assert_array_equal(idx.cpu().numpy(), want)
 
+    # a tie's gradient goes to the first maximum in (d, h, w) order, where the indices
+    # point, with or without return_indices (the first came from a depth-first pool)
+    tx = pdt.tensor(ties, device=device, requires_grad=True)
+    F.adaptive_max_pool3d(tx, size).sum().backward()
+    grad = np.zeros(ties.shape).reshape(2, 3, -1)
+    for i, j in np.ndindex(2, 3):
+        np.add.at(grad[i, j], want[i, j].ravel(), 1.0)
+    np.testing.assert_array_equal(tx.grad.cpu().numpy(), grad.reshape(ties.shape))
+
+
+@pytest.mark.parametrize("size", [0, (0, 2, 3), (2, None, 0)])
+def test_adaptive_pools_3d_to_an_empty_output(device, size):
+    """output_size 0 gives the empty output, as PyTorch's (it was refused); the
+    output is still the input's function (its gradient: zeros)."""
+    x = pdt.tensor(RNG.standard_normal((2, 3, 4, 5, 6)), device=device, requires_grad=True)
+    want = (2, 3) + tuple(s if v is None else v for s, v in zip(
+        (4, 5, 6), size if isinstance(size, tuple) else (size,) * 3))
+    avg = F.adaptive_avg_pool3d(x, size)
+    got, idx = F.adaptive_max_pool3d(x, size, return_indices=True)
+    assert tuple(avg.shape) == tuple(got.shape) == tuple(idx.shape) == want
+    assert avg.dtype == got.dtype == pdt.float64 and idx.dtype == pdt.int64
+    assert tuple(nn.AdaptiveAvgPool3d(size)(x[0]).shape) == want[1:]
+    (avg.sum() + got.sum()).backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.zeros((2, 3, 4, 5, 6)))
+    empty = pdt.zeros(0, 3, 4, 5, 6, device=device)  # no batch: any output_size
+    assert tuple(F.adaptive_max_pool3d(empty, (2, 1, 3)).shape) == (0, 3, 2, 1, 3)
+    with pytest.raises(ValueError, match=r"adaptive_avg_pool3d\(\): output_size must be "
+                       r"non-negative, got output_size=\(2, -1, 2\)"):
+        F.adaptive_avg_pool3d(x, (2, -1, 2))
+    with pytest.raises(ValueError, match=r"adaptive_max_pool3d\(\): expected an input with "
+                       r"non-zero spatial sizes, got shape \(1, 3, 4, 0, 6\)"):
+        F.adaptive_max_pool3d(pdt.zeros(1, 3, 4, 0, 6, device=device), 2)
+
 
 def test_batch_and_instance_norm_and_dropout_3d(device):
     x = RNG.standard_normal((4, 2, 3, 3, 3))

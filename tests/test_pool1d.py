@@ -468,3 +468,20 @@ def test_lp_pools_with_an_infinite_norm_are_max_and_min_magnitudes(device, p):
     t = torch.tensor(a, requires_grad=True)
     torch.nn.functional.lp_pool2d(t, p, (2, 3), ceil_mode=True).sum().backward()
     np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def test_lp_pool3d_gradcheck_and_bad_input(device):
+    rng = np.random.default_rng(8)
+    x = [np.abs(rng.standard_normal((1, 2, 3, 4, 3))) + 0.5]
+    gradcheck(lambda t: F.lp_pool3d(t, 2.5, (2, 2, 1), 1, ceil_mode=True), x, device)
+    with pytest.raises(ValueError, match=r"lp_pool3d\(\): norm_type must be a non-zero"):
+        F.lp_pool3d(_t(x[0], device), 0, 2)
+    for layer in (nn.LPPool1d, nn.LPPool2d, nn.LPPool3d):  # at construction, as PyTorch's
+        with pytest.raises(ValueError, match=layer.__name__ + r": norm_type must be a "
+                           r"non-zero value, but got 0\.0"):
+            layer(0.0, 2)
+    with pytest.raises(ValueError, match=r"lp_pool3d\(\): expected a 4-d \(unbatched\) or "
+                       r"5-d \(batched\) input, got shape \(3, 4, 3\)"):
+        F.lp_pool3d(_t(x[0][0, 0], device), 2, 2)
+    with pytest.raises(RuntimeError, match=r"lp_pool3d\(\): expected a floating point input"):
+        F.lp_pool3d(pdt.ones(1, 1, 2, 2, 2, dtype=pdt.int64, device=device), 2, 2)

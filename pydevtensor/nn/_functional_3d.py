@@ -21,6 +21,7 @@ from . import _functional_conv_transpose as FCT
 from . import _functional_pad as FP
 from . import _functional_pool as FPL
 from .._ops_join import stack as _stack
+from ..autograd.dispatch import _wants_grad
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..autograd.node import linked_input
 
@@ -400,22 +401,35 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def _adaptive3d_args(input, output_size, where):
-    """(x as (N, C, D, H, W), unbatched, (out_d, out_h, out_w)) after the checks."""
+    """(x as (N, C, D, H, W), unbatched, (out_d, out_h, out_w)) after the checks; a size
+    of 0 gives an empty output, as PyTorch's."""
     x, unbatched = FC._batched(input, 3, where)
+    FPL._floating(x, where)
     x = linked_input(x)  # Note [linear inputs] in autograd/node.py
-    sizes = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
-    if len(sizes) != 3:
-        raise _Invalid(f"{where}: output_size must be an int or 3 values, got {output_size!r}")
-    sizes = tuple(x.shape[2 + i] if v is None else v for i, v in enumerate(sizes))
-    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in sizes):
-        raise _Invalid(f"{where}: output_size must hold positive ints (or None), got "
-                       f"{output_size!r}")
+    dhw = tuple(x.shape[2:])
+    if isinstance(output_size, (tuple, list)) and len(output_size) == 3:
+        output_size = tuple(s if v is None else v for v, s in zip(output_size, dhw))
+    sizes = FC._at_least(FC._tuple(output_size, 3, "output_size", where), 0, "output_size",
+                         where)
+    if min(dhw) < 1:  # no channels give an empty output, as the 2-d pools
+        raise _Invalid(f"{where}: expected an input with non-zero spatial sizes, got shape "
+                       f"{tuple(input.shape)} (on {input.device})")
     FPL._check_output_bytes(x, sizes, where)
     return x, unbatched, sizes
 
 
+def _no_bins3d(x, sizes, unbatched):
+    """The empty (N, C, *sizes) output of an output_size holding 0 (or of an x with no
+    elements), still x's function (its gradient: zeros), as the 2-d pools' _no_bins."""
+    n, c, d, h, w = x.shape
+    out = x.reshape(n, c, d * h * w)[:, :, :0].reshape((n, c) + tuple(sizes))
+    return out.squeeze(0) if unbatched else out
+
+
 def _adaptive3d(input, output_size, where, reduce2d):
     x, unbatched, sizes = _adaptive3d_args(input, output_size, where)
+    if 0 in sizes or x.numel() == 0:  # an output_size holding 0, no batch or channels
+        return _no_bins3d(x, sizes, unbatched)
     # depth first: the 2-d pool of (D, H*W) planes to (out_d, H*W) reduces each depth
     # bin and leaves the H*W cells alone (bins of one cell), with no loop over out_d
     n, c, d, h, w = x.shape
@@ -444,7 +458,8 @@ def adaptive_avg_pool3d(input, output_size):
     Raises
     ------
     ValueError
-        For an output_size that is not positive ints.
+        For an output_size that is not 3 non-negative ints (0: an empty output) or
+        None, or an input with an empty spatial dim.
 
     Examples
     --------
@@ -477,7 +492,8 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     Raises
     ------
     ValueError
-        When output_size does not hold 3 positive ints (or None).
+        When output_size does not hold 3 non-negative ints (0: an empty output) or
+        None, or the input has an empty spatial dim.
 
     Examples
     --------
@@ -485,8 +501,12 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     >>> F.adaptive_max_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 1).item()
     7.0
     """
-    if return_indices:
-        return _adaptive_max3d_indices(input, output_size)
+    if return_indices or _wants_grad((input,), {}):
+        # its maxima are PyTorch's first in (d, h, w) order, so a tie's gradient goes
+        # where PyTorch's does (the depth-first pool's: to the first (h, w) cell holding
+        # the maximum at any depth); the values are the same, the depth-first pool faster
+        got = _adaptive_max3d_indices(input, output_size)
+        return got if return_indices else got[0]
     return _adaptive3d(input, output_size, "adaptive_max_pool3d()",
                        lambda v, size: FPL._adaptive_max_pool(v, size, False,
                                                               "adaptive_max_pool2d()"))
@@ -498,6 +518,9 @@ def _adaptive_max3d_indices(input, output_size):
     (the first depth holding the maximum): PyTorch's first maximum in (d, h, w) order."""
     where = "adaptive_max_pool2d()"
     x, unbatched, (od, oh, ow) = _adaptive3d_args(input, output_size, "adaptive_max_pool3d()")
+    if 0 in (od, oh, ow) or x.numel() == 0:
+        out = _no_bins3d(x, (od, oh, ow), unbatched)
+        return out, _C.zeros(tuple(out.shape), dtype=_C.int64, device=x.device)
     n, c, d, h, w = x.shape
     planes, in_plane = FPL._adaptive_max_pool(
         x.transpose(1, 2).reshape(n * d, c, h, w), (oh, ow), True, where)

@@ -76,6 +76,7 @@ class _ConvNd(Module):
             raise ValueError(f"{where}: padding_mode must be one of {_PADDING_MODES}, but got "
                              f"padding_mode={padding_mode!r}")
         self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = self._mode_pad()  # PyTorch's attribute
         self.output_padding = (0,) * nd
         self.transposed = self._transposed
 
@@ -116,24 +117,32 @@ class _ConvNd(Module):
             bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
             self.bias.data.uniform_(-bound, bound)
 
-    def _mode_pad(self) -> tuple:
+    def _mode_pad(self) -> tuple | list:
         """F.pad's counts (last dimension first) for a padding_mode other than 'zeros':
-        padding on both sides, or 'same''s total with the odd one at the end."""
+        padding on both sides, or 'same''s total with the odd one at the end; a list
+        for a string padding, as PyTorch's _reversed_padding_repeated_twice."""
         if self.padding == "valid":
-            return (0, 0) * self._nd
+            return [0, 0] * self._nd
         if self.padding == "same":
             total = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
-            return tuple(v for t in reversed(total) for v in (t // 2, t - t // 2))
+            return [v for t in reversed(total) for v in (t // 2, t - t // 2)]
         return tuple(v for p in reversed(self.padding) for v in (p, p))
 
-    def forward(self, input: Tensor) -> Tensor:
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        """The convolution of input with weight and bias under the layer's settings, as
+        PyTorch's Conv1d/2d/3d._conv_forward (which subclasses call with a changed
+        weight: weight standardization)."""
         if (self.padding_mode != "zeros" and isinstance(input, _C.Tensor)
                 and input.ndim in (self._nd + 1, self._nd + 2)):
             # padded by F.pad, then a convolution without padding, as PyTorch's
-            return self._fn(FP.pad(input, self._mode_pad(), self.padding_mode), self.weight,
-                            self.bias, self.stride, 0, self.dilation, self.groups)
-        return self._fn(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+            return self._fn(FP.pad(input, self._reversed_padding_repeated_twice,
+                                   self.padding_mode), weight, bias, self.stride, 0,
+                            self.dilation, self.groups)
+        return self._fn(input, weight, bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         nd = self._nd

@@ -74,6 +74,7 @@ max_pool1d, avg_pool1d, lp_pool1d, lp_pool2d = (_poolm.max_pool1d, _poolm.avg_po
                                                 _poolm.lp_pool1d, _poolm.lp_pool2d)
 lp_pool3d = _poolm.lp_pool3d
 adaptive_avg_pool1d, adaptive_max_pool1d = _poolm.adaptive_avg_pool1d, _poolm.adaptive_max_pool1d
+lp_pool3d = _poolm.lp_pool3d
 max_unpool1d, max_unpool2d, max_unpool3d = (_poolm.max_unpool1d, _poolm.max_unpool2d,
                                             _poolm.max_unpool3d)
 # layers2: resampling, pixel shuffle, LRN and RMSNorm

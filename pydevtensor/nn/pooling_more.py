@@ -146,6 +146,9 @@ class _LPPoolNd(Module):
     def __init__(self, norm_type: float, kernel_size, stride=None,
                  ceil_mode: bool = False) -> None:
         super().__init__()
+        if not isinstance(norm_type, str) and norm_type == 0:  # PyTorch's check, here
+            raise ValueError(f"{type(self).__name__}: norm_type must be a non-zero value, "
+                             f"but got {norm_type}")
         self.norm_type, self.kernel_size = norm_type, kernel_size
         self.stride, self.ceil_mode = stride, ceil_mode
 
@@ -341,11 +344,6 @@ class _FractionalMaxPoolNd(Module):
     def forward(self, input: Tensor):
         return type(self)._pool(input, self.kernel_size, self.output_size, self.output_ratio,
                                 self.return_indices, _random_samples=self._random_samples)
-
-
-def _ntuple(value, n: int) -> tuple:
-    """PyTorch's _pair/_triple: a value as an n-tuple, a tuple or list as a tuple."""
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
 # The parameters FractionalMaxPool2d and 3d share, put in place of the line "{params}" of
