@@ -207,8 +207,9 @@ PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only");
         return NULL;
     }
-    /* Note [exports of tensors that require grad] in tensor_export.c */
-    if (pdt_refuse_grad_export(self, PyExc_RuntimeError,
+    /* Note [exports of tensors that require grad] in tensor_export.c; BufferError, the
+     * array API's error for a tensor that cannot be exported, as PyTorch's */
+    if (pdt_refuse_grad_export(self, PyExc_BufferError,
                                "Can't export tensors that require gradient, use "
                                "tensor.detach()") < 0)
         return NULL;
