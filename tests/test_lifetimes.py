@@ -72,6 +72,31 @@ def test_an_export_outlives_data_assignment(export):
     assert out.split() == [str(float(N * (N - 1) // 2 + 4)), "2.0", "True"]
 
 
+@pytest.mark.parametrize("move", ["t.resize_(4 * N)", "t.set_(pdt.zeros(3, dtype=pdt.float64))",
+                                  "t.resize_as_(pdt.zeros(4 * N))", "t.resize_(0)"])
+def test_exports_outlive_ops_that_move_the_storage(move):
+    """resize_ (growing reallocates), set_ and resize_as_ move t to another storage as
+    ``t.data =`` does: every kind of export made before keeps the old memory alive and
+    readable (writes land there, not in a tensor the allocator handed it to next)."""
+    out = run(f"""
+        class Iface:
+            def __init__(self, t):
+                self.t, self.__array_interface__ = t, t.__array_interface__
+        t = pdt.arange(N, dtype=pdt.float64)
+        cap = t.__dlpack__()
+        arrays = [t.numpy(), np.asarray(t), t.__array__(), np.asarray(memoryview(t)),
+                  np.from_dlpack(t), np.array(Iface(t), copy=False)]
+        {move}
+        junk = churn()
+        for a in arrays:
+            a[1] += 5.0
+        print(all(float(a.sum()) == N * (N - 1) // 2 + 5 * len(arrays) for a in arrays),
+              float(pdt.from_dlpack(cap).sum()) == N * (N - 1) // 2 + 5 * len(arrays),
+              [float(j.sum()) for j in junk] == [-7.0 * N] * 4)
+    """)
+    assert out.split() == ["True", "True", "True"]
+
+
 def test_numpy_of_a_parameter_survives_module_to():
     out = run("""
         net = nn.Sequential(nn.Linear(512, 512))
