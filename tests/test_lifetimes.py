@@ -379,6 +379,28 @@ def test_from_dlpack_keeps_a_logical_cpu_device():
     assert out[5] == "BufferError"
 
 
+def test_dlpack_export_to_host_memory_from_a_logical_cpu_device_shares_it():
+    """x on cpu:1 says __dlpack_device__() == (1, 0), host memory: a consumer asking for
+    dl_device=(1, 0) (np.from_dlpack(x, device="cpu")) gets x's memory, not a copy, and
+    copy=False is not refused (it was a counted copy, and BufferError with copy=False, as
+    (2, 0) for a tensor on a second logical device of GPU 0 never was)."""
+    out = run(setup=SPLIT, code="""
+        x = pdt.arange(6.0, device='cpu:1')
+        pdt.reset_transfer_stats()
+        a = np.from_dlpack(x, device='cpu')
+        b = np.from_dlpack(x, device='cpu', copy=False)
+        a[0], b[1] = 9.0, 8.0
+        cap = x.__dlpack__(dl_device=(1, 0), copy=False, max_version=(1, 0))
+        back = pdt.from_dlpack(cap)  # our own capsule: back on cpu:1 (own_export_device)
+        print(x.__dlpack_device__(), x.tolist()[:2], pdt.transfer_stats()['peer']['count'])
+        print(back.device, back.data_ptr() == x.data_ptr())
+        c = np.from_dlpack(x, device='cpu', copy=True)  # asked for: a copy
+        c[2] = -1.0
+        print(x.tolist()[2])
+    """).splitlines()
+    assert out == ["(1, 0) [9.0, 8.0] 0", "cpu:1 True", "2.0"]
+
+
 def test_from_dlpack_of_foreign_memory_is_on_the_cpu():
     a = np.arange(4.0)
     t = pdt.from_dlpack(a)
