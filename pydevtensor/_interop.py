@@ -102,7 +102,6 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     return _C.from_dlpack(ext_tensor, device=device, copy=copy)
 
 
-from_dlpack.__wrapped__ = _C.from_dlpack
 to_numpy = _C.to_numpy
 
 __all__ = ["as_tensor", "from_dlpack", "to_numpy"]

@@ -108,6 +108,10 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-d CPU tensor over an object's buffer, sharing its memory (writes show both
     ways), as PyTorch's ``frombuffer``; the tensor keeps the buffer object alive.
 
+    A read-only buffer (``bytes``, a read-only ``memoryview`` or array) is copied
+    instead: tensors share memory writably, and a write must not reach an immutable
+    object.  (PyTorch shares it, warning that writes through the tensor would reach it.)
+
     Parameters
     ----------
     buffer : object

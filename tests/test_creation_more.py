@@ -63,6 +63,19 @@ def test_frombuffer_shares_and_checks_its_range():
         pdt.frombuffer([1, 2], dtype=pdt.float32)
 
 
+def test_frombuffer_copies_a_read_only_buffer():
+    """bytes and other read-only buffers are copied (PyTorch shares them writably, with a
+    warning): a write through the tensor never reaches the immutable object."""
+    data = np.arange(4, dtype=np.float32).tobytes()
+    frozen = bytes(data)
+    view = memoryview(bytearray(data)).toreadonly()
+    for buffer in (frozen, view, np.frombuffer(data, np.float32)):
+        t = pdt.frombuffer(buffer, dtype=pdt.float32)
+        t.fill_(-1.0)
+        assert t.tolist() == [-1.0] * 4 and bytes(buffer) == data
+    assert frozen == data
+
+
 def test_frombuffer_reads_bfloat16_without_ml_dtypes(monkeypatch):
     """frombuffer(dtype=bfloat16) reads the bytes as bfloat16 in place (it asked NumPy for
     a bfloat16 dtype, which needs the ml_dtypes package: a TypeError without it)."""

@@ -10,6 +10,7 @@ tensor up as a GPU one to check the Python half of NumPy's refusal on the CPU.
 """
 import ctypes
 import gc
+import inspect
 import threading
 import textwrap
 import weakref
@@ -483,6 +484,10 @@ def test_from_dlpack_takes_pytorchs_keyword():
         assert c.data_ptr() != ptr(a) and c.tolist() == [0, 1, 2, 3]
     with pytest.raises(TypeError):
         pdt.from_dlpack(x=a)
+    # and inspect says so (it followed __wrapped__ to the C function's "x, /")
+    params = inspect.signature(pdt.from_dlpack).parameters
+    assert list(params) == ["ext_tensor", "device", "copy"]
+    assert params["ext_tensor"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
 # DLPack's structs (dlpack.h, v1.1: DLTensor, DLManagedTensor, DLManagedTensorVersioned;

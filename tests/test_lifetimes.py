@@ -72,6 +72,31 @@ def test_an_export_outlives_data_assignment(export):
     assert out.split() == [str(float(N * (N - 1) // 2 + 4)), "2.0", "True"]
 
 
+@pytest.mark.parametrize("move", ["t.resize_(4 * N)", "t.set_(pdt.zeros(3, dtype=pdt.float64))",
+                                  "t.resize_as_(pdt.zeros(4 * N))", "t.resize_(0)"])
+def test_exports_outlive_ops_that_move_the_storage(move):
+    """resize_ (growing reallocates), set_ and resize_as_ move t to another storage as
+    ``t.data =`` does: every kind of export made before keeps the old memory alive and
+    readable (writes land there, not in a tensor the allocator handed it to next)."""
+    out = run(f"""
+        class Iface:
+            def __init__(self, t):
+                self.t, self.__array_interface__ = t, t.__array_interface__
+        t = pdt.arange(N, dtype=pdt.float64)
+        cap = t.__dlpack__()
+        arrays = [t.numpy(), np.asarray(t), t.__array__(), np.asarray(memoryview(t)),
+                  np.from_dlpack(t), np.array(Iface(t), copy=False)]
+        {move}
+        junk = churn()
+        for a in arrays:
+            a[1] += 5.0
+        print(all(float(a.sum()) == N * (N - 1) // 2 + 5 * len(arrays) for a in arrays),
+              float(pdt.from_dlpack(cap).sum()) == N * (N - 1) // 2 + 5 * len(arrays),
+              [float(j.sum()) for j in junk] == [-7.0 * N] * 4)
+    """)
+    assert out.split() == ["True", "True", "True"]
+
+
 def test_numpy_of_a_parameter_survives_module_to():
     out = run("""
         net = nn.Sequential(nn.Linear(512, 512))
@@ -352,6 +377,28 @@ def test_from_dlpack_keeps_a_logical_cpu_device():
     assert out[3] == "cpu:2 10 1"
     assert out[4] == "cpu:1 1"
     assert out[5] == "BufferError"
+
+
+def test_dlpack_export_to_host_memory_from_a_logical_cpu_device_shares_it():
+    """x on cpu:1 says __dlpack_device__() == (1, 0), host memory: a consumer asking for
+    dl_device=(1, 0) (np.from_dlpack(x, device="cpu")) gets x's memory, not a copy, and
+    copy=False is not refused (it was a counted copy, and BufferError with copy=False, as
+    (2, 0) for a tensor on a second logical device of GPU 0 never was)."""
+    out = run(setup=SPLIT, code="""
+        x = pdt.arange(6.0, device='cpu:1')
+        pdt.reset_transfer_stats()
+        a = np.from_dlpack(x, device='cpu')
+        b = np.from_dlpack(x, device='cpu', copy=False)
+        a[0], b[1] = 9.0, 8.0
+        cap = x.__dlpack__(dl_device=(1, 0), copy=False, max_version=(1, 0))
+        back = pdt.from_dlpack(cap)  # our own capsule: back on cpu:1 (own_export_device)
+        print(x.__dlpack_device__(), x.tolist()[:2], pdt.transfer_stats()['peer']['count'])
+        print(back.device, back.data_ptr() == x.data_ptr())
+        c = np.from_dlpack(x, device='cpu', copy=True)  # asked for: a copy
+        c[2] = -1.0
+        print(x.tolist()[2])
+    """).splitlines()
+    assert out == ["(1, 0) [9.0, 8.0] 0", "cpu:1 True", "2.0"]
 
 
 def test_from_dlpack_of_foreign_memory_is_on_the_cpu():

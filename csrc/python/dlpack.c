@@ -160,7 +160,9 @@ static int int_pair(PyObject *o, long long *a, long long *b)
 /* (device_type, device_id) -> our device; -1 with BufferError when we have
  * no such device kind.  device_id is a CUDA ordinal: the physical GPU, which
  * is `here` (the tensor's own device) when that is on it, else the GPU's
- * first logical device (Note [logical devices] in pdt_registry.c). */
+ * first logical device (Note [logical devices] in pdt_registry.c).  (1, 0),
+ * host memory, is likewise `here` for a tensor on a logical CPU device (cpu:1):
+ * __dlpack_device__() names it (1, 0), so asking for (1, 0) needs no copy. */
 static int device_from_dl(PyObject *pair, pdt_device here, pdt_device *out)
 {
     long long type, id;
@@ -171,7 +173,7 @@ static int device_from_dl(PyObject *pair, pdt_device here, pdt_device *out)
     }
     if (type == kDLCPU && id == 0) {
         out->kind = PDT_CPU;
-        out->index = 0;
+        out->index = here.kind == PDT_CPU ? here.index : 0;
         return 0;
     }
     if (type == kDLCUDA && id >= 0 && id < PDT_MAX_DEVICES) {
@@ -207,8 +209,9 @@ PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only");
         return NULL;
     }
-    /* Note [exports of tensors that require grad] in tensor_export.c */
-    if (pdt_refuse_grad_export(self, PyExc_RuntimeError,
+    /* Note [exports of tensors that require grad] in tensor_export.c; BufferError, the
+     * array API's error for a tensor that cannot be exported, as PyTorch's */
+    if (pdt_refuse_grad_export(self, PyExc_BufferError,
                                "Can't export tensors that require gradient, use "
                                "tensor.detach()") < 0)
         return NULL;

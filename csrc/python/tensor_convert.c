@@ -640,8 +640,8 @@ static PyObject *f_from_numpy(PyObject *module, PyObject *a)
     int conversion = pdt_buffer_conversion(a);
     if (conversion && conversion != PDT_BUFFER_UNALIGNED) { /* that one: refused below */
         PyObject *dt = PyObject_GetAttrString(a, "dtype");
-        if (dt && conversion == PDT_BUFFER_FOREIGN_ORDER)
-            PyErr_Format(PyExc_TypeError,
+        if (dt && conversion == PDT_BUFFER_FOREIGN_ORDER) /* ValueError, as PyTorch's */
+            PyErr_Format(PyExc_ValueError,
                          "from_numpy(): the array is stored in the other byte order (dtype "
                          "%R), and tensors share memory in the native one; use "
                          "pydevtensor.tensor(a) or as_tensor(a), which convert it",
