@@ -266,9 +266,13 @@ def _random_(self, from_=0, to=None, *, generator=None, **kwargs):
         raise RuntimeError(f"{where}: [from, to) = [{low}, {high}) is out of bounds for "
                            f"{self.dtype} (it holds the integers of "
                            f"[{_RANDOM_BOTTOM[self.dtype]}, {top}) exactly; on {self.device})")
-    with no_grad():  # a floating dtype: a draw rounded up to high becomes low, as randint's
-        drawn = _C.randint(low, high, tuple(self.shape), dtype=self.dtype if floating
-                           else _C.int64, device=self.device, generator=generator)
+    try:
+        with no_grad():  # a floating dtype: a draw rounded up to high becomes low, as randint's
+            drawn = _C.randint(low, high, tuple(self.shape), dtype=self.dtype if floating
+                               else _C.int64, device=self.device, generator=generator)
+    except _C.InvalidArgumentError as e:  # randint's float16 range check: name random_
+        raise type(e)(f"{where}: [from, to) = [{low}, {high}) on a {self.dtype} tensor: "
+                      f"{e}") from None
     if floating:
         _warn_inexact(where, self.dtype, low, high)
     return self.copy_(drawn)
