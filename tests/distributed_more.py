@@ -127,6 +127,18 @@ def layouts(rank, W):
     e = pdt.zeros(0, 3)
     dist.all_reduce(e)
     assert tuple(e.shape) == (0, 3)
+    # an expanded tensor is refused on every rank before anything moves (broadcast's
+    # receivers raised copy_'s error after it, the root none; all_gather had written the
+    # outputs before the expanded one)
+    if W > 1:  # the root's tensor is contiguous: the others' refusal reaches it
+        expect_error(ValueError if rank else RuntimeError,
+                     ["share memory", "clone()"] if rank else ["rejected their arguments"],
+                     lambda: dist.broadcast(pdt.ones(1).expand(3) if rank else pdt.ones(3),
+                                            src=0))
+    outs = [pdt.zeros(3) for _ in range(W - 1)] + [pdt.zeros(1).expand(3)]
+    expect_error(ValueError, ["share memory"],
+                 lambda: dist.all_gather(outs, pdt.ones(3)))
+    assert all(o.tolist() == [0.0] * 3 for o in outs)
 
 
 def objects(rank, W):
