@@ -168,10 +168,11 @@ def set_flush_denormal(mode: bool) -> bool:
     is written as zero (x86's FTZ and DAZ bits), which can make code that meets such tiny
     numbers much faster.
 
-    It is set in the calling thread, as PyTorch's is, and in pydevtensor's pool of CPU
-    threads before their next part of an op, so a result does not depend on how an op
-    was split.  Other threads of the process keep their own setting; NumPy's operations
-    on the calling thread are affected too.
+    It is set in the calling thread only, as PyTorch's is (a thread started from it
+    afterwards inherits it, as C threads do).  pydevtensor's pool threads run their parts
+    of an op with the setting of the thread that called the op, so a result does not
+    depend on how an op was split, and other threads of the process keep their own
+    setting.  NumPy's operations on the calling thread are affected too.
 
     Parameters
     ----------

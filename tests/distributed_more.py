@@ -127,6 +127,18 @@ def layouts(rank, W):
     e = pdt.zeros(0, 3)
     dist.all_reduce(e)
     assert tuple(e.shape) == (0, 3)
+    # an expanded tensor is refused on every rank before anything moves (broadcast's
+    # receivers raised copy_'s error after it, the root none; all_gather had written the
+    # outputs before the expanded one)
+    if W > 1:  # the root's tensor is contiguous: the others' refusal reaches it
+        expect_error(ValueError if rank else RuntimeError,
+                     ["share memory", "clone()"] if rank else ["rejected their arguments"],
+                     lambda: dist.broadcast(pdt.ones(1).expand(3) if rank else pdt.ones(3),
+                                            src=0))
+    outs = [pdt.zeros(3) for _ in range(W - 1)] + [pdt.zeros(1).expand(3)]
+    expect_error(ValueError, ["share memory"],
+                 lambda: dist.all_gather(outs, pdt.ones(3)))
+    assert all(o.tolist() == [0.0] * 3 for o in outs)
 
 
 def objects(rank, W):
@@ -184,6 +196,18 @@ def p2p(rank, W):
         w = dist.irecv(got, src=0)
         w.wait()
         assert got.tolist() == [1.0] * 4
+    # receives waited on out of order get the messages in the order they were posted
+    # (b's wait() first gave b a's message; sizes that differ aborted the job)
+    if rank == 0:
+        for value, n in ((1.0, 4), (2.0, 4), (3.0, 3), (4.0, 5)):
+            dist.send(pdt.full((n,), value), dst=1, tag=5)
+    elif rank == 1:
+        got = [pdt.zeros(4), pdt.zeros(4), pdt.zeros(3), pdt.zeros(5)]
+        works = [dist.irecv(got[0], src=0, tag=5), dist.irecv(got[1], src=0, tag=5),
+                 dist.irecv(got[2], tag=5), dist.irecv(got[3], tag=5)]
+        for i in (1, 0, 3, 2):
+            works[i].wait()
+        assert [t.tolist() for t in got] == [[1.0] * 4, [2.0] * 4, [3.0] * 3, [4.0] * 5]
     expect_error(ValueError, ["another rank than"], lambda: dist.send(pdt.ones(1), dst=rank))
     expect_error(ValueError, ["dst must be a rank", str(W)], lambda: dist.send(pdt.ones(1), W))
 

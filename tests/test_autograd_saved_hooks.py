@@ -134,3 +134,44 @@ def test_the_refusals(device):
                 pass
     with saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again after it
         pass
+
+
+def test_hooks_are_per_thread(device):
+    """A thread's hooks pack only its own ops (they were per process: the other thread's
+    product was packed too), leaving its hooks is not leaving the other's, and
+    disable_saved_tensors_hooks in one thread does not refuse hooks in another."""
+    import threading
+    entered, left, done = threading.Event(), threading.Event(), threading.Event()
+    packed = {"main": 0, "other": 0}
+    errors = []
+
+    def other():
+        try:
+            with saved_tensors_hooks(lambda t: packed.__setitem__("other", packed["other"] + 1)
+                                     or t, lambda t: t):
+                entered.set()
+                assert left.wait(60)  # the main thread has left its hooks meanwhile
+                _, w = leaf(device)
+                (w * w).sum().backward()
+            np.testing.assert_allclose(np_of(w.grad), 2 * np_of(w))
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+        finally:
+            entered.set()
+            done.set()
+
+    thread = threading.Thread(target=other)
+    with disable_saved_tensors_hooks("not in this thread"):
+        thread.start()
+        assert entered.wait(60)
+    with saved_tensors_hooks(lambda t: packed.__setitem__("main", packed["main"] + 1) or t,
+                             lambda t: t):
+        _, x = leaf(device)
+        y = (x * x * x).sum()
+    left.set()
+    assert done.wait(60)
+    thread.join()
+    assert not errors, errors
+    y.backward()
+    np.testing.assert_allclose(np_of(x.grad), 3 * np_of(x) ** 2)
+    assert packed == {"main": 4, "other": 2}  # x, x (x * x); x * x, x (times x)

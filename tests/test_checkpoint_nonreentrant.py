@@ -181,3 +181,41 @@ def test_reentrant_outputs_beside_tensors(device):
     y.sum().backward()
     np.testing.assert_allclose(_np(x.grad), 2 * _np(x), rtol=1e-15)
     assert checkpoint(lambda t: None, x, use_reentrant=True) is None
+
+
+def test_another_threads_ops_are_not_checkpointed(device):
+    """Saved tensors hooks are per thread, as PyTorch's: while fn runs under checkpoint
+    in this thread, a product recorded by another thread saved its tensors into the
+    checkpoint's hooks (its backward recomputed fn, and this backward raised
+    CheckpointError: 7 tensors saved instead of 3); both gradients are the closed forms."""
+    import threading
+    inside, recorded = threading.Event(), threading.Event()
+
+    def fn(t):
+        y = (t * t).sin()
+        inside.set()
+        assert recorded.wait(60)  # the other thread records its ops meanwhile
+        return y.sum()
+
+    got = {}
+
+    def other():
+        try:
+            assert inside.wait(60)
+            w = pdt.tensor([1.0, 2.0, 3.0], dtype=pdt.float64, device=device,
+                           requires_grad=True)
+            loss = (w * w * w).sum()
+            recorded.set()
+            loss.backward()
+            got["grad"] = _np(w.grad)
+        finally:
+            recorded.set()
+
+    x = _x(device)
+    thread = threading.Thread(target=other)
+    thread.start()
+    y = checkpoint(fn, x, use_reentrant=False)
+    thread.join()
+    y.backward()
+    np.testing.assert_allclose(_np(x.grad), 2 * _np(x) * np.cos(_np(x) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(got["grad"], [3.0, 12.0, 27.0], rtol=1e-12)

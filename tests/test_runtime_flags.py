@@ -137,7 +137,7 @@ DENORMALS = {pdt.float32: (1e-39, 1e-20, np.float32), pdt.float64: (1e-310, 1e-1
 
 
 @pytest.mark.parametrize("dtype", list(DENORMALS))
-@pytest.mark.parametrize("n", [3, 1 << 20])  # on the calling thread; split over the pool
+@pytest.mark.parametrize("n", [3, 1 << 22])  # on the calling thread; split over the pool
 @pytest.mark.skipif(not X86, reason="FTZ/DAZ are x86's (elsewhere: the test above)")
 def test_set_flush_denormal(restore, dtype, n):
     tiny, half, npt = DENORMALS[dtype]
@@ -157,3 +157,34 @@ def test_set_flush_denormal(restore, dtype, n):
         np.testing.assert_array_equal((h * h).numpy(), np.full(n, ref_out, npt))
     finally:
         pdt.set_num_threads(before)
+
+
+@pytest.mark.skipif(not X86, reason="FTZ/DAZ are x86's")
+def test_set_flush_denormal_is_the_calling_threads(restore):
+    """The pool runs an op's parts with its caller's setting: another thread's
+    set_flush_denormal(True) flushed the pool's parts of this thread's ops (half of a
+    product split in two came back 0, half kept), and the pool flushes the parts of an
+    op called from the thread that set it."""
+    n = 1 << 22  # split over the pool's two threads
+    h = pdt.full((n,), 1e-20)
+    ref = np.full(n, np.float32(1e-20) * np.float32(1e-20))
+    before = pdt.get_num_threads()
+    pdt.set_num_threads(2)
+    is_set, done, got = threading.Event(), threading.Event(), {}
+
+    def other():
+        got["set"] = pdt.set_flush_denormal(True)
+        got["flushed"] = int(((h * h) != 0).sum().item())  # this thread's op: all flushed
+        is_set.set()
+        done.wait(60)
+
+    t = threading.Thread(target=other)
+    t.start()
+    try:
+        assert is_set.wait(60)
+        np.testing.assert_array_equal((h * h).numpy(), ref)  # this thread: none flushed
+    finally:
+        done.set()
+        t.join()
+        pdt.set_num_threads(before)
+    assert got == {"set": True, "flushed": 0}

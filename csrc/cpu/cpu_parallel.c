@@ -137,6 +137,7 @@ typedef struct pool {
     pdt_range_fn fn;
     void *ctx;
     int64_t n;
+    unsigned denormal_bits; /* the caller's FTZ/DAZ bits (Note [flush denormal]) */
 } pool;
 
 /* Set while this thread runs a slice of a job or holds `busy`: a parallel loop or a
@@ -222,34 +223,39 @@ static int spin_until(int (*done)(const void *), const void *arg)
 }
 
 /* Note [flush denormal]: set_flush_denormal(True) sets FTZ and DAZ in the calling thread's
- * MXCSR, as PyTorch's does, and records the mode here; each pool worker (and each extra
- * thread of a group) takes the recorded mode before it runs a part, so an op's result does
- * not depend on how it was split.  -1: this thread has not set its mode here yet (a thread
- * may inherit its creator's MXCSR). */
-static atomic_int denormal_mode;
-static __thread int denormal_applied = -1;
+ * MXCSR, as PyTorch's does, and nowhere else.  A job carries its caller's two bits
+ * (P.denormal_bits, read when it is published) and each pool worker (and each extra thread
+ * of a group) takes them before it runs a part, so an op's result does not depend on how
+ * it was split, and a thread that did not set the mode is not flushed by another's
+ * setting.  ~0u: this thread has not set its bits here yet. */
+static __thread unsigned denormal_applied = ~0u;
 
-static void apply_denormal_mode(int on)
+static unsigned caller_denormal_bits(void)
 {
 #ifdef PDT_MXCSR_FTZ_DAZ
-    unsigned csr = _mm_getcsr();
-    _mm_setcsr(on ? csr | PDT_MXCSR_FTZ_DAZ : csr & ~PDT_MXCSR_FTZ_DAZ);
+    return _mm_getcsr() & PDT_MXCSR_FTZ_DAZ;
+#else
+    return 0;
 #endif
-    denormal_applied = on;
 }
 
-static inline void follow_denormal_mode(void)
+static inline void follow_denormal_bits(unsigned bits)
 {
-    int mode = atomic_load_explicit(&denormal_mode, memory_order_relaxed);
-    if (mode != denormal_applied)
-        apply_denormal_mode(mode);
+#ifdef PDT_MXCSR_FTZ_DAZ
+    if (bits != denormal_applied) {
+        _mm_setcsr((_mm_getcsr() & ~PDT_MXCSR_FTZ_DAZ) | bits);
+        denormal_applied = bits;
+    }
+#else
+    (void)bits;
+#endif
 }
 
 int pdt_cpu_set_flush_denormal(int on)
 {
 #ifdef PDT_MXCSR_FTZ_DAZ
-    atomic_store(&denormal_mode, on != 0);
-    apply_denormal_mode(on != 0);
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(on ? csr | PDT_MXCSR_FTZ_DAZ : csr & ~PDT_MXCSR_FTZ_DAZ);
     return 1;
 #else
     (void)on;
@@ -356,7 +362,7 @@ static void *worker(void *arg)
         if (!(seen & JOB_TOGETHER)) { /* Note [claimed slices] */
             for (int64_t s; (s = claim_slice(seen >> JOB_GEN_SHIFT, slices)) >= 0;) {
                 in_pool = 1;
-                follow_denormal_mode();
+                follow_denormal_bits(P.denormal_bits);
                 run_slice(s, slices);
                 in_pool = 0;
                 finish_slice();
@@ -366,7 +372,7 @@ static void *worker(void *arg)
         if (id >= slices)
             continue;
         in_pool = 1;
-        follow_denormal_mode();
+        follow_denormal_bits(P.denormal_bits);
         cpu_set_t had;
         int moved = away_from(P.caller_cpu, &had);
         atomic_fetch_sub(&P.unstarted, 1);
@@ -507,6 +513,7 @@ static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx, int t
     P.fn = fn;
     P.ctx = ctx;
     P.n = n;
+    P.denormal_bits = caller_denormal_bits();
     atomic_store(&P.pending, (int)slices - 1);
     atomic_store(&P.unstarted, (int)slices - 1);
     int cpu = sched_getcpu();
@@ -607,6 +614,7 @@ typedef struct extra_threads {
     int state; /* 0: wait at the gate, 1: run, -1: a thread failed to start: return */
     pdt_range_fn fn;
     void *ctx;
+    unsigned denormal_bits; /* the caller's (Note [flush denormal]) */
 } extra_threads;
 
 typedef struct extra_part {
@@ -625,7 +633,7 @@ static void *extra_thread(void *arg)
     pthread_mutex_unlock(&g->lock);
     if (run) {
         in_pool = 1;
-        follow_denormal_mode();
+        follow_denormal_bits(g->denormal_bits);
         g->fn(p->part, p->part + 1, g->ctx);
     }
     return NULL;
@@ -653,7 +661,8 @@ int pdt_cpu_parallel_together(int64_t n, pdt_range_fn fn, void *ctx)
         pooled = P.nthreads < n ? P.nthreads : n;
     }
     int64_t extra = n - pooled;
-    extra_threads g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, fn, ctx};
+    extra_threads g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, fn, ctx,
+                       caller_denormal_bits()};
     pthread_t *threads = extra ? malloc((size_t)extra * sizeof *threads) : NULL;
     extra_part *parts = extra ? malloc((size_t)extra * sizeof *parts) : NULL;
     int64_t started = 0;

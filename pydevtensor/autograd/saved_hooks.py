@@ -6,7 +6,10 @@ pack returned is kept; reading the saved tensors back (the backward, or
 memory that way.  The Node keeps a weak reference to each original tensor: while that
 tensor lives, an in-place change of it still fails the backward (Note [version
 counter]); PyTorch keeps the version counter alone, which here lives on the tensor.
-The hooks are per process (as anomaly mode), the innermost pair applies.  A Node
+The hooks are per thread, as PyTorch's: the innermost pair the recording thread entered
+applies, and another thread's ops are saved as they are (a checkpoint with
+use_reentrant=False in one thread packed the tensors another thread's ops saved at the
+same time, and recomputed its function for them).  A Node
 keeps every tensor of the forward that its backward reads through save_tensors:
 indices, masks and indexing keys too (keep_tensors in node.py), as do the nodes a
 backward with create_graph=True records (the fused cells' gates, the indices of
@@ -16,19 +19,51 @@ caches shared between calls, a checkpoint's RNG state, the gradients a backward
 collects, a Function's own ctx attributes."""
 from __future__ import annotations
 
+import threading
 import weakref
 
 from .. import _C
 
-HOOKS: list = []  # (pack, unpack), innermost last; node.py tests it before packing
-_DISABLED: list = []  # disable_saved_tensors_hooks' messages, innermost last
+# (thread ident, pack, unpack) of every thread, innermost last: node.py tests it before
+# packing, so an empty list (no thread has hooks) costs recording one truth test
+HOOKS: list = []
+_DISABLED: list = []  # (thread ident, disable_saved_tensors_hooks' message), innermost last
+_LOCK = threading.Lock()  # the stacks change only under it (several threads remove)
+
+
+def _innermost(stack):
+    """The calling thread's innermost entry of stack, or None."""
+    me = threading.get_ident()
+    for entry in reversed(stack):
+        if entry[0] == me:
+            return entry
+    return None
+
+
+def _push(stack, entry):
+    with _LOCK:
+        stack.append((threading.get_ident(),) + entry)
+
+
+def _pop(stack):
+    """Removes the calling thread's innermost entry of stack."""
+    me = threading.get_ident()
+    with _LOCK:
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == me:
+                del stack[i]
+                return
 
 
 def pack_saved(node, tensors):
     """Hands tensors (None kept as None) to the innermost pack hook and keeps what it
-    returned on node; returns the placeholders node._saved holds instead."""
+    returned on node; returns the placeholders node._saved holds instead (tensors
+    itself, kept as they are, when only other threads have hooks)."""
     from .node import edge_of
-    pack, unpack = HOOKS[-1]
+    entry = _innermost(HOOKS)
+    if entry is None:
+        return tensors
+    _, pack, unpack = entry
     packed = []
     prev = _C.is_grad_enabled()
     _C._set_grad_enabled(False)  # PyTorch's: the hook's own ops are not recorded
@@ -85,8 +120,10 @@ class saved_tensors_hooks:
     ``autograd.graph.saved_tensors_hooks``).
 
     Tensors a recorded op saves through ``Node.save_tensors`` or a Function's
-    ``ctx.save_for_backward`` are packed; the innermost active pair applies.  While the
-    original tensor lives, changing it in place still fails the backward.
+    ``ctx.save_for_backward`` are packed; the innermost pair active in the recording
+    thread applies (the hooks are per thread, as PyTorch's: other threads' ops are not
+    packed).  While the original tensor lives, changing it in place still fails the
+    backward.
 
     Parameters
     ----------
@@ -128,13 +165,14 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
-        if _DISABLED:
-            raise RuntimeError(_DISABLED[-1])
-        HOOKS.append((self.pack_hook, self.unpack_hook))
+        disabled = _innermost(_DISABLED)
+        if disabled is not None:
+            raise RuntimeError(disabled[1])
+        _push(HOOKS, (self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc):
-        HOOKS.pop()
+        _pop(HOOKS)
         return False
 
 
@@ -203,9 +241,9 @@ class disable_saved_tensors_hooks:
         self.error_message = str(error_message)
 
     def __enter__(self):
-        _DISABLED.append(self.error_message)
+        _push(_DISABLED, (self.error_message,))
         return self
 
     def __exit__(self, *exc):
-        _DISABLED.pop()
+        _pop(_DISABLED)
         return False

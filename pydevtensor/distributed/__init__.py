@@ -46,7 +46,9 @@ Note [distributed processes]
   MPI's built-in MAX, and PyTorch's gloo, drop it).
 - Strided tensors: MPI moves contiguous memory, so a non-contiguous tensor goes through
   a contiguous copy that is written back into it when the collective is done (as
-  PyTorch's gloo backend); CUDA tensors must be contiguous.
+  PyTorch's gloo backend); CUDA tensors must be contiguous.  A tensor whose elements
+  share memory (expanded: a stride of 0) is refused on every rank before anything moves
+  (its writeback cannot be done; PyTorch's gloo takes it).
 - Beyond the four collectives above: reduce, gather, scatter, all_to_all(_single)
   (_rooted.py), all_gather_object / broadcast_object_list / gather_object /
   scatter_object_list (_objects.py: pickled into

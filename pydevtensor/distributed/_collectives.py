@@ -96,6 +96,12 @@ def _check_tensor(g, t, what, label="tensor"):
     if not t.is_contiguous() and t.device.type == "cuda":
         return ValueError(f"{what} on rank {g.wrank}: {label} (shape {tuple(t.shape)} on "
                           f"{t.device}) is not contiguous; call .contiguous() first")
+    if any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):
+        # its writeback (_own) would fail after MPI, on the ranks that receive only, and
+        # once some of an output list was written
+        return ValueError(f"{what} on rank {g.wrank}: {label} (shape {tuple(t.shape)}, "
+                          f"strides {tuple(t.stride())} on {t.device}) has elements that share "
+                          f"memory (an expanded tensor); call .clone() first")
     return None
 
 

@@ -57,6 +57,24 @@ class _Both:
         return self._MPI.Request.Testall(self._requests)
 
 
+def _waiting(g):
+    """g's receives whose header has not come in, oldest first (Note [data in header
+    order])."""
+    waiting = getattr(g, "_p2p_waiting", None)
+    if waiting is None:
+        waiting = g._p2p_waiting = []
+    return waiting
+
+
+# Note [data in header order]
+# A sender's messages to one rank arrive in order, and MPI matches the headers to the
+# receives in the order they were posted; each data receive must then be posted in the
+# order of the headers too, or the first data message goes to the receive that happens to
+# be tested first (irecv(a), irecv(b), then b's wait() first: b got a's message, and a
+# message of another size aborted the job as truncated).  So a receive, before it looks at
+# its own header, moves every older receive of its group past its header.
+
+
 class _Receive:
     """irecv's request: the header first, then the data from the header's sender (or,
     when the tensor does not match it, the data into a scratch buffer and an error)."""
@@ -68,13 +86,23 @@ class _Receive:
         self._request = g.comm.Irecv(self._head, source=g.MPI.ANY_SOURCE if src is None
                                      else src, tag=tags[0])
         self._stage, self.error, self.source = 0, None, None
+        _waiting(g).append(self)
 
     def Test(self):
-        if not self._request.Test():
-            return False
-        if self._stage == 1:
-            return True
+        if self._stage == 0:
+            waiting = _waiting(self._g)
+            for older in waiting[:waiting.index(self) + 1]:
+                older._post_data()
+            if self._stage == 0:
+                return False
+        return self._request.Test()
+
+    def _post_data(self):
+        """Once the header is in: the data's receive (Note [data in header order])."""
+        if self._stage == 1 or not self._request.Test():
+            return
         self._stage = 1
+        _waiting(self._g).remove(self)
         sender, numel, code, nbytes = (int(v) for v in self._head)
         t, g = self._tensor, self._g
         self.source = g.ranks[sender]
@@ -87,7 +115,6 @@ class _Receive:
                 f"{_dtype_name(t)} ({t.numel()} elements); the message was dropped")
             self._data, self.writeback = np.empty(nbytes, dtype=np.uint8), None
         self._request = g.comm.Irecv(self._data, source=sender, tag=self._tags[1])
-        return self.Test()
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
