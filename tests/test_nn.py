@@ -1,4 +1,5 @@
 """nn: Linear and Sequential on any device, parameters, state dicts, save/load (issue 6)."""
+import collections
 import math
 import os
 import subprocess
@@ -207,8 +208,8 @@ def test_load_errors(tmp_path):
         pdt.load(tmp_path / "corrupt.npz")
     with pytest.raises(FileNotFoundError):
         pdt.load(tmp_path / "missing")
-    with pytest.raises(TypeError, match=r"obj\[1\] is a set, which save\(\) cannot write"):
-        pdt.save([1, {2}], tmp_path / "x")
+    with pytest.raises(TypeError, match=r"obj\[1\] is a deque, which save\(\) cannot write"):
+        pdt.save([1, collections.deque([2])], tmp_path / "x")
     assert not (tmp_path / "x").exists()  # refused before anything is written
 
 
