@@ -435,3 +435,32 @@ def test_devices_of_another_type_and_switches_that_are_no_bools_are_refused():
     assert out[6] == "TypeError memory_limit must be a number of MB or None, got '512' (str)"
     assert out[7] == "False False True True"  # nothing changed
     assert out[8] == "True"
+
+
+def test_threading_under_tensorflows_names():
+    # tf.config.threading was missing (AttributeError)
+    out = run("""
+        t = c.threading
+        default = pdt.get_num_threads()
+        print(t.get_intra_op_parallelism_threads(), t.get_inter_op_parallelism_threads())
+        t.set_intra_op_parallelism_threads(1)
+        t.set_inter_op_parallelism_threads(3)
+        t.set_inter_op_parallelism_threads(3)       # the same again: a rerun cell
+        x = pdt.arange(100000).sum().item()         # first use; the count may still change
+        print(t.get_intra_op_parallelism_threads(), pdt.get_num_threads(),
+              t.get_inter_op_parallelism_threads(), pdt.get_num_interop_threads(), x)
+        t.set_intra_op_parallelism_threads(0)        # 0: the default again
+        print(t.get_intra_op_parallelism_threads(), pdt.get_num_threads() == default)
+        for call in (lambda: t.set_inter_op_parallelism_threads(4),
+                     lambda: t.set_intra_op_parallelism_threads(-1),
+                     lambda: t.set_intra_op_parallelism_threads(2.0)):
+            try:
+                call()
+                print("no error")
+            except (TypeError, ValueError, RuntimeError) as e:
+                print(type(e).__name__)
+        import pydevtensor.config.threading as m
+        print(m is t)
+    """).splitlines()
+    assert out == ["0 0", f"1 1 3 3 {sum(range(100000))}", "0 True", "RuntimeError",
+                   "ValueError", "TypeError", "True"]
