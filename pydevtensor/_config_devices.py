@@ -319,8 +319,9 @@ def set_visible_devices(devices, device_type=None):
             raise ValueError(f"set_visible_devices(): {d.name} is not a {types[0]} device "
                              f"(device_type={device_type!r})")
     wanted = {t: [d.index for d in devices if d.device_type == t] for t in types}
-    if _C._initialized() and all(sorted(set(wanted[t])) == list(_C._get_visible_devices(
-            _KINDS[t])) for t in types):
+    # in the order given: it numbers the logical devices
+    if _C._initialized() and all(wanted[t] == list(_C._get_visible_devices(_KINDS[t]))
+                                 for t in types):
         return  # as TensorFlow: the configuration in force again (a notebook cell rerun)
     for t in types:
         _C._set_visible_devices(_KINDS[t], wanted[t])
