@@ -9,6 +9,8 @@ import numbers
 import sys
 from collections import namedtuple
 
+import numpy
+
 from . import _C
 from ._devices import _as_device, device, memory_stats
 
@@ -138,6 +140,8 @@ class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", ["memo
 
     Raises
     ------
+    TypeError
+        When memory_limit is not a number (or None).
     ValueError
         When memory_limit is not a positive number.
 
@@ -151,9 +155,20 @@ class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", ["memo
     __slots__ = ()
 
     def __new__(cls, memory_limit=None):
-        if memory_limit is not None and (isinstance(memory_limit, bool) or not memory_limit > 0):
+        if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(
+                memory_limit, numbers.Real)):
+            raise TypeError(f"memory_limit must be a number of MB or None, got "
+                            f"{memory_limit!r} ({type(memory_limit).__name__})")
+        if memory_limit is not None and not memory_limit > 0:
             raise ValueError(f"memory_limit must be a positive number of MB, got {memory_limit!r}")
         return super().__new__(cls, memory_limit)
+
+
+def _flag(fname, value):
+    """value as a bool, refusing what is no switch: bool('False') is True."""
+    if isinstance(value, (bool, numbers.Integral, numpy.bool_)):
+        return bool(value)
+    raise TypeError(f"{fname}(): expected a bool, got {value!r} ({type(value).__name__})")
 
 
 def _types(device_type):
@@ -278,8 +293,12 @@ def set_visible_devices(devices, device_type=None):
     ------
     TypeError
         When an entry is not a PhysicalDevice.
+    ValueError
+        When an entry is not of device_type (TensorFlow's "Unrecognized device").
     pydevtensor.DeviceError
-        Once a device has been used (the configuration is frozen then).
+        Once a device has been used (the configuration is frozen then), unless the call
+        asks for the visible devices in force (as TensorFlow: rerunning a notebook's
+        configuration cell is harmless).
 
     Examples
     --------
@@ -295,8 +314,17 @@ def set_visible_devices(devices, device_type=None):
         {d.device_type for d in devices})
     if not types:
         raise ValueError("set_visible_devices([]) needs a device_type, e.g. 'GPU'")
+    for d in devices:
+        if d.device_type not in types:
+            raise ValueError(f"set_visible_devices(): {d.name} is not a {types[0]} device "
+                             f"(device_type={device_type!r})")
+    wanted = {t: [d.index for d in devices if d.device_type == t] for t in types}
+    # in the order given: it numbers the logical devices
+    if _C._initialized() and all(wanted[t] == list(_C._get_visible_devices(_KINDS[t]))
+                                 for t in types):
+        return  # as TensorFlow: the configuration in force again (a notebook cell rerun)
     for t in types:
-        _C._set_visible_devices(_KINDS[t], [d.index for d in devices if d.device_type == t])
+        _C._set_visible_devices(_KINDS[t], wanted[t])
 
 
 def set_logical_device_configuration(device_, logical_devices):
@@ -320,7 +348,8 @@ def set_logical_device_configuration(device_, logical_devices):
     TypeError
         For arguments of the wrong types.
     pydevtensor.DeviceError
-        Once a device has been used (the configuration is frozen then).
+        Once a device has been used (the configuration is frozen then), unless the call
+        asks for the configuration in force (as TensorFlow).
 
     Examples
     --------
@@ -333,14 +362,23 @@ def set_logical_device_configuration(device_, logical_devices):
     >>> pydevtensor.ones(2, device='cpu:1').device  # doctest: +SKIP
     device(type='cpu', index=1)
     """
-    if not isinstance(device_, PhysicalDevice):
-        raise TypeError(f"expected a PhysicalDevice, got {type(device_).__name__}")
+    _check_physical("set_logical_device_configuration", device_)
     configs = list(logical_devices or [])
     for c in configs:
         if not isinstance(c, LogicalDeviceConfiguration):
-            raise TypeError("expected LogicalDeviceConfiguration objects")
+            raise TypeError(f"set_logical_device_configuration({device_.name}, ...): expected "
+                            f"LogicalDeviceConfiguration objects, got {type(c).__name__}")
     limits = [0 if c.memory_limit is None else int(c.memory_limit * 2**20) for c in configs]
-    _C._set_logical_devices(_KINDS[device_.device_type], device_.index, limits)
+    kind = _KINDS[device_.device_type]
+    if _C._initialized() and list(_C._get_logical_devices(kind, device_.index)) == limits:
+        return  # as TensorFlow: the configuration in force again (a notebook cell rerun)
+    _C._set_logical_devices(kind, device_.index, limits)
+
+
+def _check_physical(fname, device_):
+    if not isinstance(device_, PhysicalDevice):
+        raise TypeError(f"{fname}(): expected a PhysicalDevice from list_physical_devices(), "
+                        f"got {device_!r} ({type(device_).__name__})")
 
 
 def get_logical_device_configuration(device_):
@@ -355,6 +393,11 @@ def get_logical_device_configuration(device_):
     -------
     list of LogicalDeviceConfiguration or None
 
+    Raises
+    ------
+    TypeError
+        When device_ is not a PhysicalDevice (a LogicalDevice or a str).
+
     Examples
     --------
     >>> config = pydevtensor.config
@@ -362,6 +405,7 @@ def get_logical_device_configuration(device_):
     >>> config.get_logical_device_configuration(cpu) is None
     True
     """
+    _check_physical("get_logical_device_configuration", device_)
     kind = _KINDS[device_.device_type]
     limits = _C._get_logical_devices(kind, device_.index)
     if limits and _C._initialized():
@@ -444,6 +488,8 @@ def set_memory_growth(device_, enable):
 
     Raises
     ------
+    TypeError
+        When enable is not a bool (or an int).
     ValueError
         When turning growth off on a device without a memory limit.
 
@@ -455,6 +501,7 @@ def set_memory_growth(device_, enable):
     True
     """
     dev = _as_device(device_)
+    enable = _flag("set_memory_growth", enable)
     if not enable:
         limit = memory_stats(dev)["limit"]
         if not limit:
@@ -539,6 +586,11 @@ def set_log_device_placement(enabled):
     -------
     None
 
+    Raises
+    ------
+    TypeError
+        When enabled is not a bool (or an int): a str such as 'False' is refused.
+
     Examples
     --------
     >>> config = pydevtensor.config
@@ -548,7 +600,7 @@ def set_log_device_placement(enabled):
     >>> config.set_log_device_placement(False)
     """
     global _placement_on
-    _placement_on = bool(enabled)
+    _placement_on = _flag("set_log_device_placement", enabled)
     if _placement_on:
         if not _PLACEMENT.hasHandlers():  # nothing configured: print to stderr
             handler = logging.StreamHandler(sys.stderr)
@@ -591,6 +643,11 @@ def set_soft_device_placement(enabled):
     -------
     None
 
+    Raises
+    ------
+    TypeError
+        When enabled is not a bool (or an int): a str such as 'False' is refused.
+
     Examples
     --------
     >>> config = pydevtensor.config
@@ -599,7 +656,7 @@ def set_soft_device_placement(enabled):
     True
     >>> config.set_soft_device_placement(False)
     """
-    _C._set_soft_device_placement(bool(enabled))
+    _C._set_soft_device_placement(_flag("set_soft_device_placement", enabled))
 
 
 def get_soft_device_placement():

@@ -15,8 +15,8 @@ import pytest
 
 import pydevtensor
 
-SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "autograd.functional",
-              "autograd.graph",
+SUBMODULES = ("nn", "optim", "linalg", "config", "config.threading", "cuda", "autograd",
+              "autograd.functional", "autograd.graph",
               "autograd.function", "distribute", "nn.utils", "nn.utils.rnn", "optim.lr_scheduler",
               "optim.swa_utils",
               "utils.data", "utils.checkpoint", "func", "nn.utils.stateless",
