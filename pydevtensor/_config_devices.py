@@ -396,7 +396,7 @@ def get_logical_device_configuration(device_):
     Raises
     ------
     TypeError
-        When device_ is not a PhysicalDevice (a LogicalDevice or a str).
+        When ``device_`` is not a PhysicalDevice (a LogicalDevice or a str).
 
     Examples
     --------
