@@ -231,7 +231,8 @@ def encode(obj, reserved):
                 pairs.append([node, walk(v, (path, k), depth + 1)])
             tag = "odict" if isinstance(x, OrderedDict) else "counter" if isinstance(
                 x, Counter) else "dict"
-            newer.append(4 if tag == "counter" else 0)
+            if tag == "counter":
+                newer.append(4)
             node = {tag: pairs}
         elif isinstance(x, set):
             newer.append(4)
