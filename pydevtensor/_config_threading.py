@@ -5,9 +5,8 @@ one op is split over) and ``set_inter_op_parallelism_threads`` is
 :func:`pydevtensor.set_num_interop_threads`; 0 asks for the default, as in TensorFlow.
 Unlike TensorFlow's, the intra-op count may change after the first op (as PyTorch's).
 """
-import operator
 
-from . import _C
+from . import _C, _args
 from ._runtime_flags import _state, set_num_interop_threads
 from ._threads import set_num_threads
 
@@ -19,10 +18,10 @@ _intra = {"n": 0}  # what set_intra_op_parallelism_threads set; 0: the default
 
 
 def _count(fname, n):
-    if isinstance(n, bool) or not hasattr(type(n), "__index__"):
-        raise TypeError(f"{fname}(): expected an int number of threads, got {n!r} "
-                        f"({type(n).__name__})")
-    n = operator.index(n)
+    given, n = n, _args.index(n)
+    if n is None:
+        raise TypeError(f"{fname}(): expected an int number of threads, got {given!r} "
+                        f"({type(given).__name__})")
     if n < 0:
         raise ValueError(f"{fname}(): the number of threads must be >= 0 (0: the default), "
                          f"got {n}")

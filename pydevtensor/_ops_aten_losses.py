@@ -10,7 +10,7 @@ called without reduction return the unreduced loss, as 0 does.  These follow wha
 ``torch.kl_div(x, t)`` returns: the default is 0.  PyTorch reads any other int as 0
 too; here 0, 1 and 2 are the only values taken.
 """
-import operator
+from . import _args
 
 __all__ = ["binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss",
@@ -26,10 +26,10 @@ def _functional():
 
 def _reduction(value, where):
     """The reduction's name for PyTorch's enum value (0, 1 or 2)."""
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+    given, value = value, _args.index(value)
+    if value is None:
         raise TypeError(f"{where}(): argument 'reduction' must be int, not "
-                        f"{type(value).__name__}")
-    value = operator.index(value)
+                        f"{type(given).__name__}")
     if value not in (0, 1, 2):
         raise ValueError(f"{where}(): reduction must be 0 ('none'), 1 ('mean') or 2 ('sum'), "
                          f"got {value}")
@@ -156,10 +156,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     tensor([[4., 5.],
             [0., 1.]])
     """
-    if isinstance(padding_idx, bool) or not hasattr(type(padding_idx), "__index__"):
+    given, padding_idx = padding_idx, _args.index(padding_idx)
+    if padding_idx is None:
         raise TypeError(f"embedding(): argument 'padding_idx' must be int, not "
-                        f"{type(padding_idx).__name__}")
-    padding_idx = operator.index(padding_idx)
+                        f"{type(given).__name__}")
     return _functional().embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
                                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 

@@ -3,11 +3,10 @@
 ``init_num_threads`` and ``set_flush_denormal``."""
 from __future__ import annotations
 
-import operator
 import os
 import warnings
 
-from . import _C
+from . import _C, _args
 from ._C import InvalidArgumentError
 
 __all__ = ["set_warn_always", "is_warn_always_enabled",
@@ -135,9 +134,10 @@ def set_num_interop_threads(n: int) -> None:
     ...
     pydevtensor.InvalidArgumentError: set_num_interop_threads expects a positive integer, got 0
     """
-    if isinstance(n, bool) or not hasattr(type(n), "__index__"):
-        raise TypeError(f"set_num_interop_threads expects an int, but got {type(n).__name__}")
-    n = operator.index(n)
+    given, n = n, _args.index(n)
+    if n is None:
+        raise TypeError(f"set_num_interop_threads expects an int, but got "
+                        f"{type(given).__name__}")
     if n < 1:
         raise InvalidArgumentError(f"set_num_interop_threads expects a positive integer, "
                                    f"got {n}")
