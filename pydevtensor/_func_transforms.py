@@ -504,7 +504,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """A function that returns the Jacobian of func with respect to the arguments
     argnums, as ``torch.func.jacfwd``: the values of :func:`jacrev`, which computes
-    them (pydevtensor has no forward mode).
+    them (by reverse mode, as all of pydevtensor's forward-mode results).
 
     Parameters
     ----------

@@ -10,6 +10,9 @@ FN = ("class Fn(pdt.autograd.Function):\n"
       "    @staticmethod\n    def backward(ctx, g):\n        return BACKWARD\n"
       "x = pdt.ones(2, 3, requires_grad=True)\n")
 
+# the cases inside a forward grad level
+FWAD = "fw = pdt.autograd.forward_ad\nwith fw.dual_level():\n"
+
 AUTOGRAD_CASES = [
     # ---- func transforms
     C("func-grad-vector-output", "pdt.func.grad(lambda x: x * 2)(pdt.ones(2))", "RuntimeError",
@@ -219,4 +222,29 @@ AUTOGRAD_CASES = [
       "pdt.ones(2))", "RuntimeError", r"vhp/hvp should return a single Tensor"),
     C("vhp-v-not-a-tensor", "pdt.autograd.functional.vhp(lambda x: x.sum(), pdt.ones(2), "
       "[1.0, 2.0])", "TypeError", r"The v given to the function must be either a Tensor"),
+    # ---- autograd.forward_ad (a level entered by a case is left by its with block)
+    C("forward_ad-make_dual-no-level", "pdt.autograd.forward_ad.make_dual(t, t)",
+      "RuntimeError", r"no level exists, make sure to enter_dual_level\(\) first"),
+    C("forward_ad-make_dual-size", FWAD + "    fw.make_dual(t, pdt.ones(2))", "RuntimeError",
+      r"Tensor is of size \[2, 3\] while the given forward gradient is of size \[2\]\."),
+    C("forward_ad-make_dual-dtype", FWAD + "    fw.make_dual(t, t.double())", "RuntimeError",
+      r"the primal is pydevtensor.float32 on cpu, the tangent pydevtensor.float64 on cpu"),
+    C("forward_ad-make_dual-integer", FWAD + "    fw.make_dual(ti, t)", "ValueError",
+      r"Expected primal to be floating point or complex, but got: pydevtensor.int32"),
+    C("forward_ad-make_dual-not-a-tensor", FWAD + "    fw.make_dual(t, 1.0)", "TypeError",
+      r"make_dual\(\): argument 'tangent' must be Tensor, not float"),
+    C("forward_ad-make_dual-twice", FWAD + "    fw.make_dual(fw.make_dual(t, t), t)",
+      "RuntimeError", r"already has a forward gradient at the same level 0"),
+    C("forward_ad-unpack_dual-level", FWAD + "    fw.unpack_dual(t, level=3)", "RuntimeError",
+      r"Invalid level given to _fw_primal"),
+    C("forward_ad-unpack_dual-not-a-tensor", "pdt.autograd.forward_ad.unpack_dual([1.0])",
+      "TypeError", r"_unpack_dual\(\): argument 'dual' must be Tensor, not list"),
+    C("forward_ad-enter_dual_level-nested", FWAD + "    fw.enter_dual_level()",
+      "RuntimeError", r"Nested forward mode AD is not supported at the moment"),
+    C("forward_ad-exit_dual_level-no-level", "pdt.autograd.forward_ad.exit_dual_level()",
+      "RuntimeError", r"Dual level must be a positive number"),
+    C("forward_ad-exit_dual_level-not-last", FWAD + "    fw.exit_dual_level(level=1)",
+      "RuntimeError", r"was not the last one that was created"),
+    C("forward_ad-dual_level-level-type", FWAD + "    fw.exit_dual_level(level='0')",
+      "TypeError", r"exit_dual_level\(\): level must be an int or None, got str"),
 ]

@@ -16,7 +16,7 @@ import pytest
 import pydevtensor
 
 SUBMODULES = ("nn", "optim", "linalg", "config", "config.threading", "cuda", "autograd",
-              "autograd.functional", "autograd.graph",
+              "autograd.functional", "autograd.graph", "autograd.forward_ad",
               "autograd.function", "distribute", "nn.utils", "nn.utils.rnn", "optim.lr_scheduler",
               "optim.swa_utils",
               "utils.data", "utils.checkpoint", "func", "nn.utils.stateless",

@@ -10,7 +10,8 @@ derivatives.py, derivatives_operands.py, derivatives_shape.py, derivatives_index
 derivatives_join.py and derivatives_linalg.py (one Node class per op), engine.py
 (backward, create_graph), function.py (autograd.Function), hooks.py
 (Tensor.register_hook, retain_grad), functional.py (jacobian, hessian, vjp, jvp, hvp,
-vhp).
+vhp), forward_ad.py (forward mode: dual tensors, their tangents computed from the
+reverse graph).
 """
 import warnings
 
@@ -28,6 +29,7 @@ from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import function, functional, graph  # noqa: F401  (autograd.function.once_differentiable)
+from . import forward_ad  # noqa: F401
 from .function import Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
