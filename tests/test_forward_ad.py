@@ -162,6 +162,29 @@ def test_tangent_queries_as_pytorch(device):
         assert fwAD.unpack_dual(y).tangent is None
 
 
+def test_a_backward_without_double_backward_raises_instead_of_a_wrong_tangent(device):
+    from pydevtensor.autograd.function import once_differentiable
+
+    class Square(pdt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(_t([1.0, 2.0], device), _t([1.0, 1.0], device))
+        with pytest.raises(RuntimeError, match="once_differentiable"):
+            fwAD.unpack_dual(Square.apply(d))
+        np.testing.assert_allclose(_np(fwAD.unpack_dual(Square.apply(d.detach()) + d)
+                                       .tangent), [1.0, 1.0])
+
+
 def test_a_primal_that_requires_grad_keeps_its_reverse_mode(device):
     a, t = np.array([1.0, -2.0, 0.5]), np.array([0.3, 1.0, -1.0])
     x = _t(a, device).requires_grad_(True)

@@ -30,8 +30,9 @@ What differs from PyTorch, all from riding the reverse graph:
   PyTorch's reverse mode gives them, and the duals nothing;
 - ops run under ``no_grad()`` (or on detached tensors) record nothing, so their
   results have no tangent (PyTorch's forward mode ignores grad mode);
-- an op without a backward formula raises (NotImplementedError) on a dual, one whose
-  backward has no double backward raises at ``unpack_dual``; and a tensor the graph
+- an op without a backward formula raises on a dual (when called, or at
+  ``unpack_dual`` for floor_divide's kind), as does at ``unpack_dual`` one whose
+  backward has no double backward (``@once_differentiable``); and a tensor the graph
   saved that was since modified in place makes ``unpack_dual`` raise the version
   error of the reverse mode (PyTorch computed the tangent before the change);
 - the tangent must have the primal's dtype and device (PyTorch accepts another
