@@ -229,7 +229,7 @@ class BasePruningMethod(ABC):
             if first:
                 module.register_parameter(name + "_orig", orig)
                 del module._parameters[name]
-            old_mask = None if first else module._buffers[name + "_mask"]
+            old_mask = orig if first else module._buffers[name + "_mask"]
             with _no_grad():
                 default_mask = _C.ones_like(orig) if first else old_mask.detach().clone()
                 mask = method.compute_mask(importance_scores, default_mask=default_mask)
