@@ -215,6 +215,8 @@ def test_a_failed_second_pruning_keeps_the_mask_and_the_hook(device, first_conta
         prune.l1_unstructured(lin, "weight", amount=10)
     with pytest.raises(ValueError, match="3 dims"):
         prune.ln_structured(lin, "weight", amount=1, n="nuc", dim=0)
+    with pytest.raises(ValueError, match="importance_scores should have the same shape"):
+        prune.l1_unstructured(lin, "weight", amount=1, importance_scores=pdt.ones(3))
     assert [h for h, _, _ in lin._forward_pre_hooks.values()] == [hook]
     assert methods is None or len(hook) == methods
     np.testing.assert_array_equal(_np(lin.weight_mask), mask)

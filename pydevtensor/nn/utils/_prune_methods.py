@@ -223,13 +223,13 @@ class BasePruningMethod(ABC):
         method, old_key = cls._composite(module, name, *args, **kwargs)
         first = old_key is None
         orig = getattr(module, name)
+        old_mask = orig if first else module._buffers[name + "_mask"]
         try:
             importance_scores = _scores(importance_scores, orig, f"{cls.__name__}.apply()",
                                         f"parameter {name} of {type(module).__name__}")
             if first:
                 module.register_parameter(name + "_orig", orig)
                 del module._parameters[name]
-            old_mask = orig if first else module._buffers[name + "_mask"]
             with _no_grad():
                 default_mask = _C.ones_like(orig) if first else old_mask.detach().clone()
                 mask = method.compute_mask(importance_scores, default_mask=default_mask)
