@@ -223,7 +223,8 @@ class BasePruningMethod(ABC):
         method, old_key = cls._composite(module, name, *args, **kwargs)
         first = old_key is None
         orig = getattr(module, name)
-        old_mask = orig if first else module._buffers[name + "_mask"]
+        # what a failure puts back: the tables in their order, and module.<name>
+        params, buffers = dict(module._parameters), dict(module._buffers)
         try:
             importance_scores = _scores(importance_scores, orig, f"{cls.__name__}.apply()",
                                         f"parameter {name} of {type(module).__name__}")
@@ -231,21 +232,19 @@ class BasePruningMethod(ABC):
                 module.register_parameter(name + "_orig", orig)
                 del module._parameters[name]
             with _no_grad():
-                default_mask = _C.ones_like(orig) if first else old_mask.detach().clone()
+                default_mask = _C.ones_like(orig) if first else \
+                    module._buffers[name + "_mask"].detach().clone()
                 mask = method.compute_mask(importance_scores, default_mask=default_mask)
             module.register_buffer(name + "_mask", mask)
             setattr(module, name, method.apply_mask(module))
         except Exception:
-            if first:  # the parameter back in its place, as before
-                if name + "_orig" in module._parameters:
-                    module._parameters.pop(name + "_orig")
-                    module.__dict__.pop(name, None)
-                    module._buffers.pop(name + "_mask", None)
-                    module.register_parameter(name, orig)
-            else:  # the earlier mask, tensor and hook as they were
-                method._pruning_methods = method._pruning_methods[:-1]
-                module._buffers[name + "_mask"] = old_mask
+            for table, saved in ((module._parameters, params), (module._buffers, buffers)):
+                table.clear()
+                table.update(saved)
+            module.__dict__.pop(name, None)
+            if not first:  # the earlier tensor, and the container without the new method
                 module.__dict__[name] = orig
+                method._pruning_methods = method._pruning_methods[:-1]
             raise
         if not first:
             del module.__dict__["_forward_pre_hooks"][old_key]
