@@ -64,6 +64,9 @@ NN_API_CASES = [
     C("prune-structured-vector", "pdt.nn.utils.prune.ln_structured(pdt.nn.Linear(2, 2), "
       "'bias', amount=1, n=2, dim=0)", "ValueError", r"Structured pruning can only be "
       r"applied to multidimensional tensors. Found tensor of shape \(2,\) with 1 dims"),
+    C("prune-nuclear-norm-dims", "pdt.nn.utils.prune.ln_structured(pdt.nn.Linear(2, 2), "
+      "'weight', amount=1, n='nuc', dim=0)", "ValueError", r"n='nuc' takes the nuclear norm "
+      r"of each channel as a matrix, so the tensor must have 3 dims; got shape \(2, 2\)"),
     C("prune-structured-dim", "pdt.nn.utils.prune.random_structured(pdt.nn.Linear(2, 2), "
       "'weight', amount=1, dim=2)", "IndexError", r"Invalid index 2 for tensor of size "
       r"\(2, 2\)"),

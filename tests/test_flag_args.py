@@ -186,6 +186,9 @@ NN_CALLS = [
     ("pack_padded_sequence", lambda x, v: tuple(pdt.nn.utils.rnn.pack_padded_sequence(
         x, [3, 2, 2, 1], batch_first=False if v is False else v)), "pack_padded_sequence",
      "batch_first"),
+    ("pad_packed_sequence", lambda x, v: pdt.nn.utils.rnn.pad_packed_sequence(
+        pdt.nn.utils.rnn.pack_padded_sequence(x, [3, 2, 2, 1]), batch_first=v),
+     "pad_packed_sequence", "batch_first"),
     ("Parameter", lambda x, v: pdt.nn.Parameter(x, requires_grad=v).requires_grad,
      "Parameter", "requires_grad"),
 ]

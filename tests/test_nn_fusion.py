@@ -101,3 +101,28 @@ def test_fusion_errors():
                                    nn.BatchNorm2d(4, track_running_stats=False).eval())
     with pytest.raises(AssertionError, match="got linear.out_features=4 and bn.num_features=3"):
         nn.utils.fuse_linear_bn_eval(nn.Linear(3, 4).eval(), nn.BatchNorm1d(3).eval())
+
+
+@pytest.mark.parametrize("cin,cout,groups", [(4, 6, 2), (4, 4, 4), (6, 3, 3)])
+def test_fuse_grouped_transposed_conv(device, cin, cout, groups):
+    # the weight is (in, out / groups, ...): output channel g * out / groups + j is column j
+    # of the rows of group g (PyTorch's scaled column j by channel j's factor for every
+    # group: a broadcast error, or a wrong weight when out / groups is 1)
+    rng = np.random.default_rng(cin + cout)
+    conv = nn.ConvTranspose2d(cin, cout, 2, groups=groups).double().to(device).eval()
+    bn = _randomize(nn.BatchNorm2d(cout, eps=0.01).double(), rng).to(device)
+    x = _t(rng.standard_normal((2, cin, 3, 3)), device)
+    fused = nn.utils.fuse_conv_bn_eval(conv, bn, transpose=True)
+    np.testing.assert_allclose(fused(x).detach().cpu().numpy(),
+                               bn(conv(x)).detach().cpu().numpy(), rtol=1e-12, atol=1e-12)
+    s = bn.weight.detach().cpu().numpy() / np.sqrt(bn.running_var.cpu().numpy() + 0.01)
+    w = conv.weight.detach().cpu().numpy()
+    per = cout // groups
+    expect = np.concatenate([w[g * cin // groups:(g + 1) * cin // groups]
+                             * s[g * per:(g + 1) * per].reshape(1, -1, 1, 1)
+                             for g in range(groups)])
+    np.testing.assert_allclose(fused.weight.detach().cpu().numpy(), expect, rtol=1e-13)
+    with pytest.raises(ValueError, match=r"weight of shape \(4, 5, 1\) does not give the "
+                       r"BatchNorm's 6 channels"):
+        nn.utils.fuse_conv_bn_weights(pdt.ones(4, 5, 1), None, pdt.zeros(6), pdt.ones(6), 0.1,
+                                      None, None, transpose=True)

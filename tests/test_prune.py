@@ -195,5 +195,56 @@ def test_bad_amounts_leave_the_module_unchanged(device, amount, error):
     weight = lin.weight
     with pytest.raises(error, match="amount"):
         prune.l1_unstructured(lin, "weight", amount=amount)
-    assert lin.weight is weight and sorted(lin.state_dict()) == ["bias", "weight"]
+    assert lin.weight is weight and list(lin.state_dict()) == ["weight", "bias"]
     assert not prune.is_pruned(lin) and "weight" not in lin.__dict__
+
+
+@pytest.mark.parametrize("first_container", [False, True])
+def test_a_failed_second_pruning_keeps_the_mask_and_the_hook(device, first_container):
+    # PyTorch's took the hook off before computing the new mask, so that after the
+    # error module.weight stayed a stale product and training undid the pruning.
+    w = np.random.default_rng(7).standard_normal((2, 3))
+    lin = _linear(device, w)
+    prune.l1_unstructured(lin, "weight", amount=2)
+    if first_container:
+        prune.l1_unstructured(lin, "weight", amount=1)
+    hook = next(iter(lin._forward_pre_hooks.values()))[0]
+    methods = len(hook) if first_container else None
+    mask = _np(lin.weight_mask)
+    with pytest.raises(ValueError, match="amount=10"):
+        prune.l1_unstructured(lin, "weight", amount=10)
+    with pytest.raises(ValueError, match="3 dims"):
+        prune.ln_structured(lin, "weight", amount=1, n="nuc", dim=0)
+    with pytest.raises(ValueError, match="importance_scores should have the same shape"):
+        prune.l1_unstructured(lin, "weight", amount=1, importance_scores=pdt.ones(3))
+    assert [h for h, _, _ in lin._forward_pre_hooks.values()] == [hook]
+    assert methods is None or len(hook) == methods
+    np.testing.assert_array_equal(_np(lin.weight_mask), mask)
+    with pdt.no_grad():
+        lin.weight_orig.fill_(5.0)
+    x = pdt.ones(1, 3, dtype=pdt.float64, device=device)
+    np.testing.assert_allclose(_np(lin(x))[0], 5.0 * mask.sum(1) + _np(lin.bias), rtol=1e-12)
+    lin(x).sum().backward()  # a fresh graph each call
+    np.testing.assert_array_equal(_np(lin.weight_orig.grad), mask)
+    prune.l1_unstructured(lin, "weight", amount=1)  # still prunes among those left
+    assert _np(lin.weight_mask).sum() == mask.sum() - 1
+
+
+def test_ln_structured_nuclear_norm(device):
+    # 'nuc': each channel's nuclear norm as a matrix; PyTorch's took the norm of the
+    # last two dims instead when the tensor had other than 3 dims (wrong channels).
+    w = np.random.default_rng(8).standard_normal((4, 3, 5))
+    conv = nn.Conv1d(3, 4, 5).to(device=device, dtype=pdt.float64)
+    with pdt.no_grad():
+        conv.weight.copy_(pdt.tensor(w, device=device))
+    prune.ln_structured(conv, "weight", amount=1, n="nuc", dim=1)
+    norms = np.linalg.norm(np.moveaxis(w, 1, 0), ord="nuc", axis=(1, 2))
+    keep = (np.arange(3) != np.argmin(norms)).astype(float)
+    np.testing.assert_array_equal(_np(conv.weight_mask),
+                                  np.broadcast_to(keep[None, :, None], w.shape))
+    for shape in [(3, 4), (2, 3, 2, 2)]:
+        lin = nn.Module()
+        lin.weight = nn.Parameter(pdt.ones(shape, device=device))
+        with pytest.raises(ValueError, match=r"3 dims; got shape \(" + str(shape[0])):
+            prune.ln_structured(lin, "weight", amount=1, n="nuc", dim=0)
+        assert [n for n, _ in lin.named_parameters()] == ["weight"]

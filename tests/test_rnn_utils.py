@@ -218,6 +218,16 @@ def test_packed_sequence_to_and_fields(device):
      r"padded_sequences must be a Tensor with at least 2 dimensions"),
     (lambda: R.PackedSequence(pdt.ones(2), [2]), RuntimeError,
      r"batch_sizes should always be a 1-D int64 tensor on the CPU"),
+    # a tensor's rows were unpacked as (data, batch_sizes)
+    (lambda: R.PackedSequence(pdt.ones(2, 3)), TypeError, r"without batch_sizes, expected "
+     r"data to be a list or tuple \(data, batch_sizes\), got Tensor$"),
+    (lambda: R.PackedSequence((pdt.ones(3),)), TypeError, r"got tuple of length 1$"),
+    (lambda: R.pack_padded_sequence(pdt.ones(3, 0, 2), []), RuntimeError,  # max() of []
+     r"Cannot pack empty tensors: the batch of input of shape \(3, 0, 2\) "
+     r"\(batch_first=False\) is empty"),
+    (lambda: R.pack_padded_sequence(pdt.ones(0, 3), pdt.tensor([], dtype=pdt.int64),
+                                    batch_first=True, enforce_sorted=False), RuntimeError,
+     r"Cannot pack empty tensors"),
 ])
 def test_bad_input(call, exc, pattern):
     with pytest.raises(exc, match=pattern):

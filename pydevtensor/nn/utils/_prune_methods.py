@@ -64,6 +64,16 @@ def _pruning_hooks(module: Any, name: str) -> list:
             if isinstance(hook, BasePruningMethod) and hook._tensor_name == name]
 
 
+def _scores(scores: Any, t: Any, where: str, what: str) -> Any:
+    """scores (t when None), which must have t's shape (what names t)."""
+    if scores is None:
+        return t
+    if tuple(scores.shape) != tuple(t.shape):
+        raise ValueError(f"{where}: importance_scores should have the same shape as {what}, "
+                         f"got {tuple(scores.shape)} vs {tuple(t.shape)}")
+    return scores
+
+
 class BasePruningMethod(ABC):
     """The base of pruning methods, as PyTorch's: a subclass defines ``PRUNING_TYPE``
     ('unstructured', 'structured' with a ``dim``, or 'global') and ``compute_mask``;
@@ -150,9 +160,10 @@ class BasePruningMethod(ABC):
         return mask.to(dtype=orig.dtype) * orig
 
     @classmethod
-    def _composite(cls, module: Any, name: str, *args: Any, **kwargs: Any) -> Any:
-        """The new method, or the PruningContainer of the earlier one(s) and it, its
-        old hook taken off the module."""
+    def _composite(cls, module: Any, name: str, *args: Any, **kwargs: Any) -> tuple:
+        """(the new method, or the PruningContainer of the earlier one(s) and it; the
+        key of the earlier hook, None if none).  The earlier hook stays on the module
+        (apply takes it off once the new mask is in place)."""
         found = _pruning_hooks(module, name)
         if len(found) > 1:
             raise AssertionError(f"Avoid adding multiple pruning hooks to the same tensor "
@@ -160,13 +171,12 @@ class BasePruningMethod(ABC):
         method = cls(*args, **kwargs)
         method._tensor_name = name
         if not found:
-            return method
+            return method, None
         key, old = found[0]
-        del module.__dict__["_forward_pre_hooks"][key]
         if not isinstance(old, PruningContainer):
             old = PruningContainer(old)
         old.add_pruning_method(method)
-        return old
+        return old, key
 
     @classmethod
     @_shared_doc
@@ -176,7 +186,8 @@ class BasePruningMethod(ABC):
         ``<name>_orig`` (the same Parameter), the mask the buffer ``<name>_mask``, and
         ``module.<name>`` a plain tensor, their product, recomputed by a forward
         pre-hook.  A tensor pruned already gets the new mask on top of its mask (the
-        methods joined in a PruningContainer).  On an error the module is unchanged.
+        methods joined in a PruningContainer).  On an error the module is unchanged
+        (a tensor pruned already keeps its mask and hook; PyTorch's drops the hook).
 
         Parameters
         ----------
@@ -209,33 +220,35 @@ class BasePruningMethod(ABC):
         >>> int(m.bias_mask.sum())
         1
         """
-        method = cls._composite(module, name, *args, **kwargs)
+        method, old_key = cls._composite(module, name, *args, **kwargs)
+        first = old_key is None
         orig = getattr(module, name)
-        if importance_scores is None:
-            importance_scores = orig
-        elif tuple(importance_scores.shape) != tuple(orig.shape):
-            raise ValueError(f"{cls.__name__}.apply(): importance_scores should have the "
-                             f"same shape as parameter {name} of {type(module).__name__}, "
-                             f"got {tuple(importance_scores.shape)} vs {tuple(orig.shape)}")
-        first = not isinstance(method, PruningContainer)
-        if first:
-            module.register_parameter(name + "_orig", orig)
-            del module._parameters[name]
+        # what a failure puts back: the tables in their order, and module.<name>
+        params, buffers = dict(module._parameters), dict(module._buffers)
         try:
+            importance_scores = _scores(importance_scores, orig, f"{cls.__name__}.apply()",
+                                        f"parameter {name} of {type(module).__name__}")
+            if first:
+                module.register_parameter(name + "_orig", orig)
+                del module._parameters[name]
             with _no_grad():
                 default_mask = _C.ones_like(orig) if first else \
-                    getattr(module, name + "_mask").detach().clone()
+                    module._buffers[name + "_mask"].detach().clone()
                 mask = method.compute_mask(importance_scores, default_mask=default_mask)
             module.register_buffer(name + "_mask", mask)
             setattr(module, name, method.apply_mask(module))
-            module.register_forward_pre_hook(method)
         except Exception:
-            if first:  # the parameter back in its place, as before
-                module._parameters.pop(name + "_orig")
-                module.__dict__.pop(name, None)
-                module._buffers.pop(name + "_mask", None)
-                module.register_parameter(name, orig)
+            for table, saved in ((module._parameters, params), (module._buffers, buffers)):
+                table.clear()
+                table.update(saved)
+            module.__dict__.pop(name, None)
+            if not first:  # the earlier tensor, and the container without the new method
+                module.__dict__[name] = orig
+                method._pruning_methods = method._pruning_methods[:-1]
             raise
+        if not first:
+            del module.__dict__["_forward_pre_hooks"][old_key]
+        module.register_forward_pre_hook(method)
         return method
 
     def prune(self, t: _C.Tensor, default_mask: _C.Tensor | None = None,
@@ -267,12 +280,7 @@ class BasePruningMethod(ABC):
         >>> prune.L1Unstructured(amount=2).prune(pydevtensor.tensor([3., -1., 2., 0.5]))
         tensor([3., -0., 2., 0.])
         """
-        if importance_scores is None:
-            importance_scores = t
-        elif tuple(importance_scores.shape) != tuple(t.shape):
-            raise ValueError(f"prune(): importance_scores should have the same shape as "
-                             f"tensor t, got {tuple(importance_scores.shape)} vs "
-                             f"{tuple(t.shape)}")
+        importance_scores = _scores(importance_scores, t, "prune()", "tensor t")
         if default_mask is None:
             default_mask = _C.ones_like(t)
         with _no_grad():
@@ -598,10 +606,16 @@ class RandomStructured(_AmountMethod):
 
 def _channel_norms(t: _C.Tensor, n: Any, dim: int) -> _C.Tensor:
     """The L_n norm of each channel of t along dim (PyTorch's _compute_norm: 'fro'
-    is the 2-norm, 'nuc' the nuclear norm of the channel as a matrix)."""
+    is the 2-norm, 'nuc' the nuclear norm of the channel as a matrix, so only of a
+    3-dim t: PyTorch's takes the norm of t's last two dims then, not of the channels,
+    and prunes by it or fails in topk)."""
     dims = [d for d in range(t.ndim) if d != dim]
-    if n == "nuc" or (n == "fro" and len(dims) == 2):
-        return _linalg.matrix_norm(t, ord=n, dim=tuple(dims) if len(dims) == 2 else (-2, -1))
+    if n == "nuc" and len(dims) != 2:
+        raise ValueError(f"ln_structured: n='nuc' takes the nuclear norm of each channel "
+                         f"as a matrix, so the tensor must have 3 dims; got shape "
+                         f"{tuple(t.shape)}")
+    if n in ("nuc", "fro") and len(dims) == 2:
+        return _linalg.matrix_norm(t, ord=n, dim=tuple(dims))
     return _linalg.vector_norm(t, ord=2 if n == "fro" else n, dim=dims)
 
 
@@ -615,7 +629,8 @@ class LnStructured(_AmountMethod):
     ----------
     {channels}
     n : int, float, inf, -inf, 'fro' or 'nuc'
-        The norm's order (as ``linalg.vector_norm``'s ord; 'fro' is 2).
+        The norm's order (as ``linalg.vector_norm``'s ord; 'fro' is 2; 'nuc', the
+        nuclear norm of each channel as a matrix, needs a 3-dim tensor).
     dim : int, optional
         The dimension whose slices are the channels (default -1).
 

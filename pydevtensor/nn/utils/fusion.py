@@ -30,6 +30,18 @@ def _eval_buffers(layer, bn) -> None:
         raise AssertionError("bn.running_mean and bn.running_var must not be None")
 
 
+def _transposed_groups(conv_w: Tensor, channels: int) -> int:
+    """The groups of a transposed convolution's weight (in, out / groups, ...) with
+    channels output channels."""
+    per_group = conv_w.shape[1] if conv_w.ndim >= 2 else 0
+    groups = channels // per_group if per_group else 0
+    if not groups or groups * per_group != channels or conv_w.shape[0] % groups:
+        raise ValueError(f"fuse_conv_bn_weights: a transposed convolution's weight of shape "
+                         f"{tuple(conv_w.shape)} does not give the BatchNorm's {channels} "
+                         f"channels (its dim 1 times the groups)")
+    return groups
+
+
 def fuse_conv_bn_eval(conv, bn, transpose: bool = False):
     """A copy of conv that computes ``bn(conv(x))`` of the eval-mode modules, as
     ``torch.nn.utils.fuse_conv_bn_eval``.
@@ -42,7 +54,8 @@ def fuse_conv_bn_eval(conv, bn, transpose: bool = False):
         A BatchNorm1d/2d/3d over conv's output channels, in eval mode, with running
         statistics.
     transpose : bool, optional
-        conv is a transposed convolution (its weight's output channels are dim 1).
+        conv is a transposed convolution (its weight's output channels are dim 1,
+        within each group; PyTorch's fuses only those of one group).
 
     Returns
     -------
@@ -53,6 +66,8 @@ def fuse_conv_bn_eval(conv, bn, transpose: bool = False):
     ------
     AssertionError
         When a module is in training mode or bn keeps no running statistics.
+    ValueError
+        When a transposed conv's weight does not fit bn's channels.
 
     Examples
     --------
@@ -91,7 +106,8 @@ def fuse_conv_bn_weights(conv_w: Tensor, conv_b: Tensor | None, bn_rm: Tensor, b
     bn_w, bn_b : Tensor or None
         Its weight and bias (None: ones and zeros).
     transpose : bool, optional
-        The output channels are conv_w's dim 1 (a transposed convolution).
+        The output channels are conv_w's dim 1 (a transposed convolution,
+        ``(in, out / groups, ...)``: the groups are the channels over dim 1).
 
     Returns
     -------
@@ -116,8 +132,14 @@ def fuse_conv_bn_weights(conv_w: Tensor, conv_b: Tensor | None, bn_rm: Tensor, b
     if bn_b is None:
         bn_b = _C.zeros_like(bn_rm)
     rsqrt = (bn_rv + bn_eps).rsqrt()
-    shape = ([1, -1] if transpose else [-1, 1]) + [1] * (conv_w.ndim - 2)
-    fused_w = (conv_w * (bn_w * rsqrt).reshape(shape)).to(w_dtype)
+    scale = bn_w * rsqrt
+    if transpose:  # (in, out / groups, ...): group g's rows feed outputs g * out / groups on
+        groups = _transposed_groups(conv_w, scale.numel())
+        fused_w = (conv_w.reshape((groups, -1) + tuple(conv_w.shape[1:])) *
+                   scale.reshape([groups, 1, -1] + [1] * (conv_w.ndim - 2)))
+        fused_w = fused_w.reshape(conv_w.shape).to(w_dtype)
+    else:
+        fused_w = (conv_w * scale.reshape([-1] + [1] * (conv_w.ndim - 1))).to(w_dtype)
     fused_b = ((conv_b - bn_rm) * rsqrt * bn_w + bn_b).to(b_dtype)
     return Parameter(fused_w, conv_w.requires_grad), Parameter(fused_b, conv_b.requires_grad)
 

@@ -166,7 +166,8 @@ def ln_structured(module: Any, name: str, amount: int | float, n: Any, dim: int,
         The parameter's name (of 2 dims or more).
     {channels}
     n : int, float, inf, -inf, 'fro' or 'nuc'
-        The norm's order.
+        The norm's order ('nuc', the nuclear norm of each channel as a matrix, needs
+        a 3-dim parameter).
     {dim}
     importance_scores : Tensor, optional
         Scores of the parameter's shape to rank the channels by (default: the
@@ -177,7 +178,8 @@ def ln_structured(module: Any, name: str, amount: int | float, n: Any, dim: int,
     {raises_amount}
     ValueError
         When amount is negative, a float above 1, or more than the channels, or the
-        parameter has fewer than 2 dims, or importance_scores has another shape.
+        parameter has fewer than 2 dims (other than 3 with n='nuc'), or
+        importance_scores has another shape.
     IndexError
         When dim is out of range.
 

@@ -125,6 +125,11 @@ class PackedSequence(_PackedSequenceFields):
                 sorted_indices: Optional[_C.Tensor] = None,
                 unsorted_indices: Optional[_C.Tensor] = None) -> "PackedSequence":
         if batch_sizes is None:  # PackedSequence((data, batch_sizes)), as PyTorch
+            if not isinstance(data, (list, tuple)) or len(data) != 2:
+                got = type(data).__name__
+                got += f" of length {len(data)}" if isinstance(data, (list, tuple)) else ""
+                raise TypeError(f"PackedSequence: without batch_sizes, expected data to be a "
+                                f"list or tuple (data, batch_sizes), got {got}")
             data, batch_sizes = data
         if not isinstance(batch_sizes, _C.Tensor) or batch_sizes.device.type != "cpu" \
                 or batch_sizes.ndim != 1:
@@ -351,6 +356,9 @@ def pack_padded_sequence(input: _C.Tensor, lengths: Any, batch_first: bool = Fal
         raise _Invalid(f"{where}: Expected `len(lengths)` to be equal to batch_size, but got "
                        f"{len(lens)} (batch_size={batch}) for an input of shape "
                        f"{tuple(input.shape)} (on {input.device})")
+    if not lens:
+        raise _Invalid(f"{where}: Cannot pack empty tensors: the batch of input of shape "
+                       f"{tuple(input.shape)} (batch_first={batch_first}) is empty")
     if any(n <= 0 for n in lens):
         raise _Invalid(f"{where}: Length of all samples has to be greater than 0, but found an "
                        f"element in 'lengths' that is <= 0: {lens}")
@@ -439,6 +447,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     """
     where = "pad_packed_sequence"
     sizes = _check_packed(sequence, where)
+    batch_first = flag(batch_first, where, "batch_first")
     steps, batch = len(sizes), sizes[0]
     if total_length is not None:
         total_length = _size(total_length, where, "total_length")
