@@ -7,6 +7,10 @@ import pydevtensor as pdt
 from pydevtensor import nn
 
 
+# nn.utils.weight_norm (the hook version) warns that it is deprecated, as PyTorch's
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:`nn.utils.weight_norm` is deprecated:FutureWarning")
+
 @pytest.mark.parametrize("dim", [0, 1, None, -1])
 def test_weight_norm_reparametrises_and_trains_g_and_v(device, dim):
     pdt.manual_seed(0)
@@ -92,3 +96,29 @@ def test_spectral_norm_of_a_transposed_convolution_uses_dim_1(device):
         nn.utils.spectral_norm(nn.Linear(2, 2), n_power_iterations=0)
     with pytest.raises(RuntimeError, match="two spectral_norm hooks"):
         nn.utils.spectral_norm(c)
+
+
+def test_the_hooks_refuse_a_missing_buffer_or_none_parameter_unchanged(device):
+    # PyTorch's spectral_norm raises KeyError for a name that is no parameter (weight_norm
+    # AttributeError, or KeyError for a buffer); both here; a None parameter is PyTorch's
+    # ValueError (spectral_norm) or TypeError (weight_norm), the module left as it was
+    for fn in (nn.utils.weight_norm, nn.utils.spectral_norm):
+        for catch in (KeyError, AttributeError):
+            with pytest.raises(catch, match="has no parameter 'nope'"):
+                fn(nn.Linear(2, 2).to(device), "nope")
+        m = nn.Module()
+        m.register_buffer("w", pdt.ones(2, 2, device=device))
+        with pytest.raises(KeyError, match="has no parameter 'w'"):
+            fn(m, "w")
+        assert [n for n, _ in m.named_buffers()] == ["w"] and not m.__dict__.get("_forward_pre_hooks")
+    lin = nn.Linear(2, 2, bias=False).to(device)
+    with pytest.raises(TypeError, match="parameter 'bias' of Linear is None"):
+        nn.utils.weight_norm(lin, "bias")
+    with pytest.raises(ValueError, match="parameter 'bias' of Linear is None"):
+        nn.utils.spectral_norm(lin, "bias")
+    assert "bias" in lin._parameters and not lin.__dict__.get("_forward_pre_hooks")
+
+
+def test_weight_norm_hook_version_is_deprecated(device):
+    with pytest.warns(FutureWarning, match="parametrizations.weight_norm"):
+        nn.utils.weight_norm(nn.Linear(2, 2).to(device))

@@ -93,9 +93,11 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     RuntimeError
         When the parameter is already spectrally normalised.
     ValueError
-        When n_power_iterations is not positive or the parameter is uninitialized.
-    AttributeError
-        When module has no parameter called name.
+        When n_power_iterations is not positive or the parameter is uninitialized or
+        None.
+    KeyError
+        When module has no parameter called name (also an AttributeError), as
+        PyTorch's.
 
     Examples
     --------

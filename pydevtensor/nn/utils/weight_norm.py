@@ -6,6 +6,7 @@ them back into one parameter.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..module import Module
@@ -35,6 +36,12 @@ def weight_norm_dim(weight, dim):
     return dim % weight.ndim
 
 
+class _NoSuchParameter(AttributeError, KeyError):
+    """module has no parameter of that name (a buffer, or nothing): PyTorch's raises
+    KeyError (its look-up in ``module._parameters``) or AttributeError (getattr), so
+    this is both."""
+
+
 def _find_hook(module: Module, kind: type, name: str) -> tuple[int, Any] | None:
     """(key, hook) of module's forward pre-hook of class kind for the parameter name."""
     table = module.__dict__.get("_forward_pre_hooks") or {}
@@ -51,9 +58,12 @@ def _parameter_to_wrap(module: Module, kind: type, name: str, op: str, cls: str,
     if _find_hook(module, kind, name) is not None:
         raise RuntimeError(f"{op}(): cannot register two {op} hooks on the same parameter "
                            f"{name}")
-    if name not in module._parameters or module._parameters[name] is None:
-        raise AttributeError(f"{op}(): {type(module).__name__} has no parameter '{name}'")
+    if name not in module._parameters:
+        raise _NoSuchParameter(f"{op}(): {type(module).__name__} has no parameter '{name}'")
     weight = module._parameters[name]
+    if weight is None:  # PyTorch's: ValueError (spectral_norm), TypeError (weight_norm)
+        raise (TypeError if op == "weight_norm" else ValueError)(
+            f"{op}(): parameter '{name}' of {type(module).__name__} is None")
     if isinstance(weight, UninitializedParameter):
         raise ValueError(f"The module passed to `{cls}` can't have uninitialized parameters. "
                          f"Make sure to run the dummy forward before applying {what}")
@@ -123,9 +133,18 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     ValueError
         When the parameter is uninitialized (a lazy module before its first call).
     AttributeError
-        When module has no parameter called name.
+        When module has no parameter called name (also a KeyError, as PyTorch's
+        raises for a buffer of that name).
+    TypeError
+        When the parameter is None (PyTorch's raises TypeError too).
     IndexError
         When dim is out of range for it (-1 is the whole tensor, as None).
+
+    Warns
+    -----
+    FutureWarning
+        Always: PyTorch deprecates it in favour of
+        ``nn.utils.parametrizations.weight_norm``.
 
     Examples
     --------
@@ -134,6 +153,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.weight_g.shape), tuple(m.weight_v.shape)
     ((3, 1), (3, 4))
     """
+    warnings.warn("`nn.utils.weight_norm` is deprecated in favor of "
+                  "`nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
     weight = _parameter_to_wrap(module, WeightNorm, name, "weight_norm", "WeightNorm",
                                 "weight normalization")
     dim = weight_norm_dim(weight, dim)
