@@ -110,7 +110,8 @@ def test_the_hooks_refuse_a_missing_buffer_or_none_parameter_unchanged(device):
         m.register_buffer("w", pdt.ones(2, 2, device=device))
         with pytest.raises(KeyError, match="has no parameter 'w'"):
             fn(m, "w")
-        assert [n for n, _ in m.named_buffers()] == ["w"] and not m.__dict__.get("_forward_pre_hooks")
+        assert [n for n, _ in m.named_buffers()] == ["w"]
+        assert not m.__dict__.get("_forward_pre_hooks")
     lin = nn.Linear(2, 2, bias=False).to(device)
     with pytest.raises(TypeError, match="parameter 'bias' of Linear is None"):
         nn.utils.weight_norm(lin, "bias")
@@ -122,3 +123,50 @@ def test_the_hooks_refuse_a_missing_buffer_or_none_parameter_unchanged(device):
 def test_weight_norm_hook_version_is_deprecated(device):
     with pytest.warns(FutureWarning, match="parametrizations.weight_norm"):
         nn.utils.weight_norm(nn.Linear(2, 2).to(device))
+
+
+def test_the_hook_classes_apply_and_the_state_dict_version(device):
+    from pydevtensor.nn.utils.spectral_norm import SpectralNorm
+    from pydevtensor.nn.utils.weight_norm import WeightNorm
+    lin = nn.Linear(4, 3).to(device)
+    fn = SpectralNorm.apply(lin, "weight", 2, 0, 1e-12)
+    assert isinstance(fn, SpectralNorm) and fn.n_power_iterations == 2
+    assert sorted(lin.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
+    # PyTorch's metadata: the format's version, what tells an old checkpoint apart
+    assert lin.state_dict()._metadata[""]["spectral_norm"] == {"weight.version": 1}
+    lin = nn.Linear(4, 3).to(device)
+    with pytest.warns(FutureWarning):
+        fn = WeightNorm.apply(lin, "weight", None)
+    assert isinstance(fn, WeightNorm) and fn.dim == -1 and lin.weight_g.ndim == 0
+    assert WeightNorm("weight", None).dim == -1
+
+
+def test_spectral_norm_loads_a_checkpoint_without_v(device):
+    # a state dict of the old format (no version): weight = weight_orig / sigma and no
+    # weight_v; v is solved so that u^T W v = sigma, the weight coming back unchanged
+    rng = np.random.default_rng(3)
+
+    def t(a):
+        return pdt.tensor(a, device=device)
+    for shape, dim in (((3, 4), 0), ((4, 3), 0), ((2, 3, 2, 2), 1)):
+        w = rng.standard_normal(shape)
+        u = rng.standard_normal(shape[dim])
+        u /= np.linalg.norm(u)
+        m = nn.Module()
+        m.weight = nn.Parameter(pdt.tensor(w, device=device))
+        nn.utils.spectral_norm(m, dim=dim)
+        sd = {"weight_orig": t(w), "weight_u": t(u), "weight": t(w / 1.7)}
+        assert m.load_state_dict(sd).missing_keys == []
+        mat = np.moveaxis(w, dim, 0).reshape(shape[dim], -1)
+        v = np.linalg.pinv(mat.T @ mat) @ mat.T @ u
+        v *= 1.7 / (u @ mat @ v)
+        np.testing.assert_allclose(m.weight_v.cpu().numpy(), v, rtol=1e-9, atol=1e-12)
+        m.eval()
+        m.forward = lambda: None
+        m()  # the pre-hook: weight_orig / (u^T W v)
+        np.testing.assert_allclose(m.weight.detach().cpu().numpy(), w / 1.7, rtol=1e-10)
+        # today's keys without the metadata (a dict made by hand) load as they are
+        v2 = rng.standard_normal(mat.shape[1])
+        sd = {"weight_orig": t(w), "weight_u": t(u), "weight_v": t(v2)}
+        m.load_state_dict(sd)
+        np.testing.assert_allclose(m.weight_v.cpu().numpy(), v2, rtol=0)

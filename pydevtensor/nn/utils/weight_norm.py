@@ -12,7 +12,7 @@ from typing import Any
 from ..module import Module
 from ..parameter import Parameter, UninitializedParameter
 
-__all__ = ["remove_weight_norm", "weight_norm"]
+__all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
 
 
 def _norm_except_dim(v, dim):
@@ -83,11 +83,70 @@ def _unwrap(module: Module, kind: type, name: str, op: str) -> Module:
 
 class WeightNorm:
     """The forward pre-hook that weight_norm registers: it sets ``module.<name>`` to
-    ``g * v / ||v||`` before each call."""
+    ``g * v / ||v||`` before each call (PyTorch's class of that name).
+
+    Parameters
+    ----------
+    name : str
+        The parameter.
+    dim : int or None
+        The dimension with a norm each; None or -1 the whole tensor.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.utils.weight_norm import WeightNorm
+    >>> WeightNorm("weight", None).dim
+    -1
+    """
 
     def __init__(self, name: str, dim: int) -> None:
         self.name = name
-        self.dim = dim
+        self.dim = -1 if dim is None else dim
+
+    @staticmethod
+    def apply(module: Module, name: str, dim: int | None) -> "WeightNorm":
+        """Re-parametrises ``module.<name>`` (what weight_norm does) and returns the hook.
+
+        Parameters
+        ----------
+        module : nn.Module
+            The module whose parameter name becomes ``<name>_g`` and ``<name>_v`` (in place).
+        name : str
+            Which of its parameters.
+        dim : int or None
+            As weight_norm's.
+
+        Returns
+        -------
+        WeightNorm
+            The forward pre-hook registered on module.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> from pydevtensor import nn
+        >>> from pydevtensor.nn.utils.weight_norm import WeightNorm
+        >>> lin = nn.Linear(4, 3)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     fn = WeightNorm.apply(lin, "weight", 0)
+        >>> fn.name, sorted(n for n, _ in lin.named_parameters())
+        ('weight', ['bias', 'weight_g', 'weight_v'])
+        """
+        warnings.warn("`nn.utils.weight_norm` is deprecated in favor of "
+                      "`nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+        weight = _parameter_to_wrap(module, WeightNorm, name, "weight_norm", "WeightNorm",
+                                    "weight normalization")
+        dim = weight_norm_dim(weight, dim)
+        fn = WeightNorm(name, dim)
+        del module._parameters[name]
+        module.register_parameter(name + "_g",
+                                  Parameter(_norm_except_dim(weight.detach(), dim).clone()))
+        module.register_parameter(name + "_v", Parameter(weight.detach()))
+        setattr(module, name, fn.compute_weight(module))
+        module.register_forward_pre_hook(fn)
+        return fn
 
     def compute_weight(self, module: Module) -> Any:
         g = getattr(module, self.name + "_g")
@@ -153,18 +212,7 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.weight_g.shape), tuple(m.weight_v.shape)
     ((3, 1), (3, 4))
     """
-    warnings.warn("`nn.utils.weight_norm` is deprecated in favor of "
-                  "`nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
-    weight = _parameter_to_wrap(module, WeightNorm, name, "weight_norm", "WeightNorm",
-                                "weight normalization")
-    dim = weight_norm_dim(weight, dim)
-    fn = WeightNorm(name, dim)
-    del module._parameters[name]
-    module.register_parameter(name + "_g",
-                              Parameter(_norm_except_dim(weight.detach(), dim).clone()))
-    module.register_parameter(name + "_v", Parameter(weight.detach()))
-    setattr(module, name, fn.compute_weight(module))
-    module.register_forward_pre_hook(fn)
+    WeightNorm.apply(module, name, dim)
     return module
 
 
