@@ -378,8 +378,12 @@ TRAINING_CASES = [
     C("weight_norm-twice", "m = pdt.nn.utils.weight_norm(pdt.nn.Linear(2, 2))\n"
       "pdt.nn.utils.weight_norm(m)", "RuntimeError",
       r"weight_norm\(\): cannot register two weight_norm hooks on the same parameter weight"),
-    C("spectral_norm-missing", "pdt.nn.utils.spectral_norm(pdt.nn.ReLU())", "AttributeError",
+    C("spectral_norm-missing", "pdt.nn.utils.spectral_norm(pdt.nn.ReLU())", "KeyError",
       r"spectral_norm\(\): ReLU has no parameter 'weight'"),
+    C("SpectralNorm-apply-iterations", "from pydevtensor.nn.utils.spectral_norm import "
+      "SpectralNorm\nSpectralNorm.apply(pdt.nn.Linear(2, 2), 'weight', 0, 0, 1e-12)",
+      "ValueError", r"Expected n_power_iterations to be positive, but got "
+      r"n_power_iterations=0"),
     C("functional-batch_norm-expanded-var", "pdt.nn.functional.batch_norm(t, pdt.zeros(3), "
       "pdt.ones(1).expand(3), training=True)", "pydevtensor.InvalidArgumentError",
       r"batch_norm\(\): running_var of shape \(3,\) has a stride of 0 \(an expanded tensor\)"),

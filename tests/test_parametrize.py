@@ -14,6 +14,10 @@ from pydevtensor.nn.utils import parametrize as P
 from pydevtensor.nn.utils.parametrizations import orthogonal, spectral_norm, weight_norm
 from pydevtensor.nn.utils.parametrizations import _householder_product
 
+# nn.utils.weight_norm (the hook version) warns that it is deprecated, as PyTorch's
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:`nn.utils.weight_norm` is deprecated:FutureWarning")
+
 
 class Symmetric(nn.Module):
     def forward(self, X):

@@ -6,12 +6,13 @@ them back into one parameter.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..module import Module
 from ..parameter import Parameter, UninitializedParameter
 
-__all__ = ["remove_weight_norm", "weight_norm"]
+__all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
 
 
 def _norm_except_dim(v, dim):
@@ -35,6 +36,12 @@ def weight_norm_dim(weight, dim):
     return dim % weight.ndim
 
 
+class _NoSuchParameter(AttributeError, KeyError):
+    """module has no parameter of that name (a buffer, or nothing): PyTorch's raises
+    KeyError (its look-up in ``module._parameters``) or AttributeError (getattr), so
+    this is both."""
+
+
 def _find_hook(module: Module, kind: type, name: str) -> tuple[int, Any] | None:
     """(key, hook) of module's forward pre-hook of class kind for the parameter name."""
     table = module.__dict__.get("_forward_pre_hooks") or {}
@@ -51,9 +58,12 @@ def _parameter_to_wrap(module: Module, kind: type, name: str, op: str, cls: str,
     if _find_hook(module, kind, name) is not None:
         raise RuntimeError(f"{op}(): cannot register two {op} hooks on the same parameter "
                            f"{name}")
-    if name not in module._parameters or module._parameters[name] is None:
-        raise AttributeError(f"{op}(): {type(module).__name__} has no parameter '{name}'")
+    if name not in module._parameters:
+        raise _NoSuchParameter(f"{op}(): {type(module).__name__} has no parameter '{name}'")
     weight = module._parameters[name]
+    if weight is None:  # PyTorch's: ValueError (spectral_norm), TypeError (weight_norm)
+        raise (TypeError if op == "weight_norm" else ValueError)(
+            f"{op}(): parameter '{name}' of {type(module).__name__} is None")
     if isinstance(weight, UninitializedParameter):
         raise ValueError(f"The module passed to `{cls}` can't have uninitialized parameters. "
                          f"Make sure to run the dummy forward before applying {what}")
@@ -73,11 +83,70 @@ def _unwrap(module: Module, kind: type, name: str, op: str) -> Module:
 
 class WeightNorm:
     """The forward pre-hook that weight_norm registers: it sets ``module.<name>`` to
-    ``g * v / ||v||`` before each call."""
+    ``g * v / ||v||`` before each call (PyTorch's class of that name).
+
+    Parameters
+    ----------
+    name : str
+        The parameter.
+    dim : int or None
+        The dimension with a norm each; None or -1 the whole tensor.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.utils.weight_norm import WeightNorm
+    >>> WeightNorm("weight", None).dim
+    -1
+    """
 
     def __init__(self, name: str, dim: int) -> None:
         self.name = name
-        self.dim = dim
+        self.dim = -1 if dim is None else dim
+
+    @staticmethod
+    def apply(module: Module, name: str, dim: int | None) -> "WeightNorm":
+        """Re-parametrises ``module.<name>`` (what weight_norm does) and returns the hook.
+
+        Parameters
+        ----------
+        module : nn.Module
+            The module whose parameter name becomes ``<name>_g`` and ``<name>_v`` (in place).
+        name : str
+            Which of its parameters.
+        dim : int or None
+            As weight_norm's.
+
+        Returns
+        -------
+        WeightNorm
+            The forward pre-hook registered on module.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> from pydevtensor import nn
+        >>> from pydevtensor.nn.utils.weight_norm import WeightNorm
+        >>> lin = nn.Linear(4, 3)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     fn = WeightNorm.apply(lin, "weight", 0)
+        >>> fn.name, sorted(n for n, _ in lin.named_parameters())
+        ('weight', ['bias', 'weight_g', 'weight_v'])
+        """
+        warnings.warn("`nn.utils.weight_norm` is deprecated in favor of "
+                      "`nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+        weight = _parameter_to_wrap(module, WeightNorm, name, "weight_norm", "WeightNorm",
+                                    "weight normalization")
+        dim = weight_norm_dim(weight, dim)
+        fn = WeightNorm(name, dim)
+        del module._parameters[name]
+        module.register_parameter(name + "_g",
+                                  Parameter(_norm_except_dim(weight.detach(), dim).clone()))
+        module.register_parameter(name + "_v", Parameter(weight.detach()))
+        setattr(module, name, fn.compute_weight(module))
+        module.register_forward_pre_hook(fn)
+        return fn
 
     def compute_weight(self, module: Module) -> Any:
         g = getattr(module, self.name + "_g")
@@ -123,9 +192,18 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     ValueError
         When the parameter is uninitialized (a lazy module before its first call).
     AttributeError
-        When module has no parameter called name.
+        When module has no parameter called name (also a KeyError, as PyTorch's
+        raises for a buffer of that name).
+    TypeError
+        When the parameter is None (PyTorch's raises TypeError too).
     IndexError
         When dim is out of range for it (-1 is the whole tensor, as None).
+
+    Warns
+    -----
+    FutureWarning
+        Always: PyTorch deprecates it in favour of
+        ``nn.utils.parametrizations.weight_norm``.
 
     Examples
     --------
@@ -134,16 +212,7 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.weight_g.shape), tuple(m.weight_v.shape)
     ((3, 1), (3, 4))
     """
-    weight = _parameter_to_wrap(module, WeightNorm, name, "weight_norm", "WeightNorm",
-                                "weight normalization")
-    dim = weight_norm_dim(weight, dim)
-    fn = WeightNorm(name, dim)
-    del module._parameters[name]
-    module.register_parameter(name + "_g",
-                              Parameter(_norm_except_dim(weight.detach(), dim).clone()))
-    module.register_parameter(name + "_v", Parameter(weight.detach()))
-    setattr(module, name, fn.compute_weight(module))
-    module.register_forward_pre_hook(fn)
+    WeightNorm.apply(module, name, dim)
     return module
 
 
