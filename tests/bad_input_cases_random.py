@@ -293,4 +293,16 @@ RANDOM_CASES += [
     C("distributions-wishart-1d",
       "pdt.distributions.Wishart(3.0, scale_tril=pdt.ones(2))", "ValueError",
       r"Wishart\(\): scale_tril must be at least two-dimensional"),
+    # torch.quasirandom.SobolEngine (quasirandom.py)
+    C("SobolEngine-dimension-big", "pdt.quasirandom.SobolEngine(21201)", "ValueError",
+      r"Supported range of dimensionality for SobolEngine is \[1, 1111\] in pydevtensor"),
+    C("SobolEngine-dimension-float", "pdt.quasirandom.SobolEngine(2.5)", "TypeError",
+      r"SobolEngine\(\): dimension must be an int, got float"),
+    C("SobolEngine-draw-negative", "pdt.quasirandom.SobolEngine(2).draw(-3)", "ValueError",
+      r"SobolEngine.draw\(\): n must be >= 0, got -3"),
+    C("SobolEngine-draw-int-dtype", "pdt.quasirandom.SobolEngine(2).draw(2, dtype=pdt.int32)",
+      "pydevtensor.DTypeError", r"dtype must be float32 or float64, got pydevtensor.int32"),
+    C("SobolEngine-draw_base2-unbalanced",
+      "e = pdt.quasirandom.SobolEngine(2)\ne.draw(3)\ne.draw_base2(2)", "ValueError",
+      r"require n to be a power of 2. 3 points have been previously generated"),
 ]
