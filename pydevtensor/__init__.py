@@ -151,7 +151,7 @@ from . import _ops_aten_more
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
                     "serialization", "special", "utils", "jit", "distributions", "testing",
-                    "version", "func", "quasirandom")
+                    "version", "func", "quasirandom", "signal")
 
 
 def __getattr__(name):
@@ -206,7 +206,7 @@ __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
-__all__ += ["linalg", "utils", "distributions", "func", "vmap", "quasirandom"]
+__all__ += ["linalg", "utils", "distributions", "func", "vmap", "quasirandom", "signal"]
 __all__ += ["cdist", "dist", "pdist", "renorm"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _ops_view_copy.__all__

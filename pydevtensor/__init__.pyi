@@ -25,6 +25,7 @@ from . import jit as jit
 from . import utils as utils
 from . import random as random
 from . import quasirandom as quasirandom
+from . import signal as signal
 from . import distributions as distributions
 from . import testing as testing
 from . import version as version

@@ -305,4 +305,13 @@ RANDOM_CASES += [
     C("SobolEngine-draw_base2-unbalanced",
       "e = pdt.quasirandom.SobolEngine(2)\ne.draw(3)\ne.draw_base2(2)", "ValueError",
       r"require n to be a power of 2. 3 points have been previously generated"),
+    # torch.signal.windows (signal/windows.py)
+    C("windows-hann-negative", "pdt.signal.windows.hann(-2)", "ValueError",
+      r"hann requires non-negative window length, got M=-2"),
+    C("windows-kaiser-int-dtype", "pdt.signal.windows.kaiser(4, dtype=pdt.int32)", "ValueError",
+      r"kaiser expects float32 or float64 dtypes, got: pydevtensor.int32"),
+    C("windows-gaussian-std", "pdt.signal.windows.gaussian(4, std=0.0)", "ValueError",
+      r"Standard deviation must be positive, got: 0.0 instead"),
+    C("windows-general_cosine-empty", "pdt.signal.windows.general_cosine(4, a=())",
+      "ValueError", r"Coefficients cannot be empty"),
 ]
