@@ -144,6 +144,8 @@ from ._ops_aten_losses import *  # noqa: F401,F403  (torch.kl_div(x, t, 1), torc
 from . import _ops_aten_losses
 from ._ops_aten_more import *  # noqa: F401,F403  (torch.index_put_, convolution, conv_tbc, ...)
 from . import _ops_aten_more
+from ._control_flow import cond, while_loop  # noqa: E402
+from . import _control_flow
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
@@ -232,7 +234,7 @@ __all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tens
             "testing", "version"]
 __all__ += _precision.__all__ + _ops_real.__all__ + _runtime_flags.__all__
 __all__ += _ops_norm_names.__all__
-__all__ += _ops_aten_losses.__all__ + _ops_aten_more.__all__
+__all__ += _ops_aten_losses.__all__ + _ops_aten_more.__all__ + _control_flow.__all__
 __all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
             + list(_ops_torch_names.FUNCTIONAL_ALIASES)
             + list(_ops_torch_names.FUNCTIONAL_RENAMED))

@@ -4,7 +4,7 @@
 # pydevtensor.__all__ is declared, and runs mypy --strict on the README's tour.
 import builtins
 from contextlib import AbstractContextManager
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 from . import _C as _C
@@ -507,6 +507,11 @@ def svd_lowrank(A: Tensor, q: builtins.int | None = 6, niter: builtins.int | Non
                 M: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]: ...
 def pca_lowrank(A: Tensor, q: builtins.int | None = None, center: builtins.bool = True,
                 niter: builtins.int = 2) -> tuple[Tensor, Tensor, Tensor]: ...
+def cond(pred: builtins.bool | builtins.int | builtins.float | Tensor,
+         true_fn: Callable[..., Any], false_fn: Callable[..., Any],
+         operands: tuple[Any, ...] | list[Any] = ()) -> Any: ...
+def while_loop(cond_fn: Callable[..., builtins.bool | Tensor], body_fn: Callable[..., Any],
+               carried_inputs: tuple[Any, ...] | list[Any]) -> Any: ...
 def cholesky_inverse(L: Tensor, upper: builtins.bool = False, *,
                      out: Tensor | None = None) -> Tensor: ...
 def orgqr(input: Tensor, input2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
