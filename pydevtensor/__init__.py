@@ -105,6 +105,7 @@ from ._linalg_lu import lu_unpack  # noqa: E402
 from ._linalg_exp import matrix_exp  # noqa: E402
 from ._linalg_names import cholesky_inverse  # noqa: E402
 from ._linalg_lowrank import pca_lowrank, svd_lowrank  # noqa: E402
+from ._linalg_lobpcg import lobpcg  # noqa: E402
 from ._linalg_tensor import orgqr  # noqa: E402
 from ._linalg_householder import geqrf, ormqr  # noqa: E402
 from ._ops_torch_dropout import *  # noqa: F401,F403  (dropout, ..., their in-place forms)
@@ -222,7 +223,7 @@ __all__ += _storage.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
 __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
-            "svd", "orgqr", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank"]
+            "svd", "orgqr", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "lobpcg"]
 __all__ += _ops_torch_dropout.__all__ + _ops_torch_legacy.__all__
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "binomial", "mvlgamma", "polygamma", "poisson", "i0",

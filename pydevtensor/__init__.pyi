@@ -507,6 +507,13 @@ def svd_lowrank(A: Tensor, q: builtins.int | None = 6, niter: builtins.int | Non
                 M: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]: ...
 def pca_lowrank(A: Tensor, q: builtins.int | None = None, center: builtins.bool = True,
                 niter: builtins.int = 2) -> tuple[Tensor, Tensor, Tensor]: ...
+def lobpcg(A: Tensor, k: builtins.int | None = None, B: Tensor | None = None,
+           X: Tensor | None = None, n: builtins.int | None = None, iK: None = None,
+           niter: builtins.int | None = None, tol: builtins.float | None = None,
+           largest: builtins.bool | None = None, method: str | None = None,
+           tracker: None = None, ortho_iparams: dict[str, builtins.int] | None = None,
+           ortho_fparams: dict[str, builtins.float] | None = None,
+           ortho_bparams: dict[str, builtins.bool] | None = None) -> tuple[Tensor, Tensor]: ...
 def cond(pred: builtins.bool | builtins.int | builtins.float | Tensor,
          true_fn: Callable[..., Any], false_fn: Callable[..., Any],
          operands: tuple[Any, ...] | list[Any] = ()) -> Any: ...
