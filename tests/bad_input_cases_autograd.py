@@ -11,6 +11,13 @@ FN = ("class Fn(pdt.autograd.Function):\n"
       "x = pdt.ones(2, 3, requires_grad=True)\n")
 
 AUTOGRAD_CASES = [
+    # autograd.set_multithreading_enabled / _force_original_view_tracking (engine_flags.py)
+    C("set_multithreading_enabled-int", "pdt.autograd.set_multithreading_enabled(0)",
+      "TypeError", r"set_multithreading_enabled\(\): argument 'mode' \(position 1\) must be "
+      r"bool, not int"),
+    C("force_original_view_tracking-str", "pdt.autograd._force_original_view_tracking('on')",
+      "TypeError", r"_force_original_view_tracking\(\): argument 'mode' \(position 1\) must "
+      r"be bool, not str"),
     # ---- func transforms
     C("func-grad-vector-output", "pdt.func.grad(lambda x: x * 2)(pdt.ones(2))", "RuntimeError",
       r"Expected f\(\*args\) to return a scalar Tensor, got tensor with 1 dims"),
