@@ -15,6 +15,7 @@ then base64.  Dimension 1 is the van der Corput sequence (all m_i = 1).
 """
 import base64
 import functools
+import threading
 
 import numpy as np
 
@@ -210,22 +211,25 @@ def polynomials():
     return tuple(rows)
 
 
-@functools.lru_cache(maxsize=1)
-def direction_numbers():
-    """The (MAXDIM, MAXBIT) int64 table V: V[d, j] = m_(d, j+1) * 2**(MAXBIT-1-j), the
-    direction numbers as MAXBIT-bit binary fractions, the m beyond s from the recurrence of
-    Bratley and Fox (ACM TOMS 14 (1988) 88-100, section 2), as PyTorch builds its
-    sobolstate.  Read only: a copy is the caller's to change."""
-    rows = [[1] * MAXBIT]
-    for poly, initial in polynomials():
-        s, m = poly.bit_length() - 1, list(initial)
-        for j in range(s, MAXBIT):
-            new = m[j - s]
-            for k in range(s):
-                if (poly >> (s - 1 - k)) & 1:
-                    new ^= m[j - k - 1] << (k + 1)
-            m.append(new)
-        rows.append(m)
-    table = np.array(rows, dtype=np.int64) << np.arange(MAXBIT - 1, -1, -1, dtype=np.int64)
-    table.setflags(write=False)
-    return table
+_rows = [[1] * MAXBIT]  # the integers m_1..m_MAXBIT of the dimensions computed so far
+_rows_lock = threading.Lock()
+
+
+def direction_numbers(dimension=MAXDIM):
+    """The (dimension, MAXBIT) int64 table V of the first dimensions: V[d, j] =
+    m_(d, j+1) * 2**(MAXBIT-1-j), the direction numbers as MAXBIT-bit binary fractions,
+    the m beyond s from the recurrence of Bratley and Fox (ACM TOMS 14 (1988) 88-100,
+    section 2), as PyTorch builds its sobolstate.  Rows are computed when first asked
+    for, then kept."""
+    with _rows_lock:
+        for poly, initial in polynomials()[len(_rows) - 1:dimension - 1]:
+            s, m = poly.bit_length() - 1, list(initial)
+            for j in range(s, MAXBIT):
+                new = m[j - s]
+                for k in range(s):
+                    if (poly >> (s - 1 - k)) & 1:
+                        new ^= m[j - k - 1] << (k + 1)
+                m.append(new)
+            _rows.append(m)
+        rows = _rows[:dimension]
+    return np.array(rows, dtype=np.int64) << np.arange(MAXBIT - 1, -1, -1, dtype=np.int64)

@@ -87,7 +87,7 @@ class SobolEngine:
         if seed is not None:
             seed = _args.size(seed, where, "seed")
         self.dimension, self.scramble, self.seed = d, bool(scramble), seed
-        table = direction_numbers()[:d]
+        table = direction_numbers(d)
         if self.scramble:
             generator = Generator()
             if seed is None:
@@ -97,6 +97,7 @@ class SobolEngine:
             self._shift, self._table = _scrambled(table, generator)
         else:
             self._shift, self._table = np.zeros(d, dtype=np.int64), table
+        self._columns = np.ascontiguousarray(self._table.T)  # direction number b: a row
         self.num_generated = 0
 
     @property
@@ -138,13 +139,21 @@ class SobolEngine:
         return _C.tensor(self._integers(max(self.num_generated - 1, 0), 1)[0])
 
     def _integers(self, start, n):
-        """Points start .. start+n-1 as (n, dimension) MAXBIT-bit integers."""
-        index = np.arange(start, start + n, dtype=np.int64)
-        gray = index ^ (index >> 1)
-        points = np.broadcast_to(self._shift, (n, self.dimension)).copy()
-        for bit in range((start + n - 1).bit_length() if n else 0):
-            points[((gray >> bit) & 1).astype(bool)] ^= self._table[:, bit]
-        return points
+        """Points start .. start+n-1 as (n, dimension) MAXBIT-bit integers: the first from
+        its Gray code, each next one the last XOR the direction number of the rightmost
+        zero bit of the last's index (one running XOR down the rows)."""
+        points = np.empty((n, self.dimension), dtype=np.int64)
+        if n == 0:
+            return points
+        gray = start ^ (start >> 1)
+        points[0] = self._shift
+        for bit in range(gray.bit_length()):
+            if (gray >> bit) & 1:
+                points[0] ^= self._table[:, bit]
+        after = np.arange(start + 1, start + n, dtype=np.int64)  # index i+1 of each step
+        rightmost_zero = np.log2((after & -after).astype(np.float64)).astype(np.int64)
+        points[1:] = self._columns[rightmost_zero]
+        return np.bitwise_xor.accumulate(points, axis=0, out=points)
 
     def _count(self, n, op):
         n = _args.size(n, f"SobolEngine.{op}()", "n", least=0)
