@@ -1,7 +1,7 @@
 """The bad-input catalogue's cases for autograd.Function, Tensor.register_hook and
-retain_grad, create_graph=True through a node without a double backward, and
-autograd.functional.  tests/bad_input_cases.py (where Case is) adds them to CASES;
-tests/test_bad_input.py runs them."""
+retain_grad, create_graph=True through a node without a double backward,
+autograd.functional and the engine switches (engine_flags.py).  tests/bad_input_cases.py
+(where Case is) adds them to CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 # a Function whose backward is given as BACKWARD (one line)

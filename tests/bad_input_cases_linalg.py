@@ -4,8 +4,8 @@ inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
 matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), the
 LDL names (_linalg_ldl.py), matrix_exp, matrix_sqrth and polar (_linalg_roots.py),
-vander and cholesky_inverse.  tests/bad_input_cases.py (where Case is) adds them to
-CASES; tests/test_bad_input.py runs them."""
+vander, cholesky_inverse, the low-rank SVD and lobpcg.  tests/bad_input_cases.py (where
+Case is) adds them to CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 LAE = "pydevtensor.linalg.LinAlgError"

@@ -1,8 +1,9 @@
 """The bad-input catalogue's cases for the random-number state and generators
 (pydevtensor/random.py, _generator.py, _cuda_random.py), bernoulli, poisson,
-Tensor.random_, the gamma family (lgamma, digamma, polygamma) and
-pydevtensor.distributions.  tests/bad_input_cases.py (where Case is) adds them to
-CASES; tests/test_bad_input.py runs them.  A refused state leaves the seed as it was,
+Tensor.random_, the gamma family (lgamma, digamma, polygamma),
+pydevtensor.distributions, quasirandom.SobolEngine and signal.windows.
+tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py
+runs them.  A refused state leaves the seed as it was,
 so these share their children."""
 from bad_input_cases import C
 

@@ -1,7 +1,7 @@
 """The bad-input catalogue's cases for more of PyTorch's top-level names
 (_ops_creation_more.py: asarray, frombuffer, scalar_tensor, the windows;
 _ops_torch_names.py: the in-place forms, detach, fill, get_device, typename and the
-nn.functional ops at the top level).
+nn.functional ops at the top level; _control_flow.py: cond and while_loop).
 tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py runs
 them."""
 from bad_input_cases import C
