@@ -105,6 +105,7 @@ from ._linalg_lu import lu_unpack  # noqa: E402
 from ._linalg_exp import matrix_exp  # noqa: E402
 from ._linalg_names import cholesky_inverse  # noqa: E402
 from ._linalg_lowrank import pca_lowrank, svd_lowrank  # noqa: E402
+from ._linalg_lobpcg import lobpcg  # noqa: E402
 from ._linalg_tensor import orgqr  # noqa: E402
 from ._linalg_householder import geqrf, ormqr  # noqa: E402
 from ._ops_torch_dropout import *  # noqa: F401,F403  (dropout, ..., their in-place forms)
@@ -144,6 +145,8 @@ from ._ops_aten_losses import *  # noqa: F401,F403  (torch.kl_div(x, t, 1), torc
 from . import _ops_aten_losses
 from ._ops_aten_more import *  # noqa: F401,F403  (torch.index_put_, convolution, conv_tbc, ...)
 from . import _ops_aten_more
+from ._control_flow import cond, while_loop  # noqa: E402
+from . import _control_flow
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
@@ -151,7 +154,7 @@ from . import _ops_aten_more
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
                     "serialization", "special", "utils", "jit", "distributions", "testing",
-                    "version", "func")
+                    "version", "func", "quasirandom", "signal")
 
 
 def __getattr__(name):
@@ -206,7 +209,7 @@ __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
-__all__ += ["linalg", "utils", "distributions", "func", "vmap"]
+__all__ += ["linalg", "utils", "distributions", "func", "vmap", "quasirandom", "signal"]
 __all__ += ["cdist", "dist", "pdist", "renorm"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _ops_view_copy.__all__
@@ -220,7 +223,7 @@ __all__ += _storage.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
 __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
-            "svd", "orgqr", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank"]
+            "svd", "orgqr", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "lobpcg"]
 __all__ += _ops_torch_dropout.__all__ + _ops_torch_legacy.__all__
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "binomial", "mvlgamma", "polygamma", "poisson", "i0",
@@ -232,7 +235,7 @@ __all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tens
             "testing", "version"]
 __all__ += _precision.__all__ + _ops_real.__all__ + _runtime_flags.__all__
 __all__ += _ops_norm_names.__all__
-__all__ += _ops_aten_losses.__all__ + _ops_aten_more.__all__
+__all__ += _ops_aten_losses.__all__ + _ops_aten_more.__all__ + _control_flow.__all__
 __all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
             + list(_ops_torch_names.FUNCTIONAL_ALIASES)
             + list(_ops_torch_names.FUNCTIONAL_RENAMED))

@@ -4,7 +4,7 @@
 # pydevtensor.__all__ is declared, and runs mypy --strict on the README's tour.
 import builtins
 from contextlib import AbstractContextManager
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 from . import _C as _C
@@ -24,6 +24,8 @@ from . import special as special
 from . import jit as jit
 from . import utils as utils
 from . import random as random
+from . import quasirandom as quasirandom
+from . import signal as signal
 from . import distributions as distributions
 from . import testing as testing
 from . import version as version
@@ -505,6 +507,18 @@ def svd_lowrank(A: Tensor, q: builtins.int | None = 6, niter: builtins.int | Non
                 M: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]: ...
 def pca_lowrank(A: Tensor, q: builtins.int | None = None, center: builtins.bool = True,
                 niter: builtins.int = 2) -> tuple[Tensor, Tensor, Tensor]: ...
+def lobpcg(A: Tensor, k: builtins.int | None = None, B: Tensor | None = None,
+           X: Tensor | None = None, n: builtins.int | None = None, iK: None = None,
+           niter: builtins.int | None = None, tol: builtins.float | None = None,
+           largest: builtins.bool | None = None, method: str | None = None,
+           tracker: None = None, ortho_iparams: dict[str, builtins.int] | None = None,
+           ortho_fparams: dict[str, builtins.float] | None = None,
+           ortho_bparams: dict[str, builtins.bool] | None = None) -> tuple[Tensor, Tensor]: ...
+def cond(pred: builtins.bool | builtins.int | builtins.float | Tensor,
+         true_fn: Callable[..., Any], false_fn: Callable[..., Any],
+         operands: tuple[Any, ...] | list[Any] = ()) -> Any: ...
+def while_loop(cond_fn: Callable[..., builtins.bool | Tensor], body_fn: Callable[..., Any],
+               carried_inputs: tuple[Any, ...] | list[Any]) -> Any: ...
 def cholesky_inverse(L: Tensor, upper: builtins.bool = False, *,
                      out: Tensor | None = None) -> Tensor: ...
 def orgqr(input: Tensor, input2: Tensor, *, out: Tensor | None = None) -> Tensor: ...

@@ -1,7 +1,7 @@
 """The bad-input catalogue's cases for autograd.Function, Tensor.register_hook and
-retain_grad, create_graph=True through a node without a double backward, and
-autograd.functional.  tests/bad_input_cases.py (where Case is) adds them to CASES;
-tests/test_bad_input.py runs them."""
+retain_grad, create_graph=True through a node without a double backward,
+autograd.functional and the engine switches (engine_flags.py).  tests/bad_input_cases.py
+(where Case is) adds them to CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 # a Function whose backward is given as BACKWARD (one line)
@@ -14,6 +14,13 @@ FN = ("class Fn(pdt.autograd.Function):\n"
 FWAD = "fw = pdt.autograd.forward_ad\nwith fw.dual_level():\n"
 
 AUTOGRAD_CASES = [
+    # autograd.set_multithreading_enabled / _force_original_view_tracking (engine_flags.py)
+    C("set_multithreading_enabled-int", "pdt.autograd.set_multithreading_enabled(0)",
+      "TypeError", r"set_multithreading_enabled\(\): argument 'mode' \(position 1\) must be "
+      r"bool, not int"),
+    C("force_original_view_tracking-str", "pdt.autograd._force_original_view_tracking('on')",
+      "TypeError", r"_force_original_view_tracking\(\): argument 'mode' \(position 1\) must "
+      r"be bool, not str"),
     # ---- func transforms
     C("func-grad-vector-output", "pdt.func.grad(lambda x: x * 2)(pdt.ones(2))", "RuntimeError",
       r"Expected f\(\*args\) to return a scalar Tensor, got tensor with 1 dims"),

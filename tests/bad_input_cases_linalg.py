@@ -4,8 +4,8 @@ inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
 eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
 matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq); the LU names (_linalg_lu.py), the
 LDL names (_linalg_ldl.py), matrix_exp, matrix_sqrth and polar (_linalg_roots.py),
-vander and cholesky_inverse.  tests/bad_input_cases.py (where Case is) adds them to
-CASES; tests/test_bad_input.py runs them."""
+vander, cholesky_inverse, the low-rank SVD and lobpcg.  tests/bad_input_cases.py (where
+Case is) adds them to CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 LAE = "pydevtensor.linalg.LinAlgError"
@@ -230,6 +230,16 @@ LINALG_CASES = [
     C("linalg.vander-bool", "pdt.linalg.vander(pdt.ones(3, dtype=pdt.bool))",
       "NotImplementedError", r"linalg\.vander supports floating point, complex, and integer "
       r"tensors, but got pydevtensor\.bool"),
+    # torch.lobpcg (_linalg_lobpcg.py)
+    C("lobpcg-too-many", "pdt.lobpcg(pdt.eye(5), k=2)", "ValueError",
+      r"LOBPCG algorithm is not applicable when the number of A rows \(=5\) is smaller than 3 x "
+      r"the number of requested eigenpairs \(=2\)"),
+    C("lobpcg-not-square", "pdt.lobpcg(pdt.ones(6, 5))", "ValueError",
+      r"lobpcg\(\): A must be square \(\*, m, m\), got shape \(6, 5\)"),
+    C("lobpcg-int", "pdt.lobpcg(pdt.eye(6, dtype=pdt.int64))", "pydevtensor.DTypeError",
+      r"lobpcg\(\): A must be float32 or float64, got pydevtensor.int64"),
+    C("lobpcg-B-shape", "pdt.lobpcg(pdt.eye(6), B=pdt.eye(5))", "ValueError",
+      r"A and B must have the same shape, dtype and device, got \(6, 6\)"),
     # torch.svd_lowrank / pca_lowrank (_linalg_lowrank.py)
     C("svd_lowrank-1d", "pdt.svd_lowrank(pdt.ones(3))", "ValueError",
       r"svd_lowrank\(\): A must have at least 2 dimensions \(\*, m, n\), got a 1-d tensor of "

@@ -1,8 +1,9 @@
 """The bad-input catalogue's cases for the random-number state and generators
 (pydevtensor/random.py, _generator.py, _cuda_random.py), bernoulli, poisson,
-Tensor.random_, the gamma family (lgamma, digamma, polygamma) and
-pydevtensor.distributions.  tests/bad_input_cases.py (where Case is) adds them to
-CASES; tests/test_bad_input.py runs them.  A refused state leaves the seed as it was,
+Tensor.random_, the gamma family (lgamma, digamma, polygamma),
+pydevtensor.distributions, quasirandom.SobolEngine and signal.windows.
+tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py
+runs them.  A refused state leaves the seed as it was,
 so these share their children."""
 from bad_input_cases import C
 
@@ -293,4 +294,25 @@ RANDOM_CASES += [
     C("distributions-wishart-1d",
       "pdt.distributions.Wishart(3.0, scale_tril=pdt.ones(2))", "ValueError",
       r"Wishart\(\): scale_tril must be at least two-dimensional"),
+    # torch.quasirandom.SobolEngine (quasirandom.py)
+    C("SobolEngine-dimension-big", "pdt.quasirandom.SobolEngine(21201)", "ValueError",
+      r"Supported range of dimensionality for SobolEngine is \[1, 1111\] in pydevtensor"),
+    C("SobolEngine-dimension-float", "pdt.quasirandom.SobolEngine(2.5)", "TypeError",
+      r"SobolEngine\(\): dimension must be an int, got float"),
+    C("SobolEngine-draw-negative", "pdt.quasirandom.SobolEngine(2).draw(-3)", "ValueError",
+      r"SobolEngine.draw\(\): n must be >= 0, got -3"),
+    C("SobolEngine-draw-int-dtype", "pdt.quasirandom.SobolEngine(2).draw(2, dtype=pdt.int32)",
+      "pydevtensor.DTypeError", r"dtype must be float32 or float64, got pydevtensor.int32"),
+    C("SobolEngine-draw_base2-unbalanced",
+      "e = pdt.quasirandom.SobolEngine(2)\ne.draw(3)\ne.draw_base2(2)", "ValueError",
+      r"require n to be a power of 2. 3 points have been previously generated"),
+    # torch.signal.windows (signal/windows.py)
+    C("windows-hann-negative", "pdt.signal.windows.hann(-2)", "ValueError",
+      r"hann requires non-negative window length, got M=-2"),
+    C("windows-kaiser-int-dtype", "pdt.signal.windows.kaiser(4, dtype=pdt.int32)", "ValueError",
+      r"kaiser expects float32 or float64 dtypes, got: pydevtensor.int32"),
+    C("windows-gaussian-std", "pdt.signal.windows.gaussian(4, std=0.0)", "ValueError",
+      r"Standard deviation must be positive, got: 0.0 instead"),
+    C("windows-general_cosine-empty", "pdt.signal.windows.general_cosine(4, a=())",
+      "ValueError", r"Coefficients cannot be empty"),
 ]

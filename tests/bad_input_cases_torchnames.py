@@ -1,7 +1,7 @@
 """The bad-input catalogue's cases for more of PyTorch's top-level names
 (_ops_creation_more.py: asarray, frombuffer, scalar_tensor, the windows;
 _ops_torch_names.py: the in-place forms, detach, fill, get_device, typename and the
-nn.functional ops at the top level).
+nn.functional ops at the top level; _control_flow.py: cond and while_loop).
 tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py runs
 them."""
 from bad_input_cases import C
@@ -26,6 +26,18 @@ _FUNCTIONAL = {"conv1d": "(t, t)", "conv2d": "(t, t)", "conv3d": "(t, t)",
                "rms_norm": "(t, [5])", "layer_norm": "(t, [5])", "group_norm": "(t, 4)"}
 
 TORCHNAMES_CASES = [
+    # torch.cond / torch.while_loop in eager mode (_control_flow.py)
+    C("cond-pred-two-elements", "pdt.cond(tb, lambda x: x, lambda x: x, (t,))", "RuntimeError",
+      r"cond\(\): expected pred to be bool or single-element tensor, but got a tensor of "
+      r"shape \(2,\)"),
+    C("cond-dtypes-differ", "pdt.cond(tb[0], lambda x: x + 1, lambda x: x.long(), (t,))",
+      "RuntimeError", r"cond\(\): leaf 0 of the true branch and the false branch differ: a "
+      r"pydevtensor.float32 tensor"),
+    C("while_loop-cond-1d", "pdt.while_loop(lambda i: tb, lambda i: (i + 1,), (ti,))",
+      "RuntimeError", r"while_loop\(\): cond_fn must return a boolean scalar tensor or a "
+      r"boolean but got a pydevtensor.bool tensor of shape \(2,\)"),
+    C("while_loop-carried-float", "pdt.while_loop(lambda x: True, lambda x: (x,), (0.5,))",
+      "RuntimeError", r"tensor or int leaves, but got a leaf of type float"),
     C("asarray-copy-false-dtype", "pdt.asarray(t, dtype=pdt.float64, copy=False)", "ValueError",
       r"can't alias tensor with dtype .*float32 into dtype .*float64"),
     C("asarray-copy-false-list", "pdt.asarray([1, 2], copy=False)", "ValueError",

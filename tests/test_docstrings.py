@@ -24,7 +24,8 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "config.threading", "cuda", "au
               "special", "jit", "random", "distributions", "testing", "backends.cudnn",
               "backends.mps", "amp", "cuda.amp", "cpu", "cpu.amp", "nn.parallel.comm",
               "accelerator", "distributions.relaxed_bernoulli",
-              "distributions.relaxed_categorical", "nn.modules.lazy")
+              "distributions.relaxed_categorical", "nn.modules.lazy", "quasirandom",
+              "signal.windows")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",

@@ -34,6 +34,8 @@ from .function import Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .node import Node
+from .engine_flags import (_force_original_view_tracking, is_multithreading_enabled,  # noqa: F401
+                           is_view_replay_enabled, set_multithreading_enabled)
 from .variable import Variable
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
@@ -42,6 +44,7 @@ __all__ = ["Function", "FunctionCtx", "Node", "backward", "enable_grad", "grad",
            "is_inference_mode_enabled", "no_grad", "set_grad_enabled", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 __all__ += ["Variable", "GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ += ["is_multithreading_enabled", "set_multithreading_enabled", "is_view_replay_enabled"]
 
 
 def _as_tuple(x):
