@@ -438,7 +438,7 @@ def _padding_idx(padding_idx: Any, n: int, where: str) -> int | None:
         raise TypeError(f"{where}: padding_idx must be an int or None, got "
                         f"{type(padding_idx).__name__}")
     if not -n <= padding_idx < n:
-        raise ValueError(f"{where}: padding_idx must be within num_embeddings = {n} "
+        raise _Invalid(f"{where}: padding_idx must be within num_embeddings = {n} "
                          f"(from {-n} to {n - 1}), got {padding_idx}")
     return padding_idx % n
 
