@@ -212,3 +212,12 @@ def test_empty_offsets(device):
                                          "the input's length 3, got an empty offsets"):
         F.embedding_bag(pdt.tensor([0, 1, 2], device=device), w, none,
                         include_last_offset=True)
+
+
+def test_from_pretrained_names_a_non_tensor():
+    """A non-Tensor table is a TypeError, as Embedding.from_pretrained's (it was a
+    ValueError saying 'must be a 2-d Tensor'); a 1-d one names its shape."""
+    with pytest.raises(TypeError, match=r"embeddings must be a Tensor, got list"):
+        nn.EmbeddingBag.from_pretrained([[1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"expected to be 2-dimensional, got shape \(2,\)"):
+        nn.EmbeddingBag.from_pretrained(pdt.ones(2))

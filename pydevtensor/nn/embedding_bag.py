@@ -27,7 +27,7 @@ from ..autograd.grad_mode import no_grad as _no_grad
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
-from .sparse import _given_weight, _norm_options, _TableParameters
+from .sparse import _given_weight, _norm_options, _pretrained_shape, _TableParameters
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -307,7 +307,8 @@ class EmbeddingBag(_TableParameters, Module):
         num_embeddings = _size(num_embeddings, "EmbeddingBag", "num_embeddings", 0)
         embedding_dim = _size(embedding_dim, "EmbeddingBag", "embedding_dim", 0)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        FN._embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, "EmbeddingBag")
+        max_norm, norm_type = FN._embedding_options(max_norm, norm_type, scale_grad_by_freq,
+                                                    sparse, "EmbeddingBag")
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
         self.include_last_offset = include_last_offset
@@ -360,10 +361,8 @@ class EmbeddingBag(_TableParameters, Module):
         >>> bag(pydevtensor.tensor([[0, 2]]))
         tensor([[1., 0., 1.]])
         """
-        if not isinstance(embeddings, _C.Tensor) or embeddings.ndim != 2:
-            raise ValueError("EmbeddingBag.from_pretrained(): embeddings must be a 2-d "
-                             "Tensor")
-        bag = cls(embeddings.shape[0], embeddings.shape[1], max_norm, norm_type,
+        rows, cols = _pretrained_shape(embeddings, "EmbeddingBag.from_pretrained()")
+        bag = cls(rows, cols, max_norm, norm_type,
                   scale_grad_by_freq, mode, sparse, embeddings, include_last_offset,
                   padding_idx)
         bag.weight.requires_grad_(not freeze)
