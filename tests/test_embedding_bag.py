@@ -6,6 +6,7 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
+from conftest import raises_index_error
 from test_gradcheck import gradcheck
 
 
@@ -221,3 +222,19 @@ def test_from_pretrained_names_a_non_tensor():
         nn.EmbeddingBag.from_pretrained([[1.0, 2.0]])
     with pytest.raises(ValueError, match=r"expected to be 2-dimensional, got shape \(2,\)"):
         nn.EmbeddingBag.from_pretrained(pdt.ones(2))
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+def test_index_out_of_range_names_embedding_bag(device, index_dtype):
+    """An index outside [0, num_embeddings): an IndexError naming embedding_bag (it said
+    'embedding', the lookup inside), the index, the size and the device, on every device
+    (a GPU's at the next synchronisation), for a 2-d input and a 1-d one with offsets."""
+    w = pdt.ones(5, 2, device=device)
+    dtype = getattr(pdt, index_dtype)
+    for bad in (5, -1):
+        with raises_index_error(device, rf"embedding_bag: index {bad} is out of bounds for "
+                                        rf"dimension 0 with size 5 \(on {device}\)"):
+            F.embedding_bag(pdt.tensor([[0, bad]], dtype=dtype, device=device), w)
+        with raises_index_error(device, rf"embedding_bag: index {bad} is out of bounds"):
+            F.embedding_bag(pdt.tensor([0, 1, bad], dtype=dtype, device=device), w,
+                            pdt.tensor([0, 1], dtype=dtype, device=device), mode="max")

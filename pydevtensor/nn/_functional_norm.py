@@ -357,7 +357,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     tensor([[[3., 4.],
              [1., 2.]]])
     """
-    where = "embedding()"
+    return _embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                      sparse, "embedding")
+
+
+def _embedding(input: Tensor, weight: Tensor, padding_idx: Any, max_norm: Any, norm_type: Any,
+               scale_grad_by_freq: Any, sparse: Any, op: str) -> Tensor:
+    """embedding's body; op names the function called (embedding_bag's lookups too)."""
+    where = f"{op}()"
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{where}: input must be a Tensor of indices, got {type(input).__name__}")
     if input.dtype not in (_C.int64, _C.int32):
@@ -380,7 +387,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     # names the first index outside [0, n), the size and the device (IndexError); on a
     # GPU checked on the device and reported at the next synchronisation, unless
     # max_norm renormalises weight's rows in place (Note [deferred index checks])
-    _C._index_check(index, n, 0, "embedding", False, max_norm is None)
+    _C._index_check(index, n, 0, op, False, max_norm is None)
     if max_norm is not None:
         _renorm_rows(weight, index, float(max_norm), float(norm_type))
     rows = weight[index]

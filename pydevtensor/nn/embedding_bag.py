@@ -198,7 +198,8 @@ def _bags(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
         raise _Invalid(f"{where}: input has to be 1D or 2D Tensor, but got Tensor of "
                        f"dimension {input.ndim}")
     dim = weight.shape[1]
-    rows = FN.embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
+    rows = FN._embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq, False,
+                         "embedding_bag")
     positions = _C.arange(flat.shape[0], device=flat.device)
     offset2bag = bucketize(positions, starts.to(_C.int64).contiguous(), right=True) - 1
     bag_of = offset2bag
