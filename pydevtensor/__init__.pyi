@@ -348,6 +348,12 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequenc
 def embedding(weight: Tensor, indices: Tensor, padding_idx: builtins.int = -1,
               scale_grad_by_freq: builtins.bool = False,
               sparse: builtins.bool = False) -> Tensor: ...
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
+                  scale_grad_by_freq: builtins.bool = False, mode: builtins.int = 0,
+                  sparse: builtins.bool = False, per_sample_weights: Tensor | None = None,
+                  include_last_offset: builtins.bool = False,
+                  padding_idx: builtins.int | None = None
+                  ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def as_strided_(input: Tensor, size: _Ints, stride: _Ints,
                 storage_offset: builtins.int | None = None) -> Tensor: ...
 def index_put_(input: Tensor, indices: tuple[Tensor | None, ...] | list[Tensor | None],

@@ -1,4 +1,4 @@
-"""PyTorch's top-level ATen forms of nn.functional's losses and of embedding:
+"""PyTorch's top-level ATen forms of nn.functional's losses, embedding and embedding_bag:
 ``torch.kl_div(input, target, reduction=1)`` and the like, whose ``reduction`` is an int
 (0: 'none', 1: 'mean', 2: 'sum', PyTorch's ``Reduction`` enum) and whose arguments come
 in ATen's order (``torch.embedding(weight, indices)``).  Each calls nn.functional's own
@@ -10,11 +10,11 @@ called without reduction return the unreduced loss, as 0 does.  These follow wha
 ``torch.kl_div(x, t)`` returns: the default is 0.  PyTorch reads any other int as 0
 too; here 0, 1 and 2 are the only values taken.
 """
-from . import _args
+from . import _C, _args
 
 __all__ = ["binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss",
-           "triplet_margin_loss", "ctc_loss", "embedding"]
+           "triplet_margin_loss", "ctc_loss", "embedding", "embedding_bag"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -162,6 +162,94 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                         f"{type(given).__name__}")
     return _functional().embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
                                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sum, mean or max of weight's rows over each bag of indices, PyTorch's ATen form
+    ``torch.embedding_bag``: :func:`~pydevtensor.nn.functional.embedding_bag` with weight
+    first, offsets required, mode an int, and a tuple of four results.
+
+    Parameters
+    ----------
+    weight : Tensor
+        ``(num_embeddings, embedding_dim)``, floating point.
+    indices : Tensor
+        int64 or int32 indices, 1-d (a 2-d one is read flattened, as PyTorch's).
+    offsets : Tensor
+        Where each bag starts in indices (with include_last_offset, ending with the
+        length of indices).
+    scale_grad_by_freq : bool, optional
+        Scale each row's gradient by the inverse of its count (not in mode 2).
+    mode : int, optional
+        0 (the sum, the default), 1 (the mean) or 2 (the max).
+    sparse : bool, optional
+        Only False.
+    per_sample_weights : Tensor, optional
+        Of indices' shape and weight's dtype, scaling each row (mode 0 only).
+    include_last_offset : bool, optional
+        offsets ends with the length of indices.
+    padding_idx : int, optional
+        Indices equal to it (negative: from the end) belong to no bag.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``(output, offset2bag, bag_size, max_indices)``, as PyTorch's: output
+        ``(bags, embedding_dim)``; offset2bag (int64, of indices' length) the bag of each
+        index; bag_size (int64, ``(bags,)``) each bag's count of indices other than
+        padding_idx; max_indices in mode 2 the ``(bags, embedding_dim)`` row each
+        maximum came from (0 for an empty bag), in the other modes bag_size.  PyTorch's
+        CPU kernel gives no offset2bag and zero bag_size in some cases of mode 0; here
+        they are always filled.  Only output has a gradient.
+
+    Raises
+    ------
+    TypeError
+        When mode is not an int; as :func:`~pydevtensor.nn.functional.embedding_bag`
+        otherwise.
+    ValueError
+        When mode is not 0, 1 or 2 (an InvalidArgumentError, PyTorch's RuntimeError
+        too); as :func:`~pydevtensor.nn.functional.embedding_bag` otherwise.
+
+    Examples
+    --------
+    >>> w = pydevtensor.arange(10.).reshape(5, 2)
+    >>> out, offset2bag, bag_size, max_indices = pydevtensor.embedding_bag(
+    ...     w, pydevtensor.tensor([0, 1, 4, 2, 2]), pydevtensor.tensor([0, 2, 2]), mode=2)
+    >>> out
+    tensor([[2., 3.],
+            [0., 0.],
+            [8., 9.]])
+    >>> offset2bag, bag_size
+    (tensor([0, 0, 2, 2, 2]), tensor([2, 0, 3]))
+    >>> max_indices
+    tensor([[1, 1],
+            [0, 0],
+            [4, 4]])
+    """
+    from .nn.embedding_bag import _bags
+    given, mode = mode, _args.index(mode)
+    if mode is None:
+        raise TypeError(f"embedding_bag(): argument 'mode' must be int, not "
+                        f"{type(given).__name__}")
+    if mode not in (0, 1, 2):
+        raise _C.InvalidArgumentError(f"embedding_bag(): mode must be 0 (sum), 1 (mean) or 2 "
+                                      f"(max), got {mode}")
+    if not isinstance(offsets, _C.Tensor):
+        raise TypeError(f"embedding_bag(): argument 'offsets' must be Tensor, not "
+                        f"{type(offsets).__name__}")
+    if isinstance(indices, _C.Tensor) and indices.ndim == 2:  # read flattened, as PyTorch's
+        indices = indices.reshape(-1)
+        if isinstance(per_sample_weights, _C.Tensor) and per_sample_weights.ndim == 2:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    output, offset2bag, bag_size, max_indices = _bags(
+        indices, weight, offsets, None, 2.0, scale_grad_by_freq, _MODES[mode], sparse,
+        per_sample_weights, include_last_offset, padding_idx, "embedding_bag()")
+    return output, offset2bag, bag_size, bag_size if max_indices is None else max_indices
 
 
 _T = "\n    {} : Tensor"

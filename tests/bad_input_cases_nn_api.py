@@ -294,6 +294,17 @@ NN_API_CASES = [
     C("embedding_bag-max-scale-grad", "pdt.nn.functional.embedding_bag(pdt.tensor([[1, 2]]), "
       "pdt.ones(5, 2), mode='max', scale_grad_by_freq=True)", "ValueError",
       r"max mode does not support scaling the gradient by the frequency"),
+    C("embedding_bag-int-weight", "pdt.nn.functional.embedding_bag(pdt.tensor([[1, 2]]), "
+      "pdt.ones(5, 2, dtype=pdt.int64))", "pydevtensor.DTypeError",
+      r"embedding_bag\(\): weight must be floating point .*, got pydevtensor\.int64 \(on cpu\)"),
+    C("embedding_bag-per-sample-weights-dtype", "pdt.nn.functional.embedding_bag("
+      "pdt.tensor([[1, 2]]), pdt.ones(5, 2), mode='sum', per_sample_weights=pdt.ones(1, 2, "
+      "dtype=pdt.float64))", "pydevtensor.DTypeError",
+      r"per_sample_weights must have weight's dtype pydevtensor\.float32, got "
+      r"pydevtensor\.float64"),
+    C("embedding_bag-empty-offsets", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2]), "
+      "pdt.ones(5, 2), pdt.tensor([], dtype=pdt.int64))", "pydevtensor.InvalidArgumentError",
+      r"offsets is empty \(no bag\) but the input holds 2 indices"),
     C("full-size-twice", "pdt.full((2,), 1.0, size=(3,))", "TypeError",
       r"full\(\) got multiple values for argument 'size'"),
     C("linspace-too-many", "pdt.linspace(0, 1, 3, 4)", "TypeError",

@@ -145,6 +145,14 @@ TORCHNAMES_CASES = [
       "TypeError", r"embedding\(\): the indices must be int64 or int32, got pydevtensor.float32"),
     C("embedding-padding-str", "pdt.embedding(pdt.ones(3, 2), pdt.tensor([0]), 'x')",
       "TypeError", r"embedding\(\): argument 'padding_idx' must be int, not str"),
+    C("embedding_bag-mode-str", "pdt.embedding_bag(pdt.ones(3, 2), pdt.tensor([0]), "
+      "pdt.tensor([0]), False, 'sum')", "TypeError",
+      r"embedding_bag\(\): argument 'mode' must be int, not str"),
+    C("embedding_bag-mode-3", "pdt.embedding_bag(pdt.ones(3, 2), pdt.tensor([0]), "
+      "pdt.tensor([0]), False, 3)", "pydevtensor.InvalidArgumentError",
+      r"embedding_bag\(\): mode must be 0 \(sum\), 1 \(mean\) or 2 \(max\), got 3"),
+    C("embedding_bag-no-offsets", "pdt.embedding_bag(pdt.ones(3, 2), pdt.tensor([0]), None)",
+      "TypeError", r"embedding_bag\(\): argument 'offsets' must be Tensor, not NoneType"),
     # more ATen forms (_ops_aten_more.py)
     C("as_strided_-list", "pdt.as_strided_([1.0], (1,), (1,))", "TypeError",
       r"as_strided_\(\): argument 'input' must be a Tensor, got list"),

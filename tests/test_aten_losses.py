@@ -110,6 +110,48 @@ def test_embedding_weight_first(device):
     np.testing.assert_array_equal(w.grad.cpu().numpy()[:, 0], [1, 0, 1, 0, 1])
 
 
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("pad", [None, 2, -1])
+def test_embedding_bag_four_results(device, mode, pad):
+    """pydevtensor.embedding_bag (it was missing): weight first, mode an int, and
+    PyTorch's (output, offset2bag, bag_size, max_indices), checked against a loop over
+    the bags in NumPy; the output is nn.functional.embedding_bag's, with its gradient."""
+    w = RNG.standard_normal((5, 3))
+    idx = np.array([0, 1, 4, 2, 2, 4, 3])
+    offsets = np.array([0, 2, 2, 5])
+    weight = _t(w, device).requires_grad_()
+    out, offset2bag, bag_size, max_indices = pdt.embedding_bag(
+        weight, pdt.tensor(idx, device=device), pdt.tensor(offsets, device=device), False,
+        mode, padding_idx=pad)
+    pad_row = None if pad is None else pad % 5
+    ends = list(offsets[1:]) + [len(idx)]
+    want_out, want_rows = np.zeros((4, 3)), np.zeros((4, 3), np.int64)
+    for b, (s, e) in enumerate(zip(offsets, ends)):
+        keep = [int(i) for i in idx[s:e] if i != pad_row]
+        if keep:
+            rows = w[keep]
+            want_out[b] = [rows.sum(0), rows.mean(0), rows.max(0)][mode]
+            want_rows[b] = np.array(keep)[rows.argmax(0)]
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want_out, rtol=1e-12, atol=1e-15)
+    assert offset2bag.dtype == bag_size.dtype == max_indices.dtype == pdt.int64
+    assert offset2bag.cpu().tolist() == [0, 0, 2, 2, 2, 3, 3]
+    want_size = [sum(1 for i in idx[s:e] if i != pad_row) for s, e in zip(offsets, ends)]
+    assert bag_size.cpu().tolist() == want_size
+    assert max_indices.cpu().tolist() == (want_rows.tolist() if mode == 2 else want_size)
+    functional = F.embedding_bag(pdt.tensor(idx, device=device), weight,
+                                 pdt.tensor(offsets, device=device),
+                                 mode=["sum", "mean", "max"][mode], padding_idx=pad)
+    assert pdt.equal(out, functional)
+    out.sum().backward()
+    assert weight.grad.shape == (5, 3)
+    # a 2-d indices is read flattened with the offsets, as PyTorch's
+    two = pdt.embedding_bag(weight, pdt.tensor([[0, 1], [2, 3]], device=device),
+                            pdt.tensor([0, 2], device=device), False, mode)[0]
+    assert pdt.equal(two, F.embedding_bag(pdt.tensor([[0, 1], [2, 3]], device=device), weight,
+                                          mode=["sum", "mean", "max"][mode]))
+
+
 @pytest.mark.parametrize("bad,exc", [(3, ValueError), (-1, ValueError), ("mean", TypeError),
                                      (True, TypeError), (1.0, TypeError)])
 def test_reduction_must_be_0_1_or_2(bad, exc):

@@ -149,3 +149,34 @@ def test_reset_parameters_redraws_and_zeros_the_padding_row(device, cls):
     frozen.reset_parameters()
     got = _np(frozen.weight)
     assert not frozen.weight.requires_grad and not got[0].any() and (got[1:] != 1.0).all()
+
+
+def test_numpy_and_tensor_scalars_as_options(device):
+    """padding_idx as a NumPy integer or a 0-d tensor, max_norm and norm_type as NumPy
+    floats or 0-d tensors, as PyTorch takes them (each was a TypeError 'must be an int'/
+    'must be a number'); the modules keep Python numbers."""
+    w = np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 2.0]])
+    idx = pdt.tensor([0, 1, 1], device=device)
+    for pad in (np.int64(1), pdt.tensor(1), np.int32(-2)):
+        weight = pdt.tensor(w, device=device).requires_grad_()
+        F.embedding(idx, weight, padding_idx=pad).sum().backward()
+        np.testing.assert_array_equal(_np(weight.grad), [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
+        bag = F.embedding_bag(idx.reshape(1, 3), weight, mode="sum", padding_idx=pad)
+        np.testing.assert_array_equal(_np(bag), [w[0]])
+    for max_norm, norm_type in ((np.float32(1.0), np.float64(1.0)), (pdt.tensor(1.0), 1),
+                                (1, pdt.tensor(1.0))):
+        weight = pdt.tensor(w, device=device)
+        F.embedding(pdt.tensor([0], device=device), weight, max_norm=max_norm,
+                    norm_type=norm_type)
+        np.testing.assert_allclose(_np(weight)[0], w[0] / (7.0 + 1e-7), rtol=1e-12)
+    layer = nn.Embedding(3, 2, padding_idx=np.int64(-1), max_norm=np.float32(0.5),
+                         norm_type=np.float64(3.0))
+    assert (layer.padding_idx, layer.max_norm, layer.norm_type) == (2, 0.5, 3.0)
+    assert type(layer.padding_idx) is int and type(layer.max_norm) is float
+    assert repr(layer) == "Embedding(3, 2, padding_idx=2, max_norm=0.5, norm_type=3.0)"
+    bag = nn.EmbeddingBag(3, 2, max_norm=pdt.tensor(2.0), padding_idx=pdt.tensor(0))
+    assert (bag.max_norm, bag.padding_idx) == (2.0, 0)
+    with pytest.raises(TypeError, match=r"padding_idx must be an int or None, got float"):
+        F.embedding(idx, pdt.tensor(w, device=device), padding_idx=1.0)
+    with pytest.raises(TypeError, match=r"max_norm must be a number, got str"):
+        nn.Embedding(3, 2, max_norm="1")

@@ -6,6 +6,7 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
+from conftest import raises_index_error
 from test_gradcheck import gradcheck
 
 
@@ -163,3 +164,77 @@ def test_given_weight_is_checked_and_shared(device):
     bag = nn.EmbeddingBag(3, 2, mode="sum", _weight=table)
     table[1] = 4.0  # the same storage, as PyTorch's
     assert bag(pdt.tensor([[1, 2]], device=device)).cpu().tolist() == [[5.0, 5.0]]
+
+
+def test_dtypes_refused_as_pytorch(device):
+    """Wrong dtypes raise DTypeError (a TypeError and PyTorch's RuntimeError): float
+    indices or offsets (a plain TypeError before), an integer weight (its sums and means
+    were computed) and per_sample_weights of another dtype than weight (cast before, so a
+    float64 weight lost its precision in float32); a padding_idx out of range is an
+    InvalidArgumentError (a ValueError and PyTorch's RuntimeError)."""
+    w = pdt.ones(4, 2, device=device)
+    i = pdt.tensor([0, 1, 2], device=device)
+    o = pdt.tensor([0, 2], device=device)
+    with pytest.raises(RuntimeError, match=r"input must be an int64 or int32 Tensor, got "
+                                           r"pydevtensor.float32"):
+        F.embedding_bag(i.float(), w, o)
+    with pytest.raises(pdt.DTypeError, match="offsets must be an int64 or int32 Tensor"):
+        F.embedding_bag(i, w, o.double())
+    for mode in ("sum", "mean", "max"):
+        with pytest.raises(pdt.DTypeError, match=r"weight must be floating point .* got "
+                                                 r"pydevtensor.int64"):
+            F.embedding_bag(i, pdt.ones(4, 2, dtype=pdt.int64, device=device), o, mode=mode)
+    with pytest.raises(pdt.DTypeError, match=r"per_sample_weights must have weight's dtype "
+                                             r"pydevtensor.float32, got pydevtensor.float64"):
+        F.embedding_bag(i, w, o, mode="sum", per_sample_weights=pdt.ones(3, dtype=pdt.float64,
+                                                                         device=device))
+    with pytest.raises(TypeError, match="per_sample_weights must be a Tensor or None, got list"):
+        F.embedding_bag(i, w, o, mode="sum", per_sample_weights=[1.0, 1.0, 1.0])
+    for bad in (4, -5):
+        with pytest.raises(RuntimeError, match=f"padding_idx must be within num_embeddings = 4 "
+                                               rf"\(from -4 to 3\), got {bad}"):
+            F.embedding_bag(i, w, o, padding_idx=bad)
+
+
+def test_empty_offsets(device):
+    """Empty offsets: no bag.  With no index that is a (0, dim) result; with indices, or
+    with include_last_offset (which needs the final offset), a clear refusal (it raised
+    'index_add: index -1 is out of bounds' from inside; PyTorch's CPU kernel crashes)."""
+    w = pdt.ones(4, 2, device=device).requires_grad_()
+    none = pdt.tensor([], dtype=pdt.int64, device=device)
+    for mode in ("sum", "mean", "max"):
+        got = F.embedding_bag(none, w, none, mode=mode)
+        assert got.shape == (0, 2)
+        got.sum().backward()
+    with pytest.raises(ValueError, match=r"offsets is empty \(no bag\) but the input holds 3 "
+                                         r"indices"):
+        F.embedding_bag(pdt.tensor([0, 1, 2], device=device), w, none)
+    with pytest.raises(ValueError, match="with include_last_offset, offsets must hold at least "
+                                         "the input's length 3, got an empty offsets"):
+        F.embedding_bag(pdt.tensor([0, 1, 2], device=device), w, none,
+                        include_last_offset=True)
+
+
+def test_from_pretrained_names_a_non_tensor():
+    """A non-Tensor table is a TypeError, as Embedding.from_pretrained's (it was a
+    ValueError saying 'must be a 2-d Tensor'); a 1-d one names its shape."""
+    with pytest.raises(TypeError, match=r"embeddings must be a Tensor, got list"):
+        nn.EmbeddingBag.from_pretrained([[1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"expected to be 2-dimensional, got shape \(2,\)"):
+        nn.EmbeddingBag.from_pretrained(pdt.ones(2))
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+def test_index_out_of_range_names_embedding_bag(device, index_dtype):
+    """An index outside [0, num_embeddings): an IndexError naming embedding_bag (it said
+    'embedding', the lookup inside), the index, the size and the device, on every device
+    (a GPU's at the next synchronisation), for a 2-d input and a 1-d one with offsets."""
+    w = pdt.ones(5, 2, device=device)
+    dtype = getattr(pdt, index_dtype)
+    for bad in (5, -1):
+        with raises_index_error(device, rf"embedding_bag: index {bad} is out of bounds for "
+                                        rf"dimension 0 with size 5 \(on {device}\)"):
+            F.embedding_bag(pdt.tensor([[0, bad]], dtype=dtype, device=device), w)
+        with raises_index_error(device, rf"embedding_bag: index {bad} is out of bounds"):
+            F.embedding_bag(pdt.tensor([0, 1, bad], dtype=dtype, device=device), w,
+                            pdt.tensor([0, 1], dtype=dtype, device=device), mode="max")

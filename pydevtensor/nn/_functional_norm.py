@@ -357,7 +357,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     tensor([[[3., 4.],
              [1., 2.]]])
     """
-    where = "embedding()"
+    return _embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                      sparse, "embedding")
+
+
+def _embedding(input: Tensor, weight: Tensor, padding_idx: Any, max_norm: Any, norm_type: Any,
+               scale_grad_by_freq: Any, sparse: Any, op: str) -> Tensor:
+    """embedding's body; op names the function called (embedding_bag's lookups too)."""
+    where = f"{op}()"
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{where}: input must be a Tensor of indices, got {type(input).__name__}")
     if input.dtype not in (_C.int64, _C.int32):
@@ -374,12 +381,13 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
                              f"with .to()")
     n = weight.shape[0]
     pad = _padding_idx(padding_idx, n, where)
-    _embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, where)
+    max_norm, norm_type = _embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse,
+                                             where)
     index = input.to(_C.int64).contiguous()
     # names the first index outside [0, n), the size and the device (IndexError); on a
     # GPU checked on the device and reported at the next synchronisation, unless
     # max_norm renormalises weight's rows in place (Note [deferred index checks])
-    _C._index_check(index, n, 0, "embedding", False, max_norm is None)
+    _C._index_check(index, n, 0, op, False, max_norm is None)
     if max_norm is not None:
         _renorm_rows(weight, index, float(max_norm), float(norm_type))
     rows = weight[index]
@@ -392,16 +400,22 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 
 
 def _embedding_options(max_norm: Any, norm_type: Any, scale_grad_by_freq: Any, sparse: Any,
-                       where: str) -> None:
-    """Checks embedding's options beyond padding_idx (shared with nn.Embedding)."""
+                       where: str) -> tuple[Any, Any]:
+    """Checks embedding's options beyond padding_idx (shared with nn.Embedding): max_norm
+    and norm_type as Python numbers (a NumPy scalar or a 0-d tensor read as one, as
+    PyTorch takes them; None stays None)."""
+    values = []
     for name, v in (("max_norm", max_norm), ("norm_type", norm_type)):
+        v = _args.plain(_args.number(v))
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise TypeError(f"{where}: {name} must be a number, got {type(v).__name__}")
+        values.append(v)
     op = where.removesuffix("()")
     _args.flag(scale_grad_by_freq, op, "scale_grad_by_freq")
     if _args.flag(sparse, op, "sparse"):
         raise NotImplementedError(f"{where}: sparse=True is not supported (there are no "
                                   f"sparse tensors); the gradient is dense")
+    return values[0], values[1]
 
 
 def _scale_grad_by_freq(rows: Tensor, index: Tensor) -> Tensor:
@@ -434,11 +448,12 @@ def _renorm_rows(weight: Tensor, index: Tensor, max_norm: float, norm_type: floa
 def _padding_idx(padding_idx: Any, n: int, where: str) -> int | None:
     if padding_idx is None:
         return None
-    if isinstance(padding_idx, bool) or not isinstance(padding_idx, int):
+    given, padding_idx = padding_idx, _args.index(padding_idx)  # NumPy's, a 0-d tensor too
+    if padding_idx is None:
         raise TypeError(f"{where}: padding_idx must be an int or None, got "
-                        f"{type(padding_idx).__name__}")
+                        f"{type(given).__name__}")
     if not -n <= padding_idx < n:
-        raise ValueError(f"{where}: padding_idx must be within num_embeddings = {n} "
+        raise _Invalid(f"{where}: padding_idx must be within num_embeddings = {n} "
                          f"(from {-n} to {n - 1}), got {padding_idx}")
     return padding_idx % n
 

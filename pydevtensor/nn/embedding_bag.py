@@ -22,11 +22,12 @@ from .. import _C
 from .._args import flag, size as _size
 from .._ops_scatter import index_add, scatter_reduce
 from .._ops_counting import bucketize
+from .._ops_join import cat
 from ..autograd.grad_mode import no_grad as _no_grad
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter
-from .sparse import _given_weight, _norm_options, _TableParameters
+from .sparse import _given_weight, _norm_options, _pretrained_shape, _TableParameters
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -93,13 +94,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     Raises
     ------
     ValueError
-        For a bad mode, shapes that do not fit, offsets with a 2-d input, or
-        scale_grad_by_freq with mode 'max'.
+        For a bad mode, shapes that do not fit, offsets with a 2-d input, empty
+        offsets with indices (or with include_last_offset), a padding_idx out of range,
+        or scale_grad_by_freq with mode 'max' (an InvalidArgumentError, PyTorch's
+        RuntimeError too).
     NotImplementedError
         For per_sample_weights with a mode other than 'sum', as PyTorch's; and for
         sparse=True.
     TypeError
-        When input or offsets is not an integer Tensor.
+        When input or offsets is not an int64/int32 Tensor, weight not floating point,
+        or per_sample_weights not of weight's dtype (a DTypeError, PyTorch's
+        RuntimeError too, where a Tensor has the wrong dtype).
 
     Examples
     --------
@@ -110,7 +115,46 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     tensor([[ 2.,  4.],
             [ 8.,  9.]])
     """
-    where = "embedding_bag()"
+    return _bags(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
+                 sparse, per_sample_weights, include_last_offset, padding_idx,
+                 "embedding_bag()")[0]
+
+
+def _check_tensors(input, weight, offsets, per_sample_weights, where):
+    """The argument's types and dtypes, as PyTorch's: a non-Tensor is a TypeError, a wrong
+    dtype a DTypeError (a TypeError and PyTorch's RuntimeError)."""
+    for name, t in (("input", input), ("offsets", offsets)):
+        if t is None and name == "offsets":
+            continue
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{where}: {name} must be an int64 or int32 Tensor, got "
+                            f"{type(t).__name__}")
+        if t.dtype not in (_C.int64, _C.int32):
+            raise _C.DTypeError(f"{where}: {name} must be an int64 or int32 Tensor, got "
+                                f"{t.dtype} (on {t.device})")
+    if not isinstance(weight, _C.Tensor) or weight.ndim != 2:
+        raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
+                       f"embedding_dim), got {getattr(weight, 'shape', type(weight).__name__)}")
+    if not weight.dtype.is_floating_point:
+        raise _C.DTypeError(f"{where}: weight must be floating point (float64, float32, "
+                            f"float16 or bfloat16), got {weight.dtype} (on {weight.device})")
+    if per_sample_weights is None:
+        return
+    if not isinstance(per_sample_weights, _C.Tensor):
+        raise TypeError(f"{where}: per_sample_weights must be a Tensor or None, got "
+                        f"{type(per_sample_weights).__name__}")
+    if per_sample_weights.dtype != weight.dtype:
+        raise _C.DTypeError(f"{where}: per_sample_weights must have weight's dtype "
+                            f"{weight.dtype}, got {per_sample_weights.dtype} (on "
+                            f"{per_sample_weights.device})")
+
+
+def _bags(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+          per_sample_weights, include_last_offset, padding_idx, where):
+    """embedding_bag's output and the bag of each index (int64, padding included),
+    each bag's count of indices that are not padding (int64) and, for mode 'max', the
+    (bags, embedding_dim) row each maximum came from (0 for an empty bag; else None):
+    PyTorch's offset2bag, bag_size and max_indices."""
     if mode not in ("sum", "mean", "max"):
         raise _Invalid(f"{where}: mode has to be one of sum, mean or max, got {mode!r}")
     if flag(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq") and mode == "max":
@@ -120,14 +164,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     if flag(sparse, "embedding_bag", "sparse"):
         raise NotImplementedError(f"{where}: sparse=True (sparse gradients) is not "
                                   f"supported; use sparse=False")
-    for name, t in (("input", input), ("offsets", offsets)):
-        if (t is not None or name == "input") and (not isinstance(t, _C.Tensor) or
-                              t.dtype not in (_C.int64, _C.int32)):
-            raise TypeError(f"{where}: {name} must be an int64 or int32 Tensor, got "
-                            f"{getattr(t, 'dtype', type(t).__name__)}")
-    if not isinstance(weight, _C.Tensor) or weight.ndim != 2:
-        raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
-                       f"embedding_dim), got {getattr(weight, 'shape', type(weight).__name__)}")
+    _check_tensors(input, weight, offsets, per_sample_weights, where)
     if per_sample_weights is not None:
         if mode != "sum":
             raise NotImplementedError(  # as PyTorch's
@@ -151,6 +188,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
         if offsets is None or offsets.ndim != 1:
             raise _Invalid(f"{where}: offsets has to be a 1D Tensor for a 1-d input, got "
                            f"{None if offsets is None else tuple(offsets.shape)}")
+        _check_offsets_shape(offsets.shape[0], input.shape[0], include_last_offset, where)
         flat = input
         if offsets.device.type == "cpu":
             _check_offsets(offsets, input.shape[0], include_last_offset, where)
@@ -160,30 +198,47 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
         raise _Invalid(f"{where}: input has to be 1D or 2D Tensor, but got Tensor of "
                        f"dimension {input.ndim}")
     dim = weight.shape[1]
-    rows = FN.embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
+    rows = FN._embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq, False,
+                         "embedding_bag")
     positions = _C.arange(flat.shape[0], device=flat.device)
-    bag_of = bucketize(positions, starts.to(_C.int64).contiguous(), right=True) - 1
+    offset2bag = bucketize(positions, starts.to(_C.int64).contiguous(), right=True) - 1
+    bag_of = offset2bag
     if padding_idx is not None:  # padding goes to an extra bag, dropped below
         padding_idx = FN._padding_idx(padding_idx, weight.shape[0], where)
         bag_of = bag_of.masked_fill(flat == padding_idx, bags)
+    counts = index_add(_C.zeros(bags + 1, dtype=_C.int64, device=rows.device), 0, bag_of,
+                       _C.ones(flat.shape[0], dtype=_C.int64, device=rows.device))[:bags]
     if per_sample_weights is not None:
-        rows = rows * per_sample_weights.to(rows.dtype).unsqueeze(1)
+        rows = rows * per_sample_weights.unsqueeze(1)
     if mode == "max":
-        return _bag_max(rows, bag_of, bags)[:bags]
+        out, first = _bag_max(rows, bag_of, bags)
+        # the row of each maximum; an empty bag's position (len(flat)) picks the 0 after
+        rows_of = cat([flat.to(_C.int64), _C.zeros(1, dtype=_C.int64, device=flat.device)])
+        return out[:bags], offset2bag, counts, rows_of[first[:bags]]
     sums = index_add(_C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device), 0,
                      bag_of, rows)[:bags]
     if mode == "sum":
-        return sums
-    counts = index_add(_C.zeros(bags + 1, dtype=rows.dtype, device=rows.device), 0, bag_of,
-                       _C.ones(flat.shape[0], dtype=rows.dtype, device=rows.device))[:bags]
-    return sums / counts.clamp(min=1.0).unsqueeze(1)
+        return sums, offset2bag, counts, None
+    return (sums / counts.clamp(min=1).to(rows.dtype).unsqueeze(1), offset2bag, counts,
+            None)
 
 
-def _bag_max(rows: Tensor, bag_of: Tensor, bags: int) -> Tensor:
+def _check_offsets_shape(n, length, include_last_offset, where):
+    """Offsets that name no bag: PyTorch's CPU kernel reads past them (a crash)."""
+    if include_last_offset and n == 0:
+        raise _Invalid(f"{where}: with include_last_offset, offsets must hold at least the "
+                       f"input's length {length}, got an empty offsets")
+    if not include_last_offset and n == 0 and length:
+        raise _Invalid(f"{where}: offsets is empty (no bag) but the input holds {length} "
+                       f"indices; the first bag starts at offsets[0] = 0")
+
+
+def _bag_max(rows: Tensor, bag_of: Tensor, bags: int) -> tuple[Tensor, Tensor]:
     """The (bags + 1, dim) maxima of rows over each bag (bag_of), each value gathered
     from one row, so that its gradient goes there only: the first in bag order of the
     rows that hold the bag's maximum in that column, as PyTorch's kernel picks it (a
-    NaN maximum: the first NaN).  An empty bag gives 0 and sends nothing back."""
+    NaN maximum: the first NaN).  An empty bag gives 0 and sends nothing back.  Also
+    the position in rows of each value (len(rows) for an empty bag)."""
     length, dim = rows.shape
     with _no_grad():
         values = rows.detach()
@@ -198,8 +253,9 @@ def _bag_max(rows: Tensor, bag_of: Tensor, bags: int) -> Tensor:
                                0, where_to, positions.masked_fill(~is_top, length), "amin")
         found = first < length
     if length == 0:  # every bag empty: zeros, still on rows' graph (a zero gradient)
-        return _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device) + rows.sum(0)
-    return rows.gather(0, first.clamp(max=length - 1)).masked_fill(~found, 0.0)
+        return (_C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device)
+                + rows.sum(0), first)
+    return rows.gather(0, first.clamp(max=length - 1)).masked_fill(~found, 0.0), first
 
 
 class EmbeddingBag(_TableParameters, Module):
@@ -252,7 +308,8 @@ class EmbeddingBag(_TableParameters, Module):
         num_embeddings = _size(num_embeddings, "EmbeddingBag", "num_embeddings", 0)
         embedding_dim = _size(embedding_dim, "EmbeddingBag", "embedding_dim", 0)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        FN._embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, "EmbeddingBag")
+        max_norm, norm_type = FN._embedding_options(max_norm, norm_type, scale_grad_by_freq,
+                                                    sparse, "EmbeddingBag")
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
         self.include_last_offset = include_last_offset
@@ -305,10 +362,8 @@ class EmbeddingBag(_TableParameters, Module):
         >>> bag(pydevtensor.tensor([[0, 2]]))
         tensor([[1., 0., 1.]])
         """
-        if not isinstance(embeddings, _C.Tensor) or embeddings.ndim != 2:
-            raise ValueError("EmbeddingBag.from_pretrained(): embeddings must be a 2-d "
-                             "Tensor")
-        bag = cls(embeddings.shape[0], embeddings.shape[1], max_norm, norm_type,
+        rows, cols = _pretrained_shape(embeddings, "EmbeddingBag.from_pretrained()")
+        bag = cls(rows, cols, max_norm, norm_type,
                   scale_grad_by_freq, mode, sparse, embeddings, include_last_offset,
                   padding_idx)
         bag.weight.requires_grad_(not freeze)

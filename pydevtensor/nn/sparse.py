@@ -39,6 +39,17 @@ def _given_weight(weight, num_embeddings: int, embedding_dim: int, where: str) -
     return weight.detach()
 
 
+def _pretrained_shape(embeddings, where: str) -> tuple[int, int]:
+    """from_pretrained's table, checked: a Tensor (else TypeError), 2-d (else ValueError)."""
+    if not isinstance(embeddings, _C.Tensor):
+        raise TypeError(f"{where}: embeddings must be a Tensor, got "
+                        f"{type(embeddings).__name__}")
+    if embeddings.ndim != 2:
+        raise ValueError(f"{where}: embeddings parameter is expected to be 2-dimensional, "
+                         f"got shape {tuple(embeddings.shape)} (on {embeddings.device})")
+    return embeddings.shape[0], embeddings.shape[1]
+
+
 class _TableParameters:
     """reset_parameters and _fill_padding_idx_with_zero of Embedding and EmbeddingBag,
     as PyTorch's (each has weight and padding_idx)."""
@@ -135,7 +146,8 @@ class Embedding(_TableParameters, Module):
         if padding_idx is not None:
             padding_idx = FN._padding_idx(padding_idx, num_embeddings, "Embedding")
         self.padding_idx = padding_idx
-        FN._embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, "Embedding")
+        max_norm, norm_type = FN._embedding_options(max_norm, norm_type, scale_grad_by_freq,
+                                                    sparse, "Embedding")
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
@@ -196,14 +208,7 @@ class Embedding(_TableParameters, Module):
         >>> emb(pydevtensor.tensor([1]))
         tensor([[3., 4.]])
         """
-        if not isinstance(embeddings, _C.Tensor):
-            raise TypeError(f"Embedding.from_pretrained: embeddings must be a Tensor, got "
-                            f"{type(embeddings).__name__}")
-        if embeddings.ndim != 2:
-            raise ValueError(f"Embedding.from_pretrained: embeddings parameter is expected to "
-                             f"be 2-dimensional, got shape {tuple(embeddings.shape)} (on "
-                             f"{embeddings.device})")
-        rows, cols = embeddings.shape
+        rows, cols = _pretrained_shape(embeddings, "Embedding.from_pretrained")
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
 
