@@ -44,7 +44,7 @@ def test_pruning_again_counts_among_the_unpruned_entries(device):
     lin = _linear(device, w)
     prune.l1_unstructured(lin, "weight", amount=0.25)  # 3 entries
     prune.l1_unstructured(lin, "weight", amount=0.5)  # half the 9 left: round(4.5) = 4
-    hooks = [h for h, _, _ in lin._forward_pre_hooks.values()]
+    hooks = list(lin._forward_pre_hooks.values())
     assert len(hooks) == 1 and isinstance(hooks[0], prune.PruningContainer)
     assert len(hooks[0]) == 2
     expect = np.ones(12)
@@ -208,7 +208,7 @@ def test_a_failed_second_pruning_keeps_the_mask_and_the_hook(device, first_conta
     prune.l1_unstructured(lin, "weight", amount=2)
     if first_container:
         prune.l1_unstructured(lin, "weight", amount=1)
-    hook = next(iter(lin._forward_pre_hooks.values()))[0]
+    hook = next(iter(lin._forward_pre_hooks.values()))
     methods = len(hook) if first_container else None
     mask = _np(lin.weight_mask)
     with pytest.raises(ValueError, match="amount=10"):
@@ -217,7 +217,7 @@ def test_a_failed_second_pruning_keeps_the_mask_and_the_hook(device, first_conta
         prune.ln_structured(lin, "weight", amount=1, n="nuc", dim=0)
     with pytest.raises(ValueError, match="importance_scores should have the same shape"):
         prune.l1_unstructured(lin, "weight", amount=1, importance_scores=pdt.ones(3))
-    assert [h for h, _, _ in lin._forward_pre_hooks.values()] == [hook]
+    assert list(lin._forward_pre_hooks.values()) == [hook]
     assert methods is None or len(hook) == methods
     np.testing.assert_array_equal(_np(lin.weight_mask), mask)
     with pdt.no_grad():

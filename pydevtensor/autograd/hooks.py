@@ -39,16 +39,20 @@ class RemovableHandle:
     True
     """
 
-    __slots__ = ("_hooks", "_key", "id")
+    __slots__ = ("_hooks", "_key", "_extra", "id")
 
-    def __init__(self, hooks, key):
-        self._hooks, self._key = weakref.ref(hooks), key
+    def __init__(self, hooks, key=None, extra_dict=()):
+        # key None: the entry is (to be) stored under the handle's id, as PyTorch's;
+        # extra_dict: the tables of flags kept under the same key (with_kwargs, ...)
         self.id = next(_handle_ids)
+        self._hooks, self._key = weakref.ref(hooks), self.id if key is None else key
+        self._extra = tuple(weakref.ref(d) for d in extra_dict)
 
     def remove(self):
-        hooks = self._hooks()
-        if hooks is not None:
-            hooks.pop(self._key, None)
+        for ref in (self._hooks, *self._extra):
+            hooks = ref()
+            if hooks is not None:
+                hooks.pop(self._key, None)
 
     def __enter__(self):
         return self

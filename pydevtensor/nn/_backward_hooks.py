@@ -10,9 +10,11 @@ autograd.Function whose backward runs the pre-hooks (a tuple one returns replace
 grad_output) and keeps grad_output, and its tensor inputs that require grad through
 another whose backward calls the hooks with (grad_input, grad_output) and hands on what
 a hook returns in place of grad_input.  When no input requires grad (the first layer),
-the outputs' identity calls the hooks with grad_input all None.  A module keeps both
-tables in one _Tables, under ``_backward_hooks``, which is false while both are empty:
-a call looks up one attribute to know whether to attach anything.
+the outputs' identity calls the hooks with grad_input all None.  A module keeps
+PyTorch's tables (made by Module.__init__): ``_backward_hooks``, an OrderedDict of handle
+id -> hook holding the full backward hooks or register_backward_hook's (which kind:
+``_is_full_backward_hook``, True, False or None before any), and ``_backward_pre_hooks``;
+a call sees them through a _Tables (own_tables), None while both are empty.
 """
 from __future__ import annotations
 
@@ -23,26 +25,37 @@ from typing import Any
 from .. import _C
 from ..autograd.function import Function
 from ..autograd.hooks import RemovableHandle, add_node_hook, new_hooks, replaced
-from ._module_hooks import add_hook, returns_handle
+from ._module_hooks import add_hook, hook_table, returns_handle
 
 
 class _Tables:
-    """A module's backward hooks: ``full``, ``pre`` and ``legacy`` (register_backward_hook's),
-    key -> hook in calling order."""
+    """The backward hooks a call runs: ``full``, ``pre`` and ``legacy``
+    (register_backward_hook's), key -> hook in calling order (the module's own tables
+    themselves, or merged with every module's hooks)."""
 
-    def __init__(self):
-        self.full, self.pre, self.legacy = new_hooks(), new_hooks(), new_hooks()
+    def __init__(self, full=None, pre=None, legacy=None):
+        self.full, self.pre, self.legacy = (new_hooks() if t is None else t
+                                            for t in (full, pre, legacy))
 
     def __bool__(self):
         return bool(self.full or self.pre or self.legacy)
 
-    def __getstate__(self):  # copy.deepcopy and pickle of a module: plain dicts
+    def __getstate__(self):  # an earlier version pickled this under _backward_hooks
         return dict(self.full), dict(self.pre), dict(self.legacy)
 
     def __setstate__(self, state):
-        self.__init__()
-        for table, saved in zip((self.full, self.pre, self.legacy), state):
-            table.update(saved)
+        self.__init__(*(dict(saved) for saved in state))
+
+
+def own_tables(module):
+    """The module's backward hooks as a _Tables (PyTorch's tables, not copies), or None
+    while it has none."""
+    d = module.__dict__
+    hooks, pre = d.get("_backward_hooks"), d.get("_backward_pre_hooks")
+    if not (hooks or pre):
+        return None
+    full = d.get("_is_full_backward_hook") is not False
+    return _Tables(hooks if full else None, pre, None if full else hooks)
 
 
 _BOTH = ("Cannot use both regular backward hooks and full backward hooks on a single "
@@ -52,13 +65,14 @@ _BOTH = ("Cannot use both regular backward hooks and full backward hooks on a si
 def _register(module, hook, which, where, prepend=False):
     if not callable(hook):
         raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
-    tables = module.__dict__.get("_backward_hooks")
-    if tables is None:
-        tables = _Tables()
-        object.__setattr__(module, "_backward_hooks", tables)
-    if tables.legacy if which == "full" else which == "legacy" and tables.full:
+    if which == "pre":
+        return add_hook(hook_table(module, "_backward_pre_hooks"), hook, bool(prepend))
+    hooks = hook_table(module, "_backward_hooks")
+    full = which == "full"
+    if hooks and module.__dict__.get("_is_full_backward_hook") is (not full):
         raise RuntimeError(f"{where}(): {_BOTH}")  # PyTorch's
-    return add_hook(getattr(tables, which), hook, bool(prepend))
+    object.__setattr__(module, "_is_full_backward_hook", full)
+    return add_hook(hooks, hook, bool(prepend))
 
 
 class _BackwardHooksMixin:

@@ -144,11 +144,11 @@ def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> Removabl
 def backward_tables(module: Any) -> Any:
     """module's backward hook tables (its _Tables, or None), with the global full
     backward hooks and pre-hooks put before its own."""
-    own = module.__dict__.get("_backward_hooks")
+    from ._backward_hooks import _Tables, own_tables
+    own = own_tables(module)
     hooks, pre_hooks = of_kind("backward"), of_kind("backward_pre")
     if not (hooks or pre_hooks):
         return own
-    from ._backward_hooks import _Tables
     merged = _Tables()
     for hook in hooks:
         add_hook(merged.full, hook)

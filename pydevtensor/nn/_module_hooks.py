@@ -2,16 +2,54 @@
 register_forward_pre_hook and register_forward_hook, as PyTorch's (with_kwargs,
 prepend, always_call), and the call that runs them around forward().
 
-Each module keeps, only once a hook is registered, two tables (``_forward_pre_hooks``
-and ``_forward_hooks``) of key -> (hook, with_kwargs, always_call), in calling order;
-the RemovableHandle a registration returns removes its entry."""
+Each module keeps PyTorch's tables (made by Module.__init__, FORWARD_TABLES):
+``_forward_pre_hooks`` and ``_forward_hooks``, OrderedDicts of handle id -> the hook
+itself in calling order, and the flags by the same id in ``_forward_pre_hooks_with_kwargs``,
+``_forward_hooks_with_kwargs`` and ``_forward_hooks_always_called`` (id -> True).  User
+code finds a hook by its class (``for k, hook in m._forward_pre_hooks.items()``) and
+``del m._forward_pre_hooks[k]`` unregisters it; the RemovableHandle a registration returns
+(its ``id`` is the key) removes the entry and its flags."""
 from __future__ import annotations
 
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from ..autograd.hooks import RemovableHandle, new_hooks
+
+
+# A module's forward hook tables (PyTorch's names), each handle id -> hook or True.
+FORWARD_TABLES = ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+                  "_forward_hooks_with_kwargs", "_forward_hooks_always_called")
+
+
+# Every table Module.__init__ makes (the state dict ones are _module_state.py's).
+HOOK_TABLES = FORWARD_TABLES + ("_backward_hooks", "_backward_pre_hooks", "_state_dict_hooks",
+                                "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                                "_load_state_dict_post_hooks")
+
+
+def upgrade_hook_tables(state: dict) -> None:
+    """A module's pickled __dict__ with PyTorch's hook tables: made when missing, and an
+    earlier version's forward tables (key -> (hook, with_kwargs, always_call)) split
+    into the hook and its flags, its backward _Tables into PyTorch's tables."""
+    old = state.get("_backward_hooks")
+    if hasattr(old, "legacy"):  # full and legacy hooks never both
+        state["_backward_hooks"], state["_backward_pre_hooks"] = old.full or old.legacy, old.pre
+        state["_is_full_backward_hook"] = bool(old.full) if old.full or old.legacy else None
+    state.setdefault("_is_full_backward_hook", None)
+    for table in HOOK_TABLES:
+        if not isinstance(state.get(table), OrderedDict):
+            state[table] = OrderedDict(state.get(table) or ())
+    for table in ("_forward_pre_hooks", "_forward_hooks"):
+        for key, entry in list(state[table].items()):
+            if isinstance(entry, tuple):  # a hook is callable, never a tuple
+                state[table][key], with_kwargs, always_call = entry
+                for flag, on in (("_with_kwargs", with_kwargs),
+                                 ("_always_called", always_call)):
+                    if on:
+                        state[table + flag][key] = True
 
 
 # The hooks of every module's call (_global_hooks.py): key -> (kind, entry), kind 'pre',
@@ -40,14 +78,15 @@ def of_kind(kind: str) -> list:
     return [entry for k, entry in GLOBAL.values() if k == kind]
 
 
-def hook_table(module: Any, table: str, hook: Any, where: str) -> Any:
-    """The module's hook table named table (made on first use), once hook is known
-    to be callable."""
-    if not callable(hook):
+def hook_table(module: Any, table: str, hook: Any = None, where: str = "") -> Any:
+    """The module's hook table named table, an OrderedDict as PyTorch's (made here when
+    Module.__init__ did not run), once hook (when where names the registration) is
+    known to be callable."""
+    if where and not callable(hook):
         raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
     hooks = module.__dict__.get(table)
     if hooks is None:
-        hooks = new_hooks()
+        hooks = OrderedDict()
         object.__setattr__(module, table, hooks)
     return hooks
 
@@ -71,23 +110,45 @@ def returns_handle(f: Any) -> Any:
     return f
 
 
-def add_hook(hooks: Any, entry: Any, prepend: bool = False) -> RemovableHandle:
-    """entry put in a hook table, last (or first), and the handle that removes it."""
-    key = max(hooks, default=-1) + 1
-    if prepend:  # a dict keeps insertion order: rebuild it with the new entry first
-        rest = dict(hooks)
-        hooks.clear()
-        hooks[key] = entry
-        hooks.update(rest)
-    else:
-        hooks[key] = entry
-    return RemovableHandle(hooks, key)
+def add_hook(hooks: Any, entry: Any, prepend: bool = False,
+             flags: tuple = ()) -> RemovableHandle:
+    """entry put in a hook table under the id of the handle that removes it (PyTorch's
+    key), last (or first); flags: (table, on) pairs, each table given True under that
+    id when on, all of them cleared by the handle's remove()."""
+    handle = RemovableHandle(hooks, extra_dict=[table for table, _ in flags])
+    hooks[handle.id] = entry
+    for table, on in flags:
+        if on:
+            table[handle.id] = True
+    if prepend:
+        if isinstance(hooks, OrderedDict):
+            hooks.move_to_end(handle.id, last=False)
+        else:  # a plain dict keeps insertion order: rebuild it with the new entry first
+            rest = {k: v for k, v in hooks.items() if k != handle.id}
+            hooks.clear()
+            hooks[handle.id] = entry
+            hooks.update(rest)
+    return handle
 
 
 def _register(module: Any, table: str, hook: Callable[..., Any], prepend: bool,
-              with_kwargs: bool, always_call: bool, where: str) -> RemovableHandle:
+              flags: dict, where: str) -> RemovableHandle:
     hooks = hook_table(module, table, hook, where)
-    return add_hook(hooks, (hook, bool(with_kwargs), bool(always_call)), prepend)
+    return add_hook(hooks, hook, prepend,
+                    tuple((hook_table(module, f"{table}_{flag}"), bool(on))
+                          for flag, on in flags.items()))
+
+
+def forward_entries(module: Any, table: str) -> list:
+    """[(hook, with_kwargs, always_call)] of the module's forward (pre-)hooks, in calling
+    order (table: "_forward_pre_hooks" or "_forward_hooks")."""
+    d = module.__dict__
+    hooks = d.get(table)
+    if not hooks:
+        return []
+    kwargs = d.get(table + "_with_kwargs") or {}
+    always = d.get(table + "_always_called") or {}
+    return [(hook, k in kwargs, k in always) for k, hook in hooks.items()]
 
 
 class _ForwardHooksMixin:
@@ -120,8 +181,8 @@ class _ForwardHooksMixin:
         True
         >>> h.remove()
         """
-        return _register(self, "_forward_pre_hooks", hook, prepend, with_kwargs, False,
-                         "register_forward_pre_hook")
+        return _register(self, "_forward_pre_hooks", hook, prepend,
+                         {"with_kwargs": with_kwargs}, "register_forward_pre_hook")
 
     @returns_handle
     def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
@@ -155,7 +216,8 @@ class _ForwardHooksMixin:
         (4, 3)
         >>> h.remove()
         """
-        return _register(self, "_forward_hooks", hook, prepend, with_kwargs, always_call,
+        return _register(self, "_forward_hooks", hook, prepend,
+                         {"with_kwargs": with_kwargs, "always_called": always_call},
                          "register_forward_hook")
 
 
@@ -163,8 +225,8 @@ def call_with_forward_hooks(module: Any, forward: Callable[..., Any], args: tupl
                             kwargs: dict) -> Any:
     """forward(*args, **kwargs) with the module's forward pre-hooks before it and its
     forward hooks after it, PyTorch's rules."""
-    pre = list(module.__dict__.get("_forward_pre_hooks", {}).values())
-    post = list(module.__dict__.get("_forward_hooks", {}).values())
+    pre = forward_entries(module, "_forward_pre_hooks")
+    post = forward_entries(module, "_forward_hooks")
     if GLOBAL:  # every module's hooks first, as PyTorch's
         pre, post = of_kind("pre") + pre, of_kind("post") + post
     called = 0
@@ -208,7 +270,8 @@ def call_hooked(module: Any, args: tuple, kwargs: dict) -> Any:
     """Module.__call__ when there are forward hooks (the module's or every module's):
     PyTorch's order: pre-hooks, the inputs marked, forward, forward hooks, then the
     (possibly replaced) outputs marked for the backward hooks."""
-    backward = module.__dict__.get("_backward_hooks")
+    from ._backward_hooks import own_tables
+    backward = own_tables(module)
     if GLOBAL:
         from ._global_hooks import backward_tables
         backward = backward_tables(module)

@@ -14,8 +14,9 @@ from .. import _C
 from ._module_access import _AccessMixin
 from ._module_iterators import _IteratorsMixin
 from ._module_devices import _DevicesMixin
-from ._backward_hooks import _BackwardHooksMixin
+from ._backward_hooks import _BackwardHooksMixin, own_tables
 from ._module_hooks import GLOBAL as _GLOBAL_HOOKS, _ForwardHooksMixin, call_hooked, registered
+from ._module_hooks import HOOK_TABLES, upgrade_hook_tables
 from ._module_state import IncompatibleKeys, _StateMixin
 from ..autograd.engine import clear_grads
 from .parameter import Parameter, buffer_persistence
@@ -101,6 +102,9 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_name", None)  # its name in the parent, for errors
+        for table in HOOK_TABLES:  # PyTorch's: handle id -> hook (or a flag), in order
+            object.__setattr__(self, table, OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)  # register_backward_hook's
         stack = getattr(_scopes, "stack", None)
         if stack:
             stack[-1]._track(self)
@@ -174,6 +178,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         # a module pickled before buffers existed has none
         state.setdefault("_buffers", OrderedDict())
         state.setdefault("_non_persistent_buffers_set", set())
+        upgrade_hook_tables(state)
         self.__dict__.update(state)
 
     def __getattr__(self, name: str) -> Any:
@@ -388,14 +393,14 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
-        if _GLOBAL_HOOKS or "_forward_hooks" in d or "_forward_pre_hooks" in d:
+        if _GLOBAL_HOOKS or d.get("_forward_hooks") or d.get("_forward_pre_hooks"):
             return call_hooked(self, args, kwargs)  # (GLOBAL: every module's hooks)
         return self._call_forward(*args, **kwargs)
 
     def _call_forward(self, *args: Any, _pdt_states: list | None = None,
                       _pdt_backward: Any = None, **kwargs: Any) -> Any:
         try:
-            hooks = _pdt_backward or self.__dict__.get("_backward_hooks")
+            hooks = _pdt_backward or own_tables(self)
             if hooks:  # Note [module backward hooks] in nn/_backward_hooks.py
                 from ._backward_hooks import call_with_backward_hooks
                 return call_with_backward_hooks(self, hooks, args, kwargs, _pdt_states)

@@ -60,7 +60,7 @@ def _shared_doc(obj: Any) -> Any:
 def _pruning_hooks(module: Any, name: str) -> list:
     """[(key, method)] of module's pruning pre-hooks acting on the tensor name."""
     table = module.__dict__.get("_forward_pre_hooks") or {}
-    return [(k, hook) for k, (hook, _, _) in table.items()
+    return [(k, hook) for k, hook in table.items()
             if isinstance(hook, BasePruningMethod) and hook._tensor_name == name]
 
 
@@ -149,7 +149,7 @@ class BasePruningMethod(ABC):
         >>> from pydevtensor import nn
         >>> from pydevtensor.nn.utils import prune
         >>> m = prune.custom_from_mask(nn.Linear(2, 2), 'bias', pydevtensor.tensor([0, 1]))
-        >>> method = next(iter(m._forward_pre_hooks.values()))[0]
+        >>> method = next(iter(m._forward_pre_hooks.values()))
         >>> bool((method.apply_mask(m) == m.bias).all())
         True
         """

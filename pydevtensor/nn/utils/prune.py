@@ -359,6 +359,6 @@ def is_pruned(module: Any) -> bool:
     """
     for sub in module.modules():
         table = sub.__dict__.get("_forward_pre_hooks") or {}
-        if any(isinstance(hook, BasePruningMethod) for hook, _, _ in table.values()):
+        if any(isinstance(hook, BasePruningMethod) for hook in table.values()):
             return True
     return False

@@ -45,7 +45,7 @@ class _NoSuchParameter(AttributeError, KeyError):
 def _find_hook(module: Module, kind: type, name: str) -> tuple[int, Any] | None:
     """(key, hook) of module's forward pre-hook of class kind for the parameter name."""
     table = module.__dict__.get("_forward_pre_hooks") or {}
-    for key, (hook, _, _) in table.items():
+    for key, hook in table.items():
         if isinstance(hook, kind) and hook.name == name:
             return key, hook
     return None
