@@ -196,7 +196,7 @@ def test_a_module_pickled_with_the_earlier_tables_is_upgraded(device):
     for table in ("_forward_hooks_with_kwargs", "_forward_hooks_always_called",
                   "_forward_pre_hooks_with_kwargs", "_backward_pre_hooks",
                   "_is_full_backward_hook"):
-        del lin.__dict__[table]
+        lin.__dict__.pop(table, None)  # none of these then
     lin.__dict__["_forward_hooks"] = {0: (_plus_one, True, True)}  # key -> (hook, flags)
     lin.__dict__["_backward_hooks"] = _Tables(full={3: _note})
     back = pickle.loads(pickle.dumps(lin))
@@ -211,3 +211,39 @@ def test_a_module_pickled_with_the_earlier_tables_is_upgraded(device):
                                rtol=1e-5, atol=1e-5)
     y.sum().backward()
     assert back.seen
+
+
+def test_global_tables_hold_the_hooks_by_handle_id(device):
+    from pydevtensor.nn.modules import module
+    log = []
+
+    def pre(m, args):
+        log.append("pre")
+
+    def post(m, args, kwargs, out):
+        log.append("post")
+
+    h = module.register_module_forward_hook(post, with_kwargs=True, always_call=True)
+    hp = module.register_module_forward_pre_hook(pre)
+    hb = module.register_module_full_backward_hook(lambda m, gi, go: log.append("backward"))
+    try:
+        assert list(module._global_forward_hooks.items()) == [(h.id, post)]
+        assert dict(module._global_forward_hooks_with_kwargs) == {h.id: True}
+        assert dict(module._global_forward_hooks_always_called) == {h.id: True}
+        assert list(module._global_forward_pre_hooks.items()) == [(hp.id, pre)]
+        assert list(module._global_backward_hooks) == [hb.id]
+        x = pdt.ones(1, 2, device=device, requires_grad=True)
+        lin = nn.Linear(2, 1).to(device)
+        lin(x).sum().backward()
+        assert log == ["pre", "post", "backward"]
+        del module._global_forward_hooks[h.id]
+        del module._global_backward_hooks[hb.id]
+        log.clear()
+        lin(x).sum().backward()
+        assert log == ["pre"]
+    finally:
+        for handle in (h, hp, hb):
+            handle.remove()
+    assert not module._global_forward_hooks_with_kwargs
+    assert not module._global_forward_hooks_always_called
+    assert not module._global_forward_pre_hooks

@@ -11,7 +11,7 @@ grad_output) and keeps grad_output, and its tensor inputs that require grad thro
 another whose backward calls the hooks with (grad_input, grad_output) and hands on what
 a hook returns in place of grad_input.  When no input requires grad (the first layer),
 the outputs' identity calls the hooks with grad_input all None.  A module keeps
-PyTorch's tables (made by Module.__init__): ``_backward_hooks``, an OrderedDict of handle
+PyTorch's tables (made on first use): ``_backward_hooks``, an OrderedDict of handle
 id -> hook holding the full backward hooks or register_backward_hook's (which kind:
 ``_is_full_backward_hook``, True, False or None before any), and ``_backward_pre_hooks``;
 a call sees them through a _Tables (own_tables), None while both are empty.

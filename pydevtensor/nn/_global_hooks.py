@@ -5,17 +5,17 @@ the registration hooks register_module_buffer_registration_hook,
 register_module_parameter_registration_hook and register_module_module_registration_hook
 (pydevtensor.nn.modules.module re-exports them).
 
-They live in one table, GLOBAL (key -> (kind, entry), in _module_hooks.py), so that
-Module.__call__ looks at one dict to know that there are none (the cost of a call
-without hooks stays one check); a module's call with any runs them before its own hooks
-of the same kind, as PyTorch's."""
+They live in PyTorch's tables (GLOBAL in _module_hooks.py; pydevtensor.nn.modules.module
+holds them under PyTorch's names: _global_forward_hooks, ...), handle id -> hook, the
+flags by id in _global_forward_hooks_with_kwargs and _global_forward_hooks_always_called;
+a module's call with any runs them before its own hooks of the same kind, as PyTorch's."""
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
 from ..autograd.hooks import RemovableHandle
-from ._module_hooks import GLOBAL, REGISTRATION, add_hook, of_kind, returns_handle
+from ._module_hooks import GLOBAL, REGISTRATION, add_hook, returns_handle
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
@@ -24,10 +24,12 @@ __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_module_registration_hook"]
 
 
-def _add(kind, hook, entry, where):
+def _add(kind, hook, where, **flags):
     if not callable(hook):
         raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
-    return add_hook(GLOBAL, (kind, entry))
+    table = f"_global_{kind}_hooks"
+    return add_hook(GLOBAL[table], hook, flags=tuple((GLOBAL[f"{table}_{flag}"], bool(on))
+                                                      for flag, on in flags.items()))
 
 
 @returns_handle
@@ -54,7 +56,7 @@ def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandl
     ReLU
     >>> h.remove()
     """
-    return _add("pre", hook, (hook, False, False), "register_module_forward_pre_hook")
+    return _add("forward_pre", hook, "register_module_forward_pre_hook")
 
 
 @returns_handle
@@ -85,8 +87,8 @@ def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool 
     tensor([10., 10.])
     >>> h.remove()
     """
-    return _add("post", hook, (hook, bool(with_kwargs), bool(always_call)),
-                "register_module_forward_hook")
+    return _add("forward", hook, "register_module_forward_hook", with_kwargs=with_kwargs,
+                always_called=always_call)
 
 
 @returns_handle
@@ -112,7 +114,7 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
     Linear
     >>> h.remove()
     """
-    return _add("backward", hook, hook, "register_module_full_backward_hook")
+    return _add("backward", hook, "register_module_full_backward_hook")
 
 
 @returns_handle
@@ -138,7 +140,7 @@ def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> Removabl
     tensor([0., 0., 0.])
     >>> zeroing.remove()
     """
-    return _add("backward_pre", hook, hook, "register_module_full_backward_pre_hook")
+    return _add("backward_pre", hook, "register_module_full_backward_pre_hook")
 
 
 def backward_tables(module: Any) -> Any:
@@ -146,7 +148,8 @@ def backward_tables(module: Any) -> Any:
     backward hooks and pre-hooks put before its own."""
     from ._backward_hooks import _Tables, own_tables
     own = own_tables(module)
-    hooks, pre_hooks = of_kind("backward"), of_kind("backward_pre")
+    hooks = list(GLOBAL["_global_backward_hooks"].values())
+    pre_hooks = list(GLOBAL["_global_backward_pre_hooks"].values())
     if not (hooks or pre_hooks):
         return own
     merged = _Tables()

@@ -2,7 +2,8 @@
 register_forward_pre_hook and register_forward_hook, as PyTorch's (with_kwargs,
 prepend, always_call), and the call that runs them around forward().
 
-Each module keeps PyTorch's tables (made by Module.__init__, FORWARD_TABLES):
+Each module keeps PyTorch's tables (FORWARD_TABLES; made on first use, Module.__getattr__
+makes an empty one that is read before):
 ``_forward_pre_hooks`` and ``_forward_hooks``, OrderedDicts of handle id -> the hook
 itself in calling order, and the flags by the same id in ``_forward_pre_hooks_with_kwargs``,
 ``_forward_hooks_with_kwargs`` and ``_forward_hooks_always_called`` (id -> True).  User
@@ -16,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.hooks import RemovableHandle, new_hooks
+from ..autograd.hooks import RemovableHandle
 
 
 # A module's forward hook tables (PyTorch's names), each handle id -> hook or True.
@@ -24,43 +25,60 @@ FORWARD_TABLES = ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forw
                   "_forward_hooks_with_kwargs", "_forward_hooks_always_called")
 
 
-# Every table Module.__init__ makes (the state dict ones are _module_state.py's).
+# Every table of a module (the state dict ones are _module_state.py's), made on first
+# use: Module.__getattr__ makes an empty one when read first, so a module without hooks
+# costs nothing (Module() stays as fast as before) and reads as PyTorch's.
 HOOK_TABLES = FORWARD_TABLES + ("_backward_hooks", "_backward_pre_hooks", "_state_dict_hooks",
                                 "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
                                 "_load_state_dict_post_hooks")
 
 
 def upgrade_hook_tables(state: dict) -> None:
-    """A module's pickled __dict__ with PyTorch's hook tables: made when missing, and an
-    earlier version's forward tables (key -> (hook, with_kwargs, always_call)) split
-    into the hook and its flags, its backward _Tables into PyTorch's tables."""
+    """A module's pickled __dict__ with PyTorch's hook tables: an earlier version's
+    forward tables (key -> (hook, with_kwargs, always_call)) split into the hook and its
+    flags, its backward _Tables into PyTorch's tables, plain dicts made OrderedDicts."""
     old = state.get("_backward_hooks")
     if hasattr(old, "legacy"):  # full and legacy hooks never both
         state["_backward_hooks"], state["_backward_pre_hooks"] = old.full or old.legacy, old.pre
         state["_is_full_backward_hook"] = bool(old.full) if old.full or old.legacy else None
-    state.setdefault("_is_full_backward_hook", None)
     for table in HOOK_TABLES:
-        if not isinstance(state.get(table), OrderedDict):
-            state[table] = OrderedDict(state.get(table) or ())
+        if table in state and not isinstance(state[table], OrderedDict):
+            state[table] = OrderedDict(state[table])
     for table in ("_forward_pre_hooks", "_forward_hooks"):
-        for key, entry in list(state[table].items()):
+        for key, entry in list(state.get(table, {}).items()):
             if isinstance(entry, tuple):  # a hook is callable, never a tuple
                 state[table][key], with_kwargs, always_call = entry
                 for flag, on in (("_with_kwargs", with_kwargs),
                                  ("_always_called", always_call)):
                     if on:
-                        state[table + flag][key] = True
+                        state.setdefault(table + flag, OrderedDict())[key] = True
 
 
-# The hooks of every module's call (_global_hooks.py): key -> (kind, entry), kind 'pre',
-# 'post', 'backward' or 'backward_pre'.  Module.__call__ checks this one dict.
-GLOBAL = new_hooks()
+# The hooks of every module (_global_hooks.py): PyTorch's tables of
+# torch.nn.modules.module, handle id -> hook (or a flag), which
+# pydevtensor.nn.modules.module holds under these names too.
+GLOBAL = {name: OrderedDict() for name in (
+    "_global_forward_pre_hooks", "_global_forward_hooks", "_global_forward_hooks_with_kwargs",
+    "_global_forward_hooks_always_called", "_global_backward_pre_hooks",
+    "_global_backward_hooks", "_global_buffer_registration_hooks",
+    "_global_parameter_registration_hooks", "_global_module_registration_hooks")}
+
+# Those of every module's call, which Module.__call__ checks (any_global).
+GLOBAL_CALL = tuple(GLOBAL[f"_global_{kind}_hooks"]
+                    for kind in ("forward_pre", "forward", "backward", "backward_pre"))
 
 
-# The registration hooks of every module (_global_hooks.py): 'buffer', 'parameter' and
-# 'module', each key -> hook(module, name, value), run by register_buffer,
-# register_parameter, add_module and an assignment that registers.
-REGISTRATION = {"buffer": new_hooks(), "parameter": new_hooks(), "module": new_hooks()}
+def any_global() -> bool:
+    """Whether there are hooks of every module's call."""
+    forward_pre, forward, backward, backward_pre = GLOBAL_CALL
+    return bool(forward_pre or forward or backward or backward_pre)
+
+
+# The registration hooks of every module: 'buffer', 'parameter' and 'module', each
+# id -> hook(module, name, value), run by register_buffer, register_parameter,
+# add_module and an assignment that registers.
+REGISTRATION = {kind: GLOBAL[f"_global_{kind}_registration_hooks"]
+                for kind in ("buffer", "parameter", "module")}
 
 
 def registered(kind: str, module: Any, name: str, value: Any) -> Any:
@@ -73,15 +91,16 @@ def registered(kind: str, module: Any, name: str, value: Any) -> Any:
     return value
 
 
-def of_kind(kind: str) -> list:
-    """The global hooks' entries of that kind, in registration order."""
-    return [entry for k, entry in GLOBAL.values() if k == kind]
+def global_entries(table: str) -> list:
+    """[(hook, with_kwargs, always_call)] of every module's forward hooks (table
+    "_global_forward_hooks") or pre-hooks (table "_global_forward_pre_hooks")."""
+    return _entries(GLOBAL[table], GLOBAL.get(table + "_with_kwargs"),
+                    GLOBAL.get(table + "_always_called"))
 
 
 def hook_table(module: Any, table: str, hook: Any = None, where: str = "") -> Any:
-    """The module's hook table named table, an OrderedDict as PyTorch's (made here when
-    Module.__init__ did not run), once hook (when where names the registration) is
-    known to be callable."""
+    """The module's hook table named table, an OrderedDict as PyTorch's (made on first
+    use), once hook (when where names the registration) is known to be callable."""
     if where and not callable(hook):
         raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
     hooks = module.__dict__.get(table)
@@ -143,11 +162,14 @@ def forward_entries(module: Any, table: str) -> list:
     """[(hook, with_kwargs, always_call)] of the module's forward (pre-)hooks, in calling
     order (table: "_forward_pre_hooks" or "_forward_hooks")."""
     d = module.__dict__
-    hooks = d.get(table)
+    return _entries(d.get(table), d.get(table + "_with_kwargs"),
+                    d.get(table + "_always_called"))
+
+
+def _entries(hooks: Any, kwargs: Any, always: Any) -> list:
     if not hooks:
         return []
-    kwargs = d.get(table + "_with_kwargs") or {}
-    always = d.get(table + "_always_called") or {}
+    kwargs, always = kwargs or {}, always or {}
     return [(hook, k in kwargs, k in always) for k, hook in hooks.items()]
 
 
@@ -227,8 +249,9 @@ def call_with_forward_hooks(module: Any, forward: Callable[..., Any], args: tupl
     forward hooks after it, PyTorch's rules."""
     pre = forward_entries(module, "_forward_pre_hooks")
     post = forward_entries(module, "_forward_hooks")
-    if GLOBAL:  # every module's hooks first, as PyTorch's
-        pre, post = of_kind("pre") + pre, of_kind("post") + post
+    if any_global():  # every module's hooks first, as PyTorch's
+        pre = global_entries("_global_forward_pre_hooks") + pre
+        post = global_entries("_global_forward_hooks") + post
     called = 0
     try:  # the always_call hooks run after an error in a pre-hook too, as PyTorch's
         for hook, with_kwargs, _ in pre:
@@ -272,7 +295,7 @@ def call_hooked(module: Any, args: tuple, kwargs: dict) -> Any:
     (possibly replaced) outputs marked for the backward hooks."""
     from ._backward_hooks import own_tables
     backward = own_tables(module)
-    if GLOBAL:
+    if any_global():
         from ._global_hooks import backward_tables
         backward = backward_tables(module)
     if not backward:

@@ -15,8 +15,8 @@ from ._module_access import _AccessMixin
 from ._module_iterators import _IteratorsMixin
 from ._module_devices import _DevicesMixin
 from ._backward_hooks import _BackwardHooksMixin, own_tables
-from ._module_hooks import GLOBAL as _GLOBAL_HOOKS, _ForwardHooksMixin, call_hooked, registered
-from ._module_hooks import HOOK_TABLES, upgrade_hook_tables
+from ._module_hooks import GLOBAL_CALL, HOOK_TABLES, _ForwardHooksMixin, call_hooked, registered
+from ._module_hooks import hook_table, upgrade_hook_tables
 from ._module_state import IncompatibleKeys, _StateMixin
 from ..autograd.engine import clear_grads
 from .parameter import Parameter, buffer_persistence
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["Module", "IncompatibleKeys"]
 
 _M = TypeVar("_M", bound="Module")
+
+# every module's hooks (register_module_forward_hook, ...), which a call checks
+_GLOBAL_FORWARD_PRE, _GLOBAL_FORWARD, _GLOBAL_BACKWARD, _GLOBAL_BACKWARD_PRE = GLOBAL_CALL
 
 # Note [training with autograd]
 # Parameters require grad, so a forward pass in grad mode records the graph and
@@ -102,9 +105,6 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_name", None)  # its name in the parent, for errors
-        for table in HOOK_TABLES:  # PyTorch's: handle id -> hook (or a flag), in order
-            object.__setattr__(self, table, OrderedDict())
-        object.__setattr__(self, "_is_full_backward_hook", None)  # register_backward_hook's
         stack = getattr(_scopes, "stack", None)
         if stack:
             stack[-1]._track(self)
@@ -186,6 +186,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
         for kind in ("_parameters", "_buffers", "_modules"):
             if name in d.get(kind, ()):
                 return d[kind][name]
+        if name in HOOK_TABLES:  # made on first use: most modules have no hooks
+            return hook_table(self, name)
+        if name == "_is_full_backward_hook":  # before any backward hook, as PyTorch's
+            return None
         hint = ""
         if name == "save":  # Note [no TorchScript archives] in pydevtensor/jit.py
             from ..jit import _NO_ARCHIVE_HINT as hint
@@ -393,14 +397,19 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
-        if _GLOBAL_HOOKS or d.get("_forward_hooks") or d.get("_forward_pre_hooks"):
-            return call_hooked(self, args, kwargs)  # (GLOBAL: every module's hooks)
+        # (`in` first: most modules never had a hook, and this runs on every call)
+        if _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD or _GLOBAL_BACKWARD or _GLOBAL_BACKWARD_PRE \
+                or ("_forward_hooks" in d and d["_forward_hooks"]) \
+                or ("_forward_pre_hooks" in d and d["_forward_pre_hooks"]):
+            return call_hooked(self, args, kwargs)  # (_GLOBAL_*: every module's hooks)
         return self._call_forward(*args, **kwargs)
 
     def _call_forward(self, *args: Any, _pdt_states: list | None = None,
                       _pdt_backward: Any = None, **kwargs: Any) -> Any:
         try:
-            hooks = _pdt_backward or own_tables(self)
+            d = self.__dict__
+            hooks = _pdt_backward or ("_backward_hooks" in d or "_backward_pre_hooks" in d) \
+                and own_tables(self)
             if hooks:  # Note [module backward hooks] in nn/_backward_hooks.py
                 from ._backward_hooks import call_with_backward_hooks
                 return call_with_backward_hooks(self, hooks, args, kwargs, _pdt_states)

@@ -130,6 +130,8 @@ from .. import _global_hooks  # noqa: E402
 for _hook in _global_hooks.__all__:
     setattr(module, _hook, getattr(_global_hooks, _hook))  # noqa: F821 (made above)
 module.__all__ += _global_hooks.__all__  # noqa: F821
+for _table, _hooks in _global_hooks.GLOBAL.items():  # PyTorch's private tables
+    setattr(module, _table, _hooks)  # noqa: F821
 
 utils = types.ModuleType(f"{__name__}.utils", "PyTorch's torch.nn.modules.utils helpers.")
 for _helper in (_ntuple, _single, _pair, _triple, _quadruple, _reverse_repeat_tuple):
