@@ -148,9 +148,24 @@ def test_state_dict_tables_hold_the_hooks_by_handle_id(device):
     hl = lin.register_load_state_dict_post_hook(lambda m, keys: None)
     assert list(lin._state_dict_hooks) == [h.id] and list(lin._state_dict_pre_hooks) == [hp.id]
     assert list(lin._load_state_dict_post_hooks) == [hl.id]
+    assert list(lin._state_dict_hooks.values()) == [extra]  # the hook itself
     assert sorted(lin.state_dict()) == ["bias", "extra", "weight"]
     del lin._state_dict_hooks[h.id]
     assert sorted(lin.state_dict()) == ["bias", "weight"]
+
+    class Saver:
+        def add(self, m, sd, prefix, meta):
+            sd[prefix + "saved"] = 2
+
+        def bad(self, m, sd, prefix, meta):
+            return sd
+
+    # a bound method takes no mark: still a public hook, whose result must be None
+    lin.register_state_dict_post_hook(Saver().add)
+    assert lin.state_dict()["saved"] == 2
+    lin.register_state_dict_post_hook(Saver().bad)
+    with pytest.raises(RuntimeError, match="must return None"):
+        lin.state_dict()
 
 
 def _plus_one(m, args, kwargs, out):  # module level: picklable

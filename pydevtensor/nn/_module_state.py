@@ -29,7 +29,9 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
 
 
 class _PublicHook:
-    """A state_dict post-hook registered by the public method: it must return None."""
+    """A state_dict post-hook registered by the public method, one that takes no
+    attribute (a bound method): it must return None.  Another is kept itself, marked
+    ``_from_public_api`` as PyTorch marks it."""
 
     __slots__ = ("hook",)
     _from_public_api = True
@@ -142,7 +144,11 @@ class _StateMixin:
         ['weight']
         """
         hooks = hook_table(self, "_state_dict_hooks", hook, "register_state_dict_post_hook")
-        return add_hook(hooks, _PublicHook(hook))
+        try:  # PyTorch's mark: the table holds the hook itself
+            hook._from_public_api = True
+        except (AttributeError, TypeError):
+            hook = _PublicHook(hook)
+        return add_hook(hooks, hook)
 
     def _register_state_dict_hook(self, hook: Any) -> Any:
         # PyTorch's older form: what the root module's hook returns replaces the result
