@@ -176,6 +176,16 @@ def test_nccl_rank_communicator_every_collective(tmp_path):
     assert results[0]["world"] == 1
 
 
+@pytest.mark.cuda
+def test_nccl_rooted_all_to_all_p2p_and_new_group(tmp_path):
+    """backend='nccl' with one rank on cuda:0: reduce (ncclReduce) of every dtype and op,
+    gather, scatter, all_to_all(_single) as ncclSend / ncclRecv to itself in one group,
+    _comm_exchange's refusals, send / recv's errors, and new_group's own communicator
+    (tests/distributed_nccl_p2p.py), against NumPy."""
+    p, _ = launch(1, "distributed_nccl_p2p.py", results=tmp_path)
+    assert results_of(p, 1, tmp_path)[0]["world"] == 1
+
+
 def _two_gpus_and_nccl_ranks():
     import pydevtensor as pdt
     return (pdt.cuda.device_count() >= 2 and pdt._C._nccl_available()
@@ -193,6 +203,10 @@ def test_nccl_all_reduce_across_two_processes(tmp_path):
     (r + 1) * base."""
     p, _ = launch(2, "distributed_nccl.py", results=tmp_path)
     assert [r["world"] for r in results_of(p, 2, tmp_path)] == [2, 2]
+    # reduce, gather, scatter, all-to-all, send / recv across the processes, new_group
+    (tmp_path / "p2p").mkdir()
+    p, _ = launch(2, "distributed_nccl_p2p.py", results=tmp_path / "p2p")
+    assert [r["world"] for r in results_of(p, 2, tmp_path / "p2p")] == [2, 2]
 
 
 def test_bitwise_ops_on_cuda_tensors_are_a_local_error_before_any_exchange():

@@ -29,6 +29,16 @@ extern "C" {
  * when the kernel fails). */
 typedef pdt_status (*pdt_make_rows)(void *ctx, int64_t rows, const pdt_tensor **out);
 
+/* One buffer of a rank communicator's exchange (comm_exchange): count elements
+ * of dtype at ptr, sent to (is_send) or received from rank peer. */
+typedef struct pdt_comm_buffer {
+    void *ptr;
+    size_t count;
+    pdt_dtype dtype;
+    int peer;
+    int is_send;
+} pdt_comm_buffer;
+
 typedef struct pdt_device_props {
     char name[256];
     size_t total_memory;
@@ -393,6 +403,8 @@ typedef struct pdt_backend {
     void (*comm_destroy)(int index, void *comm);
     pdt_status (*comm_run)(void *comm, int index, int what, const void *send, void *recv,
                            size_t count, pdt_dtype dtype, int op, int root);
+    /* n sends and receives as one group (pdt_comm_exchange; checked by the core). */
+    pdt_status (*comm_exchange)(void *comm, int index, int n, const pdt_comm_buffer *bufs);
     /* 1 when allreduce_sum can run (its library loads), else 0; may load it. */
     int (*allreduce_available)(void);
 

@@ -1,6 +1,8 @@
 /* pdt_collective.c - collectives: checks, then the devices' backend. */
 #include "pdt_collective.h"
 
+#include <stdlib.h>
+
 #include "pdt_runtime.h"
 
 int pdt_allreduce_available(int kind)
@@ -117,9 +119,10 @@ void pdt_comm_destroy(pdt_device device, void *comm)
 pdt_status pdt_comm_run(void *comm, pdt_device device, int nranks, int rank, pdt_comm_kind what,
                         const pdt_tensor *send, const pdt_tensor *recv, pdt_comm_op op, int root)
 {
-    static const char *const names[4] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter"};
+    static const char *const names[5] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter",
+                                         "reduce"};
     char d[32], s1[32];
-    if ((unsigned)what > PDT_COMM_REDUCE_SCATTER)
+    if ((unsigned)what > PDT_COMM_REDUCE)
         return pdt_fail(PDT_ERR_VALUE, "comm_run: unknown collective %d", (int)what);
     const char *name = names[what];
     const pdt_backend *b = comm_backend(device.kind, name);
@@ -143,8 +146,8 @@ pdt_status pdt_comm_run(void *comm, pdt_device device, int nranks, int rank, pdt
     if ((unsigned)op > PDT_COMM_AVG || (op == PDT_COMM_AVG && !pdt_dtype_is_floating(send->dtype)))
         return pdt_fail(PDT_ERR_TYPE, "%s on rank %d: op %d is not defined for %s", name, rank,
                         (int)op, pdt_dtype_name(send->dtype));
-    if (what == PDT_COMM_BROADCAST && (root < 0 || root >= nranks))
-        return pdt_fail(PDT_ERR_VALUE, "broadcast on rank %d: root %d of %d ranks", rank, root,
+    if ((what == PDT_COMM_BROADCAST || what == PDT_COMM_REDUCE) && (root < 0 || root >= nranks))
+        return pdt_fail(PDT_ERR_VALUE, "%s on rank %d: root %d of %d ranks", name, rank, root,
                         nranks);
     int64_t ns = pdt_tensor_numel(send), nr = pdt_tensor_numel(recv);
     int64_t count = what == PDT_COMM_ALL_GATHER ? ns : nr;
@@ -159,4 +162,83 @@ pdt_status pdt_comm_run(void *comm, pdt_device device, int nranks, int rank, pdt
         return PDT_OK;
     return b->comm_run(comm, device.index, (int)what, pdt_tensor_ptr(send), pdt_tensor_ptr(recv),
                        (size_t)count, send->dtype, (int)op, root);
+}
+
+/* The k-th send to this rank itself against its k-th receive from itself: both
+ * are this process's, so a mismatch is known before anything is enqueued. */
+static pdt_status self_messages_match(int rank, int n, const pdt_comm_message *msgs)
+{
+    int sends = 0, recvs = 0;
+    for (int i = 0; i < n; i++)
+        if (msgs[i].peer == rank) {
+            sends += msgs[i].is_send != 0;
+            recvs += msgs[i].is_send == 0;
+        }
+    if (sends != recvs)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "exchange on rank %d: %d message(s) to itself but %d from itself; each "
+                        "send to this rank needs its receive in the same exchange",
+                        rank, sends, recvs);
+    for (int i = 0, j = 0; i < n; i++) {
+        const pdt_comm_message *s = &msgs[i];
+        if (s->peer != rank || !s->is_send)
+            continue;
+        while (msgs[j].peer != rank || msgs[j].is_send)
+            j++;
+        const pdt_tensor *r = msgs[j++].tensor;
+        if (pdt_tensor_numel(s->tensor) != pdt_tensor_numel(r) || s->tensor->dtype != r->dtype)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "exchange on rank %d: it sends itself %lld %s elements but receives "
+                            "%lld %s from itself",
+                            rank, (long long)pdt_tensor_numel(s->tensor),
+                            pdt_dtype_name(s->tensor->dtype), (long long)pdt_tensor_numel(r),
+                            pdt_dtype_name(r->dtype));
+    }
+    return PDT_OK;
+}
+
+pdt_status pdt_comm_exchange(void *comm, pdt_device device, int nranks, int rank, int n,
+                             const pdt_comm_message *msgs)
+{
+    char d[32], s1[32];
+    if (n < 0)
+        return pdt_fail(PDT_ERR_VALUE, "exchange on rank %d: %d messages", rank, n);
+    const pdt_backend *b = comm_backend(device.kind, "exchange");
+    if (!b)
+        return PDT_ERR_UNSUPPORTED;
+    if (!b->comm_exchange)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "exchange: this backend has no point-to-point calls");
+    for (int i = 0; i < n; i++) {
+        const pdt_tensor *t = msgs[i].tensor;
+        if (!pdt_device_eq(t->device, device))
+            return pdt_fail(PDT_ERR_DEVICE,
+                            "exchange on rank %d: tensor %d is on %s, the "
+                            "communicator on %s",
+                            rank, i, pdt_device_str(t->device, s1, sizeof s1),
+                            pdt_device_str(device, d, sizeof d));
+        if (!pdt_tensor_is_contiguous(t))
+            return pdt_fail(PDT_ERR_VALUE, "exchange on rank %d: tensor %d is not contiguous", rank,
+                            i);
+        if (msgs[i].peer < 0 || msgs[i].peer >= nranks)
+            return pdt_fail(PDT_ERR_VALUE, "exchange on rank %d: peer %d of %d ranks", rank,
+                            msgs[i].peer, nranks);
+    }
+    pdt_status st = self_messages_match(rank, n, msgs);
+    if (st != PDT_OK || n == 0)
+        return st;
+    pdt_comm_buffer *bufs = malloc((size_t)(unsigned)n * sizeof *bufs);
+    if (!bufs)
+        return pdt_fail(PDT_ERR_OOM, "exchange: %d messages", n);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const pdt_tensor *t = msgs[i].tensor;
+        if (pdt_tensor_numel(t) == 0) /* the peer skips its side too (same count) */
+            continue;
+        bufs[m++] = (pdt_comm_buffer){pdt_tensor_ptr(t), (size_t)pdt_tensor_numel(t), t->dtype,
+                                      msgs[i].peer, msgs[i].is_send};
+    }
+    pdt_note_op("exchange", device);
+    st = m ? b->comm_exchange(comm, device.index, m, bufs) : PDT_OK;
+    free(bufs);
+    return st;
 }

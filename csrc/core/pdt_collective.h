@@ -53,6 +53,7 @@ typedef enum pdt_comm_kind {
     PDT_COMM_BROADCAST = 1,      /* recv = root's send (send may be recv) */
     PDT_COMM_ALL_GATHER = 2,     /* recv = every rank's send, rank order: nranks x send */
     PDT_COMM_REDUCE_SCATTER = 3, /* recv = block `rank` of op over the ranks of send */
+    PDT_COMM_REDUCE = 4,         /* root's recv = op over the ranks of send (others' untouched) */
 } pdt_comm_kind;
 
 typedef enum pdt_comm_op {
@@ -77,6 +78,26 @@ void pdt_comm_destroy(pdt_device device, void *comm);
  * counted here (the caller counts its share, Note [collectives are counted]). */
 pdt_status pdt_comm_run(void *comm, pdt_device device, int nranks, int rank, pdt_comm_kind what,
                         const pdt_tensor *send, const pdt_tensor *recv, pdt_comm_op op, int root);
+
+/* One message of pdt_comm_exchange: tensor sent to (is_send) or received from
+ * rank peer of the communicator. */
+typedef struct pdt_comm_message {
+    const pdt_tensor *tensor;
+    int peer;
+    int is_send;
+} pdt_comm_message;
+
+/* The n messages as one group (CUDA: ncclSend / ncclRecv between
+ * ncclGroupStart and ncclGroupEnd, NCCL's "Point-to-point communication"):
+ * they progress together, so a rank may send to and receive from the same
+ * peers (itself included) in one call; the messages to one peer, and those
+ * from it, are matched in order.  Each tensor contiguous, on the
+ * communicator's device; the peer must send (receive) the same element count
+ * and dtype, which the caller has agreed on first.  Messages to and from this
+ * rank itself are checked here: the k-th send to self must match the k-th
+ * receive from self.  Not counted here. */
+pdt_status pdt_comm_exchange(void *comm, pdt_device device, int nranks, int rank, int n,
+                             const pdt_comm_message *msgs);
 
 #ifdef __cplusplus
 }

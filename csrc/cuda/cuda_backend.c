@@ -554,6 +554,7 @@ const pdt_backend pdt_cuda_backend = {
     .comm_init = pdt_cuda_comm_init,
     .comm_destroy = pdt_cuda_comm_destroy,
     .comm_run = pdt_cuda_comm_run,
+    .comm_exchange = pdt_cuda_comm_exchange,
     .describe = pdt_cublas_describe,
     .libraries = cuda_libraries,
 };

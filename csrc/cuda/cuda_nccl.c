@@ -38,6 +38,9 @@ typedef struct nccl_table {
     __typeof__(ncclBroadcast) *broadcast;
     __typeof__(ncclAllGather) *all_gather;
     __typeof__(ncclReduceScatter) *reduce_scatter;
+    __typeof__(ncclReduce) *reduce;
+    __typeof__(ncclSend) *send;
+    __typeof__(ncclRecv) *recv;
     __typeof__(ncclCommInitAll) *comm_init_all;
     __typeof__(ncclCommDestroy) *comm_destroy;
     __typeof__(ncclAllReduce) *all_reduce;
@@ -71,6 +74,9 @@ static const pdt_library_symbol nccl_symbols[] = {
     {"ncclBroadcast", (void **)&nccl.broadcast},
     {"ncclAllGather", (void **)&nccl.all_gather},
     {"ncclReduceScatter", (void **)&nccl.reduce_scatter},
+    {"ncclReduce", (void **)&nccl.reduce},
+    {"ncclSend", (void **)&nccl.send},
+    {"ncclRecv", (void **)&nccl.recv},
     {"ncclCommDestroy", (void **)&nccl.comm_destroy},
     {"ncclGroupStart", (void **)&nccl.group_start},
     {"ncclGroupEnd", (void **)&nccl.group_end},
@@ -290,6 +296,19 @@ static int nccl_type_of(pdt_dtype dt, ncclDataType_t *out)
     }
 }
 
+/* NCCL, with device `index` current (guard g) and its stream; on failure the
+ * guard is already exited. */
+static pdt_status nccl_on_stream(int index, const nccl_table **t, pdt_cuda_guard *g,
+                                 cudaStream_t *stream)
+{
+    pdt_status st = nccl_get(t);
+    if (st == PDT_OK)
+        st = pdt_cuda_stream(g, index, stream);
+    if (st != PDT_OK)
+        pdt_cuda_guard_exit(g);
+    return st;
+}
+
 pdt_status pdt_cuda_comm_run(void *comm, int index, int what, const void *send, void *recv,
                              size_t count, pdt_dtype dtype, int op, int root)
 {
@@ -304,13 +323,9 @@ pdt_status pdt_cuda_comm_run(void *comm, int index, int what, const void *send, 
     if (op < 0 || op > 4)
         return pdt_fail(PDT_ERR_VALUE, "NCCL: unknown reduction %d", op);
     ncclRedOp_t rop = dtype == PDT_BOOL ? bool_ops[op] : ops[op];
-    pdt_status st = nccl_get(&t);
-    if (st == PDT_OK)
-        st = pdt_cuda_stream(&g, index, &stream);
-    if (st != PDT_OK) {
-        pdt_cuda_guard_exit(&g);
+    pdt_status st = nccl_on_stream(index, &t, &g, &stream);
+    if (st != PDT_OK)
         return st;
-    }
     ncclComm_t c = (ncclComm_t)comm;
     pthread_mutex_lock(&nccl_mutex);
     switch (what) {
@@ -323,10 +338,57 @@ pdt_status pdt_cuda_comm_run(void *comm, int index, int what, const void *send, 
     case 2:
         st = nccl_check(t, t->all_gather(send, recv, count, type, c, stream), "ncclAllGather");
         break;
-    default:
+    case 3:
         st = nccl_check(t, t->reduce_scatter(send, recv, count, type, rop, c, stream),
                         "ncclReduceScatter");
         break;
+    default: /* "ncclReduce": recvbuff is only used on rank root */
+        st = nccl_check(t, t->reduce(send, recv, count, type, rop, root, c, stream), "ncclReduce");
+        break;
+    }
+    pthread_mutex_unlock(&nccl_mutex);
+    pdt_cuda_guard_exit(&g);
+    return st;
+}
+
+/* pdt_comm_exchange's sends and receives, as NCCL's "Point-to-point
+ * communication" writes a gather, scatter or all-to-all: every ncclSend and
+ * ncclRecv of the exchange between one ncclGroupStart and ncclGroupEnd, so that
+ * they progress together (a send to this rank itself completes only with its
+ * receive in the same group).  The group is always closed, even after a failed
+ * call. */
+pdt_status pdt_cuda_comm_exchange(void *comm, int index, int n, const pdt_comm_buffer *bufs)
+{
+    const nccl_table *t = NULL;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    cudaStream_t stream;
+    for (int i = 0; i < n; i++) {
+        ncclDataType_t type;
+        if (!nccl_type_of(bufs[i].dtype, &type))
+            return pdt_fail(PDT_ERR_TYPE, "NCCL has no type for %s", pdt_dtype_name(bufs[i].dtype));
+    }
+    pdt_status st = nccl_on_stream(index, &t, &g, &stream);
+    if (st != PDT_OK)
+        return st;
+    ncclComm_t c = (ncclComm_t)comm;
+    pthread_mutex_lock(&nccl_mutex);
+    st = nccl_check(t, t->group_start(), "ncclGroupStart");
+    if (st == PDT_OK) {
+        for (int i = 0; i < n && st == PDT_OK; i++) {
+            ncclDataType_t type = ncclUint8;
+            (void)nccl_type_of(bufs[i].dtype, &type);
+            if (bufs[i].is_send)
+                st = nccl_check(t,
+                                t->send(bufs[i].ptr, bufs[i].count, type, bufs[i].peer, c, stream),
+                                "ncclSend");
+            else
+                st = nccl_check(t,
+                                t->recv(bufs[i].ptr, bufs[i].count, type, bufs[i].peer, c, stream),
+                                "ncclRecv");
+        }
+        pdt_status end = nccl_check(t, t->group_end(), "ncclGroupEnd");
+        if (st == PDT_OK)
+            st = end;
     }
     pthread_mutex_unlock(&nccl_mutex);
     pdt_cuda_guard_exit(&g);

@@ -146,6 +146,7 @@ pdt_status pdt_cuda_comm_init(int index, const unsigned char *id, int nranks, in
 void pdt_cuda_comm_destroy(int index, void *comm);
 pdt_status pdt_cuda_comm_run(void *comm, int index, int what, const void *send, void *recv,
                              size_t count, pdt_dtype dtype, int op, int root);
+pdt_status pdt_cuda_comm_exchange(void *comm, int index, int n, const pdt_comm_buffer *bufs);
 
 #ifdef __cplusplus
 }

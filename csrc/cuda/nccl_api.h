@@ -127,6 +127,28 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recv
                                ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                cudaStream_t stream);
 
+/* "ncclReduce: Reduces data arrays of length count in sendbuff into recvbuff
+ * using op operation. recvbuff may be NULL on all calls except for root
+ * device. root is the rank where data will reside after the operation is
+ * complete. In-place operation will happen if sendbuff == recvbuff." */
+ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                        ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+
+/* ---- NCCL API: Point To Point Communication Functions (since NCCL 2.7) */
+
+/* "ncclSend: Send data from sendbuff to rank peer. Rank peer needs to call
+ * ncclRecv with the same datatype and the same count as this rank. This
+ * operation is blocking for the GPU. If multiple ncclSend() and ncclRecv()
+ * operations need to progress concurrently to complete, they must be fused
+ * within a ncclGroupStart()/ ncclGroupEnd() section." */
+ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
+                      ncclComm_t comm, cudaStream_t stream);
+/* "ncclRecv: Receive data from rank peer into recvbuff. Rank peer needs to
+ * call ncclSend with the same datatype and the same count as this rank."
+ * (blocking for the GPU, fused in a group as ncclSend) */
+ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                      ncclComm_t comm, cudaStream_t stream);
+
 /* ---- NCCL API: Group Calls ("ncclGroupStart", "ncclGroupEnd"): a thread that
  * drives several devices must put their calls of one collective in a group. */
 

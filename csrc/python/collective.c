@@ -1,8 +1,9 @@
 /* collective.c - _C._allreduce_sum and _C._nccl_available, behind
  * pydevtensor.distribute.MirroredStrategy's NCCL path (Note [mirrored training]),
  * and the rank communicators of pydevtensor.distributed's 'nccl' backend
- * (_comm_unique_id, _comm_init, _comm_run; pdt_collective.h).  All private:
+ * (_comm_unique_id, _comm_init, _comm_run, _comm_exchange; pdt_collective.h).  All private:
  * the Python layers check the arguments and name the rank in their messages. */
+#include <limits.h>
 #include <string.h>
 
 #include "args.h"
@@ -182,6 +183,69 @@ static PyObject *c_comm_run(PyObject *m, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* _comm_exchange(comm, messages): messages a list of (is_send, tensor, peer),
+ * sent and received as one group (pdt_comm_exchange); the storages are held
+ * while the GIL is released, and the received tensors' versions bumped. */
+static PyObject *c_comm_exchange(PyObject *m, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    PyObject *cap, *list;
+    if (!PyArg_ParseTuple(args, "OO:_comm_exchange", &cap, &list))
+        return NULL;
+    comm_box *box = PyCapsule_GetPointer(cap, COMM_CAPSULE);
+    if (!box)
+        return NULL;
+    PyObject *items = PySequence_Tuple(list); /* ours: the list could change unlocked */
+    if (!items)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    if (n > INT_MAX) {
+        Py_DECREF(items);
+        return PyErr_Format(PyExc_ValueError, "_comm_exchange: %zd messages", n);
+    }
+    pdt_comm_message *msgs = PyMem_Calloc(n ? (size_t)n : 1, sizeof *msgs);
+    pdt_tensor *held = PyMem_Calloc(n ? (size_t)n : 1, sizeof *held);
+    PyObject **objs = PyMem_Calloc(n ? (size_t)n : 1, sizeof *objs);
+    Py_ssize_t shared = 0;
+    PyObject *result = NULL;
+    if (!msgs || !held || !objs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int is_send, peer;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(items, i), "pO!i:_comm_exchange message", &is_send,
+                              S->tensor_type, &objs[i], &peer))
+            goto done;
+        msgs[i].is_send = is_send, msgs[i].peer = peer;
+    }
+    /* Views of our own, not the objects' (Note [the GIL and storages]). */
+    for (; shared < n; shared++) {
+        pdt_tensor_share(&held[shared], pdt_tensor_of(objs[shared]));
+        msgs[shared].tensor = &held[shared];
+    }
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_comm_exchange(box->comm, box->device, box->nranks, box->rank, (int)n, msgs);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK) {
+        pdt_raise(S, st);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!msgs[i].is_send)
+            pdt_bump_version(objs[i]); /* Note [version counter] */
+    result = Py_NewRef(Py_None);
+done:
+    for (Py_ssize_t i = 0; i < shared; i++)
+        pdt_tensor_release(&held[i]);
+    PyMem_Free(msgs);
+    PyMem_Free(held);
+    PyMem_Free(objs);
+    Py_DECREF(items);
+    return result;
+}
+
 PyMethodDef pdt_collective_functions[] = {
     {"_comm_unique_id", c_comm_unique_id, METH_NOARGS,
      "_comm_unique_id(): a new id for CUDA rank communicators (NCCL's ncclGetUniqueId)"},
@@ -189,6 +253,8 @@ PyMethodDef pdt_collective_functions[] = {
      "_comm_init(device, id, nranks, rank): this rank's communicator (ncclCommInitRank)"},
     {"_comm_run", c_comm_run, METH_VARARGS,
      "_comm_run(comm, what, send, recv, op, root): one collective on comm's device"},
+    {"_comm_exchange", c_comm_exchange, METH_VARARGS,
+     "_comm_exchange(comm, messages): (is_send, tensor, peer) messages as one group"},
     {"_count_collective", c_count_collective, METH_O,
      "_count_collective(nbytes): counts one collective that sent nbytes from this process"},
     {"_allreduce_sum", c_allreduce_sum, METH_O,

@@ -1,9 +1,10 @@
 """backend='nccl' of pydevtensor.distributed: CUDA tensors through NCCL, one process per
 GPU.  The local rank and the device it binds to, the exchange of NCCL's unique id over
 MPI and the dtype and op mapping run (and are tested) without a GPU; the communicator
-(ncclCommInitRank, Note [NCCL rank communicators] in csrc/cuda/cuda_nccl.c) and its
-collectives run on the emulated device in CI with one rank (the emulated NCCL joins no
-other process), and across processes only on a machine with a GPU per rank.
+(ncclCommInitRank, Note [NCCL rank communicators] in csrc/cuda/cuda_nccl.c), its
+collectives and its point-to-point calls run on the emulated device in CI with one rank
+(the emulated NCCL joins no other process), and across processes only on a machine with
+a GPU per rank.
 
 Note [NCCL ranks]
 - Local rank: the launcher's (OMPI_COMM_WORLD_LOCAL_RANK for Open MPI,
@@ -22,6 +23,25 @@ Note [NCCL ranks]
   outputs; the host does not wait.  Work.wait() (async_op=True) synchronizes the device.
   The group's timeout covers the MPI exchanges and the agreement check before each
   collective, not a collective already on the GPU.
+
+Note [NCCL point-to-point]
+- reduce is ncclReduce (in place; the other ranks' tensors stay as they are).  gather,
+  scatter, all_to_all and all_to_all_single are NCCL's "Point-to-point communication"
+  patterns: this rank's ncclSend and ncclRecv calls between one ncclGroupStart and
+  ncclGroupEnd (_C._comm_exchange), so they progress together, its messages to itself
+  (the root's own block) included, which NCCL completes only within one group.  The
+  agreement check (and all_to_all's exchange of counts) runs first, over MPI, so every
+  send meets a receive of the same count and dtype, as NCCL requires.
+- send / isend: the header (Note [data in header order] in _p2p.py) over MPI, the data
+  by ncclSend on the device's stream; the host does not wait for the peer, but the
+  stream does ("blocking for the GPU"), so work queued after it waits for the receive.
+  recv / irecv post ncclRecv once the header is in, from its sender (src is needed:
+  NCCL has no receive from any rank); a message that does not match the tensor is
+  received into a scratch tensor, so the sender's stream does not wait forever, and
+  raises.  Two ranks that both send to each other before receiving wait forever on
+  their GPUs, as with NCCL itself; gather, scatter and the all-to-alls do not.
+- new_group: its own communicator (ncclCommInitRank with a unique id the group's rank 0
+  makes, broadcast over the group's MPI communicator), on the default group's GPU.
 """
 import os
 
@@ -117,7 +137,7 @@ def _mpi():
     return MPI
 
 
-_ALL_REDUCE, _BROADCAST, _ALL_GATHER, _REDUCE_SCATTER = 0, 1, 2, 3  # pdt_comm_kind
+_ALL_REDUCE, _BROADCAST, _ALL_GATHER, _REDUCE_SCATTER, _REDUCE = 0, 1, 2, 3, 4  # pdt_comm_kind
 
 
 class _NcclWork:
@@ -146,22 +166,29 @@ class NcclState:
     """The NCCL side of a process group: this rank's communicator on its GPU
     (Note [NCCL ranks])."""
 
-    def __init__(self, group, device_id=None):
+    def __init__(self, group, device_id=None, parent=None):
+        """parent: the default group's NcclState, for a group of new_group(): its
+        communicator on the same GPU, with the group's own unique id (made by the
+        group's rank 0 and broadcast over the group's MPI communicator)."""
         from .. import _C
-        if not _C._nccl_available():
-            raise RuntimeError(f"init_process_group('nccl') on rank {group.rank}: this build "
-                               f"has no CUDA, or libnccl.so.2 could not be loaded (pip install "
-                               f"'pydevtensor[cuda13]'); use backend='mpi' for CPU tensors")
-        local, local_size = local_rank(group.comm)
-        self.device = choose_device(group.rank, local, local_size,
-                                    _C._device_count(_C._KIND_CUDA))
+        what = "init_process_group('nccl')" if parent is None else "new_group"
+        if parent is not None:
+            self.device = parent.device
+        else:
+            if not _C._nccl_available():
+                raise RuntimeError(f"{what} on rank {group.rank}: this build has no CUDA, or "
+                                   f"libnccl.so.2 could not be loaded (pip install "
+                                   f"'pydevtensor[cuda13]'); use backend='mpi' for CPU tensors")
+            local, local_size = local_rank(group.comm)
+            self.device = choose_device(group.rank, local, local_size,
+                                        _C._device_count(_C._KIND_CUDA))
         self.rank, self.size = group.rank, group.size
         uid = exchange_unique_id(group.comm, group.rank, _C._comm_unique_id)
         try:
             self.comm = _C._comm_init(f"cuda:{self.device}", uid, group.size, group.rank)
         except Exception as exc:
-            raise RuntimeError(f"init_process_group('nccl') on rank {group.rank} (cuda:"
-                               f"{self.device}): {exc}") from exc
+            raise RuntimeError(f"{what} on rank {group.wrank} (cuda:{self.device}): {exc}") \
+                from exc
 
     def _run(self, what, send, recv, op, root, async_op, nbytes):
         from .. import _C
@@ -200,6 +227,43 @@ class NcclState:
         from .. import cat
         flat = cat([t.reshape(-1) for t in input_list])
         return self.reduce_scatter(output, flat, op, async_op)
+
+    def reduce(self, tensor, dst, op, async_op):
+        """ncclReduce in place into rank dst's tensor (the others' stay as they are)."""
+        n = tensor.numel() * tensor.element_size()
+        return self._run(_REDUCE, tensor, tensor, op, dst, async_op, 0 if self.rank == dst else n)
+
+    def exchange(self, messages, nbytes, async_op):
+        """messages: (is_send, tensor, peer) sent and received as one NCCL group
+        (ncclSend / ncclRecv between ncclGroupStart and ncclGroupEnd, NCCL's
+        "Point-to-point communication"); nbytes: what this rank sends to the others."""
+        from .. import _C
+        _C._count_collective(nbytes)
+        _C._comm_exchange(self.comm, messages)
+        return _NcclWork(f"cuda:{self.device}") if async_op else None
+
+    def gather(self, tensor, gather_list, dst, async_op):
+        """NCCL's all-to-one: every rank sends to dst, which receives from each."""
+        root = self.rank == dst
+        messages = [(True, tensor, dst)] + ([(False, t, r) for r, t in enumerate(gather_list)]
+                                            if root else [])
+        n = tensor.numel() * tensor.element_size()
+        return self.exchange(messages, 0 if root else n, async_op)
+
+    def scatter(self, tensor, scatter_list, src, async_op):
+        """NCCL's one-to-all: src sends scatter_list[r] to each rank r."""
+        root = self.rank == src
+        messages = ([(True, t, r) for r, t in enumerate(scatter_list)] if root else []) + \
+            [(False, tensor, src)]
+        n = tensor.numel() * tensor.element_size()
+        return self.exchange(messages, (self.size - 1) * n if root else 0, async_op)
+
+    def all_to_all(self, outputs, inputs, async_op):
+        """NCCL's all-to-all: inputs[j] to rank j, outputs[j] from rank j."""
+        messages = [(True, t, j) for j, t in enumerate(inputs)] + \
+            [(False, t, j) for j, t in enumerate(outputs)]
+        nbytes = sum(t.numel() * t.element_size() for j, t in enumerate(inputs) if j != self.rank)
+        return self.exchange(messages, nbytes, async_op)
 
     def close(self):
         self.comm = None  # the capsule destroys the communicator

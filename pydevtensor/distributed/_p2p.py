@@ -2,7 +2,13 @@
 tensors, MPI_Isend / MPI_Irecv).  Each message is a small header (the sender's rank, the
 element count, the dtype, the byte count) and then the data, so a receiver whose tensor
 does not match raises a ValueError naming both sides instead of taking part of the bytes;
-recv with src=None takes the first sender's message.
+recv with src=None takes the first sender's message.  CUDA tensors (backend='nccl'): the
+header still travels over MPI, the data by ncclSend / ncclRecv, which the receiver posts
+once the header is in (a message that does not match is received into a scratch tensor,
+so the sender's stream is not left waiting); NCCL receives from a named rank only, so
+src is needed, as in PyTorch, and it matches one sender's messages in the order they were
+sent, whatever their tags (PyTorch's NCCL backend ignores tags too): receive them in that
+order.  Note [NCCL point-to-point] in _nccl.py.
 Note [distributed processes] in pydevtensor/distributed/__init__.py."""
 import zlib
 
@@ -11,6 +17,7 @@ import numpy as np
 from .. import _C
 from ._collectives import _MPI_DTYPES, _bits, _check_tensor, _dtype_name, _nbytes, _root
 from ._group import Work, _require
+from ._nccl import nccl_dtype
 
 _NAMES = {zlib.crc32(name.encode()): name for name in _MPI_DTYPES}
 
@@ -22,11 +29,14 @@ def _checked(what, tensor, peer, alias, peer_name, tag, group, any_peer=False):
     g = _require(what, group)
     g.check_usable(what)
     bad = _check_tensor(g, tensor, what)
-    if bad is None and tensor.device.type == "cuda":
-        bad = RuntimeError(f"{what} on rank {g.wrank}: CUDA tensors are not supported by "
-                           f"{what} yet; got a tensor on {tensor.device}")
+    if bad is None and tensor.device.type == "cuda" and any_peer and peer is None and \
+            alias is None:
+        bad = ValueError(f"{what} on rank {g.wrank}: NCCL receives from a named rank only; "
+                         f"give src (a tensor on {tensor.device})")
     if bad is not None:
         raise bad
+    if tensor.device.type == "cuda":
+        nccl_dtype(_dtype_name(tensor), g.wrank)  # TypeError before any message
     local = None
     if not (any_peer and peer is None and alias is None):
         local, bad = _root(g, what, peer_name, peer, alias)
@@ -82,11 +92,15 @@ class _Receive:
     def __init__(self, g, tensor, src, tags):
         self._g, self._tensor, self._tags = g, tensor, tags
         self._head = np.zeros(4, dtype=np.int64)
-        self._data, self.writeback = _bits(tensor)
+        self._data, self.writeback = self._target(tensor)
         self._request = g.comm.Irecv(self._head, source=g.MPI.ANY_SOURCE if src is None
                                      else src, tag=tags[0])
         self._stage, self.error, self.source = 0, None, None
         _waiting(g).append(self)
+
+    def _target(self, tensor):
+        """(what the data's receive writes into, writeback or None)."""
+        return _bits(tensor)
 
     def Test(self):
         if self._stage == 0:
@@ -107,21 +121,54 @@ class _Receive:
         t, g = self._tensor, self._g
         self.source = g.ranks[sender]
         mine = _header(g, t)
-        if numel != mine[1] or code != mine[2]:
-            sent = _NAMES.get(code, "?")
+        sent = _NAMES.get(code, "?")
+        ok = numel == mine[1] and code == mine[2]
+        if not ok:
             self.error = ValueError(
                 f"recv on rank {g.wrank}: rank {self.source} sent {numel} {sent} elements "
                 f"({nbytes} bytes), but this rank's tensor is {tuple(t.shape)} "
                 f"{_dtype_name(t)} ({t.numel()} elements); the message was dropped")
+        self._request = self._receive(sender, ok, numel, sent, nbytes)
+
+    def _receive(self, sender, ok, numel, sent, nbytes):
+        """The data's request: into the tensor when ok, else into a scratch buffer."""
+        if not ok:
             self._data, self.writeback = np.empty(nbytes, dtype=np.uint8), None
-        self._request = g.comm.Irecv(self._data, source=sender, tag=self._tags[1])
+        return self._g.comm.Irecv(self._data, source=sender, tag=self._tags[1])
+
+
+class _Posted:
+    """The request of data already on the device's stream (ncclSend / ncclRecv)."""
+
+    def Test(self):  # noqa: N802 (mpi4py's name)
+        return True
+
+
+class _NcclReceive(_Receive):
+    """irecv of a CUDA tensor: the header over MPI, then ncclRecv from its sender."""
+
+    def _target(self, tensor):
+        return None, None  # NCCL writes the tensor itself
+
+    def _receive(self, sender, ok, numel, sent, nbytes):
+        into = self._tensor
+        if not ok:  # the sender's stream waits for a receive of its own size
+            import pydevtensor  # sent: a dtype NCCL carries (the sender checked it)
+            into = pydevtensor.empty(numel, dtype=getattr(pydevtensor, sent), device=into.device)
+        self._g.nccl.exchange([(False, into, sender)], 0, False)
+        return _Posted()
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Starts sending tensor to rank dst (a world rank; group_dst: a rank in group);
     returns a Work (the tensor must not change until its ``wait()``)."""
     g, peer, (htag, dtag) = _checked("isend", tensor, dst, group_dst, "dst", tag, group)
-    head, (data, _) = _header(g, tensor), _bits(tensor)
+    head = _header(g, tensor)
+    if tensor.device.type == "cuda":
+        request = g.comm.Isend(head, peer, htag)
+        g.nccl.exchange([(True, tensor, peer)], _nbytes(tensor), False)
+        return Work(g, request, f"isend to rank {g.ranks[peer]}", (tensor, head))
+    data, _ = _bits(tensor)
     _C._count_collective(_nbytes(tensor))
     both = _Both(g.MPI, [g.comm.Isend(head, peer, htag), g.comm.Isend(data, peer, dtag)])
     return Work(g, both, f"isend to rank {g.ranks[peer]}", (tensor, head, data))
@@ -132,7 +179,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     any rank when both are None) into tensor; returns a Work whose ``wait()`` raises
     ValueError when the message did not match tensor."""
     g, peer, tags = _checked("irecv", tensor, src, group_src, "src", tag, group, any_peer=True)
-    receive = _Receive(g, tensor, peer, tags)
+    receive = (_NcclReceive if tensor.device.type == "cuda" else _Receive)(g, tensor, peer, tags)
     _C._count_collective(0)
 
     def finish():

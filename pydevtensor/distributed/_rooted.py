@@ -1,6 +1,8 @@
 """The rooted and all-to-all collectives of pydevtensor.distributed: reduce, gather,
 scatter (one rank's tensors), all_to_all_single and all_to_all, on CPU tensors through
-MPI's nonblocking collectives, each after the agreement check of every rank's arguments.
+MPI's nonblocking collectives and on CUDA tensors through NCCL (ncclReduce; ncclSend /
+ncclRecv in one group for the others, pydevtensor/distributed/_nccl.py), each after the
+agreement check of every rank's arguments.
 Note [distributed processes] in pydevtensor/distributed/__init__.py."""
 import numpy as np
 
@@ -8,14 +10,6 @@ from .. import _C
 from ._collectives import (_averager, _begin, _bits, _check_list, _check_tensor, _dtype_name,
                            _fill, _mpi_op, _nbytes, _reducible, _root, _then)
 from ._group import ReduceOp, _require, _start, check_agreement
-
-
-def _cpu_only(g, what, tensor):
-    if isinstance(tensor, _C.Tensor) and tensor.device.type == "cuda":
-        return RuntimeError(f"{what} on rank {g.wrank}: CUDA tensors are not supported by "
-                            f"{what} yet (the NCCL path has all_reduce, broadcast, all_gather "
-                            f"and reduce_scatter); got a tensor on {tensor.device}")
-    return None
 
 
 def _begin_rooted(what, tensor, root, alias, label, given, group):
@@ -26,7 +20,7 @@ def _begin_rooted(what, tensor, root, alias, label, given, group):
     name, kind = ("dst", "destination") if what == "gather" else ("src", "source")
     root, bad = _root(g, what, name, root, alias)
     if bad is None and isinstance(tensor, _C.Tensor):
-        bad = _check_tensor(g, tensor, what) or _cpu_only(g, what, tensor) or \
+        bad = _check_tensor(g, tensor, what) or \
             _only_on_root(g, what, label, given, root, tensor, kind)
     return _begin(what, tensor, bad, extra=0 if bad else root + 1, group=group), root
 
@@ -48,8 +42,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     ranks' tensors are left unchanged).  The ops of all_reduce."""
     g = _require("reduce", group)
     dst, bad = _root(g, "reduce", "dst", dst, group_dst)
-    g = _begin("reduce", tensor, bad or _cpu_only(g, "reduce", tensor),
-               extra=0 if bad else dst + 1, op=op, group=group)
+    g = _begin("reduce", tensor, bad, extra=0 if bad else dst + 1, op=op, group=group)
+    if tensor.device.type == "cuda":
+        return g.nccl.reduce(tensor, dst, op, async_op)
     arr, writeback = _reducible(tensor)
     mpi_op = _mpi_op(g, op, tensor, "reduce")
     if g.rank == dst:
@@ -72,6 +67,8 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     gather_list."""
     g, dst = _begin_rooted("gather", tensor, dst, group_dst, "gather_list", gather_list,
                             group)
+    if tensor.device.type == "cuda":
+        return g.nccl.gather(tensor, gather_list, dst, async_op)
     src, _ = _bits(tensor)
     root = g.rank == dst
     recv = np.empty((g.size,) + src.shape, dtype=src.dtype) if root else None
@@ -87,6 +84,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     scatter_list."""
     g, src = _begin_rooted("scatter", tensor, src, group_src, "scatter_list",
                             scatter_list, group)
+    if tensor.device.type == "cuda":
+        return g.nccl.scatter(tensor, scatter_list, src, async_op)
     dst, writeback = _bits(tensor)
     root = g.rank == src
     send = np.stack([_bits(t)[0] for t in scatter_list]) if root else None
@@ -109,6 +108,12 @@ def _splits(g, what, label, sizes, rows):
                                 f"({g.size}) non-negative ints adding up to dim 0 ({rows}), "
                                 f"got {sizes}")
     return [int(s) for s in sizes], None
+
+
+def _pieces(t, rows):
+    """t's consecutive blocks of rows[r] rows along dim 0 (views)."""
+    starts = np.concatenate([[0], np.cumsum(rows)]).tolist()
+    return [t[starts[r]:starts[r + 1]] for r in range(len(rows))]
 
 
 def _exchange(g, what, tensor, bad, sends, recvs):
@@ -143,13 +148,15 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     g.check_usable(what)
     bad = None
     for label, t in (("output", output), ("input", input)):
-        bad = bad or _check_tensor(g, t, what, label) or _cpu_only(g, what, t)
-    if bad is None and (output.dtype != input.dtype or output.dim() == 0 or input.dim() == 0
+        bad = bad or _check_tensor(g, t, what, label)
+    if bad is None and (output.device != input.device or output.dtype != input.dtype
+                        or output.dim() == 0 or input.dim() == 0
                         or output.shape[1:] != input.shape[1:]):
         bad = ValueError(f"{what} on rank {g.wrank}: output {tuple(output.shape)} "
-                         f"{_dtype_name(output)} and input {tuple(input.shape)} "
-                         f"{_dtype_name(input)} must have one dtype, at least one dim and the "
-                         f"same sizes past dim 0")
+                         f"{_dtype_name(output)} on {output.device} and input "
+                         f"{tuple(input.shape)} {_dtype_name(input)} on {input.device} must "
+                         f"have one dtype and device, at least one dim and the same sizes "
+                         f"past dim 0")
     sends = recvs = None
     if bad is None:
         row = int(np.prod(tuple(input.shape[1:]), dtype=np.int64))
@@ -160,6 +167,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         if bad is None:
             sends, recvs = [s * row for s in ins], [s * row for s in outs]
     _exchange(g, what, output if isinstance(output, _C.Tensor) else None, bad, sends, recvs)
+    if input.device.type == "cuda":
+        return g.nccl.all_to_all(_pieces(output, outs), _pieces(input, ins), async_op)
     send, _ = _bits(input)
     recv, writeback = _bits(output)
     return _alltoallv(g, what, send.reshape(-1), sends, recv.reshape(-1), recvs,
@@ -180,7 +189,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
             bad = ValueError(f"{what} on rank {g.wrank}: {label} must be a list of world_size "
                              f"({g.size}) tensors, got {n}")
         for i, t in enumerate(ts if bad is None else ()):
-            bad = _check_tensor(g, t, what, f"{label}[{i}]") or _cpu_only(g, what, t)
+            bad = _check_tensor(g, t, what, f"{label}[{i}]")
             first = t if first is None else first
             if bad is None and (t.dtype != first.dtype or t.device != first.device):
                 bad = ValueError(f"{what} on rank {g.wrank}: {label}[{i}] is {_dtype_name(t)} on "
@@ -193,6 +202,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         sends = [t.numel() for t in input_tensor_list]
         recvs = [t.numel() for t in output_tensor_list]
     _exchange(g, what, first, bad, sends, recvs)
+    if first.device.type == "cuda":
+        return g.nccl.all_to_all(list(output_tensor_list), list(input_tensor_list), async_op)
     send = np.concatenate([_bits(t)[0].reshape(-1) for t in input_tensor_list])
     recv = np.empty(sum(recvs), dtype=send.dtype)
     outs = list(output_tensor_list)

@@ -1,5 +1,7 @@
 """new_group(): a process group of some of the ranks (an MPI communicator split from the
-default group's), which every collective takes as group=, as torch.distributed.  Ranks
+default group's, and under backend='nccl' an NCCL communicator of its own, made by
+ncclCommInitRank with a unique id of the group's), which every collective takes as
+group=, as torch.distributed.  Ranks
 given as src / dst are world ranks (group_src / group_dst: ranks in the group), as in
 PyTorch.  Note [distributed processes] in pydevtensor/distributed/__init__.py."""
 import numpy as np
@@ -30,10 +32,13 @@ class _SubGroup(_Group):
     def __init__(self, parent, comm, ranks, timeout):
         self.parent = parent
         self._broken = None
-        super().__init__(parent.MPI, "mpi", timeout, comm)
+        super().__init__(parent.MPI, parent.backend, timeout, comm)
         self.ranks = tuple(ranks)
         self.wrank = parent.rank
         self.closed = False
+        if parent.nccl is not None:  # its own NCCL communicator (its own unique id)
+            from ._nccl import NcclState
+            self.nccl = NcclState(self, parent=parent.nccl)
 
     @property
     def broken(self):
@@ -52,6 +57,8 @@ class _SubGroup(_Group):
         if self.broken is None and not self.closed:
             for work in list(self.pending):
                 work.wait()
+            if self.nccl is not None:
+                self.nccl.close()
             self.comm.Free()
         self.closed = True
         if self in self.parent.subgroups:
@@ -118,7 +125,11 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     if not member:
         return NON_GROUP_MEMBER
     comm.Set_errhandler(g.MPI.ERRORS_RETURN)
-    sub = _SubGroup(g, comm, ranks, seconds)
+    try:
+        sub = _SubGroup(g, comm, ranks, seconds)
+    except BaseException:
+        comm.Free()
+        raise
     assert sub.rank == ranks.index(g.rank) and sub.size == len(ranks), (sub.rank, ranks)
     g.subgroups.append(sub)
     return sub

@@ -1,11 +1,14 @@
 /* emu_nccl.cpp - the emulated NCCL (libnccl.so.2): single-process communicator
  * cliques (ncclCommInitAll; ncclCommInitRank with one rank, since each process
  * has its own emulator and no process can join another's), group calls, and
- * ncclAllReduce, ncclBroadcast, ncclAllGather and ncclReduceScatter across the
- * emulated devices, declared by ../nccl_api.h.  Each rank's part of a collective is an
- * operation on that rank's stream (emu.h, Note [emulated streams]); the first
- * part to run brings every other rank's stream up to its own part, then
- * reduces all ranks' buffers at once.  Sections cited are those of the NCCL
+ * ncclAllReduce, ncclBroadcast, ncclAllGather, ncclReduceScatter and ncclReduce
+ * across the emulated devices, and ncclSend / ncclRecv (a rank may send to
+ * itself, with the receive in the same group), declared by ../nccl_api.h.
+ * Each rank's part of a collective is an operation on that rank's stream
+ * (emu.h, Note [emulated streams]); the first part to run brings every other
+ * rank's stream up to its own part, then reduces all ranks' buffers at once.
+ * A message's two sides are operations on the sender's and the receiver's
+ * streams; the first to run copies the data.  Sections cited are those of the NCCL
  * User Guide ("API" chapter).  Part of the emulated build only (README.md).
  */
 #include "../nccl_api.h"
@@ -56,9 +59,9 @@ struct part {
     uint64_t group = 0; /* the calling thread's group, 0 outside one */
 };
 
-enum kind { ALL_REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER };
-const char *const KIND_NAMES[4] = {"ncclAllReduce", "ncclBroadcast", "ncclAllGather",
-                                   "ncclReduceScatter"};
+enum kind { ALL_REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER, REDUCE };
+const char *const KIND_NAMES[5] = {"ncclAllReduce", "ncclBroadcast", "ncclAllGather",
+                                   "ncclReduceScatter", "ncclReduce"};
 
 /* One collective: the calls numbered `seq` of every rank's communicator. */
 struct collective {
@@ -72,18 +75,44 @@ struct collective {
     bool done = false;
 };
 
+/* One side of a point-to-point message ("ncclSend" / "ncclRecv"). */
+struct side {
+    bool called = false, enqueued = false;
+    void *buf = nullptr; /* sendbuff or recvbuff */
+    size_t count = 0;
+    ncclDataType_t type = ncclFloat32;
+    pdt_emu::stream *stream = nullptr;
+    uint64_t position = 0; /* the stream's operations before this side */
+    uint64_t ready = 0;    /* ... before its group's (in a group) */
+    uint64_t group = 0;    /* the calling thread's group, 0 outside one */
+};
+
+/* One message from rank `from` to rank `to`: the n-th ncclSend from `from` to
+ * `to` meets the n-th ncclRecv of `to` from `from` ("Point-to-point
+ * communication": calls to the same peer are executed in order). */
+struct message {
+    int from = 0, to = 0;
+    side send, recv;
+    bool done = false;
+};
+
 /* The communicators made by one ncclCommInitAll. */
 struct clique {
     std::mutex mu;
     std::vector<int> devices;               /* by rank */
     std::map<uint64_t, collective> pending; /* by call number; guarded by mu */
+    /* (from, to) -> the messages one side of which has been called, oldest
+     * first; guarded by mu */
+    std::map<std::pair<int, int>, std::vector<std::shared_ptr<message>>> open_sends, open_recvs;
 };
 
 /* Per thread ("Group Calls": groups are per thread and may be nested). */
 thread_local int group_depth = 0;
 thread_local uint64_t group_id = 0;
 thread_local uint64_t groups_opened = 0;
-thread_local std::vector<std::function<void()>> group_ops;
+/* the group's deferred calls: each is given the position its stream had when
+ * the outermost ncclGroupEnd began (before any of the group's operations) */
+thread_local std::vector<std::pair<pdt_emu::stream *, std::function<void(uint64_t)>>> group_ops;
 
 } // namespace
 
@@ -193,8 +222,8 @@ void reduce(const std::vector<const void *> &in, const std::vector<void *> &out,
             acc = (T)(acc / (T)n);
         result[i] = A::store(acc);
     }
-    for (int r = 0; r < n; r++) /* after every read: in-place is allowed */
-        memcpy(out[r], result.data(), count * sizeof(S));
+    for (void *o : out) /* after every read: in-place is allowed */
+        memcpy(o, result.data(), count * sizeof(S));
 }
 
 void reduce_any(ncclDataType_t t, const std::vector<const void *> &in,
@@ -268,12 +297,17 @@ void run_part(const std::shared_ptr<clique> &cl, uint64_t seq, int rank)
                 pdt_emu::check_device_access(name, what, cl->devices[q], c.parts[q].send,
                                              send_bytes);
             snprintf(what, sizeof what, "recvbuff of rank %zu", q);
-            pdt_emu::check_device_access(name, what, cl->devices[q], c.parts[q].recv, recv_bytes);
+            if (c.what != REDUCE || (int)q == c.root) /* "ncclReduce": root's only */
+                pdt_emu::check_device_access(name, what, cl->devices[q], c.parts[q].recv,
+                                             recv_bytes);
             in.push_back(c.parts[q].send);
             out.push_back(c.parts[q].recv);
         }
         if (c.what == ALL_REDUCE) {
             reduce_any(c.type, in, out, c.count, c.op);
+        } else if (c.what == REDUCE) { /* "ncclReduce": into root's recvbuff only */
+            std::vector<void *> root_out = {out[c.root]};
+            reduce_any(c.type, in, root_out, c.count, c.op);
         } else if (c.what == BROADCAST) { /* "ncclBroadcast": in place when equal */
             std::vector<char> v((const char *)in[c.root], (const char *)in[c.root] + bytes);
             for (size_t q = 0; q < n; q++)
@@ -333,6 +367,33 @@ pdt_emu::stream *comm_stream(const ncclComm *comm, cudaStream_t stream)
     (void)cudaSetDevice(comm->device);
     pdt_emu::stream *s = pdt_emu::resolve(stream, "ncclAllReduce");
     (void)cudaSetDevice(previous);
+    return s;
+}
+
+/* "ncclCommDestroy": a destroyed communicator must not be used. */
+void check_alive(const char *name, const ncclComm *comm)
+{
+    if (comm->destroyed)
+        pdt_emu::violation(name,
+                           "NCCL User Guide, \"ncclCommDestroy\": a destroyed communicator "
+                           "must not be used",
+                           "communicator %p (rank %d) was destroyed", (const void *)comm,
+                           comm->rank);
+}
+
+/* "Collective Communication Functions" and "Point To Point Communication
+ * Functions": the operation runs on `stream`, which must be a stream of the
+ * communicator's device. */
+pdt_emu::stream *device_stream(const char *name, const ncclComm *comm, cudaStream_t stream)
+{
+    pdt_emu::stream *s = comm_stream(comm, stream);
+    if (pdt_emu::stream_device(s) != comm->device)
+        pdt_emu::violation(name,
+                           "NCCL User Guide, \"Collective Communication Functions\" and "
+                           "\"ncclCommInitAll\": a rank's stream must belong to its device",
+                           "rank %d of communicator %p is on device %d, stream %p on device %d",
+                           comm->rank, (const void *)comm, comm->device, (void *)stream,
+                           pdt_emu::stream_device(s));
     return s;
 }
 
@@ -473,11 +534,14 @@ EMU_NCCL_API ncclResult_t ncclGroupEnd(void)
         return ncclInvalidUsage;
     if (--group_depth > 0)
         return ncclSuccess;
-    std::vector<std::function<void()>> ops;
+    std::vector<std::pair<pdt_emu::stream *, std::function<void(uint64_t)>>> ops;
     ops.swap(group_ops);
     group_id = 0;
+    std::map<pdt_emu::stream *, uint64_t> before;
     for (auto &op : ops)
-        op();
+        before.emplace(op.first, pdt_emu::stream_position(op.first));
+    for (auto &op : ops)
+        op.second(before[op.first]);
     return ncclSuccess;
 }
 
@@ -498,28 +562,18 @@ ncclResult_t call_collective(kind what, const void *sendbuff, void *recvbuff, si
      * root that is not a rank. */
     if (!comm)
         return ncclInvalidArgument;
-    if (comm->destroyed)
-        pdt_emu::violation(name,
-                           "NCCL User Guide, \"ncclCommDestroy\": a destroyed communicator "
-                           "must not be used",
-                           "communicator %p (rank %d) was destroyed", (void *)comm, comm->rank);
+    check_alive(name, comm);
     if (type_size(datatype) == 0 || (int)op < 0 || op >= ncclNumOps)
         return ncclInvalidArgument;
-    if (what == BROADCAST && (root < 0 || root >= (int)comm->cl->devices.size()))
+    const bool rooted = what == BROADCAST || what == REDUCE;
+    if (rooted && (root < 0 || root >= (int)comm->cl->devices.size()))
         return ncclInvalidArgument;
-    if (count > 0 && ((!sendbuff && (what != BROADCAST || comm->rank == root)) || !recvbuff))
+    /* broadcast reads sendbuff on root only, reduce writes recvbuff on root only */
+    if (count > 0 && ((!sendbuff && (what != BROADCAST || comm->rank == root)) ||
+                      (!recvbuff && (what != REDUCE || comm->rank == root))))
         return ncclInvalidArgument;
 
-    /* "Collective Communication Functions": the operation runs on `stream`,
-     * which must be a stream of the communicator's device. */
-    pdt_emu::stream *s = comm_stream(comm, stream);
-    if (pdt_emu::stream_device(s) != comm->device)
-        pdt_emu::violation(name,
-                           "NCCL User Guide, \"Collective Communication Functions\" and "
-                           "\"ncclCommInitAll\": a rank's stream must belong to its device",
-                           "rank %d of communicator %p is on device %d, stream %p on device %d",
-                           comm->rank, (void *)comm, comm->device, (void *)stream,
-                           pdt_emu::stream_device(s));
+    pdt_emu::stream *s = device_stream(name, comm, stream);
     if (count == 0)
         return ncclSuccess;
 
@@ -570,7 +624,7 @@ ncclResult_t call_collective(kind what, const void *sendbuff, void *recvbuff, si
         p.group = group;
     }
     if (group_depth > 0)
-        group_ops.push_back([cl, seq, rank, s]() { enqueue_part(cl, seq, rank, s); });
+        group_ops.push_back({s, [cl, seq, rank, s](uint64_t) { enqueue_part(cl, seq, rank, s); }});
     else
         enqueue_part(cl, seq, rank, s);
     return ncclSuccess;
@@ -597,6 +651,15 @@ EMU_NCCL_API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, si
                            stream);
 }
 
+/* "ncclReduce": the reduction of every rank's count elements into root's
+ * recvbuff (which the other ranks may pass as NULL); in place when equal. */
+EMU_NCCL_API ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+                                     ncclDataType_t datatype, ncclRedOp_t op, int root,
+                                     ncclComm_t comm, cudaStream_t stream)
+{
+    return call_collective(REDUCE, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+}
+
 /* "ncclAllGather": rank i's sendcount elements at offset i * sendcount of
  * every rank's recvbuff. */
 EMU_NCCL_API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
@@ -615,4 +678,140 @@ EMU_NCCL_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff
 {
     return call_collective(REDUCE_SCATTER, sendbuff, recvbuff, recvcount, datatype, op, 0, comm,
                            stream);
+}
+
+/* --------------------------------------- Point To Point Communication Functions */
+
+namespace {
+
+const char *const DOC_P2P = "NCCL User Guide, \"Point-to-point communication\" and \"ncclSend\" / "
+                            "\"ncclRecv\": each call is blocking for the GPU until the peer's "
+                            "matching call runs; calls that must progress concurrently (a send to "
+                            "this rank itself and its receive among them) must be fused within "
+                            "one ncclGroupStart / ncclGroupEnd";
+const char *const DOC_P2P_MATCH = "NCCL User Guide, \"ncclSend\" / \"ncclRecv\": rank peer "
+                                  "needs to call the matching function with the same datatype "
+                                  "and the same count";
+
+/* The operation of one side of message m, run by its stream: the first side to
+ * run brings the other side's stream up to where that side's group began (up
+ * to the side itself outside a group) and copies sendbuff into recvbuff. */
+void run_side(const std::shared_ptr<clique> &cl, const std::shared_ptr<message> &m, bool is_send)
+{
+    const char *name = is_send ? "ncclSend" : "ncclRecv";
+    pdt_emu::stream *other = nullptr;
+    uint64_t other_ready = 0;
+    {
+        std::lock_guard<std::mutex> lock(cl->mu);
+        if (m->done)
+            return;
+        const side &me = is_send ? m->send : m->recv, &peer = is_send ? m->recv : m->send;
+        if (!peer.enqueued)
+            pdt_emu::violation(name, DOC_P2P,
+                               "rank %d's message to rank %d runs, but rank %d has not made its "
+                               "%s; on a GPU this stream would wait for it forever",
+                               m->from, m->to, is_send ? m->to : m->from,
+                               is_send ? "ncclRecv" : "ncclSend");
+        if (peer.stream == me.stream && peer.position > me.position &&
+            (me.group == 0 || me.group != peer.group))
+            pdt_emu::violation(name, DOC_P2P,
+                               "rank %d's message to rank %d: its %s comes later on the same "
+                               "stream, outside this call's group; on a GPU this call blocks the "
+                               "stream before that one can start",
+                               m->from, m->to, is_send ? "ncclRecv" : "ncclSend");
+        if (peer.stream != me.stream) {
+            other = peer.stream;
+            other_ready = peer.group ? peer.ready : peer.position;
+        }
+    }
+    if (other) /* outside the mutex, as run_part */
+        pdt_emu::drain_to(other, other_ready);
+    std::lock_guard<std::mutex> lock(cl->mu);
+    if (m->done)
+        return;
+    const size_t bytes = m->send.count * type_size(m->send.type);
+    pdt_emu::check_device_access(name, "sendbuff", cl->devices[m->from], m->send.buf, bytes);
+    pdt_emu::check_device_access(name, "recvbuff", cl->devices[m->to], m->recv.buf, bytes);
+    memmove(m->recv.buf, m->send.buf, bytes);
+    m->done = true;
+}
+
+/* One rank's ncclSend (is_send) or ncclRecv: its side of the oldest message
+ * between it and peer that lacks this side, or a new message. */
+ncclResult_t call_p2p(bool is_send, void *buf, size_t count, ncclDataType_t datatype, int peer,
+                      ncclComm_t comm, cudaStream_t stream)
+{
+    const char *name = is_send ? "ncclSend" : "ncclRecv";
+    if (!comm)
+        return ncclInvalidArgument;
+    check_alive(name, comm);
+    std::shared_ptr<clique> cl = comm->cl;
+    if (type_size(datatype) == 0 || peer < 0 || peer >= (int)cl->devices.size() ||
+        (count > 0 && !buf))
+        return ncclInvalidArgument;
+    pdt_emu::stream *s = device_stream(name, comm, stream);
+    if (count == 0)
+        return ncclSuccess;
+    const int from = is_send ? comm->rank : peer, to = is_send ? peer : comm->rank;
+    std::shared_ptr<message> m;
+    {
+        std::lock_guard<std::mutex> lock(cl->mu);
+        auto &mine = (is_send ? cl->open_sends : cl->open_recvs)[{from, to}];
+        auto &theirs = (is_send ? cl->open_recvs : cl->open_sends)[{from, to}];
+        if (!theirs.empty()) {
+            m = theirs.front();
+            theirs.erase(theirs.begin());
+        } else {
+            m = std::make_shared<message>();
+            m->from = from, m->to = to;
+            mine.push_back(m);
+        }
+        side &me = is_send ? m->send : m->recv;
+        const side &other = is_send ? m->recv : m->send;
+        if (other.called && (other.count != count || other.type != datatype))
+            pdt_emu::violation(name, DOC_P2P_MATCH,
+                               "rank %d's message to rank %d: %s of %zu elements of type %d, "
+                               "%s of %zu of type %d",
+                               from, to, is_send ? "ncclSend" : "ncclRecv", count, (int)datatype,
+                               is_send ? "ncclRecv" : "ncclSend", other.count, (int)other.type);
+        me.called = true;
+        me.buf = buf;
+        me.count = count;
+        me.type = datatype;
+        me.stream = s;
+        me.group = group_depth > 0 ? group_id : 0;
+    }
+    auto put = [cl, m, is_send, s, name](uint64_t ready) {
+        {
+            std::lock_guard<std::mutex> lock(cl->mu);
+            side &me = is_send ? m->send : m->recv;
+            me.position = pdt_emu::stream_position(s);
+            me.ready = ready;
+            me.enqueued = true;
+        }
+        pdt_emu::enqueue(s, name, [cl, m, is_send]() { run_side(cl, m, is_send); });
+    };
+    if (group_depth > 0)
+        group_ops.push_back({s, put});
+    else
+        put(0);
+    return ncclSuccess;
+}
+
+} // namespace
+
+/* "ncclSend": count elements of sendbuff to rank peer, which calls ncclRecv
+ * with the same count and datatype; peer may be this rank itself, with its
+ * ncclRecv in the same group. */
+EMU_NCCL_API ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype,
+                                   int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    return call_p2p(true, const_cast<void *>(sendbuff), count, datatype, peer, comm, stream);
+}
+
+/* "ncclRecv": count elements from rank peer into recvbuff. */
+EMU_NCCL_API ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                                   ncclComm_t comm, cudaStream_t stream)
+{
+    return call_p2p(false, recvbuff, count, datatype, peer, comm, stream);
 }
