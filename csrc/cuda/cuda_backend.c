@@ -131,17 +131,22 @@ static pdt_status cuda_setup(int index, cuda_device *d)
         goto fail; /* another thread finished first: st is PDT_OK */
     PDT_CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, index));
     if (pools) {
-        cudaMemPool_t pool = NULL;
-        struct cudaMemPoolProps props;
         uint64_t threshold = UINT64_MAX;
-        memset(&props, 0, sizeof props);
-        props.allocType = cudaMemAllocationTypePinned;
-        props.handleTypes = cudaMemHandleTypeNone;
-        props.location.type = cudaMemLocationTypeDevice;
-        props.location.id = index;
-        PDT_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-        d->pool = pool; /* lives as long as the process */
-        PDT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+        /* d->pool set: an earlier set-up made it and then failed (no stream, say);
+         * the retry keeps that pool rather than make a second one. */
+        if (d->pool == NULL) {
+            cudaMemPool_t pool = NULL;
+            struct cudaMemPoolProps props;
+            memset(&props, 0, sizeof props);
+            props.allocType = cudaMemAllocationTypePinned;
+            props.handleTypes = cudaMemHandleTypeNone;
+            props.location.type = cudaMemLocationTypeDevice;
+            props.location.id = index;
+            PDT_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+            d->pool = pool; /* lives as long as the process */
+        }
+        PDT_CUDA_CHECK(
+            cudaMemPoolSetAttribute(d->pool, cudaMemPoolAttrReleaseThreshold, &threshold));
     }
     PDT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     d->stream = stream;
@@ -162,7 +167,7 @@ pdt_status pdt_cuda_prepare(pdt_cuda_guard *g, int index, cuda_device **out)
         goto fail;
     }
     d = &cuda_devices[index];
-    PDT_CUDA_CHECK(pdt_cuda_guard_enter(g, index));
+    PDT_CUDA_ENTER(g, index);
     if (!atomic_load_explicit(&d->ready, memory_order_acquire)) {
         st = cuda_setup(index, d);
         if (st != PDT_OK)
@@ -228,7 +233,7 @@ static pdt_status cuda_mem_info(int logical, size_t *free_bytes, size_t *total_b
     pdt_status st = PDT_OK;
     size_t f = 0, t = 0;
     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
-    PDT_CUDA_CHECK(pdt_cuda_guard_enter(&g, index)); /* cudaMemGetInfo reports the current device */
+    PDT_CUDA_ENTER(&g, index); /* cudaMemGetInfo reports the current device */
     PDT_CUDA_CHECK(cudaMemGetInfo(&f, &t));
 fail:
     pdt_cuda_guard_exit(&g);

@@ -10,6 +10,7 @@
 
 #include "cuda_library.h"
 #include "cuda_solver.h" /* pdt_cuda_release_for_retry */
+#include "pdt_runtime.h" /* pdt_logical_index */
 
 #define PDT_CUBLAS_SONAME "libcublas.so." PDT_CUDA_STR(CUBLAS_VER_MAJOR)
 /* NVIDIA's cuBLAS wheel: unsuffixed from CUDA 13 on, nvidia-cublas-cu12 before. */
@@ -57,10 +58,14 @@ pdt_status pdt_cublas(const pdt_cublas_table **out)
 pdt_status pdt_cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const char *call,
                            const char *file, int line)
 {
+    int device = -1;
     (void)cudaGetLastError();
+    if (cudaGetDevice(&device) != cudaSuccess) /* the handle's device is current */
+        (void)cudaGetLastError();
     return pdt_fail(s == CUBLAS_STATUS_ALLOC_FAILED ? PDT_ERR_OOM : PDT_ERR_BACKEND,
-                    "cuBLAS error: %s returned %s (%d) at %s:%d", call, t->status_string(s), (int)s,
-                    file, line);
+                    "cuBLAS error on cuda:%d: %s returned %s (%d) at %s:%d",
+                    device < 0 ? -1 : pdt_logical_index(PDT_CUDA, device), call,
+                    t->status_string(s), (int)s, file, line);
 }
 
 pdt_status pdt_cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device)

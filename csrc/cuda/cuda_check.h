@@ -14,30 +14,77 @@
 
 #include <cuda_runtime.h>
 
+#include "pdt_runtime.h"
 #include "pdt_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Records err for `call` (source text) at file:line and returns the status.
+/* Note [sticky CUDA errors]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A kernel that faults (cudaErrorLaunchFailure, an illegal address, a device-side
+ * assert, ...) corrupts its device's context: "This leaves the process in an
+ * inconsistent state and any further CUDA work will return the same error.  To
+ * continue using CUDA, the process must be terminated and relaunched" (CUDA Runtime
+ * API, "Data types used by CUDA Runtime", cudaError, for each of the codes below).
+ * PyTorch reports such an error as any other ("CUDA error: unspecified launch
+ * failure", then again from every later op); ours says, once it is one of these,
+ * that the device must be reset and the process restarted, since nothing in
+ * pydevtensor can bring the device back (cudaDeviceReset would free every
+ * allocation of every library in the process). */
+static inline int pdt_cuda_sticky(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure: return 1;
+    default: return 0;
+    }
+}
+
+/* Records err for `call` (source text) at file:line, on physical device `device`
+ * (-1: the current one), and returns the status.  The message names the device as
+ * its first logical one (cuda:N).
  *
  * Note [clearing CUDA errors]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * cudart keeps a per-thread "last error" that later cudaGetLastError() calls
  * (ours after a kernel launch, or another library's) would report again.  We
  * reset it here so that one failure is reported once.  Errors that corrupt the
- * context (an illegal address in a kernel, say) cannot be cleared: every later
- * call on that device returns them again, which is what we want. */
+ * context (Note [sticky CUDA errors]) cannot be cleared: every later call on that
+ * device returns them again, which is what we want. */
+static inline pdt_status pdt_cuda_fail_on(cudaError_t err, const char *call, int device,
+                                          const char *file, int line)
+{
+    (void)cudaGetLastError();
+    if (device < 0 && cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        device = -1;
+    }
+    const int logical = device < 0 ? -1 : pdt_logical_index(PDT_CUDA, device);
+    if (err == cudaErrorMemoryAllocation)
+        return pdt_fail(PDT_ERR_OOM, "CUDA out of memory on cuda:%d: %s returned %s (%s) at %s:%d",
+                        logical, call, cudaGetErrorName(err), cudaGetErrorString(err), file, line);
+    return pdt_fail(PDT_ERR_BACKEND, "CUDA error on cuda:%d: %s returned %s (%s) at %s:%d%s",
+                    logical, call, cudaGetErrorName(err), cudaGetErrorString(err), file, line,
+                    pdt_cuda_sticky(err)
+                        ? ". The error is sticky: it corrupted the device's CUDA context, and "
+                          "every later CUDA call on the device fails with it; the device must be "
+                          "reset: restart the process"
+                        : "");
+}
+
 static inline pdt_status pdt_cuda_fail(cudaError_t err, const char *call, const char *file,
                                        int line)
 {
-    (void)cudaGetLastError();
-    if (err == cudaErrorMemoryAllocation)
-        return pdt_fail(PDT_ERR_OOM, "CUDA out of memory: %s returned %s (%s) at %s:%d", call,
-                        cudaGetErrorName(err), cudaGetErrorString(err), file, line);
-    return pdt_fail(PDT_ERR_BACKEND, "CUDA error: %s returned %s (%s) at %s:%d", call,
-                    cudaGetErrorName(err), cudaGetErrorString(err), file, line);
+    return pdt_cuda_fail_on(err, call, -1, file, line);
 }
 
 /* Needs a local `pdt_status st;` and a `fail:` label in the calling function. */

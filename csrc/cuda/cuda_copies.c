@@ -221,7 +221,7 @@ static pdt_status cuda_copy_peer(pdt_cuda_guard *g, int dst_index, void *dst, in
     PDT_CUDA_CHECK(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming));
     PDT_CUDA_CHECK(cudaEventRecord(copied, sd->stream));
 
-    PDT_CUDA_CHECK(pdt_cuda_guard_enter(g, dst_index));
+    PDT_CUDA_ENTER(g, dst_index);
     PDT_CUDA_CHECK(cudaStreamWaitEvent(dd->stream, copied, 0));
 fail:
     /* If the copy went out but the dst stream could not be made to wait for

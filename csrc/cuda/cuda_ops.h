@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
 #include "pdt_backend.h"
 
 #ifdef __cplusplus
@@ -67,6 +68,19 @@ static inline void pdt_cuda_guard_exit(pdt_cuda_guard *g)
         g->current = g->previous;
     }
 }
+
+/* PDT_CUDA_CHECK(pdt_cuda_guard_enter(g, device)), with a message that names the
+ * device the thread could not move to (and cudaSetDevice, the call that failed). */
+#define PDT_CUDA_ENTER(g, device)                                                                  \
+    do {                                                                                           \
+        const int pdt_enter_dev_ = (device);                                                       \
+        cudaError_t pdt_enter_err_ = pdt_cuda_guard_enter((g), pdt_enter_dev_);                    \
+        if (pdt_enter_err_ != cudaSuccess) {                                                       \
+            st = pdt_cuda_fail_on(pdt_enter_err_, "cudaSetDevice", pdt_enter_dev_, __FILE__,       \
+                                  __LINE__);                                                       \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
 
 /* Makes logical device `logical`'s GPU current through g (Note [device
  * guard]: the caller calls pdt_cuda_guard_exit(g) before returning, whatever

@@ -104,11 +104,34 @@ static void slots_init(void)
 
 /* Records a cuSOLVER failure of `call` at file:line; CUDA's last error is
  * cleared (Note [clearing CUDA errors] in cuda_check.h). */
+/* cuSOLVER's statuses (cusolver_common.h) have no string function: the names of
+ * those its dense API returns (cuSOLVER Library, "cusolverStatus_t"). */
+static const char *cusolver_status_name(cusolverStatus_t s)
+{
+    switch (s) {
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+        return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default: return "an error status";
+    }
+}
+
 pdt_status pdt_cusolver_fail(cusolverStatus_t s, const char *call, const char *file, int line)
 {
+    int device = -1;
     (void)cudaGetLastError();
+    if (cudaGetDevice(&device) != cudaSuccess) /* the handle's device is current */
+        (void)cudaGetLastError();
     return pdt_fail(s == CUSOLVER_STATUS_ALLOC_FAILED ? PDT_ERR_OOM : PDT_ERR_BACKEND,
-                    "cuSOLVER error: %s returned status %d at %s:%d", call, (int)s, file, line);
+                    "cuSOLVER error on cuda:%d: %s returned %s (%d) at %s:%d",
+                    device < 0 ? -1 : pdt_logical_index(PDT_CUDA, device), call,
+                    cusolver_status_name(s), (int)s, file, line);
 }
 
 pdt_status pdt_cusolver_check_elements(const char *what, int device, const char *name, int64_t rows,
@@ -163,14 +186,8 @@ pdt_status pdt_cusolver_create(__typeof__(cusolverDnCreate) *create, cusolverDnH
     if (s == CUSOLVER_STATUS_SUCCESS)
         return PDT_OK;
     *handle = NULL;
-    /* cuSOLVER's statuses (cusolver_common.h) have no string function */
     return pdt_handle_create_fail(s == CUSOLVER_STATUS_ALLOC_FAILED, "cuSOLVER", "cusolverDnCreate",
-                                  device,
-                                  s == CUSOLVER_STATUS_ALLOC_FAILED ? "CUSOLVER_STATUS_ALLOC_FAILED"
-                                  : s == CUSOLVER_STATUS_NOT_INITIALIZED
-                                      ? "CUSOLVER_STATUS_NOT_INITIALIZED"
-                                      : "an error status",
-                                  (int)s);
+                                  device, cusolver_status_name(s), (int)s);
 }
 
 pdt_status pdt_solver_begin(pdt_solver_call *c, const pdt_tensor *t, const char *what, int64_t n)
@@ -282,10 +299,18 @@ static pdt_status factor_each(pdt_solver_call *c, const pdt_tensor *a, const pdt
     bytes = (size_t)(lwork > 0 ? lwork : 1) * pdt_solver_elem_size(a);
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;
-    for (int64_t b = 0; b < batch; b++)
-        PDT_CUSOLVER_CHECK(factor_one(c->handle, d, uplo, ni,
-                                      m + (size_t)(b * n * n) * pdt_solver_elem_size(a), work,
-                                      lwork, ipiv ? ipiv + b * n : NULL, inf + b));
+    for (int64_t b = 0; b < batch; b++) {
+        cusolverStatus_t s = factor_one(c->handle, d, uplo, ni,
+                                        m + (size_t)(b * n * n) * pdt_solver_elem_size(a), work,
+                                        lwork, ipiv ? ipiv + b * n : NULL, inf + b);
+        if (s != CUSOLVER_STATUS_SUCCESS) { /* the message names the cuSOLVER function */
+            st = pdt_cusolver_fail(s,
+                                   pivots ? (d ? "cusolverDnDgetrf" : "cusolverDnSgetrf")
+                                          : (d ? "cusolverDnDpotrf" : "cusolverDnSpotrf"),
+                                   __FILE__, __LINE__);
+            goto fail;
+        }
+    }
 fail:
     if (work) /* in stream order, after the last call that uses it */
         pdt_scratch_free(a->device, work, bytes);

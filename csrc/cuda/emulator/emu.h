@@ -61,6 +61,12 @@ PDT_EMU_API cudaError_t set_error(cudaError_t err);
  * `api` ("cudaMalloc", "cublasCreate", ...) and says whether it must fail with
  * the error that Note names for it.  Aborts for a name the Note does not list. */
 PDT_EMU_API bool fault_due(const char *api);
+/* The sticky error of device dev (Note [fault injection],
+ * "cudaMemcpyAsync/sticky"), set as the thread's last error, or cudaSuccess. */
+PDT_EMU_API cudaError_t sticky_error(int dev);
+/* For the copies of device dev: counts the call for "cudaMemcpyAsync" and
+ * "cudaMemcpyAsync/sticky"; the error to fail with, or cudaSuccess. */
+PDT_EMU_API cudaError_t memcpy_fault(int dev);
 
 /* -------------------------------------------------------------- devices */
 

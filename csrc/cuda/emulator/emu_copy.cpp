@@ -118,6 +118,8 @@ cudaError_t memcpy_async(void *dst, const void *src, size_t n, cudaMemcpyKind ki
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
         return set_error(cudaErrorInvalidValue);
     cudaMemcpyKind k = check_copy(call, dst, src, n, kind);
+    if (cudaError_t e = memcpy_fault(s->device)) /* Note [fault injection] */
+        return e;
     if (k == cudaMemcpyHostToDevice && !is_pinned_or_device(src)) {
         /* pageable source: synchronise, stage, return; the device is
          * written in stream order */
@@ -186,6 +188,10 @@ PDT_EMU_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const voi
         return cudaSuccess;
     check_peer_side("cudaMemcpyPeerAsync", "dst", dst, dst_device, count);
     check_peer_side("cudaMemcpyPeerAsync", "src", src, src_device, count);
+    if (cudaError_t e = memcpy_fault(src_device)) /* Note [fault injection] */
+        return e;
+    if (sticky_error(dst_device) != cudaSuccess)
+        return sticky_error(dst_device);
     enqueue_copy(resolve(s, "cudaMemcpyPeerAsync"), "cudaMemcpyPeerAsync", dst, src, count);
     return cudaSuccess;
 }
@@ -209,6 +215,8 @@ PDT_EMU_API cudaError_t cudaMemsetAsync(void *dst, int value, size_t count, cuda
         violation("cudaMemsetAsync", "CUDA Runtime API, cudaMemset: dst is device memory",
                   "dst = %p is %s", dst, lookup(dst, &m) ? where(m) : "pageable host memory");
     check_side("cudaMemsetAsync", "dst", dst, count, m, true);
+    if (sticky_error(st->device) != cudaSuccess) /* Note [fault injection] */
+        return sticky_error(st->device);
     enqueue(st, "cudaMemsetAsync", [dst, value, count] {
         mem_info k;
         if (lookup(dst, &k))

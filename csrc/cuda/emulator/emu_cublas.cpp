@@ -251,6 +251,9 @@ cublasStatus_t gemm(const char *name, cublasHandle_t handle, cublasOperation_t t
         return CUBLAS_STATUS_SUCCESS;
 
     pdt_emu::stream *s = emu_blas::stream_of(handle, name, device, stream);
+    /* Note [fault injection] (and a device a sticky error corrupted) */
+    if (pdt_emu::fault_due("cublasGemm") || pdt_emu::sticky_error(device) != cudaSuccess)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
 
     gemm_call<S, T> g;
     g.name = name;
@@ -381,7 +384,7 @@ EMU_CUBLAS_API const char *cublasGetStatusString(cublasStatus_t status)
  * device breaks "cuBLAS context" (the handle's work runs on its device). */
 EMU_CUBLAS_API cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
 {
-    if (!handle)
+    if (!handle || pdt_emu::fault_due("cublasSetStream")) /* ... or Note [fault injection] */
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (!is_special_stream(streamId)) {
         /* 0, cudaStreamLegacy and cudaStreamPerThread name the default stream

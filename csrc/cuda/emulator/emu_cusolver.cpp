@@ -67,6 +67,8 @@ cusolverStatus_t getrf(const char *name, cusolverDnHandle_t h, int m, int n, T *
         return CUSOLVER_STATUS_INVALID_VALUE;
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     /* "cusolverDn<t>getrf()": devIpiv (min(m, n) ints), devInfo (one int),
      * A and Workspace are device memory; Workspace of the size _bufferSize gave
      * (getrf takes no Lwork: it uses what it asked for). */
@@ -97,6 +99,8 @@ cusolverStatus_t getrs(const char *name, cusolverDnHandle_t h, cublasOperation_t
         return CUSOLVER_STATUS_NOT_SUPPORTED;
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     pdt_emu::enqueue(s, name, [=]() {
         pdt_emu::check_device_access(name, "A", dev, a, span(n, n, lda) * sizeof(T));
         pdt_emu::check_device_access(name, "devIpiv", dev, ipiv, (size_t)n * sizeof(int));
@@ -138,6 +142,8 @@ cusolverStatus_t potrf(const char *name, cusolverDnHandle_t h, cublasFillMode_t 
     check_lwork(name, DOC_WORKSPACE, "cusolverDn<t>potrf_bufferSize", lwork, lwork_for(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     const bool upper = uplo == CUBLAS_FILL_MODE_UPPER;
     pdt_emu::enqueue(s, name, [=]() {
         pdt_emu::check_device_access(name, "A", dev, a, span(n, n, lda) * sizeof(T));
@@ -168,6 +174,8 @@ cusolverStatus_t potrf_batched(const char *name, cusolverDnHandle_t h, cublasFil
         return CUSOLVER_STATUS_INVALID_VALUE;
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     const bool upper = uplo == CUBLAS_FILL_MODE_UPPER;
     T *const *array = Aarray;
     pdt_emu::enqueue(s, name, [=]() {

@@ -34,6 +34,13 @@ inline const char *const DOC_CONTEXT =
 inline const char *const DOC_SET_STREAM =
     "cuSOLVER Library, \"cusolverDnSetStream()\": the handle's "
     "stream must belong to the handle's device";
+/* Note [fault injection]: whether a compute call on device must fail (with
+ * CUSOLVER_STATUS_INTERNAL_ERROR): a "cusolverDn" fault, or a device that a
+ * sticky error corrupted.  Counts the call. */
+inline bool fails(int device)
+{
+    return pdt_emu::fault_due("cusolverDn") || pdt_emu::sticky_error(device) != cudaSuccess;
+}
 /* Validates the handle and returns its stream, resolved, with the handle's
  * device current (aborts otherwise, as a misuse is undefined on a GPU). */
 inline pdt_emu::stream *stream_of(cusolverDnHandle_t h, const char *name, int *device)

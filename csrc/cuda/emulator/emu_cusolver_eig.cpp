@@ -260,6 +260,8 @@ cusolverStatus_t syevd(const char *name, cusolverDnHandle_t h, cusolverEigMode_t
     check_lwork(name, DOC_WORKSPACE_EIG, "cusolverDn<t>syevd_bufferSize", lwork, need);
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     const bool vectors = jobz == CUSOLVER_EIG_MODE_VECTOR, upper = uplo == CUBLAS_FILL_MODE_UPPER;
     pdt_emu::enqueue(s, name, [=]() {
         pdt_emu::check_device_access(name, "A", dev, a, span(n, n, lda) * sizeof(T));
@@ -300,6 +302,8 @@ cusolverStatus_t gesvd(const char *name, cusolverDnHandle_t h, signed char jobu,
     check_lwork(name, DOC_WORKSPACE_EIG, "cusolverDn<t>gesvd_bufferSize", lwork, lwork_eig(m, n));
     int dev;
     pdt_emu::stream *st = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     const int uc = jobu == 'A' ? m : n;
     const char ju = (char)jobu, jv = (char)jobvt;
     pdt_emu::enqueue(st, name, [=]() {

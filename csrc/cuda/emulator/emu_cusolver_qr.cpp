@@ -99,6 +99,8 @@ cusolverStatus_t geqrf(const char *name, cusolverDnHandle_t h, int m, int n, T *
     check_lwork(name, DOC_WORKSPACE_QR, "cusolverDn<t>geqrf_bufferSize", lwork, lwork_qr(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     pdt_emu::enqueue(s, name, [=]() {
         pdt_emu::check_device_access(name, "A", dev, a, span(m, n, lda) * sizeof(T));
         pdt_emu::check_device_access(name, "TAU", dev, tau, (size_t)std::min(m, n) * sizeof(T));
@@ -120,6 +122,8 @@ cusolverStatus_t orgqr(const char *name, cusolverDnHandle_t h, int m, int n, int
     check_lwork(name, DOC_WORKSPACE_QR, "cusolverDn<t>orgqr_bufferSize", lwork, lwork_qr(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
+    if (emu_solver::fails(dev)) /* Note [fault injection] */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     pdt_emu::enqueue(s, name, [=]() {
         pdt_emu::check_device_access(name, "A", dev, a, span(m, n, lda) * sizeof(T));
         pdt_emu::check_device_access(name, "tau", dev, tau, (size_t)k * sizeof(T));

@@ -107,7 +107,7 @@ cudaError_t check_launch_config(dim3 g, dim3 b, size_t shared)
         return cudaErrorInvalidConfiguration;
     if (fault_due("cudaLaunchKernel")) /* Note [fault injection] */
         return cudaErrorLaunchOutOfResources;
-    return cudaSuccess;
+    return sticky_error(tls_device);
 }
 
 } // namespace pdt_emu
@@ -128,6 +128,8 @@ PDT_EMU_API cudaError_t cudaGetDeviceCount(int *count)
 {
     if (count == NULL)
         return set_error(cudaErrorInvalidValue);
+    if (fault_due("cudaGetDeviceCount")) /* Note [fault injection] */
+        return set_error(cudaErrorInitializationError);
     /* As with a real driver older than the runtime: no device, InsufficientDriver. */
     if (driver_version() < CUDART_VERSION) {
         *count = 0;
@@ -142,6 +144,8 @@ PDT_EMU_API cudaError_t cudaSetDevice(int device)
 {
     if (!valid_device(device))
         return set_error(cudaErrorInvalidDevice);
+    if (fault_due("cudaSetDevice")) /* Note [fault injection] */
+        return set_error(cudaErrorDevicesUnavailable);
     tls_device = device;
     return cudaSuccess;
 }
@@ -176,8 +180,8 @@ PDT_EMU_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int de
 {
     if (p == NULL)
         return set_error(cudaErrorInvalidValue);
-    if (!valid_device(device))
-        return set_error(cudaErrorInvalidDevice);
+    if (!valid_device(device) || fault_due("cudaGetDeviceProperties"))
+        return set_error(cudaErrorInvalidDevice); /* ... or Note [fault injection] */
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "pydevtensor emulated CUDA device %d", device);
     p->totalGlobalMem = device_memory_bytes();
@@ -254,7 +258,8 @@ PDT_EMU_API cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int
      * cudaMallocAsync pools (cudaMemPoolSetAccess does). */
     if (flags != 0)
         return set_error(cudaErrorInvalidValue);
-    if (!valid_device(peer_device) || peer_device == tls_device)
+    if (!valid_device(peer_device) || peer_device == tls_device ||
+        fault_due("cudaDeviceEnablePeerAccess")) /* ... or Note [fault injection] */
         return set_error(cudaErrorInvalidDevice);
     int expected = 0;
     if (!peer[tls_device][peer_device].compare_exchange_strong(expected, 1))
@@ -275,7 +280,7 @@ PDT_EMU_API cudaError_t cudaDeviceDisablePeerAccess(int peer_device)
 PDT_EMU_API cudaError_t cudaDeviceSynchronize(void)
 {
     drain_device(tls_device);
-    return cudaSuccess;
+    return sticky_error(tls_device);
 }
 
 /* CUDA Runtime API, cudaOccupancyMaxActiveBlocksPerMultiprocessor.  The

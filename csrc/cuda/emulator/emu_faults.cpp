@@ -33,8 +33,53 @@
  *                            allocated)
  *   cusolverDnCreate         CUSOLVER_STATUS_ALLOC_FAILED (cuSOLVER,
  *                            "cusolverDnCreate()")
- *   ncclCommInitAll          ncclUnhandledCudaError (NCCL User Guide, "Types",
- *                            ncclResult_t: a call to a CUDA function failed)
+ *   ncclCommInitAll,         ncclUnhandledCudaError (NCCL User Guide, "Types",
+ *   ncclCommInitRank         ncclResult_t: a call to a CUDA function failed)
+ *   cudaGetDeviceCount       cudaErrorInitializationError (CUDA Runtime API,
+ *                            "Device Management", cudaGetDeviceCount: a call
+ *                            that initialises the runtime "may also return
+ *                            cudaErrorInitializationError")
+ *   cudaSetDevice            cudaErrorDevicesUnavailable (CUDA Runtime API,
+ *                            "Device Management", cudaSetDevice, which spells
+ *                            it cudaErrorDeviceUnavailable: the device is in
+ *                            exclusive use by another process, say)
+ *   cudaGetDeviceProperties  cudaErrorInvalidDevice (CUDA Runtime API, "Device
+ *                            Management", cudaGetDeviceProperties)
+ *   cudaStreamCreate         cudaErrorInvalidValue (CUDA Runtime API, "Stream
+ *                            Management", cudaStreamCreateWithFlags, the one
+ *                            error it lists; also counts cudaStreamCreate)
+ *   cudaMemcpyAsync          cudaErrorInvalidValue (CUDA Runtime API, "Memory
+ *                            Management", cudaMemcpyAsync); counts
+ *                            cudaMemcpyAsync, cudaMemcpy, cudaMemcpyPeerAsync and
+ *                            cudaMemcpyPeer, host<->device, within a device and
+ *                            between two
+ *   cudaMemcpyAsync/sticky   the same calls, counted apart, fail with
+ *                            cudaErrorLaunchFailure: the copy reports a kernel
+ *                            that faulted before it (CUDA Runtime API: these
+ *                            calls "may also return error codes from previous,
+ *                            asynchronous launches").  The error is sticky, as
+ *                            "Data types used by CUDA Runtime", cudaError, says
+ *                            of it ("any further CUDA work will return the same
+ *                            error"): every later launch, copy, memset,
+ *                            allocation, stream or event creation, record, wait
+ *                            and synchronisation on the device fails with it
+ *                            (cublas<t>gemm with CUBLAS_STATUS_EXECUTION_FAILED),
+ *                            until the process exits (cudaDeviceReset is not
+ *                            emulated).  Frees still work.
+ *   cudaDeviceEnablePeerAccess  cudaErrorInvalidDevice (CUDA Runtime API,
+ *                            "Peer Device Memory Access")
+ *   cublasSetStream          CUBLAS_STATUS_NOT_INITIALIZED (cuBLAS Library,
+ *                            "cublasSetStream()", the one error it lists)
+ *   cublasGemm               CUBLAS_STATUS_EXECUTION_FAILED (cuBLAS Library,
+ *                            "cublas<t>gemm()": "the function failed to launch
+ *                            on the GPU"); counts every cublas<t>gemm,
+ *                            cublas<t>gemmStridedBatched and cublasGemmEx call
+ *                            that has work to launch
+ *   cusolverDn               CUSOLVER_STATUS_INTERNAL_ERROR (cuSOLVER, e.g.
+ *                            "cusolverDn<t>potrf()": "an internal operation
+ *                            failed"); counts every cusolverDn compute call
+ *                            (not the bufferSize queries) that has work to
+ *                            launch
  *
  * pdtEmuFailCall(NULL, 0, 0) disarms everything; pdtEmuFaultsInjected(api)
  * says how many calls of api (NULL: of any) failed so, so that a test can
@@ -44,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "emu_runtime.h"
@@ -51,9 +97,26 @@
 namespace pdt_emu {
 
 static const char *const kFaultApis[] = {
-    "cudaMalloc",    "cudaMallocAsync",  "cudaMallocFromPoolAsync",
-    "cudaHostAlloc", "cudaEventCreate",  "cudaLaunchKernel",
-    "cublasCreate",  "cusolverDnCreate", "ncclCommInitAll",
+    "cudaMalloc",
+    "cudaMallocAsync",
+    "cudaMallocFromPoolAsync",
+    "cudaHostAlloc",
+    "cudaEventCreate",
+    "cudaLaunchKernel",
+    "cublasCreate",
+    "cusolverDnCreate",
+    "ncclCommInitAll",
+    "ncclCommInitRank",
+    "cudaGetDeviceCount",
+    "cudaSetDevice",
+    "cudaGetDeviceProperties",
+    "cudaStreamCreate",
+    "cudaMemcpyAsync",
+    "cudaMemcpyAsync/sticky",
+    "cudaDeviceEnablePeerAccess",
+    "cublasSetStream",
+    "cublasGemm",
+    "cusolverDn",
 };
 constexpr int kFaultApiCount = (int)(sizeof kFaultApis / sizeof kFaultApis[0]);
 
@@ -134,6 +197,26 @@ bool fault_due(const char *api)
     if (call == f.first + f.count - 1)
         f.first = 0; /* spent */
     return true;
+}
+
+/* Devices whose context a sticky error corrupted: the error, or 0. */
+static std::atomic<int> sticky[kMaxDevices];
+
+cudaError_t memcpy_fault(int dev)
+{
+    if (fault_due("cudaMemcpyAsync"))
+        return set_error(cudaErrorInvalidValue);
+    if (fault_due("cudaMemcpyAsync/sticky") && dev >= 0 && dev < kMaxDevices)
+        sticky[dev].store(cudaErrorLaunchFailure);
+    return sticky_error(dev);
+}
+
+cudaError_t sticky_error(int dev)
+{
+    if (dev < 0 || dev >= kMaxDevices)
+        return cudaSuccess;
+    const cudaError_t err = (cudaError_t)sticky[dev].load();
+    return err == cudaSuccess ? cudaSuccess : set_error(err);
 }
 
 } // namespace pdt_emu

@@ -301,6 +301,8 @@ PDT_EMU_API cudaError_t cudaMalloc(void **out, size_t size)
     if (fault_due("cudaMalloc"))
         return set_error(cudaErrorMemoryAllocation);
     const int dev = tls_device;
+    if (sticky_error(dev) != cudaSuccess) /* Note [fault injection] */
+        return sticky_error(dev);
     std::lock_guard<std::mutex> g(mu);
     const size_t charge = round_up(size, kAlign);
     if (device_used(dev) + charge > device_memory_bytes())
@@ -491,8 +493,8 @@ PDT_EMU_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t handle, enum cudaM
         else
             p->used_high = p->used;
     } else if (attr != cudaMemPoolReuseFollowEventDependencies &&
-             attr != cudaMemPoolReuseAllowOpportunistic &&
-             attr != cudaMemPoolReuseAllowInternalDependencies)
+               attr != cudaMemPoolReuseAllowOpportunistic &&
+               attr != cudaMemPoolReuseAllowInternalDependencies)
         return set_error(cudaErrorInvalidValue);
     return cudaSuccess;
 }
@@ -553,8 +555,10 @@ PDT_EMU_API cudaError_t cudaMallocFromPoolAsync(void **out, size_t size, cudaMem
     pool *p = check_pool(handle, "cudaMallocFromPoolAsync");
     if (fault_due("cudaMallocFromPoolAsync"))
         return set_error(cudaErrorMemoryAllocation);
-    return pool_alloc(out, size, p, resolve(s, "cudaMallocFromPoolAsync"),
-                      "cudaMallocFromPoolAsync");
+    stream *st = resolve(s, "cudaMallocFromPoolAsync");
+    if (sticky_error(st->device) != cudaSuccess) /* Note [fault injection] */
+        return sticky_error(st->device);
+    return pool_alloc(out, size, p, st, "cudaMallocFromPoolAsync");
 }
 
 PDT_EMU_API cudaError_t cudaMallocAsync(void **out, size_t size, cudaStream_t s)
@@ -570,6 +574,8 @@ PDT_EMU_API cudaError_t cudaMallocAsync(void **out, size_t size, cudaStream_t s)
     }
     if (fault_due("cudaMallocAsync"))
         return set_error(cudaErrorMemoryAllocation);
+    if (sticky_error(st->device) != cudaSuccess) /* Note [fault injection] */
+        return sticky_error(st->device);
     return pool_alloc(out, size, p, st, "cudaMallocAsync");
 }
 

@@ -480,6 +480,8 @@ EMU_NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUni
         return ncclInvalidArgument;
     if (strncmp(commId.internal, "pdt-emu-nccl ", 13) != 0)
         return ncclInvalidArgument;
+    if (pdt_emu::fault_due("ncclCommInitRank")) /* Note [fault injection] */
+        return ncclUnhandledCudaError;
     if (nranks > 1) {
         fprintf(stderr,
                 "emulated NCCL: ncclCommInitRank with %d ranks: every process has its own "

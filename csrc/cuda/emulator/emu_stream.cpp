@@ -254,6 +254,10 @@ PDT_EMU_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *out, unsigned in
         return set_error(cudaErrorInvalidValue);
     if (device_count() == 0)
         return set_error(cudaErrorNoDevice);
+    if (fault_due("cudaStreamCreate")) /* Note [fault injection] */
+        return set_error(cudaErrorInvalidValue);
+    if (sticky_error(tls_device) != cudaSuccess)
+        return sticky_error(tls_device);
     *out = reinterpret_cast<cudaStream_t>(new_stream(tls_device, flags, "stream"));
     return cudaSuccess;
 }
@@ -284,8 +288,9 @@ PDT_EMU_API cudaError_t cudaStreamDestroy(cudaStream_t handle)
 
 PDT_EMU_API cudaError_t cudaStreamSynchronize(cudaStream_t handle)
 {
-    drain(resolve(handle, "cudaStreamSynchronize"));
-    return cudaSuccess;
+    stream *s = resolve(handle, "cudaStreamSynchronize");
+    drain(s);
+    return sticky_error(s->device);
 }
 
 PDT_EMU_API cudaError_t cudaStreamQuery(cudaStream_t handle)
@@ -320,6 +325,8 @@ PDT_EMU_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *out, unsigned int 
         return set_error(cudaErrorNoDevice);
     if (fault_due("cudaEventCreate"))
         return set_error(cudaErrorMemoryAllocation);
+    if (sticky_error(tls_device) != cudaSuccess)
+        return sticky_error(tls_device);
     event *ev = new event;
     ev->device = tls_device;
     ev->flags = flags;
@@ -362,6 +369,8 @@ PDT_EMU_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t handle)
      * different devices. */
     if (s->device != ev->device)
         return set_error(cudaErrorInvalidResourceHandle);
+    if (sticky_error(s->device) != cudaSuccess)
+        return sticky_error(s->device);
     uint64_t make_room;
     {
         std::lock_guard<std::mutex> g(s->mu);
@@ -386,6 +395,7 @@ PDT_EMU_API cudaError_t cudaEventSynchronize(cudaEvent_t e)
     if (ev->s != NULL) {
         drain_to(ev->s, ev->pos);
         pools_after_sync(ev->s->device);
+        return sticky_error(ev->s->device);
     }
     return cudaSuccess;
 }
@@ -430,6 +440,8 @@ PDT_EMU_API cudaError_t cudaStreamWaitEvent(cudaStream_t handle, cudaEvent_t e, 
     event *ev = check_event(e, "cudaStreamWaitEvent");
     if (flags != 0 && flags != cudaEventWaitDefault)
         return set_error(cudaErrorInvalidValue);
+    if (sticky_error(s->device) != cudaSuccess)
+        return sticky_error(s->device);
     /* CUDA Runtime API, cudaStreamWaitEvent: waits for the most recent
      * record at the time of the call (none: no wait); the stream and the
      * event may belong to different devices (Programming Guide, "Stream and
