@@ -237,6 +237,10 @@ def _in_place(name, fn, doc_arg, doc_example):
             raise RuntimeError(f"{name}(): result type {out.dtype} can't be cast to the "
                                f"desired output type {self.dtype} (shape "
                                f"{tuple(self.shape)}, on {self.device})")
+        if out.shape != self.shape:  # PyTorch's words; copy_ would refuse it too
+            raise RuntimeError(f"{name}(): output with shape {tuple(self.shape)} doesn't "
+                               f"match the broadcast shape {tuple(out.shape)} (on "
+                               f"{self.device})")
         return self.copy_(out)
 
     method.__name__ = method.__qualname__ = name

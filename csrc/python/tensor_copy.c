@@ -364,7 +364,9 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
      * src's device when it crosses, so that a copy between devices stays one of the
      * same shape */
     if (d->ndim != s->ndim || memcmp(d->shape, s->shape, sizeof d->shape[0] * (size_t)d->ndim)) {
-        st = pdt_expand("copy_", s, d->ndim, d->shape, &wide);
+        /* PyTorch's copy_ broadcasts src to self's shape and no further: a src with more
+         * dimensions (of size 1) than self is refused too */
+        st = s->ndim > d->ndim ? PDT_ERR_VALUE : pdt_expand("copy_", s, d->ndim, d->shape, &wide);
         if (st != PDT_OK) { /* in copy's words, naming the devices */
             char sd[96], ss[96], dd[32], ds[32];
             st = pdt_fail(PDT_ERR_VALUE,
