@@ -60,3 +60,65 @@ def test_in_place_result_dtype_must_cast_to_self(device):
     i = pdt.ones(2, dtype=pdt.int32, device=device)
     i.addcmul_(pdt.full((2,), 3, device=device), pdt.full((2,), 2, device=device), value=2)
     assert i.tolist() == [13, 13] and i.dtype == pdt.int32
+
+
+
+def test_keywords_of_products_and_repeat_under_autograd():
+    # PyTorch's names mm(mat2=), bmm(mat2=), dot(tensor=), repeat(repeats=): the
+    # recorder's rules failed on them ("_Product.save() missing ... 'other'")
+    a = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.75]])
+    x = pdt.tensor(a, requires_grad=True)
+    y = x.t().mm(mat2=x)
+    y.sum().backward()
+    ones = np.ones((3, 3))
+    np.testing.assert_allclose(x.grad.numpy(), a @ (ones + ones.T), rtol=1e-12)
+    x.grad = None
+    x[None].bmm(mat2=x.t()[None]).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.ones((2, 2)) @ a + np.ones((2, 2)).T @ a,
+                               rtol=1e-12)
+    v, w = pdt.tensor(a[0], requires_grad=True), pdt.tensor(a[1], requires_grad=True)
+    v.dot(tensor=w).backward()
+    np.testing.assert_allclose(v.grad.numpy(), a[1])
+    x.grad = None
+    r = x.repeat(repeats=(1, 2))
+    np.testing.assert_array_equal(r.detach().numpy(), np.tile(a, (1, 2)))
+    r.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
+
+
+def test_new_methods_take_size_layout_and_pin_memory_by_keyword(device):
+    x = pdt.ones(2, dtype=pdt.float64, device=device)
+    for make, value in (("new_zeros", 0.0), ("new_ones", 1.0)):
+        t = getattr(x, make)(size=(2, 3), layout=pdt.strided, pin_memory=False)
+        assert t.shape == (2, 3) and t.dtype == pdt.float64 and t.device == x.device
+        np.testing.assert_array_equal(t.cpu().numpy(), np.full((2, 3), value))
+    assert x.new_empty(size=(0,)).shape == (0,)
+    f = x.new_full(size=(2,), fill_value=3.5, requires_grad=True)
+    np.testing.assert_array_equal(f.detach().cpu().numpy(), [3.5, 3.5])
+    assert f.requires_grad and f.is_leaf
+    assert x.new_full((2,), fill_value=1).shape == (2,)
+    t = x.new_tensor([1, 2], layout=pdt.strided, pin_memory=False)
+    np.testing.assert_array_equal(t.cpu().numpy(), [1.0, 2.0])
+    with pytest.raises(ValueError, match="new_zeros.*strided"):
+        x.new_zeros(2, layout="sparse")
+    with pytest.raises(TypeError, match="new_ones.*'shape'"):
+        x.new_ones(shape=(2,))
+
+
+def test_cpu_resize_and_sum_to_size_keywords():
+    x = pdt.ones(2, 3, 4, 5)
+    assert x.cpu(memory_format=pdt.preserve_format) is x
+    c = x.cpu(memory_format=pdt.channels_last)
+    assert c.stride() == (60, 1, 15, 3)
+    np.testing.assert_array_equal(c.numpy(), x.numpy())
+    with pytest.raises(TypeError, match="cpu.*'dtype'"):
+        x.cpu(dtype=pdt.float64)
+    with pytest.raises(TypeError, match="cpu.*positional"):
+        x.cpu(pdt.channels_last)
+    a = np.arange(6.0).reshape(2, 3)
+    s = pdt.tensor(a).sum_to_size(size=(1, 3))
+    np.testing.assert_array_equal(s.numpy(), a.sum(0, keepdims=True))
+    with pytest.raises(TypeError, match="multiple values"):
+        pdt.tensor(a).sum_to_size(1, 3, size=(1, 3))
+    r = pdt.tensor(a).resize_(size=(3, 2))
+    np.testing.assert_array_equal(r.numpy(), a.reshape(3, 2))

@@ -263,11 +263,29 @@ static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     return to_impl(self, device, pdt_tensor_of(self)->dtype, non_blocking, 0);
 }
 
-/* cpu(): self when already in host memory (any CPU device). */
-static PyObject *t_cpu(PyObject *self, PyObject *unused)
+/* cpu(*, memory_format=preserve_format): self when already in host memory (any CPU
+ * device) and no other layout is asked for. */
+static PyObject *t_cpu(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    (void)unused;
+    static const char *const names[] = {"memory_format", NULL};
+    PyObject *kw[1] = {NULL};
     const pdt_tensor *t = pdt_tensor_of(self);
+    if (nargs > 0) {
+        PyErr_Format(PyExc_TypeError, "cpu() takes 0 positional arguments but %zd %s given", nargs,
+                     nargs == 1 ? "was" : "were");
+        return NULL;
+    }
+    if (kwnames && pdt_parse_keywords("cpu", args, kwnames, names, kw) < 0)
+        return NULL;
+    if (kw[0]) { /* to("cpu", memory_format=f), as PyTorch's */
+        PyObject *name = PyUnicode_FromString("to"), *cpu = PyUnicode_FromString("cpu");
+        PyObject *stack[3] = {self, cpu, kw[0]}, *r = NULL;
+        if (name && cpu)
+            r = PyObject_VectorcallMethod(name, stack, 2, kwnames);
+        Py_XDECREF(name);
+        Py_XDECREF(cpu);
+        return r;
+    }
     if (t->device.kind == PDT_CPU)
         return Py_NewRef(self);
     pdt_device cpu = {PDT_CPU, 0};
@@ -537,7 +555,7 @@ DTYPE_METHOD(short, PDT_INT16)
 PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to), doc_to},
     {"cuda", FASTKW(t_cuda), doc_cuda},
-    {"cpu", t_cpu, METH_NOARGS, doc_cpu},
+    {"cpu", FASTKW(t_cpu), doc_cpu},
     {"clone", FASTKW(t_clone), doc_clone},
     {"contiguous", FASTKW(t_contiguous), doc_contiguous},
     {"copy_", FASTKW(t_copy_), doc_copy_},
