@@ -323,8 +323,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def _in_place(fn, example=None, values="[1.0, 2.0]"):
     """Tensor.<fn>_: self takes fn(self, ...) (a view writes through), as in PyTorch; the
     result must keep self's shape, and be of a dtype that casts to self's (can_cast: no
-    floating result into an integer self, nothing but bool into a bool self).  example: (the arguments after self, the result) for the docstring's example
-    on ``x = tensor(values)`` (default: _EXAMPLE_ARGS and _EXAMPLE_RESULTS)."""
+    floating result into an integer self, nothing but bool into a bool self).  example:
+    (the arguments after self, the result) for the docstring's example on
+    ``x = tensor(values)`` (default: _EXAMPLE_ARGS and _EXAMPLE_RESULTS)."""
     name = fn.__name__ + "_"
     args, result = example or (_EXAMPLE_ARGS[fn.__name__], _EXAMPLE_RESULTS[fn.__name__])
 

@@ -2,6 +2,8 @@
 arguments by PyTorch's keywords (also under autograd), and the methods PyTorch has for
 what a dense real tensor already is (as_subclass, to_dense, is_shared, is_mps, ...).
 Values against NumPy in float64."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -122,3 +124,41 @@ def test_cpu_resize_and_sum_to_size_keywords():
         pdt.tensor(a).sum_to_size(1, 3, size=(1, 3))
     r = pdt.tensor(a).resize_(size=(3, 2))
     np.testing.assert_array_equal(r.numpy(), a.reshape(3, 2))
+
+
+class _Tagged(pdt.Tensor):
+    pass
+
+
+def test_as_subclass_aliases_and_keeps_the_graph(device):
+    x = pdt.tensor([1.0, 2.0], device=device, requires_grad=True)
+    t = x.as_subclass(_Tagged)
+    assert type(t) is _Tagged and t.data_ptr() == x.data_ptr()
+    (t * 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [3.0, 3.0])
+    y = pdt.zeros(2, device=device)
+    y.as_subclass(_Tagged).fill_(4.0)  # the same memory
+    np.testing.assert_array_equal(y.cpu().numpy(), [4.0, 4.0])
+    for cls in (int, "x", np.ndarray):
+        with pytest.raises(TypeError, match="inherit from Tensor"):
+            y.as_subclass(cls)
+
+
+def test_what_a_dense_real_tensor_already_is(device):
+    x = pdt.tensor([1.5, -2.0], device=device)
+    assert x.to_dense() is x and x.to_dense(masked_grad=True) is x
+    d = x.to_dense(pdt.float64)
+    assert d.dtype == pdt.float64
+    np.testing.assert_array_equal(d.cpu().numpy(), [1.5, -2.0])
+    assert x.conj_physical() is x and x.conj_physical_() is x
+    assert x.const_data_ptr() == x.data_ptr()
+    assert complex(x[0]) == 1.5 + 0j and complex(pdt.tensor([[3]], device=device)) == 3 + 0j
+    for bad in (x, pdt.zeros(0, device=device)):
+        with pytest.raises(ValueError, match="only one element"):
+            complex(bad)
+    for name in ("is_sparse_csr", "is_mps", "is_xpu", "is_xla", "is_ipu", "is_vulkan",
+                 "is_maia", "is_mtia"):
+        assert getattr(x, name) is False
+    assert x.is_distributed() is False
+    assert x.is_shared() is (device.type == "cuda")
+    assert copy.deepcopy(x).is_shared() is x.is_shared()
