@@ -70,40 +70,26 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
     return self if dtype is None else self.to(dtype)
 
 
-def _conj_physical(self):
-    """The complex conjugate, computed: this tensor itself, pydevtensor's tensors being
-    real, as PyTorch's ``Tensor.conj_physical`` of a real tensor.
+def _itself(name, what):
+    """Tensor.<name>: self, as PyTorch's of a real tensor (what: what it would do)."""
+    def method(self):
+        return self
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"""{what}: this tensor itself, pydevtensor's tensors being real, as
+        PyTorch's ``Tensor.{name}`` of a real tensor.
 
-    Returns
-    -------
-    Tensor
-        self.
+        Returns
+        -------
+        Tensor
+            self.
 
-    Examples
-    --------
-    >>> x = pydevtensor.tensor([1.5, -2.0])
-    >>> x.conj_physical() is x
-    True
-    """
-    return self
-
-
-def _conj_physical_(self):
-    """The complex conjugate in place: nothing to change in a real tensor (PyTorch's
-    ``Tensor.conj_physical_``).
-
-    Returns
-    -------
-    Tensor
-        self.
-
-    Examples
-    --------
-    >>> x = pydevtensor.tensor([1.5, -2.0])
-    >>> x.conj_physical_() is x
-    True
-    """
-    return self
+        Examples
+        --------
+        >>> x = pydevtensor.tensor([1.5, -2.0])
+        >>> x.{name}() is x
+        True
+        """
+    return method
 
 
 def _const_data_ptr(self):
@@ -148,11 +134,10 @@ def _complex(self):
 
 _C.Tensor.as_subclass = _as_subclass
 _C.Tensor.to_dense = _to_dense
-_C.Tensor.conj_physical = _conj_physical
-_C.Tensor.conj_physical_ = _conj_physical_
+_C.Tensor.conj_physical = _itself("conj_physical", "The complex conjugate, computed")
+_C.Tensor.conj_physical_ = _itself("conj_physical_", "The complex conjugate in place")
 _C.Tensor.const_data_ptr = _const_data_ptr
 _C.Tensor.__complex__ = _complex
 for _f, _name in ((_as_subclass, "as_subclass"), (_to_dense, "to_dense"),
-                  (_conj_physical, "conj_physical"), (_conj_physical_, "conj_physical_"),
                   (_const_data_ptr, "const_data_ptr"), (_complex, "__complex__")):
     _f.__name__ = _f.__qualname__ = _name

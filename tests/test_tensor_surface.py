@@ -162,3 +162,22 @@ def test_what_a_dense_real_tensor_already_is(device):
     assert x.is_distributed() is False
     assert x.is_shared() is (device.type == "cuda")
     assert copy.deepcopy(x).is_shared() is x.is_shared()
+
+
+def test_copy_takes_a_number(device):
+    x = pdt.zeros(2, 3, device=device)
+    assert x.copy_(2.5) is x
+    np.testing.assert_array_equal(x.cpu().numpy(), np.full((2, 3), 2.5))
+    i = pdt.zeros(2, dtype=pdt.int32, device=device)
+    assert i.copy_(7, True).tolist() == [7, 7] and i.dtype == pdt.int32
+
+
+@pytest.mark.cuda
+def test_cuda_takes_a_memory_format():
+    x = pdt.arange(120.0).reshape(2, 3, 4, 5)
+    c = x.cuda(memory_format=pdt.channels_last)
+    assert c.device.type == "cuda" and c.stride() == (60, 1, 15, 3)
+    np.testing.assert_array_equal(c.cpu().numpy(), x.numpy())
+    assert x.cuda(memory_format=None).stride() == x.stride()
+    with pytest.raises(RuntimeError, match="rank 4"):
+        pdt.ones(2).cuda(memory_format=pdt.channels_last)

@@ -235,16 +235,34 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     return in_layout(S, r, fmt, "to()"); /* takes r over */
 }
 
-/* cuda(device=None, non_blocking=False) */
+/* self.to(device, non_blocking=non_blocking, memory_format=format): cuda() given a
+ * memory format, as PyTorch's. */
+static PyObject *cuda_in_format(pdt_state *S, PyObject *self, pdt_device device, int non_blocking,
+                                PyObject *format)
+{
+    PyObject *name = PyUnicode_FromString("to"), *dev = pdt_device_object(S, device);
+    PyObject *names = Py_BuildValue("(ss)", "non_blocking", "memory_format"), *r = NULL;
+    if (name && dev && names) {
+        PyObject *stack[4] = {self, dev, non_blocking ? Py_True : Py_False, format};
+        r = PyObject_VectorcallMethod(name, stack, 2, names);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(dev);
+    Py_XDECREF(names);
+    return r;
+}
+
+/* cuda(device=None, non_blocking=False, memory_format=None) */
 static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"device", "non_blocking", NULL};
-    PyObject *kw[2] = {NULL};
+    static const char *const names[] = {"device", "non_blocking", "memory_format", NULL};
+    PyObject *kw[3] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     if (!S || pdt_parse_keywords("cuda", args + nargs, kwnames, names, kw) < 0)
         return NULL;
     if (nargs > 2 || (nargs >= 1 && kw[0]) || (nargs == 2 && kw[1])) {
-        PyErr_SetString(PyExc_TypeError, "cuda() takes (device=None, non_blocking=False)");
+        PyErr_SetString(PyExc_TypeError,
+                        "cuda() takes (device=None, non_blocking=False, memory_format=None)");
         return NULL;
     }
     PyObject *dev_obj = nargs >= 1 ? args[0] : kw[0];
@@ -260,6 +278,8 @@ static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                      pdt_device_str(device, name, sizeof name));
         return NULL;
     }
+    if (kw[2] && kw[2] != Py_None) /* to(device, non_blocking=, memory_format=) */
+        return cuda_in_format(S, self, device, non_blocking, kw[2]);
     return to_impl(self, device, pdt_tensor_of(self)->dtype, non_blocking, 0);
 }
 
@@ -346,6 +366,9 @@ static PyObject *t_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
  * to self's shape) into self; returns self. */
 static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    /* a number as src: fill_ with it, as PyTorch's copy_ takes one (x.copy_(3.)) */
+    if (nargs >= 1 && !kwnames && nargs <= 2 && (PyFloat_Check(args[0]) || PyLong_Check(args[0])))
+        return PyObject_CallMethod(self, "fill_", "O", args[0]);
     PDT_AUTOGRAD_HOOK("copy_", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"src", "non_blocking", NULL};
     PyObject *kw[2] = {NULL};
