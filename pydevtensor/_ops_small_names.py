@@ -291,7 +291,7 @@ _IN_PLACE = {
               ">>> pydevtensor.ones(2, 2).tril_()\n    tensor([[1., 0.],\n            [1., 1.]])"),
     "reciprocal_": (lambda x: 1 / x, "", ">>> pydevtensor.tensor([2., 4.]).reciprocal_()\n"
                     "    tensor([0.5000, 0.2500])"),
-    "square_": (lambda x: x * x, "", ">>> pydevtensor.tensor([2., 3.]).square_()\n"
+    "square_": (lambda x: x.square(), "", ">>> pydevtensor.tensor([2., 3.]).square_()\n"
                 "    tensor([4., 9.])"),
     "cumsum_": (_scan_in_place(_C.Tensor.cumsum, "cumsum_"), " (dim)",
                 ">>> pydevtensor.tensor([1., 2.]).cumsum_(0)\n    tensor([1., 3.])"),

@@ -181,3 +181,14 @@ def test_cuda_takes_a_memory_format():
     assert x.cuda(memory_format=None).stride() == x.stride()
     with pytest.raises(RuntimeError, match="rank 4"):
         pdt.ones(2).cuda(memory_format=pdt.channels_last)
+
+
+def test_square_in_place_of_bool_is_refused(device):
+    # square of bool is int64 (as PyTorch's), which does not go back into a bool self;
+    # square_ computed x * x (bool) and wrote it
+    x = pdt.tensor([True, False], device=device)
+    with pytest.raises(RuntimeError, match="square_.*int64 can't be cast.*bool"):
+        x.square_()
+    assert x.tolist() == [True, False]
+    u = pdt.tensor([2, 3], dtype=pdt.uint8, device=device).square_()
+    assert u.tolist() == [4, 9] and u.dtype == pdt.uint8
