@@ -127,6 +127,7 @@ from ._ops_view_copy import *  # noqa: F401,F403  (view_copy, t_copy, split_copy
 from . import _ops_view_copy
 from . import _tensor_resize  # noqa: F401  (resize_, is_same_size, .real, .imag, ... methods)
 from . import _tensor_queries  # noqa: F401  (dim_order, is_sparse, layout, ... of Tensor)
+from . import _tensor_aliases  # noqa: F401  (as_subclass, to_dense, conj_physical, ...)
 from ._ops_products import inner, kron, tensordot, vander
 from ._ops_norm_names import *  # noqa: F401,F403  (frobenius_norm, nuclear_norm, ...)
 from . import _ops_norm_names

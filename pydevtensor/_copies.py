@@ -164,7 +164,7 @@ def _missing_cuda(device):
     return dev if index >= _C._device_count(_C._KIND_CUDA) else None
 
 
-def _tensor_cuda(self, device=None, non_blocking=False):
+def _tensor_cuda(self, device=None, non_blocking=False, memory_format=None):
     # Soft device placement (config.set_soft_device_placement(True)): a CUDA device that
     # does not exist falls back as in x.to('cuda') and ones(device='cuda'): to the device
     # the placement picks (the CPU without a GPU), with its warning.  The C method refused
@@ -172,8 +172,8 @@ def _tensor_cuda(self, device=None, non_blocking=False):
     if _C._soft_device_placement():
         missing = _missing_cuda(device)
         if missing is not None:
-            return self.to(missing, non_blocking=non_blocking)
-    return _c_cuda(self, device, non_blocking)
+            return self.to(missing, non_blocking=non_blocking, memory_format=memory_format)
+    return _c_cuda(self, device, non_blocking, memory_format=memory_format)
 
 
 _tensor_cuda.__doc__ = _c_cuda.__doc__.replace(

@@ -7,6 +7,7 @@ on every device and autograd records the pieces.
 import builtins
 
 from . import _C
+from ._dtype_info import can_cast
 from ._ops_index import _tensor_arg, where
 from ._out import _out_written, refuse_grad, takes_out
 from .autograd.dispatch import _wants_grad
@@ -321,9 +322,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 def _in_place(fn, example=None, values="[1.0, 2.0]"):
     """Tensor.<fn>_: self takes fn(self, ...) (a view writes through), as in PyTorch; the
-    result must keep self's shape, and a floating result does not go into an integer
-    self.  example: (the arguments after self, the result) for the docstring's example
-    on ``x = tensor(values)`` (default: _EXAMPLE_ARGS and _EXAMPLE_RESULTS)."""
+    result must keep self's shape, and be of a dtype that casts to self's (can_cast: no
+    floating result into an integer self, nothing but bool into a bool self).  example:
+    (the arguments after self, the result) for the docstring's example on
+    ``x = tensor(values)`` (default: _EXAMPLE_ARGS and _EXAMPLE_RESULTS)."""
     name = fn.__name__ + "_"
     args, result = example or (_EXAMPLE_ARGS[fn.__name__], _EXAMPLE_RESULTS[fn.__name__])
 
@@ -337,7 +339,7 @@ def _in_place(fn, example=None, values="[1.0, 2.0]"):
             raise RuntimeError(f"{name}(): the result's shape {tuple(out.shape)} is not "
                                f"self's {tuple(self.shape)} (on {self.device}): self cannot "
                                f"grow")
-        if out.is_floating_point() and not self.is_floating_point():
+        if out.dtype != self.dtype and not can_cast(out.dtype, self.dtype):
             raise RuntimeError(f"{name}(): result type {out.dtype} can't be cast to the "
                                f"desired output type {self.dtype} (on {self.device})")
         self.copy_(out)

@@ -414,14 +414,14 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-def _sum_to_size(self, *size):
+def _sum_to_size(self, *size, **keyword):
     """self summed to size, over the dimensions broadcasting would add or expand (the
     reverse of ``expand``): the gradient of a broadcast operand.
 
     Parameters
     ----------
     *size : ints, or one sequence of ints
-        A shape that broadcasts to self's.
+        A shape that broadcasts to self's; or by keyword, ``size=(1, 3)``.
 
     Returns
     -------
@@ -439,6 +439,12 @@ def _sum_to_size(self, *size):
     >>> pydevtensor.ones(2, 3).sum_to_size(1, 3)
     tensor([[2., 2., 2.]])
     """
+    if keyword:
+        from ._tensor_resize import _size_keyword
+        size = _size_keyword(size, keyword.pop("size", None), "sum_to_size")
+        if keyword:
+            raise TypeError(f"sum_to_size() got an unexpected keyword argument "
+                            f"'{next(iter(keyword))}'")
     if len(size) == 1 and not isinstance(size[0], int):
         size = _args.sequence(size[0], "sum_to_size", "size", single=True)
     size = tuple(_args.integer(s, "sum_to_size", "size") for s in size)

@@ -237,6 +237,10 @@ def _in_place(name, fn, doc_arg, doc_example):
             raise RuntimeError(f"{name}(): result type {out.dtype} can't be cast to the "
                                f"desired output type {self.dtype} (shape "
                                f"{tuple(self.shape)}, on {self.device})")
+        if out.shape != self.shape:  # PyTorch's words; copy_ would refuse it too
+            raise RuntimeError(f"{name}(): output with shape {tuple(self.shape)} doesn't "
+                               f"match the broadcast shape {tuple(out.shape)} (on "
+                               f"{self.device})")
         return self.copy_(out)
 
     method.__name__ = method.__qualname__ = name
@@ -287,7 +291,7 @@ _IN_PLACE = {
               ">>> pydevtensor.ones(2, 2).tril_()\n    tensor([[1., 0.],\n            [1., 1.]])"),
     "reciprocal_": (lambda x: 1 / x, "", ">>> pydevtensor.tensor([2., 4.]).reciprocal_()\n"
                     "    tensor([0.5000, 0.2500])"),
-    "square_": (lambda x: x * x, "", ">>> pydevtensor.tensor([2., 3.]).square_()\n"
+    "square_": (lambda x: x.square(), "", ">>> pydevtensor.tensor([2., 3.]).square_()\n"
                 "    tensor([4., 9.])"),
     "cumsum_": (_scan_in_place(_C.Tensor.cumsum, "cumsum_"), " (dim)",
                 ">>> pydevtensor.tensor([1., 2.]).cumsum_(0)\n    tensor([1., 3.])"),

@@ -130,14 +130,32 @@ def _contains(self, element):
                        f"a {type(element)}.")
 
 
+def _pinned(out, pin_memory, requires_grad):
+    """out (just made) in page-locked memory when pin_memory, then a leaf that requires
+    grad when requires_grad."""
+    if pin_memory:
+        out = out.pin_memory()
+    return out.requires_grad_() if requires_grad else out
+
+
 def _new(make):
     """Tensor.new_<make>: a tensor made by _C.<make> with self's dtype and device unless
     dtype= or device= say otherwise (PyTorch's new_zeros, new_ones, new_empty, new_full)."""
-    def method(self, *args, dtype=None, device=None, requires_grad=False):
-        return getattr(_C, make)(*args, dtype=self.dtype if dtype is None else dtype,
-                                 device=self.device if device is None else device,
-                                 requires_grad=requires_grad)
-    method.__name__ = method.__qualname__ = f"new_{make}"
+    name = f"new_{make}"
+
+    def method(self, *args, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False, **size):
+        # size= and (new_full) fill_value= by keyword, as PyTorch's
+        args += tuple(size.pop(k) for k in ("size", "fill_value") if k in size)
+        if size:
+            raise TypeError(f"{name}() got an unexpected keyword argument "
+                            f"'{next(iter(size))}'")
+        from ._memory_format import _check_layout
+        _check_layout(layout, name)
+        out = getattr(_C, make)(*args, dtype=self.dtype if dtype is None else dtype,
+                                device=self.device if device is None else device)
+        return _pinned(out, pin_memory, requires_grad)
+    method.__name__ = method.__qualname__ = name
     size = "size, fill_value" if make == "full" else "*size"
     value = ("\n        fill_value : number\n            The value of every element."
              if make == "full" else "")
@@ -154,6 +172,10 @@ def _new(make):
             Default: this tensor's.
         requires_grad : bool, optional
             Whether autograd records operations on the result (default False).
+        layout : layout, optional
+            pydevtensor.strided (the only one) or None.
+        pin_memory : bool, optional
+            Whether the result is in page-locked host memory (default False).
 
         Returns
         -------
@@ -169,7 +191,8 @@ def _new(make):
     return method
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
+                pin_memory=False):
     """pydevtensor.tensor(data) (a copy) with this tensor's dtype and device, unless
     dtype= or device= say otherwise (PyTorch's Tensor.new_tensor).  A tensor as data is
     copied (to this tensor's device: an explicit transfer when that is another device),
@@ -185,6 +208,10 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         Default: this tensor's.
     requires_grad : bool, optional
         Whether autograd records operations on the result (default False).
+    layout : layout, optional
+        pydevtensor.strided (the only one) or None.
+    pin_memory : bool, optional
+        Whether the result is in page-locked host memory (default False).
 
     Returns
     -------
@@ -198,8 +225,10 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     """
     kwargs = {"dtype": self.dtype if dtype is None else dtype,
               "device": self.device if device is None else device,
-              "requires_grad": requires_grad}
+              "requires_grad": requires_grad, "pin_memory": pin_memory}
+    from ._memory_format import _check_layout
     from ._ops_stats import _copy_construct, tensor
+    _check_layout(layout, "new_tensor")
     if isinstance(data, _C.Tensor):  # a copy, with PyTorch's warning (Note [tensor() of tensors])
         return _copy_construct(data, kwargs)
     return tensor(data, **kwargs)  # lists of 0-d tensors too

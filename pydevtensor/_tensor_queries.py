@@ -1,7 +1,9 @@
-"""Tensor queries PyTorch has for its other kinds of tensor: ``is_sparse``,
-``is_quantized``, ``is_meta``, ``is_mkldnn``, ``is_nested`` (all False: pydevtensor's
-tensors are dense and strided), ``layout`` (``pydevtensor.strided``), and
-``dim_order()``, the dims ordered by stride.  Installed on ``Tensor`` at import.
+"""Tensor queries PyTorch has for its other kinds of tensor and device: ``is_sparse``,
+``is_sparse_csr``, ``is_quantized``, ``is_meta``, ``is_mkldnn``, ``is_nested``, ``is_mps``,
+``is_xpu`` and the other devices' (all False: pydevtensor's tensors are dense and strided,
+on the CPU or a CUDA device), ``is_distributed()`` (False), ``is_shared()``, ``layout``
+(``pydevtensor.strided``), and ``dim_order()``, the dims ordered by stride.  Installed on
+``Tensor`` at import.
 """
 from . import _C
 from ._memory_format import channels_last, memory_format, strided
@@ -102,6 +104,39 @@ def _false(name, what):
     return property(lambda self: False, doc=doc)
 
 
+def _is_shared(self):
+    """Whether the tensor's memory is shared between processes: its storage's
+    ``is_shared()`` (device memory is, host memory is not), as PyTorch's
+    ``Tensor.is_shared``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.ones(2).is_shared()
+    False
+    """
+    return self.untyped_storage().is_shared()
+
+
+def _is_distributed(self):
+    """False: pydevtensor has no distributed tensors (PyTorch's
+    ``Tensor.is_distributed``).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.ones(2).is_distributed()
+    False
+    """
+    return False
+
+
 def _layout(self):
     """``pydevtensor.strided``, the layout of every pydevtensor tensor (PyTorch's
     ``Tensor.layout``).
@@ -117,6 +152,12 @@ def _layout(self):
 _C.Tensor.dim_order = _dim_order
 for _name, _what in (("is_sparse", "sparse tensors"), ("is_quantized", "quantized tensors"),
                      ("is_meta", "meta device"), ("is_mkldnn", "MKL-DNN layout"),
-                     ("is_nested", "nested tensors")):
+                     ("is_nested", "nested tensors"), ("is_sparse_csr", "sparse CSR tensors"),
+                     ("is_mps", "MPS device"), ("is_xpu", "XPU device"),
+                     ("is_xla", "XLA device"), ("is_ipu", "IPU device"),
+                     ("is_vulkan", "Vulkan device"), ("is_maia", "MAIA device"),
+                     ("is_mtia", "MTIA device")):
     setattr(_C.Tensor, _name, _false(_name, _what))
+_C.Tensor.is_shared = _is_shared
+_C.Tensor.is_distributed = _is_distributed
 _C.Tensor.layout = property(_layout, doc=_layout.__doc__)

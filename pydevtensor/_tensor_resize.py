@@ -43,7 +43,16 @@ def _strides(size, memory_format, op):
     return tuple(strides)
 
 
-def _resize_(self, *sizes, memory_format=None):
+def _size_keyword(sizes, size, name):
+    """sizes, or (size,) when the sizes came by the keyword size= (PyTorch's name)."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (size,)
+
+
+def _resize_(self, *sizes, size=None, memory_format=None):
     """Gives this tensor the sizes, in place, with contiguous strides from its storage
     offset (PyTorch's ``Tensor.resize_``; ``Note [resize_]`` in _tensor_resize.py):
     the leading values of its storage are kept, and a storage too small is replaced
@@ -53,6 +62,8 @@ def _resize_(self, *sizes, memory_format=None):
     ----------
     *sizes : int or sequence of ints
         The new sizes (``x.resize_(2, 3)`` or ``x.resize_((2, 3))``), none negative.
+    size : sequence of ints, optional
+        The new sizes by keyword (``x.resize_(size=(2, 3))``), instead of sizes.
     memory_format : memory_format, optional
         contiguous_format (the default), or channels_last (4-d) or channels_last_3d (5-d).
 
@@ -81,6 +92,7 @@ def _resize_(self, *sizes, memory_format=None):
             [4., 5.]])
     """
     from ._ops_join import _sizes
+    sizes = _size_keyword(sizes, size, "resize_")
     if self.requires_grad:
         raise RuntimeError(f"cannot resize variables that require grad (a tensor of shape "
                            f"{tuple(self.shape)} on {self.device}); resize its detach() or "

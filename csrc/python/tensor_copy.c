@@ -235,16 +235,34 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     return in_layout(S, r, fmt, "to()"); /* takes r over */
 }
 
-/* cuda(device=None, non_blocking=False) */
+/* self.to(device, non_blocking=non_blocking, memory_format=format): cuda() given a
+ * memory format, as PyTorch's. */
+static PyObject *cuda_in_format(pdt_state *S, PyObject *self, pdt_device device, int non_blocking,
+                                PyObject *format)
+{
+    PyObject *name = PyUnicode_FromString("to"), *dev = pdt_device_object(S, device);
+    PyObject *names = Py_BuildValue("(ss)", "non_blocking", "memory_format"), *r = NULL;
+    if (name && dev && names) {
+        PyObject *stack[4] = {self, dev, non_blocking ? Py_True : Py_False, format};
+        r = PyObject_VectorcallMethod(name, stack, 2, names);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(dev);
+    Py_XDECREF(names);
+    return r;
+}
+
+/* cuda(device=None, non_blocking=False, memory_format=None) */
 static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"device", "non_blocking", NULL};
-    PyObject *kw[2] = {NULL};
+    static const char *const names[] = {"device", "non_blocking", "memory_format", NULL};
+    PyObject *kw[3] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     if (!S || pdt_parse_keywords("cuda", args + nargs, kwnames, names, kw) < 0)
         return NULL;
     if (nargs > 2 || (nargs >= 1 && kw[0]) || (nargs == 2 && kw[1])) {
-        PyErr_SetString(PyExc_TypeError, "cuda() takes (device=None, non_blocking=False)");
+        PyErr_SetString(PyExc_TypeError,
+                        "cuda() takes (device=None, non_blocking=False, memory_format=None)");
         return NULL;
     }
     PyObject *dev_obj = nargs >= 1 ? args[0] : kw[0];
@@ -260,14 +278,34 @@ static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                      pdt_device_str(device, name, sizeof name));
         return NULL;
     }
+    if (kw[2] && kw[2] != Py_None) /* to(device, non_blocking=, memory_format=) */
+        return cuda_in_format(S, self, device, non_blocking, kw[2]);
     return to_impl(self, device, pdt_tensor_of(self)->dtype, non_blocking, 0);
 }
 
-/* cpu(): self when already in host memory (any CPU device). */
-static PyObject *t_cpu(PyObject *self, PyObject *unused)
+/* cpu(*, memory_format=preserve_format): self when already in host memory (any CPU
+ * device) and no other layout is asked for. */
+static PyObject *t_cpu(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    (void)unused;
+    static const char *const names[] = {"memory_format", NULL};
+    PyObject *kw[1] = {NULL};
     const pdt_tensor *t = pdt_tensor_of(self);
+    if (nargs > 0) {
+        PyErr_Format(PyExc_TypeError, "cpu() takes 0 positional arguments but %zd %s given", nargs,
+                     nargs == 1 ? "was" : "were");
+        return NULL;
+    }
+    if (kwnames && pdt_parse_keywords("cpu", args, kwnames, names, kw) < 0)
+        return NULL;
+    if (kw[0]) { /* to("cpu", memory_format=f), as PyTorch's */
+        PyObject *name = PyUnicode_FromString("to"), *cpu = PyUnicode_FromString("cpu");
+        PyObject *stack[3] = {self, cpu, kw[0]}, *r = NULL;
+        if (name && cpu)
+            r = PyObject_VectorcallMethod(name, stack, 2, kwnames);
+        Py_XDECREF(name);
+        Py_XDECREF(cpu);
+        return r;
+    }
     if (t->device.kind == PDT_CPU)
         return Py_NewRef(self);
     pdt_device cpu = {PDT_CPU, 0};
@@ -328,6 +366,9 @@ static PyObject *t_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
  * to self's shape) into self; returns self. */
 static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    /* a number as src: fill_ with it, as PyTorch's copy_ takes one (x.copy_(3.)) */
+    if (nargs >= 1 && !kwnames && nargs <= 2 && (PyFloat_Check(args[0]) || PyLong_Check(args[0])))
+        return PyObject_CallMethod(self, "fill_", "O", args[0]);
     PDT_AUTOGRAD_HOOK("copy_", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"src", "non_blocking", NULL};
     PyObject *kw[2] = {NULL};
@@ -364,7 +405,9 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
      * src's device when it crosses, so that a copy between devices stays one of the
      * same shape */
     if (d->ndim != s->ndim || memcmp(d->shape, s->shape, sizeof d->shape[0] * (size_t)d->ndim)) {
-        st = pdt_expand("copy_", s, d->ndim, d->shape, &wide);
+        /* PyTorch's copy_ broadcasts src to self's shape and no further: a src with more
+         * dimensions (of size 1) than self is refused too */
+        st = s->ndim > d->ndim ? PDT_ERR_VALUE : pdt_expand("copy_", s, d->ndim, d->shape, &wide);
         if (st != PDT_OK) { /* in copy's words, naming the devices */
             char sd[96], ss[96], dd[32], ds[32];
             st = pdt_fail(PDT_ERR_VALUE,
@@ -535,7 +578,7 @@ DTYPE_METHOD(short, PDT_INT16)
 PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to), doc_to},
     {"cuda", FASTKW(t_cuda), doc_cuda},
-    {"cpu", t_cpu, METH_NOARGS, doc_cpu},
+    {"cpu", FASTKW(t_cpu), doc_cpu},
     {"clone", FASTKW(t_clone), doc_clone},
     {"contiguous", FASTKW(t_contiguous), doc_contiguous},
     {"copy_", FASTKW(t_copy_), doc_copy_},

@@ -178,9 +178,13 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
     int64_t shape[PDT_MAX_DIMS];
     int ndim;
     PyObject *fresh = NULL; /* Note [empty outs] */
+    /* an out that is an operand (x.add_(y), add(x, y, out=x)) is never resized, as in
+     * PyTorch: x of shape (0,) plus y of (2, 0) is refused, not made (2, 0) */
+    const pdt_tensor *target = out_obj ? pdt_tensor_of(out_obj) : NULL;
+    int operand = target && (a.t == target || b.t == target);
     if (pdt_wide_binary(name, &op, &a, &b, alpha) < 0)
         return NULL;
-    if (out_obj && broadcast_of(a.t, b.t, &ndim, shape) &&
+    if (out_obj && !operand && broadcast_of(a.t, b.t, &ndim, shape) &&
         pdt_out_fresh(S, out_obj, ndim, shape, &fresh) < 0)
         return NULL;
     const pdt_tensor *out = out_obj ? pdt_tensor_of(fresh ? fresh : out_obj) : NULL;

@@ -283,7 +283,9 @@ def _mm_like(transposed, left, right):
 
 
 class _Product(Node):
-    def save(self, result, input, other, **kw):
+    def save(self, result, input, other=None, **kw):
+        if other is None:  # given by its own keyword: mm's and bmm's mat2=, dot's tensor=
+            other = kw["mat2"] if "mat2" in kw else kw["tensor"]
         # a's gradient reads b, b's reads a: only those wanted are kept (as PyTorch's mm
         # saves self only when mat2 needs a gradient), with what backward needs of the
         # others' layout
