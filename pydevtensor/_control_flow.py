@@ -35,19 +35,21 @@ def _describe(leaf):
 
 
 def _mismatch(a, b, shapes):
-    """Why leaf a and leaf b differ (dtype, device, type, with shapes the shape), or None."""
+    """Why leaf a and leaf b differ (dtype, device, type, number of dims; with shapes the
+    shape), or None."""
     if isinstance(a, _C.Tensor) != isinstance(b, _C.Tensor):
         return "one is a tensor, the other an int"
     if not isinstance(a, _C.Tensor):
         return None
-    if a.dtype != b.dtype or a.device != b.device or (shapes and a.shape != b.shape):
+    if (a.dtype != b.dtype or a.device != b.device or a.ndim != b.ndim
+            or (shapes and a.shape != b.shape)):
         return f"{_describe(a)} vs {_describe(b)}"
     return None
 
 
 def _agree(first, second, where, names, shapes):
-    """first and second (two nests of results) have leaves of the same kind, dtype and
-    device; with shapes (while_loop) the same number of leaves and the same shapes, else
+    """first and second (two nests of results) have leaves of the same kind, dtype, device
+    and number of dimensions; with shapes (while_loop) the same number of leaves and the same shapes, else
     (cond) the same nesting; else a RuntimeError."""
     spec_a, leaves_a = _leaves(first, where, f"the {names[0]} output", ints=True)
     spec_b, leaves_b = _leaves(second, where, f"the {names[1]} output", ints=True)
@@ -68,8 +70,8 @@ def cond(pred, true_fn, false_fn, operands=()):
 
     With a tensor pred both branches are run on the operands (PyTorch traces both),
     the other one without recording gradients, and their results must agree: the same
-    nesting of tuples, lists and dicts, with tensors of the same dtype and device (shapes
-    may differ) and ints in the same places.  A Python bool, int or float pred just picks
+    nesting of tuples, lists and dicts, with tensors of the same dtype, device and number
+    of dimensions (the sizes may differ, as in PyTorch) and ints in the same places.  A Python bool, int or float pred just picks
     the branch, as in PyTorch.  The branches should not change their operands.
 
     Parameters

@@ -131,6 +131,13 @@ def test_cond_refusals():
     _raises(r"leaf 0 of the true branch and the false branch differ: a pydevtensor.float32 "
             r"tensor of shape \(3,\) on cpu vs a pydevtensor.int64 tensor",
             pdt.cond, pdt.tensor(True), lambda t: t + 1, lambda t: t.long(), (x,))
+    # the sizes may differ, the number of dims not (PyTorch's "expected same dim but got 1
+    # and 0"): a branch giving a 0-d tensor where the other gives a vector is refused
+    _raises(r"leaf 0 of the true branch and the false branch differ: a pydevtensor.float32 "
+            r"tensor of shape \(3,\) on cpu vs a pydevtensor.float32 tensor of shape \(\)",
+            pdt.cond, pdt.tensor(False), lambda t: t + 1, lambda t: t.sum(), (x,))
+    assert pdt.cond(pdt.tensor(False), lambda t: t + 1, lambda t: t.sum(0, keepdim=True),
+                    (x,)).tolist() == [3.0]
     _raises("but got a leaf of type NoneType",
             pdt.cond, pdt.tensor(True), lambda t: None, lambda t: None, (x,))
 
