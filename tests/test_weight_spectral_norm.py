@@ -141,6 +141,30 @@ def test_the_hook_classes_apply_and_the_state_dict_version(device):
     assert WeightNorm("weight", None).dim == -1
 
 
+def test_remove_spectral_norm_takes_its_state_dict_hooks_too(device):
+    # they stayed: the version was still recorded after the removal, and applying
+    # spectral_norm again made state_dict() raise "Unexpected key in metadata"
+    lin = nn.Linear(4, 3).to(device)
+    nn.utils.spectral_norm(lin)
+    nn.utils.spectral_norm(lin, "bias")
+    nn.utils.remove_spectral_norm(lin)
+    assert lin.state_dict()._metadata[""]["spectral_norm"] == {"bias.version": 1}
+    nn.utils.spectral_norm(lin)
+    sd = lin.state_dict()
+    assert sd._metadata[""]["spectral_norm"] == {"bias.version": 1, "weight.version": 1}
+    other = nn.utils.spectral_norm(nn.utils.spectral_norm(nn.Linear(4, 3).to(device)), "bias")
+    assert other.load_state_dict(sd).missing_keys == []
+    np.testing.assert_array_equal(other.weight_v.cpu().numpy(), lin.weight_v.cpu().numpy())
+    nn.utils.remove_spectral_norm(lin)
+    nn.utils.remove_spectral_norm(lin, "bias")
+    assert "spectral_norm" not in lin.state_dict()._metadata[""]
+    assert not lin.__dict__.get("_load_state_dict_pre_hooks")
+    # a plain state dict loads into the plain module: no hook rewrites it
+    plain = {"weight": pdt.ones(3, 4, device=device), "bias": pdt.zeros(3, device=device)}
+    assert lin.load_state_dict(plain).missing_keys == []
+    assert lin.weight.detach().cpu().numpy().tolist() == [[1.0] * 4] * 3
+
+
 def test_spectral_norm_loads_a_checkpoint_without_v(device):
     # a state dict of the old format (no version): weight = weight_orig / sigma and no
     # weight_v; v is solved so that u^T W v = sigma, the weight coming back unchanged

@@ -13,7 +13,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..module import Module
 from ..parameter import Parameter
-from .weight_norm import _parameter_to_wrap, _unwrap
+from .weight_norm import _find_hook, _parameter_to_wrap, _unwrap
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "remove_spectral_norm", "spectral_norm"]
@@ -282,8 +282,8 @@ class SpectralNormLoadStateDictPreHook:
 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
-    """Folds spectral_norm's division back into the parameter name and removes its hook
-    and buffers.
+    """Folds spectral_norm's division back into the parameter name and removes its hook,
+    its buffers and its state-dict hooks (so that spectral_norm may be applied again).
 
     Parameters
     ----------
@@ -309,4 +309,14 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    return _unwrap(module, SpectralNorm, name, "spectral_norm")
+    found = _find_hook(module, SpectralNorm, name)
+    _unwrap(module, SpectralNorm, name, "spectral_norm")
+    fn = found[1]  # _unwrap raised if there was none
+    for table, kind in (("_state_dict_hooks", SpectralNormStateDictHook),
+                        ("_load_state_dict_pre_hooks", SpectralNormLoadStateDictPreHook)):
+        hooks = module.__dict__.get(table) or {}
+        for key in [key for key, hook in hooks.items()  # a pre-hook sits in a wrapper
+                    if isinstance(getattr(hook, "hook", hook), kind)
+                    and getattr(hook, "hook", hook).fn is fn]:
+            del hooks[key]
+    return module
