@@ -77,6 +77,18 @@ def test_hann_and_hamming_are_their_named_general_hamming():
                                                            sym=sym).numpy())
 
 
+@pytest.mark.parametrize("name", ["bartlett", "blackman", "cosine", "exponential", "gaussian",
+                                  "hamming", "hann", "kaiser", "nuttall"])
+def test_the_peak_is_1_exactly_when_the_centre_is_a_point(name):
+    # as the docstrings say: L = M (sym) or M + 1 (periodic); the centre (L - 1) / 2 is a
+    # point only for an odd L (they said "when M is odd or the window periodic")
+    for M in range(2, 9):
+        for sym in (True, False):
+            L = M if sym else M + 1
+            peak = getattr(W, name)(M, sym=sym, dtype=pdt.float64).max().item()
+            assert (abs(peak - 1) < 1e-12) == (L % 2 == 1), (M, sym, peak)
+
+
 def test_exponential_with_a_center():
     # periodic only; the formula exp(-|n - center| / tau) holds at M = 1 too, as in torch
     for M in (1, 5, 8):

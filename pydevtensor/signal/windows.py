@@ -41,8 +41,11 @@ def _document(formula, example, extra=""):
         params = "\n".join("    " + line if line else "" for line in
                            (extra + _COMMON).splitlines())
         fn.__doc__ = (f"{formula}\n\n    Parameters\n    ----------\n{params}\n\n"
-                      "    Returns\n    -------\n    Tensor\n        The (M,) window; its largest "
-                      "value is 1 (reached when M is odd or the window periodic).\n\n"
+                      "    Returns\n    -------\n    Tensor\n        The (M,) window.  It peaks at "
+                      "its centre (L - 1) / 2, L being M (sym) or\n        M + 1 (periodic): "
+                      "a point of the window only when L is odd.  The peak is 1\n        "
+                      "but for general_cosine's (the sum of a) and an exponential's given "
+                      "a center.\n\n"
                       f"    Examples\n    --------\n{example}\n    ")
         return fn
     return decorate
