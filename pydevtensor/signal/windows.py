@@ -140,8 +140,17 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=strided, device=None,
     beta = _positive(beta, "beta", "kaiser", "beta must be non-negative, got: {} instead.",
                      allow_zero=True)
     return _window("kaiser", M, sym, dtype, layout, device, requires_grad,
-                   lambda n, L: np.i0(beta * np.sqrt(np.clip(
-                       1 - (2 * n / (L - 1) - 1) ** 2, 0, None))) / np.i0(beta))
+                   lambda n, L: _kaiser(beta * np.sqrt(np.clip(
+                       1 - (2 * n / (L - 1) - 1) ** 2, 0, None)), beta))
+
+
+def _kaiser(x, beta):
+    """I0(x) / I0(beta) for 0 <= x <= beta, as i0e(x) / i0e(beta) * exp(x - beta): I0
+    itself overflows for arguments above ~713 (np.i0(beta) / np.i0(beta) was NaN)."""
+    from .._ops_special_more import i0e
+    x = _C.tensor(x, dtype=_C.float64)
+    return (i0e(x) / i0e(_C.tensor(float(beta), dtype=_C.float64))
+            * (x - beta).exp()).numpy()
 
 
 def _coefficients(a):
