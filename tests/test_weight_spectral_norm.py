@@ -141,6 +141,24 @@ def test_the_hook_classes_apply_and_the_state_dict_version(device):
     assert WeightNorm("weight", None).dim == -1
 
 
+def test_spectral_norm_dim_out_of_range_or_negative(device):
+    # dim 5 of a 2-dim weight failed in permute ("the number of dims (3) does not
+    # match"), dim -1 too; now an IndexError naming spectral_norm (module unchanged),
+    # and a negative dim counts from the end, against NumPy's largest singular value
+    lin = nn.Linear(4, 3).to(device)
+    for bad in (2, 5, -3):
+        with pytest.raises(IndexError, match=rf"spectral_norm\(\): dim {bad} is out of range "
+                                             rf"for a parameter of shape \(3, 4\)"):
+            nn.utils.spectral_norm(lin, dim=bad)
+        assert sorted(lin._parameters) == ["bias", "weight"] and not lin._buffers
+    w = lin.weight.detach().cpu().numpy().copy()
+    nn.utils.spectral_norm(lin, dim=-1, n_power_iterations=50)
+    assert lin.weight_u.shape == (4,) and lin.weight_v.shape == (3,)
+    lin(pdt.zeros(1, 4, device=device))
+    sigma = np.linalg.svd(w, compute_uv=False)[0]
+    np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), w / sigma, rtol=1e-5)
+
+
 def test_remove_spectral_norm_takes_its_state_dict_hooks_too(device):
     # they stayed: the version was still recorded after the removal, and applying
     # spectral_norm again made state_dict() raise "Unexpected key in metadata"

@@ -123,7 +123,11 @@ class SpectralNorm:
         """
         weight = _parameter_to_wrap(module, SpectralNorm, name, "spectral_norm",
                                     "SpectralNorm", "spectral normalization")
-        fn = SpectralNorm(name, n_power_iterations, dim, eps)
+        if not -weight.ndim <= dim < weight.ndim:  # else permute's error (PyTorch's too)
+            raise IndexError(f"spectral_norm(): dim {dim} is out of range for a parameter of "
+                             f"shape {tuple(weight.shape)} (expected to be in range of "
+                             f"[-{weight.ndim}, {weight.ndim - 1}])")
+        fn = SpectralNorm(name, n_power_iterations, dim % weight.ndim, eps)
         with no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).shape
             u = F.normalize(weight.new_empty(h).normal_(0, 1), dim=0, eps=eps)
@@ -184,6 +188,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     KeyError
         When module has no parameter called name (also an AttributeError), as
         PyTorch's.
+    IndexError
+        When dim is out of range for the parameter (a negative dim counts from the
+        end).
 
     Examples
     --------
