@@ -141,6 +141,27 @@ def test_the_hook_classes_apply_and_the_state_dict_version(device):
     assert WeightNorm("weight", None).dim == -1
 
 
+@pytest.mark.parametrize("apply,taken", [
+    (nn.utils.weight_norm, "weight_g"), (nn.utils.weight_norm, "weight_v"),
+    (nn.utils.spectral_norm, "weight_orig"), (nn.utils.spectral_norm, "weight_u")])
+def test_a_name_taken_already_leaves_the_module_unchanged(apply, taken, device):
+    # the parameter was deleted before the new names were registered, so the KeyError
+    # left a module without weight (PyTorch's does the same)
+    # (a parameter's name taken by a buffer, a buffer's by a parameter)
+    lin = nn.Linear(4, 3).to(device)
+    if taken == "weight_u":
+        lin.register_parameter(taken, nn.Parameter(pdt.zeros(1, device=device)))
+    else:
+        lin.register_buffer(taken, pdt.zeros(1, device=device))
+    params, buffers = list(lin._parameters), list(lin._buffers)
+    with pytest.raises(KeyError, match=f"attribute '{taken}' already exists"):
+        apply(lin)
+    assert list(lin._parameters) == params and list(lin._buffers) == buffers
+    assert "weight" not in lin.__dict__
+    assert lin(pdt.ones(1, 4, device=device)).shape == (1, 3)
+    assert not lin.__dict__.get("_forward_pre_hooks")
+
+
 def test_spectral_norm_dim_out_of_range_or_negative(device):
     # dim 5 of a 2-dim weight failed in permute ("the number of dims (3) does not
     # match"), dim -1 too; now an IndexError naming spectral_norm (module unchanged),

@@ -13,7 +13,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..module import Module
 from ..parameter import Parameter
-from .weight_norm import _find_hook, _parameter_to_wrap, _unwrap
+from .weight_norm import _find_hook, _parameter_to_wrap, _unchanged_on_error, _unwrap
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "remove_spectral_norm", "spectral_norm"]
@@ -132,11 +132,12 @@ class SpectralNorm:
             h, w = fn.reshape_weight_to_matrix(weight).shape
             u = F.normalize(weight.new_empty(h).normal_(0, 1), dim=0, eps=eps)
             v = F.normalize(weight.new_empty(w).normal_(0, 1), dim=0, eps=eps)
-        del module._parameters[name]
-        module.register_parameter(name + "_orig", weight)
-        setattr(module, name, weight.detach())
-        module.register_buffer(name + "_u", u)
-        module.register_buffer(name + "_v", v)
+        with _unchanged_on_error(module, name):
+            del module._parameters[name]
+            module.register_parameter(name + "_orig", weight)
+            setattr(module, name, weight.detach())
+            module.register_buffer(name + "_u", u)
+            module.register_buffer(name + "_v", v)
         module.register_forward_pre_hook(fn)
         module._register_state_dict_hook(SpectralNormStateDictHook(fn))
         module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
@@ -318,7 +319,7 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """
     found = _find_hook(module, SpectralNorm, name)
     _unwrap(module, SpectralNorm, name, "spectral_norm")
-    fn = found[1]  # _unwrap raised if there was none
+    fn = found[1] if found is not None else None  # (_unwrap raised if there was none)
     for table, kind in (("_state_dict_hooks", SpectralNormStateDictHook),
                         ("_load_state_dict_pre_hooks", SpectralNormLoadStateDictPreHook)):
         hooks = module.__dict__.get(table) or {}
