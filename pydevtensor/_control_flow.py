@@ -49,8 +49,8 @@ def _mismatch(a, b, shapes):
 
 def _agree(first, second, where, names, shapes):
     """first and second (two nests of results) have leaves of the same kind, dtype, device
-    and number of dimensions; with shapes (while_loop) the same number of leaves and the same shapes, else
-    (cond) the same nesting; else a RuntimeError."""
+    and number of dimensions; with shapes (while_loop) the same number of leaves and the
+    same shapes, else (cond) the same nesting; else a RuntimeError."""
     spec_a, leaves_a = _leaves(first, where, f"the {names[0]} output", ints=True)
     spec_b, leaves_b = _leaves(second, where, f"the {names[1]} output", ints=True)
     if len(leaves_a) != len(leaves_b) or (spec_a != spec_b and not shapes):
@@ -68,11 +68,13 @@ def cond(pred, true_fn, false_fn, operands=()):
     """``true_fn(*operands)`` if pred is true, else ``false_fn(*operands)`` (PyTorch's
     ``torch.cond``), in eager mode.
 
-    With a tensor pred both branches are run on the operands (PyTorch traces both),
-    the other one without recording gradients, and their results must agree: the same
-    nesting of tuples, lists and dicts, with tensors of the same dtype, device and number
-    of dimensions (the sizes may differ, as in PyTorch) and ints in the same places.  A Python bool, int or float pred just picks
-    the branch, as in PyTorch.  The branches should not change their operands.
+    With a tensor pred both branches are run (PyTorch traces both), each on copies of
+    the operands (gradients flow back through the copies), the other one without
+    recording gradients, and their results must agree: the same nesting of tuples,
+    lists and dicts, with tensors of the same dtype, device and number of dimensions
+    (the sizes may differ, as in PyTorch) and ints in the same places.  A branch that
+    writes to an operand in place is refused, the operands unchanged, as in PyTorch.  A
+    Python bool, int or float pred just calls the branch it picks, as in PyTorch.
 
     Parameters
     ----------
@@ -112,13 +114,30 @@ def cond(pred, true_fn, false_fn, operands=()):
                            f"{type(operands).__name__}")
     _leaves(operands, "cond()", "operands")
     chosen, other = (true_fn, false_fn) if bool(pred) else (false_fn, true_fn)
-    result = chosen(*operands)
-    with grad_mode.no_grad():
-        unused = other(*operands)
     names = ("true branch", "false branch")
+    result = _run_branch(chosen, operands, names[chosen is false_fn])
+    with grad_mode.no_grad():
+        unused = _run_branch(other, operands, names[other is false_fn])
     _agree(*((result, unused) if chosen is true_fn else (unused, result)), "cond()", names,
            shapes=False)
     return result
+
+
+def _run_branch(branch, operands, name):
+    """branch called with copies of the operands (gradients flow back through the copy),
+    so that a branch writing to an operand in place, which PyTorch refuses ("Higher order
+    ops do not support input mutation"), is refused here too with the operands unchanged
+    (the other branch's writes went into the chosen one's inputs, silently)."""
+    copies = _clone(operands)
+    leaves = _leaves(copies, "cond()", "operands")[1]
+    versions = [t._version for t in leaves]
+    out = branch(*copies)
+    for i, (t, version) in enumerate(zip(leaves, versions)):
+        if t._version != version:
+            raise RuntimeError(f"cond(): the {name} modified operand {i} ({_describe(t)}) in "
+                               f"place; cond does not support input mutation, as PyTorch's "
+                               f"(the operands are unchanged): work on a copy")
+    return out
 
 
 def _should_loop(cond_fn, carried):

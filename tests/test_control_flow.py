@@ -61,6 +61,26 @@ def test_cond_runs_the_other_branch_once_without_gradients():
     assert calls == []
 
 
+def test_a_branch_writing_to_an_operand_is_refused_and_changes_nothing(device):
+    # both branches ran on the operands themselves: cond(True, add_, sub_) returned the
+    # operand [1, 1] written twice, and a chosen branch x + 1 with an other branch sub_
+    # left x at [0, 0]; PyTorch refuses input mutation (x unchanged)
+    for chosen, other, which in ((lambda t: t.add_(1), lambda t: t - 1, "true branch"),
+                                 (lambda t: t + 1, lambda t: t.sub_(1), "false branch"),
+                                 (lambda t: t + 1, lambda t: t[0].zero_(), "false branch")):
+        x = pdt.ones(2, device=device)
+        _raises(rf"cond\(\): the {which} modified operand 0 \(a pydevtensor.float32 tensor of "
+                rf"shape \(2,\) on {device}\) in place; cond does not support input mutation",
+                pdt.cond, pdt.tensor(True, device=device), chosen, other, (x,))
+        assert x.cpu().tolist() == [1.0, 1.0] and x._version == 0
+    # a branch returning its operand gives a copy; gradients reach the operand
+    x = pdt.tensor([1.0, 2.0], device=device, requires_grad=True)
+    y = pdt.cond(pdt.tensor(False, device=device), lambda t: t * 3, lambda t: t, (x,))
+    assert y is not x and y.cpu().tolist() == [1.0, 2.0]
+    (y * y).sum().backward()
+    assert x.grad.cpu().tolist() == [2.0, 4.0]
+
+
 def test_while_loop_collatz_steps_and_geometric_series(device):
     def collatz(n):
         steps = 0
