@@ -115,33 +115,34 @@ def cond(pred, true_fn, false_fn, operands=()):
     _leaves(operands, "cond()", "operands")
     chosen, other = (true_fn, false_fn) if bool(pred) else (false_fn, true_fn)
     names = ("true branch", "false branch")
-    result = _run_branch(chosen, operands, names[chosen is false_fn])
+    # each on copies (gradients flow back through them): a branch may not write to them
+    result = _unmodified(chosen, _clone(operands), "cond()",
+                         f"the {names[chosen is false_fn]}", "operand")
     with grad_mode.no_grad():
-        unused = _run_branch(other, operands, names[other is false_fn])
+        unused = _unmodified(other, _clone(operands), "cond()",
+                             f"the {names[other is false_fn]}", "operand")
     _agree(*((result, unused) if chosen is true_fn else (unused, result)), "cond()", names,
            shapes=False)
     return result
 
 
-def _run_branch(branch, operands, name):
-    """branch called with copies of the operands (gradients flow back through the copy),
-    so that a branch writing to an operand in place, which PyTorch refuses ("Higher order
-    ops do not support input mutation"), is refused here too with the operands unchanged
-    (the other branch's writes went into the chosen one's inputs, silently)."""
-    copies = _clone(operands)
-    leaves = _leaves(copies, "cond()", "operands")[1]
-    versions = [t._version for t in leaves]
-    out = branch(*copies)
+def _unmodified(fn, args, where, who, what):
+    """fn(*args), refused (RuntimeError) when it writes to a tensor of args in place:
+    PyTorch's "Higher order ops do not support input mutation".  cond and while_loop
+    pass their own copies, so the caller's tensors stay as they were."""
+    leaves = _leaves(args, where, what, ints=True)[1]
+    versions = [getattr(t, "_version", None) for t in leaves]
+    out = fn(*args)
     for i, (t, version) in enumerate(zip(leaves, versions)):
-        if t._version != version:
-            raise RuntimeError(f"cond(): the {name} modified operand {i} ({_describe(t)}) in "
-                               f"place; cond does not support input mutation, as PyTorch's "
-                               f"(the operands are unchanged): work on a copy")
+        if version is not None and t._version != version:
+            raise RuntimeError(f"{where}: {who} modified {what} {i} ({_describe(t)}) in "
+                               f"place; {where[:-2]} does not support input mutation, as "
+                               f"PyTorch's (the {what}s are unchanged): work on a copy")
     return out
 
 
 def _should_loop(cond_fn, carried):
-    pred = cond_fn(*carried)
+    pred = _unmodified(cond_fn, carried, "while_loop()", "cond_fn", "carried value")
     if isinstance(pred, bool):
         return pred
     if isinstance(pred, _C.Tensor) and pred.ndim == 0 and pred.dtype == _C.bool:
@@ -158,7 +159,9 @@ def while_loop(cond_fn, body_fn, carried_inputs):
 
     body_fn must return as many values as carried_inputs has, each of the same kind
     (tensor or int) and, for tensors, the same dtype, shape and device, as PyTorch
-    requires; cond_fn a bool or a 0-d bool tensor.
+    requires; cond_fn a bool or a 0-d bool tensor.  They run on a copy of
+    carried_inputs and may not write to a carried value in place (PyTorch refuses
+    input mutation too), so carried_inputs stay as they were.
 
     Parameters
     ----------
@@ -187,11 +190,11 @@ def while_loop(cond_fn, body_fn, carried_inputs):
         raise RuntimeError(f"while_loop(): carried_inputs must be a tuple or list but got "
                            f"{type(carried_inputs).__name__}")
     _leaves(carried_inputs, "while_loop()", "carried_inputs", ints=True)
-    carried = carried_inputs
+    carried = _clone(carried_inputs)  # the functions may not write to it (as PyTorch's)
     if not _should_loop(cond_fn, carried):
-        return tuple(_clone(x) for x in carried)
+        return tuple(carried)
     while True:
-        out = body_fn(*carried)
+        out = _unmodified(body_fn, carried, "while_loop()", "body_fn", "carried value")
         carried = out if isinstance(out, (tuple, list)) else (out,)  # a lone value: as torch
         _agree(carried, carried_inputs, "while_loop()", ("body_fn", "carried_inputs"),
                shapes=True)

@@ -81,6 +81,21 @@ def test_a_branch_writing_to_an_operand_is_refused_and_changes_nothing(device):
     assert x.grad.cpu().tolist() == [2.0, 4.0]
 
 
+def test_while_loop_writing_to_a_carried_value_is_refused_and_changes_nothing(device):
+    # body_fn x.mul_(2) doubled the caller's x in place (torch refuses input mutation)
+    i, x = pdt.tensor(0, device=device), pdt.ones(2, device=device)
+    _raises(r"while_loop\(\): body_fn modified carried value 1 \(a pydevtensor.float32 tensor "
+            r"of shape \(2,\) on .*\) in place; while_loop does not support input mutation",
+            pdt.while_loop, lambda i, x: i < 3, lambda i, x: (i + 1, x.mul_(2)), (i, x))
+    _raises(r"while_loop\(\): cond_fn modified carried value 0",
+            pdt.while_loop, lambda i, x: i.add_(1) < 3, lambda i, x: (i + 1, x * 2), (i, x))
+    assert x.cpu().tolist() == [1.0, 1.0] and i.item() == 0
+    assert x._version == 0 and i._version == 0
+    # a body returning a carried value as it is gives a copy, not the caller's tensor
+    out = pdt.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x), (i, x))
+    assert out[0].item() == 3 and out[1] is not x and out[1].cpu().tolist() == [1.0, 1.0]
+
+
 def test_while_loop_collatz_steps_and_geometric_series(device):
     def collatz(n):
         steps = 0
