@@ -35,20 +35,22 @@ def _describe(leaf):
 
 
 def _mismatch(a, b, shapes):
-    """Why leaf a and leaf b differ (dtype, device, type, with shapes the shape), or None."""
+    """Why leaf a and leaf b differ (dtype, device, type, number of dims; with shapes the
+    shape), or None."""
     if isinstance(a, _C.Tensor) != isinstance(b, _C.Tensor):
         return "one is a tensor, the other an int"
     if not isinstance(a, _C.Tensor):
         return None
-    if a.dtype != b.dtype or a.device != b.device or (shapes and a.shape != b.shape):
+    if (a.dtype != b.dtype or a.device != b.device or a.ndim != b.ndim
+            or (shapes and a.shape != b.shape)):
         return f"{_describe(a)} vs {_describe(b)}"
     return None
 
 
 def _agree(first, second, where, names, shapes):
-    """first and second (two nests of results) have leaves of the same kind, dtype and
-    device; with shapes (while_loop) the same number of leaves and the same shapes, else
-    (cond) the same nesting; else a RuntimeError."""
+    """first and second (two nests of results) have leaves of the same kind, dtype, device
+    and number of dimensions; with shapes (while_loop) the same number of leaves and the
+    same shapes, else (cond) the same nesting; else a RuntimeError."""
     spec_a, leaves_a = _leaves(first, where, f"the {names[0]} output", ints=True)
     spec_b, leaves_b = _leaves(second, where, f"the {names[1]} output", ints=True)
     if len(leaves_a) != len(leaves_b) or (spec_a != spec_b and not shapes):
@@ -66,11 +68,13 @@ def cond(pred, true_fn, false_fn, operands=()):
     """``true_fn(*operands)`` if pred is true, else ``false_fn(*operands)`` (PyTorch's
     ``torch.cond``), in eager mode.
 
-    With a tensor pred both branches are run on the operands (PyTorch traces both),
-    the other one without recording gradients, and their results must agree: the same
-    nesting of tuples, lists and dicts, with tensors of the same dtype and device (shapes
-    may differ) and ints in the same places.  A Python bool, int or float pred just picks
-    the branch, as in PyTorch.  The branches should not change their operands.
+    With a tensor pred both branches are run (PyTorch traces both), each on copies of
+    the operands (gradients flow back through the copies), the other one without
+    recording gradients, and their results must agree: the same nesting of tuples,
+    lists and dicts, with tensors of the same dtype, device and number of dimensions
+    (the sizes may differ, as in PyTorch) and ints in the same places.  A branch that
+    writes to an operand in place is refused, the operands unchanged, as in PyTorch.  A
+    Python bool, int or float pred just calls the branch it picks, as in PyTorch.
 
     Parameters
     ----------
@@ -110,17 +114,35 @@ def cond(pred, true_fn, false_fn, operands=()):
                            f"{type(operands).__name__}")
     _leaves(operands, "cond()", "operands")
     chosen, other = (true_fn, false_fn) if bool(pred) else (false_fn, true_fn)
-    result = chosen(*operands)
-    with grad_mode.no_grad():
-        unused = other(*operands)
     names = ("true branch", "false branch")
+    # each on copies (gradients flow back through them): a branch may not write to them
+    result = _unmodified(chosen, _clone(operands), "cond()",
+                         f"the {names[chosen is false_fn]}", "operand")
+    with grad_mode.no_grad():
+        unused = _unmodified(other, _clone(operands), "cond()",
+                             f"the {names[other is false_fn]}", "operand")
     _agree(*((result, unused) if chosen is true_fn else (unused, result)), "cond()", names,
            shapes=False)
     return result
 
 
+def _unmodified(fn, args, where, who, what):
+    """fn(*args), refused (RuntimeError) when it writes to a tensor of args in place:
+    PyTorch's "Higher order ops do not support input mutation".  cond and while_loop
+    pass their own copies, so the caller's tensors stay as they were."""
+    leaves = _leaves(args, where, what, ints=True)[1]
+    versions = [getattr(t, "_version", None) for t in leaves]
+    out = fn(*args)
+    for i, (t, version) in enumerate(zip(leaves, versions)):
+        if version is not None and t._version != version:
+            raise RuntimeError(f"{where}: {who} modified {what} {i} ({_describe(t)}) in "
+                               f"place; {where[:-2]} does not support input mutation, as "
+                               f"PyTorch's (the {what}s are unchanged): work on a copy")
+    return out
+
+
 def _should_loop(cond_fn, carried):
-    pred = cond_fn(*carried)
+    pred = _unmodified(cond_fn, carried, "while_loop()", "cond_fn", "carried value")
     if isinstance(pred, bool):
         return pred
     if isinstance(pred, _C.Tensor) and pred.ndim == 0 and pred.dtype == _C.bool:
@@ -137,7 +159,9 @@ def while_loop(cond_fn, body_fn, carried_inputs):
 
     body_fn must return as many values as carried_inputs has, each of the same kind
     (tensor or int) and, for tensors, the same dtype, shape and device, as PyTorch
-    requires; cond_fn a bool or a 0-d bool tensor.
+    requires; cond_fn a bool or a 0-d bool tensor.  They run on a copy of
+    carried_inputs and may not write to a carried value in place (PyTorch refuses
+    input mutation too), so carried_inputs stay as they were.
 
     Parameters
     ----------
@@ -166,11 +190,11 @@ def while_loop(cond_fn, body_fn, carried_inputs):
         raise RuntimeError(f"while_loop(): carried_inputs must be a tuple or list but got "
                            f"{type(carried_inputs).__name__}")
     _leaves(carried_inputs, "while_loop()", "carried_inputs", ints=True)
-    carried = carried_inputs
+    carried = _clone(carried_inputs)  # the functions may not write to it (as PyTorch's)
     if not _should_loop(cond_fn, carried):
-        return tuple(_clone(x) for x in carried)
+        return tuple(carried)
     while True:
-        out = body_fn(*carried)
+        out = _unmodified(body_fn, carried, "while_loop()", "body_fn", "carried value")
         carried = out if isinstance(out, (tuple, list)) else (out,)  # a lone value: as torch
         _agree(carried, carried_inputs, "while_loop()", ("body_fn", "carried_inputs"),
                shapes=True)

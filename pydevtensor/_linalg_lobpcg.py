@@ -20,6 +20,7 @@ from . import _args
 from ._linalg_decomp import eigh as _eigh
 from ._linalg_decomp import qr as _qr
 from ._linalg_more import solve_triangular as _solve_triangular
+from ._linalg_solve import LinAlgError as _LinAlgError
 from ._linalg_solve import cholesky as _cholesky
 from ._ops_join import cat as _cat
 from ._ops_join import stack as _stack
@@ -106,11 +107,19 @@ class _Solver:
         return R, builtins.max(count, before)
 
     def run(self, X):
+        why = "its n columns must be linearly independent (and B positive definite)"
+        if not bool((_B(self.B, X) * X).sum(0).gt(0).all()):  # else 0 / 0 below
+            raise _LinAlgError(f"lobpcg(): the start X {tuple(X.shape)} has a column of zero "
+                               f"B-norm; {why}")
         X0_norm = _norm(X)
         self.A_norm = _norm(self.A @ X) / X0_norm
         self.B_norm = _norm(_B(self.B, X)) / X0_norm
         n, nc = self.n, 0
-        E, C = self.rayleigh_ritz(X)
+        try:
+            E, C = self.rayleigh_ritz(X)
+        except _LinAlgError as e:  # the Cholesky factor of X^T B X
+            raise _LinAlgError(f"lobpcg(): X^T B X of the start X {tuple(X.shape)} is not "
+                               f"positive definite; {why}") from e
         X, E = X @ C, E.clone()
         R, nc = self.converged(X, E, 0)
         P = X[:, :0]
@@ -182,6 +191,13 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
         The (\\*, k) eigenvalues, largest first (smallest first if not largest), and
         the (\\*, m, k) B-orthonormal eigenvectors.
 
+    Raises
+    ------
+    LinAlgError
+        When the start X's columns are not B-linearly independent (a zero column, a
+        repeated one), or a decomposition fails (NaN or inf in A, B not positive
+        definite).
+
     Examples
     --------
     >>> A = pydevtensor.diag(pydevtensor.arange(1.0, 11.0, dtype=pydevtensor.float64))
@@ -244,6 +260,9 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     solver = _Solver(k, n, niter, tol, largest)
     batch = tuple(A.shape[:-2])
     flat_A = A.reshape(-1, m, m)
+    if flat_A.shape[0] == 0:  # an empty batch: empty results, as PyTorch's
+        return (_C.empty(*batch, k, dtype=A.dtype, device=A.device),
+                _C.empty(*batch, m, k, dtype=A.dtype, device=A.device))
     E_all, X_all = [], []
     for i in range(flat_A.shape[0]):
         solver.A = flat_A[i]

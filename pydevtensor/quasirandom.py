@@ -200,10 +200,10 @@ class SobolEngine:
         # as PyTorch: the integer rounded to dtype, then times 2**-MAXBIT (exact)
         host = np.float32 if dtype == _C.float32 else np.float64
         result = _C.tensor(points.astype(host) * host(2.0 ** -MAXBIT))
-        self.num_generated += n
-        if out is not None:
+        if out is not None:  # an out that cannot take the points leaves the engine as it was
             out.resize_(result.shape).copy_(result)
-            return out
+            result = out
+        self.num_generated += n
         return result
 
     def draw_base2(self, m, out=None, dtype=None):

@@ -305,6 +305,18 @@ NN_API_CASES = [
     C("embedding_bag-empty-offsets", "pdt.nn.functional.embedding_bag(pdt.tensor([1, 2]), "
       "pdt.ones(5, 2), pdt.tensor([], dtype=pdt.int64))", "pydevtensor.InvalidArgumentError",
       r"offsets is empty \(no bag\) but the input holds 2 indices"),
+    # offsets or per_sample_weights on another device: named (searchsorted's or mul's
+    # message before)
+    C("embedding_bag-offsets-on-another-device", "pdt.nn.functional.embedding_bag("
+      "pdt.tensor([1, 2]), pdt.ones(5, 2), pdt.tensor([0], device='cpu:1'))",
+      "pydevtensor.DeviceError", r"embedding_bag\(\): Expected all tensors to be on the same "
+      r"device, but the offsets \(1,\) are on cpu:1 and weight \(5, 2\) on cpu(:0)?",
+      setup=TWO_CPUS),
+    C("embedding_bag-per-sample-weights-on-another-device", "pdt.nn.functional.embedding_bag("
+      "pdt.tensor([[1, 2]]), pdt.ones(5, 2), mode='sum', per_sample_weights=pdt.ones(1, 2, "
+      "device='cpu:1'))", "pydevtensor.DeviceError", r"embedding_bag\(\): Expected all "
+      r"tensors to be on the same device, but the per_sample_weights \(1, 2\) are on cpu:1",
+      setup=TWO_CPUS),
     C("full-size-twice", "pdt.full((2,), 1.0, size=(3,))", "TypeError",
       r"full\(\) got multiple values for argument 'size'"),
     C("linspace-too-many", "pdt.linspace(0, 1, 3, 4)", "TypeError",

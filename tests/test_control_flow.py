@@ -61,6 +61,41 @@ def test_cond_runs_the_other_branch_once_without_gradients():
     assert calls == []
 
 
+def test_a_branch_writing_to_an_operand_is_refused_and_changes_nothing(device):
+    # both branches ran on the operands themselves: cond(True, add_, sub_) returned the
+    # operand [1, 1] written twice, and a chosen branch x + 1 with an other branch sub_
+    # left x at [0, 0]; PyTorch refuses input mutation (x unchanged)
+    for chosen, other, which in ((lambda t: t.add_(1), lambda t: t - 1, "true branch"),
+                                 (lambda t: t + 1, lambda t: t.sub_(1), "false branch"),
+                                 (lambda t: t + 1, lambda t: t[0].zero_(), "false branch")):
+        x = pdt.ones(2, device=device)
+        _raises(rf"cond\(\): the {which} modified operand 0 \(a pydevtensor.float32 tensor of "
+                rf"shape \(2,\) on {device}\) in place; cond does not support input mutation",
+                pdt.cond, pdt.tensor(True, device=device), chosen, other, (x,))
+        assert x.cpu().tolist() == [1.0, 1.0] and x._version == 0
+    # a branch returning its operand gives a copy; gradients reach the operand
+    x = pdt.tensor([1.0, 2.0], device=device, requires_grad=True)
+    y = pdt.cond(pdt.tensor(False, device=device), lambda t: t * 3, lambda t: t, (x,))
+    assert y is not x and y.cpu().tolist() == [1.0, 2.0]
+    (y * y).sum().backward()
+    assert x.grad.cpu().tolist() == [2.0, 4.0]
+
+
+def test_while_loop_writing_to_a_carried_value_is_refused_and_changes_nothing(device):
+    # body_fn x.mul_(2) doubled the caller's x in place (torch refuses input mutation)
+    i, x = pdt.tensor(0, device=device), pdt.ones(2, device=device)
+    _raises(r"while_loop\(\): body_fn modified carried value 1 \(a pydevtensor.float32 tensor "
+            r"of shape \(2,\) on .*\) in place; while_loop does not support input mutation",
+            pdt.while_loop, lambda i, x: i < 3, lambda i, x: (i + 1, x.mul_(2)), (i, x))
+    _raises(r"while_loop\(\): cond_fn modified carried value 0",
+            pdt.while_loop, lambda i, x: i.add_(1) < 3, lambda i, x: (i + 1, x * 2), (i, x))
+    assert x.cpu().tolist() == [1.0, 1.0] and i.item() == 0
+    assert x._version == 0 and i._version == 0
+    # a body returning a carried value as it is gives a copy, not the caller's tensor
+    out = pdt.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x), (i, x))
+    assert out[0].item() == 3 and out[1] is not x and out[1].cpu().tolist() == [1.0, 1.0]
+
+
 def test_while_loop_collatz_steps_and_geometric_series(device):
     def collatz(n):
         steps = 0
@@ -131,6 +166,13 @@ def test_cond_refusals():
     _raises(r"leaf 0 of the true branch and the false branch differ: a pydevtensor.float32 "
             r"tensor of shape \(3,\) on cpu vs a pydevtensor.int64 tensor",
             pdt.cond, pdt.tensor(True), lambda t: t + 1, lambda t: t.long(), (x,))
+    # the sizes may differ, the number of dims not (PyTorch's "expected same dim but got 1
+    # and 0"): a branch giving a 0-d tensor where the other gives a vector is refused
+    _raises(r"leaf 0 of the true branch and the false branch differ: a pydevtensor.float32 "
+            r"tensor of shape \(3,\) on cpu vs a pydevtensor.float32 tensor of shape \(\)",
+            pdt.cond, pdt.tensor(False), lambda t: t + 1, lambda t: t.sum(), (x,))
+    assert pdt.cond(pdt.tensor(False), lambda t: t + 1, lambda t: t.sum(0, keepdim=True),
+                    (x,)).tolist() == [3.0]
     _raises("but got a leaf of type NoneType",
             pdt.cond, pdt.tensor(True), lambda t: None, lambda t: None, (x,))
 

@@ -66,6 +66,21 @@ def test_a_diagonal_matrix_gives_its_diagonal_and_unit_vectors():
     np.testing.assert_allclose(np.abs(X.numpy()), np.eye(12)[:, :3], atol=1e-6)
 
 
+def test_an_empty_batch_and_a_start_of_dependent_columns(device):
+    # an empty batch gives empty results, as PyTorch's (it raised stack()'s "expected a
+    # non-empty list"); a zero column in X raised ZeroDivisionError, two equal ones
+    # cholesky's error about a 2 x 2 matrix: both now say what is wrong with X
+    A = pdt.tensor(np.diag(np.arange(1.0, 10.0)), device=device)
+    E, X = pdt.lobpcg(A.expand(0, 9, 9), k=2)
+    assert E.shape == (0, 2) and X.shape == (0, 9, 2) and X.device.type == device.type
+    with pytest.raises(pdt.linalg.LinAlgError, match=r"the start X \(9, 1\) has a column of "
+                                                     r"zero B-norm"):
+        pdt.lobpcg(A, X=pdt.zeros(9, 1, dtype=pdt.float64, device=device))
+    with pytest.raises(pdt.linalg.LinAlgError, match=r"X\^T B X of the start X \(9, 2\) is "
+                                                     r"not positive definite; its n columns"):
+        pdt.lobpcg(A, X=pdt.ones(9, 2, dtype=pdt.float64, device=device))
+
+
 def test_niter_bounds_the_iterations():
     rng = np.random.default_rng(2)
     A = pdt.tensor(_spd(rng, 200, 1e4))

@@ -177,6 +177,19 @@ def test_global_unstructured_ranks_all_the_parameters_together(device):
     np.testing.assert_array_equal(_np(b.weight_mask).ravel(), expect[40:])
 
 
+def test_global_unstructured_names_an_importance_score_of_another_shape():
+    # it failed in the slicing of the joined scores ("The shape of the mask [12] at index
+    # 0 does not match the shape of the indexed tensor [11]"); nothing is pruned
+    a, b = nn.Linear(3, 2), nn.Linear(3, 2)
+    with pytest.raises(ValueError, match=r"global_unstructured\(\): importance_scores should "
+                                         r"have the same shape as parameter weight of Linear, "
+                                         r"got \(5,\) vs \(2, 3\)"):
+        prune.global_unstructured([(a, "weight"), (b, "weight")], prune.L1Unstructured,
+                                  amount=2, importance_scores={(b, "weight"): pdt.ones(5)})
+    assert sorted(a._parameters) == sorted(b._parameters) == ["bias", "weight"]
+    assert not a._buffers and not b._buffers
+
+
 def test_custom_mask_and_importance_scores(device):
     w = np.array([[1., 2., 3.], [4., 5., 6.]])
     lin = _linear(device, w)

@@ -199,6 +199,8 @@ def test_bad_input_is_refused_and_changes_nothing():
         engine.draw(2, dtype=pdt.int64)
     with pytest.raises(TypeError, match="out must be a Tensor, got list"):
         engine.draw(2, out=[])
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        engine.draw(2, out=pdt.zeros(1, requires_grad=True))  # the engine does not advance
     with pytest.raises(ValueError, match=r"2\*\*30 points; 3 drawn"):
         engine.fast_forward(2 ** 30)
     with pytest.raises(TypeError, match=r"fast_forward\(\): n must be an int, got float"):

@@ -77,6 +77,37 @@ def test_hann_and_hamming_are_their_named_general_hamming():
                                                            sym=sym).numpy())
 
 
+@pytest.mark.parametrize("name", ["bartlett", "blackman", "cosine", "exponential", "gaussian",
+                                  "hamming", "hann", "kaiser", "nuttall"])
+def test_the_peak_is_1_exactly_when_the_centre_is_a_point(name):
+    # as the docstrings say: L = M (sym) or M + 1 (periodic); the centre (L - 1) / 2 is a
+    # point only for an odd L (they said "when M is odd or the window periodic")
+    for M in range(2, 9):
+        for sym in (True, False):
+            L = M if sym else M + 1
+            peak = getattr(W, name)(M, sym=sym, dtype=pdt.float64).max().item()
+            assert (abs(peak - 1) < 1e-12) == (L % 2 == 1), (M, sym, peak)
+
+
+def test_kaiser_with_a_large_beta_is_finite():
+    # I0 overflows above ~713, so np.i0(x) / np.i0(beta) was NaN (inf / inf) for beta
+    # 1000; against I0's asymptotic series e**x / sqrt(2 pi x) (1 + 1/(8x) + 9/(2(8x)**2)
+    # + 225/(6(8x)**3)) where x > 400 (relative error of the series < 1e-12 there)
+    M, beta = 41, 1000.0
+    got = W.kaiser(M, beta=beta, dtype=pdt.float64).numpy()
+    n = np.arange(M)
+    x = beta * np.sqrt(np.clip(1 - (2 * n / (M - 1) - 1) ** 2, 0, None))
+
+    def scaled_i0(v):  # I0(v) e**-v
+        t = 1 / (8 * v)
+        return (1 + t + 9 / 2 * t ** 2 + 225 / 6 * t ** 3) / np.sqrt(2 * np.pi * v)
+    big = x > 400
+    want = scaled_i0(x[big]) / scaled_i0(beta) * np.exp(x[big] - beta)
+    assert big.sum() >= 9 and got[M // 2] == 1.0
+    np.testing.assert_allclose(got[big], want, rtol=1e-10)
+    assert np.isfinite(got).all() and (got[~big] < 1e-100).all() and (got >= 0).all()
+
+
 def test_exponential_with_a_center():
     # periodic only; the formula exp(-|n - center| / tau) holds at M = 1 too, as in torch
     for M in (1, 5, 8):

@@ -141,6 +141,69 @@ def test_the_hook_classes_apply_and_the_state_dict_version(device):
     assert WeightNorm("weight", None).dim == -1
 
 
+@pytest.mark.parametrize("apply,taken", [
+    (nn.utils.weight_norm, "weight_g"), (nn.utils.weight_norm, "weight_v"),
+    (nn.utils.spectral_norm, "weight_orig"), (nn.utils.spectral_norm, "weight_u")])
+def test_a_name_taken_already_leaves_the_module_unchanged(apply, taken, device):
+    # the parameter was deleted before the new names were registered, so the KeyError
+    # left a module without weight (PyTorch's does the same)
+    # (a parameter's name taken by a buffer, a buffer's by a parameter)
+    lin = nn.Linear(4, 3).to(device)
+    if taken == "weight_u":
+        lin.register_parameter(taken, nn.Parameter(pdt.zeros(1, device=device)))
+    else:
+        lin.register_buffer(taken, pdt.zeros(1, device=device))
+    params, buffers = list(lin._parameters), list(lin._buffers)
+    with pytest.raises(KeyError, match=f"attribute '{taken}' already exists"):
+        apply(lin)
+    assert list(lin._parameters) == params and list(lin._buffers) == buffers
+    assert "weight" not in lin.__dict__
+    assert lin(pdt.ones(1, 4, device=device)).shape == (1, 3)
+    assert not lin.__dict__.get("_forward_pre_hooks")
+
+
+def test_spectral_norm_dim_out_of_range_or_negative(device):
+    # dim 5 of a 2-dim weight failed in permute ("the number of dims (3) does not
+    # match"), dim -1 too; now an IndexError naming spectral_norm (module unchanged),
+    # and a negative dim counts from the end, against NumPy's largest singular value
+    lin = nn.Linear(4, 3).to(device)
+    for bad in (2, 5, -3):
+        with pytest.raises(IndexError, match=rf"spectral_norm\(\): dim {bad} is out of range "
+                                             rf"for a parameter of shape \(3, 4\)"):
+            nn.utils.spectral_norm(lin, dim=bad)
+        assert sorted(lin._parameters) == ["bias", "weight"] and not lin._buffers
+    w = lin.weight.detach().cpu().numpy().copy()
+    nn.utils.spectral_norm(lin, dim=-1, n_power_iterations=50)
+    assert lin.weight_u.shape == (4,) and lin.weight_v.shape == (3,)
+    lin(pdt.zeros(1, 4, device=device))
+    sigma = np.linalg.svd(w, compute_uv=False)[0]
+    np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), w / sigma, rtol=1e-5)
+
+
+def test_remove_spectral_norm_takes_its_state_dict_hooks_too(device):
+    # they stayed: the version was still recorded after the removal, and applying
+    # spectral_norm again made state_dict() raise "Unexpected key in metadata"
+    lin = nn.Linear(4, 3).to(device)
+    nn.utils.spectral_norm(lin)
+    nn.utils.spectral_norm(lin, "bias")
+    nn.utils.remove_spectral_norm(lin)
+    assert lin.state_dict()._metadata[""]["spectral_norm"] == {"bias.version": 1}
+    nn.utils.spectral_norm(lin)
+    sd = lin.state_dict()
+    assert sd._metadata[""]["spectral_norm"] == {"bias.version": 1, "weight.version": 1}
+    other = nn.utils.spectral_norm(nn.utils.spectral_norm(nn.Linear(4, 3).to(device)), "bias")
+    assert other.load_state_dict(sd).missing_keys == []
+    np.testing.assert_array_equal(other.weight_v.cpu().numpy(), lin.weight_v.cpu().numpy())
+    nn.utils.remove_spectral_norm(lin)
+    nn.utils.remove_spectral_norm(lin, "bias")
+    assert "spectral_norm" not in lin.state_dict()._metadata[""]
+    assert not lin.__dict__.get("_load_state_dict_pre_hooks")
+    # a plain state dict loads into the plain module: no hook rewrites it
+    plain = {"weight": pdt.ones(3, 4, device=device), "bias": pdt.zeros(3, device=device)}
+    assert lin.load_state_dict(plain).missing_keys == []
+    assert lin.weight.detach().cpu().numpy().tolist() == [[1.0] * 4] * 3
+
+
 def test_spectral_norm_loads_a_checkpoint_without_v(device):
     # a state dict of the old format (no version): weight = weight_orig / sigma and no
     # weight_v; v is solved so that u^T W v = sigma, the weight coming back unchanged

@@ -138,15 +138,21 @@ def _check_tensors(input, weight, offsets, per_sample_weights, where):
     if not weight.dtype.is_floating_point:
         raise _C.DTypeError(f"{where}: weight must be floating point (float64, float32, "
                             f"float16 or bfloat16), got {weight.dtype} (on {weight.device})")
-    if per_sample_weights is None:
-        return
-    if not isinstance(per_sample_weights, _C.Tensor):
-        raise TypeError(f"{where}: per_sample_weights must be a Tensor or None, got "
-                        f"{type(per_sample_weights).__name__}")
-    if per_sample_weights.dtype != weight.dtype:
-        raise _C.DTypeError(f"{where}: per_sample_weights must have weight's dtype "
-                            f"{weight.dtype}, got {per_sample_weights.dtype} (on "
-                            f"{per_sample_weights.device})")
+    if per_sample_weights is not None:
+        if not isinstance(per_sample_weights, _C.Tensor):
+            raise TypeError(f"{where}: per_sample_weights must be a Tensor or None, got "
+                            f"{type(per_sample_weights).__name__}")
+        if per_sample_weights.dtype != weight.dtype:
+            raise _C.DTypeError(f"{where}: per_sample_weights must have weight's dtype "
+                                f"{weight.dtype}, got {per_sample_weights.dtype} (on "
+                                f"{per_sample_weights.device})")
+    for name, t in (("indices", input), ("offsets", offsets),
+                    ("per_sample_weights", per_sample_weights)):
+        if t is not None and t.device != weight.device:  # else searchsorted's or mul's
+            raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, "
+                                 f"but the {name} {tuple(t.shape)} are on {t.device} and "
+                                 f"weight {tuple(weight.shape)} on {weight.device}; move one "
+                                 f"with .to()")
 
 
 def _bags(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,

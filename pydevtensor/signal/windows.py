@@ -41,8 +41,11 @@ def _document(formula, example, extra=""):
         params = "\n".join("    " + line if line else "" for line in
                            (extra + _COMMON).splitlines())
         fn.__doc__ = (f"{formula}\n\n    Parameters\n    ----------\n{params}\n\n"
-                      "    Returns\n    -------\n    Tensor\n        The (M,) window; its largest "
-                      "value is 1 (reached when M is odd or the window periodic).\n\n"
+                      "    Returns\n    -------\n    Tensor\n        The (M,) window.  It peaks at "
+                      "its centre (L - 1) / 2, L being M (sym) or\n        M + 1 (periodic): "
+                      "a point of the window only when L is odd.  The peak is 1\n        "
+                      "but for general_cosine's (the sum of a) and an exponential's given "
+                      "a center.\n\n"
                       f"    Examples\n    --------\n{example}\n    ")
         return fn
     return decorate
@@ -137,8 +140,17 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=strided, device=None,
     beta = _positive(beta, "beta", "kaiser", "beta must be non-negative, got: {} instead.",
                      allow_zero=True)
     return _window("kaiser", M, sym, dtype, layout, device, requires_grad,
-                   lambda n, L: np.i0(beta * np.sqrt(np.clip(
-                       1 - (2 * n / (L - 1) - 1) ** 2, 0, None))) / np.i0(beta))
+                   lambda n, L: _kaiser(beta * np.sqrt(np.clip(
+                       1 - (2 * n / (L - 1) - 1) ** 2, 0, None)), beta))
+
+
+def _kaiser(x, beta):
+    """I0(x) / I0(beta) for 0 <= x <= beta, as i0e(x) / i0e(beta) * exp(x - beta): I0
+    itself overflows for arguments above ~713 (np.i0(beta) / np.i0(beta) was NaN)."""
+    from .._ops_special_more import i0e
+    x = _C.tensor(x, dtype=_C.float64)
+    return (i0e(x) / i0e(_C.tensor(float(beta), dtype=_C.float64))
+            * (x - beta).exp()).numpy()
 
 
 def _coefficients(a):

@@ -20,7 +20,7 @@ from ...autograd.grad_mode import no_grad as _no_grad
 from .convert_parameters import parameters_to_vector
 from ._prune_methods import (BasePruningMethod, CustomFromMask, Identity, L1Unstructured,
                              LnStructured, PruningContainer, RandomStructured,
-                             RandomUnstructured, _pruning_hooks, _shared_doc)
+                             RandomUnstructured, _pruning_hooks, _scores, _shared_doc)
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
            "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask",
@@ -242,8 +242,9 @@ def global_unstructured(parameters: Iterable, pruning_method: type,
     importance_scores = {} if importance_scores is None else importance_scores
     if not isinstance(importance_scores, dict):
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
-    scores = parameters_to_vector([importance_scores.get((m, n), getattr(m, n))
-                                   for m, n in parameters])
+    scores = parameters_to_vector([  # a score of another shape: named, not a slicing error
+        _scores(importance_scores.get((m, n)), getattr(m, n), "global_unstructured()",
+                f"parameter {n} of {type(m).__name__}") for m, n in parameters])
     default_mask = parameters_to_vector([m._buffers[n + "_mask"] if n + "_mask" in m._buffers
                                          else _C.ones_like(getattr(m, n))
                                          for m, n in parameters])

@@ -13,7 +13,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..module import Module
 from ..parameter import Parameter
-from .weight_norm import _parameter_to_wrap, _unwrap
+from .weight_norm import _find_hook, _parameter_to_wrap, _unchanged_on_error, _unwrap
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "remove_spectral_norm", "spectral_norm"]
@@ -123,16 +123,21 @@ class SpectralNorm:
         """
         weight = _parameter_to_wrap(module, SpectralNorm, name, "spectral_norm",
                                     "SpectralNorm", "spectral normalization")
-        fn = SpectralNorm(name, n_power_iterations, dim, eps)
+        if not -weight.ndim <= dim < weight.ndim:  # else permute's error (PyTorch's too)
+            raise IndexError(f"spectral_norm(): dim {dim} is out of range for a parameter of "
+                             f"shape {tuple(weight.shape)} (expected to be in range of "
+                             f"[-{weight.ndim}, {weight.ndim - 1}])")
+        fn = SpectralNorm(name, n_power_iterations, dim % weight.ndim, eps)
         with no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).shape
             u = F.normalize(weight.new_empty(h).normal_(0, 1), dim=0, eps=eps)
             v = F.normalize(weight.new_empty(w).normal_(0, 1), dim=0, eps=eps)
-        del module._parameters[name]
-        module.register_parameter(name + "_orig", weight)
-        setattr(module, name, weight.detach())
-        module.register_buffer(name + "_u", u)
-        module.register_buffer(name + "_v", v)
+        with _unchanged_on_error(module, name):
+            del module._parameters[name]
+            module.register_parameter(name + "_orig", weight)
+            setattr(module, name, weight.detach())
+            module.register_buffer(name + "_u", u)
+            module.register_buffer(name + "_v", v)
         module.register_forward_pre_hook(fn)
         module._register_state_dict_hook(SpectralNormStateDictHook(fn))
         module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
@@ -184,6 +189,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     KeyError
         When module has no parameter called name (also an AttributeError), as
         PyTorch's.
+    IndexError
+        When dim is out of range for the parameter (a negative dim counts from the
+        end).
 
     Examples
     --------
@@ -282,8 +290,8 @@ class SpectralNormLoadStateDictPreHook:
 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
-    """Folds spectral_norm's division back into the parameter name and removes its hook
-    and buffers.
+    """Folds spectral_norm's division back into the parameter name and removes its hook,
+    its buffers and its state-dict hooks (so that spectral_norm may be applied again).
 
     Parameters
     ----------
@@ -309,4 +317,14 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    return _unwrap(module, SpectralNorm, name, "spectral_norm")
+    found = _find_hook(module, SpectralNorm, name)
+    _unwrap(module, SpectralNorm, name, "spectral_norm")
+    fn = found[1] if found is not None else None  # (_unwrap raised if there was none)
+    for table, kind in (("_state_dict_hooks", SpectralNormStateDictHook),
+                        ("_load_state_dict_pre_hooks", SpectralNormLoadStateDictPreHook)):
+        hooks = module.__dict__.get(table) or {}
+        for key in [key for key, hook in hooks.items()  # a pre-hook sits in a wrapper
+                    if isinstance(getattr(hook, "hook", hook), kind)
+                    and getattr(hook, "hook", hook).fn is fn]:
+            del hooks[key]
+    return module

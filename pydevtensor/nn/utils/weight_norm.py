@@ -6,8 +6,9 @@ them back into one parameter.
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
-from typing import Any
+from typing import Any, Iterator
 
 from ..module import Module
 from ..parameter import Parameter, UninitializedParameter
@@ -40,6 +41,22 @@ class _NoSuchParameter(AttributeError, KeyError):
     """module has no parameter of that name (a buffer, or nothing): PyTorch's raises
     KeyError (its look-up in ``module._parameters``) or AttributeError (getattr), so
     this is both."""
+
+
+@contextlib.contextmanager
+def _unchanged_on_error(module: Module, name: str) -> Iterator[None]:
+    """On an exception in the block (a name the hook's tensors need taken already: the
+    parameter was deleted first), module's parameters and buffers are put back as they
+    were, in their order, and module.<name> is the parameter again."""
+    params, buffers = dict(module._parameters), dict(module._buffers)
+    try:
+        yield
+    except Exception:
+        for table, saved in ((module._parameters, params), (module._buffers, buffers)):
+            table.clear()
+            table.update(saved)
+        module.__dict__.pop(name, None)
+        raise
 
 
 def _find_hook(module: Module, kind: type, name: str) -> tuple[int, Any] | None:
@@ -140,11 +157,12 @@ class WeightNorm:
                                     "weight normalization")
         dim = weight_norm_dim(weight, dim)
         fn = WeightNorm(name, dim)
-        del module._parameters[name]
-        module.register_parameter(name + "_g",
-                                  Parameter(_norm_except_dim(weight.detach(), dim).clone()))
-        module.register_parameter(name + "_v", Parameter(weight.detach()))
-        setattr(module, name, fn.compute_weight(module))
+        with _unchanged_on_error(module, name):
+            del module._parameters[name]
+            module.register_parameter(name + "_g",
+                                      Parameter(_norm_except_dim(weight.detach(), dim).clone()))
+            module.register_parameter(name + "_v", Parameter(weight.detach()))
+            setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)
         return fn
 
