@@ -223,9 +223,23 @@ def test_entropy_at_large_concentration(device):
                                    half_log_2pie - 1.5 * np.log(c) + np.log(r), rtol=rtol)
         np.testing.assert_allclose(_np(D.Chi2(ct).entropy()),
                                    half_log_2pie + 0.5 * np.log(2 * c), rtol=rtol)
-    # continuous across the switch to the series (c = 1e3 in float64, 30 in float32), and at
+    # Beta(a, b) and Dirichlet(alpha) (the sum of lgamma(c) - (c - 1) digamma(c) cancels the
+    # same way: 0.0 for -18.04 at Beta(1e16, 1e16)) tend to the Normal of their covariance
+    # on the simplex's first k - 1 coordinates
+    for alpha in ([1e16, 1e16], [4.7e27, 2.2e25], [1e20, 3e20, 2e20]):
+        alpha = np.array(alpha)
+        m = alpha / alpha.sum()
+        cov = (np.diag(m) - np.outer(m, m))[:-1, :-1] / (alpha.sum() + 1)
+        want = 0.5 * (len(alpha) - 1) * math.log(2 * math.pi * math.e)
+        want += 0.5 * np.linalg.slogdet(cov)[1]
+        got = D.Dirichlet(_t(alpha, device)).entropy()
+        np.testing.assert_allclose(_np(got), want, rtol=1e-14)
+        if len(alpha) == 2:
+            got = D.Beta(_t(alpha[:1], device), _t(alpha[1:], device)).entropy()
+            np.testing.assert_allclose(_np(got), [want], rtol=1e-14)
+    # continuous across the switch to the series (c = 100 in float64, 10 in float32), and at
     # c = 1e5 the integral of -p log p in the standard score z = (x - c) / sqrt(c)
-    for dtype, cut, rtol in ((F64, 1e3, 5e-13), (pdt.float32, 30.0, 5e-6)):
+    for dtype, cut, rtol in ((F64, 100.0, 1e-13), (pdt.float32, 10.0, 5e-6)):
         npt = np.float64 if dtype == F64 else np.float32
         ends = [cut, np.nextafter(npt(cut), npt(2 * cut))]
         h = _np(D.Gamma(_t(ends, device).to(dtype), 1.0).entropy())
