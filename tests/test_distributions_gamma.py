@@ -250,3 +250,27 @@ def test_entropy_at_large_concentration(device):
     lp = (a - 1) * np.log(x) - x - math.lgamma(a) + 0.5 * math.log(a)  # log density of z
     want = -np.trapezoid(np.exp(lp) * lp, z) + 0.5 * math.log(a)
     np.testing.assert_allclose(_np(D.Gamma(_t([a], device), 1.0).entropy()), [want], rtol=1e-9)
+
+
+def test_student_t_entropy_at_large_df(device):
+    # lgamma(df/2) - lgamma((df+1)/2) + 0.5 log df cancelled (17 off at df = 1e16): StudentT
+    # tends to Normal(loc, scale), its entropy to the Normal's + 1/df + O(1/df^2) (half the
+    # log of the variance ratio df / (df - 2)), and at df = 1e5 the integral of -p log p
+    df = np.array([1e16, 1e30, 1e12])
+    scale = np.array([1.0, 3.0, 0.01])
+    for dtype, rtol in ((F64, 1e-15), (pdt.float32, 1e-6)):
+        got = D.StudentT(_t(df, device).to(dtype), 0.0, _t(scale, device).to(dtype)).entropy()
+        np.testing.assert_allclose(_np(got), 0.5 * math.log(2 * math.pi * math.e)
+                                   + np.log(scale) + 1 / df, rtol=rtol)
+    nu = 1e5
+    x = np.linspace(-60.0, 60.0, 600001)
+    lp = (math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * math.log(nu * math.pi)
+          - (nu + 1) / 2 * np.log1p(x * x / nu))
+    want = -np.trapezoid(np.exp(lp) * lp, x)
+    np.testing.assert_allclose(_np(D.StudentT(_t([nu], device)).entropy()), [want], rtol=1e-9)
+    # continuous across the switch to the series (df = 1e3 in float64, 30 in float32)
+    for dtype, cut, rtol in ((F64, 1e3, 1e-12), (pdt.float32, 30.0, 1e-5)):
+        npt = np.float64 if dtype == F64 else np.float32
+        ends = [cut, np.nextafter(npt(cut), npt(2 * cut))]
+        h = _np(D.StudentT(_t(ends, device).to(dtype)).entropy())
+        np.testing.assert_allclose(h[0], h[1], rtol=rtol)
