@@ -4,6 +4,7 @@ a Normal, as PyTorch builds them."""
 import math
 
 from .. import _C
+from .._ops_index import where
 from . import constraints
 from .cauchy import Cauchy
 from .exponential import Exponential
@@ -18,6 +19,10 @@ from .utils import broadcast_all
 __all__ = ["HalfCauchy", "Kumaraswamy", "LogisticNormal", "Pareto", "Weibull"]
 
 _EULER_GAMMA = 0.57721566490153286060
+# zeta(j) (2^j - 2) / j for j = 2..7: lgamma(1 + 2r) - 2 lgamma(1 + r)'s Taylor coefficients
+_ZETA = [z * (2 ** j - 2) / j for j, z in enumerate(
+    [math.pi ** 2 / 6, 1.2020569031595942854, math.pi ** 4 / 90, 1.0369277551433699263,
+     math.pi ** 6 / 945, 1.0083492773819228268], start=2)]
 
 
 class Pareto(TransformedDistribution):
@@ -145,8 +150,19 @@ class Weibull(TransformedDistribution):
 
     @property
     def variance(self):
+        # Gamma(1 + r)^2 expm1(lgamma(1 + 2r) - 2 lgamma(1 + r)): the difference of the two
+        # gammas was inf - inf = nan once Gamma(1 + 2r) overflowed (k = 0.01: inf), and for
+        # r below 5e-3 (0.05 below float64) the log ratio is its series, the sum over j >= 2
+        # of (-1)^j zeta(j) (2^j - 2) / j r^j to j = 7 (1 + 2r rounds: k = 1e9 gave 1.1e-16
+        # for 1.6e-18)
         r = self.concentration_reciprocal
-        return self.scale.pow(2) * ((1 + 2 * r).lgamma().exp() - (2 * (1 + r).lgamma()).exp())
+        small = r < (5e-3 if r.dtype == _C.float64 else 0.05)
+        rs = where(small, r, 0.0)
+        series = rs * rs * (_ZETA[0] - rs * (_ZETA[1] - rs * (_ZETA[2] - rs * (
+            _ZETA[3] - rs * (_ZETA[4] - rs * _ZETA[5])))))
+        rd = where(small, 1.0, r)
+        log_ratio = where(small, series, (1 + 2 * rd).lgamma() - 2 * (1 + rd).lgamma())
+        return self.scale.pow(2) * (2 * (1 + r).lgamma()).exp() * log_ratio.expm1()
 
     def entropy(self):
         r = self.concentration_reciprocal
