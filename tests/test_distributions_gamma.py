@@ -205,3 +205,72 @@ def test_gamma_and_chi2_draw_from_a_generator(device):
     x = c.clone().requires_grad_(True)
     D.Gamma(x, 1.0).rsample(generator=pdt.Generator(device=device)).sum().backward()
     assert np.isfinite(_np(x.grad)).all()
+
+
+def test_entropy_at_large_concentration(device):
+    # c + lgamma(c) + (1 - c) digamma(c) cancels its c log c terms: it read 0.0 for 29.4 at
+    # c = 5e23. Gamma(c, r) tends to Normal(c / r, c / r^2), InverseGamma(c, r) to
+    # Normal(r / c, r^2 / c^3), Chi2(k) to Normal(k, 2k): their entropies to the Normal's
+    # 0.5 log(2 pi e var), here to within O(1/c) (below the rounding)
+    c = np.array([5e23, 1e30, 3e16])
+    r = np.array([2.0, 1e-5, 7.0])
+    half_log_2pie = 0.5 * math.log(2 * math.pi * math.e)
+    for dtype, rtol in ((F64, 1e-15), (pdt.float32, 1e-6)):
+        ct, rt = _t(c, device).to(dtype), _t(r, device).to(dtype)
+        np.testing.assert_allclose(_np(D.Gamma(ct, rt).entropy()),
+                                   half_log_2pie + 0.5 * np.log(c) - np.log(r), rtol=rtol)
+        np.testing.assert_allclose(_np(D.InverseGamma(ct, rt).entropy()),
+                                   half_log_2pie - 1.5 * np.log(c) + np.log(r), rtol=rtol)
+        np.testing.assert_allclose(_np(D.Chi2(ct).entropy()),
+                                   half_log_2pie + 0.5 * np.log(2 * c), rtol=rtol)
+    # Beta(a, b) and Dirichlet(alpha) (the sum of lgamma(c) - (c - 1) digamma(c) cancels the
+    # same way: 0.0 for -18.04 at Beta(1e16, 1e16)) tend to the Normal of their covariance
+    # on the simplex's first k - 1 coordinates
+    for alpha in ([1e16, 1e16], [4.7e27, 2.2e25], [1e20, 3e20, 2e20]):
+        alpha = np.array(alpha)
+        m = alpha / alpha.sum()
+        cov = (np.diag(m) - np.outer(m, m))[:-1, :-1] / (alpha.sum() + 1)
+        want = 0.5 * (len(alpha) - 1) * math.log(2 * math.pi * math.e)
+        want += 0.5 * np.linalg.slogdet(cov)[1]
+        got = D.Dirichlet(_t(alpha, device)).entropy()
+        np.testing.assert_allclose(_np(got), want, rtol=1e-14)
+        if len(alpha) == 2:
+            got = D.Beta(_t(alpha[:1], device), _t(alpha[1:], device)).entropy()
+            np.testing.assert_allclose(_np(got), [want], rtol=1e-14)
+    # continuous across the switch to the series (c = 100 in float64, 10 in float32), and at
+    # c = 1e5 the integral of -p log p in the standard score z = (x - c) / sqrt(c)
+    for dtype, cut, rtol in ((F64, 100.0, 1e-13), (pdt.float32, 10.0, 5e-6)):
+        npt = np.float64 if dtype == F64 else np.float32
+        ends = [cut, np.nextafter(npt(cut), npt(2 * cut))]
+        h = _np(D.Gamma(_t(ends, device).to(dtype), 1.0).entropy())
+        np.testing.assert_allclose(h[0], h[1], rtol=rtol)
+    a = 1e5
+    z = np.linspace(-14.0, 14.0, 400001)
+    x = a + math.sqrt(a) * z
+    lp = (a - 1) * np.log(x) - x - math.lgamma(a) + 0.5 * math.log(a)  # log density of z
+    want = -np.trapezoid(np.exp(lp) * lp, z) + 0.5 * math.log(a)
+    np.testing.assert_allclose(_np(D.Gamma(_t([a], device), 1.0).entropy()), [want], rtol=1e-9)
+
+
+def test_student_t_entropy_at_large_df(device):
+    # lgamma(df/2) - lgamma((df+1)/2) + 0.5 log df cancelled (17 off at df = 1e16): StudentT
+    # tends to Normal(loc, scale), its entropy to the Normal's + 1/df + O(1/df^2) (half the
+    # log of the variance ratio df / (df - 2)), and at df = 1e5 the integral of -p log p
+    df = np.array([1e16, 1e30, 1e12])
+    scale = np.array([1.0, 3.0, 0.01])
+    for dtype, rtol in ((F64, 1e-15), (pdt.float32, 1e-6)):
+        got = D.StudentT(_t(df, device).to(dtype), 0.0, _t(scale, device).to(dtype)).entropy()
+        np.testing.assert_allclose(_np(got), 0.5 * math.log(2 * math.pi * math.e)
+                                   + np.log(scale) + 1 / df, rtol=rtol)
+    nu = 1e5
+    x = np.linspace(-60.0, 60.0, 600001)
+    lp = (math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * math.log(nu * math.pi)
+          - (nu + 1) / 2 * np.log1p(x * x / nu))
+    want = -np.trapezoid(np.exp(lp) * lp, x)
+    np.testing.assert_allclose(_np(D.StudentT(_t([nu], device)).entropy()), [want], rtol=1e-9)
+    # continuous across the switch to the series (df = 1e3 in float64, 30 in float32)
+    for dtype, cut, rtol in ((F64, 1e3, 1e-12), (pdt.float32, 30.0, 1e-5)):
+        npt = np.float64 if dtype == F64 else np.float32
+        ends = [cut, np.nextafter(npt(cut), npt(2 * cut))]
+        h = _np(D.StudentT(_t(ends, device).to(dtype)).entropy())
+        np.testing.assert_allclose(h[0], h[1], rtol=rtol)

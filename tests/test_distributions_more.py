@@ -167,6 +167,27 @@ def test_geometric_against_closed_forms_and_draws(device):
     _within((x == 0).astype(np.float64), p, p * (1 - p))
 
 
+def test_geometric_entropy_at_small_and_unit_probs(device):
+    # the entropy -log p - (1 - p) log1p(-p) / p tends to 1 - log p as p -> 0; computed from
+    # logits of probs clamped to eps it grew as eps / p instead (2e14 at p = 1e-30 in float64,
+    # 27.9 for 19.4 at p = 1e-8 in float32)
+    p = np.array([1e-30, 1e-12, 1e-8, 0.3, 0.9, 1.0])
+    want = np.where(p == 1, 0.0, -np.log(p) - (1 - p) * np.log1p(-p) / p)
+    for dtype, rtol in ((F64, 1e-12), (pdt.float32, 1e-5)):
+        t = pdt.tensor(p, dtype=dtype, device=device).requires_grad_()
+        h = D.Geometric(t).entropy()
+        assert h.dtype == dtype
+        np.testing.assert_allclose(_np(h), want, rtol=rtol, atol=0)
+        h.sum().backward()
+        g = _np(t.grad)
+        assert np.all(np.isfinite(g[1:])) and g[-1] == 0.0
+    # dH/dp = log(1 - p) / p**2 at p = 0.3, against the closed form
+    np.testing.assert_allclose(g[3], np.log1p(-0.3) / 0.09, rtol=1e-5)
+    # p = 0 (validation off, or an underflowed sigmoid) is the limit inf
+    assert _np(D.Geometric(_t([0.0], device), validate_args=False).entropy()).tolist() == [np.inf]
+    assert _np(D.Geometric(logits=_t([-800.0], device)).entropy()).tolist() == [np.inf]
+
+
 def test_validation_expand_and_shapes(device):
     for call in (lambda: D.Laplace(0.0, -1.0), lambda: D.LogNormal(0.0, 0.0),
                  lambda: D.Gumbel(_t([0.0], device), _t([-1.0], device)),

@@ -179,3 +179,48 @@ def test_kl_pareto_pareto_against_quadrature(device):
                                _np(D.kl_divergence(base, other)), rtol=1e-12)
     with pytest.raises(NotImplementedError):
         D.kl_divergence(tp, D.TransformedDistribution(other, [D.SoftplusTransform()]))
+
+
+def test_weibull_variance_at_extreme_concentration(device):
+    # Gamma(1 + 2/k) - Gamma(1 + 1/k)^2 cancelled for large k (1.1e-16 for 1.6e-18 at
+    # k = 1e9) and was inf - inf = nan once Gamma(1 + 2/k) overflowed (k = 0.01: inf).
+    # X = lam E^(1/k), E exponential: Var X = lam^2 (E[expm1(log(E) / k)^2] -
+    # E[expm1(log(E) / k)]^2), integrated over u = log E (density exp(u - e^u))
+    lam = np.array([2.0, 0.5, 3.0, 1.0])
+    k = np.array([1e9, 1e5, 150.0, 4.0])
+    u = np.linspace(-45.0, 4.0, 800001)
+    w = np.exp(u - np.exp(u))
+    want = []
+    for lm, kk in zip(lam, k):
+        y = np.expm1(u / kk)
+        want.append(lm ** 2 * (np.trapezoid(w * y * y, u) - np.trapezoid(w * y, u) ** 2))
+    got = D.Weibull(_t(lam, device), _t(k, device)).variance
+    np.testing.assert_allclose(_np(got), want, rtol=1e-9)
+    np.testing.assert_allclose(_np(got)[0], 4 * math.pi ** 2 / 6 * 1e-18, rtol=1e-8)
+    for dtype in (F64, pdt.float32):
+        got = D.Weibull(_t([1.0, 1.0], device).to(dtype), _t([0.01, 1e-3], device).to(dtype))
+        assert _np(got.variance).tolist() == [np.inf, np.inf]
+
+
+def test_kumaraswamy_moments_at_large_concentration1(device):
+    # b B(1 + n/a, b) from lgammas cancelled for large a: the variance was 16% off at
+    # a = 1e6, b = 1e3 and negative (stddev nan) at a = 1.2e17. X = (1 - U^(1/b))^(1/a):
+    # with Y = log(1 - U^(1/b)) (U uniform), E[X^n] = E[exp(n Y / a)] and
+    # Var X = E[expm1(Y / a)^2] - E[expm1(Y / a)]^2, integrated over U by the trapezoid rule
+    # in v = log t, t = -log U (density e^(v - e^v))
+    a = np.array([1e6, 1.2e17, 5e3, 2e4])
+    b = np.array([1e3, 4.8e10, 3.0, 0.5])
+    v = np.linspace(-60.0, 4.5, 600001)
+    t = np.exp(v)
+    w = np.exp(v - t)
+    want_m, want_v = [], []
+    for aa, bb in zip(a, b):
+        y = np.log(-np.expm1(-t / bb))  # log(1 - U^(1/b)), U = e^-t
+        z = np.expm1(y / aa)
+        ez, ez2 = np.trapezoid(w * z, v), np.trapezoid(w * z * z, v)
+        want_m.append(1 + ez)
+        want_v.append(ez2 - ez * ez)
+    d = D.Kumaraswamy(_t(a, device), _t(b, device))
+    np.testing.assert_allclose(_np(d.mean), want_m, rtol=1e-12)
+    np.testing.assert_allclose(_np(d.variance), want_v, rtol=1e-6)
+    assert np.all(_np(d.stddev) > 0)

@@ -7,6 +7,7 @@ import math
 
 from .. import _C
 from .._ops_shape import broadcast_shapes
+from .._ops_index import where
 from .._ops_special import xlogy
 from ..linalg import solve_triangular
 from .bernoulli import Bernoulli
@@ -77,7 +78,14 @@ def _kl_cauchy_cauchy(p, q):
 
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p, q):
-    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+    # log(p / q) + (1 - p) / p * log((1 - p) / (1 - q)) from the probs: PyTorch's
+    # -H(p) - log1p(-q) / p - q.logits takes the logits of probs clamped to [eps, 1 - eps]
+    # (37.0 for two equal Geometric(1e-30), not 0); p = 1 reads -log q (the other branch sees
+    # p = 1/2, so gradients stay finite)
+    one = p.probs == 1
+    pp = where(one, 0.5, p.probs)
+    kl = pp.log() - q.probs.log() + (1 - pp) / pp * ((-pp).log1p() - (-q.probs).log1p())
+    return where(one, -q.probs.log(), kl)
 
 
 @register_kl(OneHotCategorical, OneHotCategorical)
@@ -303,10 +311,22 @@ def _kl_normal_laplace(p, q):
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
-def _mean_log_uniform(low, high):
-    """E[log x] for x uniform on (low, high) within [0, inf)."""
-    width = high - low
-    return (xlogy(high, high) - xlogy(low, low) - width) / width
+def _mean_log_uniform(low, high, width=None, log_low=None):
+    """E[log x] for x uniform on (low, high) within [0, inf); width and log(low) may be
+    given more exactly than high - low and low.log() (1 - x's interval for a narrow x's).
+
+    Where the width is under half of high, log(low) - log1p(-r) / r - 1 with r = width /
+    high: the xlogy form (high log high - low log low - width) / width cancels there, to
+    nan for an interval narrower than high's eps (Uniform(3e-23, 5e-20)'s 1 - x)."""
+    width = high - low if width is None else width
+    log_low = low.log() if log_low is None else log_low
+    r = width / high
+    narrow = r <= 0.5
+    rs = where(narrow, r, 0.5)
+    # -log1p(-r) / r - 1 = r/2 + r^2/3 + ...: the series where the subtraction would cancel
+    series = rs * (0.5 + rs * (1 / 3 + rs * (0.25 + rs * 0.2)))
+    near = log_low + where(rs < 1e-4, series, -(-rs).log1p() / rs - 1)
+    return where(narrow, near, (xlogy(high, high) - xlogy(low, low) - width) / width)
 
 
 @register_kl(Uniform, Beta)
@@ -314,7 +334,8 @@ def _kl_uniform_beta(p, q):
     """-H(p) - E_p[log q] when p's interval lies in [0, 1], inf otherwise."""
     t1 = (p.high - p.low).log()
     t2 = (q.concentration1 - 1) * _mean_log_uniform(p.low, p.high)
-    t3 = (q.concentration0 - 1) * _mean_log_uniform(1 - p.high, 1 - p.low)
+    t3 = (q.concentration0 - 1) * _mean_log_uniform(1 - p.high, 1 - p.low, p.high - p.low,
+                                                    (-p.high).log1p())
     t4 = (q.concentration1.lgamma() + q.concentration0.lgamma()
           - (q.concentration1 + q.concentration0).lgamma())
     result = t4 - t1 - t2 - t3
@@ -343,7 +364,9 @@ def _kl_uniform_gumbel(p, q):
     high_loc_diff = (p.high - q.loc) / q.scale
     low_loc_diff = (p.low - q.loc) / q.scale
     t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
-    t2 = common_term * ((-high_loc_diff).exp() - (-low_loc_diff).exp())
+    # exp(-h) - exp(-l) = exp(-l) expm1(-(high - low) / scale): the difference cancelled
+    # to 0 for an interval much narrower than the scale (KL 37.53 for 38.53)
+    t2 = common_term * (-low_loc_diff).exp() * (-1 / common_term).expm1()
     return t1 - t2
 
 

@@ -6,7 +6,7 @@ from .._ops_index import where
 from .._ops_special import xlogy
 from . import constraints
 from .exp_family import ExponentialFamily
-from .gamma import standard_gamma
+from .gamma import _entropy_of_unit_rate, standard_gamma
 
 __all__ = ["Dirichlet"]
 
@@ -98,8 +98,11 @@ class Dirichlet(ExponentialFamily):
         return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     def entropy(self):
+        # lgamma(c) - (c - 1) digamma(c) of each c and of a0 = sum c, less (k - 1)
+        # digamma(a0): the same sum as lbeta(c) + (a0 - k) digamma(a0) - sum (c - 1)
+        # digamma(c) but with the c's (size c log c each, cancelling) taken out
         c = self.concentration
         k = c.shape[-1]
         a0 = c.sum(-1)
-        return (c.lgamma().sum(-1) - a0.lgamma() - (k - a0) * a0.digamma()
-                - ((c - 1.0) * c.digamma()).sum(-1))
+        return (_entropy_of_unit_rate(c).sum(-1) - _entropy_of_unit_rate(a0)
+                - (k - 1) * a0.digamma())

@@ -19,6 +19,8 @@ min(alpha, sqrt(alpha)) (alpha's own scale): the truncation error is about (h /
 scale)^2 = 1e-10 and the rounding about 1e-15 / h (1e-12 a log x at large alpha), so the
 gradient keeps about 9 digits (relative to its size).
 """
+import math
+
 from .. import _C
 from .._dtype_info import finfo
 from .._ops_igamma import _igamma_f64, gammainc
@@ -206,14 +208,38 @@ class Gamma(ExponentialFamily):
         return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
 
     def entropy(self):
-        c = self.concentration
-        return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
+        return _entropy_of_unit_rate(self.concentration) - self.rate.log()
 
     def cdf(self, value):
         value = _as_tensor(value, self.rate)
         if self._validate_args:
             self._validate_sample(value)
         return gammainc(self.concentration, self.rate * value)
+
+
+def _entropy_of_unit_rate(c):
+    """Gamma(c, 1)'s entropy lgamma(c) - (c - 1) digamma(c) + c, also the share of each
+    concentration in Beta's and Dirichlet's entropy (their sum of the c's cancels).
+
+    Its terms grow as c log c and cancel to 0.5 log c + O(1) (0.0 for 29.4 at c = 5e23 in
+    float64; PyTorch 2.15 gives 8.6e9): past c = 100 (10 below float64) it is Stirling's
+    0.5 log(2 pi c) + (c - 1) / (2c) + R(c) + (c - 1) S(c), with lgamma's remainder
+    R = 1/(12c) - 1/(360c^3) + 1/(1260c^5) and digamma's log c - 1/(2c) - digamma(c) =
+    S = 1/(12c^2) - 1/(120c^4) + 1/(252c^6), whose next terms are below the rounding."""
+    cut = 100.0 if c.dtype == _C.float64 else 10.0
+    large = c > cut
+    cl = where(large, c, 2 * cut)
+    inv = 1 / cl
+    inv2 = inv * inv
+    rest_lgamma = inv * (1 / 12 - inv2 * (1 / 360 - inv2 / 1260))
+    rest_digamma = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 / 252))
+    series = (0.5 * (cl.log() + _LOG_2PI) + 0.5 * (1 - inv) + rest_lgamma
+              + (cl - 1) * rest_digamma)
+    cs = where(large, 1.0, c)
+    return where(large, series, cs.lgamma() - (cs - 1.0) * cs.digamma() + cs)
+
+
+_LOG_2PI = math.log(2 * math.pi)
 
 
 def _as_tensor(value, like):

@@ -1,8 +1,8 @@
 """Geometric(probs or logits): PyTorch's ``torch.distributions.Geometric``."""
 from .. import _C
 from .._dtype_info import finfo
+from .._ops_index import where
 from ..autograd import no_grad
-from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .bernoulli import _probs_or_logits
 from .distribution import Distribution
@@ -115,5 +115,14 @@ class Geometric(Distribution):
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self):
-        return binary_cross_entropy_with_logits(self.logits, self.probs,
-                                                reduction="none") / self.probs
+        # -log p - (1 - p) log(1 - p) / p from probs itself: PyTorch's
+        # binary_cross_entropy_with_logits(logits, probs) / probs takes the logits of the
+        # probs clamped to [eps, 1 - eps], so below eps it grows as eps / p (2e14 at p = 1e-30
+        # in float64, 0.0 in PyTorch 2.15), not as the true 1 - log p.  p = 1 (log1p(-1) =
+        # -inf times 0) reads 0 and p = 0 (an underflowed sigmoid of the logits) inf, the
+        # limits, with finite gradients: the other branch sees p = 1/2.
+        p = self.probs
+        one, zero = p == 1, p == 0
+        q = where(one | zero, 0.5, p)
+        h = -q.log() - (1 - q) * (-q).log1p() / q
+        return where(one, 0.0, where(zero, float("inf"), h))
