@@ -106,3 +106,19 @@ def test_the_package_works_under_python_OO():
                           timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "pydevtensor.Size([1, 3])"
+
+
+def test_every_public_subpackage_is_named_in_the_readme():
+    """A user finds what there is in README.md's "What is there": every public module
+    reachable as ``pydevtensor.<name>`` is named there (``func``, ``quasirandom``,
+    ``signal`` and ``debugging`` were not). ``serialization`` holds save/load, which are."""
+    import types
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("## What is there")
+    table = text[start:text.index("\n## ", start + 1)]
+    named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)[.`(]", table))
+    named |= set(re.findall(r"`[^`]*?\b([a-z_][a-z0-9_]*)\.[A-Za-z_]", table))
+    modules = {n for n in dir(pdt) if not n.startswith("_")
+               and isinstance(getattr(pdt, n), types.ModuleType)}
+    assert modules - named - {"serialization"} == set()

@@ -52,8 +52,9 @@ Note [distributed processes]
 - Beyond the four collectives above: reduce, gather, scatter, all_to_all(_single)
   (_rooted.py), all_gather_object / broadcast_object_list / gather_object /
   scatter_object_list (_objects.py: pickled into
-  uint8 tensors) and send / recv / isend / irecv (_p2p.py: a header, then the data) on
-  CPU tensors; new_group(ranks) (_subgroups.py: a communicator split from the default
+  uint8 tensors) and send / recv / isend / irecv (_p2p.py: a header, then the data), on
+  CPU tensors through MPI and, but for the object forms, on CUDA tensors through NCCL
+  (_nccl.py); new_group(ranks) (_subgroups.py: a communicator split from the default
   group's) for their group= argument, src / dst being world ranks and group_src /
   group_dst ranks in the group, as PyTorch's.
 - Counting: every collective adds to ``transfer_stats()['collective']`` the bytes this
