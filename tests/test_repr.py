@@ -66,7 +66,7 @@ def test_a_summary_copies_only_the_values_shown(device):
 
 
 def test_subnormal_float64_prints_without_a_warning():
-    """The wide-range test compares max with 1000 min instead of dividing: a float64
+    """The wide-range test divides max by min with NumPy's overflow warning off: a float64
     subnormal beside 2.0 made NumPy warn "overflow encountered in scalar divide", an
     error under -W error (found by a helper trying the package as a new user)."""
     import warnings
@@ -76,6 +76,26 @@ def test_subnormal_float64_prints_without_a_warning():
         assert got == "tensor([4.9407e-324,  2.0000e+00], dtype=pydevtensor.float64)"
         assert repr(pdt.tensor([1.5, 2.0])) == "tensor([1.5000, 2.0000])"
         assert repr(pdt.tensor([1e-3, 2.0])) == "tensor([1.0000e-03, 2.0000e+00])"
+
+
+def test_the_wide_range_test_divides_as_pytorch():
+    """Scientific notation when max / min > 1000 in float64, as PyTorch's _Formatter
+    divides: 1001.5000000000001 / 1.0015 is 1000 exactly, so fixed notation, though
+    1000 * 1.0015 rounds below 1001.5000000000001 (the product test printed 1.0015e+00)."""
+    lo, hi = 1.0015, 1001.5000000000001
+    assert hi / lo == 1000.0 and hi > 1000.0 * lo  # the case this test is about
+    assert repr(pdt.tensor([lo, hi], dtype=pdt.float64)) == \
+        "tensor([   1.0015, 1001.5000], dtype=pydevtensor.float64)"
+    assert repr(pdt.tensor([lo, 1001.6], dtype=pdt.float64)) == \
+        "tensor([1.0015e+00, 1.0016e+03], dtype=pydevtensor.float64)"
+
+
+def test_an_empty_tensor_names_its_device_before_its_size(device):
+    """PyTorch's order of suffixes, device= then size= then dtype= (size= came first)."""
+    dev = repr(pdt.zeros(1, device=device))[len("tensor([0.]"):-1]  # '' on the CPU
+    assert repr(pdt.zeros(2, 0, device=device)) == "tensor([]" + dev + ", size=(2, 0))"
+    assert repr(pdt.zeros(0, 3, dtype=pdt.int32, device=device)) == \
+        "tensor([]" + dev + ", size=(0, 3), dtype=pydevtensor.int32)"
 
 
 def _suffixed(body, suffixes, width=80):
