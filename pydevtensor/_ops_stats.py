@@ -547,7 +547,9 @@ def equal(input, other):
 
 
 def _format(self, spec):
-    if self.ndim == 0:
+    # f"{t}" of a 0-d Tensor is its value, of a 0-d Parameter (any subclass) its str, as
+    # PyTorch's; a format spec formats a subclass's value too (PyTorch refuses it)
+    if self.ndim == 0 and (spec or type(self) is _C.Tensor):
         return format(self.item(), spec)
     if spec:
         raise TypeError(f"unsupported format string passed to Tensor.__format__: only 0-d "

@@ -144,3 +144,16 @@ def test_suffixes_follow_the_printoptions_line_width():
     finally:
         pdt.set_printoptions(profile="default")
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
+
+
+def test_format_of_a_0d_tensor_and_parameter():
+    """f"{t}" of a 0-d tensor is its value's; of a 0-d Parameter its str ("Parameter
+    containing: ..."), as PyTorch's (it was the value); a spec formats either's value."""
+    t = pdt.tensor(1.5)
+    assert f"{t}" == "1.5" and f"{t:.2f}" == "1.50" and f"{pdt.tensor(3):5d}" == "    3"
+    w = pdt.nn.Parameter(pdt.tensor(1.5))
+    assert f"{w}" == str(w) == "Parameter containing:\ntensor(1.5000, requires_grad=True)"
+    assert f"{w:.2f}" == "1.50"
+    assert f"{pdt.tensor([1.5])}" == "tensor([1.5000])"
+    with pytest.raises(TypeError, match=r"only 0-d tensors take a format spec"):
+        format(pdt.tensor([1.5]), ".2f")
