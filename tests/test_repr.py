@@ -157,3 +157,27 @@ def test_format_of_a_0d_tensor_and_parameter():
     assert f"{pdt.tensor([1.5])}" == "tensor([1.5000])"
     with pytest.raises(TypeError, match=r"only 0-d tensors take a format spec"):
         format(pdt.tensor([1.5]), ".2f")
+
+
+def test_grad_fn_names_of_pow_and_flip(device):
+    """repr's grad_fn=<...> names PyTorch's overload: pow(Tensor, Scalar) PowBackward0,
+    pow(Tensor, Tensor) PowBackward1, pow(Scalar, Tensor) PowBackward2 (all were
+    PowBackward0), and flip FlipBackward0 (was CopyBackwards, the copy it is made by);
+    flip's gradient is the incoming one flipped back, its second derivative too."""
+    import numpy as np
+    x = pdt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    y = pdt.full((2, 3), 0.5, dtype=pdt.float64, device=device)
+    names = [t.grad_fn.name() for t in (x ** 2, x ** y, 2 ** x, pdt.pow(x, y), x.flip(0),
+                                        pdt.flip(x, (0, -1)), x.fliplr(), x[0, 0].flip(0))]
+    assert names == ["PowBackward0", "PowBackward1", "PowBackward2", "PowBackward1"] + \
+        ["FlipBackward0"] * 4
+    assert repr(2 ** x[0, :1]).endswith("grad_fn=<PowBackward2>)")
+    w = np.arange(1.0, 7.0).reshape(2, 3) ** 3
+    wt = pdt.tensor(w, device=device)
+    (g,) = pdt.autograd.grad((x.flip((0, 1)) ** 2 * wt).sum(), x, create_graph=True)
+    xn = x.detach().cpu().numpy()
+    np.testing.assert_allclose(g.detach().cpu().numpy(), 2 * xn * w[::-1, ::-1], rtol=1e-15)
+    assert g.grad_fn is not None
+    (h,) = pdt.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.cpu().numpy(), 2 * w[::-1, ::-1], rtol=1e-15)
