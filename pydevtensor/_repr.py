@@ -198,7 +198,18 @@ def _format(a, full_shape, fmt, indent, summarize):
     return rec(a, 0, indent)
 
 
-def tensor_repr(t, prefix="tensor("):
+def tensor_repr(t):
+    """repr(t) and str(t): ``tensor(`` and the values, or the class's name for a subclass
+    of Tensor other than Parameter (``MyTensor([1., 2.])``), as PyTorch's; a subclass of
+    Parameter is wrapped in ``Parameter(...)`` too."""
+    from .nn.parameter import Parameter  # imported late: nn imports this module
+
+    plain = type(t) in (_C.Tensor, Parameter)
+    text = _tensor_text(t, "tensor(" if plain else f"{type(t).__name__}(")
+    return text if plain or not isinstance(t, Parameter) else f"Parameter({text})"
+
+
+def _tensor_text(t, prefix):
     shape, size = tuple(t.shape), t.numel()
     summarize = size > PRINT_OPTS.threshold
     shown = _summarize(t.detach()) if summarize and t.ndim else t.detach()

@@ -181,3 +181,22 @@ def test_grad_fn_names_of_pow_and_flip(device):
     assert g.grad_fn is not None
     (h,) = pdt.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(h.cpu().numpy(), 2 * w[::-1, ::-1], rtol=1e-15)
+
+
+def test_a_subclass_prints_its_class_name():
+    """PyTorch's _str_intern: a subclass of Tensor prints under its class's name, its
+    rows indented under it; Parameter keeps tensor(, and a subclass of Parameter is also
+    wrapped in Parameter(...) (all printed tensor( before)."""
+    class MyTensor(pdt.Tensor):
+        pass
+
+    class MyParameter(pdt.nn.Parameter):
+        pass
+
+    assert repr(MyTensor(pdt.ones(2, 2))) == "MyTensor([[1., 1.],\n          [1., 1.]])"
+    assert str(MyTensor(pdt.zeros(2, 0))) == "MyTensor([], size=(2, 0))"
+    assert f"{MyTensor(pdt.tensor(1.5))}" == "MyTensor(1.5000)"
+    assert repr(MyParameter(pdt.ones(2))) == \
+        "Parameter containing:\nParameter(MyParameter([1., 1.], requires_grad=True))"
+    assert repr(pdt.nn.Parameter(pdt.ones(2))) == \
+        "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
