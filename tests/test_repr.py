@@ -159,7 +159,7 @@ def test_format_of_a_0d_tensor_and_parameter():
         format(pdt.tensor([1.5]), ".2f")
 
 
-def test_grad_fn_names_of_pow_and_flip(device):
+def test_grad_fn_names_of_pow_rsub_and_flip(device):
     """repr's grad_fn=<...> names PyTorch's overload: pow(Tensor, Scalar) PowBackward0,
     pow(Tensor, Tensor) PowBackward1, pow(Scalar, Tensor) PowBackward2 (all were
     PowBackward0), and flip FlipBackward0 (was CopyBackwards, the copy it is made by);
@@ -172,11 +172,18 @@ def test_grad_fn_names_of_pow_and_flip(device):
                                         pdt.flip(x, (0, -1)), x.fliplr(), x[0, 0].flip(0))]
     assert names == ["PowBackward0", "PowBackward1", "PowBackward2", "PowBackward1"] + \
         ["FlipBackward0"] * 4
+    xn = x.detach().cpu().numpy()
     assert repr(2 ** x[0, :1]).endswith("grad_fn=<PowBackward2>)")
+    # a number minus a tensor is PyTorch's rsub(x, 1) (was SubBackward0); the gradient
+    # of sub's second operand is -g, a NegBackward0 under create_graph (was MulBackward0)
+    assert [t.grad_fn.name() for t in (1 - x, x - 1, x - y, pdt.rsub(x, 2))] == \
+        ["RsubBackward1", "SubBackward0", "SubBackward0", "RsubBackward1"]
+    (gr,) = pdt.autograd.grad(((1.5 - x) ** 3).sum(), x, create_graph=True)
+    assert gr.grad_fn.name() == "NegBackward0"
+    np.testing.assert_allclose(gr.detach().cpu().numpy(), -3 * (1.5 - xn) ** 2, rtol=1e-15)
     w = np.arange(1.0, 7.0).reshape(2, 3) ** 3
     wt = pdt.tensor(w, device=device)
     (g,) = pdt.autograd.grad((x.flip((0, 1)) ** 2 * wt).sum(), x, create_graph=True)
-    xn = x.detach().cpu().numpy()
     np.testing.assert_allclose(g.detach().cpu().numpy(), 2 * xn * w[::-1, ::-1], rtol=1e-15)
     assert g.grad_fn is not None
     (h,) = pdt.autograd.grad(g.sum(), x)
