@@ -159,8 +159,8 @@ def test_format_of_a_0d_tensor_and_parameter():
         format(pdt.tensor([1.5]), ".2f")
 
 
-def test_grad_fn_names_of_pow_rsub_and_flip(device):
-    """repr's grad_fn=<...> names PyTorch's overload: pow(Tensor, Scalar) PowBackward0,
+def test_grad_fn_names_of_pow_matmul_rsub_and_flip(device):
+    """repr's grad_fn=<...> names PyTorch's overload or path: pow(Tensor, Scalar) PowBackward0,
     pow(Tensor, Tensor) PowBackward1, pow(Scalar, Tensor) PowBackward2 (all were
     PowBackward0), and flip FlipBackward0 (was CopyBackwards, the copy it is made by);
     flip's gradient is the incoming one flipped back, its second derivative too."""
@@ -174,6 +174,12 @@ def test_grad_fn_names_of_pow_rsub_and_flip(device):
         ["FlipBackward0"] * 4
     xn = x.detach().cpu().numpy()
     assert repr(2 ** x[0, :1]).endswith("grad_fn=<PowBackward2>)")
+    # matmul names its node as PyTorch's at::matmul names its result (all but mm and dot
+    # were MatmulBackward0, a name PyTorch has not)
+    v, m3 = x[0], x.reshape(1, 2, 3)
+    assert [t.grad_fn.name() for t in (v @ v, x @ v, v @ x.T, x @ x.T, m3 @ v, m3 @ x.T)] == \
+        ["DotBackward0", "MvBackward0", "SqueezeBackward4", "MmBackward0"] + \
+        ["UnsafeViewBackward0"] * 2
     # a number minus a tensor is PyTorch's rsub(x, 1) (was SubBackward0); the gradient
     # of sub's second operand is -g, a NegBackward0 under create_graph (was MulBackward0)
     assert [t.grad_fn.name() for t in (1 - x, x - 1, x - y, pdt.rsub(x, 2))] == \
