@@ -159,7 +159,7 @@ def test_format_of_a_0d_tensor_and_parameter():
         format(pdt.tensor([1.5]), ".2f")
 
 
-def test_grad_fn_names_of_pow_matmul_rsub_and_flip(device):
+def test_grad_fn_names_of_pow_matmul_var_rsub_and_flip(device):
     """repr's grad_fn=<...> names PyTorch's overload or path: pow(Tensor, Scalar) PowBackward0,
     pow(Tensor, Tensor) PowBackward1, pow(Scalar, Tensor) PowBackward2 (all were
     PowBackward0), and flip FlipBackward0 (was CopyBackwards, the copy it is made by);
@@ -180,6 +180,16 @@ def test_grad_fn_names_of_pow_matmul_rsub_and_flip(device):
     assert [t.grad_fn.name() for t in (v @ v, x @ v, v @ x.T, x @ x.T, m3 @ v, m3 @ x.T)] == \
         ["DotBackward0", "MvBackward0", "SqueezeBackward4", "MmBackward0"] + \
         ["UnsafeViewBackward0"] * 2
+    # var() is PyTorch's VarBackward0 (was the DivBackward0 of its last step), N - 1 = 0 too;
+    # its gradient 2 (x - mean) / (N - 1) (N = 3), whose sum does not depend on x
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        lone = x[0, :1].var()
+    assert [t.grad_fn.name() for t in (x.var(), x.var(1), lone)] == ["VarBackward0"] * 3
+    (gv,) = pdt.autograd.grad(x.var(1).sum(), x, create_graph=True)
+    np.testing.assert_allclose(gv.detach().cpu().numpy(),
+                               (xn - xn.mean(1, keepdims=True)), rtol=1e-15)
+    (hv,) = pdt.autograd.grad(gv.sum(), x)
+    np.testing.assert_allclose(hv.cpu().numpy(), np.zeros((2, 3)), atol=1e-15)
     # a number minus a tensor is PyTorch's rsub(x, 1) (was SubBackward0); the gradient
     # of sub's second operand is -g, a NegBackward0 under create_graph (was MulBackward0)
     assert [t.grad_fn.name() for t in (1 - x, x - 1, x - y, pdt.rsub(x, 2))] == \
