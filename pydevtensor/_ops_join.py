@@ -513,13 +513,22 @@ def flip(input, *args, dims=None):
         if len(dims) > 1:  # 0 and -1 are both dim 0, as PyTorch's dim_list_to_bitset
             raise RuntimeError(f"flip(): dim 0 appears multiple times in the list of dims "
                                f"{tuple(dims)}")
-        return input.clone()
-    item = [slice(None)] * input.ndim
+        return _flip(input, ())
+    ks = []
     for d in dims:
         k = _dim(d, input.ndim, "flip")
-        if item[k] != slice(None):
+        if k in ks:
             raise RuntimeError(f"flip(): dim {k} appears multiple times in the list of dims "
                                f"{tuple(dims)}")
+        ks.append(k)
+    return _flip(input, tuple(ks))
+
+
+@recorded("flip")  # FlipBackward0, as PyTorch's (it was the copy's CopyBackwards)
+def _flip(input, dims):
+    """flip over dims, checked and made nonnegative by flip(): a new tensor."""
+    item = [slice(None)] * input.ndim
+    for k in dims:
         item[k] = slice(None, None, -1)
     view = _basic_getitem(input, tuple(item))
     out = _C.empty(tuple(input.shape), dtype=input.dtype, device=input.device)

@@ -217,13 +217,12 @@ def _var(input, dim, unbiased, keepdim, correction, op):
         warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=5)
-    if n - correction > 0:
-        return total / (n - correction), half, dims
+    if n - correction >= 0:  # var()'s node named as PyTorch's (var_mean, std: their own)
+        k = n - correction if n - correction > 0 else 0.0
+        return (_var_of_total(total, k) if op == "var" else total / k), half, dims
     # PyTorch's value divides by max(0, N - correction) (inf, or NaN for no deviation),
     # its gradient by N - correction itself: finite for a correction above N
     value = total.detach() / 0.0
-    if n - correction == 0:
-        return total / 0.0, half, dims
     t = total / (n - correction)
     return t + (value - t.detach()), half, dims
 
@@ -311,6 +310,24 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """
     v, half, _ = _var(input, dim, unbiased, keepdim, correction, "std")
     return _std_of_var(v).to(half) if half else _std_of_var(v)
+
+
+@recorded("_var_of_total")
+def _var_of_total(total, k):
+    """total / k, var()'s last step, recorded as VarBackward0 (PyTorch's name)."""
+    return total / k
+
+
+@derivative("_var_of_total")
+class VarBackward0(Node):
+    """The summed squared deviations over k: the gradient over k."""
+
+    def save(self, result, total, k):
+        self.k = k
+        return (total,)
+
+    def backward(self, g):
+        return g / self.k
 
 
 @recorded("_std_of_var")
@@ -547,7 +564,9 @@ def equal(input, other):
 
 
 def _format(self, spec):
-    if self.ndim == 0:
+    # f"{t}" of a 0-d Tensor is its value, of a 0-d Parameter (any subclass) its str, as
+    # PyTorch's; a format spec formats a subclass's value too (PyTorch refuses it)
+    if self.ndim == 0 and (spec or type(self) is _C.Tensor):
         return format(self.item(), spec)
     if spec:
         raise TypeError(f"unsupported format string passed to Tensor.__format__: only 0-d "

@@ -139,9 +139,12 @@ class _Formatter:
             finite = flat[np.isfinite(flat)].astype(np.float64)
             nonzero = finite[finite != 0]
             mag = np.abs(nonzero)
-            wide = mag.size and (mag.max() > 1000.0 * mag.min() or mag.max() > 1e8)  # (no overflow)
+            with np.errstate(over="ignore"):  # PyTorch divides (a subnormal min gives inf)
+                wide = mag.size and (mag.max() / mag.min() > 1000.0 or mag.max() > 1e8)
             sci = PRINT_OPTS.sci_mode
-            if bool(np.all(nonzero == np.round(nonzero))):
+            if not nonzero.size:  # nothing to decide on: '0.', 'nan', even under sci_mode
+                self.mode = "int"
+            elif bool(np.all(nonzero == np.round(nonzero))):
                 self.mode = "sci" if (wide if sci is None else sci) else "int"
             elif (wide or (mag.size and mag.min() < 1e-4)) if sci is None else sci:
                 self.mode = "sci"
@@ -182,8 +185,8 @@ def _format(a, full_shape, fmt, indent, summarize):
         cut = summarize and full_shape[axis] > 2 * edge
         if sub.ndim == 1:
             items = [fmt(v) for v in sub.tolist()]
-            if cut:  # PyTorch pads the 1-d ellipsis with a space
-                items = items[:edge] + [" ..."] + items[edge:]
+            if cut:  # PyTorch pads the 1-d ellipsis with a space, but where it stands alone
+                items = items[:edge] + [" ..." if edge else "..."] + items[edge:]
             per_line = max(1, math.floor((linewidth - ind) / (fmt.width + 2)))
             lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
             return "[" + (",\n" + " " * (ind + 1)).join(lines) + "]"
@@ -195,7 +198,18 @@ def _format(a, full_shape, fmt, indent, summarize):
     return rec(a, 0, indent)
 
 
-def tensor_repr(t, prefix="tensor("):
+def tensor_repr(t):
+    """repr(t) and str(t): ``tensor(`` and the values, or the class's name for a subclass
+    of Tensor other than Parameter (``MyTensor([1., 2.])``), as PyTorch's; a subclass of
+    Parameter is wrapped in ``Parameter(...)`` too."""
+    from .nn.parameter import Parameter  # imported late: nn imports this module
+
+    plain = type(t) in (_C.Tensor, Parameter)
+    text = _tensor_text(t, "tensor(" if plain else f"{type(t).__name__}(")
+    return text if plain or not isinstance(t, Parameter) else f"Parameter({text})"
+
+
+def _tensor_text(t, prefix):
     shape, size = tuple(t.shape), t.numel()
     summarize = size > PRINT_OPTS.threshold
     shown = _summarize(t.detach()) if summarize and t.ndim else t.detach()
@@ -211,8 +225,10 @@ def tensor_repr(t, prefix="tensor("):
     if size == 0:
         body = "[]"
         if len(shape) != 1:
-            suffixes.insert(0, f"size={shape}")
+            suffixes.append(f"size={shape}")
     else:
+        if not PRINT_OPTS.edgeitems:  # PyTorch names the size when edges show nothing
+            suffixes.append(f"size={shape}")
         body = _format(a, shape, _Formatter(a, dtype_name), indent, summarize)
     default = _C._get_default_dtype().name
     if dtype_name not in _DEFAULT_DTYPES + (default,) or (size == 0 and dtype_name != default):

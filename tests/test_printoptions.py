@@ -67,6 +67,35 @@ def test_sci_mode(device):
     assert _body(pdt.tensor([1e-8, 1e9], device=device)) == "tensor([1.0000e-08, 1.0000e+09])"
 
 
+def test_sci_mode_leaves_values_without_a_nonzero_finite_one(device):
+    """With no nonzero finite value there is nothing to put in scientific notation:
+    zeros, nan and inf print as without sci_mode, as PyTorch's (sci_mode=True printed
+    0.0000e+00 and -0.0000e+00)."""
+    x = pdt.tensor([0.0, -0.0, math.nan, math.inf, -math.inf], device=device)
+    zeros = pdt.zeros(2, 2, dtype=pdt.float16, device=device)
+    plain = [_body(x), _body(zeros), _body(pdt.tensor(0.0, device=device))]
+    assert plain[0] == "tensor([0., -0., nan, inf, -inf])"
+    for sci in (True, False):
+        pdt.set_printoptions(sci_mode=sci, precision=2)
+        assert [_body(x), _body(zeros), _body(pdt.tensor(0.0, device=device))] == plain
+    pdt.set_printoptions(sci_mode=True, precision=2)  # a nonzero value: scientific again
+    assert _body(pdt.tensor([0.0, 2.0], device=device)) == "tensor([0.00e+00, 2.00e+00])"
+
+
+def test_edgeitems_zero_names_the_size(device):
+    """edgeitems=0 shows no item of a summarized dimension, so the size is named (after
+    the device, before the dtype), and a summarized 1-d tensor is [...] unpadded, as
+    PyTorch's; a tensor that is not summarized prints its values and names its size too."""
+    pdt.set_printoptions(edgeitems=0)
+    assert _body(pdt.tensor([1.5, 2.0], device=device)) == "tensor([1.5000, 2.0000], size=(2,))"
+    assert _body(pdt.tensor(2.5, device=device)) == "tensor(2.5000, size=())"
+    pdt.set_printoptions(threshold=5)  # edgeitems stays 0
+    assert _body(pdt.arange(10.0, device=device)) == "tensor([...], size=(10,))"
+    assert _body(pdt.ones(4, 5, dtype=pdt.int32, device=device)) == \
+        "tensor([...], size=(4, 5), dtype=pydevtensor.int32)"
+    assert _body(pdt.zeros(2, 0, device=device)) == "tensor([], size=(2, 0))"  # once
+
+
 CASES = [dict(precision=2), dict(sci_mode=True), dict(sci_mode=False),
          dict(profile="short"), dict(profile="full"), dict(linewidth=30),
          dict(edgeitems=1, threshold=5), dict(precision=6, sci_mode=True),

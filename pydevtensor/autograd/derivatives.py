@@ -129,9 +129,19 @@ class AddBackward0(_Binary):
 
 @derivative("sub")
 class SubBackward0(AddBackward0):
+    @staticmethod
+    def pick(input, other, *args, **kw):
+        """``1 - x`` is PyTorch's rsub(x, 1): RsubBackward1, the name repr() shows."""
+        return SubBackward0 if isinstance(input, _C.Tensor) else RsubBackward1
+
     def backward(self, g):
         ma, mb = self.metas
-        return reduce_grad(g, ma), reduce_grad(g * (-self.alpha), mb)
+        # -g as PyTorch's maybe_multiply (a NegBackward0 under create_graph)
+        return reduce_grad(g, ma), reduce_grad(-g if self.alpha == 1 else g * (-self.alpha), mb)
+
+
+class RsubBackward1(SubBackward0):
+    """A number minus a tensor."""
 
 
 class _Extremum(_Binary):

@@ -142,6 +142,18 @@ class ExpandBackward0(Node):
         return reduce_grad(g, self.in_meta)
 
 
+@derivative("flip")
+class FlipBackward0(Node):
+    """The gradient flipped back over the same dims."""
+
+    def save(self, result, input, dims):
+        self.dims = dims
+        return (input,)
+
+    def backward(self, g):
+        return g.flip(self.dims) if self.dims else g.clone()
+
+
 @derivative("repeat")
 class RepeatBackward0(Node):
     """input tiled r_i times along dim i: the gradient of each tile, summed."""

@@ -219,6 +219,15 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 
 @derivative("pow")
 class PowBackward0(_SavesOperands):
+    @staticmethod
+    def pick(input, exponent, **kw):
+        """PyTorch's overloads: pow(Tensor, Scalar) PowBackward0, pow(Tensor, Tensor)
+        PowBackward1, pow(Scalar, Tensor) (``2 ** x``) PowBackward2, the names repr()
+        shows in grad_fn=<...>."""
+        if not isinstance(input, _C.Tensor):
+            return PowBackward2
+        return PowBackward1 if isinstance(exponent, _C.Tensor) else PowBackward0
+
     def save(self, result, input, exponent, **kw):
         self.result_saved = isinstance(exponent, _C.Tensor)
         return super().save(result, input, exponent, with_result=self.result_saved)
@@ -246,3 +255,11 @@ class PowBackward0(_SavesOperands):
             gb = (g * result * log_a).masked_fill((a == 0) & (b >= 0), 0.0)
             gb = reduce_grad(gb, mb)
         return ga, gb
+
+
+class PowBackward1(PowBackward0):
+    """pow(Tensor, Tensor)."""
+
+
+class PowBackward2(PowBackward0):
+    """pow(Scalar, Tensor)."""

@@ -342,19 +342,33 @@ class BmmBackward0(_Product):
     pass
 
 
-class MatmulBackward0(_Product):
+class MvBackward0(_Product):
     pass
+
+
+class SqueezeBackward4(_Product):
+    """vector @ matrix: PyTorch's matmul runs unsqueeze(0).mm(other).squeeze_(0)."""
+
+
+class _FoldedMatmul(_Product):
+    """An operand of 3 or more dims: PyTorch's matmul folds it into mm or bmm, the
+    result an _unsafe_view, so repr() shows this name (not a view: one Node here)."""
+
+
+_FoldedMatmul.__name__ = _FoldedMatmul.__qualname__ = "UnsafeViewBackward0"
 
 
 @derivative("matmul")
 class _Matmul(Node):
     @staticmethod
     def pick(input, other, **kw):
-        if input.ndim == 2 and other.ndim == 2:
-            return MmBackward0
-        if input.ndim == 1 and other.ndim == 1:
-            return DotBackward0
-        return MatmulBackward0
+        """The Node named as PyTorch's matmul names its result's grad_fn (at::matmul's
+        cases; a broadcast matrix beside a batch, CloneBackward0 in PyTorch when the
+        matrix needs a gradient, is left UnsafeViewBackward0)."""
+        if input.ndim <= 2 and other.ndim <= 2:
+            return ((DotBackward0, SqueezeBackward4), (MvBackward0, MmBackward0))[
+                input.ndim - 1][other.ndim - 1]
+        return _FoldedMatmul
 
 
 derivative("mm")(MmBackward0)
