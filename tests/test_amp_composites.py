@@ -184,3 +184,29 @@ def test_half_input_of_float32_recurrent_layer_under_autocast(device, mode):
                                want.detach().cpu().numpy(), atol=3e-2)
     with pytest.raises(ValueError, match="does not match weight dtype"):
         layer(x.bfloat16())
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_half_query_of_float32_multihead_attention_under_autocast(device, low, need_weights):
+    """MultiheadAttention refused a half query with float32 parameters under autocast
+    (its dtype check), where PyTorch lets its products cast them: the output is the
+    autocast dtype, within the half type's precision of the float32 run, and the
+    gradients reach the float32 parameters.  Outside autocast the mismatch is refused."""
+    half = getattr(pdt, low)
+    pdt.manual_seed(0)
+    m = pdt.nn.MultiheadAttention(4, 2, batch_first=True).to(device)
+    q = pdt.tensor(np.random.default_rng(0).standard_normal((2, 3, 4)), dtype=half,
+                   device=device)
+    want, _ = m(q.float(), q.float(), q.float())
+    with pdt.autocast(_kind(device), dtype=half):
+        got, weights = m(q, q, q, need_weights=need_weights)
+    assert got.dtype == half
+    assert (weights is not None) == need_weights
+    np.testing.assert_allclose(got.float().detach().cpu().numpy(),
+                               want.detach().cpu().numpy(), atol=0.05, rtol=0.05)
+    got.float().sum().backward()
+    assert m.in_proj_weight.grad.dtype == pdt.float32
+    assert np.isfinite(m.in_proj_weight.grad.cpu().numpy()).all()
+    with pytest.raises(RuntimeError, match="parameters are"):
+        m(q, q, q)
