@@ -675,3 +675,57 @@ def test_index_copy_promotes_on_cpu(device):
                 assert r.dtype == pdt.float32 and r.tolist() == [2.0, 1.0, 1.0]
         with pytest.raises(RuntimeError, match="must have the same"):
             x.clone().index_copy_(0, i, src)
+
+
+def test_autocast_refuses_non_bool_enabled_on_entry():
+    """autocast(enabled=1) and cache_enabled=1 ran (enabled=None ran with autocast off):
+    PyTorch builds the object and refuses a value that is not a bool on entry, as
+    decorator too; cache_enabled=None is the default."""
+    for kw in ({"enabled": 1}, {"enabled": None}, {"enabled": 0}, {"cache_enabled": 1},
+               {"enabled": False, "cache_enabled": 0}):
+        region = pdt.autocast("cpu", **kw)
+        with pytest.raises(TypeError, match="must be a bool"):
+            region.__enter__()
+        assert not pdt.is_autocast_enabled("cpu")
+        with pytest.raises(TypeError, match="must be a bool"):
+            region(lambda: None)()
+    with pdt.autocast("cpu", cache_enabled=None):
+        assert pdt.is_autocast_enabled("cpu") and pdt.is_autocast_cache_enabled()
+
+
+def test_device_type_with_an_index_and_non_str_device_types():
+    """'cpu:0' and 'cuda:0' were refused: PyTorch parses them as devices (the type
+    counts); the state functions refuse a non-str device_type with TypeError (their C
+    argument parsing; it was ValueError, the autocast class's)."""
+    with pdt.autocast("cpu:0"):
+        assert pdt.is_autocast_enabled("cpu") and pdt.is_autocast_enabled("cpu:0")
+        assert (pdt.ones(2, 2) @ pdt.ones(2, 2)).dtype == pdt.bfloat16
+    assert pdt.get_autocast_dtype("cuda:0") == pdt.float16
+    assert pdt.amp.is_autocast_available("cuda:0") and pdt.amp.is_autocast_available("cpu")
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type"):
+        pdt.autocast("cpu:x")
+    for f in (pdt.is_autocast_enabled, pdt.get_autocast_dtype,
+              pdt.amp.is_autocast_available, lambda d: pdt.set_autocast_enabled(d, True),
+              lambda d: pdt.set_autocast_dtype(d, pdt.float16)):
+        with pytest.raises(TypeError, match="device_type"):
+            f(0)
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        pdt.autocast(0)
+
+
+def test_grad_scaler_setters_take_torchs_keywords_and_update_refuses_a_string():
+    """set_growth_factor/set_backoff_factor take new_factor= and set_growth_interval
+    new_interval= (they took new=); update('3') set the scale to 3.0."""
+    s = pdt.amp.GradScaler("cpu")
+    s.set_growth_factor(new_factor=3.0)
+    s.set_backoff_factor(new_factor=0.25)
+    s.set_growth_interval(new_interval=5)
+    assert (s.get_growth_factor(), s.get_backoff_factor(), s.get_growth_interval()) == \
+        (3.0, 0.25, 5)
+    s.scale(pdt.ones(1))
+    for bad in ("3", True, [3.0]):
+        with pytest.raises(TypeError, match="new_scale"):
+            s.update(bad)
+    assert s.get_scale() == 65536.0
+    s.update(8)
+    assert s.get_scale() == 8.0

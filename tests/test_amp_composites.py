@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
+from pydevtensor.nn import functional as F
 
 
 def _kind(device):
@@ -184,3 +185,50 @@ def test_half_input_of_float32_recurrent_layer_under_autocast(device, mode):
                                want.detach().cpu().numpy(), atol=3e-2)
     with pytest.raises(ValueError, match="does not match weight dtype"):
         layer(x.bfloat16())
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_half_query_of_float32_multihead_attention_under_autocast(device, low, need_weights):
+    """MultiheadAttention refused a half query with float32 parameters under autocast
+    (its dtype check), where PyTorch lets its products cast them: the output is the
+    autocast dtype, within the half type's precision of the float32 run, and the
+    gradients reach the float32 parameters.  Outside autocast the mismatch is refused."""
+    half = getattr(pdt, low)
+    pdt.manual_seed(0)
+    m = pdt.nn.MultiheadAttention(4, 2, batch_first=True).to(device)
+    q = pdt.tensor(np.random.default_rng(0).standard_normal((2, 3, 4)), dtype=half,
+                   device=device)
+    want, _ = m(q.float(), q.float(), q.float())
+    with pdt.autocast(_kind(device), dtype=half):
+        got, weights = m(q, q, q, need_weights=need_weights)
+    assert got.dtype == half
+    assert (weights is not None) == need_weights
+    np.testing.assert_allclose(got.float().detach().cpu().numpy(),
+                               want.detach().cpu().numpy(), atol=0.05, rtol=0.05)
+    got.float().sum().backward()
+    assert m.in_proj_weight.grad.dtype == pdt.float32
+    assert np.isfinite(m.in_proj_weight.grad.cpu().numpy()).all()
+    with pytest.raises(RuntimeError, match="parameters are"):
+        m(q, q, q)
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_reflect_pad_of_three_dims_keeps_the_half_input_on_the_cpu(device, low):
+    """A reflect F.pad of 6 sizes (PyTorch's reflection_pad3d, on no CPU list) of a half
+    input returned float32; it keeps the input dtype, and its 1-d and 2-d reflect pads
+    (on PyTorch's CPU float32 list) and replicate pads stay float32."""
+    if _kind(device) != "cpu":
+        pytest.skip("PyTorch's CPU float32 list")
+    half = getattr(pdt, low)
+    a = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(1, 2, 3, 4, 5)
+    x = pdt.tensor(a, dtype=half, device=device)
+    with pdt.autocast("cpu", dtype=half):
+        got = F.pad(x, (1, 1, 2, 1, 1, 2), mode="reflect")
+        others = [F.pad(x[0], (1, 1, 2, 1), mode="reflect"), F.pad(x[0, 0], (1, 1), mode="reflect"),
+                  F.pad(x, (1, 1, 2, 1, 1, 2), mode="replicate")]
+    assert got.dtype == half
+    want = np.pad(pdt.tensor(a, dtype=half).float().numpy(),
+                  ((0, 0), (0, 0), (1, 2), (2, 1), (1, 1)), mode="reflect")
+    np.testing.assert_array_equal(got.float().cpu().numpy(), want)
+    assert [o.dtype for o in others] == [pdt.float32] * 3

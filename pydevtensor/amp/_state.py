@@ -227,11 +227,14 @@ def fp32_cpu_lrn(fn):
 
 
 def fp32_cpu_pad(fn):
-    """fp32_cpu for F.pad's reflect and replicate modes (PyTorch's reflection_pad and
-    replication_pad; its constant and circular pads keep the input dtype)."""
+    """fp32_cpu for F.pad's reflect and replicate modes (PyTorch's reflection_pad1d/2d and
+    replication_pad1d/2d/3d; its reflection_pad3d, a reflect pad of 6 sizes, and its
+    constant and circular pads keep the input dtype)."""
     def by_copy(args, kwargs):
         mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
-        return mode in ("reflect", "replicate")
+        pad = args[1] if len(args) > 1 else kwargs.get("pad", ())
+        three = hasattr(pad, "__len__") and len(pad) == 6
+        return mode == "replicate" or (mode == "reflect" and not three)
     return fp32(fn, kinds=("cpu",), when=by_copy)
 
 

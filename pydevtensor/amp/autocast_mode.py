@@ -18,9 +18,18 @@ _SUPPORTED = {"cpu": "torch.bfloat16, torch.float16", "cuda": "torch.float16, to
 
 
 def _device_type(device_type, fn):
+    """'cpu' or 'cuda' for device_type, which may carry an index ('cuda:0', as PyTorch's
+    device parsing takes); the autocast class refuses a non-str with PyTorch's ValueError,
+    the state functions with its TypeError (their C argument parsing)."""
     if not isinstance(device_type, str):
-        raise ValueError(f"{fn}: Expected `device_type` of type `str`, got: "
-                         f"`{type(device_type)}`")
+        if fn == "autocast":
+            raise ValueError(f"{fn}: Expected `device_type` of type `str`, got: "
+                             f"`{type(device_type)}`")
+        raise TypeError(f"{fn}: argument 'device_type' must be str, not "
+                        f"{type(device_type).__name__}")
+    kind, colon, index = device_type.partition(":")
+    if colon and index.isdigit() and kind in S.DEVICE_TYPES:
+        return kind
     if device_type not in S.DEVICE_TYPES:
         raise RuntimeError(f"{fn}: unsupported autocast device_type {device_type!r}: expected "
                            f"'cpu' or 'cuda'")
@@ -41,9 +50,9 @@ def _check_dtype(dtype, fn):
                         f"{type(dtype).__name__}")
 
 
-def _check_bool(enabled, fn):
+def _check_bool(enabled, fn, name="enabled"):
     if not isinstance(enabled, bool):
-        raise TypeError(f"{fn}: enabled must be a bool (got {type(enabled).__name__})")
+        raise TypeError(f"{fn}: {name} must be a bool (got {type(enabled).__name__})")
 
 
 def is_autocast_available(device_type):
@@ -63,7 +72,10 @@ def is_autocast_available(device_type):
     >>> pydevtensor.amp.is_autocast_available("cpu")
     True
     """
-    return device_type in S.DEVICE_TYPES
+    try:
+        return _device_type(device_type, "is_autocast_available()") in S.DEVICE_TYPES
+    except RuntimeError:
+        return False
 
 
 def is_autocast_enabled(device_type="cuda"):
@@ -380,9 +392,9 @@ class autocast:
         self.device = _device_type(device_type, "autocast")
         self.fast_dtype = S._state.dtype[self.device] if dtype is None else dtype
         _check_dtype(self.fast_dtype, "autocast")
+        # PyTorch takes any value here and refuses one that is not a bool on entry
         self._cache_enabled = (S._state.cache_enabled if cache_enabled is None
-                               else bool(cache_enabled))
-        enabled = bool(enabled)
+                               else cache_enabled)
         if enabled and self.fast_dtype not in (_C.float16, _C.bfloat16):
             warnings.warn(f"In {self.device.upper() if self.device == 'cpu' else 'CUDA'} "
                           f"autocast, but the target dtype is not supported. Disabling "
@@ -396,6 +408,8 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self):
+        _check_bool(self._enabled, "autocast")
+        _check_bool(self._cache_enabled, "autocast", "cache_enabled")
         st = S._state
         self._prev = (st.enabled[self.device], st.dtype[self.device], st.cache_enabled)
         st.depth += 1

@@ -1,4 +1,5 @@
 """``GradScaler``: PyTorch's dynamic loss scaling for float16 training."""
+import numbers
 import struct
 import warnings
 
@@ -10,14 +11,20 @@ _READY, _UNSCALED, _STEPPED = 0, 1, 2
 
 
 def _accessors(name, cast, default, example):
-    """GradScaler's get_NAME and set_NAME methods, for the attribute _NAME."""
+    """GradScaler's get_NAME and set_NAME methods, for the attribute _NAME; the setter's
+    argument is PyTorch's name (new_interval for an int, else new_factor)."""
     what = name.replace("_", " ")
+    arg = "new_interval" if cast is int else "new_factor"
 
     def get(self):
         return getattr(self, "_" + name)
 
-    def set_(self, new):
-        setattr(self, "_" + name, cast(new))
+    if cast is int:
+        def set_(self, new_interval):
+            setattr(self, "_" + name, cast(new_interval))
+    else:
+        def set_(self, new_factor):
+            setattr(self, "_" + name, cast(new_factor))
 
     get.__name__, set_.__name__ = f"get_{name}", f"set_{name}"
     get.__doc__ = f"""The {what}.
@@ -35,7 +42,7 @@ def _accessors(name, cast, default, example):
 
         Parameters
         ----------
-        new : {cast.__name__}
+        {arg} : {cast.__name__}
             The new {what}.
 
         Returns
@@ -329,6 +336,9 @@ class GradScaler:
                     "new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                     "torch.FloatTensor with requires_grad=False.")
                 new_scale = new_scale.item()
+            elif not isinstance(new_scale, numbers.Real) or isinstance(new_scale, bool):
+                raise TypeError(f"GradScaler.update: new_scale should be a float or a "
+                                f"1-element float32 Tensor, got {type(new_scale).__name__}")
             self._set(float(new_scale))
         else:
             states = [s for s in self._per_optimizer.values() if s["found_inf"] is not None]

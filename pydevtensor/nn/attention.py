@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from .._args import size as _size
+from ..amp import _state as _amp
 from .._ops_join import cat
 from . import functional as F
 from . import init
@@ -136,7 +137,8 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
         raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device: the "
                              f"query is on {query.device} but the module's parameters are "
                              f"on {own.device}; move one with .to()")
-    if query.dtype != own.dtype:
+    if query.dtype != own.dtype and not (_amp._eligible(query) and _amp._eligible(own)):
+        # under autocast PyTorch's products cast them (its check is its matmul's)
         raise _Invalid(f"{where}: the query is {query.dtype} but the module's parameters are "
                        f"{own.dtype}; convert one with .to() (on {query.device})")
     if embed != m.embed_dim:
