@@ -227,3 +227,21 @@ def test_airy_ai_against_mpmath(device):
     assert edges[:2] == [0.3550280538878172, 0.0]
     assert all(math.isnan(v) for v in edges[2:])  # torch's CPU gives NaN at +-inf
     assert not S.airy_ai(_t([1.0], device).requires_grad_()).requires_grad  # as torch's
+
+
+@pytest.mark.parametrize("name, n, sign", [
+    ("bessel_j0", 0, -1.0), ("bessel_j1", 1, -1.0), ("bessel_y0", 0, -1.0),
+    ("bessel_y1", 1, -1.0), ("modified_bessel_k0", 0, 1.0), ("modified_bessel_k1", 1, 1.0)])
+def test_second_derivatives_at_the_pieces_ends(device, name, n, sign):
+    # Bessel's equation y'' = -y' / x + sign (1 + sign n^2 / x^2) y, at the ends of the
+    # evaluation's pieces (1 for K, 5 and 25 for J and Y) and between: the second
+    # derivative went through the evaluation's clamps, so K0''(1) was 41% off and
+    # J0''(5), Y0''(25) were 0 (Note [Bessel second derivatives])
+    a = np.array([0.3, 1.0, 2.5, 5.0, 7.0, 25.0, 30.0])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    y = getattr(pdt.special, name)(x)
+    (g,) = pdt.autograd.grad(y.sum(), x, create_graph=True)
+    (g2,) = pdt.autograd.grad(g.sum(), x)
+    y, g = y.detach().cpu().numpy(), g.detach().cpu().numpy()
+    want = -g / a + sign * (1 + sign * n * n / a**2) * y
+    np.testing.assert_allclose(g2.cpu().numpy(), want, rtol=1e-12, atol=1e-14 * np.abs(y).max())
