@@ -60,7 +60,8 @@ from . import _C
 from ._ops_index import where
 from ._out import takes_out
 from ._ops_special import _floating, _where_other
-from ._ops_special_more import _UnaryBackward, _i0_f64, _i1_f64, _in_f64, i0, i1
+from ._ops_special_more import (_I1_PRIME, _UnaryBackward, _i0_f64, _i1_f64, _in_f64, _near_zero,
+                                i0, i1)
 from .autograd.dispatch import derivative, recorded
 from .autograd.grad_mode import no_grad
 
@@ -281,6 +282,12 @@ def _y1(x):
     return _in_f64(_bessel(3))(x)
 
 
+# J1' = J0 - J1 / x loses its x^2 terms near 0 (its derivative there was -x/2 for -3x/8):
+# below 0.1 it is its Taylor series, I1''s with alternating signs (DLMF 10.2.2; Note
+# [Bessel derivatives near 0] in pydevtensor/_ops_special_more.py)
+_J1_PRIME = tuple(c * (-1) ** (n // 2) for n, c in enumerate(_I1_PRIME))
+
+
 @derivative("special_bessel_j0")
 class SpecialBesselJ0Backward0(_UnaryBackward):
     """PyTorch's: ``-g j1(x)``."""
@@ -290,7 +297,7 @@ class SpecialBesselJ0Backward0(_UnaryBackward):
 @derivative("special_bessel_j1")
 class SpecialBesselJ1Backward0(_UnaryBackward):
     """PyTorch's: ``g (j0(x) - j1(x) / x)``, g / 2 at 0."""
-    grad = staticmethod(lambda x, r: _limit_at_zero(x, 0.5, lambda v: _j0(v) - _j1(v) / v))
+    grad = staticmethod(lambda x, r: _near_zero(x, (_J1_PRIME, x), lambda v: _j0(v) - _j1(v) / v))
 
 
 @derivative("special_bessel_y0")

@@ -245,3 +245,16 @@ def test_second_derivatives_at_the_pieces_ends(device, name, n, sign):
     y, g = y.detach().cpu().numpy(), g.detach().cpu().numpy()
     want = -g / a + sign * (1 + sign * n * n / a**2) * y
     np.testing.assert_allclose(g2.cpu().numpy(), want, rtol=1e-12, atol=1e-14 * np.abs(y).max())
+
+
+def test_j1_derivatives_near_zero(device):
+    # J1'(x) = 1/2 - 3x^2/16 + 5x^4/384 - ..., J1''(x) = -3x/8 + 5x^3/96: the closed form
+    # J0 - J1 / x lost the x^2 terms, so J1'' was -x/2 below about 1e-8
+    a = np.array([1e-300, -1e-300, 1e-12, 1e-5, -0.01, 0.05, 0.0999])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    (g,) = pdt.autograd.grad(pdt.special.bessel_j1(x).sum(), x, create_graph=True)
+    (h,) = pdt.autograd.grad(g.sum(), x)
+    want_g = 0.5 - 3 * a**2 / 16 + 5 * a**4 / 384 - 7 * a**6 / 18432 + 9 * a**8 / 1474560
+    want_h = -3 * a / 8 + 5 * a**3 / 96 - 7 * a**5 / 3072 + 9 * a**7 / 184320
+    np.testing.assert_allclose(g.detach().cpu().numpy(), want_g, rtol=1e-14)
+    np.testing.assert_allclose(h.cpu().numpy(), want_h, rtol=1e-12)
