@@ -60,7 +60,8 @@ from . import _C
 from ._ops_index import where
 from ._out import takes_out
 from ._ops_special import _floating, _where_other
-from ._ops_special_more import _UnaryBackward, _i0_f64, _i1_f64, _in_f64, i0, i1
+from ._ops_special_more import (_I1_PRIME, _UnaryBackward, _i0_f64, _i1_f64, _in_f64, _near_zero,
+                                i0, i1)
 from .autograd.dispatch import derivative, recorded
 from .autograd.grad_mode import no_grad
 
@@ -140,16 +141,20 @@ def _k1(x):
     return _in_f64(lambda v: _k_f64(1, v))(x)
 
 
+# Note [Bessel second derivatives]: the derivatives are the recorded ops (k1 for k0's, j1
+# for j0's, ...), whose own derivatives are closed forms; differentiating the float64
+# evaluation itself (create_graph) took the clamps of its pieces' ranges as flat, so
+# K0''(1) was 41% off and J0''(5), Y0''(25) were 0.
 @derivative("special_modified_bessel_k0")
 class SpecialModifiedBesselK0Backward0(_UnaryBackward):
-    """PyTorch's: ``-g k1(x)``."""
-    grad = staticmethod(lambda x, r: -_k_f64(1, x))
+    """PyTorch's: ``-g k1(x)`` (the recorded op: Note [Bessel second derivatives])."""
+    grad = staticmethod(lambda x, r: -_k1(x))
 
 
 @derivative("special_modified_bessel_k1")
 class SpecialModifiedBesselK1Backward0(_UnaryBackward):
     """PyTorch's: ``-g (k0(x) + k1(x) / x)``."""
-    grad = staticmethod(lambda x, r: -(_k_f64(0, x) + r / x))
+    grad = staticmethod(lambda x, r: -(_k0(x) + _k1(x) / x))
 
 
 _JY_SMALL = 5.0
@@ -277,30 +282,34 @@ def _y1(x):
     return _in_f64(_bessel(3))(x)
 
 
+# J1' = J0 - J1 / x loses its x^2 terms near 0 (its derivative there was -x/2 for -3x/8):
+# below 0.1 it is its Taylor series, I1''s with alternating signs (DLMF 10.2.2; Note
+# [Bessel derivatives near 0] in pydevtensor/_ops_special_more.py)
+_J1_PRIME = tuple(c * (-1) ** (n // 2) for n, c in enumerate(_I1_PRIME))
+
+
 @derivative("special_bessel_j0")
 class SpecialBesselJ0Backward0(_UnaryBackward):
     """PyTorch's: ``-g j1(x)``."""
-    grad = staticmethod(lambda x, r: -_bessel(1)(x))
+    grad = staticmethod(lambda x, r: -_j1(x))
 
 
 @derivative("special_bessel_j1")
 class SpecialBesselJ1Backward0(_UnaryBackward):
     """PyTorch's: ``g (j0(x) - j1(x) / x)``, g / 2 at 0."""
-    grad = staticmethod(lambda x, r: _limit_at_zero(x, 0.5, lambda v: _bessel(0)(v)
-                                                     - _bessel(1)(v) / v))
+    grad = staticmethod(lambda x, r: _near_zero(x, (_J1_PRIME, x), lambda v: _j0(v) - _j1(v) / v))
 
 
 @derivative("special_bessel_y0")
 class SpecialBesselY0Backward0(_UnaryBackward):
     """PyTorch's: ``-g y1(x)`` (inf at 0)."""
-    grad = staticmethod(lambda x, r: -_bessel(3)(x))
+    grad = staticmethod(lambda x, r: -_y1(x))
 
 
 @derivative("special_bessel_y1")
 class SpecialBesselY1Backward0(_UnaryBackward):
     """PyTorch's: ``g (y0(x) - y1(x) / x)`` (inf at 0)."""
-    grad = staticmethod(lambda x, r: _limit_at_zero(x, math.inf, lambda v: _bessel(2)(v)
-                                                     - _bessel(3)(v) / v))
+    grad = staticmethod(lambda x, r: _limit_at_zero(x, math.inf, lambda v: _y0(v) - _y1(v) / v))
 
 
 _AI_C1 = 0.355028053887817239260  # Ai(0)

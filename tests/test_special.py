@@ -247,6 +247,24 @@ def test_logit_clamps_below_eps_first_as_pytorch(device):
     assert g[0] == math.inf and math.isnan(g[1]) and math.isclose(g[2], -1 - math.log(2))
 
 
+@pytest.mark.parametrize("dtype", [pdt.float64, pdt.float32])
+def test_logit_keeps_its_digits_near_one_half(device, dtype):
+    # logit(x) = 2 atanh(2x - 1), 2x - 1 exact there: log(x / (1 - x)) lost up to 90 ulps
+    # of the small result near 1/2 (the rounding of a quotient near 1)
+    rng = np.random.default_rng(0)
+    npd = np.float64 if dtype == pdt.float64 else np.float32
+    a = np.concatenate([rng.uniform(0.49, 0.51, 400), rng.uniform(0.26, 0.74, 400)]).astype(npd)
+    a = a[a != 0.5]
+    want = 2 * np.arctanh(2 * a.astype(np.float64) - 1)
+    got = pdt.logit(pdt.tensor(a, device=device)).cpu().numpy().astype(np.float64)
+    ulps = np.abs(got - want) / np.spacing(np.abs(want).astype(npd)).astype(np.float64)
+    assert ulps.max() <= 4
+    x = pdt.tensor([0.5, 0.0, 1.0, 0.2, 0.8, -0.1, NAN], dtype=dtype, device=device)
+    got = pdt.logit(x).tolist()
+    assert got[:3] == [0.0, -math.inf, math.inf] and all(map(math.isnan, got[5:]))
+    assert got[3:5] == pytest.approx([-math.log(4), math.log(4)], rel=1e-6)
+
+
 @pytest.mark.parametrize("eps", [None, -1.0, -1e-3, 0.0, -0.0, 0.05])
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_logit_gradient_outside_the_domain_and_at_its_edges(device, eps, sign):

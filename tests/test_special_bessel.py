@@ -227,3 +227,34 @@ def test_airy_ai_against_mpmath(device):
     assert edges[:2] == [0.3550280538878172, 0.0]
     assert all(math.isnan(v) for v in edges[2:])  # torch's CPU gives NaN at +-inf
     assert not S.airy_ai(_t([1.0], device).requires_grad_()).requires_grad  # as torch's
+
+
+@pytest.mark.parametrize("name, n, sign", [
+    ("bessel_j0", 0, -1.0), ("bessel_j1", 1, -1.0), ("bessel_y0", 0, -1.0),
+    ("bessel_y1", 1, -1.0), ("modified_bessel_k0", 0, 1.0), ("modified_bessel_k1", 1, 1.0)])
+def test_second_derivatives_at_the_pieces_ends(device, name, n, sign):
+    # Bessel's equation y'' = -y' / x + sign (1 + sign n^2 / x^2) y, at the ends of the
+    # evaluation's pieces (1 for K, 5 and 25 for J and Y) and between: the second
+    # derivative went through the evaluation's clamps, so K0''(1) was 41% off and
+    # J0''(5), Y0''(25) were 0 (Note [Bessel second derivatives])
+    a = np.array([0.3, 1.0, 2.5, 5.0, 7.0, 25.0, 30.0])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    y = getattr(pdt.special, name)(x)
+    (g,) = pdt.autograd.grad(y.sum(), x, create_graph=True)
+    (g2,) = pdt.autograd.grad(g.sum(), x)
+    y, g = y.detach().cpu().numpy(), g.detach().cpu().numpy()
+    want = -g / a + sign * (1 + sign * n * n / a**2) * y
+    np.testing.assert_allclose(g2.cpu().numpy(), want, rtol=1e-12, atol=1e-14 * np.abs(y).max())
+
+
+def test_j1_derivatives_near_zero(device):
+    # J1'(x) = 1/2 - 3x^2/16 + 5x^4/384 - ..., J1''(x) = -3x/8 + 5x^3/96: the closed form
+    # J0 - J1 / x lost the x^2 terms, so J1'' was -x/2 below about 1e-8
+    a = np.array([1e-300, -1e-300, 1e-12, 1e-5, -0.01, 0.05, 0.0999])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    (g,) = pdt.autograd.grad(pdt.special.bessel_j1(x).sum(), x, create_graph=True)
+    (h,) = pdt.autograd.grad(g.sum(), x)
+    want_g = 0.5 - 3 * a**2 / 16 + 5 * a**4 / 384 - 7 * a**6 / 18432 + 9 * a**8 / 1474560
+    want_h = -3 * a / 8 + 5 * a**3 / 96 - 7 * a**5 / 3072 + 9 * a**7 / 184320
+    np.testing.assert_allclose(g.detach().cpu().numpy(), want_g, rtol=1e-14)
+    np.testing.assert_allclose(h.cpu().numpy(), want_h, rtol=1e-12)

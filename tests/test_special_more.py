@@ -274,3 +274,18 @@ def test_erfcx_and_i0e_gradients_at_large_arguments(device):
                    requires_grad=True)
     (g,) = pdt.autograd.grad(pdt.special.erfcx(x).sum(), x)
     assert math.isnan(g.tolist()[0]) and g.tolist()[1] == -math.inf  # PyTorch's
+
+
+def test_i0e_i1e_gradients_far_out(device):
+    # i1e(z) - i0e(z) cancelled to about z ulps (1% at 2.4e13, 0 for -3.6e-24 at 1.4e15);
+    # against the first two terms of the asymptotic series, within 1e-12 from z = 1e6:
+    # i0e'(z) = -w (1 + 3w/8) / (2 sqrt(2 pi z)), i1e'(z) = -w (1 - 9w/8) / (2 sqrt(2 pi z))
+    z = np.array([1e6, 3.7e8, 2.4e13, 1.448e15, 1e20, 1e300])
+    w, root = 1 / z, np.sqrt(2 * np.pi) * np.sqrt(z)
+    for name, want in (("i0e", -w * (1 + 3 * w / 8) / (2 * root)),
+                       ("i1e", -w * (1 - 9 * w / 8) / (2 * root))):
+        x = pdt.tensor(np.concatenate([z, -z]), device=device, requires_grad=True)
+        getattr(pdt.special, name)(x).sum().backward()
+        sign = np.concatenate([np.ones_like(z), np.full_like(z, -1.0 if name == "i0e" else 1.0)])
+        np.testing.assert_allclose(x.grad.cpu().numpy(), sign * np.concatenate([want, want]),
+                                   rtol=1e-11, atol=0)
