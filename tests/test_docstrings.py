@@ -207,3 +207,46 @@ def test_examples_run(qual):
     finally:
         pydevtensor.set_default_device(previous)
     assert runner.failures == 0, "".join(report)
+
+
+# docutils reads a word ending in an underscore (fill_, clip_grad_norm_) as a link to a
+# target of that name, and Sphinx -W (CI's wheel stage) refuses the missing target; the
+# text must quote it (``fill_``).  Inline literals, doctest lines, literal blocks and
+# numpydoc field names (napoleon escapes their underscore) are not read so.
+_INLINE_LITERAL = re.compile(r"``.*?``|`[^`]*`")
+_REFERENCE = re.compile(r"(?<![\w`*.\-/\\])[A-Za-z0-9]+(?:[-.+:][A-Za-z0-9]+)*(?:_[A-Za-z0-9]+)*"
+                        r"__?(?=[\s.,;:!?)\]'\"]|$)")
+_FIELD = re.compile(r"^\*{0,2}\w+(, \*{0,2}\w+)*( : .*)?$")
+_FIELD_SECTIONS = {"Parameters", "Other Parameters", "Attributes", "Returns", "Yields",
+                   "Raises", "Warns"}
+
+
+def _references(doc):
+    """The words of doc that docutils would read as references to link targets."""
+    found, block, section = [], None, None
+    lines = doc.splitlines()
+    for i, line in enumerate(lines):
+        text = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if block is not None:  # inside a literal block (after a line ending in ::)
+            if not text or indent > block:
+                continue
+            block = None
+        if i + 1 < len(lines) and re.fullmatch(r"-{3,}", lines[i + 1].strip()):
+            section = text
+        if text.startswith((">>>", "...")) or (
+                indent == 0 and section in _FIELD_SECTIONS and _FIELD.match(text)):
+            continue
+        found += _REFERENCE.findall(_INLINE_LITERAL.sub("", line))
+        if text.endswith("::"):
+            block = indent
+    return found
+
+
+def test_no_docstring_names_a_link_target_by_accident():
+    assert _references("a number fills it, as fill_.\n") == ["fill_"]  # the check can fail
+    assert _references("as ``fill_``; see `clip_grad_norm_`\n>>> x.fill_(1)\n") == []
+    bad = {qual: refs for qual, obj, _ in OBJECTS
+           if (refs := _references(inspect.getdoc(obj) or ""))}
+    assert not bad, ("words docutils reads as link targets (quote them as ``name_``): "
+                     f"{bad}")
