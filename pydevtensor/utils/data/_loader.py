@@ -21,6 +21,8 @@ Loading happens in the calling process: ``num_workers`` and the worker options
 """
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.context
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -31,7 +33,7 @@ from ... import cuda as _cuda
 from ..._generator import Generator
 from ..._memory_format import contiguous_format
 from ..._ops_shortcuts import randperm as _randperm
-from ._collate import default_collate, default_convert
+from ._collate import _rebuild, _rebuild_map, default_collate, default_convert
 from ._dataset import IterableDataset, TensorDataset
 from ._sampler import BatchSampler, RandomSampler, SequentialSampler, _generator_arg
 
@@ -67,13 +69,29 @@ def _pin(batch):
         return batch.pin_memory() if batch.device.type == "cpu" else batch
     if isinstance(batch, (str, bytes)):
         return batch
+    # the containers' own types, as PyTorch's pin_memory keeps them (tuples give lists)
     if isinstance(batch, Mapping):
-        return {k: _pin(v) for k, v in batch.items()}
-    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
-        return type(batch)(*(_pin(v) for v in batch))
+        return _rebuild_map(batch, {k: _pin(v) for k, v in batch.items()})
     if isinstance(batch, Sequence):
-        return [_pin(v) for v in batch]
+        return _rebuild(batch, [_pin(v) for v in batch])
     return batch
+
+
+def _check_context(where, num_workers, context):
+    """PyTorch's checks of multiprocessing_context: a start method's name or a context."""
+    if num_workers == 0:
+        raise ValueError(f"{where}: multiprocessing_context can only be used with "
+                         f"multi-process loading (num_workers > 0), but got num_workers=0")
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(f"{where}: multiprocessing_context option should specify a "
+                             f"valid start method in {methods!r}, but got "
+                             f"multiprocessing_context={context!r}")
+    elif not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(f"{where}: multiprocessing_context option should be a valid context "
+                        f"object or a string specifying the start method, but got "
+                        f"multiprocessing_context={context!r}")
 
 
 def _check_worker_options(where, num_workers, timeout, prefetch_factor,
@@ -93,9 +111,8 @@ def _check_worker_options(where, num_workers, timeout, prefetch_factor,
                          f"{prefetch_factor}")
     if persistent_workers and num_workers == 0:
         raise ValueError(f"{where}: persistent_workers option needs num_workers > 0")
-    if multiprocessing_context is not None and num_workers == 0:
-        raise ValueError(f"{where}: multiprocessing_context can only be used with "
-                         f"multi-process loading (num_workers > 0), but got num_workers=0")
+    if multiprocessing_context is not None:
+        _check_context(where, num_workers, multiprocessing_context)
     if worker_init_fn is not None and not callable(worker_init_fn):
         raise TypeError(f"{where}: worker_init_fn must be callable or None, got "
                         f"{type(worker_init_fn).__name__}")
@@ -105,7 +122,9 @@ class DataLoader:
     """Iterates over a dataset in batches, as PyTorch's ``DataLoader``: the samples in
     order, in a new random order each epoch with shuffle=True (``randperm``, so
     reproducible under ``pydevtensor.manual_seed`` or a seeded generator), or in the
-    order a sampler or batch_sampler gives; an IterableDataset is read as it streams.
+    order a sampler or batch_sampler gives; an IterableDataset is read as it streams
+    (when an epoch yields more batches than ``len()`` of the loader last gave, each
+    further batch warns, as in PyTorch).
 
     A TensorDataset's batch is a list of tensors (one per dataset tensor, as PyTorch
     gives), each indexed out of its tensor at once and on its device; other datasets'
@@ -140,13 +159,16 @@ class DataLoader:
         Leave out the last batch when it is short (default False).
     timeout, worker_init_fn, multiprocessing_context, prefetch_factor, persistent_workers
         PyTorch's worker options, checked as PyTorch checks them (prefetch_factor,
-        persistent_workers and multiprocessing_context need num_workers > 0); no worker
-        starts, so worker_init_fn is not called.
+        persistent_workers and multiprocessing_context need num_workers > 0;
+        multiprocessing_context is a start method's name or a multiprocessing context;
+        prefetch_factor is 2 by default with workers, and 0 is refused when iterating);
+        no worker starts, so worker_init_fn is not called.
     generator : Generator, optional
         The stream shuffle=True's orders (and the default RandomSampler) draw from
         (default: the default generator).
     pin_memory_device : str, optional
-        Accepted for PyTorch's signature.
+        Deprecated in PyTorch, as here: given with pin_memory=True it warns and is
+        ignored (the pinned memory is the CUDA host's).
     in_order : bool, optional
         PyTorch's (default True): False lets its workers hand over a batch as soon as
         it is ready rather than in the sampler's order.  Kept as ``self.in_order``;
@@ -235,9 +257,13 @@ class DataLoader:
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.multiprocessing_context = multiprocessing_context
-        self.prefetch_factor = prefetch_factor
+        # PyTorch's default with workers: two batches in advance per worker
+        self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None \
+            else prefetch_factor
         self.persistent_workers = bool(persistent_workers)
         self.in_order = in_order  # kept as given, as PyTorch's
+        # an IterableDataset's loader length as len(self) last gave it (None: not read)
+        self._len_reported: int | None = None
         # The TensorDataset fast path: no sampler of the caller's, and (checked at each
         # epoch: it may be set later, as in PyTorch) collate_fn still default_collate.
         self._fast = (type(dataset) is TensorDataset and batch_size is not None
@@ -268,17 +294,25 @@ class DataLoader:
     def __len__(self) -> int:
         if isinstance(self.dataset, IterableDataset):
             n = len(self.dataset)  # TypeError without __len__, as in PyTorch
-            if self.batch_size is None:
-                return n
-            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            if self.batch_size is not None:
+                n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            self._len_reported = n  # an epoch yielding more batches warns, as PyTorch's
+            return n
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         return len(self.sampler)
 
     def __iter__(self) -> Iterator[Any]:
+        if self.num_workers > 0 and self.prefetch_factor == 0:  # where PyTorch checks it
+            raise ValueError("DataLoader: prefetch_factor must be greater than 0 for "
+                             "multi-process loading (num_workers > 0), got 0")
         batches = self._batches()
         if not self.pin_memory:
             return _Batches(self, batches)
+        if self.pin_memory_device:
+            warnings.warn(f"pin_memory_device is deprecated, the current accelerator will be "
+                          f"used as the device, ignore pin_memory_device="
+                          f"'{self.pin_memory_device}'.", UserWarning, stacklevel=2)
         if not _cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is "
                           "found, then device pinned memory won't be used.", UserWarning,
@@ -352,16 +386,30 @@ class _Batches:
     """An epoch's iterator over a DataLoader's batches; len() is the loader's, as the
     iterator of PyTorch's loader has one."""
 
-    __slots__ = ("_loader", "_it")
+    __slots__ = ("_loader", "_it", "_reported", "_yielded")
 
     def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
         self._loader, self._it = loader, batches
+        # len(loader) of an IterableDataset read before this epoch began, as PyTorch's
+        # iterator takes it when made
+        self._reported = loader._len_reported
+        self._yielded = 0
 
     def __iter__(self) -> "_Batches":
         return self
 
     def __next__(self) -> Any:
-        return next(self._it)
+        batch = next(self._it)
+        self._yielded += 1
+        if self._reported is not None and self._yielded > self._reported:
+            # PyTorch's warning (each batch past the length); here the batches are counted
+            # against len(loader)'s batches, where PyTorch's counts them against the
+            # dataset's samples and so misses a wrong length whenever batch_size > 1
+            warnings.warn(f"Length of IterableDataset {self._loader.dataset} was reported to "
+                          f"be {self._reported} batches (when accessing len(dataloader)), "
+                          f"but {self._yielded} batches have been fetched.", UserWarning,
+                          stacklevel=2)
+        return batch
 
     def __len__(self) -> int:
         return len(self._loader)
