@@ -22,9 +22,10 @@ Note [mirrored training]
   copies its shard to its device, runs forward, the loss and ``loss.backward()``
   (autograd; grad mode is per thread and on) on it, each replica on its own thread (the
   C ops release the GIL, so large ones overlap).
-- Weighting.  With reduction='mean' the loss of the global batch is
-  sum_i (n_i / B) * loss_i, so replica i back-propagates ``(n_i / B * loss_i)``
-  (the factor costs one multiplication of a 0-d tensor).  The all-reduce then only sums, and the sum is exactly the gradient of the
+- Weighting.  With reduction='mean' (and KLDivLoss's 'batchmean', a mean over the
+  samples too) the loss of the global batch is sum_i (n_i / B) * loss_i, so replica i
+  back-propagates ``(n_i / B * loss_i)`` (the factor costs one multiplication of a 0-d
+  tensor).  The all-reduce then only sums, and the sum is exactly the gradient of the
   mean over the global batch, whatever the shard sizes; a replica with an empty shard
   contributes zeros.  With reduction='sum' the factors are 1.  CrossEntropyLoss and
   NLLLoss with class-index targets divide their mean by the targets' weights (weight=,
@@ -82,7 +83,7 @@ from . import _C
 from ._devices import try_all_gpus
 from ._distribute_replicas import (_ALL_REDUCE_METHODS, _GradBucket, _Runner,
                                    _choose_all_reduce, _replicate)
-from .nn.module import Module, _pop_scope, _push_scope
+from .nn.module import Module, _pop_scope, _push_scope, _scopes
 from .nn.parameter import UninitializedParameter
 
 __all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
@@ -140,6 +141,8 @@ class MirroredStrategy:
     ------
     ValueError
         For an empty or repeated device list, or an unknown all_reduce.
+    TypeError
+        For one device rather than a list of them, or what is not a device.
     pydevtensor.DeviceError
         For a device that does not exist.
 
@@ -160,6 +163,9 @@ class MirroredStrategy:
         if all_reduce not in _ALL_REDUCE_METHODS:
             raise ValueError(f"MirroredStrategy: all_reduce must be one of "
                              f"{list(_ALL_REDUCE_METHODS)}, got {all_reduce!r}")
+        if isinstance(devices, (str, _C.device)) or hasattr(devices, "device_type"):
+            raise TypeError(f"MirroredStrategy: devices must be a list of devices, got the "
+                            f"single device {devices!r}; write devices=[{devices!r}]")
         devices = try_all_gpus() if devices is None else list(devices)
         if not devices:
             raise ValueError("MirroredStrategy needs at least one device, got an empty list")
@@ -224,6 +230,12 @@ class MirroredStrategy:
         contextlib.AbstractContextManager
             Gives the strategy on entry.
 
+        Raises
+        ------
+        RuntimeError
+            Inside the open scope of another strategy (as TensorFlow's "Mixing different
+            tf.distribute.Strategy objects"); this strategy's scope may be nested.
+
         Examples
         --------
         >>> from pydevtensor import distribute, nn, optim
@@ -233,8 +245,13 @@ class MirroredStrategy:
         >>> strategy.replicas(net)[0] is net
         True
         """
+        for other in _open_scopes():
+            if other is not self:  # which strategy would the model's replicas follow?
+                raise RuntimeError(f"Mixing different distribute strategies: {self} is "
+                                   f"entered inside the scope of {other}; build each "
+                                   f"model in one strategy's scope only")
         built = []
-        owner = _ScopeOwner(built)
+        owner = _ScopeOwner(built, self)
         _push_scope(owner)
         try:
             yield self
@@ -371,9 +388,11 @@ class MirroredStrategy:
             raise TypeError(f"fit(): loss must be an nn loss module such as nn.MSELoss(), got "
                             f"{type(loss).__name__}")
         reduction = getattr(loss, "reduction", "mean")
-        if reduction not in ("mean", "sum"):
-            raise ValueError(f"fit(): the loss's reduction must be 'mean' or 'sum', got "
-                             f"{reduction!r}")
+        if reduction not in ("mean", "sum", "batchmean"):
+            raise ValueError(f"fit(): the loss's reduction must be 'mean', 'sum' or (KLDivLoss) "
+                             f"'batchmean', got {reduction!r}")
+        if reduction == "batchmean":  # a mean over the samples too: weighted as 'mean'
+            reduction = "mean"
         optimizers = self._replica_optimizers(model, replicas, optimizer)
         self._broadcast_parameters(replicas)
         losses = [loss] + [_replicate(loss, d, {}) for d in self._devices[1:]]
@@ -596,11 +615,17 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
 class _ScopeOwner:
     """What nn.Module.__init__ reports new modules to while a scope is open."""
 
-    def __init__(self, built):
+    def __init__(self, built, strategy):
         self._built = built
+        self.strategy = strategy
 
     def _track(self, module):
         self._built.append(module)
+
+
+def _open_scopes():
+    """The strategies whose scope() is open on this thread, outermost first."""
+    return [getattr(o, "strategy", None) for o in getattr(_scopes, "stack", ())]
 
 
 def _progress_bar(steps, desc):
