@@ -9,7 +9,9 @@ after TensorFlow's ``tf.distribute.MirroredStrategy``.
     history.history['loss']                                        # one number per epoch
 
 The replicas' machinery (their copies, gradient buckets, the all-reduce's choice and
-worker threads) is in _distribute_replicas.py.
+worker threads) is in _distribute_replicas.py; TensorFlow's calls for custom training
+loops (run, reduce, gather, experimental_distribute_dataset, ReduceOp, PerReplica) in
+_distribute_values.py (Note [run and reduce]).
 
 Note [mirrored training]
 - Replicas.  Leaving ``scope()`` moves every model built inside it (in place: the
@@ -81,12 +83,15 @@ import re
 
 from . import _C
 from ._devices import try_all_gpus
+from . import _distribute_values as _values
+from ._distribute_values import PerReplica, ReduceOp
 from ._distribute_replicas import (_ALL_REDUCE_METHODS, _GradBucket, _Runner,
                                    _choose_all_reduce, _replicate)
 from .nn.module import Module, _pop_scope, _push_scope, _scopes
 from .nn.parameter import UninitializedParameter
 
-__all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
+__all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy", "PerReplica",
+           "ReduceOp"]
 
 
 def _as_device(d):
@@ -218,6 +223,13 @@ class MirroredStrategy:
 
     def __repr__(self):
         return f"MirroredStrategy(devices={[str(d) for d in self._devices]})"
+
+    # ---- TensorFlow's calls for custom training loops (Note [run and reduce]) ----
+    run = _values.run
+    reduce = _values.reduce
+    gather = _values.gather
+    experimental_local_results = _values.experimental_local_results
+    experimental_distribute_dataset = _values.experimental_distribute_dataset
 
     # ---- building models ----
     @contextlib.contextmanager

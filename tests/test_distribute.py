@@ -46,6 +46,14 @@ def data(n, dtype='float32', seed=0):
 
 def arrays(module):
     return [p.detach().numpy() for p in module.parameters()]
+
+def report(cases):
+    for case in cases:
+        try:
+            case()
+            print('no error')
+        except Exception as e:
+            print(type(e).__name__, str(e).replace('\\n', ' '))
 """
 
 
@@ -243,12 +251,7 @@ def test_bad_input_raises_clear_errors():
             lambda: distribute.MirroredStrategy(['cpu:0', 'cpu:9']),
             lambda: distribute.MirroredStrategy([]),
         ]
-        for case in cases:
-            try:
-                case()
-                print('no error')
-            except Exception as e:
-                print(type(e).__name__, str(e).replace('\\n', ' '))
+        report(cases)
     """)[0].splitlines()
     assert out[0] == ("ValueError fit(): batch_size 2 is smaller than the number of replicas "
                       "(3, on ['cpu:0', 'cpu:1', 'cpu:2']): every replica needs at least one "
