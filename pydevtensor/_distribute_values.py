@@ -23,14 +23,24 @@ Note [run and reduce]
   array, or a tuple, list or dict of them) is split along its first dimension as fit()
   splits it (the first B % N replicas take one more sample; a replica may get an empty
   shard) and each shard is copied to its replica's device.
+- Inside run, ``get_replica_context()`` is the replica's ReplicaContext; its
+  ``all_reduce(op, value)`` waits for every replica's value (a threading.Barrier), then
+  each replica sums them on its own device in replica order, so all get the same bits.
+  A replica that raises breaks the barrier, so the others stop too, and run raises its
+  error.  Outside run: None inside a strategy's scope (the cross-replica context), else
+  a default context of one replica, as TensorFlow's.
 - MultiWorkerMirroredStrategy does not have these (they would need the other workers).
 """
 import enum
+import threading
 
 from . import _C
 from ._distribute_replicas import _Runner
+from .nn.module import _scopes
 
-__all__ = ["ReduceOp", "PerReplica"]
+__all__ = ["ReduceOp", "PerReplica", "ReplicaContext", "get_replica_context"]
+
+_replica = threading.local()  # .context: the ReplicaContext of the replica this thread runs
 
 
 class ReduceOp(enum.Enum):
@@ -84,6 +94,148 @@ class PerReplica:
     def __repr__(self):
         inner = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"PerReplica:{{\n{inner}\n}}"
+
+
+class ReplicaContext:
+    """The replica that runs the calling code, inside ``MirroredStrategy.run`` (TensorFlow's
+    ``tf.distribute.ReplicaContext``); ``get_replica_context()`` returns it.
+
+    Parameters
+    ----------
+    strategy : MirroredStrategy or None
+        The strategy running the replica (None for the default context).
+    replica_id : int
+        The replica's index among the strategy's devices.
+
+    Examples
+    --------
+    >>> from pydevtensor import distribute
+    >>> ctx = distribute.get_replica_context()  # no strategy: the default one
+    >>> ctx.replica_id_in_sync_group, ctx.num_replicas_in_sync
+    (0, 1)
+    """
+
+    def __init__(self, strategy, replica_id, _sync=None):
+        self._strategy, self._id, self._sync = strategy, replica_id, _sync
+
+    @property
+    def strategy(self):
+        """The strategy whose run called this replica (None for the default context).
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute
+        >>> distribute.get_replica_context().strategy is None
+        True
+        """
+        return self._strategy
+
+    @property
+    def replica_id_in_sync_group(self):
+        """This replica's index, from 0, in the order of the strategy's devices.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> strategy.run(lambda: distribute.get_replica_context().replica_id_in_sync_group)
+        0
+        """
+        return self._id
+
+    @property
+    def num_replicas_in_sync(self):
+        """The number of replicas run calls together.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute
+        >>> distribute.get_replica_context().num_replicas_in_sync
+        1
+        """
+        return 1 if self._strategy is None else len(self._strategy._devices)
+
+    def all_reduce(self, reduce_op, value):
+        """The sum or mean of every replica's value, on this replica's device; every
+        replica must call it (Note [run and reduce] in pydevtensor/_distribute_values.py).
+
+        Parameters
+        ----------
+        reduce_op : ReduceOp or str
+            ReduceOp.SUM, ReduceOp.MEAN, 'SUM' or 'MEAN'.
+        value : Tensor
+            This replica's value, of the shape of the others'.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        ValueError
+            For an unknown reduce_op name, or values of different shapes.
+        TypeError
+            For a value that is not a Tensor, or a reduce_op of another type.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> strategy.run(lambda: distribute.get_replica_context().all_reduce(
+        ...     'SUM', pydevtensor.ones(2)))
+        tensor([1., 1.])
+        """
+        op = _reduce_op(reduce_op, "all_reduce()")
+        if not isinstance(value, _C.Tensor):
+            raise TypeError(f"all_reduce(): value must be a Tensor, got {type(value).__name__}")
+        if self._sync is None:
+            return value
+        slots, barrier = self._sync
+        slots[self._id] = value
+        barrier.wait()
+        values = list(slots)
+        barrier.wait()  # every replica has read the slots: they may be written again
+        if len({tuple(v.shape) for v in values}) != 1:
+            raise ValueError(f"all_reduce(): the replicas' values have the shapes "
+                             f"{[tuple(v.shape) for v in values]}; they must be the same")
+        total = _sum_on(values, value.device)
+        return total / len(values) if op is ReduceOp.MEAN else total
+
+
+def get_replica_context():
+    """The ReplicaContext of the replica running the caller inside ``MirroredStrategy.run``;
+    None elsewhere inside a strategy's scope (the cross-replica context); outside both,
+    a default context of one replica, as TensorFlow's ``tf.distribute.get_replica_context``.
+
+    Returns
+    -------
+    ReplicaContext or None
+
+    Examples
+    --------
+    >>> from pydevtensor import distribute
+    >>> strategy = distribute.MirroredStrategy(['cpu'])
+    >>> with strategy.scope():
+    ...     print(distribute.get_replica_context())
+    None
+    """
+    context = getattr(_replica, "context", None)
+    if context is not None:
+        return context
+    return None if getattr(_scopes, "stack", None) else ReplicaContext(None, 0)
+
+
+def _open_scopes():
+    """The strategies whose scope() is open on this thread, outermost first."""
+    return [getattr(o, "strategy", None) for o in getattr(_scopes, "stack", ())]
+
+
+def _sum_on(values, device):
+    """The values summed on device in their order: ((v0 + v1) + v2) ..."""
+    total = values[0].to(device, copy=True)
+    for v in values[1:]:
+        total = total + v.to(device)
+    return total
 
 
 def _pick(x, i):
@@ -174,28 +326,43 @@ def run(self, fn, args=(), kwargs=None):
     n = len(self._devices)
     _check_per_replica((args, kwargs), n, "run()")
 
+    sync = ([None] * n, threading.Barrier(n))
+
     def call(i):
-        with self._devices[i]:
-            return fn(*_pick(args, i), **_pick(kwargs, i))
+        previous = getattr(_replica, "context", None)  # a run inside run's fn, on replica 0
+        _replica.context = ReplicaContext(self, i, sync)
+        try:
+            with self._devices[i]:
+                return True, fn(*_pick(args, i), **_pick(kwargs, i))
+        except BaseException as exc:  # noqa: BLE001 - raised by run once all are done
+            sync[1].abort()  # the others stop waiting in all_reduce
+            return False, exc
+        finally:
+            _replica.context = previous
 
     runner = _Runner(n)
     try:
-        results = runner(call)
+        outcomes = runner(call)
     finally:
         runner.close()
+    errors = [v for ok, v in outcomes if not ok]
+    if errors:  # the first error that is not another replica's broken barrier
+        raise next((e for e in errors if not isinstance(e, threading.BrokenBarrierError)),
+                   errors[0])
+    results = [v for _, v in outcomes]
     return results[0] if n == 1 else _regroup(results)
 
 
-def _reduce_op(op):
+def _reduce_op(op, where="reduce()"):
     if isinstance(op, ReduceOp):
         return op
     if isinstance(op, str):
         try:
             return ReduceOp(op)
         except ValueError:
-            raise ValueError(f"reduce(): {op!r} is not a valid ReduceOp; use "
+            raise ValueError(f"{where}: {op!r} is not a valid ReduceOp; use "
                              f"ReduceOp.SUM, ReduceOp.MEAN, 'SUM' or 'MEAN'") from None
-    raise TypeError(f"reduce(): reduce_op must be a ReduceOp or 'SUM' or 'MEAN', got "
+    raise TypeError(f"{where}: reduce_op must be a ReduceOp or 'SUM' or 'MEAN', got "
                     f"{type(op).__name__}")
 
 
@@ -285,9 +452,7 @@ def reduce(self, reduce_op, value, axis=None):
     if len(shapes) != 1:
         raise ValueError(f"reduce(): the replicas' values have the shapes "
                          f"{[tuple(v.shape) for v in values]}; they must be the same")
-    total = values[0].to(home, copy=True)
-    for v in values[1:]:
-        total = total + v.to(home)
+    total = _sum_on(values, home)
     return total / count if op is ReduceOp.MEAN else total
 
 

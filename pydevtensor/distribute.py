@@ -10,7 +10,8 @@ after TensorFlow's ``tf.distribute.MirroredStrategy``.
 
 The replicas' machinery (their copies, gradient buckets, the all-reduce's choice and
 worker threads) is in _distribute_replicas.py; TensorFlow's calls for custom training
-loops (run, reduce, gather, experimental_distribute_dataset, ReduceOp, PerReplica) in
+loops (run, reduce, gather, experimental_distribute_dataset, ReduceOp, PerReplica,
+get_replica_context and its all_reduce) in
 _distribute_values.py (Note [run and reduce]).
 
 Note [mirrored training]
@@ -84,14 +85,15 @@ import re
 from . import _C
 from ._devices import try_all_gpus
 from . import _distribute_values as _values
-from ._distribute_values import PerReplica, ReduceOp
+from ._distribute_values import (PerReplica, ReduceOp, ReplicaContext, _open_scopes,
+                                 get_replica_context)
 from ._distribute_replicas import (_ALL_REDUCE_METHODS, _GradBucket, _Runner,
                                    _choose_all_reduce, _replicate)
-from .nn.module import Module, _pop_scope, _push_scope, _scopes
+from .nn.module import Module, _pop_scope, _push_scope
 from .nn.parameter import UninitializedParameter
 
 __all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy", "PerReplica",
-           "ReduceOp"]
+           "ReduceOp", "ReplicaContext", "get_replica_context"]
 
 
 def _as_device(d):
@@ -633,11 +635,6 @@ class _ScopeOwner:
 
     def _track(self, module):
         self._built.append(module)
-
-
-def _open_scopes():
-    """The strategies whose scope() is open on this thread, outermost first."""
-    return [getattr(o, "strategy", None) for o in getattr(_scopes, "stack", ())]
 
 
 def _progress_bar(steps, desc):
