@@ -356,8 +356,8 @@ class MirroredStrategy:
             Over model.parameters().
         epochs : int, optional
             Default 1.
-        batch_size : int, optional
-            The global batch (default 32).
+        batch_size : int or None, optional
+            The global batch (default 32; None means 32, as in Keras).
         verbose : {0, 1}, optional
             Progress bars (default 1).
 
@@ -386,7 +386,7 @@ class MirroredStrategy:
         X, y = _as_tensor(X, "X"), _as_tensor(y, "y")
         n = len(replicas)
         epochs = _positive_int(epochs, "epochs", zero_ok=True)
-        batch_size = _positive_int(batch_size, "batch_size")
+        batch_size = _positive_int(32 if batch_size is None else batch_size, "batch_size")
         if X.ndim == 0 or y.ndim == 0:
             raise ValueError("fit(): X and y need a first dimension of samples")
         if X.shape[0] != y.shape[0]:
@@ -590,6 +590,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
 
     def fit(self, model, X, y, loss, optimizer, epochs=1, batch_size=32, verbose=1):
         need = self.num_replicas_in_sync
+        batch_size = 32 if batch_size is None else batch_size
         if isinstance(batch_size, int) and not isinstance(batch_size, bool) and \
                 0 < batch_size < need:
             raise ValueError(f"fit(): batch_size {batch_size} is smaller than the number of "

@@ -704,3 +704,20 @@ def test_kl_div_batchmean_trains_as_on_one_device():
         print(json.dumps(dict(err=max(errs))))
     """, n=3)
     assert out["err"] <= 1e-12, out
+
+
+def test_fit_takes_batch_size_none_as_keras():
+    """batch_size=None is Keras's default of 32 (it was a TypeError): 40 samples give 2
+    steps, the second of 8, as batch_size=32 does, float64 bit for bit."""
+    X = pdt.from_numpy(np.random.default_rng(0).standard_normal((40, 3)))
+    y = pdt.from_numpy(np.random.default_rng(1).standard_normal((40, 1)))
+    weights = []
+    for batch_size in (None, 32):
+        strategy = distribute.MirroredStrategy(["cpu"])
+        with strategy.scope():
+            pdt.manual_seed(0)
+            net = nn.Linear(3, 1, dtype=pdt.float64)
+        strategy.fit(net, X, y, nn.MSELoss(), optim.SGD(net.parameters(), lr=0.1), epochs=2,
+                     batch_size=batch_size, verbose=0)
+        weights.append(net.weight.detach().numpy())
+    assert np.array_equal(weights[0], weights[1])
