@@ -9,7 +9,10 @@ after TensorFlow's ``tf.distribute.MirroredStrategy``.
     history.history['loss']                                        # one number per epoch
 
 The replicas' machinery (their copies, gradient buckets, the all-reduce's choice and
-worker threads) is in _distribute_replicas.py.
+worker threads) is in _distribute_replicas.py; TensorFlow's calls for custom training
+loops (run, reduce, gather, experimental_distribute_dataset, ReduceOp, PerReplica,
+get_replica_context and its all_reduce) in
+_distribute_values.py (Note [run and reduce]).
 
 Note [mirrored training]
 - Replicas.  Leaving ``scope()`` moves every model built inside it (in place: the
@@ -22,9 +25,10 @@ Note [mirrored training]
   copies its shard to its device, runs forward, the loss and ``loss.backward()``
   (autograd; grad mode is per thread and on) on it, each replica on its own thread (the
   C ops release the GIL, so large ones overlap).
-- Weighting.  With reduction='mean' the loss of the global batch is
-  sum_i (n_i / B) * loss_i, so replica i back-propagates ``(n_i / B * loss_i)``
-  (the factor costs one multiplication of a 0-d tensor).  The all-reduce then only sums, and the sum is exactly the gradient of the
+- Weighting.  With reduction='mean' (and KLDivLoss's 'batchmean', a mean over the
+  samples too) the loss of the global batch is sum_i (n_i / B) * loss_i, so replica i
+  back-propagates ``(n_i / B * loss_i)`` (the factor costs one multiplication of a 0-d
+  tensor).  The all-reduce then only sums, and the sum is exactly the gradient of the
   mean over the global batch, whatever the shard sizes; a replica with an empty shard
   contributes zeros.  With reduction='sum' the factors are 1.  CrossEntropyLoss and
   NLLLoss with class-index targets divide their mean by the targets' weights (weight=,
@@ -80,12 +84,16 @@ import re
 
 from . import _C
 from ._devices import try_all_gpus
+from . import _distribute_values as _values
+from ._distribute_values import (PerReplica, ReduceOp, ReplicaContext, _open_scopes,
+                                 get_replica_context)
 from ._distribute_replicas import (_ALL_REDUCE_METHODS, _GradBucket, _Runner,
                                    _choose_all_reduce, _replicate)
 from .nn.module import Module, _pop_scope, _push_scope
 from .nn.parameter import UninitializedParameter
 
-__all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
+__all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy", "PerReplica",
+           "ReduceOp", "ReplicaContext", "get_replica_context"]
 
 
 def _as_device(d):
@@ -140,6 +148,8 @@ class MirroredStrategy:
     ------
     ValueError
         For an empty or repeated device list, or an unknown all_reduce.
+    TypeError
+        For one device rather than a list of them, or what is not a device.
     pydevtensor.DeviceError
         For a device that does not exist.
 
@@ -160,6 +170,9 @@ class MirroredStrategy:
         if all_reduce not in _ALL_REDUCE_METHODS:
             raise ValueError(f"MirroredStrategy: all_reduce must be one of "
                              f"{list(_ALL_REDUCE_METHODS)}, got {all_reduce!r}")
+        if isinstance(devices, (str, _C.device)) or hasattr(devices, "device_type"):
+            raise TypeError(f"MirroredStrategy: devices must be a list of devices, got the "
+                            f"single device {devices!r}; write devices=[{devices!r}]")
         devices = try_all_gpus() if devices is None else list(devices)
         if not devices:
             raise ValueError("MirroredStrategy needs at least one device, got an empty list")
@@ -213,6 +226,13 @@ class MirroredStrategy:
     def __repr__(self):
         return f"MirroredStrategy(devices={[str(d) for d in self._devices]})"
 
+    # ---- TensorFlow's calls for custom training loops (Note [run and reduce]) ----
+    run = _values.run
+    reduce = _values.reduce
+    gather = _values.gather
+    experimental_local_results = _values.experimental_local_results
+    experimental_distribute_dataset = _values.experimental_distribute_dataset
+
     # ---- building models ----
     @contextlib.contextmanager
     def scope(self):
@@ -224,6 +244,12 @@ class MirroredStrategy:
         contextlib.AbstractContextManager
             Gives the strategy on entry.
 
+        Raises
+        ------
+        RuntimeError
+            Inside the open scope of another strategy (as TensorFlow's "Mixing different
+            tf.distribute.Strategy objects"); this strategy's scope may be nested.
+
         Examples
         --------
         >>> from pydevtensor import distribute, nn, optim
@@ -233,8 +259,13 @@ class MirroredStrategy:
         >>> strategy.replicas(net)[0] is net
         True
         """
+        for other in _open_scopes():
+            if other is not self:  # which strategy would the model's replicas follow?
+                raise RuntimeError(f"Mixing different distribute strategies: {self} is "
+                                   f"entered inside the scope of {other}; build each "
+                                   f"model in one strategy's scope only")
         built = []
-        owner = _ScopeOwner(built)
+        owner = _ScopeOwner(built, self)
         _push_scope(owner)
         try:
             yield self
@@ -325,8 +356,8 @@ class MirroredStrategy:
             Over model.parameters().
         epochs : int, optional
             Default 1.
-        batch_size : int, optional
-            The global batch (default 32).
+        batch_size : int or None, optional
+            The global batch (default 32; None means 32, as in Keras).
         verbose : {0, 1}, optional
             Progress bars (default 1).
 
@@ -355,7 +386,7 @@ class MirroredStrategy:
         X, y = _as_tensor(X, "X"), _as_tensor(y, "y")
         n = len(replicas)
         epochs = _positive_int(epochs, "epochs", zero_ok=True)
-        batch_size = _positive_int(batch_size, "batch_size")
+        batch_size = _positive_int(32 if batch_size is None else batch_size, "batch_size")
         if X.ndim == 0 or y.ndim == 0:
             raise ValueError("fit(): X and y need a first dimension of samples")
         if X.shape[0] != y.shape[0]:
@@ -371,9 +402,11 @@ class MirroredStrategy:
             raise TypeError(f"fit(): loss must be an nn loss module such as nn.MSELoss(), got "
                             f"{type(loss).__name__}")
         reduction = getattr(loss, "reduction", "mean")
-        if reduction not in ("mean", "sum"):
-            raise ValueError(f"fit(): the loss's reduction must be 'mean' or 'sum', got "
-                             f"{reduction!r}")
+        if reduction not in ("mean", "sum", "batchmean"):
+            raise ValueError(f"fit(): the loss's reduction must be 'mean', 'sum' or (KLDivLoss) "
+                             f"'batchmean', got {reduction!r}")
+        if reduction == "batchmean":  # a mean over the samples too: weighted as 'mean'
+            reduction = "mean"
         optimizers = self._replica_optimizers(model, replicas, optimizer)
         self._broadcast_parameters(replicas)
         losses = [loss] + [_replicate(loss, d, {}) for d in self._devices[1:]]
@@ -557,6 +590,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
 
     def fit(self, model, X, y, loss, optimizer, epochs=1, batch_size=32, verbose=1):
         need = self.num_replicas_in_sync
+        batch_size = 32 if batch_size is None else batch_size
         if isinstance(batch_size, int) and not isinstance(batch_size, bool) and \
                 0 < batch_size < need:
             raise ValueError(f"fit(): batch_size {batch_size} is smaller than the number of "
@@ -596,8 +630,9 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
 class _ScopeOwner:
     """What nn.Module.__init__ reports new modules to while a scope is open."""
 
-    def __init__(self, built):
+    def __init__(self, built, strategy):
         self._built = built
+        self.strategy = strategy
 
     def _track(self, module):
         self._built.append(module)

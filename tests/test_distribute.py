@@ -46,6 +46,14 @@ def data(n, dtype='float32', seed=0):
 
 def arrays(module):
     return [p.detach().numpy() for p in module.parameters()]
+
+def report(cases):
+    for case in cases:
+        try:
+            case()
+            print('no error')
+        except Exception as e:
+            print(type(e).__name__, str(e).replace('\\n', ' '))
 """
 
 
@@ -243,12 +251,7 @@ def test_bad_input_raises_clear_errors():
             lambda: distribute.MirroredStrategy(['cpu:0', 'cpu:9']),
             lambda: distribute.MirroredStrategy([]),
         ]
-        for case in cases:
-            try:
-                case()
-                print('no error')
-            except Exception as e:
-                print(type(e).__name__, str(e).replace('\\n', ' '))
+        report(cases)
     """)[0].splitlines()
     assert out[0] == ("ValueError fit(): batch_size 2 is smaller than the number of replicas "
                       "(3, on ['cpu:0', 'cpu:1', 'cpu:2']): every replica needs at least one "
@@ -262,7 +265,8 @@ def test_bad_input_raises_clear_errors():
                              "another strategy (MirroredStrategy(devices=['cpu:0', 'cpu:1']))")
     assert out[4].startswith("ValueError fit(): the optimizer holds a parameter (shape (16, 6) "
                              "on cpu:0) that is not one of the model's")
-    assert out[5] == "ValueError fit(): the loss's reduction must be 'mean' or 'sum', got 'none'"
+    assert out[5] == ("ValueError fit(): the loss's reduction must be 'mean', 'sum' or "
+                      "(KLDivLoss) 'batchmean', got 'none'")
     assert out[6] == "ValueError fit(): X and y hold no samples"
     assert out[7] == ("ValueError MirroredStrategy: each device may appear once, got "
                       "['cpu:0', 'cpu:0']")
@@ -626,3 +630,94 @@ def test_fit_obeys_the_callers_transfer_guard_on_every_replica_thread():
         print(json.dumps([len(records), counted]))
     """)
     assert out[1] > 0 and out[0] == out[1], out
+
+
+def test_scopes_of_two_strategies_do_not_nest_and_one_device_is_not_a_list():
+    """As TensorFlow's "Mixing different tf.distribute.Strategy objects": a model built in
+    the scope of one strategy inside another's would follow the inner one only (it did,
+    silently).  A strategy's own scope nests.  devices='cpu:0' (a string, iterated into
+    'c', 'p', ...) or one device or LogicalDevice is refused with a TypeError."""
+    out = run("""
+        a, b = distribute.MirroredStrategy(DEVICES[:2]), distribute.MirroredStrategy(DEVICES[2:])
+        try:
+            with a.scope():
+                with b.scope():
+                    print('entered')
+        except RuntimeError as e:
+            print('RuntimeError', e)
+        with a.scope():
+            with a.scope():
+                inner = mlp()
+            outer = mlp()
+        print(len(a.replicas(inner)), len(a.replicas(outer)),
+              sorted({str(p.device) for r in a.replicas(inner) for p in r.parameters()}))
+        for one in ('cpu:0', pdt.device('cpu', 1), c.list_logical_devices('CPU')[0]):
+            try:
+                distribute.MirroredStrategy(one)
+                print('no error')
+            except TypeError as e:
+                print('TypeError', e)
+    """)[0].splitlines()
+    assert out[0].startswith("RuntimeError Mixing different distribute strategies: "
+                             "MirroredStrategy(devices=['cpu:2', 'cpu:3']) is entered inside "
+                             "the scope of MirroredStrategy(devices=['cpu:0', 'cpu:1'])"), out
+    assert out[1] == "2 2 ['cpu:0', 'cpu:1']", out
+    assert out[2] == ("TypeError MirroredStrategy: devices must be a list of devices, got the "
+                      "single device 'cpu:0'; write devices=['cpu:0']"), out
+    assert out[3].startswith("TypeError MirroredStrategy: devices must be a list"), out
+    assert out[4].startswith("TypeError MirroredStrategy: devices must be a list"), out
+
+
+def test_kl_div_batchmean_trains_as_on_one_device():
+    """KLDivLoss(reduction='batchmean') is a mean over the samples, weighted by the shards'
+    sizes as 'mean' (fit refused it); float64 against the plain loop on one device, 3
+    replicas, uneven shards (23 samples, batches of 8), within 1e-12."""
+    out = run_json("""
+        rng = np.random.default_rng(5)
+        X = pdt.from_numpy(rng.standard_normal((23, 6)))
+        p = rng.random((23, 3))
+        y = pdt.from_numpy(np.log(p / p.sum(1, keepdims=True)))
+        loss = nn.KLDivLoss(reduction='batchmean', log_target=True)
+        ref = mlp('float64')
+        ref_opt = optim.SGD(ref.parameters(), lr=0.3, momentum=0.5)
+        for epoch in range(3):
+            for s in range(0, 23, 8):
+                ref_opt.zero_grad()
+                loss(ref(X[s:s + 8]).log_softmax(1), y[s:s + 8]).backward()
+                ref_opt.step()
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = mlp('float64')
+
+            def forward(self, x):
+                return self.body(x).log_softmax(1)
+
+        strategy = distribute.MirroredStrategy(DEVICES[:3])
+        with strategy.scope():
+            net = Net()
+        opt = optim.SGD(net.parameters(), lr=0.3, momentum=0.5)
+        strategy.fit(net, X, y, loss, opt, epochs=3, batch_size=8, verbose=0)
+        errs = [float(np.max(np.abs(a - r) / (1 + np.abs(r))))
+                for a, r in zip(arrays(net), arrays(ref))]
+        print(json.dumps(dict(err=max(errs))))
+    """, n=3)
+    assert out["err"] <= 1e-12, out
+
+
+def test_fit_takes_batch_size_none_as_keras():
+    """batch_size=None is Keras's default of 32 (it was a TypeError): 40 samples give 2
+    steps, the second of 8, as batch_size=32 does, float64 bit for bit."""
+    X = pdt.from_numpy(np.random.default_rng(0).standard_normal((40, 3)))
+    y = pdt.from_numpy(np.random.default_rng(1).standard_normal((40, 1)))
+    weights = []
+    for batch_size in (None, 32):
+        strategy = distribute.MirroredStrategy(["cpu"])
+        with strategy.scope():
+            pdt.manual_seed(0)
+            net = nn.Linear(3, 1, dtype=pdt.float64)
+        strategy.fit(net, X, y, nn.MSELoss(), optim.SGD(net.parameters(), lr=0.1), epochs=2,
+                     batch_size=batch_size, verbose=0)
+        weights.append(net.weight.detach().numpy())
+    assert np.array_equal(weights[0], weights[1])
