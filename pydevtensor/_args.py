@@ -132,15 +132,23 @@ def sequence(value, op, name, what="ints", single=False):
     return value
 
 
-def flag(value, op, name):
-    """value as a bool: a bool or NumPy's (as the C bindings' flags); anything else (a
-    str, an int, None) a TypeError naming op and the argument, as PyTorch's "sum():
-    argument 'keepdim' must be bool, not str", rather than read by its truth."""
+def flag(value, op, name, *, numpy=True, position=None):
+    """value as a bool: a bool or (numpy) NumPy's, as the C bindings' flags; anything
+    else (a str, an int, None) a TypeError naming op and the argument (and its position,
+    when given), as PyTorch's "sum(): argument 'keepdim' must be bool, not str" and
+    "set_grad_enabled(): argument 'mode' (position 1) must be bool, not int", rather than
+    read by its truth.  numpy=False refuses NumPy's bool too ("not numpy.bool"), for the
+    switches that PyTorch's own bindings take only a Python bool for (set_grad_enabled,
+    set_flush_denormal, set_multithreading_enabled, ...)."""
     if type(value) is bool:
         return value
-    if type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy":
-        return bool(value)
-    raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+    kind = type(value).__name__
+    if kind in ("bool", "bool_") and type(value).__module__ == "numpy":
+        if numpy:
+            return bool(value)
+        kind = "numpy.bool"
+    where = "" if position is None else f" (position {position})"
+    raise TypeError(f"{op}(): argument '{name}'{where} must be bool, not {kind}")
 
 
 def dtype(value, op, name="dtype"):

@@ -237,9 +237,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
            else _args.real(tol, "lobpcg", "tol"))
     if not tol > 0:
         raise ValueError(f"lobpcg(): tol must be positive, got {tol}")
-    largest = True if largest is None else largest
-    if not isinstance(largest, builtins.bool):
-        raise TypeError(f"lobpcg(): largest must be a bool, got {type(largest).__name__}")
+    largest = True if largest is None else _args.flag(largest, "lobpcg", "largest")
     if method not in (None, "ortho"):
         if method == "basic":
             raise NotImplementedError("lobpcg(): method='basic' is not implemented; use the "

@@ -7,6 +7,7 @@ process that they are deprecated, as PyTorch's do."""
 import collections
 
 from ._ops_reduce import return_types
+from ._args import flag
 from ._runtime_flags import warn_once
 
 for _name, _fields in (("_lu_with_info", ["LU", "pivots", "info"]),
@@ -21,12 +22,6 @@ def _deprecated(name, instead):
     # once per process, as PyTorch's TORCH_WARN_ONCE
     warn_once(_WARNED, name, f"pydevtensor.{name} is deprecated in favor of {instead} and "
               f"will be removed in a future PyTorch release.", 3)
-
-
-def _bool_arg(value, op, name, position):
-    if not isinstance(value, bool):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be bool, not "
-                        f"{type(value).__name__}")
 
 
 def lu(A, pivot=True, get_infos=False):
@@ -158,7 +153,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     _tensor_arg(A, op, "A")
     for position, (name, value) in enumerate((("upper", upper), ("transpose", transpose),
                                               ("unitriangular", unitriangular)), 3):
-        _bool_arg(value, op, name, position)
+        flag(value, op, name, numpy=False, position=position)
     for name, t in (("b", b), ("A", A)):
         if t.ndim < 2:
             raise RuntimeError(f"torch.{op}: Expected {name} to have at least 2 dimensions, "
@@ -213,8 +208,8 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
             [ 1.]])
     """
     from .nn import _functional_norm as FN
-    _bool_arg(training, "batch_norm", "training", 6)
-    _bool_arg(cudnn_enabled, "batch_norm", "cudnn_enabled", 9)
+    flag(training, "batch_norm", "training", numpy=False, position=6)
+    flag(cudnn_enabled, "batch_norm", "cudnn_enabled", numpy=False, position=9)
     # PyTorch's ATen op: any eps (F.batch_norm's check is in its Python)
     return FN._batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
                           eps, False)
@@ -263,8 +258,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
              [-1.,  1.]]])
     """
     from .nn import functional as F
-    _bool_arg(use_input_stats, "instance_norm", "use_input_stats", 6)
-    _bool_arg(cudnn_enabled, "instance_norm", "cudnn_enabled", 9)
+    flag(use_input_stats, "instance_norm", "use_input_stats", numpy=False, position=6)
+    flag(cudnn_enabled, "instance_norm", "cudnn_enabled", numpy=False, position=9)
     return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
                            momentum, eps)
 

@@ -16,11 +16,6 @@ __all__ = ["set_warn_always", "is_warn_always_enabled",
 _state = {"warn_always": False, "interop_threads": None}
 
 
-def _bool_arg(value, op, name):
-    if not isinstance(value, bool):
-        raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
-
-
 def set_warn_always(b: bool, /) -> None:
     """Makes the warnings that pydevtensor gives once a process (PyTorch's
     TORCH_WARN_ONCE) warn on every call instead, or once again (False, the default).
@@ -50,7 +45,7 @@ def set_warn_always(b: bool, /) -> None:
     True
     >>> pydevtensor.set_warn_always(False)
     """
-    _bool_arg(b, "set_warn_always", "b")
+    _args.flag(b, "set_warn_always", "b", numpy=False)
     _C._set_warn_always(b)
     _state["warn_always"] = b
 
@@ -200,5 +195,5 @@ def set_flush_denormal(mode: bool) -> bool:
     >>> x * 1.0
     tensor([1.0000e-39])
     """
-    _bool_arg(mode, "set_flush_denormal", "mode")
+    _args.flag(mode, "set_flush_denormal", "mode", numpy=False)
     return _C._set_flush_denormal(mode)

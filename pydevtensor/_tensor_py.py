@@ -6,8 +6,9 @@ They are installed on the C type pydevtensor._C.Tensor at import.
 import numbers
 import operator
 
-from . import _C, _copies
+from . import _C, _args, _copies
 from ._repr import tensor_repr
+from ._tensor_resize import _size_keyword
 
 
 class Size(_C._SizeBase):
@@ -130,31 +131,29 @@ def _contains(self, element):
                        f"a {type(element)}.")
 
 
-def _pinned(out, pin_memory, requires_grad):
-    """out (just made) in page-locked memory when pin_memory, then a leaf that requires
-    grad when requires_grad."""
-    if pin_memory:
-        out = out.pin_memory()
-    return out.requires_grad_() if requires_grad else out
-
-
 def _new(make):
     """Tensor.new_<make>: a tensor made by _C.<make> with self's dtype and device unless
     dtype= or device= say otherwise (PyTorch's new_zeros, new_ones, new_empty, new_full)."""
     name = f"new_{make}"
 
-    def method(self, *args, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False, **size):
-        # size= and (new_full) fill_value= by keyword, as PyTorch's
-        args += tuple(size.pop(k) for k in ("size", "fill_value") if k in size)
-        if size:
+    def method(self, *args, size=None, dtype=None, device=None, requires_grad=False,
+               layout=None, pin_memory=False, **fill):
+        # size= as the factories take it (_size_keyword: not beside positional sizes);
+        # new_full's fill_value= after it, as PyTorch's
+        args = _size_keyword(args, size, name)
+        if make == "full" and "fill_value" in fill:
+            args += (fill.pop("fill_value"),)
+        if fill:
             raise TypeError(f"{name}() got an unexpected keyword argument "
-                            f"'{next(iter(size))}'")
+                            f"'{next(iter(fill))}'")
         from ._memory_format import _check_layout
         _check_layout(layout, name)
-        out = getattr(_C, make)(*args, dtype=self.dtype if dtype is None else dtype,
-                                device=self.device if device is None else device)
-        return _pinned(out, pin_memory, requires_grad)
+        # the flags are checked here so that a wrong one names new_<make>; _C's factory
+        # pins and sets requires_grad as for pydevtensor.<make>(..., pin_memory=...)
+        flags = {k: v if v is None else _args.flag(v, name, k)  # None: the default
+                 for k, v in (("pin_memory", pin_memory), ("requires_grad", requires_grad))}
+        return getattr(_C, make)(*args, dtype=self.dtype if dtype is None else dtype,
+                                 device=self.device if device is None else device, **flags)
     method.__name__ = method.__qualname__ = name
     size = "size, fill_value" if make == "full" else "*size"
     value = ("\n        fill_value : number\n            The value of every element."

@@ -355,6 +355,17 @@ def index_checks_restored():
 
 
 @pytest.fixture
+def faults():
+    """The emulator's fault-injection hook (emulated_faults_support.Faults), disarmed
+    before and after the test (tests/test_emulated_faults*.py; emulated build only)."""
+    from emulated_faults_support import Faults
+    f = Faults()
+    f.disarm()
+    yield f
+    f.disarm()
+
+
+@pytest.fixture
 def level_restored():
     """Puts back the CPU's instruction-set level (pydevtensor._C._cpu_simd_level) that a
     test switched."""

@@ -18,20 +18,10 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_DEVICES, CUDA_EMULATED
-from test_emulated_faults import OPS, Faults, _child, _sweep
+from conftest import CUDA_DEVICES
+from emulated_faults_support import EMULATED_ONLY, OPS, _child, _sweep
 
-pytestmark = [pytest.mark.cuda,
-              pytest.mark.skipif(not CUDA_EMULATED, reason="needs the emulated CUDA build "
-                                 "(PYDEVTENSOR_CUDA=emulate pip install -e .)")]
-
-
-@pytest.fixture
-def faults():
-    f = Faults()
-    f.disarm()
-    yield f
-    f.disarm()
+pytestmark = EMULATED_ONLY
 
 
 def _name(logical):

@@ -351,3 +351,77 @@ def test_flag_helper():
         flag(1, "f", "a")
     with pytest.raises(TypeError, match=r"must be bool, not ndarray$"):
         flag(np.array([True]), "f", "a")
+
+
+# The switches PyTorch's own bindings take only a Python bool for (its "set_grad_enabled():
+# argument 'enabled' (position 1) must be bool, not numpy.bool"): _args.flag(numpy=False).
+# (name, the call with v, the message's start, what must stay as it was)
+SWITCHES = [
+    ("set_grad_enabled", lambda v: pdt.set_grad_enabled(v),
+     "set_grad_enabled(): argument 'mode' (position 1)", pdt.is_grad_enabled),
+    ("inference_mode", lambda v: pdt.inference_mode(v),
+     "inference_mode(): argument 'mode' (position 1)", pdt.is_inference_mode_enabled),
+    ("set_multithreading_enabled", lambda v: pdt.autograd.set_multithreading_enabled(v),
+     "set_multithreading_enabled(): argument 'mode' (position 1)",
+     pdt.autograd.is_multithreading_enabled),
+    ("_force_original_view_tracking", lambda v: pdt.autograd._force_original_view_tracking(v),
+     "_force_original_view_tracking(): argument 'mode' (position 1)",
+     pdt.autograd.is_view_replay_enabled),
+    ("set_detect_anomaly", lambda v: pdt.autograd.set_detect_anomaly(v),
+     "set_detect_anomaly(): argument 'mode' (position 1)", pdt.is_anomaly_enabled),
+    ("set_detect_anomaly-check_nan", lambda v: pdt.autograd.set_detect_anomaly(True, v),
+     "set_detect_anomaly(): argument 'check_nan' (position 2)",
+     lambda: (pdt.is_anomaly_enabled(), pdt.is_anomaly_check_nan_enabled())),
+    ("set_warn_always", lambda v: pdt.set_warn_always(v), "set_warn_always(): argument 'b'",
+     pdt.is_warn_always_enabled),
+    ("set_flush_denormal", lambda v: pdt.set_flush_denormal(v),
+     "set_flush_denormal(): argument 'mode'", lambda: pdt.tensor(1e-310).mul(1.0).item()),
+    ("triangular_solve", lambda v: pdt.triangular_solve(pdt.eye(2), pdt.eye(2), v),
+     "triangular_solve(): argument 'upper' (position 3)", lambda: None),
+    ("batch_norm", lambda v: pdt.batch_norm(pdt.ones(2, 3), None, None, None, None, v, 0.1,
+                                            1e-5, True),
+     "batch_norm(): argument 'training' (position 6)", lambda: None),
+    ("instance_norm", lambda v: pdt.instance_norm(pdt.ones(2, 3, 4), None, None, None, None,
+                                                  True, 0.1, 1e-5, v),
+     "instance_norm(): argument 'cudnn_enabled' (position 9)", lambda: None),
+]
+
+
+@pytest.mark.filterwarnings("ignore:pydevtensor.triangular_solve")
+@pytest.mark.parametrize("call", SWITCHES, ids=[c[0] for c in SWITCHES])
+@pytest.mark.parametrize("bad", [1, 0, None, "no", np.True_, pdt.tensor(True)],
+                         ids=["1", "0", "None", "str", "numpy-bool", "tensor"])
+def test_switch_takes_only_a_python_bool(call, bad):
+    _, fn, start, state = call
+    before = state()
+    kind = "numpy.bool" if isinstance(bad, np.bool_) else type(bad).__name__
+    with pytest.raises(TypeError) as info:
+        fn(bad)
+    assert str(info.value) == f"{start} must be bool, not {kind}"
+    assert state() == before  # refused before anything was set
+
+
+def test_lobpcg_largest_is_a_flag():
+    # PyTorch's lobpcg reads largest by its truth; here a bool or NumPy's (its value), as
+    # every other flag: "largest='no'" is refused, not the largest eigenvalues
+    a = np.diag(np.arange(1.0, 10.0))
+    A = pdt.tensor(a)
+    want = np.linalg.eigvalsh(a)
+    for largest, expect in ((np.False_, want[:2]), (np.True_, want[::-1][:2]),
+                            (None, want[::-1][:2])):
+        E = pdt.lobpcg(A, k=2, largest=largest)[0]
+        np.testing.assert_allclose(E.numpy(), expect, rtol=1e-8)
+    for bad in (1, "no", 0.0):
+        with pytest.raises(TypeError, match=rf"^lobpcg\(\): argument 'largest' must be bool, "
+                           rf"not {type(bad).__name__}$"):
+            pdt.lobpcg(A, k=2, largest=bad)
+
+
+def test_flag_helper_position_and_numpy():
+    assert flag(np.True_, "f", "a", position=2) is True
+    with pytest.raises(TypeError, match=r"^f\(\): argument 'a' \(position 2\) must be bool, "
+                       r"not int$"):
+        flag(1, "f", "a", position=2)
+    with pytest.raises(TypeError, match=r"^f\(\): argument 'a' must be bool, not numpy.bool$"):
+        flag(np.False_, "f", "a", numpy=False)
+    assert flag(False, "f", "a", numpy=False) is False

@@ -107,6 +107,52 @@ def test_new_methods_take_size_layout_and_pin_memory_by_keyword(device):
         x.new_ones(shape=(2,))
 
 
+NEW_SIZES = [((), {"size": (2, 3)}), ((), {"size": [2, 3]}), ((2, 3), {}), (((2, 3),), {}),
+             (([2, 3],), {}), ((), {"size": pdt.Size([2, 3])})]
+
+
+@pytest.mark.parametrize("make", ["new_zeros", "new_ones", "new_full", "new_empty"])
+@pytest.mark.parametrize("args, kwargs", NEW_SIZES)
+def test_new_methods_take_sizes_as_the_factories(device, make, args, kwargs):
+    # one rule for size= and positional sizes (_tensor_resize._size_keyword), as resize_
+    x = pdt.ones(1, dtype=pdt.float64, device=device)
+    fill = {"fill_value": 2.5} if make == "new_full" else {}
+    if fill and args == (2, 3):
+        pytest.skip("new_full(size, fill_value): the size is one argument, as PyTorch's")
+    t = getattr(x, make)(*args, **kwargs, **fill)
+    assert t.shape == (2, 3) and t.dtype == pdt.float64 and t.device == x.device
+    want = {"new_zeros": 0.0, "new_ones": 1.0, "new_full": 2.5}.get(make)
+    if want is not None:
+        np.testing.assert_array_equal(t.cpu().numpy(), np.full((2, 3), want))
+
+
+@pytest.mark.parametrize("make", ["new_zeros", "new_ones", "new_full", "new_empty"])
+@pytest.mark.parametrize("args", [(2,), ((2,),), (2, 3)])
+def test_new_methods_refuse_size_twice(device, make, args):
+    x = pdt.ones(1, device=device)
+    fill = {"fill_value": 1.0} if make == "new_full" else {}
+    with pytest.raises(TypeError, match=rf"^{make}\(\) got multiple values for argument "
+                       r"'size'$"):
+        getattr(x, make)(*args, size=(3,), **fill)
+
+
+@pytest.mark.parametrize("make", ["new_zeros", "new_ones", "new_empty"])
+def test_new_methods_flags_as_the_factories(device, make):
+    # pin_memory and requires_grad go to the factory; a non-bool one names new_<make>
+    x = pdt.ones(1, device=device)
+    t = getattr(x, make)(2, requires_grad=True, pin_memory=None)
+    assert t.requires_grad and t.is_leaf and t.grad_fn is None and not t.is_pinned()
+    assert not getattr(x, make)(2, requires_grad=None).requires_grad
+    for name in ("requires_grad", "pin_memory"):
+        with pytest.raises(TypeError, match=rf"^{make}\(\): argument '{name}' must be bool, "
+                           r"not int$"):
+            getattr(x, make)(2, **{name: 1})
+    with pytest.raises(RuntimeError, match="floating point"):
+        getattr(x.long(), make)(2, requires_grad=True)
+    if pdt.cuda.is_available():
+        assert getattr(x, make)(2, device="cpu", pin_memory=True).is_pinned()
+
+
 def test_cpu_resize_and_sum_to_size_keywords():
     x = pdt.ones(2, 3, 4, 5)
     assert x.cpu(memory_format=pdt.preserve_format) is x

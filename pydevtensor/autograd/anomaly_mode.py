@@ -10,6 +10,8 @@ import functools
 import warnings
 from typing import Any
 
+from .. import _args
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
 
@@ -49,9 +51,8 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 def _set(mode: bool, check_nan: bool) -> tuple[bool, bool]:
-    if not isinstance(mode, bool) or not isinstance(check_nan, bool):
-        raise TypeError(f"set_detect_anomaly: mode and check_nan must be bools, got "
-                        f"{mode!r:.20} and {check_nan!r:.20}")
+    _args.flag(mode, "set_detect_anomaly", "mode", numpy=False, position=1)
+    _args.flag(check_nan, "set_detect_anomaly", "check_nan", numpy=False, position=2)
     old = (_STATE["enabled"], _STATE["check_nan"])
     _STATE["enabled"], _STATE["check_nan"] = mode, check_nan
     return old

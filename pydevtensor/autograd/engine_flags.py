@@ -11,6 +11,8 @@ off by default), and neither changes a gradient.
 import functools
 import threading
 
+from .. import _args
+
 _local = threading.local()
 
 
@@ -64,10 +66,7 @@ class _Switch:
     _flag = _default = _name = None
 
     def __init__(self, mode):
-        if not isinstance(mode, bool):
-            raise TypeError(f"{self._name}(): argument 'mode' (position 1) must be bool, not "
-                            f"{type(mode).__name__}")
-        self.mode = mode
+        self.mode = _args.flag(mode, self._name, "mode", numpy=False, position=1)
         self.prev = getattr(_local, self._flag, self._default)
         setattr(_local, self._flag, mode)
 

@@ -9,7 +9,7 @@ import inspect
 import sys
 import threading
 
-from .. import _C
+from .. import _C, _args
 
 is_grad_enabled = _C.is_grad_enabled
 
@@ -168,8 +168,7 @@ class set_grad_enabled(_GradMode):
     """
 
     def __init__(self, mode):
-        if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): mode must be a bool, got {type(mode).__name__}")
+        _args.flag(mode, "set_grad_enabled", "mode", numpy=False, position=1)
         self._mode = mode
         self._prev = _C._set_grad_enabled(mode)
 
@@ -245,8 +244,7 @@ class inference_mode:
         return super().__new__(cls)
 
     def __init__(self, mode=True):
-        if not isinstance(mode, bool):
-            raise TypeError(f"inference_mode(): mode must be a bool, got {type(mode).__name__}")
+        _args.flag(mode, "inference_mode", "mode", numpy=False, position=1)
         self._mode = mode
         # what each enter replaces, per thread (a stack: an object may be entered again
         # inside itself, and one object may be shared by threads)
