@@ -241,7 +241,9 @@ if EMULATE:
                      f"libcusolver.so.{cusolver_major}": (f"{EMU_DIR}/emu_cusolver.cpp",
                                                           f"{EMU_DIR}/emu_cusolver_eig.cpp",
                                                           f"{EMU_DIR}/emu_cusolver_qr.cpp"),
-                     "libnccl.so.2": (f"{EMU_DIR}/emu_nccl.cpp",)}
+                     "libnccl.so.2": (f"{EMU_DIR}/emu_nccl.cpp",
+                                      f"{EMU_DIR}/emu_nccl_collectives.cpp",
+                                      f"{EMU_DIR}/emu_nccl_p2p.cpp")}
 CXX = shlex.split(os.environ.get("CXX") or "g++")
 # For the .cu files: the emulator's kernel environment (threadIdx, __syncthreads, ...)
 # first; `#pragma unroll` is nvcc's, which g++ would warn about.

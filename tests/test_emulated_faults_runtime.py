@@ -163,18 +163,18 @@ def test_a_failed_copy(faults, device_cuda, kind):
     np.testing.assert_array_equal(copy(src).cpu().numpy(), want)
 
 
-@pytest.mark.parametrize("n", [1000, pytest.param(3 << 20, marks=pytest.mark.xfail(
-    strict=True, reason="a copy through the staging buffers (Note [pageable copies]) is one "
-    "cudaMemcpyAsync per 4 MiB chunk: when a later one fails the chunks before it are "
-    "already in the tensor"))], ids=["driver", "staged"])
+# 1000 floats: one driver call; 3 Mi floats (12 MiB): three 4 MiB staging chunks into a
+# scratch buffer, then one device-to-device copy (Note [whole pageable copies]).
+@pytest.mark.parametrize("n", [1000, 3 << 20], ids=["driver", "staged"])
 def test_a_failed_copy_into_a_device_tensor(faults, n):
     """copy_ from pageable host memory: whichever cudaMemcpyAsync fails, the tensor keeps
-    its old contents (not yet so for a copy through the staging buffers)."""
+    its old contents and the scratch buffer is given back."""
     dev = CUDA_DEVICES[0]
     old = np.zeros(n, dtype=np.float32)
     new = np.arange(n, dtype=np.float32)
     x = pdt.from_numpy(old).to(dev)
     src = pdt.from_numpy(new)
+    before = pdt.cuda.memory_allocated(dev)
     failed = 0
     for nth in range(1, 8):
         fired = faults.injected("cudaMemcpyAsync")
@@ -184,14 +184,71 @@ def test_a_failed_copy_into_a_device_tensor(faults, n):
         except RuntimeError:
             failed += 1
             np.testing.assert_array_equal(x.cpu().numpy(), old, err_msg=f"call {nth}")
+            assert pdt.cuda.memory_allocated(dev) == before, nth
             continue
         finally:
             faults.disarm()
         np.testing.assert_array_equal(x.cpu().numpy(), new)
+        assert pdt.cuda.memory_allocated(dev) == before
         x.zero_()
         if faults.injected("cudaMemcpyAsync") == fired:
             break
-    assert failed >= 1
+    # the staged copy: 3 chunks and the move into x (4 calls), each failed once
+    assert failed == (4 if n == 3 << 20 else 1)
+
+
+def test_a_staged_copy_into_a_device_tensor_needs_one_copy_more():
+    """Note [whole pageable copies]: copy_ into an existing tensor holds a scratch copy of
+    the bytes on the device while it runs; to() (a fresh result) does not."""
+    dev = CUDA_DEVICES[0]
+    n = 3 << 20
+    new = np.arange(n, dtype=np.float32)
+    src = pdt.from_numpy(new)
+    x = pdt.empty(n, dtype=pdt.float32, device=dev)
+    pdt.cuda.synchronize(dev)
+    base = pdt.cuda.memory_allocated(dev)
+    pdt.cuda.reset_peak_memory_stats(dev)
+    y = src.to(dev)
+    assert pdt.cuda.max_memory_allocated(dev) == base + 4 * n
+    del y
+    pdt.cuda.synchronize(dev)
+    pdt.cuda.reset_peak_memory_stats(dev)
+    x.copy_(src)
+    assert pdt.cuda.max_memory_allocated(dev) == base + 4 * n
+    assert pdt.cuda.memory_allocated(dev) == base
+    np.testing.assert_array_equal(x.cpu().numpy(), new)
+
+
+def test_a_staged_copy_without_room_for_its_scratch_goes_through_the_driver(faults):
+    """Note [whole pageable copies]: when the scratch buffer cannot be had (the pool's
+    allocation fails, and again after the trim), copy_ is one cudaMemcpyAsync from the
+    pageable memory: it works, and when that one call fails, the tensor is unchanged."""
+    dev = CUDA_DEVICES[0]
+    n = 3 << 20
+    old = np.zeros(n, dtype=np.float32)
+    new = np.arange(n, dtype=np.float32)
+    x = pdt.from_numpy(old).to(dev)
+    src = pdt.from_numpy(new)
+    pdt.cuda.synchronize(dev)
+    before = pdt.cuda.memory_allocated(dev)
+    alloc = faults.injected("cudaMallocFromPoolAsync")
+    copies = faults.injected("cudaMemcpyAsync")
+    faults.arm("cudaMallocFromPoolAsync", 1, 2)
+    faults.arm("cudaMemcpyAsync", 1)
+    with pytest.raises(RuntimeError, match="cudaMemcpy"):
+        x.copy_(src)
+    faults.disarm()
+    assert faults.injected("cudaMallocFromPoolAsync") == alloc + 2
+    assert faults.injected("cudaMemcpyAsync") == copies + 1
+    np.testing.assert_array_equal(x.cpu().numpy(), old)
+    assert pdt.cuda.memory_allocated(dev) == before
+
+    faults.arm("cudaMallocFromPoolAsync", 1, 2)
+    x.copy_(src)
+    faults.disarm()
+    assert faults.injected("cudaMallocFromPoolAsync") == alloc + 4
+    np.testing.assert_array_equal(x.cpu().numpy(), new)
+    assert pdt.cuda.memory_allocated(dev) == before
 
 
 def test_a_failed_peer_copy(faults):

@@ -67,6 +67,10 @@ typedef enum pdt_copy_kind {
 /* Flags for copy_bytes. */
 #define PDT_COPY_NON_BLOCKING 1 /* may return before the copy is done (pinned host side only) */
 #define PDT_COPY_HOST_PINNED 2  /* the host side is page-locked memory */
+/* dst is a new tensor that its maker frees if the copy fails, so a failed copy may leave it
+ * partly written; without this flag a failed copy leaves dst as it was (Note [whole pageable
+ * copies] in cuda_copies.c). */
+#define PDT_COPY_DST_FRESH 4
 
 typedef enum pdt_random_kind {
     PDT_RANDOM_UNIFORM = 0, /* U[a, b)                 */

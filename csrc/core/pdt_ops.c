@@ -132,7 +132,7 @@ pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
             goto done;
         to = &dst_tmp;
     }
-    st = copy_across(to, from, kind, flags);
+    st = copy_across(to, from, kind, to != dst ? flags | PDT_COPY_DST_FRESH : flags);
     if (st == PDT_OK && to != dst)
         st = pdt_backend_of(dst->device.kind)->copy_cast(dst, to);
 done:
@@ -141,10 +141,11 @@ done:
     return st;
 }
 
-/* Copies src into the freshly made out, releasing out when the copy fails. */
+/* Copies src into the freshly made out, releasing out when the copy fails (so the copy
+ * need not keep out whole: PDT_COPY_DST_FRESH). */
 static pdt_status fill_new(pdt_tensor *out, const pdt_tensor *src, int copy_flags)
 {
-    pdt_status st = pdt_copy(out, src, copy_flags);
+    pdt_status st = pdt_copy(out, src, copy_flags | PDT_COPY_DST_FRESH);
     if (st != PDT_OK)
         pdt_tensor_release(out);
     return st;

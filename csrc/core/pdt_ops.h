@@ -12,7 +12,8 @@ extern "C" {
 
 /* Copies src into dst: any devices, dtypes and strides, same shape.  The one
  * place where data crosses devices; every crossing is counted and passes the
- * copy hook.  flags: PDT_COPY_NON_BLOCKING. */
+ * copy hook.  flags: PDT_COPY_NON_BLOCKING, PDT_COPY_DST_FRESH.  A failed copy leaves
+ * dst as it was unless PDT_COPY_DST_FRESH. */
 pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags);
 /* A new contiguous tensor on device with dtype holding src's values. */
 pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype dtype,

@@ -126,28 +126,67 @@ fail:
     return st;
 }
 
-/* H2D or D2H with a pageable host side; d is current. */
-static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, void *dst, const void *src,
-                                     size_t nbytes)
+/* Note [whole pageable copies]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A failed op leaves its tensors as they were.  A staged host-to-device copy
+ * is one cudaMemcpyAsync per CUDA_STAGING_BYTES chunk, so when chunk k fails,
+ * chunks 0 .. k-1 are already in dst.  Into an existing tensor (copy_, a
+ * setitem) a copy of more than one chunk therefore stages into a fresh buffer
+ * of nbytes from the device's pool (pdt_scratch_alloc: counted in
+ * memory_allocated and held to the memory limit) and moves it into dst with
+ * one device-to-device cudaMemcpyAsync once every chunk has arrived; the
+ * buffer is freed on the stream right after.  Extra device memory: nbytes,
+ * for the duration of the copy (a 1 GiB copy_ briefly needs 2 GiB); nothing
+ * for copies up to 4 MiB, which are one call anyway, nor for a fresh result
+ * (PDT_COPY_DST_FRESH: to(), tensor(), clone() across devices), which is freed
+ * when the copy fails.  Device time: one extra on-device pass over nbytes,
+ * small beside the PCIe transfer.
+ * Without room for that buffer (OutOfMemoryError from the pool or the memory
+ * limit) the copy goes through the driver: one cudaMemcpyAsync from the
+ * pageable memory, as PyTorch's copy_ does, with no extra device memory and no
+ * overlap of our memcpy with the DMA.  We do not raise instead: that would make
+ * a copy_ that fits today fail near the memory limit.  One call either fails
+ * before it moves anything (its argument checks) or fails with a sticky error
+ * (CUDA Runtime API: "may also return error codes from previous, asynchronous
+ * launches"), after which every op on the device fails and the device must be
+ * reset, so no later op can read a half-written dst. */
+
+/* H2D or D2H with a pageable host side; d is current.  dst_logical: dst's device (H2D). */
+static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, int dst_logical, void *dst,
+                                     const void *src, size_t nbytes, int flags)
 {
     pdt_status st = PDT_OK;
     enum cudaMemcpyKind ck = kind == PDT_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     if (nbytes >= CUDA_SMALL_COPY) {
+        const pdt_device dev = {PDT_CUDA, dst_logical};
+        void *whole = NULL; /* Note [whole pageable copies] */
+        if (kind == PDT_COPY_H2D && nbytes > CUDA_STAGING_BYTES && !(flags & PDT_COPY_DST_FRESH)) {
+            st = pdt_scratch_alloc(dev, nbytes, &whole);
+            if (st == PDT_ERR_OOM)
+                return cuda_copy_async(d, ck, dst, src, nbytes, 1);
+            if (st != PDT_OK)
+                return st;
+        }
         pthread_mutex_lock(&d->staging_lock);
         if (cuda_staging_ready(d)) {
             if (kind == PDT_COPY_H2D)
-                st = cuda_h2d_staged(d, (char *)dst, (const char *)src, nbytes);
+                st = cuda_h2d_staged(d, whole != NULL ? (char *)whole : (char *)dst,
+                                     (const char *)src, nbytes);
             else
                 st = cuda_d2h_staged(d, (char *)dst, (const char *)src, nbytes);
+            if (st == PDT_OK && whole != NULL)
+                st = cuda_copy_async(d, cudaMemcpyDeviceToDevice, dst, whole, nbytes, 1);
             if (st != PDT_OK) {
                 /* Drain DMAs still in flight into or out of the staging
                  * buffers before another copy may use them. */
                 PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
             }
             pthread_mutex_unlock(&d->staging_lock);
+            pdt_scratch_free(dev, whole, nbytes);
             return st;
         }
         pthread_mutex_unlock(&d->staging_lock);
+        pdt_scratch_free(dev, whole, nbytes); /* one driver call below: whole or nothing */
     }
     return cuda_copy_async(d, ck, dst, src, nbytes, 1);
 }
@@ -262,7 +301,7 @@ pdt_status pdt_cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst, i
                                                       : cudaMemcpyDeviceToHost,
                                  dst, src, nbytes, !(flags & PDT_COPY_NON_BLOCKING));
         else
-            st = cuda_copy_pageable(d, kind, dst, src, nbytes);
+            st = cuda_copy_pageable(d, kind, dst_logical, dst, src, nbytes, flags);
         break;
     }
     case PDT_COPY_D2D:
