@@ -1,4 +1,5 @@
-"""The emulated NCCL's ncclSend / ncclRecv and ncclReduce (csrc/cuda/emulator/emu_nccl.cpp),
+"""The emulated NCCL's ncclSend / ncclRecv and ncclReduce (csrc/cuda/emulator/
+emu_nccl_p2p.cpp and emu_nccl_collectives.cpp),
 called through ctypes in a child process with two emulated devices: a clique of
 ncclCommInitAll drives both ranks from one thread, so the messages between two ranks
 are emulated too, not only a rank's messages to itself.  Each rule of the NCCL User
