@@ -218,6 +218,36 @@ def test_named_parameters():
     assert tsd["param_groups"][0]["param_names"] == sd["param_groups"][0]["param_names"]
 
 
+@pytest.mark.parametrize("name", NAMES + ["LBFGS", "Muon"])
+def test_add_param_group_takes_pytorchs_keyword(name):
+    """add_param_group(param_group=...), PyTorch's name; it was 'group', beside a private
+    second argument, so the keyword raised TypeError."""
+    import inspect
+    opt = getattr(optim, name)([nn.Parameter(pdt.ones(2, 2))])
+    assert list(inspect.signature(opt.add_param_group).parameters) == ["param_group"]
+    if name == "LBFGS":  # one group only, as PyTorch's __init__ says
+        with pytest.raises(ValueError, match=r"doesn't support per-parameter options"):
+            opt.add_param_group(param_group={"params": [nn.Parameter(pdt.ones(2, 2))]})
+        return
+    q = nn.Parameter(pdt.ones(2, 2))
+    opt.add_param_group(param_group={"params": [q], "lr": 0.5})
+    assert opt.param_groups[1]["params"] == [q] and opt.param_groups[1]["lr"] == 0.5
+    with pytest.raises(ValueError, match=r"more than one parameter group"):
+        opt.add_param_group(param_group={"params": [q]})
+
+
+@pytest.mark.parametrize("name, keyword_only", [
+    ("Adam", ["foreach", "maximize", "capturable", "differentiable", "fused",
+              "decoupled_weight_decay"]),
+    ("NAdam", ["foreach", "maximize", "capturable", "differentiable"]),
+    ("RAdam", ["foreach", "maximize", "capturable", "differentiable"])])
+def test_keyword_only_arguments_in_pytorchs_order(name, keyword_only):
+    """inspect.signature lists them as PyTorch 2.15's (maximize was before foreach)."""
+    import inspect
+    params = inspect.signature(getattr(optim, name)).parameters.values()
+    assert [p.name for p in params if p.kind is p.KEYWORD_ONLY] == keyword_only
+
+
 def test_non_leaf_refused(device):
     p = nn.Parameter(pdt.ones(2, device=device))
     with pytest.raises(ValueError, match=r"can't optimize a non-leaf Tensor \(shape \(2,\) on "

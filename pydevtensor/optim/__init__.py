@@ -261,8 +261,7 @@ class Adam(_Adaptive):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False,
-                 foreach: bool | None = None, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
         if isinstance(lr, _C.Tensor) and foreach and not capturable:  # as PyTorch

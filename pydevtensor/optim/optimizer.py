@@ -105,15 +105,15 @@ class Optimizer:
             groups = [{"params": groups}]
         seen = set()
         for g in groups:
-            self.add_param_group(g, seen)
+            self._add_group(g, seen)
         _check_hints(type(self).__name__, self.defaults, self._all_params())
 
-    def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Adds a parameter group (its hyperparameters default to the optimizer's).
 
         Parameters
         ----------
-        group : dict
+        param_group : dict
             {'params': [...], and any hyperparameters}; 'params' may hold (name,
             Tensor) pairs, whose names go into the group's 'param_names'.
 
@@ -142,7 +142,11 @@ class Optimizer:
         >>> len(opt.param_groups)
         2
         """
-        seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
+        self._add_group(param_group, {id(p) for p in self._all_params()})
+
+    def _add_group(self, group: dict[str, Any], seen: set[int]) -> None:
+        """add_param_group's work; seen holds the ids of the parameters already in a
+        group (those of the groups before, while __init__ adds its groups)."""
         group = dict(group)
         params = group["params"]
         where = type(self).__name__
