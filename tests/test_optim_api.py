@@ -248,6 +248,47 @@ def test_keyword_only_arguments_in_pytorchs_order(name, keyword_only):
     assert [p.name for p in params if p.kind is p.KEYWORD_ONLY] == keyword_only
 
 
+DIFFERENTIABLE = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam",
+                  "RAdam", "Rprop", "ASGD"]
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_differentiable_step_that_needs_a_graph_is_refused(name, device):
+    """differentiable=True: PyTorch records the step in the graph; these steps are not
+    recorded, so where the result depends on a graph (a non-leaf parameter, a gradient
+    that requires grad, an lr that requires grad) the step raises before anything
+    changes.  It silently cut the graph: lr.grad stayed None (SGD with momentum: PyTorch
+    gives d sum(q^2)/d lr = -8.8 for q = [1, 2, 3], g = [1, -1, 2], lr 0.1)."""
+    base = pdt.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    lr = pdt.tensor(0.1, requires_grad=True)
+    cases = [(base * 1, pdt.tensor([1.0, -1.0, 2.0], device=device), 0.1,
+              "a parameter that is not a leaf"),
+             (nn.Parameter(pdt.tensor([1.0, 2.0, 3.0], device=device)),
+              pdt.tensor([1.0, -1.0, 2.0], device=device, requires_grad=True) * 1, 0.1,
+              "a gradient that requires grad"),
+             (nn.Parameter(pdt.tensor([1.0, 2.0, 3.0], device=device)),
+              pdt.tensor([1.0, -1.0, 2.0], device=device), lr, "an lr that requires grad")]
+    for q, g, lr_, words in cases:
+        opt = getattr(optim, name)([q], lr=lr_, differentiable=True)
+        state = {k: v.clone() for k, v in opt.state.get(q, {}).items()}
+        q.grad = g
+        with pytest.raises(NotImplementedError, match=rf"{name}.step\(\): differentiable=True "
+                                                       rf"with {words}.*shape \(3,\)"):
+            opt.step()
+        assert q.detach().cpu().numpy().tolist() == [1.0, 2.0, 3.0]
+        assert opt.state.get(q, {}).keys() == state.keys()  # Adagrad's from __init__
+    # a leaf parameter steps as without differentiable (its update has no graph to join)
+    ws = []
+    for differentiable in (False, True):
+        w = nn.Parameter(pdt.tensor([1.0, 2.0, 3.0], device=device))
+        opt = getattr(optim, name)([w], lr=0.1, differentiable=differentiable)
+        for _ in range(2):
+            w.grad = w.detach() * 2
+            opt.step()
+        ws.append(w.detach())
+    assert np.array_equal(ws[1].cpu().numpy(), ws[0].cpu().numpy())
+
+
 def test_non_leaf_refused(device):
     p = nn.Parameter(pdt.ones(2, device=device))
     with pytest.raises(ValueError, match=r"can't optimize a non-leaf Tensor \(shape \(2,\) on "

@@ -82,6 +82,7 @@ class SGD(Optimizer):
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -166,7 +167,7 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lrs, momentum, wd = _LrOn(group["lr"]), group["momentum"], group["weight_decay"]
             dampening, nesterov = group["dampening"], group["nesterov"]
-            for p, data, d in _decayed_grads(group["params"], wd, "SGD", group["maximize"]):
+            for p, data, d in _decayed_grads(group, wd, "SGD"):
                 lr = lrs.on(data.device)
                 # a Tensor lr scales the step before the commit: no buffer updated in place
                 in_place = (data.dtype in _IN_PLACE and d.dtype == data.dtype and
@@ -236,6 +237,7 @@ class Adam(_Adaptive):
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -349,6 +351,7 @@ class AdamW(Adam):
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -407,6 +410,7 @@ class Adagrad(_Adaptive):
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -492,6 +496,7 @@ class RMSprop(_Adaptive):
     capturable, foreach, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -577,6 +582,7 @@ class Adadelta(_Adaptive):
     capturable, foreach, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------

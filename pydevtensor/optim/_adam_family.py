@@ -40,6 +40,7 @@ class Adamax(Adam):
     foreach, differentiable, capturable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -120,6 +121,7 @@ class NAdam(Adam):
     foreach, capturable, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -211,6 +213,7 @@ class RAdam(Adam):
     foreach, capturable, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------

@@ -81,8 +81,7 @@ class _Staged(Optimizer):
             pending = []
             for group in self.param_groups:
                 decay = 0 if self._DECOUPLED_DECAY else group.get("weight_decay", 0.0)
-                for p, data, d in _decayed_grads(group["params"], decay, where,
-                                                 group.get("maximize", False)):
+                for p, data, d in _decayed_grads(group, decay, where):
                     state = _host_state(self.state.get(p, {}), self._STATE)
                     value, new_state = self._update(group, data, d, state)
                     new_state = _stored_state(new_state, self._STATE)
@@ -118,6 +117,7 @@ class Rprop(_Staged):
         The least and the largest step size (default (1e-6, 50)).
     capturable, foreach, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups (hints: one implementation).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
 
@@ -219,6 +219,7 @@ class ASGD(_Staged):
         Added to the gradient times the parameter (default 0).
     foreach, differentiable, capturable : bool, optional
         Accepted as PyTorch's and kept in param_groups (hints: one implementation).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
 
