@@ -195,6 +195,32 @@ def test_tensor_lr_errors():
     optim.Adam([w], lr=pdt.tensor(0.1), foreach=True, capturable=True)
 
 
+@pytest.mark.parametrize("name, kw", [
+    ("Adafactor", {"d": 2.0}), ("Adafactor", {"beta2_decay": -0.5}),
+    ("Adafactor", {"d": 1.5, "beta2_decay": -0.6}), ("ASGD", {"t0": 2.0, "lr": 0.1})])
+def test_zero_d_tensor_hyperparameters_read_as_numbers(name, kw, device):
+    """Adafactor's d and beta2_decay and ASGD's t0 as 0-d float64 tensors, as PyTorch takes
+    them (they raised 'must be a number, got Tensor'): the same run as with the numbers."""
+    ws = []
+    for as_tensor in (False, True):
+        w = nn.Parameter(pdt.tensor([[0.5, 1.0, 2.0], [3.0, 4.0, 5.0]], dtype=pdt.float64,
+                                    device=device))
+        args = {k: pdt.tensor(v, dtype=pdt.float64) if as_tensor and k != "lr" else v
+                for k, v in kw.items()}
+        opt = getattr(optim, name)([w], **args)
+        for _ in range(5):
+            w.grad = (w.detach() * w.detach() - 3)
+            opt.step()
+        ws.append(w.detach().cpu().numpy())
+        for k in kw:
+            assert opt.param_groups[0][k] == kw[k]
+    assert np.array_equal(ws[1], ws[0])
+    with pytest.raises(ValueError, match=r"Clipping threshold d should be >= 1 but is: 0.5"):
+        optim.Adafactor([w], d=pdt.tensor(0.5))
+    with pytest.raises(TypeError, match=r"t0 must be a number, got Tensor"):
+        optim.ASGD([w], t0=pdt.ones(2))
+
+
 def test_named_parameters():
     net = nn.Linear(2, 1)
     opt = optim.SGD(net.named_parameters(), lr=0.1, momentum=0.9)

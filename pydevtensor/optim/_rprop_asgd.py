@@ -16,7 +16,7 @@ from .._ops_index import where as _where
 from ..autograd.grad_mode import no_grad as _no_grad
 from ._optimizer_state import _host_state, _rounded, _stored_state
 from .optimizer import (Optimizer, _check_bool, _check_lr, _closure_loss, _decayed_grads, _hints,
-                        _nonnegative)
+                        _nonnegative, _number)
 
 
 def _pair(value, name, where):
@@ -269,9 +269,7 @@ class ASGD(_Staged):
         group["lr"] = _check_lr(group["lr"], "ASGD")
         for name in ("lambd", "alpha", "weight_decay"):
             group[name] = _nonnegative(group[name], name, "ASGD")
-        t0 = group["t0"]
-        if isinstance(t0, bool) or not isinstance(t0, numbers.Real):
-            raise TypeError(f"ASGD: t0 must be a number, got {type(t0).__name__}")
+        group["t0"] = _number(group["t0"], "t0", "ASGD")  # a 0-d tensor read, as PyTorch's
 
     def _update(self, group, data, d, state):
         lr, lambd = float(group["lr"]), group["lambd"]  # a Tensor lr read, as PyTorch's
