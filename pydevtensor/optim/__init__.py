@@ -75,7 +75,8 @@ class SGD(Optimizer):
         Added to the gradient times the parameter (default 0).
     nesterov : bool, optional
         Nesterov momentum: steps along d + momentum * buf (default False); it needs a
-        momentum > 0 and dampening 0.
+        momentum > 0 and dampening 0 among the arguments (as PyTorch, a group's own
+        momentum 0 is plain SGD).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
     foreach, differentiable, fused : bool, optional
@@ -114,6 +115,13 @@ class SGD(Optimizer):
                                   "weight_decay": weight_decay, "nesterov": nesterov,
                                   "maximize": maximize,
             **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
+        # PyTorch checks nesterov against the arguments only, not each group: a group
+        # {'momentum': 0} under nesterov=True is plain SGD (no buffer to look ahead with)
+        if nesterov and (not _number(momentum, "momentum", "SGD") > 0
+                         or _number(dampening, "dampening", "SGD") != 0):
+            raise ValueError(f"SGD: Nesterov momentum requires a momentum and zero dampening "
+                             f"(a momentum > 0 and dampening 0), got momentum={momentum} "
+                             f"and dampening={dampening}")
 
     def _check_group(self, group):
         group["lr"] = _check_lr(group["lr"], "SGD")
@@ -123,10 +131,6 @@ class SGD(Optimizer):
             raise TypeError(f"SGD: nesterov must be True or False, got "
                             f"{type(group['nesterov']).__name__}")
         _check_bool(group["maximize"], "maximize", "SGD")
-        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise ValueError(f"SGD: Nesterov momentum requires a momentum and zero dampening "
-                             f"(a momentum > 0 and dampening 0), got momentum="
-                             f"{group['momentum']} and dampening={group['dampening']}")
 
     @_C_no_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
