@@ -195,6 +195,32 @@ def test_tensor_lr_errors():
     optim.Adam([w], lr=pdt.tensor(0.1), foreach=True, capturable=True)
 
 
+@pytest.mark.parametrize("name, kw", [
+    ("Adafactor", {"d": 2.0}), ("Adafactor", {"beta2_decay": -0.5}),
+    ("Adafactor", {"d": 1.5, "beta2_decay": -0.6}), ("ASGD", {"t0": 2.0, "lr": 0.1})])
+def test_zero_d_tensor_hyperparameters_read_as_numbers(name, kw, device):
+    """Adafactor's d and beta2_decay and ASGD's t0 as 0-d float64 tensors, as PyTorch takes
+    them (they raised 'must be a number, got Tensor'): the same run as with the numbers."""
+    ws = []
+    for as_tensor in (False, True):
+        w = nn.Parameter(pdt.tensor([[0.5, 1.0, 2.0], [3.0, 4.0, 5.0]], dtype=pdt.float64,
+                                    device=device))
+        args = {k: pdt.tensor(v, dtype=pdt.float64) if as_tensor and k != "lr" else v
+                for k, v in kw.items()}
+        opt = getattr(optim, name)([w], **args)
+        for _ in range(5):
+            w.grad = (w.detach() * w.detach() - 3)
+            opt.step()
+        ws.append(w.detach().cpu().numpy())
+        for k in kw:
+            assert opt.param_groups[0][k] == kw[k]
+    assert np.array_equal(ws[1], ws[0])
+    with pytest.raises(ValueError, match=r"Clipping threshold d should be >= 1 but is: 0.5"):
+        optim.Adafactor([w], d=pdt.tensor(0.5))
+    with pytest.raises(TypeError, match=r"t0 must be a number, got Tensor"):
+        optim.ASGD([w], t0=pdt.ones(2))
+
+
 def test_named_parameters():
     net = nn.Linear(2, 1)
     opt = optim.SGD(net.named_parameters(), lr=0.1, momentum=0.9)
@@ -216,6 +242,77 @@ def test_named_parameters():
     tnet = torch.nn.Linear(2, 1)
     tsd = torch.optim.SGD(tnet.named_parameters(), lr=0.1).state_dict()
     assert tsd["param_groups"][0]["param_names"] == sd["param_groups"][0]["param_names"]
+
+
+@pytest.mark.parametrize("name", NAMES + ["LBFGS", "Muon"])
+def test_add_param_group_takes_pytorchs_keyword(name):
+    """add_param_group(param_group=...), PyTorch's name; it was 'group', beside a private
+    second argument, so the keyword raised TypeError."""
+    import inspect
+    opt = getattr(optim, name)([nn.Parameter(pdt.ones(2, 2))])
+    assert list(inspect.signature(opt.add_param_group).parameters) == ["param_group"]
+    if name == "LBFGS":  # one group only, as PyTorch's __init__ says
+        with pytest.raises(ValueError, match=r"doesn't support per-parameter options"):
+            opt.add_param_group(param_group={"params": [nn.Parameter(pdt.ones(2, 2))]})
+        return
+    q = nn.Parameter(pdt.ones(2, 2))
+    opt.add_param_group(param_group={"params": [q], "lr": 0.5})
+    assert opt.param_groups[1]["params"] == [q] and opt.param_groups[1]["lr"] == 0.5
+    with pytest.raises(ValueError, match=r"more than one parameter group"):
+        opt.add_param_group(param_group={"params": [q]})
+
+
+@pytest.mark.parametrize("name, keyword_only", [
+    ("Adam", ["foreach", "maximize", "capturable", "differentiable", "fused",
+              "decoupled_weight_decay"]),
+    ("NAdam", ["foreach", "maximize", "capturable", "differentiable"]),
+    ("RAdam", ["foreach", "maximize", "capturable", "differentiable"])])
+def test_keyword_only_arguments_in_pytorchs_order(name, keyword_only):
+    """inspect.signature lists them as PyTorch 2.15's (maximize was before foreach)."""
+    import inspect
+    params = inspect.signature(getattr(optim, name)).parameters.values()
+    assert [p.name for p in params if p.kind is p.KEYWORD_ONLY] == keyword_only
+
+
+DIFFERENTIABLE = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam",
+                  "RAdam", "Rprop", "ASGD"]
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_differentiable_step_that_needs_a_graph_is_refused(name, device):
+    """differentiable=True: PyTorch records the step in the graph; these steps are not
+    recorded, so where the result depends on a graph (a non-leaf parameter, a gradient
+    that requires grad, an lr that requires grad) the step raises before anything
+    changes.  It silently cut the graph: lr.grad stayed None (SGD with momentum: PyTorch
+    gives d sum(q^2)/d lr = -8.8 for q = [1, 2, 3], g = [1, -1, 2], lr 0.1)."""
+    base = pdt.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    lr = pdt.tensor(0.1, requires_grad=True)
+    cases = [(base * 1, pdt.tensor([1.0, -1.0, 2.0], device=device), 0.1,
+              "a parameter that is not a leaf"),
+             (nn.Parameter(pdt.tensor([1.0, 2.0, 3.0], device=device)),
+              pdt.tensor([1.0, -1.0, 2.0], device=device, requires_grad=True) * 1, 0.1,
+              "a gradient that requires grad"),
+             (nn.Parameter(pdt.tensor([1.0, 2.0, 3.0], device=device)),
+              pdt.tensor([1.0, -1.0, 2.0], device=device), lr, "an lr that requires grad")]
+    for q, g, lr_, words in cases:
+        opt = getattr(optim, name)([q], lr=lr_, differentiable=True)
+        state = {k: v.clone() for k, v in opt.state.get(q, {}).items()}
+        q.grad = g
+        with pytest.raises(NotImplementedError, match=rf"{name}.step\(\): differentiable=True "
+                                                       rf"with {words}.*shape \(3,\)"):
+            opt.step()
+        assert q.detach().cpu().numpy().tolist() == [1.0, 2.0, 3.0]
+        assert opt.state.get(q, {}).keys() == state.keys()  # Adagrad's from __init__
+    # a leaf parameter steps as without differentiable (its update has no graph to join)
+    ws = []
+    for differentiable in (False, True):
+        w = nn.Parameter(pdt.tensor([1.0, 2.0, 3.0], device=device))
+        opt = getattr(optim, name)([w], lr=0.1, differentiable=differentiable)
+        for _ in range(2):
+            w.grad = w.detach() * 2
+            opt.step()
+        ws.append(w.detach())
+    assert np.array_equal(ws[1].cpu().numpy(), ws[0].cpu().numpy())
 
 
 def test_non_leaf_refused(device):

@@ -105,6 +105,31 @@ def test_sgd_dampening_and_nesterov_match_numpy(dev, kw):
     assert opt.state_dict()["param_groups"][0]["nesterov"] is kw.get("nesterov", False)
 
 
+def test_sgd_nesterov_is_checked_on_the_arguments_only(dev):
+    """As PyTorch's: nesterov=True needs momentum > 0 and dampening 0 among SGD's
+    arguments, and a group may then set its own momentum 0 (plain SGD) or a dampening
+    (the formula as it is); such groups raised 'Nesterov momentum requires a momentum
+    and zero dampening' here, in __init__ and in add_param_group."""
+    a, b, c = (nn.Parameter(pdt.tensor(W0, device=dev)) for _ in range(3))
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "momentum": 0}], lr=0.02,
+                    momentum=0.9, nesterov=True)
+    opt.add_param_group({"params": [c], "momentum": 0.5, "dampening": 0.5})
+    for _ in range(STEPS):
+        opt.zero_grad()
+        sum((w * w * w).sum() for w in (a, b, c)).backward()
+        opt.step()
+    for w, (momentum, dampening) in ((a, (0.9, 0.0)), (b, (0.0, 0.0)), (c, (0.5, 0.5))):
+        np.testing.assert_allclose(w.detach().cpu().numpy(), _sgd_numpy(
+            0.02, momentum, dampening, 0.0, nesterov=True), rtol=1e-12)
+    assert "momentum_buffer" not in opt.state[b]
+    for kw in (dict(momentum=0), dict(momentum=0.9, dampening=0.1)):
+        with pytest.raises(ValueError, match=r"Nesterov momentum requires a momentum and zero "
+                                             r"dampening"):
+            optim.SGD([a], lr=0.1, nesterov=True, **kw)
+    with pytest.raises(ValueError, match=r"Invalid learning rate: -1"):  # first, as PyTorch
+        optim.SGD([a], lr=-1, nesterov=True)
+
+
 def test_sgd_state_dict_of_older_versions_loads_with_pytorch_defaults():
     w = nn.Parameter(pdt.tensor(W0))
     opt = optim.SGD([w], lr=0.1, momentum=0.9, nesterov=True)

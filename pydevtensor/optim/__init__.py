@@ -75,13 +75,15 @@ class SGD(Optimizer):
         Added to the gradient times the parameter (default 0).
     nesterov : bool, optional
         Nesterov momentum: steps along d + momentum * buf (default False); it needs a
-        momentum > 0 and dampening 0.
+        momentum > 0 and dampening 0 among the arguments (as PyTorch, a group's own
+        momentum 0 is plain SGD).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
     foreach, differentiable, fused : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -113,6 +115,13 @@ class SGD(Optimizer):
                                   "weight_decay": weight_decay, "nesterov": nesterov,
                                   "maximize": maximize,
             **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
+        # PyTorch checks nesterov against the arguments only, not each group: a group
+        # {'momentum': 0} under nesterov=True is plain SGD (no buffer to look ahead with)
+        if nesterov and (not _number(momentum, "momentum", "SGD") > 0
+                         or _number(dampening, "dampening", "SGD") != 0):
+            raise ValueError(f"SGD: Nesterov momentum requires a momentum and zero dampening "
+                             f"(a momentum > 0 and dampening 0), got momentum={momentum} "
+                             f"and dampening={dampening}")
 
     def _check_group(self, group):
         group["lr"] = _check_lr(group["lr"], "SGD")
@@ -122,10 +131,6 @@ class SGD(Optimizer):
             raise TypeError(f"SGD: nesterov must be True or False, got "
                             f"{type(group['nesterov']).__name__}")
         _check_bool(group["maximize"], "maximize", "SGD")
-        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise ValueError(f"SGD: Nesterov momentum requires a momentum and zero dampening "
-                             f"(a momentum > 0 and dampening 0), got momentum="
-                             f"{group['momentum']} and dampening={group['dampening']}")
 
     @_C_no_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -166,7 +171,7 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lrs, momentum, wd = _LrOn(group["lr"]), group["momentum"], group["weight_decay"]
             dampening, nesterov = group["dampening"], group["nesterov"]
-            for p, data, d in _decayed_grads(group["params"], wd, "SGD", group["maximize"]):
+            for p, data, d in _decayed_grads(group, wd, "SGD"):
                 lr = lrs.on(data.device)
                 # a Tensor lr scales the step before the commit: no buffer updated in place
                 in_place = (data.dtype in _IN_PLACE and d.dtype == data.dtype and
@@ -236,6 +241,7 @@ class Adam(_Adaptive):
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -261,8 +267,7 @@ class Adam(_Adaptive):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False,
-                 foreach: bool | None = None, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
         if isinstance(lr, _C.Tensor) and foreach and not capturable:  # as PyTorch
@@ -350,6 +355,7 @@ class AdamW(Adam):
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -408,6 +414,7 @@ class Adagrad(_Adaptive):
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing (fused=True
         checks that the parameters are floating point, as PyTorch does).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -493,6 +500,7 @@ class RMSprop(_Adaptive):
     capturable, foreach, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -578,6 +586,7 @@ class Adadelta(_Adaptive):
     capturable, foreach, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------

@@ -6,7 +6,6 @@ norms of the parameter and of its update (its relative step size and its clippin
 """
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,7 +13,7 @@ from .. import _C
 from .. import linalg as _linalg
 from .._dtype_info import finfo as _finfo
 from ._rprop_asgd import _Staged
-from .optimizer import _check_lr, _hints, _nonnegative
+from .optimizer import _check_lr, _hints, _nonnegative, _number
 
 _SHOULD = "{name} should be >= 0 but is: {value}"  # PyTorch's words in Adafactor
 
@@ -104,10 +103,8 @@ class Adafactor(_Staged):
         where = "Adafactor"
         # PyTorch's words for Adafactor's ranges
         group["lr"] = _check_lr(group["lr"], where, "Learning rate should be >= 0 but is: {value}")
-        decay = group["beta2_decay"]
-        if isinstance(decay, bool) or not isinstance(decay, numbers.Real):
-            raise TypeError(f"{where}: beta2_decay must be a number, got "
-                            f"{type(decay).__name__}")
+        # a 0-d tensor read as its number, as PyTorch's comparisons and arithmetic read it
+        decay = group["beta2_decay"] = _number(group["beta2_decay"], "beta2_decay", where)
         if not decay <= 0:
             raise ValueError(f"{where}: beta2_decay should be <= 0 but is: {decay}")
         eps = group["eps"]
@@ -117,8 +114,7 @@ class Adafactor(_Staged):
         if eps[0] is not None:
             _nonnegative(eps[0], "epsilon1", where, _SHOULD)
         _nonnegative(eps[1], "epsilon2", where, _SHOULD)
-        if isinstance(group["d"], bool) or not isinstance(group["d"], numbers.Real):
-            raise TypeError(f"{where}: d must be a number, got {type(group['d']).__name__}")
+        group["d"] = _number(group["d"], "d", where)
         if not group["d"] >= 1:
             raise ValueError(f"{where}: Clipping threshold d should be >= 1 but is: "
                              f"{group['d']}")

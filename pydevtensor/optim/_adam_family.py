@@ -40,6 +40,7 @@ class Adamax(Adam):
     foreach, differentiable, capturable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -120,6 +121,7 @@ class NAdam(Adam):
     foreach, capturable, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -150,8 +152,8 @@ class NAdam(Adam):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
-                 decoupled_weight_decay: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, capturable: bool = False,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
         super(Adam, self).__init__(params, {
             "lr": lr, "betas": _betas(betas, type(self).__name__), "eps": eps,
@@ -211,6 +213,7 @@ class RAdam(Adam):
     foreach, capturable, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups; pydevtensor has one
         implementation of the step, so they are hints that change nothing.
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
 
     Raises
     ------
@@ -236,8 +239,7 @@ class RAdam(Adam):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
-                 maximize: bool = False,
-                 foreach: bool | None = None, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
         super(Adam, self).__init__(params, {
             "lr": lr, "betas": _betas(betas, type(self).__name__), "eps": eps,

@@ -211,10 +211,10 @@ class LBFGS(Optimizer):
                              f"got {len(self.param_groups)} groups")
         self._params = self.param_groups[0]["params"]
 
-    def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
+    def _add_group(self, group: dict[str, Any], seen: set[int]) -> None:
         if self.param_groups:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
-        super().add_param_group(group, _seen)
+        super()._add_group(group, seen)
 
     def _check_group(self, group):
         where = "LBFGS"

@@ -16,7 +16,7 @@ from .._ops_index import where as _where
 from ..autograd.grad_mode import no_grad as _no_grad
 from ._optimizer_state import _host_state, _rounded, _stored_state
 from .optimizer import (Optimizer, _check_bool, _check_lr, _closure_loss, _decayed_grads, _hints,
-                        _nonnegative)
+                        _nonnegative, _number)
 
 
 def _pair(value, name, where):
@@ -81,8 +81,7 @@ class _Staged(Optimizer):
             pending = []
             for group in self.param_groups:
                 decay = 0 if self._DECOUPLED_DECAY else group.get("weight_decay", 0.0)
-                for p, data, d in _decayed_grads(group["params"], decay, where,
-                                                 group.get("maximize", False)):
+                for p, data, d in _decayed_grads(group, decay, where):
                     state = _host_state(self.state.get(p, {}), self._STATE)
                     value, new_state = self._update(group, data, d, state)
                     new_state = _stored_state(new_state, self._STATE)
@@ -118,6 +117,7 @@ class Rprop(_Staged):
         The least and the largest step size (default (1e-6, 50)).
     capturable, foreach, differentiable : bool, optional
         Accepted as PyTorch's and kept in param_groups (hints: one implementation).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
 
@@ -219,6 +219,7 @@ class ASGD(_Staged):
         Added to the gradient times the parameter (default 0).
     foreach, differentiable, capturable : bool, optional
         Accepted as PyTorch's and kept in param_groups (hints: one implementation).
+        differentiable=True refuses a step autograd would have to record (Optimizer's notes).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
 
@@ -268,9 +269,7 @@ class ASGD(_Staged):
         group["lr"] = _check_lr(group["lr"], "ASGD")
         for name in ("lambd", "alpha", "weight_decay"):
             group[name] = _nonnegative(group[name], name, "ASGD")
-        t0 = group["t0"]
-        if isinstance(t0, bool) or not isinstance(t0, numbers.Real):
-            raise TypeError(f"ASGD: t0 must be a number, got {type(t0).__name__}")
+        group["t0"] = _number(group["t0"], "t0", "ASGD")  # a 0-d tensor read, as PyTorch's
 
     def _update(self, group, data, d, state):
         lr, lambd = float(group["lr"]), group["lambd"]  # a Tensor lr read, as PyTorch's

@@ -53,6 +53,13 @@ class Optimizer:
     parameters on the CPU costs one copy to the host per step.  Its value is read
     once, when a group is made or loaded, to check that it is >= 0.
 
+    ``differentiable=True`` (SGD, the Adam family, Adagrad, Adadelta, RMSprop, Rprop and
+    ASGD) asks PyTorch to record the step in autograd's graph, to differentiate through
+    the update.  These steps are not recorded, so a step whose result would depend on a
+    graph (a parameter that is not a leaf, a gradient that requires grad, an lr that
+    requires grad) raises NotImplementedError before anything changes; leaf parameters
+    step as with differentiable=False.
+
     ``step(closure)``: every optimizer takes a closure that re-evaluates the loss;
     it is called once, with grad enabled, before the update, and step returns its
     loss.  Each class's step runs the hooks of ``register_step_pre_hook`` and
@@ -105,15 +112,15 @@ class Optimizer:
             groups = [{"params": groups}]
         seen = set()
         for g in groups:
-            self.add_param_group(g, seen)
+            self._add_group(g, seen)
         _check_hints(type(self).__name__, self.defaults, self._all_params())
 
-    def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Adds a parameter group (its hyperparameters default to the optimizer's).
 
         Parameters
         ----------
-        group : dict
+        param_group : dict
             {'params': [...], and any hyperparameters}; 'params' may hold (name,
             Tensor) pairs, whose names go into the group's 'param_names'.
 
@@ -142,7 +149,11 @@ class Optimizer:
         >>> len(opt.param_groups)
         2
         """
-        seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
+        self._add_group(param_group, {id(p) for p in self._all_params()})
+
+    def _add_group(self, group: dict[str, Any], seen: set[int]) -> None:
+        """add_param_group's work; seen holds the ids of the parameters already in a
+        group (those of the groups before, while __init__ adds its groups)."""
         group = dict(group)
         params = group["params"]
         where = type(self).__name__
@@ -535,13 +546,15 @@ def _apart(x, y):
     return a + na <= b or b + nb <= a or (a == b and na == nb)
 
 
-def _decayed_grads(params, wd, where, maximize=False):
-    """(p, p.detach(), grad + wd * p) for each parameter with a gradient (-grad + wd * p
-    with maximize)."""
-    for p in params:
+def _decayed_grads(group, wd, where):
+    """(p, p.detach(), grad + wd * p) for each parameter of the group with a gradient
+    (-grad + wd * p with the group's maximize)."""
+    for p in group["params"]:
         grad = getattr(p, "grad", None)
         if grad is None:
             continue
+        if group.get("differentiable"):
+            _refuse_a_graph(group["lr"], p, grad, where)
         if grad.shape != p.shape or grad.device != p.device:
             raise RuntimeError(f"{where}.step(): the gradient (shape {tuple(grad.shape)} on "
                                f"{grad.device}) does not match its parameter (shape "
@@ -552,9 +565,29 @@ def _decayed_grads(params, wd, where, maximize=False):
                                f"tensor, can't be cast to the desired output type {p.dtype} "
                                f"(optimizers update floating point or complex parameters)")
         data = p.detach()  # its version counter is p's: a step is a write to p, as in PyTorch
-        if maximize:
+        if group.get("maximize", False):
             grad = grad.neg()
         yield p, data, (grad if wd == 0 else grad.add(data, alpha=wd))
+
+
+def _refuse_a_graph(lr, p, grad, where):
+    """differentiable=True asks PyTorch's optimizers to record the step in autograd's graph
+    (to learn through the update: the lr, an earlier parameter, a gradient made with
+    create_graph=True).  pydevtensor's steps are never recorded, so a step whose result
+    would depend on such a graph raises here, before anything changes, instead of
+    silently cutting the result from it (lr.grad stayed None, and a decay's or the
+    gradient's share of the derivative was lost).  A leaf parameter, whose update has no
+    graph to join, steps as with differentiable=False."""
+    needs = ("a parameter that is not a leaf" if p.requires_grad and not p.is_leaf
+             else "a gradient that requires grad" if grad.requires_grad
+             else "an lr that requires grad" if isinstance(lr, _C.Tensor) and lr.requires_grad
+             else None)
+    if needs is not None:
+        raise NotImplementedError(
+            f"{where}.step(): differentiable=True with {needs} (parameter of shape "
+            f"{tuple(p.shape)} on {p.device}, {p.dtype}): pydevtensor's optimizer steps are "
+            f"not recorded by autograd, so the updated parameter would be cut from that "
+            f"graph; write the update with tensor operations to differentiate through it")
 
 
 def _ema(old, new, decay):
@@ -601,8 +634,8 @@ class _Adaptive(Optimizer):
             wd = group["weight_decay"]
             decoupled = self._DECOUPLED or group.get("decoupled_weight_decay", False)
             lrs = _LrOn(group["lr"])
-            for p, data, d in _decayed_grads(group["params"], 0.0 if decoupled else wd,
-                                             type(self).__name__, group.get("maximize", False)):
+            for p, data, d in _decayed_grads(group, 0.0 if decoupled else wd,
+                                             type(self).__name__):
                 state = _host_state(self.state.get(p, {}), self._STATE)
                 lr = lrs.on(data.device)
                 shrink = 1.0 - lr * wd if decoupled and wd != 0 else None
