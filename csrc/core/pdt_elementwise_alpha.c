@@ -9,7 +9,10 @@
  * ~~~~~~~~~~~~~~~~~~~~~~
  * `p.sub_(buf, alpha=lr)` and `buf.add_(grad, alpha=wd)` (an optimizer's step)
  * form other * alpha in the compute dtype, rounded, and then add or subtract it,
- * as PyTorch does.  Done as three passes (a cast-or-copy of other into a
+ * as NumPy's `a + alpha * b` does.  (PyTorch 2.15's CPU kernels fuse the two into
+ * one multiply-add where the CPU has FMA, so their last bit can differ from ours:
+ * 2 - 0.1 * 12 is 0.7999999999999999 there, 0.7999999999999998 here; rounding
+ * the product first gives the same bits on every device.)  Done as three passes (a cast-or-copy of other into a
  * temporary, the multiply, the op) it took 26 us on 200,704 float32 elements
  * where add_ took 11.  A backend with binary_scaled does the multiply and the op
  * in one pass, element by element: the product is rounded to the dtype before
