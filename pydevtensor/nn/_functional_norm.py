@@ -1,7 +1,8 @@
 """nn.functional's normalisations, embedding lookups and distances: layer_norm,
 batch_norm, embedding, normalize, cosine_similarity and pairwise_distance, as
-compositions of differentiable ops (autograd gives their gradients), with PyTorch's
-names, defaults and formulas.  functional.py re-exports them."""
+compositions of differentiable ops (autograd gives their gradients; layer_norm's and
+training batch_norm's normalisation is one recorded op each, nn/_norm_nodes.py), with
+PyTorch's names, defaults and formulas.  functional.py re-exports them."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
@@ -11,6 +12,9 @@ from .._ops_index import where as _where
 from ..autograd.grad_mode import no_grad as _no_grad
 from .._out import takes_out as _takes_out
 from ..linalg import vector_norm as _vector_norm
+from ._norm_nodes import native_batch_norm as _native_batch_norm
+from ._norm_nodes import native_layer_norm as _native_layer_norm
+from ._norm_nodes import wide as _wide
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -102,24 +106,10 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
             raise _Invalid(f"{where}: {name} of shape {tuple(p.shape)} does not match "
                            f"normalized_shape {shape} (on {p.device})")
     dims = tuple(range(input.ndim - k, input.ndim))
-    # the half types in float32, rounded once at the end, as PyTorch accumulates them
-    # (in float16 the mean of 1024 values near 100 lost 0.03)
-    half = _wide(input.dtype) != input.dtype
-    x = input.to(_C.float32) if half else input
-    mean = x.mean(dim=dims, keepdim=True)
-    centred = x - mean
-    var = (centred * centred).mean(dim=dims, keepdim=True)  # biased, as PyTorch
-    if not half:
-        return _scale_shift(centred / _C.sqrt(var + eps), weight, bias)
-    return _scale_shift(centred / _C.sqrt(var + eps),
-                        None if weight is None else weight.to(_C.float32),
-                        None if bias is None else bias.to(_C.float32)).to(input.dtype)
-
-
-def _wide(dtype):
-    """The dtype statistics and sums of dtype are taken in: float32 for float16 and
-    bfloat16 (rounded once at the end, as PyTorch accumulates them), else dtype."""
-    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+    # one recorded op, NativeLayerNormBackward0 (nn/_norm_nodes.py); the half types in
+    # float32, rounded once at the end, as PyTorch accumulates them (in float16 the mean
+    # of 1024 values near 100 lost 0.03); the variance biased, as PyTorch's
+    return _native_layer_norm(input, weight, bias, dims, eps)[0]
 
 
 def _scale_shift(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
@@ -262,20 +252,19 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
                            f"{input.device})")
     # the half types in float32 (with float32 or their own parameters and statistics),
     # rounded once at the end, as PyTorch's mixed batch norm
-    x = input.to(_wide(input.dtype))
     if training:
         _check_batch(input, where)
-        dims = (0,) + tuple(range(2, ndim))
-        mean = x.mean(dim=dims, keepdim=True)
-        centred = x - mean
-        var = (centred * centred).mean(dim=dims, keepdim=True)  # biased: to normalise
+        # one recorded op, NativeBatchNormBackward0 (nn/_norm_nodes.py); the variance
+        # biased to normalise
+        out, mean, var = _native_batch_norm(input, weight, bias, eps)
         n = input.numel() // max(input.shape[1], 1)
         if running_mean is not None and n > 0:  # an empty batch leaves them, as PyTorch's
             update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,
                            momentum)
-    else:
-        centred = x - _per_channel(running_mean, ndim).to(x.dtype)
-        var = _per_channel(running_var, ndim).to(x.dtype)
+        return out
+    x = input.to(_wide(input.dtype))
+    centred = x - _per_channel(running_mean, ndim).to(x.dtype)
+    var = _per_channel(running_var, ndim).to(x.dtype)
     return _scale_shift(centred / _C.sqrt(var + eps),
                         None if weight is None else _per_channel(weight, ndim).to(x.dtype),
                         None if bias is None else _per_channel(bias, ndim).to(x.dtype)
