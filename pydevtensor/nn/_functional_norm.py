@@ -256,7 +256,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
         _check_batch(input, where)
         # one recorded op, NativeBatchNormBackward0 (nn/_norm_nodes.py); the variance
         # biased to normalise
-        out, mean, var = _native_batch_norm(input, weight, bias, eps)
+        out, mean, var = _native_batch_norm(input, weight, bias, eps)[:3]
         n = input.numel() // max(input.shape[1], 1)
         if running_mean is not None and n > 0:  # an empty batch leaves them, as PyTorch's
             update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,

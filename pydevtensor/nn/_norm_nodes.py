@@ -35,31 +35,33 @@ def _stats(x, dims):
 
 
 def _normalize(x, weight, bias, dims, eps, shape):
-    """(out, mean, var) of the module docstring, in x's dtype (mean and var wide);
-    weight and bias reshaped to shape to broadcast."""
+    """(out, mean, var, xhat, std) of the module docstring, out in x's dtype, the others
+    wide (for the backward: xhat = (x - mean) / std); weight and bias reshaped to shape
+    to broadcast."""
     wd = wide(x.dtype)
     xw = x if wd == x.dtype else x.to(wd)
     mean = xw.mean(dim=dims, keepdim=True)
     centred = xw - mean
     var = (centred * centred).mean(dim=dims, keepdim=True)
-    out = centred / _C.sqrt(var + eps)
+    std = _C.sqrt(var + eps)
+    out = xhat = centred / std
     if weight is not None:
-        out = out * weight.reshape(shape).to(wd)
+        out = out * (weight.reshape(shape) if weight.dtype == wd else weight.reshape(shape).to(wd))
     if bias is not None:
-        out = out + bias.reshape(shape).to(wd)
-    return (out if wd == x.dtype else out.to(x.dtype)), mean, var
+        out = out + (bias.reshape(shape) if bias.dtype == wd else bias.reshape(shape).to(wd))
+    return (out if wd == x.dtype else out.to(x.dtype)), mean, var, xhat, std
 
 
 @recorded("native_layer_norm")
 def native_layer_norm(x, weight, bias, dims, eps):
-    """(out, mean, var): layer_norm over dims (the trailing ones), weight and bias of
+    """(out, mean, var, xhat, std): layer_norm over dims (the trailing ones), weight and bias of
     the normalized shape or None."""
     return _normalize(x, weight, bias, dims, eps, x.shape[x.ndim - len(dims):])
 
 
 @recorded("native_batch_norm")
 def native_batch_norm(x, weight, bias, eps):
-    """(out, mean, var): batch_norm by the batch's statistics over every dim but 1,
+    """(out, mean, var, xhat, std): batch_norm by the batch's statistics over every dim but 1,
     weight and bias of shape (C,) or None."""
     return _normalize(x, weight, bias, _batch_dims(x), eps, _channels_shape(x))
 
@@ -81,27 +83,32 @@ class _NormalizeBackward(Node):
         self.eps = args[-1]
         self.affine = weight is not None
         self.params = [None if p is None else (tuple(p.shape), p.dtype) for p in (weight, bias)]
-        mean, var = out[1], out[2]
-        self.save_tensors(*((x, mean, var, weight) if self.affine else (x, mean, var)))
+        # x's mean and std, and xhat where it is not the output (which may be changed
+        # in place: PyTorch's native_layer_norm saves no output either)
+        xhat = out[3] if out[3] is not out[0] else None
+        self.has_xhat = xhat is not None
+        self.save_tensors(x, out[1], out[4], *(t for t in (xhat, weight) if t is not None))
         return (x, weight, bias)
 
     def backward(self, g):
-        saved = self.saved_tensors
-        x, dims = saved[0], self.dims
-        weight = saved[3] if self.affine else None
+        x, mean, std, *more = self.saved_tensors
+        dims = self.dims
+        weight = more[-1] if self.affine else None
         wd = wide(x.dtype)
-        xw = x if wd == x.dtype else x.to(wd)
         gw = g if wd == g.dtype else g.to(wd)
         if _C.is_grad_enabled():  # create_graph: the statistics as functions of x
-            centred, var = _stats(xw, dims)
+            centred, var = _stats(x if wd == x.dtype else x.to(wd), dims)
+            std = _C.sqrt(var + self.eps)
+            xhat = centred / std
+        elif self.has_xhat:
+            xhat = more[0]
         else:
-            centred, var = xw - saved[1], saved[2]
-        std = _C.sqrt(var + self.eps)
-        xhat = centred / std
+            xhat = ((x if wd == x.dtype else x.to(wd)) - mean) / std
         need = self.needs_input_grad
         dx = dweight = dbias = None
         if need[0]:
-            gx = gw if weight is None else gw * weight.reshape(self.shape).to(wd)
+            gx = gw if weight is None else gw * (weight.reshape(self.shape) if weight.dtype == wd
+                                                 else weight.reshape(self.shape).to(wd))
             dx = (gx - gx.mean(dim=dims, keepdim=True)
                   - xhat * (gx * xhat).mean(dim=dims, keepdim=True)) / std
             dx = dx if dx.dtype == x.dtype else dx.to(x.dtype)
@@ -116,7 +123,8 @@ class _NormalizeBackward(Node):
 
 def _to_param(t, param):
     """A keepdim sum brought to the parameter's (shape, dtype)."""
-    return t.reshape(param[0]).to(param[1])
+    t = t.reshape(param[0])
+    return t if t.dtype == param[1] else t.to(param[1])
 
 
 @derivative("native_layer_norm")
