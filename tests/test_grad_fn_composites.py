@@ -1,7 +1,7 @@
 """grad_fn names of ops written as compositions, recorded as one node each with
 PyTorch's name (layer_norm, batch_norm, the pools, mse_loss, huber_loss, smooth_l1_loss,
 binary_cross_entropy_with_logits, norm, linear of a batch of sequences, conv1d, silu,
-mish, softplus, logsigmoid, number / tensor), and each new
+mish, softplus, logsigmoid, roll, trace, number / tensor), and each new
 node's gradient and second derivative against central differences in float64 on every
 device (pydevtensor.autograd.gradcheck / gradgradcheck)."""
 import warnings
@@ -54,6 +54,8 @@ def test_names_of_composites(device):
                   F.binary_cross_entropy_with_logits(x, y, y[0], pos_weight=y[1])) == \
         ["HuberLossBackward0", "SmoothL1LossBackward0"] + \
         ["BinaryCrossEntropyWithLogitsBackward0"] * 2
+    assert _names(x.roll(1, 0), x.roll((1, -5), (0, 1)), x[:, :3].trace()) == \
+        ["RollBackward0"] * 2 + ["TraceBackward0"]
     # number / tensor is Tensor.__rtruediv__'s reciprocal() * number
     q = 2 / x
     assert q.grad_fn.name() == "MulBackward0"
@@ -106,8 +108,9 @@ def test_pool_nodes_gradients(device):
 
 
 def test_loss_linear_and_activation_nodes_gradients(device):
-    """mse_loss (target broadcast too), linear of a batch of sequences and of a vector,
-    the activations, and 2 / x."""
+    """mse_loss (target broadcast too), huber / smooth_l1, the binary cross-entropy with
+    logits, linear of a batch of sequences and of a vector, the activations, 3 / x, roll
+    and trace (times x, for a second derivative that is not zero)."""
     rng = np.random.default_rng(3)
     x, y = _t(rng.standard_normal((3, 4)), device), _t(rng.standard_normal((3, 4)), device)
     for r in ("mean", "sum", "none"):
@@ -131,6 +134,9 @@ def test_loss_linear_and_activation_nodes_gradients(device):
                lambda t: F.softplus(t, beta=2.0, threshold=5.0)):
         _check(fn, z)
     _check(lambda t: 3 / t, x + 5)
+    _check(lambda t: t.roll((1, -5), (0, 1)) * t, x)
+    _check(lambda t: t.trace() * t, x)
+    _check(lambda t: t[:, :3].trace() * t, x)
 
 
 def test_conv1d_node_gradients(device):
