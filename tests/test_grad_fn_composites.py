@@ -1,13 +1,12 @@
 """grad_fn names of ops written as compositions, recorded as one node each with
 PyTorch's name (layer_norm, batch_norm, the pools, mse_loss, huber_loss, smooth_l1_loss,
 binary_cross_entropy_with_logits, norm, linear of a batch of sequences, conv1d, silu,
-mish, softplus, logsigmoid, roll, trace, number / tensor), and each new
+mish, softplus, logsigmoid, roll, trace, embedding, number / tensor), and each new
 node's gradient and second derivative against central differences in float64 on every
 device (pydevtensor.autograd.gradcheck / gradgradcheck)."""
 import warnings
 
 import numpy as np
-import pytest
 
 import pydevtensor as pdt
 from pydevtensor import autograd
@@ -56,6 +55,9 @@ def test_names_of_composites(device):
         ["BinaryCrossEntropyWithLogitsBackward0"] * 2
     assert _names(x.roll(1, 0), x.roll((1, -5), (0, 1)), x[:, :3].trace()) == \
         ["RollBackward0"] * 2 + ["TraceBackward0"]
+    ids = pdt.tensor([[0, 2, 2]], device=device)
+    assert _names(F.embedding(ids, x), F.embedding(ids, x, padding_idx=2)) == \
+        ["EmbeddingBackward0"] * 2
     # number / tensor is Tensor.__rtruediv__'s reciprocal() * number
     q = 2 / x
     assert q.grad_fn.name() == "MulBackward0"
@@ -109,8 +111,8 @@ def test_pool_nodes_gradients(device):
 
 def test_loss_linear_and_activation_nodes_gradients(device):
     """mse_loss (target broadcast too), huber / smooth_l1, the binary cross-entropy with
-    logits, linear of a batch of sequences and of a vector, the activations, 3 / x, roll
-    and trace (times x, for a second derivative that is not zero)."""
+    logits, linear of a batch of sequences and of a vector, the activations, 3 / x, roll,
+    trace and embedding (times x, for a second derivative that is not zero)."""
     rng = np.random.default_rng(3)
     x, y = _t(rng.standard_normal((3, 4)), device), _t(rng.standard_normal((3, 4)), device)
     for r in ("mean", "sum", "none"):
@@ -137,6 +139,13 @@ def test_loss_linear_and_activation_nodes_gradients(device):
     _check(lambda t: t.roll((1, -5), (0, 1)) * t, x)
     _check(lambda t: t.trace() * t, x)
     _check(lambda t: t[:, :3].trace() * t, x)
+    ids = pdt.tensor([[0, 2, 2], [1, 0, 2]], device=device)
+    _check(lambda t: F.embedding(ids, t) * t[0], x)
+    # the padding row's gradient is zero by definition (not its numerical derivative),
+    # the others are the sums of their lookups' g
+    rows = F.embedding(ids, x, padding_idx=0)
+    (gw,) = autograd.grad(rows.sum(), x)
+    np.testing.assert_array_equal(gw.cpu().numpy(), np.array([[0.0] * 4, [1.0] * 4, [3.0] * 4]))
 
 
 def test_conv1d_node_gradients(device):

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C, _args
 from .._ops_index import where as _where
+from ..autograd.derivatives_index import IndexBackward0 as _IndexBackward0
+from ..autograd.dispatch import derivative as _derivative, recorded as _recorded
 from ..autograd.grad_mode import no_grad as _no_grad
 from .._out import takes_out as _takes_out
 from ..linalg import vector_norm as _vector_norm
@@ -379,13 +381,35 @@ def _embedding(input: Tensor, weight: Tensor, padding_idx: Any, max_norm: Any, n
     _C._index_check(index, n, 0, op, False, max_norm is None)
     if max_norm is not None:
         _renorm_rows(weight, index, float(max_norm), float(norm_type))
-    rows = weight[index]
-    if scale_grad_by_freq and rows.requires_grad:
-        rows = _scale_grad_by_freq(rows, index)
-    if pad is not None and rows.requires_grad:
-        # the padding row's value, without a path back to weight
-        rows = _where((index == pad).unsqueeze(-1), rows.detach(), rows)
-    return rows
+    if scale_grad_by_freq and weight.requires_grad:
+        rows = _scale_grad_by_freq(weight[index], index)
+        if pad is not None and rows.requires_grad:
+            # the padding row's value, without a path back to weight
+            rows = _where((index == pad).unsqueeze(-1), rows.detach(), rows)
+        return rows
+    return _lookup(weight, index, pad)
+
+
+@_recorded("embedding")
+def _lookup(weight, index, pad):
+    """weight[index]: one node, EmbeddingBackward0 as PyTorch's (IndexBackward0 before);
+    pad: the row whose gradient is zero, or None."""
+    return weight[index]
+
+
+@_derivative("embedding")
+class EmbeddingBackward0(_IndexBackward0):
+    """The gradient of each looked-up row added into zeros of weight's shape
+    (IndexBackward0's), none for the padding row's lookups."""
+
+    def save(self, out, weight, index, pad):
+        self.pad_mask = None if pad is None else (index == pad).unsqueeze(-1)
+        return super().save(out, weight, index)
+
+    def backward(self, g):
+        if self.pad_mask is not None:
+            g = g.masked_fill(self.pad_mask, 0.0)
+        return super().backward(g)
 
 
 def _embedding_options(max_norm: Any, norm_type: Any, scale_grad_by_freq: Any, sparse: Any,
