@@ -1,7 +1,7 @@
 """grad_fn names of ops written as compositions, recorded as one node each with
 PyTorch's name (layer_norm, batch_norm, the pools, mse_loss, huber_loss, smooth_l1_loss,
 binary_cross_entropy_with_logits, norm, linear of a batch of sequences, conv1d, silu,
-mish, softplus, logsigmoid, roll, trace, embedding, number / tensor), and each new
+mish, softplus, logsigmoid, glu, roll, trace, embedding, number / tensor), and each new
 node's gradient and second derivative against central differences in float64 on every
 device (pydevtensor.autograd.gradcheck / gradgradcheck)."""
 import warnings
@@ -45,8 +45,9 @@ def test_names_of_composites(device):
     assert _names(F.linear(seq, w, b), F.linear(x[0], w, b), F.linear(seq, w),
                   F.linear(x[0], w), F.linear(seq.transpose(0, 1), w, b)) == \
         ["UnsafeViewBackward0"] * 3 + ["SqueezeBackward4", "AddBackward0"]
-    assert _names(F.silu(x), F.mish(x), F.softplus(x), F.logsigmoid(x)) == \
-        ["SiluBackward0", "MishBackward0", "SoftplusBackward0", "LogSigmoidBackward0"]
+    assert _names(F.silu(x), F.mish(x), F.softplus(x), F.logsigmoid(x), F.glu(x)) == \
+        ["SiluBackward0", "MishBackward0", "SoftplusBackward0", "LogSigmoidBackward0",
+         "GluBackward0"]
     y = x.detach().sigmoid()
     assert _names(F.huber_loss(x, y), F.smooth_l1_loss(x, y, reduction="none"),
                   F.binary_cross_entropy_with_logits(x, y),
@@ -136,6 +137,8 @@ def test_loss_linear_and_activation_nodes_gradients(device):
                lambda t: F.softplus(t, beta=2.0, threshold=5.0)):
         _check(fn, z)
     _check(lambda t: 3 / t, x + 5)
+    _check(F.glu, x)
+    _check(lambda t: F.glu(t, 0), x[:2])
     _check(lambda t: t.roll((1, -5), (0, 1)) * t, x)
     _check(lambda t: t.trace() * t, x)
     _check(lambda t: t[:, :3].trace() * t, x)
