@@ -17,6 +17,8 @@ from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
 from ._ops_real import _identity_on_0d
 from ._out import _out_written, refuse_grad, takes_out
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
 
 
 def _narrow(x, d, start, stop):
@@ -242,14 +244,34 @@ def roll(input, shifts, dims=None):
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts and dims must align: {len(shifts)} shifts "
                            f"{shifts} and {len(dims)} dims {dims}")
+    dims = tuple(_dim(dm, x.ndim, "roll") for dm in dims)
+    return _rolled(x, tuple(s % x.shape[d] if x.shape[d] else 0 for s, d in zip(shifts, dims)),
+                   dims)
+
+
+@recorded("roll")
+def _rolled(x, shifts, dims):
+    """x rolled by shifts, each in [0, size), along dims (checked): a copy, one node
+    (RollBackward0 as PyTorch's; composed, its grad_fn was CatBackward0)."""
     out = x
-    for s, dm in zip(shifts, dims):
-        d = _dim(dm, x.ndim, "roll")
-        size = x.shape[d] if x.ndim else 1
-        s = s % size if size else 0
-        if s and x.ndim:
+    for s, d in zip(shifts, dims):
+        if s:
+            size = x.shape[d]
             out = cat([_narrow(out, d, size - s, size), _narrow(out, d, 0, size - s)], d)
     return out if out is not x else x.clone()
+
+
+@derivative("roll")
+class RollBackward0(Node):
+    """g rolled back (recorded: differentiable again in g)."""
+
+    def save(self, out, x, shifts, dims):
+        self.args = (tuple((x.shape[d] - s) % x.shape[d] if s else 0
+                           for s, d in zip(shifts, dims)), dims)
+        return (x,)
+
+    def backward(self, g):
+        return (_rolled(g, *self.args),)
 
 
 def _matrix_transpose(self, name):

@@ -15,7 +15,8 @@ from . import _C
 from ._args import flag
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_shape import _where
-from .autograd.dispatch import recorded
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
 
 __all__ = ["as_strided", "trace", "put", "is_inference"]
 
@@ -161,7 +162,27 @@ def trace(input):
     if input.ndim != 2:
         raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim "
                            f"{input.ndim}{_where(input)}")
-    return input.diagonal().sum()
+    return _trace(input)
+
+
+@recorded("trace")
+def _trace(x):
+    """The sum of x's main diagonal: one node, TraceBackward0 as PyTorch's (composed,
+    its grad_fn was SumBackward0)."""
+    return x.diagonal().sum()
+
+
+@derivative("trace")
+class TraceBackward0(Node):
+    """g on the main diagonal, zeros elsewhere (g times the identity: recorded, so
+    differentiable again in g)."""
+
+    def save(self, out, x):
+        self.shape = tuple(x.shape)
+        return (x,)
+
+    def backward(self, g):
+        return (g * _C.eye(*self.shape, dtype=g.dtype, device=g.device),)
 
 
 def _fill_diagonal_(self, fill_value, wrap=False):

@@ -563,7 +563,11 @@ class _Min(Node):
 
 
 @derivative("norm")
-class NormBackward0(_ReductionOfValues):
+class _NormBackward(_ReductionOfValues):
+    """norm's p = 1, 2 ('fro'): named LinalgVectorNormBackward0 (below), as PyTorch's
+    Tensor.norm, torch.norm and linalg.vector_norm name theirs (all go to
+    linalg.vector_norm there)."""
+
     mask_derivative = True  # order 1, g sign(x): Note [mask derivatives] in node.py
 
     def save(self, result, input, p="fro", dim=None, keepdim=False, dtype=None, **kw):
@@ -583,8 +587,11 @@ class NormBackward0(_ReductionOfValues):
         return reduce_grad(g * sign(x) * x.abs() ** (p - 1) / safe ** (p - 1), self.in_meta)
 
 
+_NormBackward.__name__ = _NormBackward.__qualname__ = "LinalgVectorNormBackward0"
+
+
 @derivative("_vector_norm_p")
-class LinalgVectorNormBackward0(NormBackward0):
+class LinalgVectorNormBackward0(_NormBackward):
     """linalg.vector_norm of an order other than 1, 2 and +-inf (linalg.py's
     _vector_norm_p): PyTorch's norm_backward, 0 where it would divide by a zero norm or
     raise a zero to a negative power (not inf * 0 = NaN), and none (None, as

@@ -110,11 +110,44 @@ class ConvolutionBackward0(Node):
 
     def backward(self, g):
         x, weight = self.saved_tensors
-        stride, padding, dilation, groups = self.args
-        need = self.needs_input_grad
-        dx = (grad_input(g, weight, self.hw, stride, padding, dilation, groups)
-              if need[0] else None)
-        dw = (grad_weight(g, x, weight, stride, padding, dilation, groups)
-              if need[1] else None)
-        db = g.sum((0, 2, 3)) if len(need) > 2 and need[2] else None
-        return dx, dw, db
+        return _gradients(g, x, weight, self.hw, self.args, self.needs_input_grad)
+
+
+def _gradients(g, x, weight, hw, args, need):
+    """(dx, dw, db) of conv2d_direct, each None where need says so."""
+    stride, padding, dilation, groups = args
+    dx = grad_input(g, weight, hw, stride, padding, dilation, groups) if need[0] else None
+    dw = grad_weight(g, x, weight, stride, padding, dilation, groups) if need[1] else None
+    db = g.sum((0, 2, 3)) if len(need) > 2 and need[2] else None
+    return dx, dw, db
+
+
+@recorded("conv1d_direct")
+def conv1d_direct(x, weight, bias, stride, padding, dilation, groups):
+    """x (N, C, L) * weight (O, C/groups, k) + bias: (N, O, out_l), conv2d_direct of
+    rows of height 1 (the window's arguments pairs, their first entries for the height)
+    as one op, ConvolutionBackward0 as PyTorch names conv1d's node; the result is a
+    tensor of its own (not a view of the 4-d product, a temporary)."""
+    out = _C._conv2d(x.unsqueeze(2), weight.unsqueeze(2), bias, stride, padding, dilation,
+                     groups)
+    return _C._saved_aliases((out.squeeze(2),))[0]
+
+
+@derivative("conv1d_direct")
+class _Conv1dBackward(Node):
+    """conv2d_direct's gradients of the rows of height 1, back in 3-d."""
+
+    def save(self, out, x, weight, bias, stride, padding, dilation, groups):
+        self.args = (stride, padding, dilation, groups)
+        self.hw = (1, x.shape[2])
+        self.save_tensors(x, weight)
+        return (x, weight, bias)
+
+    def backward(self, g):
+        x, weight = self.saved_tensors
+        dx, dw, db = _gradients(g.unsqueeze(2), x.unsqueeze(2), weight.unsqueeze(2), self.hw,
+                                self.args, self.needs_input_grad)
+        return (None if dx is None else dx.squeeze(2)), (None if dw is None else dw.squeeze(2)), db
+
+
+_Conv1dBackward.__name__ = _Conv1dBackward.__qualname__ = "ConvolutionBackward0"

@@ -2,9 +2,10 @@
 semantics: gelu (exact or tanh), silu, elu, softplus, mish, logsigmoid, hardtanh and
 relu6 (re-exported by nn.functional).
 
-Each is a composition of the C elementwise ops, so autograd differentiates it and every
-device computes it.  Where PyTorch's written formula cancels, an equal one that does not
-is used: gelu as x/2 erfc(-x/sqrt 2) (1 + erf(.) loses the result for x below about -3),
+Each is a composition of the C elementwise ops, so every device computes it; silu,
+mish, softplus and logsigmoid are recorded as one node each with PyTorch's name and
+gradient formula (_unary), the others differentiated through their pieces.  Where
+PyTorch's written formula cancels, an equal one that does not is used: gelu as x/2 erfc(-x/sqrt 2) (1 + erf(.) loses the result for x below about -3),
 its tanh form as x sigmoid(2u) (= x/2 (1 + tanh u)); softplus past its threshold is x
 itself, and below it log1p(exp(.)) of an argument masked there, so that the branch not
 taken never makes an inf (whose zero gradient would be NaN); logsigmoid as
@@ -51,16 +52,82 @@ def _rounded_once(fn):
     return once
 
 
-def _result(input, fn, inplace):
-    """fn(input) (rounded once for half types: _rounded_once), written into input with
-    inplace.  Under autograd fn runs on a clone: its backward keeps what it saved while
-    input is overwritten, and the gradient flows through the copy to input's earlier
-    value, as through PyTorch's in-place forms."""
-    fn = _rounded_once(fn)
+def _result(input, fn, inplace, once=True):
+    """fn(input) (rounded once for half types: _rounded_once, unless once is False: fn
+    does it itself), written into input with inplace.  Under autograd fn runs on a
+    clone: its backward keeps what it saved while input is overwritten, and the
+    gradient flows through the copy to input's earlier value, as through PyTorch's
+    in-place forms."""
+    fn = _rounded_once(fn) if once else fn
     if not inplace:
         return fn(input)
     src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
     return input.copy_(fn(src))
+
+
+class _SavesInput(Node):
+    """A Node of an op of one tensor and numbers (params) that keeps the tensor."""
+
+    def save(self, out, input, *params):
+        self.save_tensors(input)
+        self.params = params
+        return (input,)
+
+
+def _unary(op, node, forward, slope):
+    """An elementwise op recorded as one node named node (PyTorch's; composed, the
+    grad_fn was its last piece's): forward(x, *params), and the gradient
+    g * slope(x, *params), both in float32 for float16/bfloat16 and rounded once; slope
+    by recorded ops, so differentiable again (create_graph)."""
+
+    def fn(x, *params):
+        return _rounded_once(lambda t: forward(t, *params))(x)
+
+    fn.__name__ = fn.__qualname__ = op
+
+    class Backward(_SavesInput):
+        def backward(self, g):
+            (x,) = self.saved_tensors
+            if x.dtype in _HALVES:
+                return ((g.float() * slope(x.float(), *self.params)).to(x.dtype),)
+            return (g * slope(x, *self.params),)
+
+    Backward.__name__ = Backward.__qualname__ = node
+    Backward.__doc__ = f"{op}'s gradient: g * {slope.__doc__} (_unary)."
+    derivative(op)(Backward)
+    return recorded(op)(fn)
+
+
+def _silu_slope(x):
+    """s (1 + x (1 - s)), s = sigmoid(x)"""
+    s = x.sigmoid()
+    return s * (1 + x * (1 - s))
+
+
+def _mish_slope(x):
+    """t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x))"""
+    t = _softplus(x, 1.0, 20.0).tanh()
+    return t + x * x.sigmoid() * (1 - t * t)
+
+
+def _softplus_slope(x, beta, threshold):
+    """sigmoid(beta x), 1 where beta x > threshold"""
+    scaled = x * beta if beta != 1 else x
+    return scaled.sigmoid().where(~(scaled > threshold), 1.0)  # a NaN keeps its NaN
+
+
+def _logsigmoid_slope(x):
+    """sigmoid(-x)"""
+    return (-x).sigmoid()
+
+
+_silu = _unary("silu", "SiluBackward0", lambda x: x * x.sigmoid(), _silu_slope)
+_mish = _unary("mish", "MishBackward0", lambda x: x * _softplus(x, 1.0, 20.0).tanh(),
+               _mish_slope)
+_softplus_op = _unary("softplus", "SoftplusBackward0", lambda x, b, t: _softplus(x, b, t),
+                      _softplus_slope)
+_logsigmoid_op = _unary("log_sigmoid", "LogSigmoidBackward0", lambda x: _logsigmoid(x),
+                        _logsigmoid_slope)
 
 
 def gelu(input, approximate="none"):
@@ -142,7 +209,7 @@ def silu(input, inplace=False):
     tensor([-0.2689,  0.0000,  1.7616])
     """
     _floating(input, "silu")
-    return _result(input, lambda x: x * x.sigmoid(), inplace)
+    return _result(input, _silu, inplace, once=False)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -241,7 +308,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     _floating(input, "softplus")
     beta = _number(beta, "beta", "softplus")
     threshold = _number(threshold, "threshold", "softplus")
-    return _rounded_once(lambda x: _softplus(x, beta, threshold))(input)
+    return _softplus_op(input, beta, threshold)
 
 
 def _softplus(input, beta, threshold):
@@ -283,7 +350,7 @@ def mish(input, inplace=False):
     tensor([-0.3034,  0.0000,  1.9440])
     """
     _floating(input, "mish")
-    return _result(input, lambda x: x * softplus(x).tanh(), inplace)
+    return _result(input, _mish, inplace, once=False)
 
 
 def logsigmoid(input):
@@ -315,7 +382,7 @@ def logsigmoid(input):
     tensor([-30.0000,  -0.6931,  -0.1269])
     """
     _floating(input, "logsigmoid")
-    return _rounded_once(_logsigmoid)(input)
+    return _logsigmoid_op(input)
 
 
 def _logsigmoid(input):
@@ -379,18 +446,13 @@ def _hardtanh(input, min_val, max_val, inplace, name):
     return _result(input, lambda x: _clamp_graded(x, min_val, max_val), inplace)
 
 
-class KinkedBackward(Node):
+class KinkedBackward(_SavesInput):
     """Base of the Nodes of the piecewise linear activations (hardtanh, leaky_relu,
     threshold, hardshrink, softshrink): the gradient is ``formula(g, x, *params)``, g
     masked or scaled by a piecewise constant of the saved input x, as PyTorch's
     *_backward kernels.  Under create_graph it requires grad when x does, with a zero
     derivative, as PyTorch's (Note [mask derivatives] in autograd/node.py)."""
     mask_derivative = True
-
-    def save(self, out, input, *params):
-        self.save_tensors(input)
-        self.params = params
-        return (input,)
 
     def backward(self, g):
         (x,) = self.saved_tensors

@@ -14,6 +14,7 @@ import warnings
 from .. import _C, _args
 from .. import _ops_stats as _stats
 from .._ops_index import _truncated_for
+from .._ops_join import cat as _cat
 from ..autograd.derivatives import meta, reduce_grad, zero_where
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
@@ -629,10 +630,35 @@ def glu(input, dim=-1):
         raise _C.InvalidArgumentError(
             f"glu(): halving dimension must be even, but dimension {dim % input.ndim} is size "
             f"{size} in the input of shape {tuple(input.shape)} (on {input.device})")
-    def halves(x):
-        a, b = x.chunk(2, dim) if size else (x, x)
+    return _glu(input, dim % input.ndim)
+
+
+@recorded("glu")
+def _glu(x, dim):
+    """a * sigmoid(b), x = [a, b] along dim (checked: even), rounded once for the half
+    types: one node, GluBackward0 as PyTorch's (composed, its grad_fn was MulBackward0)."""
+    def halves(t):
+        a, b = t.chunk(2, dim) if t.shape[dim] else (t, t)
         return a * b.sigmoid()
-    return _act._rounded_once(halves)(input)
+    return _act._rounded_once(halves)(x)
+
+
+@derivative("glu")
+class GluBackward0(_act._SavesInput):
+    """PyTorch's glu_backward: ``[g sigmoid(b), g a sigmoid(b) (1 - sigmoid(b))]`` along
+    dim (params[0]), in float32 for the half types (recorded: differentiable again)."""
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        (dim,) = self.params
+        if x.shape[dim] == 0:
+            return (_C.zeros_like(x),)
+        half = x.dtype in _act._HALVES
+        a, b = (x.float() if half else x).chunk(2, dim)
+        g = g.float() if half else g
+        s = b.sigmoid()
+        d = _cat([g * s, g * a * s * (1 - s)], dim)
+        return (d.to(x.dtype) if half else d,)
 
 
 def _softmax_dim(name, input, dim, stacklevel, extra=0):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from .._memory_format import keeps_channels_last
 from ..autograd.dispatch import _wants_grad
-from ._conv_direct import conv2d_direct, direct_backward, usable
+from ._conv_direct import conv1d_direct, conv2d_direct, direct_backward, usable
 from ._functional_pad import _index, pad_constant
 from ._im2col import col2im, im2col
 
@@ -350,6 +350,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     stride = _at_least(_tuple(stride, nd, "stride", where), 1, "stride", where)
     dilation = _at_least(_tuple(dilation, nd, "dilation", where), 1, "dilation", where)
     padding, extra = _padding(padding, nd, kernel, stride, dilation, where)
+    rows = (x, weight)  # conv1d's own, for its direct kernel
     if nd == 1:  # a row of height 1
         x, weight = x.unsqueeze(2), weight.unsqueeze(2)
         kernel, stride, dilation = (1,) + kernel, (1,) + stride, (1,) + dilation
@@ -363,8 +364,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
                               or not _wants_grad((x, weight, bias), {})):
         # float32 on the CPU: no im2col (Note [the direct convolution]); under autograd only
         # where its backward wins too (direct_backward)
-        out = conv2d_direct(x, weight, bias, stride, padding, dilation, groups)
-        out = out if nd == 2 else out.reshape(n, out_c, out_w)
+        out = (conv2d_direct(x, weight, bias, stride, padding, dilation, groups) if nd == 2
+               else conv1d_direct(x.squeeze(2) if any(extra) else rows[0], rows[1], bias,
+                                  stride, padding, dilation, groups))
         return out.squeeze(0) if unbatched else out
     cols = im2col(x, kernel, dilation, padding, stride)  # (N, C * k, L)
     # A 2-d product takes the bias as its addend (addmm), so a float16 or bfloat16 output

@@ -1,7 +1,9 @@
 """Losses of nn.functional beyond functional.py's: cross_entropy's and nll_loss's class
 weights and ignore_index (their composed path), binary_cross_entropy_with_logits and
-kl_div.  Each is a composition of differentiable package ops, so autograd gives their
-gradients; functional.py re-exports the public ones."""
+kl_div, and the recorded ops of mse_loss, huber_loss/smooth_l1_loss and the binary
+cross-entropies.  Each is a composition of differentiable package ops; the recorded ones
+are one node each with PyTorch's name and gradient formula.  functional.py re-exports
+the public ones."""
 from __future__ import annotations
 
 import math
@@ -319,6 +321,17 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
                                to_input=True)
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)
+    if not any(w is not None and w.requires_grad for w in (weight, pos_weight)):
+        # one node, BinaryCrossEntropyWithLogitsBackward0 (PyTorch's, which refuses a
+        # weight that requires grad: composed, such a weight gets its gradient here)
+        return _bce_logits(input, target, weight, pos_weight, reduction)
+    return _bce_logits.__wrapped__(input, target, weight, pos_weight, reduction)
+
+
+@recorded("binary_cross_entropy_with_logits")
+def _bce_logits(input, target, weight, pos_weight, reduction):
+    """binary_cross_entropy_with_logits after its checks."""
+    where = "binary_cross_entropy_with_logits()"
     # (1 - y) * softplus(x) + pos_weight * y * softplus(-x), PyTorch's
     # (1 - y) * x + (1 + (pos_weight - 1) * y) * softplus(-x) rearranged so that every term
     # is >= 0: nothing cancels, for confident predictions of either class
@@ -399,6 +412,121 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
                                f"got {float(value[outside].reshape(-1)[0])} ({name} of shape "
                                f"{tuple(value.shape)} on {value.device})")
     return _binary_cross_entropy(input, target, weight, reduction)
+
+
+@recorded("mse_loss")
+def mse(input, target, reduction):
+    """mse_loss without weights, input and target of one shape: one autograd node,
+    MseLossBackward0 as PyTorch's (composed, its grad_fn was the reduction's or the
+    square's)."""
+    diff = input - target
+    return _reduced(diff.mul_(diff), reduction, "mse_loss()")  # diff is our own
+
+
+@derivative("mse_loss")
+class MseLossBackward0(Node):
+    """PyTorch's mse_loss_backward: ``2 (input - target) g`` (over the element count
+    for the mean) for input, its negative for target; recorded ops, so differentiable
+    again (create_graph)."""
+
+    def save(self, result, input, target, reduction):
+        self.save_tensors(input, target)
+        self.reduction = reduction
+        return input, target
+
+    def backward(self, g):
+        x, y = self.saved_tensors
+        scale = 2.0 / max(x.numel(), 1) if self.reduction == "mean" else 2.0
+        d = (x - y) * (g * scale)
+        need = self.needs_input_grad
+        return (d.to(x.dtype) if need[0] else None), (d.neg().to(y.dtype) if need[1] else None)
+
+
+@recorded("smooth_l1_loss")
+def piecewise(input, target, reduction, knee, beta):
+    """huber_loss (beta None) and smooth_l1_loss without weights, input and target of
+    one shape, as one node (HuberLossBackward0 / SmoothL1LossBackward0, PyTorch's
+    names): with d = input - target, below the knee ``0.5 d^2`` (over beta), from it on
+    ``knee (|d| - knee / 2)`` (``|d| - beta / 2``); a NaN takes the quadratic piece."""
+    d = input - target
+    z = d.abs()
+    inner = (z >= knee).logical_not()  # z < knee, or NaN
+    dq = d.where(inner, 0.0)  # finite where the linear piece is taken (z = inf)
+    if beta is None:
+        loss = (0.5 * dq * dq).where(inner, knee * (z - 0.5 * knee)).to(input.dtype)
+    else:
+        loss = (0.5 * dq * dq / beta).where(inner, z - 0.5 * beta)
+    return _reduced(loss, reduction, "smooth_l1_loss()")
+
+
+@derivative("smooth_l1_loss")
+class SmoothL1LossBackward0(Node):
+    """PyTorch's smooth_l1_loss_backward / huber_loss_backward: g d / beta (g d) inside
+    the knee, g sign(d) (g knee sign(d)) past it, over the count for the mean; the
+    negative for target.  Recorded ops: differentiable again (create_graph)."""
+
+    @staticmethod
+    def pick(input, target, reduction, knee, beta):
+        return HuberLossBackward0 if beta is None else SmoothL1LossBackward0
+
+    def save(self, result, input, target, reduction, knee, beta):
+        self.save_tensors(input, target)
+        self.args = (reduction, knee, beta)
+        return input, target
+
+    def backward(self, g):
+        x, y = self.saved_tensors
+        reduction, knee, beta = self.args
+        if reduction == "mean":
+            g = g / max(x.numel(), 1)
+        d = x - y
+        inner = (d.abs() >= knee).logical_not()
+        outer = d.sign() * (knee if beta is None else 1.0)
+        dx = (d if beta is None else d / beta).where(inner, outer) * g
+        need = self.needs_input_grad
+        return (dx.to(x.dtype) if need[0] else None), (dx.neg().to(y.dtype) if need[1] else None)
+
+
+class HuberLossBackward0(SmoothL1LossBackward0):
+    pass
+
+
+@derivative("binary_cross_entropy_with_logits")
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """PyTorch's gradients: for input ``g w (sigmoid(x) - y)``, with pos_weight p
+    ``g w ((p y + 1 - y) sigmoid(x) - p y)``; for target ``-g w x``, with pos_weight
+    ``g w (p softplus(-x) - softplus(x))`` (over the count for the mean).  weight and
+    pos_weight get none (binary_cross_entropy_with_logits records this node only when
+    they need none).  Recorded ops: differentiable again (create_graph)."""
+
+    def save(self, result, input, target, weight, pos_weight, reduction):
+        self.has = (weight is not None, pos_weight is not None)
+        self.save_tensors(input, target, *(w for w in (weight, pos_weight) if w is not None))
+        self.reduction = reduction
+        return input, target
+
+    def backward(self, g):
+        x, y, *ws = self.saved_tensors
+        weight = ws.pop(0) if self.has[0] else None
+        pw = ws[0] if self.has[1] else None
+        if self.reduction == "mean":
+            g = g / max(x.numel(), 1)
+        if weight is not None:
+            g = g * weight
+        need = self.needs_input_grad
+        dx = dy = None
+        if need[0]:
+            s = x.sigmoid()
+            if pw is None:
+                dx = (s - y) * g
+            else:
+                t = pw * y
+                dx = ((t + 1 - y) * s - t) * g
+            dx = dx.to(x.dtype)
+        if need[1]:
+            dy = (x.neg() if pw is None else pw * _softplus(x.neg()) - _softplus(x)) * g
+            dy = dy.to(y.dtype)
+        return dx, dy
 
 
 @recorded("binary_cross_entropy")

@@ -1,16 +1,22 @@
 """nn.functional's normalisations, embedding lookups and distances: layer_norm,
 batch_norm, embedding, normalize, cosine_similarity and pairwise_distance, as
-compositions of differentiable ops (autograd gives their gradients), with PyTorch's
-names, defaults and formulas.  functional.py re-exports them."""
+compositions of differentiable ops (autograd gives their gradients; layer_norm's and
+training batch_norm's normalisation is one recorded op each, nn/_norm_nodes.py), with
+PyTorch's names, defaults and formulas.  functional.py re-exports them."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C, _args
 from .._ops_index import where as _where
+from ..autograd.derivatives_index import IndexBackward0 as _IndexBackward0
+from ..autograd.dispatch import derivative as _derivative, recorded as _recorded
 from ..autograd.grad_mode import no_grad as _no_grad
 from .._out import takes_out as _takes_out
 from ..linalg import vector_norm as _vector_norm
+from ._norm_nodes import native_batch_norm as _native_batch_norm
+from ._norm_nodes import native_layer_norm as _native_layer_norm
+from ._norm_nodes import wide as _wide
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -102,24 +108,10 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
             raise _Invalid(f"{where}: {name} of shape {tuple(p.shape)} does not match "
                            f"normalized_shape {shape} (on {p.device})")
     dims = tuple(range(input.ndim - k, input.ndim))
-    # the half types in float32, rounded once at the end, as PyTorch accumulates them
-    # (in float16 the mean of 1024 values near 100 lost 0.03)
-    half = _wide(input.dtype) != input.dtype
-    x = input.to(_C.float32) if half else input
-    mean = x.mean(dim=dims, keepdim=True)
-    centred = x - mean
-    var = (centred * centred).mean(dim=dims, keepdim=True)  # biased, as PyTorch
-    if not half:
-        return _scale_shift(centred / _C.sqrt(var + eps), weight, bias)
-    return _scale_shift(centred / _C.sqrt(var + eps),
-                        None if weight is None else weight.to(_C.float32),
-                        None if bias is None else bias.to(_C.float32)).to(input.dtype)
-
-
-def _wide(dtype):
-    """The dtype statistics and sums of dtype are taken in: float32 for float16 and
-    bfloat16 (rounded once at the end, as PyTorch accumulates them), else dtype."""
-    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+    # one recorded op, NativeLayerNormBackward0 (nn/_norm_nodes.py); the half types in
+    # float32, rounded once at the end, as PyTorch accumulates them (in float16 the mean
+    # of 1024 values near 100 lost 0.03); the variance biased, as PyTorch's
+    return _native_layer_norm(input, weight, bias, dims, eps)[0]
 
 
 def _scale_shift(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
@@ -262,20 +254,19 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
                            f"{input.device})")
     # the half types in float32 (with float32 or their own parameters and statistics),
     # rounded once at the end, as PyTorch's mixed batch norm
-    x = input.to(_wide(input.dtype))
     if training:
         _check_batch(input, where)
-        dims = (0,) + tuple(range(2, ndim))
-        mean = x.mean(dim=dims, keepdim=True)
-        centred = x - mean
-        var = (centred * centred).mean(dim=dims, keepdim=True)  # biased: to normalise
+        # one recorded op, NativeBatchNormBackward0 (nn/_norm_nodes.py); the variance
+        # biased to normalise
+        out, mean, var = _native_batch_norm(input, weight, bias, eps)[:3]
         n = input.numel() // max(input.shape[1], 1)
         if running_mean is not None and n > 0:  # an empty batch leaves them, as PyTorch's
             update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,
                            momentum)
-    else:
-        centred = x - _per_channel(running_mean, ndim).to(x.dtype)
-        var = _per_channel(running_var, ndim).to(x.dtype)
+        return out
+    x = input.to(_wide(input.dtype))
+    centred = x - _per_channel(running_mean, ndim).to(x.dtype)
+    var = _per_channel(running_var, ndim).to(x.dtype)
     return _scale_shift(centred / _C.sqrt(var + eps),
                         None if weight is None else _per_channel(weight, ndim).to(x.dtype),
                         None if bias is None else _per_channel(bias, ndim).to(x.dtype)
@@ -390,13 +381,35 @@ def _embedding(input: Tensor, weight: Tensor, padding_idx: Any, max_norm: Any, n
     _C._index_check(index, n, 0, op, False, max_norm is None)
     if max_norm is not None:
         _renorm_rows(weight, index, float(max_norm), float(norm_type))
-    rows = weight[index]
-    if scale_grad_by_freq and rows.requires_grad:
-        rows = _scale_grad_by_freq(rows, index)
-    if pad is not None and rows.requires_grad:
-        # the padding row's value, without a path back to weight
-        rows = _where((index == pad).unsqueeze(-1), rows.detach(), rows)
-    return rows
+    if scale_grad_by_freq and weight.requires_grad:
+        rows = _scale_grad_by_freq(weight[index], index)
+        if pad is not None and rows.requires_grad:
+            # the padding row's value, without a path back to weight
+            rows = _where((index == pad).unsqueeze(-1), rows.detach(), rows)
+        return rows
+    return _lookup(weight, index, pad)
+
+
+@_recorded("embedding")
+def _lookup(weight, index, pad):
+    """weight[index]: one node, EmbeddingBackward0 as PyTorch's (IndexBackward0 before);
+    pad: the row whose gradient is zero, or None."""
+    return weight[index]
+
+
+@_derivative("embedding")
+class EmbeddingBackward0(_IndexBackward0):
+    """The gradient of each looked-up row added into zeros of weight's shape
+    (IndexBackward0's), none for the padding row's lookups."""
+
+    def save(self, out, weight, index, pad):
+        self.pad_mask = None if pad is None else (index == pad).unsqueeze(-1)
+        return super().save(out, weight, index)
+
+    def backward(self, g):
+        if self.pad_mask is not None:
+            g = g.masked_fill(self.pad_mask, 0.0)
+        return super().backward(g)
 
 
 def _embedding_options(max_norm: Any, norm_type: Any, scale_grad_by_freq: Any, sparse: Any,

@@ -39,7 +39,7 @@ from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_ar
                                pad_end)
 from ._functional_norm import _wide
 from ._functional_pad import pad as F_pad
-from ._im2col import im2col
+from ._im2col import col2im, im2col
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -112,13 +112,17 @@ def _windows(x, kernel, stride, padding, dilation, out, pad_value):
     n, c, h, w = x.shape
     if not x.dtype.is_floating_point:  # im2col takes floating point: unfold's views
         return _integer_windows(x, kernel, stride, padding, dilation, out, pad_value)
-    extra = tuple(max(0, (o - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
-                  for o, s, d, k, size, p in zip(out, stride, dilation, kernel, (h, w),
-                                                 padding))
+    extra = _extra((h, w), kernel, stride, padding, dilation, out)
     if any(extra):
         x = pad_end(x, extra, pad_value)
     cols = im2col(x, kernel, dilation, padding, stride, pad_value)
     return cols.reshape(n, c, kernel[0] * kernel[1], out[0] * out[1])
+
+
+def _extra(hw, kernel, stride, padding, dilation, out) -> tuple:
+    """The (rows, cols) that ceil_mode's last windows reach past the padded input."""
+    return tuple(max(0, (o - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
+                 for o, s, d, k, size, p in zip(out, stride, dilation, kernel, hw, padding))
 
 
 def _integer_windows(x, kernel, stride, padding, dilation, out, pad_value):
@@ -209,12 +213,11 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         # no one asks where the maxima are: amax, without the indices (2-4x faster)
         return _unbatch(cols.amax(dim=2).reshape(n, c, out[0], out[1]), unbatched)
     first = _first_real_taps(kernel, stride, padding, dilation, out, x.device)
-    values, taps = _window_max(cols, first)
-    values = _unbatch(values.reshape(n, c, out[0], out[1]), unbatched)
+    values, taps = _window_max(cols, first, (n, c, out[0], out[1]))
+    values = _unbatch(values, unbatched)
     if not return_indices:
         return values
-    indices = _tap_positions(taps.reshape(n, c, out[0], out[1]), kernel, stride, padding,
-                             dilation, out, w, x.device)
+    indices = _tap_positions(taps, kernel, stride, padding, dilation, out, w, x.device)
     return values, _unbatch(indices, unbatched)
 
 
@@ -238,28 +241,31 @@ def _first_real_taps(kernel, stride, padding, dilation, out, device) -> Tensor:
 
 
 @recorded("max_pool2d_with_indices")
-def _window_max(cols: Tensor, first: Tensor) -> tuple:
-    """cols (N, C, K, L) -> (values, taps), each (N, C, L): each window's maximum and
-    the first tap holding it; a window whose maximum is -inf (its real cells all -inf)
-    takes its first real tap, first (L,), as PyTorch's, so that neither its index nor
-    its gradient lands on the padding."""
+def _window_max(cols: Tensor, first: Tensor, shape: tuple) -> tuple:
+    """cols (N, C, K, L) -> (values, taps), each of shape (N, C, out_h, out_w): each
+    window's maximum and the first tap holding it; a window whose maximum is -inf (its
+    real cells all -inf) takes its first real tap, first (L,), as PyTorch's, so that
+    neither its index nor its gradient lands on the padding.  The reshape is part of
+    the op: its grad_fn is MaxPool2DWithIndicesBackward0, as PyTorch's."""
     values, which = cols.max(dim=2)
-    return values, where(values == _lowest(cols.dtype), first, which)
+    taps = where(values == _lowest(cols.dtype), first, which)
+    return values.reshape(shape), taps.reshape(shape)
 
 
 @derivative("max_pool2d_with_indices")
 class MaxPool2DWithIndicesBackward0(Node):
     """The gradient of each window's maximum goes to the tap _window_max chose."""
 
-    def save(self, out, cols, first):
+    def save(self, out, cols, first, shape):
         self.save_tensors(out[1])  # the taps (an output, not differentiable)
         self.k = cols.shape[2]
         return (cols,)
 
     def backward(self, g):
         (taps,) = self.saved_tensors
+        n, c = taps.shape[:2]
         k = _int_range(self.k, g.device).reshape(1, 1, self.k, 1)
-        return ((k == taps.unsqueeze(2)).to(g.dtype) * g.unsqueeze(2),)
+        return ((k == taps.reshape(n, c, 1, -1)).to(g.dtype) * g.reshape(n, c, 1, -1),)
 
 
 def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> Tensor:
@@ -363,8 +369,9 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-              divisor_override, where):
-    """avg_pool2d, naming where in its errors (avg_pool1d calls it with a height of 1)."""
+              divisor_override, where, adaptive=False):
+    """avg_pool2d, naming where in its errors (avg_pool1d calls it with a height of 1);
+    adaptive: recorded as adaptive_avg_pool2d (its bins are these windows)."""
     ceil_mode = flag(ceil_mode, where.removesuffix("()"), "ceil_mode")
     count_include_pad = flag(count_include_pad, where.removesuffix("()"), "count_include_pad")
     if divisor_override is not None:
@@ -377,21 +384,6 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         input, kernel_size, stride, padding, 1, ceil_mode, where, False, _INT64)
     n, c, h, w = x.shape
     wide = _wide(x.dtype)
-    if (tuple(stride) == tuple(kernel) and tuple(padding) == (0, 0)
-            and kernel[0] * kernel[1] >= 64
-            and out[0] * kernel[0] <= h and out[1] * kernel[1] <= w):  # ceil_mode may not
-        # Note [tiling windows]: large windows that tile the input (a global average:
-        # adaptive_avg_pool2d(x, 1)) are a reshape of it, (n, c, oh, kh, ow, kw), summed
-        # over kh and kw where it lies: no window copy, and a backward that only
-        # broadcasts.  (32, 64, 28, 28) float32, one thread: the global average 14.5 ->
-        # 0.44 ms, 14x14 windows 7.0 -> 3.5; below 8x8 windows the copy and its row sums
-        # are faster (2x2: 3.1 against 19 ms through the reshape).
-        (kh, kw), (oh, ow) = kernel, out
-        tiles = x if (oh * kh, ow * kw) == (h, w) else x[:, :, :oh * kh, :ow * kw]
-        sums = tiles.reshape(n, c, oh, kh, ow, kw).sum(dim=(3, 5), dtype=wide)
-    else:
-        sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2, dtype=wide)
-        sums = sums.reshape(n, c, out[0], out[1])
     if divisor_override is not None:
         divisor = divisor_override
     else:
@@ -400,8 +392,78 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
         divisor = per[0] * per[1] if None not in per else _divisor(  # one for all, or each's
             (h, w), kernel, padding, stride, out, include, wide, x.device)
+    op = _adaptive_window_mean if adaptive else _window_mean
+    return _unbatch(op(x, kernel, stride, padding, out, divisor), unbatched)
+
+
+def _tiles(hw, kernel, stride, padding, out) -> bool:
+    """Note [tiling windows]: large windows that tile the input (a global average:
+    adaptive_avg_pool2d(x, 1)) are a reshape of it, (n, c, oh, kh, ow, kw), summed over
+    kh and kw where it lies: no window copy, and a backward that only broadcasts.
+    (32, 64, 28, 28) float32, one thread: the global average 14.5 -> 0.44 ms, 14x14
+    windows 7.0 -> 3.5; below 8x8 windows the copy and its row sums are faster (2x2:
+    3.1 against 19 ms through the reshape).  ceil_mode's windows may not tile."""
+    return (tuple(stride) == tuple(kernel) and tuple(padding) == (0, 0)
+            and kernel[0] * kernel[1] >= 64
+            and out[0] * kernel[0] <= hw[0] and out[1] * kernel[1] <= hw[1])
+
+
+@recorded("avg_pool2d")
+def _window_mean(x, kernel, stride, padding, out, divisor):
+    """(N, C, out_h, out_w): each window's sum over divisor (an int, or a Tensor of
+    each window's count), in float32 for the half types and rounded once; recorded as
+    one op, AvgPool2DBackward0 as PyTorch's."""
+    n, c, h, w = x.shape
+    wide = _wide(x.dtype)
+    if _tiles((h, w), kernel, stride, padding, out):
+        (kh, kw), (oh, ow) = kernel, out
+        tiles = x if (oh * kh, ow * kw) == (h, w) else x[:, :, :oh * kh, :ow * kw]
+        sums = tiles.reshape(n, c, oh, kh, ow, kw).sum(dim=(3, 5), dtype=wide)
+    else:
+        sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2, dtype=wide)
+        sums = sums.reshape(n, c, out[0], out[1])
     mean = _mean(sums, divisor)
-    return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
+    return mean if wide == x.dtype else mean.to(x.dtype)
+
+
+@derivative("avg_pool2d")
+class AvgPool2DBackward0(Node):
+    """Each window's share g / divisor goes to each of its cells (the padding's and
+    ceil_mode's extra cells dropped): broadcast over the tiles, or col2im of it
+    repeated over the window's taps.  Linear in g, by recorded ops (create_graph)."""
+
+    def save(self, out, x, kernel, stride, padding, out_hw, divisor):
+        self.args = (tuple(x.shape), x.dtype, kernel, stride, padding, out_hw, divisor)
+        return (x,)
+
+    def backward(self, g):
+        (n, c, h, w), dtype, kernel, stride, padding, out, divisor = self.args
+        wide = _wide(dtype)
+        g = _mean(g if g.dtype == wide else g.to(wide), divisor)
+        (kh, kw), (oh, ow) = kernel, out
+        if _tiles((h, w), kernel, stride, padding, out):
+            dx = g.reshape(n, c, oh, 1, ow, 1).expand(n, c, oh, kh, ow, kw)
+            dx = dx.reshape(n, c, oh * kh, ow * kw)
+            if (oh * kh, ow * kw) != (h, w):
+                dx = F_pad(dx, (0, w - ow * kw, 0, h - oh * kh))
+        else:
+            extra = _extra((h, w), kernel, stride, padding, (1, 1), out)
+            cols = g.reshape(n, c, 1, oh * ow).expand(n, c, kh * kw, oh * ow)
+            dx = col2im(cols.reshape(n, c * kh * kw, oh * ow), (h + extra[0], w + extra[1]),
+                        kernel, (1, 1), padding, stride)
+            if any(extra):
+                dx = dx[:, :, :h, :w]
+        return (dx if dx.dtype == dtype else dx.to(dtype),)
+
+
+# adaptive_avg_pool2d whose bins are avg_pool2d's windows: the same op under
+# PyTorch's name for it
+_adaptive_window_mean = recorded("adaptive_avg_pool2d")(_window_mean.__wrapped__)
+
+
+@derivative("adaptive_avg_pool2d")
+class AdaptiveAvgPool2DBackward0(AvgPool2DBackward0):
+    pass
 
 
 def _mean(sums: Tensor, divisor) -> Tensor:
@@ -560,8 +622,11 @@ def _adaptive_avg_pool(input, output_size, where):
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
     if 0 in (oh, ow) or x.numel() == 0:  # no channels: PyTorch's empty result too
         return _no_bins(x, (oh, ow), unbatched)
+    if (oh, ow) == (1, 1) and x.dtype.is_floating_point:
+        # PyTorch's adaptive_avg_pool2d takes a 1x1 output as this mean (MeanBackward1)
+        return _unbatch(x.mean(dim=(-2, -1), keepdim=True), unbatched)
     if h % oh == 0 and w % ow == 0:
-        return _avg_pool(input, (h // oh, w // ow), None, 0, False, True, None, where)
+        return _avg_pool(input, (h // oh, w // ow), None, 0, False, True, None, where, True)
     wide = _wide(x.dtype)  # half types: averaged in float32, rounded once
     sums = _bin_sums(_bin_sums(x if wide == x.dtype else x.to(wide), 2, oh), 3, ow)
     mean = sums / _bin_counts((h, w), (oh, ow), wide, x.device)

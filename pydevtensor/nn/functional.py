@@ -8,8 +8,10 @@ from .. import _ops_stats as _stats
 from .. import _args
 from .._ops_index import _tensor_arg
 from . import _functional_norm as _norm
+from ._linear_folded import folded_linear as _folded_linear
 from .._ops_join import stack as _stack
 from .._ops_shape import broadcast_shapes as _broadcast_shapes
+from .._ops_shape import broadcast_tensors as _broadcast_tensors
 from . import _functional_activation as _act
 from . import _functional_activation_more as _act2
 from . import _functional_losses_likelihood as _LL
@@ -136,16 +138,16 @@ def linear(input, weight, bias=None):
             f"linear(): input of shape {tuple(input.shape)} does not match weight of shape "
             f"{tuple(weight.shape)} on {input.device}: the last dimension of the input must be "
             f"in_features = {in_features}")
-    lead = tuple(input.shape[:-1])
-    rows = 1
-    for s in lead:
-        rows *= s
-    x2 = input.reshape(rows, in_features)  # a view when the input is contiguous
+    if input.ndim == 2:
+        return _C.matmul(input, weight.T) if bias is None else _C.addmm(bias, input, weight.T)
+    # PyTorch's at::linear, and its grad_fn names: matmul without a bias (folded into one
+    # GEMM), one addmm over the rows of a contiguous input (UnsafeViewBackward0), else
+    # matmul plus the bias
     if bias is None:
-        out = _C.matmul(x2, weight.T)
-    else:
-        out = _C.addmm(bias, x2, weight.T)
-    return out if lead == (rows,) else out.reshape(*lead, out_features)
+        return _C.matmul(input, weight.T)
+    if input.is_contiguous():
+        return _folded_linear(input, weight, bias)
+    return _C.matmul(input, weight.T) + bias
 
 
 
@@ -267,12 +269,13 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _check_same_shape(input, target, "mse_loss()")
     reduction = _LM._legacy_reduction(size_average, reduce, reduction, "mse_loss()")
     _check_reduction(reduction, "mse_loss()")
-    diff = input - _bool_as_input(target, input)
+    target = _bool_as_input(target, input)
     if weight is not None:
+        diff = input - target
         return _weighted(diff * diff, weight, input, reduction, "mse_loss()", True)
-    if diff.requires_grad:  # recorded: the square as its own op
-        return _reduce(diff * diff, reduction)
-    return _reduce(diff.mul_(diff), reduction)  # diff is this function's own: no new temporary
+    if input.shape != target.shape:  # broadcast first, as PyTorch's (warned above)
+        input, target = _broadcast_tensors(input, target)
+    return _L.mse(input, target, reduction)  # one node, MseLossBackward0
 
 
 def _positive(value, name, where, zero_ok):
@@ -329,25 +332,19 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def _piecewise(input, target, reduction, knee, where, beta, weight=None):
-    """The shared body of huber_loss (beta None) and smooth_l1_loss, PyTorch's formulas:
-    with z = |input - target|, below the knee ``0.5 * z * z`` (divided by beta), from
-    it on ``knee * (z - 0.5 * knee)`` (``z - 0.5 * beta``).  The quadratic piece reads
-    the difference zeroed where the linear piece is taken, so that its value and gradient
-    stay finite there (z = inf would give 0 * inf = NaN in the backward); a NaN takes the
-    quadratic piece, so that its gradient is NaN, as PyTorch's (abs's would be 0)."""
+    """The shared body of huber_loss (beta None) and smooth_l1_loss, PyTorch's formulas
+    (_functional_losses.piecewise): with z = |input - target|, below the knee
+    ``0.5 * z * z`` (divided by beta), from it on ``knee * (z - 0.5 * knee)``
+    (``z - 0.5 * beta``); a NaN takes the quadratic piece, so that its gradient is NaN,
+    as PyTorch's (abs's would be 0)."""
     _check_reduction(reduction, where)
     _check_same_shape(input, target, where, stacklevel=4)
-    d = input - _bool_as_input(target, input)
-    z = d.abs()
-    inner = (z >= knee).logical_not()  # z < knee, or NaN
-    dq = d.where(inner, 0.0)
-    if beta is None:
-        quadratic, linear = 0.5 * dq * dq, knee * (z - 0.5 * knee)
-    else:
-        quadratic, linear = 0.5 * dq * dq / beta, z - 0.5 * beta
-    loss = quadratic.where(inner, linear)
-    if beta is None:  # huber_loss's: in input's dtype, as PyTorch's kernel writes it
-        loss = loss.to(input.dtype)
+    target = _bool_as_input(target, input)
+    a, b = _broadcast_tensors(input, target) if input.shape != target.shape else (input, target)
+    # one node, HuberLossBackward0 / SmoothL1LossBackward0 (broadcast first, as PyTorch's)
+    if weight is None:
+        return _L.piecewise(a, b, reduction, knee, beta)
+    loss = _L.piecewise(a, b, "none", knee, beta)
     return _weighted(loss, weight, input, reduction, where, False)
 
 

@@ -60,7 +60,7 @@ class LayerNorm(Module):
     LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)
     >>> ln(pydevtensor.tensor([[1., 3.], [2., 2.]]))
     tensor([[-1.0000,  1.0000],
-            [ 0.0000,  0.0000]], grad_fn=<AddBackward0>)
+            [ 0.0000,  0.0000]], grad_fn=<NativeLayerNormBackward0>)
     """
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
@@ -398,7 +398,7 @@ class BatchNorm1d(_BatchNorm):
     BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     >>> bn(pydevtensor.tensor([[1., 10.], [3., 30.]]))
     tensor([[-1.0000, -1.0000],
-            [ 1.0000,  1.0000]], grad_fn=<AddBackward0>)
+            [ 1.0000,  1.0000]], grad_fn=<NativeBatchNormBackward0>)
     >>> bn.running_mean, bn.num_batches_tracked
     (tensor([0.2000, 2.0000]), tensor(1))
     """

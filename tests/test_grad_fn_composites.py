@@ -1,0 +1,179 @@
+"""grad_fn names of ops written as compositions, recorded as one node each with
+PyTorch's name (layer_norm, batch_norm, the pools, mse_loss, huber_loss, smooth_l1_loss,
+binary_cross_entropy_with_logits, norm, linear of a batch of sequences, conv1d, silu,
+mish, softplus, logsigmoid, glu, roll, trace, embedding, number / tensor), and each new
+node's gradient and second derivative against central differences in float64 on every
+device (pydevtensor.autograd.gradcheck / gradgradcheck)."""
+import warnings
+
+import numpy as np
+
+import pydevtensor as pdt
+from pydevtensor import autograd
+from pydevtensor.nn import functional as F
+
+
+def _t(a, device, grad=True):
+    return pdt.tensor(np.asarray(a, dtype=np.float64), device=device, requires_grad=grad)
+
+
+def _names(*ts):
+    return [t.grad_fn.name() for t in ts]
+
+
+def test_names_of_composites(device):
+    """The names PyTorch's grad_fn has for these calls (each was the name of the
+    composition's last piece: DivBackward0, AddBackward0, ViewBackward0, MulBackward0,
+    MeanBackward0, WhereBackward0, SubBackward0 or NormBackward0)."""
+    rng = np.random.default_rng(0)
+    x = _t(rng.standard_normal((3, 4)), device)
+    img = _t(rng.standard_normal((2, 3, 8, 8)), device)
+    w, b = _t(rng.standard_normal((5, 4)), device), _t(rng.standard_normal(5), device)
+    assert _names(F.layer_norm(x, (4,)), F.batch_norm(img, None, None, training=True)) == \
+        ["NativeLayerNormBackward0", "NativeBatchNormBackward0"]
+    assert _names(F.max_pool2d(img, 2), F.avg_pool2d(img, 3, 2, 1, ceil_mode=True),
+                  F.adaptive_avg_pool2d(img, 1), F.adaptive_avg_pool2d(img, (4, 2))) == \
+        ["MaxPool2DWithIndicesBackward0", "AvgPool2DBackward0", "MeanBackward1",
+         "AdaptiveAvgPool2DBackward0"]
+    assert _names(*(F.mse_loss(x, x.detach() * 0, reduction=r)
+                    for r in ("mean", "sum", "none"))) == ["MseLossBackward0"] * 3
+    assert _names(x.norm(), x.norm(1), pdt.norm(x, dim=1), pdt.linalg.vector_norm(x),
+                  pdt.linalg.vector_norm(x, 3)) == ["LinalgVectorNormBackward0"] * 5
+    # at::linear: one addmm over a contiguous input's rows, then _unsafe_view; matmul
+    # without a bias; a strided input is matmul plus the bias
+    seq = _t(rng.standard_normal((2, 3, 4)), device)
+    assert _names(F.linear(seq, w, b), F.linear(x[0], w, b), F.linear(seq, w),
+                  F.linear(x[0], w), F.linear(seq.transpose(0, 1), w, b)) == \
+        ["UnsafeViewBackward0"] * 3 + ["SqueezeBackward4", "AddBackward0"]
+    assert _names(F.silu(x), F.mish(x), F.softplus(x), F.logsigmoid(x), F.glu(x)) == \
+        ["SiluBackward0", "MishBackward0", "SoftplusBackward0", "LogSigmoidBackward0",
+         "GluBackward0"]
+    y = x.detach().sigmoid()
+    assert _names(F.huber_loss(x, y), F.smooth_l1_loss(x, y, reduction="none"),
+                  F.binary_cross_entropy_with_logits(x, y),
+                  F.binary_cross_entropy_with_logits(x, y, y[0], pos_weight=y[1])) == \
+        ["HuberLossBackward0", "SmoothL1LossBackward0"] + \
+        ["BinaryCrossEntropyWithLogitsBackward0"] * 2
+    assert _names(x.roll(1, 0), x.roll((1, -5), (0, 1)), x[:, :3].trace()) == \
+        ["RollBackward0"] * 2 + ["TraceBackward0"]
+    ids = pdt.tensor([[0, 2, 2]], device=device)
+    assert _names(F.embedding(ids, x), F.embedding(ids, x, padding_idx=2)) == \
+        ["EmbeddingBackward0"] * 2
+    # number / tensor is Tensor.__rtruediv__'s reciprocal() * number
+    q = 2 / x
+    assert q.grad_fn.name() == "MulBackward0"
+    assert q.grad_fn.next_functions[0][0].name() == "ReciprocalBackward0"
+    if device.type == "cpu":  # the direct (float32 CPU) convolution's node
+        seq32 = seq.detach().float().requires_grad_()
+        k = pdt.ones(6, 3, 2, device=device, requires_grad=True)
+        assert F.conv1d(seq32, k).grad_fn.name() == "ConvolutionBackward0"
+
+
+def _check(fn, *inputs):
+    assert autograd.gradcheck(fn, inputs)
+    assert autograd.gradgradcheck(fn, inputs)
+
+
+def test_norm_nodes_gradients(device):
+    """layer_norm and batch_norm (affine or not, weight or bias alone): the gradients
+    and second derivatives of NativeLayerNormBackward0 / NativeBatchNormBackward0."""
+    rng = np.random.default_rng(1)
+    x = _t(rng.standard_normal((2, 3, 4)), device)
+    w, b = _t(rng.standard_normal(4) + 1, device), _t(rng.standard_normal(4), device)
+    _check(lambda x, w, b: F.layer_norm(x, (4,), w, b, eps=1e-3), x, w, b)
+    _check(lambda x: F.layer_norm(x, (3, 4)), x)
+    c, d = _t(rng.standard_normal(3) + 1, device), _t(rng.standard_normal(3), device)
+    _check(lambda x, c, d: F.batch_norm(x, None, None, c, d, training=True, eps=1e-3),
+           x, c, d)
+    assert autograd.gradcheck(lambda x, d: F.batch_norm(x, None, None, None, d, training=True),
+                              (x, d))
+    # the running statistics follow the batch's (unbiased variance)
+    rm, rv = pdt.zeros(3, dtype=pdt.float64, device=device), pdt.ones(3, dtype=pdt.float64,
+                                                                      device=device)
+    F.batch_norm(x, rm, rv, training=True, momentum=1.0)
+    xn = x.detach().cpu().numpy()
+    np.testing.assert_allclose(rm.cpu().numpy(), xn.mean((0, 2)), rtol=1e-12)
+    np.testing.assert_allclose(rv.cpu().numpy(), xn.var((0, 2), ddof=1), rtol=1e-12)
+
+
+def test_pool_nodes_gradients(device):
+    """avg_pool2d (padding, ceil_mode, count_include_pad, divisor_override, tiling
+    windows), adaptive_avg_pool2d and max_pool2d: gradients and second derivatives."""
+    rng = np.random.default_rng(2)
+    x = _t(rng.standard_normal((2, 2, 7, 9)), device)
+    _check(lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True), x)
+    _check(lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), x)
+    _check(lambda x: F.avg_pool2d(x, (2, 3), divisor_override=5), x)
+    big = _t(rng.standard_normal((1, 2, 17, 16)), device)
+    _check(lambda x: F.avg_pool2d(x, 8), big)  # tiling windows, a row left over
+    _check(lambda x: F.adaptive_avg_pool2d(x, (2, 2)), big)
+    _check(lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True), x)
+
+
+def test_loss_linear_and_activation_nodes_gradients(device):
+    """mse_loss (target broadcast too), huber / smooth_l1, the binary cross-entropy with
+    logits, linear of a batch of sequences and of a vector, the activations, 3 / x, roll,
+    trace and embedding (times x, for a second derivative that is not zero)."""
+    rng = np.random.default_rng(3)
+    x, y = _t(rng.standard_normal((3, 4)), device), _t(rng.standard_normal((3, 4)), device)
+    for r in ("mean", "sum", "none"):
+        _check(lambda x, y, r=r: F.mse_loss(x, y, reduction=r), x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's warning of the broadcast target
+        _check(lambda x, y: F.mse_loss(x, y[0]), x, y)
+    for r in ("mean", "none"):
+        _check(lambda x, y, r=r: F.huber_loss(x * 2, y, reduction=r, delta=0.7), x, y)
+        _check(lambda x, y, r=r: F.smooth_l1_loss(x * 2, y, reduction=r, beta=0.5), x, y)
+        weight = _t(rng.random(4) + 0.5, device, grad=False)
+        for pw in (None, _t(rng.random(4) + 0.5, device, grad=False)):
+            _check(lambda x, y, r=r, pw=pw: F.binary_cross_entropy_with_logits(
+                x * 3, y.sigmoid(), weight, reduction=r, pos_weight=pw), x, y)
+    seq = _t(rng.standard_normal((2, 3, 4)), device)
+    w, b = _t(rng.standard_normal((5, 4)), device), _t(rng.standard_normal(5), device)
+    _check(lambda s, w, b: F.linear(s, w, b), seq, w, b)
+    _check(lambda v, w, b: F.linear(v, w, b), x[0].detach().requires_grad_(), w, b)
+    z = _t(np.concatenate([rng.standard_normal(8) * 4, [0.0, 25.0, -25.0]]), device)
+    for fn in (F.silu, F.mish, F.softplus, F.logsigmoid,
+               lambda t: F.softplus(t, beta=2.0, threshold=5.0)):
+        _check(fn, z)
+    _check(lambda t: 3 / t, x + 5)
+    _check(F.glu, x)
+    _check(lambda t: F.glu(t, 0), x[:2])
+    _check(lambda t: t.roll((1, -5), (0, 1)) * t, x)
+    _check(lambda t: t.trace() * t, x)
+    _check(lambda t: t[:, :3].trace() * t, x)
+    ids = pdt.tensor([[0, 2, 2], [1, 0, 2]], device=device)
+    _check(lambda t: F.embedding(ids, t) * t[0], x)
+    # the padding row's gradient is zero by definition (not its numerical derivative),
+    # the others are the sums of their lookups' g
+    rows = F.embedding(ids, x, padding_idx=0)
+    (gw,) = autograd.grad(rows.sum(), x)
+    np.testing.assert_array_equal(gw.cpu().numpy(), np.array([[0.0] * 4, [1.0] * 4, [3.0] * 4]))
+
+
+def test_conv1d_node_gradients(device):
+    """conv1d through the float32 CPU direct kernel (ConvolutionBackward0): its
+    gradient and second derivative agree with the float64 path's (im2col, checked by
+    central differences here) to float32 accuracy; elsewhere conv1d is that path."""
+    rng = np.random.default_rng(4)
+    xs = rng.standard_normal((2, 4, 9))
+    ks = rng.standard_normal((6, 2, 3))
+    bs = rng.standard_normal(6)
+
+    def conv(x, k, b):
+        return F.conv1d(x, k, b, stride=2, padding=1, groups=2)
+
+    _check(conv, _t(xs, device), _t(ks, device), _t(bs, device))
+    r = rng.standard_normal((2, 6, 5))
+    results = []
+    for dtype in (pdt.float64, pdt.float32):
+        args = [pdt.tensor(a, dtype=dtype, device=device, requires_grad=True)
+                for a in (xs, ks, bs)]
+        out = conv(*args)
+        grads = autograd.grad((out * pdt.tensor(r, dtype=dtype, device=device)).sum(), args,
+                              create_graph=True)
+        second = autograd.grad(sum((g * g).sum() for g in grads), args[:2])
+        results.append([t.detach().cpu().numpy().astype(np.float64)
+                        for t in (out, *grads, *second)])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
