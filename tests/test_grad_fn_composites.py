@@ -177,3 +177,26 @@ def test_conv1d_node_gradients(device):
                         for t in (out, *grads, *second)])
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+
+
+def test_number_over_tensor_bits(device):
+    """number / tensor is reciprocal() * number in bits, with autograd or without (no
+    graph: 1 / x is returned as reciprocal's result, other numbers multiply into it in
+    place); its gradient -number / x**2 against NumPy in float64 within 1e-12."""
+    rng = np.random.default_rng(1)
+    a = rng.uniform(0.5, 3.0, (5, 7)) * rng.choice([-1, 1], (5, 7))
+    for dt in (pdt.float32, pdt.float64, pdt.float16):
+        x = pdt.tensor(a, device=device).to(dt)
+        for number in (1, 1.0, 3, 0.1, -2.5, 10**30, True):
+            want = (x.reciprocal() * number).cpu().numpy()
+            got = number / x
+            assert got.dtype == x.dtype
+            assert np.array_equal(got.cpu().numpy(), want, equal_nan=True), (dt, number)
+            assert got.data_ptr() != x.data_ptr()
+            assert np.array_equal(x.cpu().numpy(), pdt.tensor(a).to(dt).numpy())
+    xg = _t(a, device)
+    y = 3 / xg
+    y.sum().backward()
+    np.testing.assert_allclose(xg.grad.cpu().numpy(), -3 / a**2, rtol=1e-12)
+    ints = pdt.tensor([1, 2, 4], device=device)
+    assert np.array_equal((3 / ints).cpu().numpy(), (ints.reciprocal() * 3).cpu().numpy())
