@@ -29,12 +29,19 @@ __all__ = [
     "device_of", "OutOfMemoryError",
     # the one stream of each device (pydevtensor/_cuda_streams.py)
     "Stream", "StreamContext", "current_stream", "default_stream", "stream",
+    # smaller names of PyTorch's (pydevtensor/_cuda_compat.py) and cuda.nvtx
+    "set_stream", "memory_cached", "max_memory_cached", "reset_max_memory_cached",
+    "reset_accumulated_memory_stats", "is_tf32_supported", "get_gencode_flags", "nvtx",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_arch_list, init, ipc_collect,  # noqa: E402
                          is_current_stream_capturing, is_initialized, memory_summary)
 from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
                             stream)
+from . import _cuda_nvtx as nvtx  # noqa: E402  (torch.cuda.nvtx: ranges and marks)
+from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
+                           max_memory_cached, memory_cached, reset_accumulated_memory_stats,
+                           reset_max_memory_allocated, reset_max_memory_cached, set_stream)
 from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
                            manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
                            set_rng_state_all)
@@ -468,25 +475,6 @@ def __getattr__(name):
         from .nn import _parallel_comm
         return _parallel_comm
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@_device_doc("None")
-def reset_max_memory_allocated(device=None):
-    """PyTorch's older name of ``reset_peak_memory_stats`` (deprecated there, with a
-    FutureWarning, and here).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     pydevtensor.cuda.reset_max_memory_allocated("cpu")
-    """
-    import warnings
-    warnings.warn("pydevtensor.cuda.reset_max_memory_allocated now calls "
-                  "pydevtensor.cuda.reset_peak_memory_stats, which resets all peak memory "
-                  "statistics (as in PyTorch).", FutureWarning, stacklevel=2)
-    reset_peak_memory_stats(device)
 
 
 def _nothing_to_report(device):
