@@ -111,6 +111,7 @@ def test_set_stream_makes_its_device_current():
             s = pdt.cuda.current_stream(index)
             assert pdt.cuda.set_stream(s) is None
             assert pdt.cuda.current_device() == index and pdt.cuda.current_stream() == s
+            assert s.device_index == index and s.stream_id == 0  # torch.cuda.Stream's
             assert pdt.ones(2, device="cuda").device == s.device
         pdt.cuda.set_stream(None)
         assert pdt.cuda.current_device() == 0
