@@ -4,6 +4,7 @@ Every function works on a machine without a GPU: the queries report zero devices
 and the ones that need a device raise a ``RuntimeError`` (``pydevtensor.DeviceError``)
 that says why none is available: not built with CUDA, no driver, or no such device.
 """
+import numbers
 from collections import namedtuple
 from functools import partial
 
@@ -424,6 +425,8 @@ def set_per_process_memory_fraction(fraction, device=None):
 
     Raises
     ------
+    TypeError
+        When fraction is not a real number (a str, a bool).
     ValueError
         When fraction is outside [0, 1].
     pydevtensor.DeviceError
@@ -439,7 +442,10 @@ def set_per_process_memory_fraction(fraction, device=None):
     ...
     pydevtensor.OutOfMemoryError: ...
     """
-    if isinstance(fraction, bool) or not 0 <= fraction <= 1:
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
+        raise TypeError(f"set_per_process_memory_fraction(): fraction must be a float, got "
+                        f"{type(fraction).__name__}")
+    if not 0 <= fraction <= 1:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
     dev = _cuda_device(device)
     # of the card's memory (not of a limit set before, which total_memory reports)

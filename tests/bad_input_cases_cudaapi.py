@@ -30,6 +30,10 @@ CUDAAPI_CASES = [
       r"takes 0 positional arguments but 1 was given"),
     C("cuda-is_current_stream_capturing-arg", "pdt.cuda.is_current_stream_capturing(0)",
       "TypeError", r"takes 0 positional arguments but 1 was given"),
+    C("cuda-memory-fraction-str", "pdt.cuda.set_per_process_memory_fraction('0.5')", "TypeError",
+      r"set_per_process_memory_fraction\(\): fraction must be a float, got str"),
+    C("cuda-memory-fraction-bool", "pdt.cuda.set_per_process_memory_fraction(True)", "TypeError",
+      r"set_per_process_memory_fraction\(\): fraction must be a float, got bool"),
     # PyTorch's smaller names (pydevtensor/_cuda_compat.py) and cuda.nvtx
     C("cuda-set_stream-int", "pdt.cuda.set_stream(0)", "TypeError",
       r"cuda.set_stream\(\): expected a cuda.Stream or None, got int"),
