@@ -49,7 +49,8 @@ from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # no
 
 # Event(enable_timing=False, blocking=False, interprocess=False, *, device=None):
 # record() / query() / wait() / synchronize() / elapsed_time(end) on a device's stream
-# (csrc/python/events.c).  Without a usable GPU, making one raises DeviceError.
+# (csrc/python/events.c).  Without device= it takes its device when first recorded, so
+# making one needs no GPU (as PyTorch's); record() without a usable GPU raises DeviceError.
 Event = _C._Event
 
 # the docstrings' Parameters, Returns and Raises: of a CUDA device's queries, and of the
