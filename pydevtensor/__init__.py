@@ -266,6 +266,7 @@ from . import cpu  # noqa: E402  (torch.cpu.amp)
 from . import _cuda_amp  # noqa: E402  (torch.cuda.amp, set on the cuda module)
 cuda.amp = _cuda_amp
 __import__("sys").modules["pydevtensor.cuda.amp"] = _cuda_amp
+__import__("sys").modules["pydevtensor.cuda.nvtx"] = cuda.nvtx  # import pydevtensor.cuda.nvtx
 __all__ += ["amp", "GradScaler", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
             "is_autocast_cache_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
             "set_autocast_dtype", "set_autocast_enabled", "is_autocast_cpu_enabled",

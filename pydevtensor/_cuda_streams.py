@@ -65,6 +65,29 @@ class Stream:
         return self._device
 
     @property
+    def device_index(self):
+        """The index of the stream's CUDA device, as ``torch.cuda.Stream.device_index``.
+
+        Examples
+        --------
+        >>> pydevtensor.cuda.current_stream(0).device_index  # doctest: +SKIP
+        0
+        """
+        return self._device.index
+
+    @property
+    def stream_id(self):
+        """0, as PyTorch's id of a device's default stream: the one stream of each device
+        is its default stream.
+
+        Examples
+        --------
+        >>> pydevtensor.cuda.default_stream().stream_id  # doctest: +SKIP
+        0
+        """
+        return 0
+
+    @property
     def _pdt_stream_device(self):  # read by Event.record() and Event.wait()
         return self._device
 

@@ -4,6 +4,7 @@ Every function works on a machine without a GPU: the queries report zero devices
 and the ones that need a device raise a ``RuntimeError`` (``pydevtensor.DeviceError``)
 that says why none is available: not built with CUDA, no driver, or no such device.
 """
+import numbers
 from collections import namedtuple
 from functools import partial
 
@@ -29,19 +30,27 @@ __all__ = [
     "device_of", "OutOfMemoryError",
     # the one stream of each device (pydevtensor/_cuda_streams.py)
     "Stream", "StreamContext", "current_stream", "default_stream", "stream",
+    # smaller names of PyTorch's (pydevtensor/_cuda_compat.py) and cuda.nvtx
+    "set_stream", "memory_cached", "max_memory_cached", "reset_max_memory_cached",
+    "reset_accumulated_memory_stats", "is_tf32_supported", "get_gencode_flags", "nvtx",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_arch_list, init, ipc_collect,  # noqa: E402
                          is_current_stream_capturing, is_initialized, memory_summary)
 from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
                             stream)
+from . import _cuda_nvtx as nvtx  # noqa: E402  (torch.cuda.nvtx: ranges and marks)
+from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
+                           max_memory_cached, memory_cached, reset_accumulated_memory_stats,
+                           reset_max_memory_allocated, reset_max_memory_cached, set_stream)
 from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
                            manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
                            set_rng_state_all)
 
 # Event(enable_timing=False, blocking=False, interprocess=False, *, device=None):
 # record() / query() / wait() / synchronize() / elapsed_time(end) on a device's stream
-# (csrc/python/events.c).  Without a usable GPU, making one raises DeviceError.
+# (csrc/python/events.c).  Without device= it takes its device when first recorded, so
+# making one needs no GPU (as PyTorch's); record() without a usable GPU raises DeviceError.
 Event = _C._Event
 
 # the docstrings' Parameters, Returns and Raises: of a CUDA device's queries, and of the
@@ -417,6 +426,8 @@ def set_per_process_memory_fraction(fraction, device=None):
 
     Raises
     ------
+    TypeError
+        When fraction is not a real number (a str, a bool).
     ValueError
         When fraction is outside [0, 1].
     pydevtensor.DeviceError
@@ -432,7 +443,10 @@ def set_per_process_memory_fraction(fraction, device=None):
     ...
     pydevtensor.OutOfMemoryError: ...
     """
-    if isinstance(fraction, bool) or not 0 <= fraction <= 1:
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
+        raise TypeError(f"set_per_process_memory_fraction(): fraction must be a float, got "
+                        f"{type(fraction).__name__}")
+    if not 0 <= fraction <= 1:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
     dev = _cuda_device(device)
     # of the card's memory (not of a limit set before, which total_memory reports)
@@ -468,25 +482,6 @@ def __getattr__(name):
         from .nn import _parallel_comm
         return _parallel_comm
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@_device_doc("None")
-def reset_max_memory_allocated(device=None):
-    """PyTorch's older name of ``reset_peak_memory_stats`` (deprecated there, with a
-    FutureWarning, and here).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     pydevtensor.cuda.reset_max_memory_allocated("cpu")
-    """
-    import warnings
-    warnings.warn("pydevtensor.cuda.reset_max_memory_allocated now calls "
-                  "pydevtensor.cuda.reset_peak_memory_stats, which resets all peak memory "
-                  "statistics (as in PyTorch).", FutureWarning, stacklevel=2)
-    reset_peak_memory_stats(device)
 
 
 def _nothing_to_report(device):

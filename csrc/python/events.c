@@ -18,8 +18,8 @@ typedef struct {
 
 /* Event(enable_timing=False, blocking=False, interprocess=False, *, device=None):
  * without device=, the event takes its device when first recorded (Note [events
- * take their device when first recorded] in pdt_events.h); the CUDA devices are
- * still checked now, so that without a usable GPU making one raises DeviceError. */
+ * take their device when first recorded] in pdt_events.h), so making one needs no GPU;
+ * with device=, that device is checked now (DeviceError when it cannot be used). */
 static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"enable_timing", "blocking", "interprocess", "device", NULL};
