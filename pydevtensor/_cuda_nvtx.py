@@ -139,7 +139,8 @@ def mark(msg):
 
 
 @contextlib.contextmanager
-@_msg_doc("Yields\n    ------\n    None",
+@_msg_doc("Returns\n    -------\n    contextlib.AbstractContextManager\n"
+          "        Whose block runs inside the range; also a decorator.",
           name="The range's name, a format string when args or kwargs are given.\n"
                "    args, kwargs\n        Formatted into msg (``str.format``).")
 def range(msg, *args, **kwargs):  # noqa: A001  (torch.cuda.nvtx.range's name)

@@ -48,6 +48,11 @@ class ReduceOp(enum.Enum):
     ``tf.distribute.ReduceOp``): SUM or MEAN.  reduce also takes the names 'SUM' and
     'MEAN'.
 
+    Parameters
+    ----------
+    value : str
+        'SUM' or 'MEAN' (``ReduceOp('MEAN')`` is ``ReduceOp.MEAN``).
+
     Examples
     --------
     >>> from pydevtensor import distribute
