@@ -762,7 +762,19 @@ CASES = [
       r"out of memory on cpu: tried to allocate 4.00 KiB.*limit 1.00 KiB",
       isolated=True),  # the limit stays
     C("logical-config-nan", 'pdt.config.LogicalDeviceConfiguration(memory_limit=float("nan"))',
-      "ValueError", r"memory_limit must be a positive number of MB, got nan"),
+      "ValueError", r"memory_limit must be a positive finite number of MB, got nan"),
+    C("logical-config-inf", 'pdt.config.LogicalDeviceConfiguration(memory_limit=float("inf"))',
+      "ValueError", r"memory_limit must be a positive finite number of MB, got inf"),
+    C("logical-config-under-a-byte", "pdt.config.LogicalDeviceConfiguration(memory_limit=1e-9)",
+      "ValueError", r"memory_limit must be between one byte .* got 1e-09 MB"),
+    C("logical-config-priority-float",
+      "pdt.config.LogicalDeviceConfiguration(experimental_priority=1.5)", "TypeError",
+      r"experimental_priority must be an int or None, got 1.5 \(float\)"),
+    C("set_logical_device_configuration-priority",
+      'pdt.config.set_logical_device_configuration(pdt.config.list_physical_devices("CPU")[0], '
+      '[pdt.config.LogicalDeviceConfiguration(experimental_priority=1)])',
+      "NotImplementedError", r"experimental_priority and experimental_device_ordinal are not "
+      r"supported"),
     C("list_physical_devices-tpu", 'pdt.config.list_physical_devices("TPU")', "ValueError",
       r"unknown device type 'TPU'"),
     C("set_visible_devices-str", 'pdt.config.set_visible_devices("x")', "TypeError",
