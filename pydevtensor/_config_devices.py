@@ -318,7 +318,8 @@ def set_visible_devices(devices, device_type=None):
     TypeError
         When an entry is not a PhysicalDevice.
     ValueError
-        When an entry is not of device_type (TensorFlow's "Unrecognized device").
+        When an entry is not of device_type (TensorFlow's "Unrecognized device"), or is
+        listed twice (TensorFlow keeps one device; here it would make two logical ones).
     pydevtensor.DeviceError
         Once a device has been used (the configuration is frozen then), unless the call
         asks for the visible devices in force (as TensorFlow: rerunning a notebook's
@@ -342,6 +343,11 @@ def set_visible_devices(devices, device_type=None):
         if d.device_type not in types:
             raise ValueError(f"set_visible_devices(): {d.name} is not a {types[0]} device "
                              f"(device_type={device_type!r})")
+    seen = set()
+    for d in devices:
+        if d in seen:  # it would make a second logical device on the same physical one
+            raise ValueError(f"set_visible_devices(): {d.name} is listed twice")
+        seen.add(d)
     wanted = {t: [d.index for d in devices if d.device_type == t] for t in types}
     # in the order given: it numbers the logical devices
     if _C._initialized() and all(wanted[t] == list(_C._get_visible_devices(_KINDS[t]))

@@ -512,3 +512,18 @@ def test_logical_device_configuration_under_tensorflows_fields_and_limits():
         out[10]
     assert out[11] == "None"
     assert out[12] == f"1 {2**60}"
+
+
+def test_a_device_listed_twice_in_set_visible_devices_is_refused():
+    """It made a second logical device on the same physical one (cpu:1 appeared without
+    any split; TensorFlow keeps one logical device): now a ValueError, nothing changed."""
+    out = run("""
+        cpu = c.list_physical_devices('CPU')[0]
+        try:
+            c.set_visible_devices([cpu, cpu])
+        except ValueError as e:
+            print(e)
+        print(len(c.get_visible_devices('CPU')), len(c.list_logical_devices('CPU')),
+              pdt.cpu.device_count())
+    """).splitlines()
+    assert out == ["set_visible_devices(): /physical_device:CPU:0 is listed twice", "1 1 1"]
