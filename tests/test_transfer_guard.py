@@ -360,3 +360,24 @@ def test_data_dependent_sizes_and_checks_read_the_device_implicitly(caplog):
                    for r in caplog.records), op
     assert x[m].cpu().tolist() == [3.0, 4.0, 5.0]  # the reads themselves are unchanged
     assert pdt.repeat_interleave(lab, lab).cpu().tolist() == [2, 2, 1]
+
+
+@pytest.mark.cuda
+def test_an_index_check_before_a_write_is_an_implicit_read():
+    """A write through a GPU index (scatter_add here) checks the index before the op,
+    reading its min and max back: two reads the core makes on its own, which the guard
+    saw as explicit copies (let through under "disallow", called explicit and unnamed
+    under "disallow_explicit").  They are implicit reads named by the op's check."""
+    dev = pdt.device("cuda", pdt.device_count() - 1)
+    idx = pdt.tensor([0, 2, 1], device=dev)
+    src = pdt.ones(3, device=dev)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        with pytest.raises(pdt.TransferError,
+                           match=r"implicit device-to-host transfer by the index check of "
+                                 r"scatter_add\w* from " + re.escape(str(dev))):
+            pdt.zeros(3, device=dev).scatter_add(0, idx, src)
+    assert _counts()["device_to_host"] == 0
+    out = pdt.zeros(3, device=dev).scatter_add(0, idx, src)
+    assert _counts()["device_to_host"] == 2  # the min and the max
+    assert out.cpu().tolist() == [1.0, 1.0, 1.0]
