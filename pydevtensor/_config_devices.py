@@ -5,6 +5,7 @@ the chapter's TensorFlow edition finds them here under the same names.  See
 Note [logical devices] in csrc/core/pdt_registry.c.
 """
 import logging
+import math
 import numbers
 import sys
 from collections import namedtuple
@@ -130,38 +131,61 @@ class LogicalDevice(namedtuple("LogicalDevice", ["name", "device_type"])):
     _pdt_device = device  # accepted wherever a device is
 
 
-class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", ["memory_limit"])):
+class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", [
+        "memory_limit", "experimental_priority", "experimental_device_ordinal"])):
     """One logical device of a physical one; memory_limit in MB (None: no limit), as in TF.
 
     Parameters
     ----------
     memory_limit : float, optional
-        MB; None: no limit.
+        MB; None: no limit.  At least one byte and finite.
+    experimental_priority : int, optional
+        TensorFlow's stream priority of a logical GPU.  Kept for TensorFlow's signature
+        and repr; ``set_logical_device_configuration`` refuses a value other than None
+        (pydevtensor has no stream priorities there).
+    experimental_device_ordinal : int, optional
+        TensorFlow's order of the logical devices across GPUs; as experimental_priority,
+        None only.
 
     Raises
     ------
     TypeError
-        When memory_limit is not a number (or None).
+        When memory_limit is not a number (or None), or an experimental field is not an
+        int (or None).
     ValueError
-        When memory_limit is not a positive number.
+        When memory_limit is not a positive finite number of MB of at least one byte.
 
     Examples
     --------
     >>> config = pydevtensor.config
-    >>> config.LogicalDeviceConfiguration(memory_limit=512)
-    LogicalDeviceConfiguration(memory_limit=512)
+    >>> config.LogicalDeviceConfiguration(memory_limit=512)  # doctest: +NORMALIZE_WHITESPACE
+    LogicalDeviceConfiguration(memory_limit=512, experimental_priority=None,
+                               experimental_device_ordinal=None)
     """
 
     __slots__ = ()
 
-    def __new__(cls, memory_limit=None):
+    def __new__(cls, memory_limit=None, experimental_priority=None,
+                experimental_device_ordinal=None):
         if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(
                 memory_limit, numbers.Real)):
             raise TypeError(f"memory_limit must be a number of MB or None, got "
                             f"{memory_limit!r} ({type(memory_limit).__name__})")
-        if memory_limit is not None and not memory_limit > 0:
-            raise ValueError(f"memory_limit must be a positive number of MB, got {memory_limit!r}")
-        return super().__new__(cls, memory_limit)
+        if memory_limit is not None and not 0 < memory_limit < math.inf:
+            raise ValueError(f"memory_limit must be a positive finite number of MB, got "
+                             f"{memory_limit!r}")
+        if memory_limit is not None and not 1 <= memory_limit * 2**20 < 2**63:
+            # a limit of 0 bytes would be read as none, and int64 holds the bytes
+            raise ValueError(f"memory_limit must be between one byte ({2**-20} MB) and 2**63 "
+                             f"bytes, got {memory_limit!r} MB")
+        for name, value in (("experimental_priority", experimental_priority),
+                            ("experimental_device_ordinal", experimental_device_ordinal)):
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, numbers.Integral)):
+                raise TypeError(f"{name} must be an int or None, got {value!r} "
+                                f"({type(value).__name__})")
+        return super().__new__(cls, memory_limit, experimental_priority,
+                               experimental_device_ordinal)
 
 
 def _flag(fname, value):
@@ -294,7 +318,8 @@ def set_visible_devices(devices, device_type=None):
     TypeError
         When an entry is not a PhysicalDevice.
     ValueError
-        When an entry is not of device_type (TensorFlow's "Unrecognized device").
+        When an entry is not of device_type (TensorFlow's "Unrecognized device"), or is
+        listed twice (TensorFlow keeps one device; here it would make two logical ones).
     pydevtensor.DeviceError
         Once a device has been used (the configuration is frozen then), unless the call
         asks for the visible devices in force (as TensorFlow: rerunning a notebook's
@@ -318,6 +343,11 @@ def set_visible_devices(devices, device_type=None):
         if d.device_type not in types:
             raise ValueError(f"set_visible_devices(): {d.name} is not a {types[0]} device "
                              f"(device_type={device_type!r})")
+    seen = set()
+    for d in devices:
+        if d in seen:  # it would make a second logical device on the same physical one
+            raise ValueError(f"set_visible_devices(): {d.name} is listed twice")
+        seen.add(d)
     wanted = {t: [d.index for d in devices if d.device_type == t] for t in types}
     # in the order given: it numbers the logical devices
     if _C._initialized() and all(wanted[t] == list(_C._get_visible_devices(_KINDS[t]))
@@ -347,6 +377,8 @@ def set_logical_device_configuration(device_, logical_devices):
     ------
     TypeError
         For arguments of the wrong types.
+    NotImplementedError
+        For a configuration with experimental_priority or experimental_device_ordinal.
     pydevtensor.DeviceError
         Once a device has been used (the configuration is frozen then), unless the call
         asks for the configuration in force (as TensorFlow).
@@ -368,6 +400,11 @@ def set_logical_device_configuration(device_, logical_devices):
         if not isinstance(c, LogicalDeviceConfiguration):
             raise TypeError(f"set_logical_device_configuration({device_.name}, ...): expected "
                             f"LogicalDeviceConfiguration objects, got {type(c).__name__}")
+        if c.experimental_priority is not None or c.experimental_device_ordinal is not None:
+            raise NotImplementedError(
+                f"set_logical_device_configuration({device_.name}, ...): {c!r}: "
+                f"experimental_priority and experimental_device_ordinal are not supported "
+                f"(leave them None)")
     limits = [0 if c.memory_limit is None else int(c.memory_limit * 2**20) for c in configs]
     kind = _KINDS[device_.device_type]
     if _C._initialized() and list(_C._get_logical_devices(kind, device_.index)) == limits:

@@ -3,9 +3,14 @@
 An *implicit* transfer is a read of device data that copies as a side effect:
 ``item()``, ``float()``, ``int()``, ``bool()``, ``tolist()``, ``repr()`` and
 ``str()`` of a GPU tensor, ``equal()`` and ``allclose()`` of GPU tensors, and
-``tensor([l0, l1])`` of 0-d GPU tensors (with ``device=`` too).  An *explicit* one is a copy you asked for:
-``.cpu()``, ``.to()``, ``.cuda()``, ``copy_()``, ``to_numpy(t)``,
-``.numpy(force=True)``.  Copies within one device are not transfers.
+``tensor([l0, l1])`` of 0-d GPU tensors (with ``device=`` too), and the reads of
+ops whose result size or error depends on the data (``nonzero``, ``x[mask]``,
+``masked_scatter``, ``repeat_interleave``, ``one_hot`` without ``num_classes``,
+the ``linalg`` solvers' checks, the check of a GPU index before a write through it,
+or before any GPU indexing under ``config.set_index_checks('sync')``; the error names
+the op).  An *explicit* one is a copy you asked for: ``.cpu()``, ``.to()``,
+``.cuda()``, ``copy_()``, ``to_numpy(t)``, ``.numpy(force=True)``, pickling and
+``save``.  Copies within one device are not transfers.
 
 ======================  ========================================================
 level                   what happens

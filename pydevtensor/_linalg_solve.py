@@ -97,10 +97,10 @@ def _lu(A):
     return lu, piv, info
 
 
-def _first_failure(info):
+def _first_failure(info, op):
     """(batch index as a tuple, info value) of the first non-zero info, or None; reads
-    info back to the host (one counted copy on a GPU)."""
-    flat = info.reshape(-1).cpu().tolist()
+    info back to the host (one counted copy on a GPU, an implicit transfer by op)."""
+    flat = _C._implicit_cpu(info.reshape(-1), f"{op}'s check of info").tolist()
     for k, v in enumerate(flat):
         if v != 0:
             idx, rest = [], k
@@ -113,7 +113,7 @@ def _first_failure(info):
 
 def _raise_for(op, info, A, what):
     """LinAlgError when an info is non-zero; what(v) says what info v means."""
-    bad = _first_failure(info)
+    bad = _first_failure(info, op)
     if bad is None:
         return
     idx, v = bad
@@ -207,7 +207,7 @@ def _solve_matrices(A, Bm, op, check):
     A, Bm = _broadcast_batch(op, A, Bm)
     lu, piv, info = _lu(A)
     nan = None
-    if check and _first_failure(info) is not None:
+    if check and _first_failure(info, op) is not None:
         nan = _nan_pivot_before(lu, info)
         info = where(nan, 0, info)
         _raise_for(op, info, A, _singular)

@@ -135,7 +135,8 @@ def _plan(x, idx):
             t = _index_item(it, x.device)
             if t.dtype == _C.bool:
                 if t.ndim == 0:  # x[True]: a new dim of size 1 (size 0 for False)
-                    keep = it if isinstance(it, builtins.bool) else builtins.bool(t.cpu().item())
+                    keep = it if isinstance(it, builtins.bool) else builtins.bool(
+                        _C._implicit_cpu(t, "indexing").item())
                     basic.append(None)
                     advanced.append((out_dim, _C.zeros(int(keep), dtype=_C.int64,
                                                        device=x.device)))
@@ -286,7 +287,7 @@ def _advanced_index(self, idx):
         return _advanced_getitem(self, idx)
     flat = mask.reshape(-1)
     rows = self.reshape((flat.shape[0],) + tuple(self.shape)[mask.ndim:])  # (-1, 0) is ambiguous
-    return index_select(rows, 0, _compact(flat, int(_count_of(flat))))
+    return index_select(rows, 0, _compact(flat, int(_count_of(flat, "indexing"))))
 
 
 _ALL = slice(None)
@@ -428,7 +429,7 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
         _C.Tensor.masked_fill_(x, mask.reshape(tuple(mask.shape) + (1,) * len(rest)), fill)
         return None
     flat = mask.reshape(-1)
-    positions = _compact(flat, int(_count_of(flat)))
+    positions = _compact(flat, int(_count_of(flat, "indexing")))
     v = _as_tensor(value, x.dtype, x.device)
     if _C._spans_overlap(v, x):  # x's own memory (through any storage): read whole first
         v = v.clone()

@@ -599,7 +599,7 @@ def nonzero(input, *, out=None, as_tuple=False):
             return coords
         return tuple(coords[:, k].contiguous() for k in range(ndim)) if ndim > 1 \
             else (coords.reshape(-1),)
-    count = int(_count_of(mask))
+    count = int(_count_of(mask, "nonzero()"))
     flat = mask.reshape(-1)
     positions = _compact(flat, count)
     if as_tuple:
@@ -612,9 +612,9 @@ def nonzero(input, *, out=None, as_tuple=False):
     return stack(_unravel(positions, tuple(input.shape)), dim=1)
 
 
-def _count_of(flat_mask):
-    total = flat_mask.sum()
-    return total.cpu().item()
+def _count_of(flat_mask, op):
+    """The number of True in flat_mask, read to the host: an implicit transfer by op."""
+    return _C._implicit_cpu(flat_mask.sum(), op).item()
 
 
 def _compact(flat_mask, count):

@@ -223,7 +223,8 @@ def masked_scatter(input, mask, source):
     _same_device("masked_scatter", input, source)
     _same_dtype("masked_scatter", input, source)
     m = (mask if tuple(mask.shape) == shape else mask.expand(*shape)).reshape(-1)
-    count = int(m.sum().cpu().item())  # the data-dependent count, read as nonzero reads it
+    # the data-dependent count, read as nonzero reads it: an implicit transfer
+    count = int(_C._implicit_cpu(m.sum(), "masked_scatter()").item())
     if source.numel() < count:
         raise RuntimeError(f"masked_scatter(): source has {source.numel()} elements (shape "
                            f"{tuple(source.shape)}) but the mask {tuple(mask.shape)}, "

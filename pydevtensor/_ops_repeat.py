@@ -75,7 +75,8 @@ def _total(r, output_size, where):
         total, low = 0, 0
     else:
         from ._ops_join import cat
-        total, low = cat([r.sum().reshape(1), r.amin().reshape(1)]).cpu().tolist()
+        both = cat([r.sum().reshape(1), r.amin().reshape(1)])
+        total, low = _C._implicit_cpu(both, "repeat_interleave()").tolist()
     if low < 0:
         raise RuntimeError(f"{where}: repeats can not be negative, got {low} (on {r.device})")
     if output_size is not None and output_size != total:

@@ -290,7 +290,7 @@ def test_memory_limit_changes_show_in_the_configuration_and_bad_limits_are_refus
         pdt.ones(1, device='cpu:1')
         c.set_memory_limit('cpu:1', None)
         c.set_memory_limit('cpu:2', 3 * 2**20)
-        print(c.get_logical_device_configuration(cpu))
+        print([d.memory_limit for d in c.get_logical_device_configuration(cpu)])
         for bad in (True, 1.5, '7'):
             try:
                 c.set_memory_limit('cpu:2', bad)
@@ -298,8 +298,7 @@ def test_memory_limit_changes_show_in_the_configuration_and_bad_limits_are_refus
                 print(e)
         print(pdt.memory_stats('cpu:2')['limit'])
     """).splitlines()
-    assert out[0] == ("[LogicalDeviceConfiguration(memory_limit=None), LogicalDeviceConfiguration("
-                      "memory_limit=None), LogicalDeviceConfiguration(memory_limit=3.0)]")
+    assert out[0] == "[None, None, 3.0]"
     assert out[1] == ("set_memory_limit(cpu:2, ...): the limit must be an int number of bytes "
                       "or None, got True (bool)")
     assert "got 1.5 (float)" in out[2] and "got '7' (str)" in out[3]
@@ -464,3 +463,67 @@ def test_threading_under_tensorflows_names():
     """).splitlines()
     assert out == ["0 0", f"1 1 3 3 {sum(range(100000))}", "0 True", "RuntimeError",
                    "ValueError", "TypeError", "True"]
+
+
+def test_logical_device_configuration_under_tensorflows_fields_and_limits():
+    """TensorFlow's three fields, repr and keywords; a memory_limit under one byte was
+    read as no limit (1e-9 MB: 0 bytes), inf and 1e30 MB raised OverflowError from
+    int(); the experimental fields, which pydevtensor cannot honour, are refused when
+    set, not ignored."""
+    out = run("""
+        L = c.LogicalDeviceConfiguration
+        print(repr(L(memory_limit=512)))
+        print(L(1, experimental_priority=-1).experimental_priority, L()._fields)
+        for bad in (1e-9, float('inf'), float('nan'), 1e30, 0, -1):
+            try:
+                L(bad)
+                print("no error")
+            except ValueError as e:
+                print(type(e).__name__, e)
+        for kw in ({'experimental_priority': 1.5}, {'experimental_device_ordinal': True}):
+            try:
+                L(**kw)
+            except TypeError as e:
+                print(type(e).__name__, e)
+        cpu = c.list_physical_devices('CPU')[0]
+        try:
+            c.set_logical_device_configuration(cpu, [L(), L(experimental_priority=1)])
+        except NotImplementedError as e:
+            print(type(e).__name__, e)
+        print(c.get_logical_device_configuration(cpu))  # nothing was configured
+        c.set_logical_device_configuration(cpu, [L(1 / 2**20), L(2**40)])
+        print(pdt.memory_stats('cpu:0')['limit'], pdt.memory_stats('cpu:1')['limit'])
+    """).splitlines()
+    assert out[0] == ("LogicalDeviceConfiguration(memory_limit=512, experimental_priority=None, "
+                      "experimental_device_ordinal=None)")
+    assert out[1] == ("-1 ('memory_limit', 'experimental_priority', "
+                      "'experimental_device_ordinal')")
+    assert out[2].startswith("ValueError memory_limit must be between one byte") and \
+        "got 1e-09 MB" in out[2]
+    assert out[3] == "ValueError memory_limit must be a positive finite number of MB, got inf"
+    assert out[4] == "ValueError memory_limit must be a positive finite number of MB, got nan"
+    assert out[5].startswith("ValueError memory_limit must be between") and "1e+30" in out[5]
+    assert out[6].endswith("got 0") and out[7].endswith("got -1")
+    assert out[8] == "TypeError experimental_priority must be an int or None, got 1.5 (float)"
+    assert out[9] == ("TypeError experimental_device_ordinal must be an int or None, got True "
+                      "(bool)")
+    assert out[10].startswith("NotImplementedError set_logical_device_configuration("
+                              "/physical_device:CPU:0, ...)") and "experimental_priority=1" in \
+        out[10]
+    assert out[11] == "None"
+    assert out[12] == f"1 {2**60}"
+
+
+def test_a_device_listed_twice_in_set_visible_devices_is_refused():
+    """It made a second logical device on the same physical one (cpu:1 appeared without
+    any split; TensorFlow keeps one logical device): now a ValueError, nothing changed."""
+    out = run("""
+        cpu = c.list_physical_devices('CPU')[0]
+        try:
+            c.set_visible_devices([cpu, cpu])
+        except ValueError as e:
+            print(e)
+        print(len(c.get_visible_devices('CPU')), len(c.list_logical_devices('CPU')),
+              pdt.cpu.device_count())
+    """).splitlines()
+    assert out == ["set_visible_devices(): /physical_device:CPU:0 is listed twice", "1 1 1"]

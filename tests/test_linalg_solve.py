@@ -7,6 +7,8 @@ Tolerances: the inputs are well-conditioned (a random matrix plus n times the
 identity: condition numbers below ~10), so LU and Cholesky lose a few units of
 rounding: float64 1e-10 relative and absolute, float32 1e-4 (about 800 float32 ulps,
 for n up to 16 and the LU solve's two triangular sweeps)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -296,23 +298,33 @@ def test_gradients_match_torch(device, case):
 
 def test_info_read_back_is_one_counted_copy(device):
     """Raising needs info on the host: one counted device-to-host copy per call on a
-    GPU (allowed under the transfer guard: it is not implicit), none on the CPU; the
-    _ex forms read nothing back unless check_errors=True."""
+    GPU, none on the CPU; the _ex forms read nothing back unless check_errors=True.
+    The read is one the caller did not ask for: the transfer guard sees it as implicit
+    (disallow refuses it, naming the op; it was let through as explicit)."""
     A = _t(np.eye(3) * 2, device)
     B = _t(np.ones((3, 2)), device)
     expected = 0 if device.type == "cpu" else 1
-    for call in (lambda: pdt.linalg.solve(A, B), lambda: pdt.linalg.inv(A),
-                 lambda: pdt.linalg.cholesky(A),
-                 lambda: pdt.linalg.inv_ex(A, check_errors=True)):
+    for call, op in ((lambda: pdt.linalg.solve(A, B), "linalg.solve"),
+                     (lambda: pdt.linalg.inv(A), "linalg.inv"),
+                     (lambda: pdt.linalg.cholesky(A), "linalg.cholesky"),
+                     (lambda: pdt.linalg.inv_ex(A, check_errors=True), "linalg.inv_ex")):
         pdt.reset_transfer_stats()
-        with pdt.transfer_guard("disallow"):
-            call()
+        call()
         assert pdt.transfer_stats()["device_to_host"]["count"] == expected
+        if device.type == "cpu":
+            with pdt.transfer_guard("disallow_explicit"):
+                call()
+        else:
+            with pdt.transfer_guard("disallow"), pytest.raises(
+                    pdt.TransferError, match=r"implicit device-to-host transfer by "
+                                             + re.escape(op)):
+                call()
     for call in (lambda: pdt.linalg.solve_ex(A, B), lambda: pdt.linalg.inv_ex(A),
                  lambda: pdt.linalg.cholesky_ex(A), lambda: pdt.linalg.det(A),
                  lambda: pdt.linalg.slogdet(A), lambda: pdt.logdet(A)):
         pdt.reset_transfer_stats()
-        call()
+        with pdt.transfer_guard("disallow"):
+            call()
         assert pdt.transfer_stats()["device_to_host"]["count"] == 0
 
 

@@ -342,21 +342,24 @@ def test_repeat_interleave_bad_input(device, case):
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("device", CUDA_DEVICES)
-def test_repeats_sum_is_an_explicit_counted_read(device):
+def test_repeats_sum_is_an_implicit_counted_read(device):
     """Without output_size the sum (and the least repeat) is one counted device-to-host
-    copy that disallow_explicit refuses; with output_size none is made for the size
-    (the gather's index check still reads its min and max, as every gather here)."""
+    copy, a read the caller did not ask for: the transfer guard sees it as implicit
+    (disallow refuses it, naming repeat_interleave(); it was let through as explicit);
+    with output_size none is made for the size (the gather's index check still reads
+    its min and max, as every gather here)."""
     x = pdt.arange(6.0, device=device).reshape(2, 3)
     r = pdt.tensor([1, 2], device=device)
     pdt.reset_transfer_stats()
-    with pdt.transfer_guard("disallow"):  # not implicit: allowed
-        pdt.repeat_interleave(x, r, dim=0)
+    pdt.repeat_interleave(x, r, dim=0)
     without = pdt.transfer_stats()["device_to_host"]["count"]
     pdt.reset_transfer_stats()
-    pdt.repeat_interleave(x, r, dim=0, output_size=3)
+    with pdt.transfer_guard("disallow"):
+        pdt.repeat_interleave(x, r, dim=0, output_size=3)
     given = pdt.transfer_stats()["device_to_host"]["count"]
     assert without == given + 1
-    with pdt.transfer_guard("disallow_explicit"), pytest.raises(pdt.TransferError):
+    with pdt.transfer_guard("disallow"), pytest.raises(
+            pdt.TransferError, match=r"implicit device-to-host transfer by repeat_interleave\(\)"):
         pdt.repeat_interleave(x, r, dim=0)
     pdt.reset_transfer_stats()
     x.repeat_interleave(3, dim=1)  # an int: nothing read

@@ -319,3 +319,65 @@ def test_cpu_index_on_a_gpu_tensor_is_an_implicit_copy():
         assert x[i.cuda()].shape == (2, 3)  # explicit copy, then no transfer
     assert x.cpu().tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     assert _counts()["host_to_device"] == 3
+
+
+@pytest.mark.cuda
+def test_data_dependent_sizes_and_checks_read_the_device_implicitly(caplog):
+    """Ops whose result size or error depends on device data read it back to the host
+    (PyTorch's synchronising ops): an implicit transfer named by the op, refused under
+    "disallow" and logged under "log".  They went through .cpu(), an explicit copy, so
+    "disallow" let them through unseen and disallow_explicit called them explicit."""
+    F = pdt.nn.functional
+    dev = pdt.device("cuda", pdt.device_count() - 1)
+    x = pdt.arange(6.0, device=dev).reshape(2, 3)
+    m = x > 2.5
+    lab = pdt.tensor([0, 2, 1], device=dev)
+    A = pdt.tensor([[2.0, 1.0], [1.0, 3.0]], device=dev)
+    pooled, where = F.max_pool1d(x[None], 2, return_indices=True)
+    values = pdt.zeros(3, device=dev)
+    yes = pdt.tensor(True, device=dev)
+    cases = [(lambda: pdt.nonzero(m), "nonzero()"), (lambda: x[m], "indexing"),
+             (lambda: x.clone().__setitem__(m, values), "indexing"),
+             (lambda: x[yes], "indexing"),
+             (lambda: x.masked_scatter(m, pdt.zeros(6, device=dev)), "masked_scatter()"),
+             (lambda: pdt.repeat_interleave(lab, lab), "repeat_interleave()"),
+             (lambda: F.one_hot(lab), "one_hot()"),
+             (lambda: pdt.linalg.solve(A, A), "linalg.solve's check of info"),
+             (lambda: F.max_unpool1d(pooled, where, 2), "max_unpool1d()"),
+             (lambda: pdt.nn.utils.rnn.invert_permutation(lab), "invert_permutation()")]
+    for call, op in cases:
+        pdt.reset_transfer_stats()
+        with pdt.transfer_guard("disallow"):
+            with pytest.raises(pdt.TransferError,
+                               match=re.escape(f"implicit device-to-host transfer by {op} ")):
+                call()
+        assert _counts()["device_to_host"] == 0, op
+        caplog.clear()
+        with pdt.transfer_guard("log"), caplog.at_level(logging.WARNING,
+                                                        "pydevtensor.transfer"):
+            call()
+        assert any(f"implicit device-to-host transfer by {op} " in r.getMessage()
+                   for r in caplog.records), op
+    assert x[m].cpu().tolist() == [3.0, 4.0, 5.0]  # the reads themselves are unchanged
+    assert pdt.repeat_interleave(lab, lab).cpu().tolist() == [2, 2, 1]
+
+
+@pytest.mark.cuda
+def test_an_index_check_before_a_write_is_an_implicit_read():
+    """A write through a GPU index (scatter_add here) checks the index before the op,
+    reading its min and max back: two reads the core makes on its own, which the guard
+    saw as explicit copies (let through under "disallow", called explicit and unnamed
+    under "disallow_explicit").  They are implicit reads named by the op's check."""
+    dev = pdt.device("cuda", pdt.device_count() - 1)
+    idx = pdt.tensor([0, 2, 1], device=dev)
+    src = pdt.ones(3, device=dev)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        with pytest.raises(pdt.TransferError,
+                           match=r"implicit device-to-host transfer by the index check of "
+                                 r"scatter_add\w* from " + re.escape(str(dev))):
+            pdt.zeros(3, device=dev).scatter_add(0, idx, src)
+    assert _counts()["device_to_host"] == 0
+    out = pdt.zeros(3, device=dev).scatter_add(0, idx, src)
+    assert _counts()["device_to_host"] == 2  # the min and the max
+    assert out.cpu().tolist() == [1.0, 1.0, 1.0]

@@ -123,8 +123,9 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
     return st;
 }
 
-/* Reads a 0-d or 1-element int64 tensor's value on the host. */
-static pdt_status read_int64(const pdt_tensor *t, int64_t *v)
+/* Reads a 0-d or 1-element int64 tensor's value on the host: from a device, an
+ * implicit read by op (pdt_set_implicit_read). */
+static pdt_status read_int64(const pdt_tensor *t, int64_t *v, const char *op)
 {
     if (t->device.kind == PDT_CPU) {
         memcpy(v, pdt_tensor_ptr(t), sizeof *v);
@@ -133,7 +134,10 @@ static pdt_status read_int64(const pdt_tensor *t, int64_t *v)
     pdt_tensor host;
     memset(&host, 0, sizeof host);
     pdt_device cpu = {PDT_CPU, 0};
+    const char *saved = pdt_implicit_read();
+    pdt_set_implicit_read(op);
     pdt_status st = pdt_copy_to_new(t, cpu, PDT_INT64, 0, 0, &host);
+    pdt_set_implicit_read(saved);
     if (st == PDT_OK)
         memcpy(v, pdt_tensor_ptr(&host), sizeof *v);
     pdt_tensor_release(&host);
@@ -223,12 +227,12 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
     memset(&t, 0, sizeof t);
     pdt_status st = pdt_reduce(PDT_REDUCE_MIN, index, -1, NULL, 0, -1, &t);
     if (st == PDT_OK)
-        st = read_int64(&t, &lo);
+        st = read_int64(&t, &lo, op);
     pdt_tensor_release(&t);
     if (st == PDT_OK)
         st = pdt_reduce(PDT_REDUCE_MAX, index, -1, NULL, 0, -1, &t);
     if (st == PDT_OK)
-        st = read_int64(&t, &hi);
+        st = read_int64(&t, &hi, op);
     pdt_tensor_release(&t);
     if (st != PDT_OK)
         return st;

@@ -362,6 +362,12 @@ static _Atomic(pdt_copy_hook_fn) copy_hook;
 void pdt_set_op_hook(pdt_op_hook_fn fn) { atomic_store(&op_hook, fn); }
 void pdt_set_copy_hook(pdt_copy_hook_fn fn) { atomic_store(&copy_hook, fn); }
 
+static _Thread_local const char *implicit_read_op;
+
+void pdt_set_implicit_read(const char *op) { implicit_read_op = op; }
+
+const char *pdt_implicit_read(void) { return implicit_read_op; }
+
 void pdt_note_op(const char *op, pdt_device device)
 {
     pdt_op_hook_fn fn = atomic_load_explicit(&op_hook, memory_order_relaxed);

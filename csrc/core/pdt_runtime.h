@@ -145,6 +145,12 @@ void pdt_set_op_hook(pdt_op_hook_fn fn);
 void pdt_set_copy_hook(pdt_copy_hook_fn fn);
 /* The core calls these; they cost one load when no hook is set. */
 void pdt_note_op(const char *op, pdt_device device);
+/* A read of device data that the core makes for op on its own (an index check
+ * reading an index's min and max), not one the caller asked for: set around the
+ * copy, so that the copy hook sees it as implicit (Note [implicit and explicit
+ * transfers] in csrc/python/guard.c).  Per thread; NULL outside such a read. */
+void pdt_set_implicit_read(const char *op);
+const char *pdt_implicit_read(void);
 
 /* ---- random numbers (Philox 4x32-10, see pdt_philox.h) ---- */
 

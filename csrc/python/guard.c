@@ -13,7 +13,9 @@
  * implicit copy say so: they run it through pdt_copy_for() with implicit=1,
  * which records (op, tensor) in a thread-local slot for the length of that one
  * pdt_copy; the hook reads the slot.  The slot is per thread because the copy
- * runs on the thread that asked for it (with or without the GIL).
+ * runs on the thread that asked for it (with or without the GIL).  A read the
+ * core makes on its own (an index check reading an index's min and max before a
+ * write) is marked in the core (pdt_set_implicit_read) and is implicit too.
  *
  * Copies within one device (clone() on a GPU) are counted by the core but are
  * not transfers: the guard lets them through at every level.
@@ -76,17 +78,16 @@ static void tensor_words(const pdt_tensor *t, char *buf, size_t n)
 
 /* "implicit device-to-host transfer by item() of a float32 tensor of shape
  * (2, 3) from cuda:0 to cpu (24 bytes)" */
-static void describe(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes, char *buf,
-                     size_t n)
+static void describe(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes,
+                     int implicit, const char *op, char *buf, size_t n)
 {
     char what[200] = "", dn[32], sn[32], bytes[32];
     if (copy_src)
         tensor_words(copy_src, what, sizeof what);
     snprintf(buf, n, "%s %s transfer%s%s%s%s from %s to %s (%s)",
-             copy_implicit ? "implicit" : "explicit", kind_words[kind], copy_op ? " by " : "",
-             copy_op ? copy_op : "", copy_src ? " of a " : "", what,
-             pdt_device_str(src, sn, sizeof sn), pdt_device_str(dst, dn, sizeof dn),
-             pdt_format_bytes(nbytes, bytes, sizeof bytes));
+             implicit ? "implicit" : "explicit", kind_words[kind], op ? " by " : "", op ? op : "",
+             copy_src ? " of a " : "", what, pdt_device_str(src, sn, sizeof sn),
+             pdt_device_str(dst, dn, sizeof dn), pdt_format_bytes(nbytes, bytes, sizeof bytes));
 }
 
 static int interpreter_finalizing(void)
@@ -134,11 +135,17 @@ static pdt_status guard_hook(pdt_copy_kind kind, pdt_device dst, pdt_device src,
     if (kind == PDT_COPY_H2H || kind == PDT_COPY_D2D)
         return PDT_OK; /* within one device: not a transfer */
     int level = effective_level();
-    int deny = level == GUARD_DISALLOW_EXPLICIT || (level == GUARD_DISALLOW && copy_implicit);
-    int log = level == GUARD_LOG_EXPLICIT || (level == GUARD_LOG && copy_implicit);
+    /* a read the core makes for an op on its own (an index check): implicit */
+    const char *core_op = copy_op ? NULL : pdt_implicit_read();
+    char core_words[120];
+    if (core_op)
+        snprintf(core_words, sizeof core_words, "the index check of %s", core_op);
+    const int implicit = copy_implicit || core_op;
+    int deny = level == GUARD_DISALLOW_EXPLICIT || (level == GUARD_DISALLOW && implicit);
+    int log = level == GUARD_LOG_EXPLICIT || (level == GUARD_LOG && implicit);
     if (deny || log) {
         char msg[400];
-        describe(kind, dst, src, nbytes, msg, sizeof msg);
+        describe(kind, dst, src, nbytes, implicit, core_op ? core_words : copy_op, msg, sizeof msg);
         if (deny)
             return pdt_fail(PDT_ERR_TRANSFER, "%s refused: the transfer guard is '%s' (%s)%s", msg,
                             level_names[level],

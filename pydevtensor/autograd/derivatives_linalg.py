@@ -144,7 +144,7 @@ class LinalgDetBackward0(Node):
             return _C.zeros_like(A)
         Ainv, info = s.inv_ex(A)  # reads nothing back
         lu = (g * d).unsqueeze(-1).unsqueeze(-1) * Ainv.mT
-        if s._first_failure(info) is None:  # info on the host: a counted copy on a GPU
+        if s._first_failure(info, "det's backward") is None:  # info on the host: a counted copy
             return lu
         singular = (info != 0).unsqueeze(-1).unsqueeze(-1)
         from .._ops_index import where

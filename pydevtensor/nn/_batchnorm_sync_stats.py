@@ -73,7 +73,7 @@ def sync_batch_norm(module: Any, input: Tensor, group: Any, size: int) -> Tensor
     n = input.numel() // c
     count = _C.full((1,), float(n), dtype=x.dtype, device=x.device)
     total = AllReduceSum.apply(cat([x.sum(dim=dims), count]), group)
-    big_n = int(round(float(total.detach()[c:].cpu())))
+    big_n = int(round(_C._implicit_cpu(total.detach()[c:], "SyncBatchNorm").item()))
     if big_n <= 1:
         raise ValueError(f"{type(module).__name__}: Expected more than 1 value per channel "
                          f"when training, got {big_n} over the {size} processes of the "

@@ -491,7 +491,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, dims:
     planes, cells = n * c, math.prod(out_sizes)
     idx = indices.reshape(planes, math.prod(sizes))
     if idx.numel():
-        lo, hi = _stack([idx.min(), idx.max()]).cpu().tolist()
+        lo, hi = _C._implicit_cpu(_stack([idx.min(), idx.max()]), where).tolist()
         if lo < 0 or hi >= cells:
             raise RuntimeError(f"{where}: Found an invalid max index: {lo if lo < 0 else hi} "
                                f"(output volumes are of size {'x'.join(map(str, out_sizes))}; "

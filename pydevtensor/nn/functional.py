@@ -615,7 +615,7 @@ def one_hot(input: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
                 f"{shape} on {input.device}; pass num_classes")
         return _C.zeros(shape + (num_classes,), dtype=_C.int64, device=input.device)
     if num_classes == -1:  # one copy of (min, max) to the host wherever the classes are
-        lo, hi = _stack([input.min(), input.max()]).cpu().tolist()
+        lo, hi = _C._implicit_cpu(_stack([input.min(), input.max()]), "one_hot()").tolist()
         num_classes = hi + 1
         bad = lo if lo < 0 else None
     elif input.device.type == "cpu":

@@ -316,7 +316,9 @@ class _NormBase(Module):
         t = self.num_batches_tracked
         kept = self.__dict__.get("_host_count")
         count = None if kept is None else kept.get(t)
-        return (int(t.cpu()) if count is None else count) + 1
+        if count is None:  # an implicit transfer from t's device
+            count = int(_C._implicit_cpu(t, "BatchNorm (num_batches_tracked)").item())
+        return count + 1
 
     def _count_is(self, count: int) -> None:
         """num_batches_tracked holds count now: the holder, shared with the replicas

@@ -61,7 +61,7 @@ def invert_permutation(permutation: Optional[_C.Tensor]) -> Optional[_C.Tensor]:
     """
     if permutation is None:
         return None
-    order = [int(v) for v in permutation.cpu().tolist()]
+    order = [int(v) for v in _C._implicit_cpu(permutation, "invert_permutation()").tolist()]
     inverse = [0] * len(order)
     for i, p in enumerate(order):
         inverse[p] = i
@@ -464,7 +464,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
         starts.append(starts[-1] + n)
     pad = starts[-1]  # the appended row of padding_value
     slots = list(range(batch)) if sequence.unsorted_indices is None else \
-        [int(v) for v in sequence.unsorted_indices.cpu().tolist()]
+        [int(v) for v in _C._implicit_cpu(sequence.unsorted_indices, where).tolist()]
 
     def row(t: int, s: int) -> int:
         return starts[t] + s if t < steps and s < sizes[t] else pad
