@@ -200,3 +200,17 @@ def test_number_over_tensor_bits(device):
     np.testing.assert_allclose(xg.grad.cpu().numpy(), -3 / a**2, rtol=1e-12)
     ints = pdt.tensor([1, 2, 4], device=device)
     assert np.array_equal((3 / ints).cpu().numpy(), (ints.reciprocal() * 3).cpu().numpy())
+
+
+def test_pool_nodes_empty_batch(device):
+    """An empty batch backpropagates through the pooling nodes: zeros of the input's
+    shape (max_pool2d's backward reshaped with -1, which an empty tensor cannot infer,
+    and raised; PyTorch takes an empty batch, as the forward here does)."""
+    for shape in ((0, 3, 6, 6), (0, 2, 7, 9)):
+        for dtype in (pdt.float64, pdt.float32):
+            x = pdt.zeros(shape, dtype=dtype, device=device, requires_grad=True)
+            for pool in (lambda x: F.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 3, 2, 1),
+                         lambda x: F.avg_pool2d(x, 2), lambda x: F.adaptive_avg_pool2d(x, 3)):
+                x.grad = None
+                pool(x).sum().backward()
+                assert tuple(x.grad.shape) == shape and x.grad.dtype == dtype
