@@ -27,8 +27,11 @@ Note [run and reduce]
   ``all_reduce(op, value)`` waits for every replica's value (a threading.Barrier), then
   each replica sums them on its own device in replica order, so all get the same bits.
   A replica that raises breaks the barrier, so the others stop too, and run raises its
-  error.  Outside run: None inside a strategy's scope (the cross-replica context), else
-  a default context of one replica, as TensorFlow's.
+  error.  A replica whose fn returns takes part in one last exchange with a mark of its
+  own: replicas still in all_reduce (a different number of calls) raise RuntimeError,
+  as TensorFlow's run, rather than wait for it forever.  Outside run: None inside a
+  strategy's scope (the cross-replica context), else a default context of one replica,
+  as TensorFlow's.
 - MultiWorkerMirroredStrategy does not have these (they would need the other workers).
 """
 import enum
@@ -181,6 +184,9 @@ class ReplicaContext:
             For an unknown reduce_op name, or values of different shapes.
         TypeError
             For a value that is not a Tensor, or a reduce_op of another type.
+        RuntimeError
+            When another replica's fn returned without this call (replicas that call
+            all_reduce different numbers of times).
 
         Examples
         --------
@@ -195,16 +201,31 @@ class ReplicaContext:
             raise TypeError(f"all_reduce(): value must be a Tensor, got {type(value).__name__}")
         if self._sync is None:
             return value
-        slots, barrier = self._sync
-        slots[self._id] = value
-        barrier.wait()
-        values = list(slots)
-        barrier.wait()  # every replica has read the slots: they may be written again
+        values = _exchange(self._sync, self._id, value)
+        if any(v is _DONE for v in values):
+            raise RuntimeError(_MISMATCH)
         if len({tuple(v.shape) for v in values}) != 1:
             raise ValueError(f"all_reduce(): the replicas' values have the shapes "
                              f"{[tuple(v.shape) for v in values]}; they must be the same")
         total = _sum_on(values, value.device)
         return total / len(values) if op is ReduceOp.MEAN else total
+
+
+_DONE = object()  # the slot of a replica whose fn has returned
+_MISMATCH = ("Some replicas made a different number of all_reduce() calls: every replica "
+             "must call ReplicaContext.all_reduce as often as the others, in the same order "
+             "(TensorFlow's 'different number of replica_context().merge_call() calls')")
+
+
+def _exchange(sync, i, value):
+    """Replica i's value into its slot; once every replica has written its own, all the
+    slots (the second wait: every replica has read them, they may be written again)."""
+    slots, barrier = sync
+    slots[i] = value
+    barrier.wait()
+    values = list(slots)
+    barrier.wait()
+    return values
 
 
 def get_replica_context():
@@ -338,7 +359,11 @@ def run(self, fn, args=(), kwargs=None):
         _replica.context = ReplicaContext(self, i, sync)
         try:
             with self._devices[i]:
-                return True, fn(*_pick(args, i), **_pick(kwargs, i))
+                result = fn(*_pick(args, i), **_pick(kwargs, i))
+            # a last round, so that replicas still in all_reduce see this one has
+            # returned (they raise _MISMATCH) instead of waiting for it forever
+            _exchange(sync, i, _DONE)
+            return True, result
         except BaseException as exc:  # noqa: BLE001 - raised by run once all are done
             sync[1].abort()  # the others stop waiting in all_reduce
             return False, exc

@@ -223,3 +223,43 @@ def test_all_reduce_inside_run_trains_each_replica_as_one_device():
     assert "shapes [(1,), (2,), (3,)]" in out["errors"][2], out
     assert out["mean"] == [[2.0, 4.0]] * 3 and out["mean_dev"] == ["cpu:0", "cpu:1", "cpu:2"]
     assert out["cross"] and out["default"] == 1
+
+
+def test_replicas_with_different_numbers_of_all_reduce_calls_raise():
+    """A replica that returns while the others wait in all_reduce (or calls it once more
+    than they do) made run wait forever; now those still in all_reduce raise TensorFlow's
+    RuntimeError, run raises it, and the strategy still runs a matched all_reduce after."""
+    out = run_json("""
+        import threading
+        s = distribute.MirroredStrategy(DEVICES[:3])
+
+        def skips(k, extra):
+            ctx = distribute.get_replica_context()
+            v = pdt.ones(2)
+            if ctx.replica_id_in_sync_group == k and not extra:
+                return v
+            v = ctx.all_reduce('SUM', v)
+            if ctx.replica_id_in_sync_group == k:
+                v = ctx.all_reduce('SUM', v)
+            return v
+
+        results = []
+        for k, extra in ((1, False), (0, False), (2, True), (0, True)):
+            box = []
+            def call():
+                try:
+                    s.run(skips, args=(k, extra))
+                    box.append('no error')
+                except Exception as e:
+                    box.append(type(e).__name__ + ': ' + str(e))
+            t = threading.Thread(target=call, daemon=True)
+            t.start()
+            t.join(20)
+            results.append(box[0] if box else 'hang')
+        total = s.run(lambda: distribute.get_replica_context().all_reduce('SUM', pdt.ones(2)))
+        print(json.dumps(dict(results=results, total=[v.numpy().tolist() for v in total.values])))
+    """, n=3)
+    for r in out["results"]:
+        assert r.startswith("RuntimeError: Some replicas made a different number of "
+                            "all_reduce() calls"), out
+    assert out["total"] == [[3.0, 3.0]] * 3

@@ -200,3 +200,37 @@ def test_number_over_tensor_bits(device):
     np.testing.assert_allclose(xg.grad.cpu().numpy(), -3 / a**2, rtol=1e-12)
     ints = pdt.tensor([1, 2, 4], device=device)
     assert np.array_equal((3 / ints).cpu().numpy(), (ints.reciprocal() * 3).cpu().numpy())
+
+
+def test_pool_nodes_empty_batch(device):
+    """An empty batch backpropagates through the pooling nodes: zeros of the input's
+    shape (max_pool2d's backward reshaped with -1, which an empty tensor cannot infer,
+    and raised; PyTorch takes an empty batch, as the forward here does)."""
+    for shape in ((0, 3, 6, 6), (0, 2, 7, 9)):
+        for dtype in (pdt.float64, pdt.float32):
+            x = pdt.zeros(shape, dtype=dtype, device=device, requires_grad=True)
+            for pool in (lambda x: F.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 3, 2, 1),
+                         lambda x: F.avg_pool2d(x, 2), lambda x: F.adaptive_avg_pool2d(x, 3)):
+                x.grad = None
+                pool(x).sum().backward()
+                assert tuple(x.grad.shape) == shape and x.grad.dtype == dtype
+
+
+def test_linear_folded_empty(device):
+    """linear of a 1-d or 3-d input with a bias (the one-addmm node) when the input has
+    no rows, in_features is 0 or out_features is 0: bias (or nothing) broadcast over the
+    rows, and gradients x: g W, W: g^T x, bias: g summed over the rows (reshaped with
+    -1, which such an input leaves undetermined, it raised)."""
+    for xs, (o, i) in (((2, 3, 0), (4, 0)), ((0,), (4, 0)), ((0, 3, 5), (4, 5)),
+                       ((2, 3, 5), (0, 5))):
+        x = pdt.ones(xs, dtype=pdt.float64, device=device, requires_grad=True)
+        w = pdt.ones((o, i), dtype=pdt.float64, device=device, requires_grad=True)
+        b = pdt.arange(o, dtype=pdt.float64, device=device).requires_grad_()
+        y = F.linear(x, w, b)
+        rows = int(np.prod(xs[:-1]))
+        want = np.broadcast_to(np.arange(o, dtype=np.float64), xs[:-1] + (o,))
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), want)
+        gx, gw, gb = autograd.grad((y * y).sum(), [x, w, b])
+        assert tuple(gx.shape) == xs and not gx.cpu().numpy().any()
+        np.testing.assert_array_equal(gw.cpu().numpy(), np.zeros((o, i)))  # x or g empty
+        np.testing.assert_array_equal(gb.cpu().numpy(), 2 * rows * np.arange(o))

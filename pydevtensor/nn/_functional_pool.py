@@ -263,9 +263,10 @@ class MaxPool2DWithIndicesBackward0(Node):
 
     def backward(self, g):
         (taps,) = self.saved_tensors
-        n, c = taps.shape[:2]
+        n, c, oh, ow = taps.shape  # sizes, not -1: an empty batch has no -1 to infer
         k = _int_range(self.k, g.device).reshape(1, 1, self.k, 1)
-        return ((k == taps.reshape(n, c, 1, -1)).to(g.dtype) * g.reshape(n, c, 1, -1),)
+        shape = (n, c, 1, oh * ow)
+        return ((k == taps.reshape(shape)).to(g.dtype) * g.reshape(shape),)
 
 
 def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> Tensor:
