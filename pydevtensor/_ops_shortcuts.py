@@ -82,7 +82,7 @@ def reciprocal(input, *, out=None):
 
 @recorded("reciprocal")  # ReciprocalBackward0, from the result as PyTorch's: not div's
 def _reciprocal(x):
-    return _C.div(1, x)  # not 1 / x: number / tensor is reciprocal() * number
+    return 1 / x
 
 
 def _random_like(fn, input, dtype, device, requires_grad, op, memory_format=None, **more):

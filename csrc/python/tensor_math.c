@@ -296,28 +296,6 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
         }
         Py_RETURN_NOTIMPLEMENTED;
     }
-    if (op == PDT_OP_DIV && !in_place && !x.t && y.t) {
-        /* number / tensor is PyTorch's Tensor.__rtruediv__, tensor.reciprocal() * number:
-         * its bits (3 / x rounds twice) and its grad_fn, MulBackward0 after a
-         * ReciprocalBackward0 (a DivBackward0 here before) */
-        PyObject *r = PyObject_CallMethod(b, "reciprocal", NULL);
-        if (!r)
-            return NULL;
-        PyObject *result;
-        if (pdt_autograd_wanted(NULL, &b, 1, NULL)) {
-            result = PyNumber_Multiply(r, a);
-        } else {
-            /* No graph to name: 1 / x is reciprocal's bits already (times 1 is
-             * exact), and otherwise r is fresh, so the product is formed in it */
-            if (PyFloat_CheckExact(a) ? PyFloat_AS_DOUBLE(a) == 1.0
-                                      : PyLong_CheckExact(a) && PyLong_AsLong(a) == 1)
-                return r;
-            PyErr_Clear(); /* PyLong_AsLong's overflow: not 1 */
-            result = PyNumber_InPlaceMultiply(r, a);
-        }
-        Py_DECREF(r);
-        return result;
-    }
     PyObject *ab[2] = {a, b};
     if (pdt_autograd_wanted(NULL, ab, 2, NULL) && (quick_is_tensor(a) || quick_is_tensor(b))) {
         if (!in_place)
