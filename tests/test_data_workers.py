@@ -249,3 +249,20 @@ def test_pin_memory_applies_in_the_main_process():
 def _null():
     import contextlib
     return contextlib.nullcontext()
+
+
+def test_killed_persistent_worker_raises():
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=2, persistent_workers=True)
+    assert len(list(loader)) == 3
+    victim = psutil.Process().children()[1]
+    victim.kill()  # not waited for here: the loader collects its exit status
+    with pytest.raises(RuntimeError, match=rf"DataLoader worker \d \(pid {victim.pid}\) is "
+                                           rf"killed by signal: SIGKILL"):
+        list(loader)
+    assert len(list(loader)) == 3  # new workers for the next epoch
+    victim = psutil.Process().children()[0]
+    victim.kill()
+    victim.wait(10)  # its exit status collected here: the loader finds its pid gone
+    with pytest.raises(RuntimeError, match=r"exited unexpectedly \(its exit status was "
+                                           r"collected elsewhere\)"):
+        list(loader)

@@ -271,13 +271,18 @@ class WorkerPool:
 
     def check_alive(self):
         for worker_id, process in enumerate(self.processes):
-            if process.exitcode is not None or not process.is_alive():
-                code = process.exitcode
-                how = (f"is killed by signal: {signal.Signals(-code).name}"
-                       if code is not None and code < 0 else
+            code = process.exitcode  # None while it runs (waitpid, without blocking)
+            if code is None:
+                try:
+                    os.kill(process.pid, 0)
+                    continue
+                except ProcessLookupError:  # gone, its status collected by someone else
+                    how = "exited unexpectedly (its exit status was collected elsewhere)"
+            else:
+                how = (f"is killed by signal: {signal.Signals(-code).name}" if code < 0 else
                        f"exited unexpectedly with exit code {code}")
-                self.shutdown()
-                raise RuntimeError(f"DataLoader worker {worker_id} (pid {process.pid}) {how}")
+            self.shutdown(_POLL)
+            raise RuntimeError(f"DataLoader worker {worker_id} (pid {process.pid}) {how}")
 
     def get(self, timeout):
         """The next (epoch, batch number, result) from any worker; RuntimeError when a
@@ -288,7 +293,7 @@ class WorkerPool:
             if timeout > 0:
                 wait = min(wait, timeout - (time.monotonic() - start))
                 if wait <= 0:
-                    self.shutdown()
+                    self.shutdown(_POLL)  # a worker may be stuck: not long to stop
                     raise RuntimeError(f"DataLoader timed out after {timeout} seconds")
             try:
                 epoch, number, data = self.result_queue.get(timeout=wait)
@@ -297,7 +302,8 @@ class WorkerPool:
                 continue
             return epoch, number, pickle.loads(data)
 
-    def shutdown(self):
+    def shutdown(self, patience=_JOIN):
+        """Tells the workers to stop, gives them patience seconds, then terminates them."""
         processes, self.processes = self.processes, []
         for index_queue, process in zip(self.index_queues, processes):
             if process.is_alive():
@@ -305,7 +311,7 @@ class WorkerPool:
                     index_queue.put(None)
                 except (OSError, ValueError):
                     pass
-        deadline = time.monotonic() + _JOIN
+        deadline = time.monotonic() + patience
         for process in processes:
             process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
