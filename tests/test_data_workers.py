@@ -32,8 +32,8 @@ class Squares(data.Dataset):
     def __len__(self):
         return self.n
 
-    def __getitem__(self, i):
-        return {"x": pdt.tensor([float(i), float(i) ** 2]), "i": i}
+    def __getitem__(self, i):  # scale: set in a worker by _set_scale
+        return {"x": pdt.tensor([float(i) * getattr(self, "scale", 1.0)]), "i": i}
 
 
 class Stream(data.IterableDataset):
@@ -88,7 +88,7 @@ def test_iterable_dataset_batches(workers):
                                  num_workers=workers)
         assert _values(loader) == _values(data.DataLoader(Stream(), batch_size=batch_size))
     # not sharded: each worker gives the whole stream, as PyTorch's
-    loader = data.DataLoader(data.IterableDataset.__new__(_Plain), batch_size=4,
+    loader = data.DataLoader(_Plain(), batch_size=4,
                              num_workers=workers, drop_last=True)
     assert sorted(sum(_values(loader), [])) == sorted(list(range(10))[:8] * workers)
 
@@ -124,22 +124,11 @@ def test_seeds_worker_info_and_worker_init_fn():
     assert [b["x"][:, 0].tolist() for b in loader] == [[0., 10.], [80., 120.], [40., 50.]]
 
 
-class _Scaled(Squares):
-    pass
-
-
 def _set_scale(worker_id):
     info = data.get_worker_info()
     assert info.id == worker_id
     # the worker's own copy of the dataset: the main process's is unchanged
     info.dataset.scale = 10.0 * (worker_id + 1) ** 2
-
-
-def _scaled_getitem(self, i):
-    return {"x": pdt.tensor([float(i) * getattr(self, "scale", 1.0)]), "i": i}
-
-
-Squares.__getitem__ = _scaled_getitem  # plain values without worker_init_fn
 
 
 class Failing(Squares):
