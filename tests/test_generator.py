@@ -224,8 +224,10 @@ def test_dataloader_and_random_split_take_a_generator(device):
     g.manual_seed(5)
     again = [b[0].tolist() for b in data.DataLoader(ds, batch_size=5, shuffle=True, generator=g)]
     assert first == again and sorted(sum(first, [])) == list(range(20))
-    assert first == [_np(pdt.randperm(20, generator=pdt.Generator().manual_seed(5)))
-                     [i:i + 5].tolist() for i in range(0, 20, 5)]
+    g.manual_seed(5)
+    pdt.empty((), dtype=pdt.int64).random_(generator=g)  # the epoch's base seed, as PyTorch's
+    order = _np(pdt.randperm(20, generator=g))
+    assert first == [order[i:i + 5].tolist() for i in range(0, 20, 5)]
     parts = data.random_split(ds, [15, 5], generator=pdt.Generator().manual_seed(5))
     assert parts[0].indices == _np(pdt.randperm(20, generator=pdt.Generator().manual_seed(5))
                                    )[:15].tolist()

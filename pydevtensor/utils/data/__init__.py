@@ -2,8 +2,7 @@
 ``torch.utils.data`` (Dive into Deep Learning's ``load_array``:
 ``data.DataLoader(data.TensorDataset(X, y), batch_size, shuffle=is_train)``).
 
-Loading happens in the calling process: ``num_workers`` is accepted for PyTorch's
-signature and starts no workers (see ``DataLoader``).
+``num_workers > 0`` loads in worker processes, as PyTorch's (see ``DataLoader``).
 
 PyTorch's submodule paths import the same objects: ``utils.data.dataloader``
 (``DataLoader``, ``default_collate``, ...), ``utils.data.dataset`` and

@@ -14,10 +14,8 @@ any loader given a sampler or batch_sampler, read sample by sample through the
 sampler's indices (a batch's indices at once where the dataset has ``__getitems__``)
 and collate_fn (``default_collate``).
 
-Loading happens in the calling process: ``num_workers`` and the worker options
-(``worker_init_fn``, ``persistent_workers``, ``prefetch_factor``, ``timeout``,
-``multiprocessing_context``) are checked as PyTorch checks them and start no workers;
-``worker_init_fn`` is never called and ``get_worker_info()`` is None.
+With ``num_workers > 0`` the batches are made in worker processes (``_worker.py``, after
+PyTorch's design): the same batches as without workers, handed back in order.
 """
 from __future__ import annotations
 
@@ -36,25 +34,10 @@ from ..._ops_shortcuts import randperm as _randperm
 from ._collate import _rebuild, _rebuild_map, default_collate, default_convert
 from ._dataset import IterableDataset, TensorDataset
 from ._sampler import BatchSampler, RandomSampler, SequentialSampler, _generator_arg
+from ._worker import (WorkerBatches, WorkerPool, _dataset_device, _Spec, fetch_map,
+                      get_worker_info, stream_batches)
 
 __all__ = ["DataLoader", "get_worker_info"]
-
-
-def get_worker_info() -> None:
-    """Information about the DataLoader worker process this runs in: None, since a
-    DataLoader here loads in the calling process (PyTorch also gives None there).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> from pydevtensor.utils import data
-    >>> data.get_worker_info() is None
-    True
-    """
-    return None
 
 
 def _size_of(value, where, error=TypeError):
@@ -147,7 +130,17 @@ class DataLoader:
     batch_sampler : Sampler or iterable of lists of int, optional
         The indices of each batch (excludes batch_size, shuffle, sampler, drop_last).
     num_workers : int, optional
-        Accepted for PyTorch's signature (>= 0); the samples are loaded in this process.
+        0 (default) loads in this process; more starts that many worker processes
+        (from multiprocessing_context, the platform's default start method unless given)
+        that make the batches, handed back in order: the same batches as without
+        workers.  Each worker seeds Python's ``random`` and pydevtensor's default
+        generator with a base seed (drawn from the loader's generator each epoch, with
+        or without workers, as PyTorch) plus its id, which ``get_worker_info()`` gives
+        there; an IterableDataset is read whole by every worker unless it shares itself
+        out by ``get_worker_info()``.  A worker's exception is raised again here
+        ("Caught X in DataLoader worker process N" and its traceback); a worker that
+        dies is a RuntimeError.  Batches cross between processes pickled, CPU tensors
+        only: a dataset holding CUDA tensors, or a worker making one, is a RuntimeError.
     collate_fn : callable, optional
         Joins a list of samples into a batch (default ``default_collate``); given, it is
         used for a TensorDataset too, sample by sample.
@@ -161,8 +154,12 @@ class DataLoader:
         PyTorch's worker options, checked as PyTorch checks them (prefetch_factor,
         persistent_workers and multiprocessing_context need num_workers > 0;
         multiprocessing_context is a start method's name or a multiprocessing context;
-        prefetch_factor is 2 by default with workers, and 0 is refused when iterating);
-        no worker starts, so worker_init_fn is not called.
+        prefetch_factor is 2 by default with workers, and 0 is refused when iterating).
+        timeout > 0: seconds to wait for a batch before a RuntimeError;
+        worker_init_fn(worker_id) runs in each worker after seeding; prefetch_factor
+        batches per worker are asked for in advance; persistent_workers=True keeps the
+        workers from one epoch to the next (else they stop at the end of each epoch or
+        when its iterator is deleted).
     generator : Generator, optional
         The stream shuffle=True's orders (and the default RandomSampler) draw from
         (default: the default generator).
@@ -171,8 +168,7 @@ class DataLoader:
         ignored (the pinned memory is the CUDA host's).
     in_order : bool, optional
         PyTorch's (default True): False lets its workers hand over a batch as soon as
-        it is ready rather than in the sampler's order.  Kept as ``self.in_order``;
-        the batches are loaded in this process, so they always come in order.
+        it is ready rather than in the sampler's order, as here.
 
     Raises
     ------
@@ -306,7 +302,10 @@ class DataLoader:
         if self.num_workers > 0 and self.prefetch_factor == 0:  # where PyTorch checks it
             raise ValueError("DataLoader: prefetch_factor must be greater than 0 for "
                              "multi-process loading (num_workers > 0), got 0")
-        batches = self._batches()
+        # PyTorch's iterators draw the workers' base seed from the loader's generator each
+        # epoch, with or without workers: the sampler's orders are the same either way
+        base_seed = int(_C.empty((), dtype=_C.int64).random_(generator=self.generator).item())
+        batches = self._worker_batches(base_seed) if self.num_workers > 0 else self._batches()
         if not self.pin_memory:
             return _Batches(self, batches)
         if self.pin_memory_device:
@@ -320,12 +319,42 @@ class DataLoader:
             return _Batches(self, batches)
         return _Batches(self, (_pin(b) for b in batches))
 
+    def _worker_batches(self, base_seed):
+        """This epoch's batches from worker processes (persistent ones kept by the loader)."""
+        device = _dataset_device(self.dataset)
+        if device is not None:
+            raise RuntimeError(f"DataLoader: the dataset holds tensors on {device}, which "
+                               f"worker processes cannot use (CUDA cannot be re-initialized "
+                               f"in a forked subprocess, and a worker gives CPU tensors "
+                               f"only); keep the dataset on the CPU and move each batch to "
+                               f"the GPU, or use num_workers=0")
+        pool = self.__dict__.get("_pool")
+        if pool is None or not pool.processes:
+            context = self.multiprocessing_context
+            if context is None or isinstance(context, str):
+                context = multiprocessing.get_context(context)
+            auto = self.batch_size is not None or self.batch_sampler is not None
+            spec = _Spec(self.dataset, self.batch_size, self.drop_last, self.collate_fn,
+                         auto, self.worker_init_fn)
+            pool = WorkerPool(context, spec, self.num_workers, base_seed)
+            if self.persistent_workers:
+                self._pool = pool
+        return WorkerBatches(self, pool, self.persistent_workers)
+
+    def __del__(self):
+        pool = self.__dict__.get("_pool")
+        if pool is not None:
+            pool.__del__()
+
     def _batches(self):
         if isinstance(self.dataset, IterableDataset):
-            return self._stream_batches()
+            return stream_batches(self.dataset, self.batch_size, self.drop_last,
+                                  self.collate_fn)
         if self._fast and self.collate_fn is default_collate:
             return self._tensor_batches(self.dataset.tensors, len(self.dataset))
-        return self._sample_batches()
+        auto = self.batch_sampler is not None
+        return (fetch_map(self.dataset, indices, self.collate_fn, auto)
+                for indices in (self.batch_sampler if auto else self.sampler))
 
     def _bounds(self, n):
         """(start, stop) of each batch of n samples."""
@@ -349,37 +378,6 @@ class DataLoader:
             else:  # contiguous, as the stacked samples of PyTorch's batches are
                 yield [t[start:stop].clone(memory_format=contiguous_format)
                        for t in tensors]
-
-    def _convert(self, sample):
-        return self.collate_fn(sample) if self.collate_fn is not None else \
-            default_convert(sample)
-
-    def _sample_batches(self):
-        if self.batch_sampler is None:
-            for i in self.sampler:
-                yield self._convert(self.dataset[i])
-            return
-        collate = self.collate_fn if self.collate_fn is not None else default_collate
-        getitems = getattr(self.dataset, "__getitems__", None)
-        for indices in self.batch_sampler:
-            # a dataset's __getitems__ reads a batch at once, as PyTorch's fetcher calls it
-            yield collate(getitems(indices) if getitems else
-                          [self.dataset[i] for i in indices])
-
-    def _stream_batches(self):
-        if self.batch_size is None:
-            for sample in self.dataset:
-                yield self._convert(sample)
-            return
-        collate = self.collate_fn if self.collate_fn is not None else default_collate
-        batch = []
-        for sample in self.dataset:
-            batch.append(sample)
-            if len(batch) == self.batch_size:
-                yield collate(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield collate(batch)
 
 
 class _Batches:

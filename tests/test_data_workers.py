@@ -1,0 +1,257 @@
+"""DataLoader worker processes (num_workers > 0): the same batches as without workers,
+seeds and get_worker_info in the workers, worker_init_fn, errors re-raised, dead workers,
+timeout, persistent workers, and no processes left behind."""
+import os
+import random
+import time
+
+import numpy as np
+import psutil
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor.utils import data
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_workers():
+    yield
+    deadline = time.monotonic() + 10
+    while psutil.Process().children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = psutil.Process().children()
+    for child in left:  # not to fail the next tests too
+        child.kill()
+    assert left == []
+
+
+class Squares(data.Dataset):
+    def __init__(self, n=23):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):  # scale: set in a worker by _set_scale
+        return {"x": pdt.tensor([float(i) * getattr(self, "scale", 1.0)]), "i": i}
+
+
+class Stream(data.IterableDataset):
+    """range(n), each worker taking every num_workers-th block of `block` samples."""
+
+    def __init__(self, n=23, block=1):
+        self.n, self.block = n, block
+
+    def __iter__(self):
+        info = data.get_worker_info()
+        k, m = (info.id, info.num_workers) if info is not None else (0, 1)
+        return (pdt.tensor([i]) for i in range(self.n) if (i // self.block) % m == k)
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value.tolist() if isinstance(value, pdt.Tensor) else value
+
+
+def _values(loader):
+    return [_plain(b) for b in loader]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_map_style_batches_equal_the_in_process_loaders(workers):
+    ds = Squares()
+    for kw in (dict(batch_size=4), dict(batch_size=5, drop_last=True), dict(batch_size=None),
+               dict(batch_size=3, shuffle=True)):
+        got, want = [], []
+        for n, out in ((workers, got), (0, want)):
+            g = pdt.Generator().manual_seed(7) if kw.get("shuffle") else None
+            loader = data.DataLoader(ds, num_workers=n, generator=g, **kw)
+            out.append(_values(loader))
+            out.append(_values(loader))  # a second epoch: a new order with shuffle
+        assert got == want, kw
+    x, y = np.arange(24.).reshape(12, 2), np.arange(12)
+    tds = data.TensorDataset(pdt.tensor(x), pdt.tensor(y))
+    g = pdt.Generator().manual_seed(3)
+    batches = list(data.DataLoader(tds, 5, shuffle=True, num_workers=workers, generator=g))
+    g.manual_seed(3)
+    for a, b in zip(batches, data.DataLoader(tds, 5, shuffle=True, generator=g)):
+        np.testing.assert_array_equal(a[0].numpy(), b[0].numpy())
+        np.testing.assert_array_equal(a[1].numpy(), b[1].numpy())
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_iterable_dataset_batches(workers):
+    for batch_size in (1, 3):
+        # sharded by batches: the in-order round robin gives the stream's order back
+        loader = data.DataLoader(Stream(block=batch_size), batch_size=batch_size,
+                                 num_workers=workers)
+        assert _values(loader) == _values(data.DataLoader(Stream(), batch_size=batch_size))
+    # not sharded: each worker gives the whole stream, as PyTorch's
+    loader = data.DataLoader(_Plain(), batch_size=4,
+                             num_workers=workers, drop_last=True)
+    assert sorted(sum(_values(loader), [])) == sorted(list(range(10))[:8] * workers)
+
+
+class _Plain(data.IterableDataset):
+    def __iter__(self):
+        return iter(range(10))
+
+
+def _info(_):
+    info = data.get_worker_info()
+    return [info.id, info.num_workers, info.seed, random.random(), pdt.rand(()).item(),
+            type(info.dataset).__name__, os.getpid()]
+
+
+def test_seeds_worker_info_and_worker_init_fn():
+    assert data.get_worker_info() is None
+    ds = Squares(6)
+    g = pdt.Generator().manual_seed(11)
+    loader = data.DataLoader(ds, batch_size=1, num_workers=3, collate_fn=_info, generator=g)
+    rows = list(loader)
+    g.manual_seed(11)
+    base = pdt.empty((), dtype=pdt.int64).random_(generator=g).item()
+    assert [r[:2] for r in rows] == [[k % 3, 3] for k in range(6)]  # round robin
+    for r in rows[:3]:
+        seed = base + r[0]
+        assert r[2] == seed and r[5] == "Squares" and r[6] != os.getpid()
+        assert r[3] == random.Random(seed).random()
+        pdt.manual_seed(seed)
+        assert r[4] == pdt.rand(()).item()
+    assert len({r[6] for r in rows}) == 3
+    loader = data.DataLoader(ds, batch_size=2, num_workers=2, worker_init_fn=_set_scale)
+    assert [b["x"][:, 0].tolist() for b in loader] == [[0., 10.], [80., 120.], [40., 50.]]
+
+
+def _set_scale(worker_id):
+    info = data.get_worker_info()
+    assert info.id == worker_id
+    # the worker's own copy of the dataset: the main process's is unchanged
+    info.dataset.scale = 10.0 * (worker_id + 1) ** 2
+
+
+class Failing(Squares):
+    def __getitem__(self, i):
+        if i == 5:
+            raise KeyError("no sample 5")
+        return float(i)
+
+
+class Dying(Squares):
+    def __getitem__(self, i):
+        if i == 7:
+            os._exit(3)
+        return float(i)
+
+
+def test_worker_exception_is_reraised_with_worker_and_traceback():
+    loader = data.DataLoader(Failing(), batch_size=2, num_workers=2)
+    it = iter(loader)
+    assert next(it).tolist() == [0., 1.] and next(it).tolist() == [2., 3.]
+    with pytest.raises(KeyError, match=r"Caught KeyError in DataLoader worker process 0\."
+                                       r"\nOriginal Traceback[\s\S]*no sample 5"):
+        next(it)
+
+
+def test_dead_worker_and_timeout_raise():
+    loader = data.DataLoader(Dying(), batch_size=1, num_workers=2, sampler=[0, 7, 1])
+    with pytest.raises(RuntimeError, match=r"DataLoader worker 1 \(pid \d+\) exited "
+                                           r"unexpectedly with exit code 3"):
+        list(loader)
+    loader = data.DataLoader(Slow(), batch_size=1, num_workers=1, timeout=0.3)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0.3 seconds"):
+        list(loader)
+    assert time.monotonic() - start < 20
+
+
+class Slow(Squares):
+    def __getitem__(self, i):
+        time.sleep(30)
+
+
+def test_init_fn_error_and_unpicklable_batch():
+    loader = data.DataLoader(Squares(4), batch_size=2, num_workers=1, worker_init_fn=_boom)
+    with pytest.raises(ZeroDivisionError, match="Caught ZeroDivisionError in DataLoader "
+                                                "worker process 0"):
+        list(loader)
+    loader = data.DataLoader(Squares(4), batch_size=2, num_workers=1,
+                             collate_fn=lambda b: (lambda: 0))
+    with pytest.raises((AttributeError, TypeError, pickle_error()), match="Caught"):
+        list(loader)
+
+
+def pickle_error():
+    import pickle
+    return pickle.PicklingError
+
+
+def _boom(_):
+    return 1 / 0
+
+
+def test_persistent_workers_live_across_epochs_and_shut_down():
+    ds = Squares(8)
+    loader = data.DataLoader(ds, batch_size=1, num_workers=2, persistent_workers=True,
+                             collate_fn=_info)
+    first = [r[6] for r in loader]
+    children = {p.pid for p in psutil.Process().children()}
+    assert set(first) == children and len(children) == 2
+    it = iter(loader)
+    next(it)
+    del it  # an abandoned epoch: the next one discards its results
+    second = [r[6] for r in loader]
+    assert set(second) == children and len(second) == 8
+    del loader  # the workers end with the loader
+    it = iter(data.DataLoader(ds, batch_size=1, num_workers=2))
+    next(it)
+    assert len(psutil.Process().children()) == 2
+    del it  # a non-persistent epoch's workers end with its iterator
+
+
+def test_in_order_false_gives_every_batch():
+    loader = data.DataLoader(Squares(9), batch_size=2, num_workers=3, in_order=False)
+    got = sorted(b["i"].tolist() for b in loader)
+    assert got == [[0, 1], [2, 3], [4, 5], [6, 7], [8]]
+
+
+def test_cuda_tensors_are_refused(device):
+    ds = data.TensorDataset(pdt.arange(6.).to(device))
+    loader = data.DataLoader(ds, batch_size=2, num_workers=1)
+    if device.type == "cuda":
+        with pytest.raises(RuntimeError, match="dataset holds tensors on cuda"):
+            list(loader)
+    else:
+        assert [b[0].tolist() for b in loader] == [[0., 1.], [2., 3.], [4., 5.]]
+
+
+def test_pin_memory_applies_in_the_main_process():
+    loader = data.DataLoader(Squares(4), batch_size=2, num_workers=1, pin_memory=True)
+    with pytest.warns(UserWarning) if not pdt.cuda.is_available() else _null():
+        batches = list(loader)
+    assert [b["i"].tolist() for b in batches] == [[0, 1], [2, 3]]
+    if pdt.cuda.is_available():
+        assert all(b["x"].is_pinned() for b in batches)
+
+
+def _null():
+    import contextlib
+    return contextlib.nullcontext()
+
+
+def test_killed_persistent_worker_raises():
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=2, persistent_workers=True)
+    assert len(list(loader)) == 3
+    victim = psutil.Process().children()[1]
+    victim.kill()  # not waited for here: the loader collects its exit status
+    with pytest.raises(RuntimeError, match=rf"DataLoader worker \d \(pid {victim.pid}\) is "
+                                           rf"killed by signal: SIGKILL"):
+        list(loader)
+    assert len(list(loader)) == 3  # new workers for the next epoch
+    victim = psutil.Process().children()[0]
+    victim.kill()
+    victim.wait(10)  # its exit status collected here: the loader finds its pid gone
+    with pytest.raises(RuntimeError, match=r"exited unexpectedly \(its exit status was "
+                                           r"collected elsewhere\)"):
+        list(loader)
