@@ -259,9 +259,10 @@ def test_loader_errors():
         data.DataLoader(ds, batch_size=None, drop_last=True)
     with pytest.raises(NotImplementedError, match=r"Dataset must define __getitem__"):
         data.Dataset()[0]
-    assert len(data.DataLoader(ds, 4, num_workers=2)) == 3  # accepted; loads in-process
+    assert len(data.DataLoader(ds, 4, num_workers=2)) == 3
 
 
+@pytest.mark.forks_workers
 @pytest.mark.parametrize("workers", [0, 2])
 def test_dataloader_takes_in_order(workers):
     # PyTorch's keyword: in_order=False takes the workers' batches as they come

@@ -28,6 +28,7 @@ class Stream(data.IterableDataset):
         return self.reported
 
 
+@pytest.mark.forks_workers
 def test_multiprocessing_context_checked():
     with pytest.raises(ValueError, match="valid start method"):
         data.DataLoader([1, 2], num_workers=1, multiprocessing_context="bogus")

@@ -12,6 +12,8 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor.utils import data
 
+pytestmark = pytest.mark.forks_workers
+
 
 @pytest.fixture(autouse=True)
 def no_leftover_workers():
