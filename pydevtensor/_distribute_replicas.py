@@ -1,7 +1,7 @@
 """The replicas of pydevtensor.distribute's MirroredStrategy (Note [mirrored training] in
 distribute.py): how a replica is made (_replicate), how its gradients live in flat
-buckets (_GradBucket), which all-reduce sums them (_choose_all_reduce) and the threads
-that run the replicas (_Runner)."""
+buckets (_GradBucket), which all-reduce sums them (_choose_all_reduce), the threads
+that run the replicas (_Runner) and how a batch is split among them (_shard_bounds)."""
 import copy
 import queue
 import threading
@@ -14,6 +14,16 @@ from .nn.parameter import Parameter, UninitializedParameter
 # strategy's bookkeeping.
 _NOT_COPIED = ("_parameters", "_buffers", "_modules", "_saved", "_pdt_strategy",
                "_pdt_replicas")
+
+
+def _shard_bounds(start, size, n):
+    """Where each of n replicas' shards of the samples start .. start + size begins and
+    ends: n + 1 bounds, the first size % n shards one sample longer (as TensorFlow
+    splits a global batch)."""
+    bounds = [start]
+    for i in range(n):
+        bounds.append(bounds[-1] + size // n + (1 if i < size % n else 0))
+    return bounds
 
 
 def _replicate(module, device, memo):

@@ -38,7 +38,8 @@ import enum
 import threading
 
 from . import _C
-from ._distribute_replicas import _Runner
+from ._distribute_replicas import _Runner, _shard_bounds
+from ._func_transforms import _leaves, _rebuild
 from .nn.module import _scopes
 
 __all__ = ["ReduceOp", "PerReplica", "ReplicaContext", "get_replica_context"]
@@ -567,40 +568,22 @@ class _DistributedDataset:
             yield _split_batch(self._strategy._devices, batch)
 
 
-def _leaves(batch):
-    if isinstance(batch, (tuple, list)):
-        return [x for v in batch for x in _leaves(v)]
-    if isinstance(batch, dict):
-        return [x for v in batch.values() for x in _leaves(v)]
-    return [batch]
-
-
 def _split_batch(devices, batch):
     n = len(devices)
-    leaves = _leaves(batch)
-    as_tensor = {}
-    for x in leaves:
+    parts = []  # batch's leaves as tensors, in _leaves' order
+    for x in _leaves(batch):
         t = x if isinstance(x, _C.Tensor) else _from_array(x)
         if t.ndim == 0:
             raise ValueError("experimental_distribute_dataset: a batch element is 0-d; "
                              "batches need a first dimension of samples")
-        as_tensor[id(x)] = t
-    sizes = {as_tensor[id(x)].shape[0] for x in leaves}
+        parts.append(t)
+    sizes = {t.shape[0] for t in parts}
     if len(sizes) != 1:
         raise ValueError(f"experimental_distribute_dataset: the batch's parts have "
                          f"{sorted(sizes)} samples; they must have the same number")
-    size = sizes.pop()
-    counts = [size // n + (1 if i < size % n else 0) for i in range(n)]
-    bounds = [sum(counts[:i]) for i in range(n + 1)]
-
-    def shard(x, i):
-        if isinstance(x, (tuple, list)):
-            return type(x)(shard(v, i) for v in x)
-        if isinstance(x, dict):
-            return {k: shard(v, i) for k, v in x.items()}
-        return as_tensor[id(x)][bounds[i]:bounds[i + 1]].to(devices[i])
-
-    shards = [shard(batch, i) for i in range(n)]
+    bounds = _shard_bounds(0, sizes.pop(), n)
+    shards = [_rebuild(batch, iter([t[bounds[i]:bounds[i + 1]].to(devices[i]) for t in parts]))
+              for i in range(n)]
     return shards[0] if n == 1 else _regroup(shards)
 
 

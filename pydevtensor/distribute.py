@@ -88,7 +88,7 @@ from . import _distribute_values as _values
 from ._distribute_values import (PerReplica, ReduceOp, ReplicaContext, _open_scopes,
                                  get_replica_context)
 from ._distribute_replicas import (_ALL_REDUCE_METHODS, _GradBucket, _Runner,
-                                   _choose_all_reduce, _replicate)
+                                   _choose_all_reduce, _replicate, _shard_bounds)
 from .nn.module import Module, _pop_scope, _push_scope
 from .nn.parameter import UninitializedParameter
 
@@ -459,10 +459,9 @@ class MirroredStrategy:
     def _step(self, X, y, start, stop, replicas, losses, buckets, receive, optimizers,
               reduction, run):
         """One synchronous step on X[start:stop]; returns the global batch's loss."""
-        n = len(replicas)
         size = stop - start
-        sizes = [size // n + (1 if i < size % n else 0) for i in range(n)]
-        bounds = [start + sum(sizes[:i]) for i in range(n + 1)]
+        bounds = _shard_bounds(start, size, len(replicas))
+        sizes = [hi - lo for lo, hi in zip(bounds, bounds[1:])]
 
         denominator = None
         if isinstance(reduction, tuple):  # CrossEntropyLoss/NLLLoss with weights
@@ -602,12 +601,11 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     def _step(self, X, y, start, stop, *rest):
         W, r = self._dist.get_world_size(), self._dist.get_rank()
         size = stop - start
-        sizes = [size // W + (1 if i < size % W else 0) for i in range(W)]
-        lo = start + sum(sizes[:r])
+        lo, hi = _shard_bounds(start, size, W)[r:r + 2]
         reduction = rest[-2]
-        self._share = sizes[r] / size if reduction == "mean" else 1.0
+        self._share = (hi - lo) / size if reduction == "mean" else 1.0
         # an empty shard still takes part: zero gradients into the all-reduce
-        local = super()._step(X, y, lo, lo + sizes[r], *rest)
+        local = super()._step(X, y, lo, hi, *rest)
         total = _C.tensor([local * self._share], dtype=_C.float64)
         self._dist.all_reduce(total)  # the global batch's loss, for the history
         return total.item()
