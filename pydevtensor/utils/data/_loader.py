@@ -333,9 +333,8 @@ class DataLoader:
             context = self.multiprocessing_context
             if context is None or isinstance(context, str):
                 context = multiprocessing.get_context(context)
-            auto = self.batch_size is not None or self.batch_sampler is not None
             spec = _Spec(self.dataset, self.batch_size, self.drop_last, self.collate_fn,
-                         auto, self.worker_init_fn)
+                         self.batch_sampler is not None, self.worker_init_fn)
             pool = WorkerPool(context, spec, self.num_workers, base_seed)
             if self.persistent_workers:
                 self._pool = pool
