@@ -139,7 +139,7 @@ def _nccl_unusable(devices, physical_of, nccl_loads):
     return None
 
 
-def _choose_all_reduce(devices, requested, physical_of=None, nccl_loads=None):
+def _choose_all_reduce(devices, requested, physical_of=None, nccl_loads=None, label=None):
     """'nccl' or 'copies' for devices, given all_reduce=requested ('auto', 'nccl' or
     'copies'); Note [mirrored training].  physical_of and nccl_loads default to the
     running module's (tests pass fakes)."""
@@ -152,8 +152,10 @@ def _choose_all_reduce(devices, requested, physical_of=None, nccl_loads=None):
     if why is None:
         return "nccl"
     if requested == "nccl":
-        raise RuntimeError(f"MirroredStrategy(all_reduce='nccl'): {why}; use "
-                           f"all_reduce='copies' (or 'auto', which picks it)")
+        other = ("cross_device_ops=ReductionToOneDevice()" if label else
+                 "all_reduce='copies' (or 'auto', which picks it)")
+        label = label or "all_reduce='nccl'"
+        raise RuntimeError(f"MirroredStrategy({label}): {why}; use {other}")
     return "copies"
 
 

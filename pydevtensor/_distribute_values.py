@@ -17,8 +17,9 @@ Note [run and reduce]
   divides by the number of elements along it over all replicas (so shards of unequal
   sizes give the mean over the global batch).  A value that is not a PerReplica is
   one every replica holds: MEAN returns it, SUM along an axis counts it once per
-  replica, and SUM without an axis is refused, as in TensorFlow.  Integer values give a
-  floating MEAN (TensorFlow's too).
+  replica, and SUM without an axis is refused with several replicas, as in TensorFlow
+  (with one it is the value: run's result on one replica is not a PerReplica).
+  Integer values give a floating MEAN (TensorFlow's too).
 - ``experimental_distribute_dataset(dataset)``: each global batch (a Tensor, a NumPy
   array, or a tuple, list or dict of them) is split along its first dimension as fit()
   splits it (the first B % N replicas take one more sample; a replica may get an empty
@@ -445,7 +446,7 @@ def reduce(self, reduce_op, value, axis=None):
     ------
     ValueError
         For an unknown reduce_op name, values of different shapes, or SUM of a value
-        that is not a PerReplica with axis=None.
+        that is not a PerReplica with axis=None and several replicas.
     TypeError
         For a reduce_op that is neither a ReduceOp nor a str, or values that are not
         Tensors.
@@ -461,27 +462,31 @@ def reduce(self, reduce_op, value, axis=None):
     (tensor(6.), tensor(2.))
     """
     _multiworker_check(self, "reduce")
-    op = _reduce_op(reduce_op)
-    values, distributed = _tensors(self, value, "reduce()")
+    return _reduce_values(self, _reduce_op(reduce_op), value, axis, self._devices[0],
+                          "reduce()")
+
+
+def _reduce_values(self, op, value, axis, home, where):
+    """reduce() onto the device home; where names the caller in errors."""
+    values, distributed = _tensors(self, value, where)
     n = len(self._devices)
-    home = self._devices[0]
     if axis is None:
         if not distributed:
-            if op is ReduceOp.SUM:
-                raise ValueError("reduce(): a value that is not a PerReplica cannot be "
-                                 "summed with axis=None (every replica holds it); pass "
-                                 "strategy.run's result, or an axis")
+            if op is ReduceOp.SUM and n > 1:  # one replica: run returns its value itself
+                raise ValueError(f"{where}: a value that is not a PerReplica cannot be "
+                                 f"summed with axis=None (every replica holds it); pass "
+                                 f"strategy.run's result, or an axis")
             return values[0].to(home, copy=True)
         count = n
     else:
-        axis = _check_axis(axis, values, "reduce()")
+        axis = _check_axis(axis, values, where)
         count = sum(v.shape[axis] for v in values) * (1 if distributed else n)
         values = [v.sum(axis) for v in values]
         if not distributed:
             values = values * n
     shapes = {tuple(v.shape) for v in values}
     if len(shapes) != 1:
-        raise ValueError(f"reduce(): the replicas' values have the shapes "
+        raise ValueError(f"{where}: the replicas' values have the shapes "
                          f"{[tuple(v.shape) for v in values]}; they must be the same")
     total = _sum_on(values, home)
     return total / count if op is ReduceOp.MEAN else total

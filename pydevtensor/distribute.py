@@ -12,7 +12,9 @@ The replicas' machinery (their copies, gradient buckets, the all-reduce's choice
 worker threads) is in _distribute_replicas.py; TensorFlow's calls for custom training
 loops (run, reduce, gather, experimental_distribute_dataset, ReduceOp, PerReplica,
 get_replica_context and its all_reduce) in
-_distribute_values.py (Note [run and reduce]).
+_distribute_values.py (Note [run and reduce]); strategy.extended, the cross-device ops
+and get_strategy in _distribute_extended.py; distribute_datasets_from_function and
+InputContext in _distribute_input.py.
 
 Note [mirrored training]
 - Replicas.  Leaving ``scope()`` moves every model built inside it (in place: the
@@ -47,6 +49,9 @@ Note [mirrored training]
   rank per GPU) and this build has CUDA and libnccl.so.2 loads; else 'copies'.
   ``MirroredStrategy(devices, all_reduce='copies')`` forces the copies; 'nccl' raises
   when NCCL cannot be used.
+  ``cross_device_ops=`` (TensorFlow's ReductionToOneDevice, HierarchicalCopyAllReduce,
+  NcclAllReduce) picks one of the two instead (Note [cross-device ops] in
+  _distribute_extended.py; ReductionToOneDevice may move the sum to another device).
   'copies': reduce to the first device, then broadcast, through the counted copies.
   For each replica i = 1..N-1 in turn, its bucket is copied to a receive buffer on the
   first device and added to the first replica's bucket (so the sum is
@@ -81,6 +86,7 @@ Note [mirrored training]
 import contextlib
 import math
 import re
+import weakref
 
 from . import _C
 from ._devices import try_all_gpus
@@ -89,11 +95,18 @@ from ._distribute_values import (PerReplica, ReduceOp, ReplicaContext, _open_sco
                                  get_replica_context)
 from ._distribute_replicas import (_ALL_REDUCE_METHODS, _GradBucket, _Runner,
                                    _choose_all_reduce, _replicate, _shard_bounds)
+from ._distribute_extended import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,
+                                   ReductionToOneDevice, StrategyExtended,
+                                   _cross_device_method, get_strategy, has_strategy,
+                                   in_cross_replica_context)
+from ._distribute_input import InputContext, distribute_datasets_from_function
 from .nn.module import Module, _pop_scope, _push_scope
 from .nn.parameter import UninitializedParameter
 
-__all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy", "PerReplica",
-           "ReduceOp", "ReplicaContext", "get_replica_context"]
+__all__ = ["CrossDeviceOps", "HierarchicalCopyAllReduce", "History", "InputContext",
+           "MirroredStrategy", "MultiWorkerMirroredStrategy", "NcclAllReduce", "PerReplica",
+           "ReduceOp", "ReductionToOneDevice", "ReplicaContext", "StrategyExtended",
+           "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context"]
 
 
 def _as_device(d):
@@ -141,15 +154,26 @@ class MirroredStrategy:
     ----------
     devices : sequence of devices, optional
         pydevtensor.device, 'cuda:0', '/gpu:0' or config.LogicalDevice objects (default try_all_gpus()).
+    cross_device_ops : CrossDeviceOps, optional
+        TensorFlow's way of summing gradients: ReductionToOneDevice(reduce_to_device)
+        and HierarchicalCopyAllReduce() give the 'copies' all-reduce (the sum taken on
+        reduce_to_device, default the first device), NcclAllReduce() gives 'nccl'
+        (Note [cross-device ops] in pydevtensor/_distribute_extended.py).  All give the
+        same sums up to the order of the additions.
     all_reduce : str, optional
-        How gradients are summed: 'auto' (the default), 'nccl' or 'copies'.
+        How gradients are summed: 'auto' (the default), 'nccl' or 'copies'; not with
+        cross_device_ops.
 
     Raises
     ------
     ValueError
-        For an empty or repeated device list, or an unknown all_reduce.
+        For an empty or repeated device list, an unknown all_reduce, or both
+        all_reduce and cross_device_ops.
     TypeError
-        For one device rather than a list of them, or what is not a device.
+        For one device rather than a list of them, what is not a device, or a
+        cross_device_ops that is not a CrossDeviceOps.
+    RuntimeError
+        For NcclAllReduce (or all_reduce='nccl') where NCCL cannot run.
     pydevtensor.DeviceError
         For a device that does not exist.
 
@@ -166,7 +190,7 @@ class MirroredStrategy:
     # workers do not know what the others used or hold)
     _one_process = True
 
-    def __init__(self, devices=None, all_reduce="auto"):
+    def __init__(self, devices=None, cross_device_ops=None, all_reduce="auto"):
         if all_reduce not in _ALL_REDUCE_METHODS:
             raise ValueError(f"MirroredStrategy: all_reduce must be one of "
                              f"{list(_ALL_REDUCE_METHODS)}, got {all_reduce!r}")
@@ -182,7 +206,16 @@ class MirroredStrategy:
                              f"{[str(d) for d in self._devices]}")
         for d in self._devices:
             _C._check_device(d)  # an unknown device raises here, naming the ones there are
-        self._all_reduce_method = _choose_all_reduce(self._devices, all_reduce)
+        method, self._reduce_device = _cross_device_method(cross_device_ops, all_reduce,
+                                                           self._devices)
+        self._all_reduce_method = _choose_all_reduce(
+            self._devices, method, label=(f"cross_device_ops={cross_device_ops!r}"
+                                          if cross_device_ops is not None else None))
+        names = [str(d) for d in self._devices]  # the replica taking the sums, or None
+        where = str(self._reduce_device)
+        self._root = names.index(where) if where in names else None
+        self._models = weakref.WeakSet()  # those built in scope(), for extended
+        self._extended = StrategyExtended(self)
 
     @property
     def devices(self):
@@ -223,11 +256,25 @@ class MirroredStrategy:
         """
         return len(self._devices)
 
+    @property
+    def extended(self):
+        """The strategy's StrategyExtended (TensorFlow's ``strategy.extended``): its
+        worker and parameter devices, the variables it owns, reduce_to.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute
+        >>> distribute.MirroredStrategy(['cpu']).extended.parameter_devices
+        ('cpu',)
+        """
+        return self._extended
+
     def __repr__(self):
         return f"MirroredStrategy(devices={[str(d) for d in self._devices]})"
 
     # ---- TensorFlow's calls for custom training loops (Note [run and reduce]) ----
     run = _values.run
+    distribute_datasets_from_function = distribute_datasets_from_function
     reduce = _values.reduce
     gather = _values.gather
     experimental_local_results = _values.experimental_local_results
@@ -282,6 +329,7 @@ class MirroredStrategy:
             replicas = [m] + [_replicate(m, d, {}) for d in self._devices[1:]]
             object.__setattr__(m, "_pdt_strategy", self)
             object.__setattr__(m, "_pdt_replicas", replicas)
+            self._models.add(m)
 
     def replicas(self, model):
         """The model's replicas, one per device in order; the model itself first.
@@ -424,8 +472,9 @@ class MirroredStrategy:
                                     f"gradients, got {f.dtype}; use MirroredStrategy(..., "
                                     f"all_reduce='copies')")
             receive = None
-        else:
-            receive = [_C.empty(f.numel(), dtype=f.dtype, device=self._devices[0])
+        else:  # per bucket: a receive buffer, and the sum's when no replica takes it
+            receive = [tuple(_C.empty(f.numel(), dtype=f.dtype, device=self._reduce_device)
+                             if k == 0 or self._root is None else None for k in range(2))
                        for f in buckets[0].flats]
         for r in replicas:
             r.train()
@@ -497,19 +546,28 @@ class MirroredStrategy:
         return sum(w * out.item() for out, w in filter(None, results))
 
     def _all_reduce(self, buckets, receive):
-        """'nccl': one in-place NCCL all-reduce per bucket.  'copies': sum into the first
-        replica's buckets, then copy the sum to the others (Note [mirrored training]:
-        2 (N - 1) counted copies of each bucket)."""
+        """'nccl': one in-place NCCL all-reduce per bucket.  'copies': sum into the
+        buckets of the replica on the reduce device (the first one, unless
+        ReductionToOneDevice chose another), then copy the sum to the others (Note
+        [mirrored training]: 2 (N - 1) counted copies of each bucket; 2 N when the
+        reduce device is no replica's and the sum goes to a buffer there)."""
         if self._all_reduce_method == "nccl":
             for k in range(len(buckets[0].flats)):
                 _C._allreduce_sum([b.flats[k] for b in buckets])
             return
-        for k, root in enumerate(buckets[0].flats):
-            for b in buckets[1:]:
-                receive[k].copy_(b.flats[k])
-                root.add_(receive[k])
-            for b in buckets[1:]:
-                b.flats[k].copy_(root)
+        root = self._root
+        for k, (buf, total) in enumerate(receive):
+            sources = [b.flats[k] for i, b in enumerate(buckets) if i != root]
+            if total is None:
+                total = buckets[root].flats[k]
+            else:
+                total.copy_(sources.pop(0))
+            for src in sources:  # in replica order: ((g_r + g_0) + g_1) ...
+                buf.copy_(src)
+                total.add_(buf)
+            for i, b in enumerate(buckets):
+                if i != root:
+                    b.flats[k].copy_(total)
 
     def _broadcast_parameters(self, replicas):
         source = list(replicas[0].parameters())
@@ -572,7 +630,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     _one_process = False
 
     def __init__(self, devices=None, all_reduce="auto"):
-        super().__init__(devices, all_reduce)
+        super().__init__(devices, all_reduce=all_reduce)
         from . import distributed as dist
         if not dist.is_initialized():
             dist.init_process_group("mpi")
@@ -694,3 +752,43 @@ def _target_weight(loss, targets):
         return float(kept.sum().item())
     safe = targets.where(kept, 0).to(w.device)
     return float((w[safe] * kept.to(w.device).to(w.dtype)).sum().item())
+
+
+class _DefaultStrategy(MirroredStrategy):
+    """What get_strategy() gives outside every scope and run (TensorFlow's default
+    strategy): one replica on the default device; scope() moves nothing."""
+
+    _all_reduce_method = "copies"
+    _root = 0
+
+    def __init__(self):
+        self._models = weakref.WeakSet()
+        self._extended = StrategyExtended(self)
+
+    @property
+    def _devices(self):
+        from ._devices import get_default_device
+        return (get_default_device(),)
+
+    @property
+    def _reduce_device(self):
+        return self._devices[0]
+
+    @contextlib.contextmanager
+    def scope(self):
+        yield self
+
+    def replicas(self, model):
+        return [model]
+
+    def __repr__(self):
+        return f"DefaultStrategy(devices={[str(d) for d in self._devices]})"
+
+
+_DEFAULT = []
+
+
+def _default_strategy():
+    if not _DEFAULT:
+        _DEFAULT.append(_DefaultStrategy())
+    return _DEFAULT[0]
