@@ -28,8 +28,8 @@ Note [cross-device ops]
 import contextlib
 
 from . import _C
-from ._distribute_values import (_open_scopes, _reduce_values, _reduce_op, _replica,
-                                 get_replica_context, PerReplica)
+from ._distribute_values import (_multiworker_check, _open_scopes, _reduce_values,
+                                 _reduce_op, _replica, get_replica_context, PerReplica)
 from .nn.module import _scopes
 
 __all__ = ["CrossDeviceOps", "HierarchicalCopyAllReduce", "NcclAllReduce",
@@ -359,6 +359,7 @@ class StrategyExtended:
         >>> strategy.extended.reduce_to('SUM', out, destinations='cpu')
         tensor([1., 1.])
         """
+        _multiworker_check(self._strategy, "extended.reduce_to")
         op = _reduce_op(reduce_op, "reduce_to()")
         targets = _destinations(destinations)
         out = [_reduce_values(self._strategy, op, value, None, d, "reduce_to()")

@@ -9,10 +9,11 @@ import re
 
 import numpy as np
 import pytest
-from test_distribute import run, run_json
+from test_distribute import _two_real_gpus, run, run_json
+from test_logical_gpus import run as run_split
 
 import pydevtensor as pdt
-from pydevtensor import distribute, nn
+from pydevtensor import distribute, nn, optim
 
 
 def test_each_cross_device_ops_trains_as_one_device_with_its_copies():
@@ -279,11 +280,14 @@ def test_nccl_all_reduce_where_nccl_cannot_run_on_gpus_is_refused():
     assert one.all_reduce_method == "copies"
 
 
-def test_multiworker_refuses_datasets_from_function():
+def test_multiworker_refuses_datasets_from_function_and_reduce_to():
     worker = object.__new__(distribute.MultiWorkerMirroredStrategy)
     worker._devices = (pdt.device("cpu", 0),)
-    with pytest.raises(NotImplementedError, match="only fit"):
-        worker.distribute_datasets_from_function(lambda c: [])
+    worker._extended = distribute.StrategyExtended(worker)
+    for call in (lambda: worker.distribute_datasets_from_function(lambda c: []),
+                 lambda: worker.extended.reduce_to("SUM", pdt.ones(1), "cpu")):
+        with pytest.raises(NotImplementedError, match="only fit"):
+            call()
 
 
 def test_extended_on_one_device_in_process():
@@ -302,3 +306,80 @@ def test_one_replica_sums_what_run_returns():
     out = s.run(lambda: pdt.tensor([1.0, -2.5]))
     assert s.reduce("SUM", out, axis=None).tolist() == [1.0, -2.5]
     assert s.extended.reduce_to("SUM", out, "cpu").tolist() == [1.0, -2.5]
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _two_real_gpus(), reason="needs 2 physical GPUs and NCCL")
+def test_cross_device_ops_on_two_gpus():
+    """On two GPUs NcclAllReduce is the NCCL all-reduce (gradients counted as
+    collectives, not peer copies); ReductionToOneDevice('cuda:1') takes the sums on
+    cuda:1 through copies, HierarchicalCopyAllReduce on cuda:0.  With two replicas a sum
+    is one addition, the same in any order: the three train to the same weights (within
+    1e-12 in float64), the replicas bitwise identical."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((24, 6))
+    y = rng.integers(0, 3, 24)
+    seen = []
+
+    class Counted(distribute.MirroredStrategy):
+        def _all_reduce(self, buckets, receive):
+            seen.append(None if receive is None else str(receive[0][0].device))
+            super()._all_reduce(buckets, receive)
+
+    weights = {}
+    for name, ops in (("nccl", distribute.NcclAllReduce()),
+                      ("to1", distribute.ReductionToOneDevice("/gpu:1")),
+                      ("hierarchical", distribute.HierarchicalCopyAllReduce())):
+        s = Counted(["cuda:0", "cuda:1"], cross_device_ops=ops)
+        assert s.all_reduce_method == ("nccl" if name == "nccl" else "copies"), name
+        with s.scope():
+            pdt.manual_seed(0)
+            net = nn.Sequential(nn.Linear(6, 8, dtype=pdt.float64), nn.Tanh(),
+                                nn.Linear(8, 3, dtype=pdt.float64))
+        seen.clear()
+        pdt.reset_transfer_stats()
+        s.fit(net, X, y, nn.CrossEntropyLoss(), optim.SGD(net.parameters(), lr=0.1),
+              epochs=1, batch_size=8, verbose=0)
+        collective = pdt.transfer_stats()["collective"]["count"]
+        assert collective == (3 if name == "nccl" else 0), (name, collective)
+        assert seen == [{"nccl": None, "to1": "cuda:1", "hierarchical": "cuda:0"}[name]] * 3
+        ws = [[p.detach().cpu().numpy() for p in r.parameters()] for r in s.replicas(net)]
+        assert all(np.array_equal(u, v) for u, v in zip(*ws)), name
+        weights[name] = ws[0]
+    for name in ("to1", "hierarchical"):
+        for u, v in zip(weights[name], weights["nccl"]):
+            np.testing.assert_allclose(u, v, rtol=0, atol=1e-12)
+
+
+@pytest.mark.cuda
+def test_nccl_all_reduce_on_a_split_gpu_is_refused_and_the_copies_train():
+    """Two logical devices of one GPU: NcclAllReduce is refused with the reason (NCCL
+    needs one rank per physical GPU); ReductionToOneDevice('cuda:1') trains there."""
+    out = run_split("""
+        from pydevtensor import distribute
+        r = {}
+        try:
+            distribute.MirroredStrategy(['cuda:0', 'cuda:1'],
+                                        cross_device_ops=distribute.NcclAllReduce())
+        except RuntimeError as e:
+            r['refused'] = str(e)
+        s = distribute.MirroredStrategy(['cuda:0', 'cuda:1'],
+                                        cross_device_ops=distribute.ReductionToOneDevice('cuda:1'))
+        with s.scope():
+            pdt.manual_seed(0)
+            net = nn.Sequential(nn.Linear(4, 3))
+        rng = np.random.default_rng(0)
+        X = pdt.from_numpy(rng.standard_normal((16, 4)).astype('float32'))
+        y = pdt.from_numpy(rng.integers(0, 3, 16))
+        hist = s.fit(net, X, y, nn.CrossEntropyLoss(), optim.SGD(net.parameters(), lr=0.5),
+                     epochs=3, batch_size=8, verbose=0)
+        ws = [[p.detach().cpu().numpy() for p in m.parameters()] for m in s.replicas(net)]
+        r['same'] = all(np.array_equal(u, v) for u, v in zip(*ws))
+        r['loss'] = hist.history['loss']
+        r['method'] = s.all_reduce_method
+        print(json.dumps(r))
+    """)
+    assert "NCCL needs distinct physical GPUs" in out["refused"], out
+    assert "cross_device_ops=ReductionToOneDevice()" in out["refused"], out
+    assert out["same"] and out["method"] == "copies"
+    assert out["loss"][-1] < out["loss"][0]
