@@ -14,7 +14,7 @@ Note [datasets from a function]
   TensorFlow's partial last step; a step with no batch ends the iteration.
 """
 from . import _C
-from ._distribute_values import _multiworker_check, _regroup
+from ._distribute_values import _from_array, _multiworker_check, _regroup
 from ._func_transforms import _leaves, _rebuild
 
 __all__ = ["InputContext"]
@@ -144,12 +144,7 @@ def _to_device(batch, device):
     parts = []
     for x in _leaves(batch):
         if not isinstance(x, _C.Tensor):
-            import numpy as np
-            if not isinstance(x, np.ndarray):
-                raise TypeError(f"distribute_datasets_from_function: a batch holds Tensors "
-                                f"or NumPy arrays (or tuples, lists and dicts of them), got "
-                                f"{type(x).__name__}")
-            x = _C.from_numpy(np.ascontiguousarray(x))
+            x = _from_array(x, "distribute_datasets_from_function")
         parts.append(x.to(device))
     return _rebuild(batch, iter(parts))
 

@@ -577,7 +577,7 @@ def _split_batch(devices, batch):
     n = len(devices)
     parts = []  # batch's leaves as tensors, in _leaves' order
     for x in _leaves(batch):
-        t = x if isinstance(x, _C.Tensor) else _from_array(x)
+        t = x if isinstance(x, _C.Tensor) else _from_array(x, "experimental_distribute_dataset")
         if t.ndim == 0:
             raise ValueError("experimental_distribute_dataset: a batch element is 0-d; "
                              "batches need a first dimension of samples")
@@ -592,12 +592,13 @@ def _split_batch(devices, batch):
     return shards[0] if n == 1 else _regroup(shards)
 
 
-def _from_array(x):
+def _from_array(x, caller):
+    """A NumPy array leaf of a batch as a Tensor; caller names the API for the error."""
     import numpy as np
     if isinstance(x, np.ndarray):
         return _C.from_numpy(np.ascontiguousarray(x))
-    raise TypeError(f"experimental_distribute_dataset: a batch holds Tensors or NumPy "
-                    f"arrays (or tuples, lists and dicts of them), got {type(x).__name__}")
+    raise TypeError(f"{caller}: a batch holds Tensors or NumPy arrays (or tuples, lists "
+                    f"and dicts of them), got {type(x).__name__}")
 
 
 def experimental_distribute_dataset(self, dataset):
