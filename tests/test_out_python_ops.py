@@ -245,3 +245,34 @@ def test_out_of_the_wrong_kind(device):
     with pytest.raises(RuntimeError, match=r"nonzero\(\): out= is not supported with "
                                            r"as_tuple=True"):
         pdt.nonzero(x, as_tuple=True, out=pdt.empty(0, dtype=pdt.int64, device=device))
+
+
+def test_methods_without_out_reads_python_signatures_only(monkeypatch):
+    """methods_without_out wraps the Python methods that take out= and skips the C ones
+    without asking inspect for their signatures (parsing ~270 text signatures was a
+    third of import's time); a method taking out= still refuses it."""
+    import inspect
+
+    from pydevtensor import _out
+    asked = []
+    real = inspect.signature
+
+    def spy(fn, *args, **kwargs):
+        asked.append(fn)
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(_out.inspect, "signature", spy)
+
+    class Holder:
+        upper = str.upper  # a C method (method_descriptor)
+        join = pdt.Tensor.add  # a C method of Tensor
+
+        def scaled(self, k, *, out=None):
+            return k
+
+    _out.methods_without_out(Holder)
+    assert not any(f is str.upper or f is pdt.Tensor.add for f in asked)
+    assert Holder().scaled(2) == 2
+    with pytest.raises(TypeError, match=r"scaled\(\) got an unexpected keyword argument "
+                                        r"'out'"):
+        Holder().scaled(2, out=None)
