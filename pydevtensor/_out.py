@@ -197,9 +197,10 @@ def _reduction_out(name, *args, out, **kw):
     return _out_written(result, out, name)
 
 
-def _method_of(fn, name):
-    """fn as a Tensor method: the same call, but out= refused with PyTorch's TypeError
-    (its methods take no out=; only the functions do), the signature without out."""
+def _method_of(fn, name, sig):
+    """fn (of signature sig) as a Tensor method: the same call, but out= refused with
+    PyTorch's TypeError (its methods take no out=; only the functions do), the
+    signature without out."""
     def method(*args, **kwargs):
         if "out" in kwargs:
             raise TypeError(f"{name}() got an unexpected keyword argument 'out' (out= is "
@@ -209,7 +210,6 @@ def _method_of(fn, name):
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(method, attr, getattr(fn, attr, name))
     method.__wrapped__ = fn
-    sig = inspect.signature(fn)
     method.__signature__ = sig.replace(
         parameters=[p for p in sig.parameters.values() if p.name != "out"])
     return method
@@ -227,11 +227,21 @@ def methods_without_out(cls):
     for name, fn in list(vars(cls).items()):
         # the C methods refuse out= themselves: skipped without reading their text
         # signatures (inspect's parse of ~270 of them was a third of import's time)
-        if not callable(fn) or isinstance(fn, _SKIPPED_BY_METHODS_WITHOUT_OUT):
+        if not callable(fn) or isinstance(fn, _SKIPPED_BY_METHODS_WITHOUT_OUT) or \
+                _plain_function_without_out(fn):
             continue
         try:
-            params = inspect.signature(fn).parameters
+            sig = inspect.signature(fn)
         except (TypeError, ValueError):
             continue
-        if "out" in params and params["out"].kind == inspect.Parameter.KEYWORD_ONLY:
-            setattr(cls, name, _method_of(fn, name))
+        out = sig.parameters.get("out")
+        if out is not None and out.kind == inspect.Parameter.KEYWORD_ONLY:
+            setattr(cls, name, _method_of(fn, name, sig))
+
+
+def _plain_function_without_out(fn):
+    """True when fn is a Python function whose signature inspect reads from its code
+    alone (nothing in its __dict__ overrides it) and whose code has no name 'out'."""
+    return (type(fn) is types.FunctionType and "out" not in fn.__code__.co_varnames
+            and not any(k in fn.__dict__ for k in ("__wrapped__", "__signature__",
+                                                    "_partialmethod")))

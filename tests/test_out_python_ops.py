@@ -249,8 +249,9 @@ def test_out_of_the_wrong_kind(device):
 
 def test_methods_without_out_reads_python_signatures_only(monkeypatch):
     """methods_without_out wraps the Python methods that take out= and skips the C ones
-    without asking inspect for their signatures (parsing ~270 text signatures was a
-    third of import's time); a method taking out= still refuses it."""
+    and the plain functions without a name 'out' without asking inspect for their
+    signatures (parsing ~270 text signatures was a third of import's time); a method
+    taking out= still refuses it."""
     import inspect
 
     from pydevtensor import _out
@@ -270,8 +271,12 @@ def test_methods_without_out_reads_python_signatures_only(monkeypatch):
         def scaled(self, k, *, out=None):
             return k
 
+        def plain(self, k):
+            return k
+
     _out.methods_without_out(Holder)
-    assert not any(f is str.upper or f is pdt.Tensor.add for f in asked)
+    assert not any(f is str.upper or f is pdt.Tensor.add or f is Holder.plain for f in asked)
+    assert Holder().plain(3) == 3
     assert Holder().scaled(2) == 2
     with pytest.raises(TypeError, match=r"scaled\(\) got an unexpected keyword argument "
                                         r"'out'"):
