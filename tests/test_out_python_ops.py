@@ -281,3 +281,22 @@ def test_methods_without_out_reads_python_signatures_only(monkeypatch):
     with pytest.raises(TypeError, match=r"scaled\(\) got an unexpected keyword argument "
                                         r"'out'"):
         Holder().scaled(2, out=None)
+
+
+def test_out_signatures_read_without_tokenize():
+    """The out= wrappers of C functions (matmul, mm, bmm, dot) get their signatures
+    without inspect's tokenize (compiling its patterns was ~3 ms of import): the same
+    signatures, and import leaves tokenize's pattern cache empty."""
+    import inspect
+    import subprocess
+    import sys
+
+    from pydevtensor import _C, _out
+    for fn in (_C.matmul, _C.mm, _C.bmm, _C.dot, _C.add, len, pdt.diff):
+        assert _out._signature(fn) == inspect.signature(fn)
+    code = ("import numpy, pydevtensor, tokenize; "
+            "print(tokenize._compile.cache_info().misses)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       check=True)
+    assert r.stdout.split() == ["0"]
+    assert str(inspect.signature(pdt.matmul)) == "(input, other, *, out=None)"
