@@ -16,6 +16,7 @@ written in Python all of this as a decorator (the linear algebra, diag, outer, w
 """
 import inspect
 import re
+import types
 
 from . import _C
 from ._dtype_info import can_cast
@@ -140,7 +141,7 @@ def takes_out(op, castable=False, tuple_of=None, differentiable=True, column_maj
                                   if k not in ("__doc__", "__signature__")})
         with_out.__wrapped__ = getattr(fn, "__wrapped__", fn)
         try:
-            sig = inspect.signature(fn)
+            sig = _signature(fn)
         except (TypeError, ValueError):
             sig = None
         if sig is not None and "out" not in sig.parameters:
@@ -152,6 +153,22 @@ def takes_out(op, castable=False, tuple_of=None, differentiable=True, column_maj
         with_out.__doc__ = _doc_with_out(fn.__doc__, tuple_of, castable)
         return with_out
     return wrap
+
+
+_PLAIN_TEXT_SIGNATURE = re.compile(r"\((\w+(?:, \w+)*)\)")
+
+
+def _signature(fn):
+    """inspect.signature(fn), built directly where fn is (or wraps) a C function whose
+    text signature only names its parameters, '(input, other)': inspect reads those with
+    tokenize, and compiling tokenize's patterns for the first one took ~3 ms of import."""
+    inner = inspect.unwrap(fn, stop=lambda f: hasattr(f, "__signature__"))
+    m = (_PLAIN_TEXT_SIGNATURE.fullmatch(inner.__text_signature__ or "")
+         if isinstance(inner, types.BuiltinFunctionType) else None)
+    if m is None:
+        return inspect.signature(fn)
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature([inspect.Parameter(n, kind) for n in m.group(1).split(", ")])
 
 
 def _doc_with_out(doc, tuple_of=None, castable=False):
@@ -196,9 +213,10 @@ def _reduction_out(name, *args, out, **kw):
     return _out_written(result, out, name)
 
 
-def _method_of(fn, name):
-    """fn as a Tensor method: the same call, but out= refused with PyTorch's TypeError
-    (its methods take no out=; only the functions do), the signature without out."""
+def _method_of(fn, name, sig):
+    """fn (of signature sig) as a Tensor method: the same call, but out= refused with
+    PyTorch's TypeError (its methods take no out=; only the functions do), the
+    signature without out."""
     def method(*args, **kwargs):
         if "out" in kwargs:
             raise TypeError(f"{name}() got an unexpected keyword argument 'out' (out= is "
@@ -208,10 +226,14 @@ def _method_of(fn, name):
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(method, attr, getattr(fn, attr, name))
     method.__wrapped__ = fn
-    sig = inspect.signature(fn)
     method.__signature__ = sig.replace(
         parameters=[p for p in sig.parameters.values() if p.name != "out"])
     return method
+
+
+_SKIPPED_BY_METHODS_WITHOUT_OUT = (type, staticmethod, classmethod, types.BuiltinFunctionType,
+                                   types.MethodDescriptorType, types.WrapperDescriptorType,
+                                   types.ClassMethodDescriptorType)
 
 
 def methods_without_out(cls):
@@ -219,11 +241,23 @@ def methods_without_out(cls):
     on Tensor as its methods: x.diff, x.index_add, x.scatter, ...) by _method_of's
     wrapper, so that ``x.diff(out=o)`` raises TypeError as PyTorch's method does."""
     for name, fn in list(vars(cls).items()):
-        if not callable(fn) or isinstance(fn, (type, staticmethod, classmethod)):
+        # the C methods refuse out= themselves: skipped without reading their text
+        # signatures (inspect's parse of ~270 of them was a third of import's time)
+        if not callable(fn) or isinstance(fn, _SKIPPED_BY_METHODS_WITHOUT_OUT) or \
+                _plain_function_without_out(fn):
             continue
         try:
-            params = inspect.signature(fn).parameters
-        except (TypeError, ValueError):  # the C methods: they refuse out= themselves
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
             continue
-        if "out" in params and params["out"].kind == inspect.Parameter.KEYWORD_ONLY:
-            setattr(cls, name, _method_of(fn, name))
+        out = sig.parameters.get("out")
+        if out is not None and out.kind == inspect.Parameter.KEYWORD_ONLY:
+            setattr(cls, name, _method_of(fn, name, sig))
+
+
+def _plain_function_without_out(fn):
+    """True when fn is a Python function whose signature inspect reads from its code
+    alone (nothing in its __dict__ overrides it) and whose code has no name 'out'."""
+    return (type(fn) is types.FunctionType and "out" not in fn.__code__.co_varnames
+            and not any(k in fn.__dict__ for k in ("__wrapped__", "__signature__",
+                                                    "_partialmethod")))

@@ -509,3 +509,23 @@ def test_modules_remove_duplicate():
     assert [type(m).__name__ for m in net.modules(remove_duplicate=False)] == [
         "Sequential", "Tanh", "Sequential", "Tanh", "Tanh"]
     assert list(net.modules(False)) == [m for _, m in net.named_modules(remove_duplicate=False)]
+
+
+def test_call_runs_forward_from_call_itself(device):
+    """Module.__call__ without hooks calls forward itself (no _call_forward frame
+    between: one Python call less for every layer of a network); a layer's errors are
+    still reworded with the layer's name."""
+    import sys
+    callers = []
+
+    class Probe(nn.Module):
+        def forward(self, x):
+            callers.append(sys._getframe(1).f_code.co_name)
+            return x
+
+    x = pdt.ones(2, device=device)
+    assert Probe()(x) is x and callers == ["__call__"]
+    net = nn.Sequential(nn.Linear(2, 2, device=device))
+    with pytest.raises(TypeError, match=r"the input is pydevtensor.float64 but the parameter "
+                                        r"'weight' .*\(in layer '0': Linear"):
+        net(pdt.ones(1, 2, dtype=pdt.float64, device=device))

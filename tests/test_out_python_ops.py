@@ -245,3 +245,58 @@ def test_out_of_the_wrong_kind(device):
     with pytest.raises(RuntimeError, match=r"nonzero\(\): out= is not supported with "
                                            r"as_tuple=True"):
         pdt.nonzero(x, as_tuple=True, out=pdt.empty(0, dtype=pdt.int64, device=device))
+
+
+def test_methods_without_out_reads_python_signatures_only(monkeypatch):
+    """methods_without_out wraps the Python methods that take out= and skips the C ones
+    and the plain functions without a name 'out' without asking inspect for their
+    signatures (parsing ~270 text signatures was a third of import's time); a method
+    taking out= still refuses it."""
+    import inspect
+
+    from pydevtensor import _out
+    asked = []
+    real = inspect.signature
+
+    def spy(fn, *args, **kwargs):
+        asked.append(fn)
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(_out.inspect, "signature", spy)
+
+    class Holder:
+        upper = str.upper  # a C method (method_descriptor)
+        join = pdt.Tensor.add  # a C method of Tensor
+
+        def scaled(self, k, *, out=None):
+            return k
+
+        def plain(self, k):
+            return k
+
+    _out.methods_without_out(Holder)
+    assert not any(f is str.upper or f is pdt.Tensor.add or f is Holder.plain for f in asked)
+    assert Holder().plain(3) == 3
+    assert Holder().scaled(2) == 2
+    with pytest.raises(TypeError, match=r"scaled\(\) got an unexpected keyword argument "
+                                        r"'out'"):
+        Holder().scaled(2, out=None)
+
+
+def test_out_signatures_read_without_tokenize():
+    """The out= wrappers of C functions (matmul, mm, bmm, dot) get their signatures
+    without inspect's tokenize (compiling its patterns was ~3 ms of import): the same
+    signatures, and import leaves tokenize's pattern cache empty."""
+    import inspect
+    import subprocess
+    import sys
+
+    from pydevtensor import _C, _out
+    for fn in (_C.matmul, _C.mm, _C.bmm, _C.dot, _C.add, len, pdt.diff):
+        assert _out._signature(fn) == inspect.signature(fn)
+    code = ("import numpy, pydevtensor, tokenize; "
+            "print(tokenize._compile.cache_info().misses)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       check=True)
+    assert r.stdout.split() == ["0"]
+    assert str(inspect.signature(pdt.matmul)) == "(input, other, *, out=None)"

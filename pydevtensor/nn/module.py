@@ -402,7 +402,13 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                 or ("_forward_hooks" in d and d["_forward_hooks"]) \
                 or ("_forward_pre_hooks" in d and d["_forward_pre_hooks"]):
             return call_hooked(self, args, kwargs)  # (_GLOBAL_*: every module's hooks)
-        return self._call_forward(*args, **kwargs)
+        if "_backward_hooks" in d or "_backward_pre_hooks" in d:
+            return self._call_forward(*args, **kwargs)
+        try:  # _call_forward's common case without its frame (the hot path of every layer)
+            return self.forward(*args, **kwargs)
+        except (_C.DeviceError, TypeError) as e:
+            self._raise_in_layer(e, args)
+            raise
 
     def _call_forward(self, *args: Any, _pdt_states: list | None = None,
                       _pdt_backward: Any = None, **kwargs: Any) -> Any:
@@ -414,9 +420,16 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                 from ._backward_hooks import call_with_backward_hooks
                 return call_with_backward_hooks(self, hooks, args, kwargs, _pdt_states)
             return self.forward(*args, **kwargs)
-        except _C.DeviceError as e:
+        except (_C.DeviceError, TypeError) as e:
+            self._raise_in_layer(e, args)
+            raise
+
+    def _raise_in_layer(self, e, args):
+        """Raises e again naming this layer (a DeviceError) or the parameter whose dtype
+        differs (a TypeError saying 'same dtype'); returns when e is to go on as it is."""
+        if isinstance(e, _C.DeviceError):
             if getattr(e, "_pdt_layer", False):
-                raise
+                return
             where = f"layer '{self._name}': " if self._name is not None else "layer "
             err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
             err._pdt_layer = True
@@ -424,10 +437,9 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                 raise err from e
             finally:
                 del err  # else frame -> err -> traceback -> frame: a cycle holding args
-        except TypeError as e:  # a dtype mismatch: name the layer and the parameter
-            if getattr(e, "_pdt_layer", False) or "same dtype" not in str(e):
-                raise
-            raise self._dtype_error(e, args) from e
+        if getattr(e, "_pdt_layer", False) or "same dtype" not in str(e):
+            return
+        raise self._dtype_error(e, args) from e
 
     def _dtype_error(self, e, args):
         x = next((a for a in args if isinstance(a, _C.Tensor)), None)
