@@ -26,6 +26,7 @@ from .._memory_format import channels_last, channels_last_3d
 from . import _interpolate_taps as taps
 from ._functional_norm import _wide
 from ._functional_pad import _index
+from ._linear_nodes import linear
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -234,6 +235,21 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 input.device, mode, spatial[axis], sizes[axis], scales[axis], align_corners,
                 antialias))
         return input.clone() if x is input else _like(input, x)
+    # one node under PyTorch's name (Note [linear ops as one node])
+    name = _NAMES[mode] + f"{input.ndim - 2}D" + ("Aa" if antialias else "") + "Backward0"
+    return linear(name, False, _resample, input, mode, sizes, scales, align_corners, antialias)
+
+
+# PyTorch's node names by mode (then the dims, Aa for antialias, and Backward0)
+_NAMES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact",
+          "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear",
+          "trilinear": "UpsampleTrilinear", "bicubic": "UpsampleBicubic"}
+
+
+def _resample(input: Tensor, mode: str, sizes: tuple, scales: tuple, align_corners: bool,
+              antialias: bool) -> Tensor:
+    """input resampled to sizes (floating types; a new tensor)."""
+    spatial = tuple(input.shape[2:])
     wide = _wide(input.dtype)
     if mode == "nearest" and input.ndim == 4:
         mode = "nearest2d"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from .._args import index as _index
 from .._ops_join import cat
-from ..autograd.node import linked_input
+from ._linear_nodes import linear
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -244,7 +244,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         _check_crops(input, pairs, where)
         if value is not None and not isinstance(value, _C.Tensor) and value != 0:
             _C._number_fits("pad", value, input)  # named here, not by the blocks made of it
-        return fresh(pad_constant(input, pairs, 0.0 if value is None else value), input)
+        return linear("ConstantPadNdBackward0", False, _pad_constant_fresh, input, pairs,
+                      0.0 if value is None else value)
     if mode not in _MODES:
         raise NotImplementedError(f"{where}: Unrecognised padding mode {mode!r}, expected one "
                                   f"of {_MODES}")
@@ -252,9 +253,31 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise _Invalid(f"{where}: Padding mode {mode!r} doesn't take in value argument, got "
                        f"value={value!r}")
     _check_mode(input, pairs, mode, where)
-    # reflect and replicate as PyTorch's kernels: the gradient requires grad whenever the
-    # input does, its derivative zeros (Note [linear inputs] in autograd/node.py)
-    out = input if mode == "circular" else linked_input(input)
+    # one node under PyTorch's name (Note [linear ops as one node]); reflect and replicate
+    # as PyTorch's kernels: the gradient requires grad whenever the input does, its
+    # derivative zeros (Note [linear inputs] in autograd/node.py)
+    if mode == "circular":  # PyTorch's circular pad is a composite (CopySlices): ours
+        return _pad_modes(input, pairs, mode)
+    name = ("ReflectionPad" if mode == "reflect" else "ReplicationPad") + f"{len(pairs)}DBackward0"
+    return linear(name, True, _pad_modes, input, pairs, mode)
+
+
+def _pad_constant_fresh(x: Tensor, pairs: tuple, value) -> Tensor:
+    return fresh(pad_constant(x, pairs, value), x)
+
+
+def _unpad(g: Tensor, pairs: tuple, value) -> Tensor:
+    """The gradient of constant padding: g cropped where the pads added entries, zeros
+    where they cropped (padding by the negated counts)."""
+    return fresh(pad_constant(g, tuple((-b, -a) for b, a in pairs), 0.0), g)
+
+
+_pad_constant_fresh.adjoint = _unpad
+
+
+def _pad_modes(input: Tensor, pairs: tuple, mode: str) -> Tensor:
+    """input padded along each pair's dimension in a non-constant mode; a new tensor."""
+    out = input
     for i, (before, after) in enumerate(pairs):
         if before or after:
             out = _pad_dim(out, input.ndim - 1 - i, before, after, mode)

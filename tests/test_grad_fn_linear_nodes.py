@@ -1,0 +1,86 @@
+"""grad_fn names of pad and interpolate as PyTorch's (each was the name of its
+composition's last piece: CatBackward0, AddBackward0, UnsafeViewBackward0, ...), and
+each node's gradient and second derivative against central differences in float64 on
+every device (pydevtensor.autograd.gradcheck / gradgradcheck)."""
+import numpy as np
+
+import pydevtensor as pdt
+from pydevtensor import autograd
+from pydevtensor.nn import functional as F
+
+
+def _t(shape, device, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return pdt.tensor(a, dtype=pdt.float64, device=device, requires_grad=True)
+
+
+def _name(t):
+    return t.grad_fn.name()
+
+
+def test_pad_names(device):
+    x1, x2, x3 = _t((2, 3, 6), device), _t((2, 3, 6, 6), device), _t((1, 2, 4, 4, 4), device)
+    assert [_name(F.pad(x, p)) for x, p in ((x1, (1, 2)), (x2, (-1, 2, 0, 0)), (x2, (0, 0)))] \
+        == ["ConstantPadNdBackward0"] * 3
+    for mode, kind in (("reflect", "Reflection"), ("replicate", "Replication")):
+        got = [_name(F.pad(x1, (1, 2), mode=mode)), _name(F.pad(x2, (1, 2, 2, 1), mode=mode)),
+               _name(F.pad(x2[0], (1, 2, 2, 1), mode=mode)),  # unbatched
+               _name(F.pad(x3, (1, 1, 0, 1, 1, 0), mode=mode))]
+        assert got == [f"{kind}Pad{d}DBackward0" for d in (1, 2, 2, 3)]
+
+
+def test_interpolate_names(device):
+    x1, x2, x3 = _t((2, 3, 6), device), _t((2, 3, 6, 6), device), _t((1, 2, 4, 4, 4), device)
+    got = [_name(F.interpolate(x, scale_factor=2, mode=m)) for x, m in (
+        (x1, "nearest"), (x2, "nearest"), (x3, "nearest"), (x2, "nearest-exact"),
+        (x1, "linear"), (x2, "bilinear"), (x3, "trilinear"), (x2, "bicubic"))]
+    assert got == ["UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0",
+                   "UpsampleNearest3DBackward0", "UpsampleNearestExact2DBackward0",
+                   "UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0",
+                   "UpsampleTrilinear3DBackward0", "UpsampleBicubic2DBackward0"]
+    assert _name(F.interpolate(x2, size=3, mode="bilinear", antialias=True)) == \
+        "UpsampleBilinear2DAaBackward0"
+    assert _name(F.interpolate(x2, scale_factor=1)) == "UpsampleNearest2DBackward0"
+
+
+def _check(fn, x):
+    assert autograd.gradcheck(fn, (x,))
+    assert autograd.gradgradcheck(fn, (x,))
+
+
+def test_pad_gradients(device):
+    """Every mode, cropping pads, a strided input, and a product of two pads (a second
+    derivative that is not zero)."""
+    x = _t((2, 2, 4, 5), device, 1)
+    for mode in ("constant", "reflect", "replicate"):
+        _check(lambda t, m=mode: F.pad(t, (2, 1, 1, 3), mode=m), x)
+        _check(lambda t, m=mode: F.pad(t.transpose(-1, -2), (1, -2, 2, 0), mode=m), x)
+        _check(lambda t, m=mode: F.pad(t[0], (3, 2), mode=m) * F.pad(t[0], (3, 2), mode=m), x)
+    _check(lambda t: F.pad(t, (1, 1, -1, 2, 1, 0), value=2.5), x)
+
+
+def test_interpolate_gradients(device):
+    x = _t((1, 2, 3, 4), device, 2)
+    for mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        _check(lambda t, m=mode: F.interpolate(t, size=(5, 3), mode=m), x)
+    _check(lambda t: F.interpolate(t, scale_factor=2, mode="bilinear", align_corners=True)
+           ** 2, x)
+    _check(lambda t: F.interpolate(t, size=(2, 2), mode="bilinear", antialias=True), x)
+    _check(lambda t: F.interpolate(t[0], scale_factor=1.5, mode="linear"), x)
+    _check(lambda t: F.interpolate(t[:, :, None], scale_factor=2, mode="trilinear"), x)
+
+
+def test_linear_nodes_empty_and_half(device):
+    """An empty batch backpropagates zeros of its shape; float16 gives float16
+    gradients equal to the float64 ones rounded (a pad copies, so its sums are small)."""
+    e = _t((0, 2, 3, 3), device)
+    for y in (F.pad(e, (1, 1, 1, 1), mode="reflect"), F.interpolate(e, scale_factor=2)):
+        (g,) = autograd.grad(y.sum(), e)
+        assert tuple(g.shape) == (0, 2, 3, 3)
+    x = _t((2, 3, 5), device, 3)
+    h = x.detach().half().requires_grad_()
+    for fn in (lambda t: F.pad(t, (2, 2), mode="reflect"), lambda t: F.pad(t, (1, 3))):
+        (g64,) = autograd.grad(fn(x).sum(), x)
+        (g16,) = autograd.grad(fn(h).sum(), h)
+        assert g16.dtype == pdt.float16
+        np.testing.assert_array_equal(g16.cpu().numpy(), g64.cpu().numpy().astype(np.float16))
