@@ -84,3 +84,29 @@ def test_linear_nodes_empty_and_half(device):
         (g16,) = autograd.grad(fn(h).sum(), h)
         assert g16.dtype == pdt.float16
         np.testing.assert_array_equal(g16.cpu().numpy(), g64.cpu().numpy().astype(np.float16))
+
+
+def test_masked_fill_names_and_gradients(device):
+    """MaskedFillBackward0 for a number, MaskedFillBackward1 for a 0-d tensor value (was
+    WhereBackward0; in place CopyBackwards): the gradient is g where the mask is clear
+    (summed back where the mask widened the result), the value's the sum of g where it
+    is set."""
+    x = _t((3, 4), device, 4)
+    mask = x.detach() > 0.2
+    v = _t((), device, 5)
+    wide = pdt.tensor([[True], [False]], device=device)
+    assert [_name(x.masked_fill(mask, 0.5)), _name(x.masked_fill(mask, v)),
+            _name(pdt.masked_fill(x, mask, v.detach())), _name((x * 1).masked_fill_(mask, 1.0)),
+            _name(x[0].masked_fill(wide, 2.0))] == \
+        ["MaskedFillBackward0", "MaskedFillBackward1", "MaskedFillBackward1",
+         "MaskedFillBackward0", "MaskedFillBackward0"]
+    _check(lambda t: t.masked_fill(mask, 0.5) * t, x)
+    _check(lambda t: t[0].masked_fill(wide, -1.0) ** 2, x)
+    assert autograd.gradcheck(lambda t, s: t.masked_fill(mask, s * s) * t, (x, v))
+    assert autograd.gradgradcheck(lambda t, s: t.masked_fill(mask, s * s) * t, (x, v))
+    assert autograd.gradcheck(lambda t, s: (t * 1).masked_fill_(mask, s) * t, (x, v))
+    g = np.random.default_rng(6).standard_normal((3, 4))
+    gx, gv = autograd.grad(x.masked_fill(mask, v), (x, v), pdt.tensor(g, device=device))
+    m = mask.cpu().numpy()
+    np.testing.assert_array_equal(gx.cpu().numpy(), np.where(m, 0.0, g))
+    np.testing.assert_allclose(gv.cpu().numpy(), g[m].sum(), rtol=1e-14)
