@@ -110,3 +110,41 @@ def test_masked_fill_names_and_gradients(device):
     m = mask.cpu().numpy()
     np.testing.assert_array_equal(gx.cpu().numpy(), np.where(m, 0.0, g))
     np.testing.assert_allclose(gv.cpu().numpy(), g[m].sum(), rtol=1e-14)
+
+
+def test_eval_batch_norm_and_group_norm_nodes(device):
+    """batch_norm by running statistics and group_norm: NativeBatchNormBackward0 and
+    NativeGroupNormBackward0 (were AddBackward0/DivBackward0 and ViewBackward0/
+    AddBackward0); gradients and second derivatives (times x, so that they are not
+    zero), weight or bias alone too; a later in-place change of the running statistics
+    (a training step's update) leaves the node's backward as it was."""
+    x = _t((4, 3, 5), device, 7)
+    w, b = _t((3,), device, 8), _t((3,), device, 9)
+    rm = pdt.tensor([0.1, -0.2, 0.3], dtype=pdt.float64, device=device)
+    rv = pdt.tensor([0.5, 1.5, 2.0], dtype=pdt.float64, device=device)
+    g4, c4, d4 = _t((2, 4, 3), device, 10), _t((4,), device, 11), _t((4,), device, 13)
+
+    def bn(t, w=None, b=None):
+        return F.batch_norm(t, rm, rv, w, b, training=False, eps=1e-3)
+
+    assert [_name(bn(x)), _name(bn(x, w, b)), _name(F.group_norm(g4, 2)),
+            _name(F.group_norm(g4, 4, c4, c4)), _name(F.group_norm(g4[:, :, 0], 1, c4))] == \
+        ["NativeBatchNormBackward0"] * 2 + ["NativeGroupNormBackward0"] * 3
+    for fn, ins in ((lambda t, p, q: bn(t, p, q) * t, (x, w, b)),
+                    (lambda t, p: bn(t, p) * t, (x, w)),
+                    (lambda t, q: bn(t, None, q) * t, (x, b)),
+                    (lambda t, p, q: F.group_norm(t, 2, p, q, eps=1e-3) * t, (g4, c4, d4)),
+                    (lambda t: F.group_norm(t, 4) * t, (g4,)),
+                    (lambda t, p: F.group_norm(t.transpose(1, 2), 3, p[:3]), (g4, c4))):
+        assert autograd.gradcheck(fn, ins)
+        assert autograd.gradgradcheck(fn, ins)
+    y = bn(x, w, b)
+    rm.add_(1.0)  # a training step's running update
+    g = np.random.default_rng(12).standard_normal((4, 3, 5))
+    gx, gw = autograd.grad(y, (x, w), pdt.tensor(g, device=device))
+    xn, m, v = x.detach().cpu().numpy(), np.array([0.1, -0.2, 0.3]), np.array([0.5, 1.5, 2.0])
+    inv = 1 / np.sqrt(v + 1e-3)
+    np.testing.assert_allclose(gx.cpu().numpy(), g * (w.detach().cpu().numpy() * inv)[:, None],
+                               rtol=1e-14)
+    np.testing.assert_allclose(gw.cpu().numpy(),
+                               (g * (xn - m[:, None]) * inv[:, None]).sum((0, 2)), rtol=1e-12)

@@ -17,6 +17,7 @@ from ..linalg import vector_norm as _vector_norm
 from ._norm_nodes import native_batch_norm as _native_batch_norm
 from ._norm_nodes import native_layer_norm as _native_layer_norm
 from ._norm_nodes import wide as _wide
+from ._norm_nodes_more import batch_norm_eval as _batch_norm_eval
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -264,6 +265,9 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,
                            momentum)
         return out
+    if not (running_mean.requires_grad or running_var.requires_grad):
+        # one recorded op, NativeBatchNormBackward0 (nn/_norm_nodes_more.py)
+        return _batch_norm_eval(input, weight, bias, running_mean, running_var, eps)
     x = input.to(_wide(input.dtype))
     centred = x - _per_channel(running_mean, ndim).to(x.dtype)
     var = _per_channel(running_var, ndim).to(x.dtype)
