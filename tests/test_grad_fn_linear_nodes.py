@@ -148,3 +148,20 @@ def test_eval_batch_norm_and_group_norm_nodes(device):
                                rtol=1e-14)
     np.testing.assert_allclose(gw.cpu().numpy(),
                                (g * (xn - m[:, None]) * inv[:, None]).sum((0, 2)), rtol=1e-12)
+
+
+def test_unbatched_pool_names_and_gradients(device):
+    """max_pool2d / avg_pool2d of a (C, H, W) input: MaxPool2DWithIndicesBackward0 and
+    AvgPool2DBackward0 as for a batch (were SqueezeBackward1: the batch dimension added
+    and removed around the op); gradients and second derivatives, a single channel too
+    (a squeeze of the wrong dimension would show there)."""
+    x, one = _t((2, 5, 7), device, 14), _t((1, 4, 4), device, 15)
+    assert [_name(F.max_pool2d(x, 2)), _name(F.avg_pool2d(x, 3, 2, 1)),
+            _name(F.max_pool2d(one, 2, return_indices=True)[0])] == \
+        ["MaxPool2DWithIndicesBackward0", "AvgPool2DBackward0", "MaxPool2DWithIndicesBackward0"]
+    values, indices = F.max_pool2d(one, 2, return_indices=True)
+    assert tuple(values.shape) == tuple(indices.shape) == (1, 2, 2)
+    for fn in (lambda t: F.max_pool2d(t, 3, 2, 1, ceil_mode=True) ** 2,
+               lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True) ** 2):
+        _check(fn, x)
+        _check(fn, one)
