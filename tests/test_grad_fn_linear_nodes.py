@@ -165,3 +165,32 @@ def test_unbatched_pool_names_and_gradients(device):
                lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True) ** 2):
         _check(fn, x)
         _check(fn, one)
+
+
+def test_in_place_activation_names_and_gradients(device):
+    """F.silu / F.mish / F.relu / F.hardtanh with inplace=True: the op's own node, as
+    PyTorch's in-place forms (was CopyBackwards, the copy of the result into x), also
+    on a view (its base then CopySlices); gradients and second derivatives; a leaf
+    that requires grad is refused."""
+    x = _t((3, 4), device, 16)
+    assert [_name(F.silu(x * 1, inplace=True)), _name(F.mish(x * 1, inplace=True)),
+            _name(F.relu(x * 1, inplace=True)), _name(F.hardtanh(x * 1, inplace=True))] == \
+        ["SiluBackward0", "MishBackward0", "ReluBackward0", "HardtanhBackward0"]
+    y = x * 1
+    F.silu(y[1:], inplace=True)
+    assert _name(y) == "CopySlices"
+    for act in (F.silu, F.mish):
+        _check(lambda t, a=act: a(t * 2, inplace=True) * t, x)
+
+        def on_view(t, a=act):
+            y = t * 1
+            a(y[:, 1:], inplace=True)
+            return y * t
+
+        _check(on_view, x)
+    try:
+        F.silu(x, inplace=True)
+    except RuntimeError as e:
+        assert "leaf" in str(e)
+    else:
+        raise AssertionError("an in-place silu of a leaf that requires grad passed")
