@@ -194,3 +194,22 @@ def test_in_place_activation_names_and_gradients(device):
         assert "leaf" in str(e)
     else:
         raise AssertionError("an in-place silu of a leaf that requires grad passed")
+
+
+def test_roll_without_dims_and_diag_nodes(device):
+    """roll without dims (a flat roll) RollBackward0 (was ViewBackward0); diag of a
+    vector DiagEmbedBackward0 (was PermuteBackward0), of a matrix
+    DiagonalBackward0_copy (was CloneBackward0), as PyTorch 2.x; gradients and second
+    derivatives (times x), offsets, a strided matrix, a 0-d roll."""
+    m, v = _t((3, 4), device, 17), _t((4,), device, 18)
+    assert [_name(pdt.roll(m, 5)), _name(m.roll(-1, ())), _name(pdt.diag(v)),
+            _name(pdt.diag(v, -2)), _name(pdt.diag_embed(v)), _name(pdt.diag(m)),
+            _name(m.t().diag(1))] == \
+        ["RollBackward0"] * 2 + ["DiagEmbedBackward0"] * 3 + ["DiagonalBackward0_copy"] * 2
+    _check(lambda t: pdt.roll(t, 7) * t, m)
+    _check(lambda t: pdt.roll(t.t(), -5) * t.t(), m)
+    _check(lambda t: pdt.roll(t.sum(), 3) * t, m)
+    _check(lambda t: pdt.diag(t, 1) * pdt.diag(t, 1).sum(), v)
+    _check(lambda t: pdt.diag_embed(t.reshape(2, 2), -1, 0, 2) ** 2, v)
+    _check(lambda t: pdt.diag(t) * pdt.diag(t).sum(), m)
+    _check(lambda t: pdt.diag(t.t(), -1) ** 2, m)
