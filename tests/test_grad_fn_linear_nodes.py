@@ -213,3 +213,23 @@ def test_roll_without_dims_and_diag_nodes(device):
     _check(lambda t: pdt.diag_embed(t.reshape(2, 2), -1, 0, 2) ** 2, v)
     _check(lambda t: pdt.diag(t) * pdt.diag(t).sum(), m)
     _check(lambda t: pdt.diag(t.t(), -1) ** 2, m)
+
+
+def test_repeat_interleave_and_pairwise_distance_nodes(device):
+    """repeat_interleave by a count ViewBackward0 (a contiguous copy viewed, PyTorch's;
+    was UnsafeViewBackward0), and still a new tensor; pairwise_distance NormBackward1
+    (at::norm's node, PyTorch's; was LinalgVectorNormBackward0) for p = 1, 2, 3, 0.5;
+    gradients and second derivatives."""
+    m, y = _t((3, 4), device, 19), _t((3, 4), device, 20)
+    got = [_name(m.repeat_interleave(2)), _name(m.repeat_interleave(1, dim=0)),
+           _name(m.t().repeat_interleave(3, 1))]
+    got += [_name(F.pairwise_distance(m, y, p=p)) for p in (1, 2, 3, 0.5)]
+    assert got == ["ViewBackward0"] * 3 + ["NormBackward1"] * 4
+    once = m.repeat_interleave(1, dim=0)
+    once.detach().zero_()  # a new tensor: m keeps its values
+    assert m.detach().abs().sum().item() > 0
+    _check(lambda t: t.repeat_interleave(2, dim=1) ** 2, m)
+    _check(lambda t: t.t().repeat_interleave(3) ** 2, m)
+    for p in (1, 2, 3):
+        assert autograd.gradcheck(lambda a, b, p=p: F.pairwise_distance(a, b, p=p), (m, y))
+        assert autograd.gradgradcheck(lambda a, b, p=p: F.pairwise_distance(a, b, p=p), (m, y))

@@ -13,6 +13,7 @@ from ..autograd.derivatives_index import IndexBackward0 as _IndexBackward0
 from ..autograd.dispatch import derivative as _derivative, recorded as _recorded
 from ..autograd.grad_mode import no_grad as _no_grad
 from .._out import takes_out as _takes_out
+from ..autograd.derivatives import as_norm_node
 from ..linalg import vector_norm as _vector_norm
 from ._norm_nodes import native_batch_norm as _native_batch_norm
 from ._norm_nodes import native_layer_norm as _native_layer_norm
@@ -635,9 +636,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
         _args.real(p, "pairwise_distance", "p")
     x1, x2 = _as_floating(x1, where, "x1"), _as_floating(x2, where, "x2")
     x1, x2 = _broadcast(x1, x2, where)
+    # PyTorch's node, at::norm's (NormBackward1)
     if x1.ndim == 0:  # PyTorch's: the norm of the one difference
-        return _vector_norm((x1 - x2 + eps).reshape(1), p, dim=0)
-    return _vector_norm(x1 - x2 + eps, p, dim=x1.ndim - 1, keepdim=keepdim)
+        return as_norm_node(_vector_norm((x1 - x2 + eps).reshape(1), p, dim=0))
+    return as_norm_node(_vector_norm(x1 - x2 + eps, p, dim=x1.ndim - 1, keepdim=keepdim))
 
 
 def _as_floating(x, where, what):
