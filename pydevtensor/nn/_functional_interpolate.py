@@ -246,15 +246,20 @@ _NAMES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact",
           "trilinear": "UpsampleTrilinear", "bicubic": "UpsampleBicubic"}
 
 
+def _plans(shape, device, wide, mode, sizes, scales, align_corners, antialias) -> list:
+    """Each spatial axis's resampling plan (_interpolate_taps.plan)."""
+    if mode == "nearest" and len(shape) == 4:
+        mode = "nearest2d"
+    return [taps.plan(device, mode, n, o, s, align_corners, antialias, wide)
+            for n, o, s in zip(shape[2:], sizes, scales)]
+
+
 def _resample(input: Tensor, mode: str, sizes: tuple, scales: tuple, align_corners: bool,
               antialias: bool) -> Tensor:
     """input resampled to sizes (floating types; a new tensor)."""
-    spatial = tuple(input.shape[2:])
     wide = _wide(input.dtype)
-    if mode == "nearest" and input.ndim == 4:
-        mode = "nearest2d"
-    plans = [taps.plan(input.device, mode, n, o, s, align_corners, antialias, wide)
-             for n, o, s in zip(spatial, sizes, scales)]
+    plans = _plans(tuple(input.shape), input.device, wide, mode, sizes, scales, align_corners,
+                   antialias)
     x = input
     if any(p[0] == "taps" and p[2] is not None for p in plans) and wide != input.dtype:
         x = input.to(wide)
@@ -265,6 +270,22 @@ def _resample(input: Tensor, mode: str, sizes: tuple, scales: tuple, align_corne
     if x.dtype != input.dtype:
         x = x.to(input.dtype)
     return _like(input, x)
+
+
+def _resample_adjoint(g: Tensor, meta: tuple, mode: str, sizes: tuple, scales: tuple,
+                      align_corners: bool, antialias: bool) -> Tensor:
+    """_resample's gradient at g (its transpose): each axis's resampling transposed, in
+    the reverse order, summed in float32 for the half types and rounded once."""
+    shape, dtype, device = meta
+    wide = _wide(dtype)
+    plans = _plans(shape, device, wide, mode, sizes, scales, align_corners, antialias)
+    g = g if g.dtype == wide else g.to(wide)
+    for axis in range(len(plans)):
+        g = taps.resample_transposed(g, axis + 2, plans[axis], shape[axis + 2])
+    return g if g.dtype == dtype else g.to(dtype)
+
+
+_resample.adjoint = _resample_adjoint
 
 
 def _like(input: Tensor, x: Tensor) -> Tensor:

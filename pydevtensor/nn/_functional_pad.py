@@ -266,7 +266,7 @@ def _pad_constant_fresh(x: Tensor, pairs: tuple, value) -> Tensor:
     return fresh(pad_constant(x, pairs, value), x)
 
 
-def _unpad(g: Tensor, pairs: tuple, value) -> Tensor:
+def _unpad(g: Tensor, meta: tuple, pairs: tuple, value) -> Tensor:
     """The gradient of constant padding: g cropped where the pads added entries, zeros
     where they cropped (padding by the negated counts)."""
     return fresh(pad_constant(g, tuple((-b, -a) for b, a in pairs), 0.0), g)

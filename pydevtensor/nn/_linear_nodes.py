@@ -15,8 +15,9 @@ work); with ``link`` (reflect and replicate padding, whose PyTorch backward take
 input) it also requires grad where x does, its derivative in x zeros (Note [linear
 inputs] in autograd/node.py).  The forward pays for no recording; the backward makes
 the composition's graph once more (what the composed forward made before), unless fn
-has an ``adjoint(g, *args)``, the transpose written out (constant padding's: g
-cropped by the negated pads).
+has an ``adjoint(g, (shape, dtype, device) of x, *args)``, the transpose written out
+(constant padding's: g cropped by the negated pads; interpolate's: each axis's taps
+added back by index_add).
 """
 from .. import _C
 from ..autograd.dispatch import derivative, recorded
@@ -61,7 +62,7 @@ class LinearBackward(Node):
         create = _C.is_grad_enabled()
         adjoint = getattr(self.fn, "adjoint", None)
         if adjoint is not None:  # the transpose written out (recorded ops)
-            return (adjoint(g, *self.args),)
+            return (adjoint(g, self.meta, *self.args),)
         with enable_grad():
             z = _C.zeros(shape, dtype=dtype, device=device).requires_grad_()
             y = self.fn(z, *self.args)
