@@ -5,23 +5,19 @@ composed, their grad_fn was the last piece's: CatBackward0, AddBackward0, ...).
 
 Note [linear ops as one node]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``linear(name, fn, x, *args)`` runs ``fn(x, *args)`` with grad mode off and records
-it as a ``name`` node.  fn is linear in x, so its gradient is the transpose of the
-map, the same for every x: the backward runs fn again on a zeros leaf of x's shape
-with grad mode on and takes the gradient of that composition at g
-(``autograd.grad(fn(z), z, g)``), PyTorch's ``*_backward`` kernels' results.  Under
-create_graph that gradient is recorded (linear in g: double backward and forward mode
-work); with ``link`` (reflect and replicate padding, whose PyTorch backward takes the
-input) it also requires grad where x does, its derivative in x zeros (Note [linear
-inputs] in autograd/node.py).  The forward pays for no recording; the backward makes
-the composition's graph once more (what the composed forward made before), unless fn
-has an ``adjoint(g, (shape, dtype, device) of x, *args)``, the transpose written out
-(constant padding's: g cropped by the negated pads; interpolate's: each axis's taps
-added back by index_add).
+``linear(name, link, fn, x, *args)`` runs ``fn(x, *args)`` with grad mode off (no
+recording: the forward costs what it costs without autograd) and records it as one
+``name`` node.  fn is linear in x, so its gradient is the transpose of the map, the
+same for every x, which fn carries as ``fn.adjoint(g, (shape, dtype, device) of x,
+*args)``: constant padding's crops g by the negated pads; reflect and replicate
+padding's and interpolate's index_add g back onto the cells each output cell read.
+Written in recorded ops, the gradient is recorded under create_graph (linear in g:
+double backward and forward mode work); with ``link`` (reflect and replicate padding,
+whose PyTorch backward takes the input) it also requires grad where x does, its
+derivative in x zeros (Note [linear inputs] in autograd/node.py).
 """
 from .. import _C
 from ..autograd.dispatch import derivative, recorded
-from ..autograd.grad_mode import enable_grad
 from ..autograd.node import Node, ZeroLinkBackward, _view_with_node, edge_of
 
 _classes = {}
@@ -38,7 +34,8 @@ def _node_class(name):
 @recorded("linear_in_input")
 def linear(name, link, fn, x, *args):
     """fn(x, *args), recorded as one node called name when x requires grad (Note
-    [linear ops as one node]); link: its gradient is linked to x under create_graph."""
+    [linear ops as one node]; fn has an adjoint); link: its gradient is linked to x under
+    create_graph."""
     return fn(x, *args)
 
 
@@ -56,20 +53,8 @@ class LinearBackward(Node):
         return (x,)
 
     def backward(self, g):
-        from ..autograd import grad  # late: autograd imports the nn ops
-
-        shape, dtype, device = self.meta
-        create = _C.is_grad_enabled()
-        adjoint = getattr(self.fn, "adjoint", None)
-        if adjoint is not None:  # the transpose written out (recorded ops)
-            return (adjoint(g, self.meta, *self.args),)
-        with enable_grad():
-            z = _C.zeros(shape, dtype=dtype, device=device).requires_grad_()
-            y = self.fn(z, *self.args)
-        (dx,) = grad(y, z, g, create_graph=create, allow_unused=True)
-        if dx is None:  # an empty input: nothing reached
-            dx = _C.zeros(shape, dtype=dtype, device=device)
-        if create and self.link:
+        dx = self.fn.adjoint(g, self.meta, *self.args)
+        if self.link and _C.is_grad_enabled():
             dx = _view_with_node(ZeroLinkBackward, dx, (edge_of(dx), self.next_functions[0]),
                                  metas=[self.meta])
         return (dx,)
