@@ -237,7 +237,7 @@ def roll(input, shifts, dims=None):
         if len(shifts) != 1:
             raise RuntimeError(f"roll(): without dims, give one shift, got {len(shifts)} "
                                f"({shifts}) for a tensor of shape {tuple(x.shape)}")
-        return roll(x.reshape(-1), shifts, 0).reshape(tuple(x.shape))
+        return _rolled_flat(x, shifts[0])
     if x.ndim == 0:  # PyTorch's: no dim of a 0-d tensor (without dims it rolls it as 1-d)
         raise IndexError(f"roll(): Dimension specified as {dims[0]} but tensor "
                          f"has no dimensions (a 0-d tensor on {x.device}); leave dims out")
@@ -272,6 +272,30 @@ class RollBackward0(Node):
 
     def backward(self, g):
         return (_rolled(g, *self.args),)
+
+
+@recorded("roll_flat")
+def _rolled_flat(x, shift):
+    """x rolled by shift as a flat sequence (roll without dims): one node, RollBackward0
+    as PyTorch's (composed, its grad_fn was the reshape's, ViewBackward0)."""
+    n = x.numel()
+    flat = _rolled(x.reshape(-1), (shift % n if n else 0,), (0,))
+    return flat.reshape(tuple(x.shape))
+
+
+@derivative("roll_flat")
+class RollFlatBackward(RollBackward0):
+    """g rolled back as a flat sequence (recorded: differentiable again in g)."""
+
+    def save(self, out, x, shift):
+        self.shift = -shift
+        return (x,)
+
+    def backward(self, g):
+        return (_rolled_flat(g, self.shift),)
+
+
+RollFlatBackward.__name__ = RollFlatBackward.__qualname__ = "RollBackward0"
 
 
 def _matrix_transpose(self, name):

@@ -3,10 +3,12 @@ diag_embed, block_diag, cartesian_prod, combinations, triu_indices, tril_indices
 
 diagonal is the core's view (pdt_diagonal_view in csrc/core/pdt_view.h: the two
 dims replaced by one whose stride is the sum of theirs), with its gradient in
-autograd/derivatives_shape.py (DiagonalBackward0, a view's node).  The others compose
-existing ops - where against a diagonal mask, cat, meshgrid and index_select - so they
-run on every device and record their gradients through them (diag_embed, diag and
-diagflat without a gradient to record: zeros and a copy into their diagonal view); the
+autograd/derivatives_shape.py (DiagonalBackward0, a view's node).  diag_embed (diag
+of a vector, diagflat) is zeros with the input copied into their diagonal view and
+diag of a matrix a copy of its diagonal view, each one recorded op with PyTorch's node
+(DiagEmbedBackward0, DiagonalBackward0_copy), whose gradients are each other's kind.
+block_diag, cartesian_prod and combinations compose cat, meshgrid and index_select, so
+they run on every device and record their gradients through them; the
 index sets are computed on the host (they depend on sizes only) and created on the
 requested device.
 """
@@ -16,11 +18,12 @@ import math
 
 from . import _C
 from ._args import flag, output_fits
-from ._ops_index import _dim, _int_arg, _tensor_arg, where
+from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import _same_device, cat, meshgrid, stack
-from ._ops_shape import _tensors_arg, _where, movedim
+from ._ops_shape import _tensors_arg, _where
 from ._out import takes_out
-from .autograd.dispatch import recorded
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
 
 
 @recorded("diagonal")
@@ -113,28 +116,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if d1 == d2:  # also every pair of dims in range for a 0-d input (a 1-d result)
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, "
                            f"{dim2}{_where(input)}")
-    dev, n = input.device, input.shape[-1]
-    m = n + builtins.abs(offset)
-    if not (input.requires_grad and _C.is_grad_enabled()):
-        # zeros, and input copied into their diagonal view: one write of the result
-        # (the composition below, which autograd records, compares and selects every
-        # element: 8 times NumPy's time for diag of 1,000)
-        rest = iter(input.shape[:-1])
-        shape = tuple(m if d in (d1, d2) else next(rest) for d in range(nd))
-        out = _C.zeros(shape, dtype=input.dtype, device=dev)
-        _C._diagonal(out, offset, d1, d2).copy_(input)
-        return out
-    if offset:
-        pad = _C.zeros(tuple(input.shape[:-1]) + (builtins.abs(offset),), dtype=input.dtype,
-                       device=dev)
-        y = cat([input, pad] if offset > 0 else [pad, input], -1)
-    else:
-        y = input
-    rows = _C.arange(m, device=dev).reshape(m, 1)
-    mask = (_C.arange(m, device=dev) - rows) == offset
-    zero = _C.zeros((), dtype=input.dtype, device=dev)
-    out = where(mask, y.unsqueeze(-1), zero)
-    return movedim(out, (-2, -1), (d1, d2)).contiguous()
+    return _embedded(input, offset, d1, d2)
 
 
 @takes_out("diag")
@@ -172,9 +154,76 @@ def diag(input, diagonal=0):
     if input.ndim == 1:
         return diag_embed(input, k)
     if input.ndim == 2:
-        return _diagonal(input, k).clone()
+        return _diagonal_copy(input, k)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D"
                        f"{_where(input)}")
+
+
+@recorded("diag_embed")
+def _embedded(input, offset, d1, d2):
+    """diag_embed of checked arguments: zeros, and input copied into their diagonal view
+    (one write of the result); one node, DiagEmbedBackward0 as PyTorch's."""
+    m = input.shape[-1] + builtins.abs(offset)
+    rest = iter(input.shape[:-1])
+    shape = tuple(m if d in (d1, d2) else next(rest) for d in range(input.ndim + 1))
+    out = _C.zeros(shape, dtype=input.dtype, device=input.device)
+    _C._diagonal(out, offset, d1, d2).copy_(input)
+    return out
+
+
+@recorded("diagonal_copy")
+def _diagonal_copy(input, k):
+    """The k-th diagonal of a matrix as a new 1-d tensor (diag of a 2-d input): one node,
+    PyTorch's DiagonalBackward0_copy."""
+    return _diagonal(input, k).clone()
+
+
+@recorded("diagonal_put")
+def _diagonal_put(g, shape, k):
+    """Zeros of a matrix's shape with g on its k-th diagonal: _diagonal_copy's
+    gradient (and its transpose)."""
+    out = _C.zeros(shape, dtype=g.dtype, device=g.device)
+    _C._diagonal(out, k, 0, 1).copy_(g)
+    return out
+
+
+@derivative("diag_embed")
+class DiagEmbedBackward0(Node):
+    """The diagonal of g in the plane of the two dims (recorded: a view of g)."""
+
+    def save(self, out, input, offset, d1, d2):
+        self.args = (offset, d1, d2)
+        return (input,)
+
+    def backward(self, g):
+        return (diagonal(g, *self.args),)
+
+
+@derivative("diagonal_copy")
+class DiagonalCopyBackward(Node):
+    """g written on the diagonal of zeros of the matrix's shape."""
+
+    def save(self, out, input, k):
+        self.shape, self.k = tuple(input.shape), k
+        return (input,)
+
+    def backward(self, g):
+        return (_diagonal_put(g, self.shape, self.k),)
+
+
+DiagonalCopyBackward.__name__ = DiagonalCopyBackward.__qualname__ = "DiagonalBackward0_copy"
+
+
+@derivative("diagonal_put")
+class DiagonalPutBackward(Node):
+    """The diagonal written, copied back out."""
+
+    def save(self, out, g, shape, k):
+        self.k = k
+        return (g,)
+
+    def backward(self, gg):
+        return (_diagonal_copy(gg, self.k),)
 
 
 def diagflat(input, offset=0):

@@ -18,7 +18,7 @@ from . import _C
 from ._args import flag
 from ._dtype_info import result_type as _elementwise_result_type
 from ._out import _out_written, takes_out
-from .autograd.dispatch import recorded, run_no_grad
+from .autograd.dispatch import dispatch, recorded, run_no_grad
 
 # the slots' basic paths (the index ops use them for views that are only basic;
 # Note [indexing's fast keys] in csrc/python/tensor_view.c)
@@ -312,9 +312,16 @@ def masked_fill(input, mask, value):
         raise _C.DeviceError(f"masked_fill(): the mask is on {mask.device}, the input on "
                              f"{input.device} (shapes {ms} and {xs}); move one with .to(), "
                              f"no copy is made for you")
-    fill = _as_tensor(value, input.dtype, input.device)
-    out = where(mask, fill, input)
-    return out
+    if _C.is_grad_enabled() and (input.requires_grad or getattr(value, "requires_grad", False)):
+        return _masked_fill_node(input, mask, value)  # MaskedFillBackward0/1, as PyTorch's
+    return where(mask, _as_tensor(value, input.dtype, input.device), input)
+
+
+@recorded("masked_fill")
+def _masked_fill_node(input, mask, value):
+    """masked_fill recorded as one op (autograd/derivatives_index.py: MaskedFillBackward0
+    for a number, MaskedFillBackward1 for a 0-d tensor value, as PyTorch's); checked."""
+    return where(mask, _as_tensor(value, input.dtype, input.device), input)
 
 
 def masked_fill_(input, mask, value):
@@ -348,6 +355,11 @@ def masked_fill_(input, mask, value):
     value = _value_fits(input, value, "masked_fill_")
     if isinstance(input, _C.Tensor) and _C._masked_fill_(input, mask, value):
         return input  # one where into input itself, in C (Note [mask writes in C])
+    if (isinstance(input, _C.Tensor) and _C.is_grad_enabled() and isinstance(mask, _C.Tensor)
+            and (input.requires_grad or getattr(value, "requires_grad", False))):
+        _check_in_place_mask(input, mask)
+        # recorded as masked_fill on input's old value, written back: MaskedFillBackward0/1
+        return dispatch("masked_fill_", True, (input, mask, value), None)
     filled = masked_fill(input, mask, value)
     if tuple(filled.shape) != tuple(input.shape):
         raise RuntimeError(f"masked_fill_: the mask of shape {tuple(mask.shape)} would widen "
@@ -355,6 +367,18 @@ def masked_fill_(input, mask, value):
                            f"{tuple(filled.shape)} in place (on {input.device})")
     input.copy_(filled)
     return input
+
+
+def _check_in_place_mask(input, mask):
+    """masked_fill_'s refusal of a mask that would widen input (or does not broadcast)."""
+    try:
+        widened = _broadcast_shape(tuple(mask.shape), tuple(input.shape)) != tuple(input.shape)
+    except ValueError:
+        widened = True
+    if widened:
+        raise RuntimeError(f"masked_fill_: the mask of shape {tuple(mask.shape)} does not "
+                           f"broadcast to the input's shape {tuple(input.shape)} in place (on "
+                           f"{input.device})")
 
 
 def _dim(dim, ndim, op):

@@ -210,6 +210,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # out of autograd's sight straight to the view (expand's checks are wide's by
     # construction): 10 float32 repeated twice 1.9 -> 1.4 us
     v = _C._expand(v, wide) if not v.requires_grad else v.expand(*wide)
+    if v.requires_grad:  # PyTorch's: a contiguous copy, viewed (its grad_fn ViewBackward0)
+        return v.clone(memory_format=contiguous_format).view(out_shape)
     out = v.reshape(out_shape)
     # reshape views where it can (a count of 0 or 1, or a slice of size 1 repeated: stride
     # 0), and a write to such a result reached input; PyTorch's is a new contiguous tensor

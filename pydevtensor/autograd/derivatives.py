@@ -610,3 +610,17 @@ class LinalgVectorNormBackward0(_NormBackward):
         x, y, g = self._unreduced(g)
         scaled = zero_where(x == 0, sign(x) * x.abs() ** (p - 1))
         return reduce_grad(scaled * g * y ** (1 - p), self.in_meta)
+
+
+class NormBackward1(LinalgVectorNormBackward0):
+    """The node of at::norm(x, p, dim, keepdim), PyTorch's for pairwise_distance: the
+    vector norm's gradient under that name (as_norm_node)."""
+
+
+def as_norm_node(out):
+    """out, a vector norm, its node (LinalgVectorNormBackward0 or the p = 1, 2 one) renamed
+    NormBackward1: the same attributes and gradient."""
+    fn = out.grad_fn
+    if isinstance(fn, _NormBackward):
+        fn.__class__ = NormBackward1
+    return out

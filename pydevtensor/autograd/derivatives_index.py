@@ -73,6 +73,40 @@ class WhereBackward0(Node):
         return ga, gb
 
 
+@derivative("masked_fill")
+class MaskedFillBackward0(Node):
+    """masked_fill(input, mask, value) with a number value (PyTorch's formula): input's
+    gradient is g.masked_fill(mask, 0), summed back to its shape where the mask widened
+    the result; a 0-d tensor value (MaskedFillBackward1) gets the sum of g where the mask
+    is set."""
+
+    @staticmethod
+    def pick(input, mask, value):
+        return MaskedFillBackward1 if isinstance(value, _C.Tensor) else MaskedFillBackward0
+
+    def save(self, result, input, mask, value):
+        self.mask = keep_tensors(self, mask)
+        self.metas = (meta(input), meta(value))
+        return (input, value) if isinstance(value, _C.Tensor) else (input,)
+
+    def backward(self, g):
+        mask = kept_tensors(self, self.mask)
+        need = self.needs_input_grad
+        gx = reduce_grad(g.masked_fill(mask, 0), self.metas[0]) if need[0] else None
+        if len(need) == 1:
+            return (gx,)
+        gv = None
+        if need[1]:
+            mv = self.metas[1]
+            gv = reduce_grad(_ops().where(mask, g, 0).sum(), mv)
+            gv = gv if gv.device == mv[2] else gv.to(mv[2])
+        return gx, gv
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    pass
+
+
 @derivative("index_select")
 class IndexSelectBackward0(Node):
     def save(self, result, input, dim, index):

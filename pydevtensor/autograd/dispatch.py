@@ -211,6 +211,18 @@ def _in_place(name, args, kwargs):
     return _in_place_on(name, x, args, kwargs)
 
 
+def in_place(x, compute):
+    """x overwritten by compute(x), an op written in Python that records itself out of
+    place (on a copy of x's value, when it saves its input): its result's node becomes
+    x's, with the leaf and view rules of the in-place ops (F.silu(x, inplace=True) is
+    SiluBackward0, as PyTorch's, not the copy_ of the result into x)."""
+    if x._base is not None:  # Note [views and their base] in csrc/python/autograd_view.c
+        from .views import in_place_on_view
+        return in_place_on_view(x, lambda: _write_back(x, compute(x)))
+    _check_in_place(x)
+    return _write_back(x, compute(x))
+
+
 def _in_place_on(name, x, args, kwargs):
     special = _IN_PLACE_SPECIAL.get(name)
     if special is not None:

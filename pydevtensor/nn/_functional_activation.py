@@ -14,7 +14,7 @@ import math
 
 from .. import _C, _args
 from ..autograd.derivatives import zero_where
-from ..autograd.dispatch import derivative, recorded
+from ..autograd.dispatch import derivative, in_place, recorded
 from ..autograd.node import Node
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -55,14 +55,15 @@ def _rounded_once(fn):
 def _result(input, fn, inplace, once=True):
     """fn(input) (rounded once for half types: _rounded_once, unless once is False: fn
     does it itself), written into input with inplace.  Under autograd fn runs on a
-    clone: its backward keeps what it saved while input is overwritten, and the
-    gradient flows through the copy to input's earlier value, as through PyTorch's
-    in-place forms."""
+    clone (its backward keeps what it saved while input is overwritten) and input
+    takes the result's node, as PyTorch's in-place forms (SiluBackward0, not
+    CopyBackwards); the gradient flows through the clone to input's earlier value."""
     fn = _rounded_once(fn) if once else fn
     if not inplace:
         return fn(input)
-    src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
-    return input.copy_(fn(src))
+    if not (input.requires_grad and _C.is_grad_enabled()):
+        return input.copy_(fn(input))
+    return in_place(input, lambda x: fn(x.clone()))  # fn's node becomes input's
 
 
 class _SavesInput(Node):

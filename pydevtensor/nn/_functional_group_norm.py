@@ -12,6 +12,7 @@ from .. import _C
 from .._args import flag
 from ._functional_norm import (_Invalid, _batch_norm, _check_channels, _floating,
                                _per_channel, _scale_shift, _wide, update_running)
+from ._norm_nodes_more import native_group_norm
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -95,8 +96,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                        f"num_groups, but got input of shape {tuple(input.shape)} and "
                        f"num_groups={num_groups} (on {input.device})")
     _check_channels(input, (("weight", weight), ("bias", bias)), where)
-    out = _normalised(input, num_groups, eps)[0]
-    return _affine(out, input, weight, bias)
+    # one recorded op, NativeGroupNormBackward0 (nn/_norm_nodes_more.py)
+    return native_group_norm(input, weight, bias, num_groups, eps)[0]
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,

@@ -26,6 +26,7 @@ from .._memory_format import channels_last, channels_last_3d
 from . import _interpolate_taps as taps
 from ._functional_norm import _wide
 from ._functional_pad import _index
+from ._linear_nodes import linear
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -234,11 +235,31 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 input.device, mode, spatial[axis], sizes[axis], scales[axis], align_corners,
                 antialias))
         return input.clone() if x is input else _like(input, x)
-    wide = _wide(input.dtype)
-    if mode == "nearest" and input.ndim == 4:
+    # one node under PyTorch's name (Note [linear ops as one node])
+    name = _NAMES[mode] + f"{input.ndim - 2}D" + ("Aa" if antialias else "") + "Backward0"
+    return linear(name, False, _resample, input, mode, sizes, scales, align_corners, antialias)
+
+
+# PyTorch's node names by mode (then the dims, Aa for antialias, and Backward0)
+_NAMES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact",
+          "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear",
+          "trilinear": "UpsampleTrilinear", "bicubic": "UpsampleBicubic"}
+
+
+def _plans(shape, device, wide, mode, sizes, scales, align_corners, antialias) -> list:
+    """Each spatial axis's resampling plan (_interpolate_taps.plan)."""
+    if mode == "nearest" and len(shape) == 4:
         mode = "nearest2d"
-    plans = [taps.plan(input.device, mode, n, o, s, align_corners, antialias, wide)
-             for n, o, s in zip(spatial, sizes, scales)]
+    return [taps.plan(device, mode, n, o, s, align_corners, antialias, wide)
+            for n, o, s in zip(shape[2:], sizes, scales)]
+
+
+def _resample(input: Tensor, mode: str, sizes: tuple, scales: tuple, align_corners: bool,
+              antialias: bool) -> Tensor:
+    """input resampled to sizes (floating types; a new tensor)."""
+    wide = _wide(input.dtype)
+    plans = _plans(tuple(input.shape), input.device, wide, mode, sizes, scales, align_corners,
+                   antialias)
     x = input
     if any(p[0] == "taps" and p[2] is not None for p in plans) and wide != input.dtype:
         x = input.to(wide)
@@ -249,6 +270,22 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if x.dtype != input.dtype:
         x = x.to(input.dtype)
     return _like(input, x)
+
+
+def _resample_adjoint(g: Tensor, meta: tuple, mode: str, sizes: tuple, scales: tuple,
+                      align_corners: bool, antialias: bool) -> Tensor:
+    """_resample's gradient at g (its transpose): each axis's resampling transposed, in
+    the reverse order, summed in float32 for the half types and rounded once."""
+    shape, dtype, device = meta
+    wide = _wide(dtype)
+    plans = _plans(shape, device, wide, mode, sizes, scales, align_corners, antialias)
+    g = g if g.dtype == wide else g.to(wide)
+    for axis in range(len(plans)):
+        g = taps.resample_transposed(g, axis + 2, plans[axis], shape[axis + 2])
+    return g if g.dtype == dtype else g.to(dtype)
+
+
+_resample.adjoint = _resample_adjoint
 
 
 def _like(input: Tensor, x: Tensor) -> Tensor:

@@ -13,10 +13,12 @@ from ..autograd.derivatives_index import IndexBackward0 as _IndexBackward0
 from ..autograd.dispatch import derivative as _derivative, recorded as _recorded
 from ..autograd.grad_mode import no_grad as _no_grad
 from .._out import takes_out as _takes_out
+from ..autograd.derivatives import as_norm_node
 from ..linalg import vector_norm as _vector_norm
 from ._norm_nodes import native_batch_norm as _native_batch_norm
 from ._norm_nodes import native_layer_norm as _native_layer_norm
 from ._norm_nodes import wide as _wide
+from ._norm_nodes_more import batch_norm_eval as _batch_norm_eval
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -264,6 +266,9 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,
                            momentum)
         return out
+    if not (running_mean.requires_grad or running_var.requires_grad):
+        # one recorded op, NativeBatchNormBackward0 (nn/_norm_nodes_more.py)
+        return _batch_norm_eval(input, weight, bias, running_mean, running_var, eps)
     x = input.to(_wide(input.dtype))
     centred = x - _per_channel(running_mean, ndim).to(x.dtype)
     var = _per_channel(running_var, ndim).to(x.dtype)
@@ -631,9 +636,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
         _args.real(p, "pairwise_distance", "p")
     x1, x2 = _as_floating(x1, where, "x1"), _as_floating(x2, where, "x2")
     x1, x2 = _broadcast(x1, x2, where)
+    # PyTorch's node, at::norm's (NormBackward1)
     if x1.ndim == 0:  # PyTorch's: the norm of the one difference
-        return _vector_norm((x1 - x2 + eps).reshape(1), p, dim=0)
-    return _vector_norm(x1 - x2 + eps, p, dim=x1.ndim - 1, keepdim=keepdim)
+        return as_norm_node(_vector_norm((x1 - x2 + eps).reshape(1), p, dim=0))
+    return as_norm_node(_vector_norm(x1 - x2 + eps, p, dim=x1.ndim - 1, keepdim=keepdim))
 
 
 def _as_floating(x, where, what):

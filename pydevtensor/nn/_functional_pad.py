@@ -3,9 +3,12 @@ argument order, shape rules and errors, on every device, differentiable.
 
 Each padded dimension is one cat: of blocks of the value (constant), or of slices
 of the input (reflect: reversed slices; replicate: the edge expanded; circular: the
-other end); a negative pad crops (a slice).  No index tensor is made, so nothing
-crosses between host and device, and the gradient is the slices' and cat's: the
-border's gradient added back onto the entries it copied.
+other end); a negative pad crops (a slice).  No index tensor is made in the forward,
+so nothing crosses between host and device.  constant, reflect and replicate are
+recorded as one node under PyTorch's name (Note [linear ops as one node] in
+_linear_nodes.py) with their gradient written out: g cropped by the negated pads, or
+the border's g index_added back onto the entries it copied; circular's gradient is
+the slices' and cat's (PyTorch's circular pad is a composite too).
 """
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from .._args import index as _index
 from .._ops_join import cat
-from ..autograd.node import linked_input
+from ._linear_nodes import linear
+from ._norm_nodes import wide as _wide
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -244,7 +248,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         _check_crops(input, pairs, where)
         if value is not None and not isinstance(value, _C.Tensor) and value != 0:
             _C._number_fits("pad", value, input)  # named here, not by the blocks made of it
-        return fresh(pad_constant(input, pairs, 0.0 if value is None else value), input)
+        return linear("ConstantPadNdBackward0", False, _pad_constant_fresh, input, pairs,
+                      0.0 if value is None else value)
     if mode not in _MODES:
         raise NotImplementedError(f"{where}: Unrecognised padding mode {mode!r}, expected one "
                                   f"of {_MODES}")
@@ -252,10 +257,55 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise _Invalid(f"{where}: Padding mode {mode!r} doesn't take in value argument, got "
                        f"value={value!r}")
     _check_mode(input, pairs, mode, where)
-    # reflect and replicate as PyTorch's kernels: the gradient requires grad whenever the
-    # input does, its derivative zeros (Note [linear inputs] in autograd/node.py)
-    out = input if mode == "circular" else linked_input(input)
+    # one node under PyTorch's name (Note [linear ops as one node]); reflect and replicate
+    # as PyTorch's kernels: the gradient requires grad whenever the input does, its
+    # derivative zeros (Note [linear inputs] in autograd/node.py)
+    if mode == "circular":  # PyTorch's circular pad is a composite (CopySlices): ours
+        return _pad_modes(input, pairs, mode)
+    name = ("ReflectionPad" if mode == "reflect" else "ReplicationPad") + f"{len(pairs)}DBackward0"
+    return linear(name, True, _pad_modes, input, pairs, mode)
+
+
+def _pad_constant_fresh(x: Tensor, pairs: tuple, value) -> Tensor:
+    return fresh(pad_constant(x, pairs, value), x)
+
+
+def _unpad(g: Tensor, meta: tuple, pairs: tuple, value) -> Tensor:
+    """The gradient of constant padding: g cropped where the pads added entries, zeros
+    where they cropped (padding by the negated counts)."""
+    return fresh(pad_constant(g, tuple((-b, -a) for b, a in pairs), 0.0), g)
+
+
+_pad_constant_fresh.adjoint = _unpad
+
+
+def _unpad_modes(g: Tensor, meta: tuple, pairs: tuple, mode: str) -> Tensor:
+    """The gradient of reflect or replicate padding of an input of meta's (shape, dtype,
+    device): along each padded dimension, output cell j's g added onto the cell
+    u = j - before it read, mirrored about 0 and n - 1 (reflect) or clamped into
+    [0, n - 1] (replicate); half types summed in float32 and rounded once."""
+    shape, dtype, device = meta
+    wide = _wide(dtype)
+    g = g if g.dtype == wide else g.to(wide)
+    for i, (before, after) in enumerate(pairs):
+        dim = len(shape) - 1 - i
+        n = shape[dim]
+        if not (before or after):
+            continue
+        u = _C.arange(-before, n + after, dtype=_C.int64, device=device)
+        u = u.clamp(0, n - 1) if mode == "replicate" else (n - 1) - ((n - 1) - u.abs()).abs()
+        cells = tuple(g.shape[:dim]) + (n,) + tuple(g.shape[dim + 1:])
+        g = _C.zeros(cells, dtype=g.dtype, device=device).index_add(dim, u, g)
+    return g if g.dtype == dtype else g.to(dtype)
+
+
+def _pad_modes(input: Tensor, pairs: tuple, mode: str) -> Tensor:
+    """input padded along each pair's dimension in a non-constant mode; a new tensor."""
+    out = input
     for i, (before, after) in enumerate(pairs):
         if before or after:
             out = _pad_dim(out, input.ndim - 1 - i, before, after, mode)
     return fresh(out, input)
+
+
+_pad_modes.adjoint = _unpad_modes  # reflect's and replicate's (circular is composed)

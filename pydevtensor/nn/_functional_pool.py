@@ -213,12 +213,11 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         # no one asks where the maxima are: amax, without the indices (2-4x faster)
         return _unbatch(cols.amax(dim=2).reshape(n, c, out[0], out[1]), unbatched)
     first = _first_real_taps(kernel, stride, padding, dilation, out, x.device)
-    values, taps = _window_max(cols, first, (n, c, out[0], out[1]))
-    values = _unbatch(values, unbatched)
+    # unbatched: (C, out_h, out_w) from the op itself, whose node PyTorch's grad_fn is
+    values, taps = _window_max(cols, first, ((c,) if unbatched else (n, c)) + tuple(out))
     if not return_indices:
         return values
-    indices = _tap_positions(taps, kernel, stride, padding, dilation, out, w, x.device)
-    return values, _unbatch(indices, unbatched)
+    return values, _tap_positions(taps, kernel, stride, padding, dilation, out, w, x.device)
 
 
 def _int_range(n: int, device) -> Tensor:
@@ -242,8 +241,9 @@ def _first_real_taps(kernel, stride, padding, dilation, out, device) -> Tensor:
 
 @recorded("max_pool2d_with_indices")
 def _window_max(cols: Tensor, first: Tensor, shape: tuple) -> tuple:
-    """cols (N, C, K, L) -> (values, taps), each of shape (N, C, out_h, out_w): each
-    window's maximum and the first tap holding it; a window whose maximum is -inf (its
+    """cols (N, C, K, L) -> (values, taps), each of shape (N, C, out_h, out_w), or
+    (C, out_h, out_w) unbatched: each window's maximum and the first tap holding it; a
+    window whose maximum is -inf (its
     real cells all -inf) takes its first real tap, first (L,), as PyTorch's, so that
     neither its index nor its gradient lands on the padding.  The reshape is part of
     the op: its grad_fn is MaxPool2DWithIndicesBackward0, as PyTorch's."""
@@ -258,14 +258,14 @@ class MaxPool2DWithIndicesBackward0(Node):
 
     def save(self, out, cols, first, shape):
         self.save_tensors(out[1])  # the taps (an output, not differentiable)
-        self.k = cols.shape[2]
+        self.cols = tuple(cols.shape)
         return (cols,)
 
     def backward(self, g):
         (taps,) = self.saved_tensors
-        n, c, oh, ow = taps.shape  # sizes, not -1: an empty batch has no -1 to infer
-        k = _int_range(self.k, g.device).reshape(1, 1, self.k, 1)
-        shape = (n, c, 1, oh * ow)
+        n, c, kk, cells = self.cols  # sizes, not -1: an empty batch has no -1 to infer
+        k = _int_range(kk, g.device).reshape(1, 1, kk, 1)
+        shape = (n, c, 1, cells)
         return ((k == taps.reshape(shape)).to(g.dtype) * g.reshape(shape),)
 
 
@@ -393,8 +393,11 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
         divisor = per[0] * per[1] if None not in per else _divisor(  # one for all, or each's
             (h, w), kernel, padding, stride, out, include, wide, x.device)
-    op = _adaptive_window_mean if adaptive else _window_mean
-    return _unbatch(op(x, kernel, stride, padding, out, divisor), unbatched)
+    if adaptive:
+        return _unbatch(_adaptive_window_mean(x, kernel, stride, padding, out, divisor),
+                        unbatched)
+    # unbatched: (C, out_h, out_w) from the op itself, whose node PyTorch's grad_fn is
+    return _window_mean(x, kernel, stride, padding, out, divisor, unbatched)
 
 
 def _tiles(hw, kernel, stride, padding, out) -> bool:
@@ -410,10 +413,10 @@ def _tiles(hw, kernel, stride, padding, out) -> bool:
 
 
 @recorded("avg_pool2d")
-def _window_mean(x, kernel, stride, padding, out, divisor):
-    """(N, C, out_h, out_w): each window's sum over divisor (an int, or a Tensor of
-    each window's count), in float32 for the half types and rounded once; recorded as
-    one op, AvgPool2DBackward0 as PyTorch's."""
+def _window_mean(x, kernel, stride, padding, out, divisor, unbatched=False):
+    """(N, C, out_h, out_w), or (C, out_h, out_w) when unbatched (N is 1): each window's
+    sum over divisor (an int, or a Tensor of each window's count), in float32 for the half
+    types and rounded once; recorded as one op, AvgPool2DBackward0 as PyTorch's."""
     n, c, h, w = x.shape
     wide = _wide(x.dtype)
     if _tiles((h, w), kernel, stride, padding, out):
@@ -424,6 +427,7 @@ def _window_mean(x, kernel, stride, padding, out, divisor):
         sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2, dtype=wide)
         sums = sums.reshape(n, c, out[0], out[1])
     mean = _mean(sums, divisor)
+    mean = mean.squeeze(0) if unbatched else mean
     return mean if wide == x.dtype else mean.to(x.dtype)
 
 
@@ -433,7 +437,7 @@ class AvgPool2DBackward0(Node):
     ceil_mode's extra cells dropped): broadcast over the tiles, or col2im of it
     repeated over the window's taps.  Linear in g, by recorded ops (create_graph)."""
 
-    def save(self, out, x, kernel, stride, padding, out_hw, divisor):
+    def save(self, out, x, kernel, stride, padding, out_hw, divisor, unbatched=False):
         self.args = (tuple(x.shape), x.dtype, kernel, stride, padding, out_hw, divisor)
         return (x,)
 

@@ -239,3 +239,22 @@ def resample(x: Tensor, axis: int, plan: tuple) -> Tensor:
         term = x.index_select(axis, index[k]) * weight[k].reshape(along)
         y = term if y is None else y + term
     return y
+
+
+def resample_transposed(g: Tensor, axis: int, plan: tuple, n_in: int) -> Tensor:
+    """The transpose of resample(x, axis, plan), x of n_in cells along axis, at g (its
+    gradient): each output cell's g added back onto the cells it read, times their
+    weights, by recorded ops (a sum, index_add), so differentiable again in g."""
+    kind = plan[0]
+    if kind == "identity":
+        return g
+    shape = tuple(g.shape)
+    if kind == "repeat":
+        return g.reshape(shape[:axis] + (n_in, plan[1]) + shape[axis + 1:]).sum(axis + 1)
+    _, index, weight, padded = plan
+    cells = n_in + 1 if padded else n_in  # the zero cell appended: its share dropped
+    dx = _C.zeros(shape[:axis] + (cells,) + shape[axis + 1:], dtype=g.dtype, device=g.device)
+    along = (index.shape[1],) + (1,) * (len(shape) - 1 - axis)
+    for k in range(index.shape[0]):
+        dx = dx.index_add(axis, index[k], g if weight is None else g * weight[k].reshape(along))
+    return dx.narrow(axis, 0, n_in) if padded else dx

@@ -1,0 +1,236 @@
+"""grad_fn names of pad and interpolate as PyTorch's (each was the name of its
+composition's last piece: CatBackward0, AddBackward0, UnsafeViewBackward0, ...), and
+each node's gradient and second derivative against central differences in float64 on
+every device (pydevtensor.autograd.gradcheck / gradgradcheck)."""
+import numpy as np
+
+import pydevtensor as pdt
+from pydevtensor import autograd
+from pydevtensor.nn import functional as F
+
+
+def _t(shape, device, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return pdt.tensor(a, dtype=pdt.float64, device=device, requires_grad=True)
+
+
+def _name(t):
+    return t.grad_fn.name()
+
+
+def test_pad_names(device):
+    x1, x2, x3 = _t((2, 3, 6), device), _t((2, 3, 6, 6), device), _t((1, 2, 4, 4, 4), device)
+    assert [_name(F.pad(x, p)) for x, p in ((x1, (1, 2)), (x2, (-1, 2, 0, 0)), (x2, (0, 0)))] \
+        == ["ConstantPadNdBackward0"] * 3
+    for mode, kind in (("reflect", "Reflection"), ("replicate", "Replication")):
+        got = [_name(F.pad(x1, (1, 2), mode=mode)), _name(F.pad(x2, (1, 2, 2, 1), mode=mode)),
+               _name(F.pad(x2[0], (1, 2, 2, 1), mode=mode)),  # unbatched
+               _name(F.pad(x3, (1, 1, 0, 1, 1, 0), mode=mode))]
+        assert got == [f"{kind}Pad{d}DBackward0" for d in (1, 2, 2, 3)]
+
+
+def test_interpolate_names(device):
+    x1, x2, x3 = _t((2, 3, 6), device), _t((2, 3, 6, 6), device), _t((1, 2, 4, 4, 4), device)
+    got = [_name(F.interpolate(x, scale_factor=2, mode=m)) for x, m in (
+        (x1, "nearest"), (x2, "nearest"), (x3, "nearest"), (x2, "nearest-exact"),
+        (x1, "linear"), (x2, "bilinear"), (x3, "trilinear"), (x2, "bicubic"))]
+    assert got == ["UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0",
+                   "UpsampleNearest3DBackward0", "UpsampleNearestExact2DBackward0",
+                   "UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0",
+                   "UpsampleTrilinear3DBackward0", "UpsampleBicubic2DBackward0"]
+    assert _name(F.interpolate(x2, size=3, mode="bilinear", antialias=True)) == \
+        "UpsampleBilinear2DAaBackward0"
+    assert _name(F.interpolate(x2, scale_factor=1)) == "UpsampleNearest2DBackward0"
+
+
+def _check(fn, x):
+    assert autograd.gradcheck(fn, (x,))
+    assert autograd.gradgradcheck(fn, (x,))
+
+
+def test_pad_gradients(device):
+    """Every mode, cropping pads, a strided input, and a product of two pads (a second
+    derivative that is not zero)."""
+    x = _t((2, 2, 4, 5), device, 1)
+    for mode in ("constant", "reflect", "replicate"):
+        _check(lambda t, m=mode: F.pad(t, (2, 1, 1, 3), mode=m), x)
+        _check(lambda t, m=mode: F.pad(t.transpose(-1, -2), (1, -2, 2, 0), mode=m), x)
+        _check(lambda t, m=mode: F.pad(t[0], (3, 2), mode=m) * F.pad(t[0], (3, 2), mode=m), x)
+    _check(lambda t: F.pad(t, (1, 1, -1, 2, 1, 0), value=2.5), x)
+
+
+def test_interpolate_gradients(device):
+    x = _t((1, 2, 3, 4), device, 2)
+    for mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        _check(lambda t, m=mode: F.interpolate(t, size=(5, 3), mode=m), x)
+    _check(lambda t: F.interpolate(t, scale_factor=2, mode="bilinear", align_corners=True)
+           ** 2, x)
+    _check(lambda t: F.interpolate(t, size=(2, 2), mode="bilinear", antialias=True), x)
+    _check(lambda t: F.interpolate(t[0], scale_factor=1.5, mode="linear"), x)
+    _check(lambda t: F.interpolate(t[:, :, None], scale_factor=2, mode="trilinear"), x)
+
+
+def test_linear_nodes_empty_and_half(device):
+    """An empty batch backpropagates zeros of its shape; float16 gives float16
+    gradients equal to the float64 ones rounded (sums of a few g, taken in float32)."""
+    e = _t((0, 2, 3, 3), device)
+    for y in (F.pad(e, (1, 1, 1, 1), mode="reflect"), F.interpolate(e, scale_factor=2)):
+        (g,) = autograd.grad(y.sum(), e)
+        assert tuple(g.shape) == (0, 2, 3, 3)
+    x = _t((2, 3, 5), device, 3)
+    h = x.detach().half().requires_grad_()
+    for fn in (lambda t: F.pad(t, (2, 2), mode="reflect"), lambda t: F.pad(t, (1, 3)),
+               lambda t: F.interpolate(t, size=12)):  # up to 3 g per cell, summed wide
+        (g64,) = autograd.grad(fn(x).sum(), x)
+        (g16,) = autograd.grad(fn(h).sum(), h)
+        assert g16.dtype == pdt.float16
+        np.testing.assert_array_equal(g16.cpu().numpy(), g64.cpu().numpy().astype(np.float16))
+
+
+def test_masked_fill_names_and_gradients(device):
+    """MaskedFillBackward0 for a number, MaskedFillBackward1 for a 0-d tensor value (was
+    WhereBackward0; in place CopyBackwards): the gradient is g where the mask is clear
+    (summed back where the mask widened the result), the value's the sum of g where it
+    is set."""
+    x = _t((3, 4), device, 4)
+    mask = x.detach() > 0.2
+    v = _t((), device, 5)
+    wide = pdt.tensor([[True], [False]], device=device)
+    assert [_name(x.masked_fill(mask, 0.5)), _name(x.masked_fill(mask, v)),
+            _name(pdt.masked_fill(x, mask, v.detach())), _name((x * 1).masked_fill_(mask, 1.0)),
+            _name(x[0].masked_fill(wide, 2.0))] == \
+        ["MaskedFillBackward0", "MaskedFillBackward1", "MaskedFillBackward1",
+         "MaskedFillBackward0", "MaskedFillBackward0"]
+    _check(lambda t: t.masked_fill(mask, 0.5) * t, x)
+    _check(lambda t: t[0].masked_fill(wide, -1.0) ** 2, x)
+    assert autograd.gradcheck(lambda t, s: t.masked_fill(mask, s * s) * t, (x, v))
+    assert autograd.gradgradcheck(lambda t, s: t.masked_fill(mask, s * s) * t, (x, v))
+    assert autograd.gradcheck(lambda t, s: (t * 1).masked_fill_(mask, s) * t, (x, v))
+    g = np.random.default_rng(6).standard_normal((3, 4))
+    gx, gv = autograd.grad(x.masked_fill(mask, v), (x, v), pdt.tensor(g, device=device))
+    m = mask.cpu().numpy()
+    np.testing.assert_array_equal(gx.cpu().numpy(), np.where(m, 0.0, g))
+    np.testing.assert_allclose(gv.cpu().numpy(), g[m].sum(), rtol=1e-14)
+
+
+def test_eval_batch_norm_and_group_norm_nodes(device):
+    """batch_norm by running statistics and group_norm: NativeBatchNormBackward0 and
+    NativeGroupNormBackward0 (were AddBackward0/DivBackward0 and ViewBackward0/
+    AddBackward0); gradients and second derivatives (times x, so that they are not
+    zero), weight or bias alone too; a later in-place change of the running statistics
+    (a training step's update) leaves the node's backward as it was."""
+    x = _t((4, 3, 5), device, 7)
+    w, b = _t((3,), device, 8), _t((3,), device, 9)
+    rm = pdt.tensor([0.1, -0.2, 0.3], dtype=pdt.float64, device=device)
+    rv = pdt.tensor([0.5, 1.5, 2.0], dtype=pdt.float64, device=device)
+    g4, c4, d4 = _t((2, 4, 3), device, 10), _t((4,), device, 11), _t((4,), device, 13)
+
+    def bn(t, w=None, b=None):
+        return F.batch_norm(t, rm, rv, w, b, training=False, eps=1e-3)
+
+    assert [_name(bn(x)), _name(bn(x, w, b)), _name(F.group_norm(g4, 2)),
+            _name(F.group_norm(g4, 4, c4, c4)), _name(F.group_norm(g4[:, :, 0], 1, c4))] == \
+        ["NativeBatchNormBackward0"] * 2 + ["NativeGroupNormBackward0"] * 3
+    for fn, ins in ((lambda t, p, q: bn(t, p, q) * t, (x, w, b)),
+                    (lambda t, p: bn(t, p) * t, (x, w)),
+                    (lambda t, q: bn(t, None, q) * t, (x, b)),
+                    (lambda t, p, q: F.group_norm(t, 2, p, q, eps=1e-3) * t, (g4, c4, d4)),
+                    (lambda t: F.group_norm(t, 4) * t, (g4,)),
+                    (lambda t, p: F.group_norm(t.transpose(1, 2), 3, p[:3]), (g4, c4))):
+        assert autograd.gradcheck(fn, ins)
+        assert autograd.gradgradcheck(fn, ins)
+    y = bn(x, w, b)
+    rm.add_(1.0)  # a training step's running update
+    g = np.random.default_rng(12).standard_normal((4, 3, 5))
+    gx, gw = autograd.grad(y, (x, w), pdt.tensor(g, device=device))
+    xn, m, v = x.detach().cpu().numpy(), np.array([0.1, -0.2, 0.3]), np.array([0.5, 1.5, 2.0])
+    inv = 1 / np.sqrt(v + 1e-3)
+    np.testing.assert_allclose(gx.cpu().numpy(), g * (w.detach().cpu().numpy() * inv)[:, None],
+                               rtol=1e-14)
+    np.testing.assert_allclose(gw.cpu().numpy(),
+                               (g * (xn - m[:, None]) * inv[:, None]).sum((0, 2)), rtol=1e-12)
+
+
+def test_unbatched_pool_names_and_gradients(device):
+    """max_pool2d / avg_pool2d of a (C, H, W) input: MaxPool2DWithIndicesBackward0 and
+    AvgPool2DBackward0 as for a batch (were SqueezeBackward1: the batch dimension added
+    and removed around the op); gradients and second derivatives, a single channel too
+    (a squeeze of the wrong dimension would show there)."""
+    x, one = _t((2, 5, 7), device, 14), _t((1, 4, 4), device, 15)
+    assert [_name(F.max_pool2d(x, 2)), _name(F.avg_pool2d(x, 3, 2, 1)),
+            _name(F.max_pool2d(one, 2, return_indices=True)[0])] == \
+        ["MaxPool2DWithIndicesBackward0", "AvgPool2DBackward0", "MaxPool2DWithIndicesBackward0"]
+    values, indices = F.max_pool2d(one, 2, return_indices=True)
+    assert tuple(values.shape) == tuple(indices.shape) == (1, 2, 2)
+    for fn in (lambda t: F.max_pool2d(t, 3, 2, 1, ceil_mode=True) ** 2,
+               lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True) ** 2):
+        _check(fn, x)
+        _check(fn, one)
+
+
+def test_in_place_activation_names_and_gradients(device):
+    """F.silu / F.mish / F.relu / F.hardtanh with inplace=True: the op's own node, as
+    PyTorch's in-place forms (was CopyBackwards, the copy of the result into x), also
+    on a view (its base then CopySlices); gradients and second derivatives; a leaf
+    that requires grad is refused."""
+    x = _t((3, 4), device, 16)
+    assert [_name(F.silu(x * 1, inplace=True)), _name(F.mish(x * 1, inplace=True)),
+            _name(F.relu(x * 1, inplace=True)), _name(F.hardtanh(x * 1, inplace=True))] == \
+        ["SiluBackward0", "MishBackward0", "ReluBackward0", "HardtanhBackward0"]
+    y = x * 1
+    F.silu(y[1:], inplace=True)
+    assert _name(y) == "CopySlices"
+    for act in (F.silu, F.mish):
+        _check(lambda t, a=act: a(t * 2, inplace=True) * t, x)
+
+        def on_view(t, a=act):
+            y = t * 1
+            a(y[:, 1:], inplace=True)
+            return y * t
+
+        _check(on_view, x)
+    try:
+        F.silu(x, inplace=True)
+    except RuntimeError as e:
+        assert "leaf" in str(e)
+    else:
+        raise AssertionError("an in-place silu of a leaf that requires grad passed")
+
+
+def test_roll_without_dims_and_diag_nodes(device):
+    """roll without dims (a flat roll) RollBackward0 (was ViewBackward0); diag of a
+    vector DiagEmbedBackward0 (was PermuteBackward0), of a matrix
+    DiagonalBackward0_copy (was CloneBackward0), as PyTorch 2.x; gradients and second
+    derivatives (times x), offsets, a strided matrix, a 0-d roll."""
+    m, v = _t((3, 4), device, 17), _t((4,), device, 18)
+    assert [_name(pdt.roll(m, 5)), _name(m.roll(-1, ())), _name(pdt.diag(v)),
+            _name(pdt.diag(v, -2)), _name(pdt.diag_embed(v)), _name(pdt.diag(m)),
+            _name(m.t().diag(1))] == \
+        ["RollBackward0"] * 2 + ["DiagEmbedBackward0"] * 3 + ["DiagonalBackward0_copy"] * 2
+    _check(lambda t: pdt.roll(t, 7) * t, m)
+    _check(lambda t: pdt.roll(t.t(), -5) * t.t(), m)
+    _check(lambda t: pdt.roll(t.sum(), 3) * t, m)
+    _check(lambda t: pdt.diag(t, 1) * pdt.diag(t, 1).sum(), v)
+    _check(lambda t: pdt.diag_embed(t.reshape(2, 2), -1, 0, 2) ** 2, v)
+    _check(lambda t: pdt.diag(t) * pdt.diag(t).sum(), m)
+    _check(lambda t: pdt.diag(t.t(), -1) ** 2, m)
+
+
+def test_repeat_interleave_and_pairwise_distance_nodes(device):
+    """repeat_interleave by a count ViewBackward0 (a contiguous copy viewed, PyTorch's;
+    was UnsafeViewBackward0), and still a new tensor; pairwise_distance NormBackward1
+    (at::norm's node, PyTorch's; was LinalgVectorNormBackward0) for p = 1, 2, 3, 0.5;
+    gradients and second derivatives."""
+    m, y = _t((3, 4), device, 19), _t((3, 4), device, 20)
+    got = [_name(m.repeat_interleave(2)), _name(m.repeat_interleave(1, dim=0)),
+           _name(m.t().repeat_interleave(3, 1))]
+    got += [_name(F.pairwise_distance(m, y, p=p)) for p in (1, 2, 3, 0.5)]
+    assert got == ["ViewBackward0"] * 3 + ["NormBackward1"] * 4
+    once = m.repeat_interleave(1, dim=0)
+    once.detach().zero_()  # a new tensor: m keeps its values
+    assert m.detach().abs().sum().item() > 0
+    _check(lambda t: t.repeat_interleave(2, dim=1) ** 2, m)
+    _check(lambda t: t.t().repeat_interleave(3) ** 2, m)
+    for p in (1, 2, 3):
+        assert autograd.gradcheck(lambda a, b, p=p: F.pairwise_distance(a, b, p=p), (m, y))
+        assert autograd.gradgradcheck(lambda a, b, p=p: F.pairwise_distance(a, b, p=p), (m, y))
