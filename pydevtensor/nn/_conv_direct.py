@@ -16,9 +16,12 @@ Backward:
     rows (csrc/cpu/cpu_conv_wgrad.c, Note [the direct weight gradient]) for up to
     _MAX_DIRECT_WGRAD output channels a group; with more, or when it is to be
     differentiated again (create_graph), im2col of the input (the input itself for a
-    1 x 1 stride-1 kernel) times the output's gradient, summed over the batch;
+    1 x 1 stride-1 kernel; the forward's when it made them) times the output's
+    gradient, summed over the batch (in one product for a weight of WIDE_WEIGHT bytes
+    or more, as conv2d's forward);
   - the bias's: the output's gradient summed over the batch and the positions.
-So a gradient of a gradient works too.
+So a gradient of a gradient works too.  grad_input and grad_weight are also the 1-d and
+2-d gradients of every convolution's node on every device (nn/_conv_node.py).
 """
 from .. import _C
 from ..autograd.dispatch import derivative, recorded
@@ -31,23 +34,13 @@ _MAX_STRIDE = 64  # the direct kernel's limit (cpu_conv_direct.c)
 # to OpenBLAS's packed product (one thread: 8 x 64 x 56 x 56 through 64 3 x 3, 20 ms
 # direct, 27 im2col + product; 8 x 256 x 14 x 14 through 256 3 x 3, 34 and 20)
 _MAX_DIRECT_WGRAD = 64
+WIDE_WEIGHT = 1 << 20  # bytes of weight from which one product for the batch pays (conv2d)
 
 
 def usable(x, stride) -> bool:
     """Whether conv2d of x takes the direct kernel: float32 on the CPU."""
     return (x.dtype == _C.float32 and x.device.type == "cpu" and x.shape[0] > 0
             and max(stride) <= _MAX_STRIDE)
-
-
-def direct_backward(weight, groups) -> bool:
-    """Whether conv2d's backward through the direct kernels beats the product with the
-    forward's columns: up to _MAX_DIRECT_WGRAD channels a group in and out (LeNet's,
-    ResNet's first block).  With more, the weight's gradient needs the columns anyway
-    (one thread, 8 x 256 x 14 x 14 through 256 3 x 3: forward and backward 48 ms
-    through the columns, 57 direct), so conv2d builds them in the forward as before,
-    unless no gradient is wanted."""
-    o, cg = weight.shape[:2]
-    return o // groups <= _MAX_DIRECT_WGRAD and cg <= _MAX_DIRECT_WGRAD
 
 
 @recorded("conv2d_direct")
@@ -74,27 +67,51 @@ def grad_input(g, weight, hw, stride, padding, dilation, groups):
     n, o = g.shape[:2]
     cg = weight.shape[1]
     k = kernel[0] * kernel[1]
+    ell = g.shape[2] * g.shape[3]
     w = weight.reshape(groups, o // groups, cg * k).transpose(1, 2)  # (G, Cg k, Og)
-    cols = _C.matmul(w, g.reshape(n, groups, o // groups, -1))       # (N, G, Cg k, L)
-    return col2im(cols.reshape(n, groups * cg * k, -1), hw, kernel, dilation, padding,
+    if _wide(n, weight):  # one product for the batch, as conv2d's forward
+        gg = g.reshape(n, groups, o // groups, ell).permute(1, 2, 0, 3)
+        cols = _C.matmul(w, gg.reshape(groups, o // groups, n * ell))  # (G, Cg k, N L)
+        cols = cols.reshape(groups, cg * k, n, ell).permute(2, 0, 1, 3)
+    else:
+        cols = _C.matmul(w, g.reshape(n, groups, o // groups, ell))  # (N, G, Cg k, L)
+    return col2im(cols.reshape(n, groups * cg * k, ell), hw, kernel, dilation, padding,
                   stride)
 
 
-def grad_weight(g, x, weight, stride, padding, dilation, groups):
-    """The weight's gradient (O, C/groups, kh, kw)."""
+def _wide(n, weight):
+    """Whether a batch's products are one (conv2d's forward: a weight that does not
+    stay in the cache between images, WIDE_WEIGHT)."""
+    return n > 1 and weight.numel() * weight.element_size() >= WIDE_WEIGHT
+
+
+def grad_weight(g, x, weight, stride, padding, dilation, groups, cols=None):
+    """The weight's gradient (O, C/groups, kh, kw); cols: im2col of x when the forward
+    made them (not under create_graph, where they are made again from x)."""
     kernel = tuple(weight.shape[2:])
     n, o = g.shape[:2]
     plain = kernel == (1, 1) and stride == (1, 1) and padding == (0, 0)
+    again = _C.is_grad_enabled() and (g.requires_grad or x.requires_grad)
     if (usable(x, stride) and o // groups <= _MAX_DIRECT_WGRAD and not plain
-            and not (_C.is_grad_enabled() and (g.requires_grad or x.requires_grad))):
+            and not again):
         return _C._conv2d_grad_weight(x, g, kernel, stride, padding, dilation, groups)
     cg = weight.shape[1]
     k = kernel[0] * kernel[1]
+    ell = g.shape[2] * g.shape[3]
     # (N, C k, L): a 1 x 1 stride-1 kernel's columns are the input itself
-    cols = x.reshape(n, x.shape[1], -1) if plain else im2col(x, kernel, dilation, padding,
-                                                              stride)
-    cols = cols.reshape(n, groups, cg * k, -1).transpose(2, 3)
-    dw = _C.matmul(g.reshape(n, groups, o // groups, -1), cols).sum(0)  # (G, Og, Cg k)
+    if cols is None or again:
+        cols = x.reshape(n, x.shape[1], ell) if plain else im2col(x, kernel, dilation,
+                                                                   padding, stride)
+    if _wide(n, weight):
+        # one product for the batch, summed in the GEMM (conv2d's wide case): no
+        # (N, O, C k) stack of per-image gradients
+        wide = cols.reshape(n, groups, cg * k, ell).permute(1, 0, 3, 2)
+        gg = g.reshape(n, groups, o // groups, ell).permute(1, 2, 0, 3)
+        dw = _C.matmul(gg.reshape(groups, o // groups, n * ell),
+                       wide.reshape(groups, n * ell, cg * k))
+        return dw.reshape(weight.shape)
+    cols = cols.reshape(n, groups, cg * k, ell).transpose(2, 3)
+    dw = _C.matmul(g.reshape(n, groups, o // groups, ell), cols).sum(0)  # (G, Og, Cg k)
     return dw.reshape(weight.shape)
 
 
@@ -122,32 +139,10 @@ def _gradients(g, x, weight, hw, args, need):
     return dx, dw, db
 
 
-@recorded("conv1d_direct")
 def conv1d_direct(x, weight, bias, stride, padding, dilation, groups):
     """x (N, C, L) * weight (O, C/groups, k) + bias: (N, O, out_l), conv2d_direct of
-    rows of height 1 (the window's arguments pairs, their first entries for the height)
-    as one op, ConvolutionBackward0 as PyTorch names conv1d's node; the result is a
-    tensor of its own (not a view of the 4-d product, a temporary)."""
+    rows of height 1 (the window's arguments pairs, their first entries for the height),
+    not recorded: under autograd conv1d is nn/_conv_node.py's one node."""
     out = _C._conv2d(x.unsqueeze(2), weight.unsqueeze(2), bias, stride, padding, dilation,
                      groups)
-    return _C._saved_aliases((out.squeeze(2),))[0]
-
-
-@derivative("conv1d_direct")
-class _Conv1dBackward(Node):
-    """conv2d_direct's gradients of the rows of height 1, back in 3-d."""
-
-    def save(self, out, x, weight, bias, stride, padding, dilation, groups):
-        self.args = (stride, padding, dilation, groups)
-        self.hw = (1, x.shape[2])
-        self.save_tensors(x, weight)
-        return (x, weight, bias)
-
-    def backward(self, g):
-        x, weight = self.saved_tensors
-        dx, dw, db = _gradients(g.unsqueeze(2), x.unsqueeze(2), weight.unsqueeze(2), self.hw,
-                                self.args, self.needs_input_grad)
-        return (None if dx is None else dx.squeeze(2)), (None if dw is None else dw.squeeze(2)), db
-
-
-_Conv1dBackward.__name__ = _Conv1dBackward.__qualname__ = "ConvolutionBackward0"
+    return out.squeeze(2)

@@ -8,8 +8,9 @@ slices d * stride + kd * dilation (all output depths at once, as a batch of N * 
 images) with the weight's tap kd; conv_transpose3d scatters each tap's
 conv_transpose2d to depths d * stride + kd * dilation; max and sum are separable, so the
 pools are a 2-d pool of each slice and a max (first-in-window tie, as PyTorch's
-indices) or sum over the taps.  Every device and autograd get them from the 2-d ops;
-there is no 3-d kernel.
+indices) or sum over the taps.  Every device gets them from the 2-d ops; there is no
+3-d kernel.  Under autograd a 3-d convolution is one node, ConvolutionBackward0
+(nn/_conv_node.py), as PyTorch's.
 """
 from __future__ import annotations
 
@@ -87,6 +88,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """
     where = "conv3d()"
     x, unbatched, _ = FC.check_conv_tensors(input, weight, bias, groups, 3, where)
+    if _wants_grad((x, weight, bias), {}):  # one node (nn/_conv_node.py)
+        return FC.recorded_conv(x, unbatched, weight, bias, stride, padding, dilation, groups,
+                                where)
     if x.dtype in FC.HALF_TYPES:  # a sum of kD products: Note [convolutions in half types]
         return FC.half_in_float32(conv3d, input, weight, bias, stride, padding, dilation,
                                   groups)
@@ -159,6 +163,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     where = "conv_transpose3d()"
     x, unbatched, c_out = FC.check_conv_tensors(input, weight, bias, groups, 3, where,
                                                 transposed=True)
+    if _wants_grad((x, weight, bias), {}):  # one node (nn/_conv_node.py)
+        return FC.recorded_conv(x, unbatched, weight, bias, stride, padding, dilation, groups,
+                                where, output_padding)
     if x.dtype in FC.HALF_TYPES:  # Note [convolutions in half types]
         return FC.half_in_float32(conv_transpose3d, input, weight, bias, stride, padding,
                                   output_padding, groups, dilation)

@@ -1,7 +1,9 @@
 """unfold, fold, conv1d and conv2d (D2L's chapters 7 and 8), with PyTorch's
 signatures, shape rules and errors, on every device, through the two private ops of
 nn/_im2col.py: a convolution is im2col followed by one batched matrix product with
-the weight seen as (groups, out/groups, in/groups*kh*kw).
+the weight seen as (groups, out/groups, in/groups*kh*kw) (float32 on the CPU: the
+direct kernel, nn/_conv_direct.py).  Under autograd a convolution is one node,
+ConvolutionBackward0 (nn/_conv_node.py), as PyTorch's.
 
 The argument checks shared with the pools (nn/_functional_pool.py) are here too:
 sizes given as an int or a tuple, the (N, C, H, W) view of a batched or unbatched
@@ -15,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from .._memory_format import keeps_channels_last
 from ..autograd.dispatch import _wants_grad
-from ._conv_direct import conv1d_direct, conv2d_direct, direct_backward, usable
-from ._functional_pad import _index, pad_constant
+from ._conv_direct import WIDE_WEIGHT, conv1d_direct, conv2d_direct, usable
+from ._conv_node import convolution
+from ._functional_pad import _index, pad, pad_constant
 from ._im2col import col2im, im2col
 
 if TYPE_CHECKING:
@@ -335,12 +338,35 @@ def half_in_float32(conv, input, weight, bias, *args):
     return wide.to(input.dtype)
 
 
-_WIDE_WEIGHT = 1 << 20  # bytes of weight from which one product for the batch pays (_conv)
+def recorded_conv(x, unbatched, weight, bias, stride, padding, dilation, groups,
+                  where, output_padding=None):
+    """A convolution of x (N, C, ...), checked by check_conv_tensors, or with
+    output_padding its transposed convolution, recorded as one ConvolutionBackward0
+    (nn/_conv_node.py) after 'same''s odd padding at the end, as PyTorch's."""
+    nd, layout_of = x.ndim - 2, x
+    stride = _at_least(_tuple(stride, nd, "stride", where), 1, "stride", where)
+    dilation = _at_least(_tuple(dilation, nd, "dilation", where), 1, "dilation", where)
+    if output_padding is None:
+        padding, extra = _padding(padding, nd, tuple(weight.shape[2:]), stride, dilation,
+                                  where)
+        if any(extra):
+            x = pad(x, tuple(v for e in reversed(extra) for v in (0, e)))
+    else:
+        padding = _at_least(_tuple(padding, nd, "padding", where), 0, "padding", where)
+        output_padding = _at_least(_tuple(output_padding, nd, "output_padding", where), 0,
+                                   "output_padding", where)
+    out = convolution(x, weight, bias, stride, padding, dilation, output_padding is not None,
+                      output_padding or (0,) * nd, groups, layout_of)
+    return out.squeeze(0) if unbatched else out
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
-    """conv1d (nd = 1, done as a 2-d convolution of height 1) and conv2d."""
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where, keep=None):
+    """conv1d (nd = 1, done as a 2-d convolution of height 1) and conv2d; keep, a list,
+    takes the columns when im2col makes them (for the weight's gradient)."""
     x, unbatched, out_c = check_conv_tensors(input, weight, bias, groups, nd, where)
+    if _wants_grad((x, weight, bias), {}):  # one node (nn/_conv_node.py)
+        return recorded_conv(x, unbatched, weight, bias, stride, padding, dilation, groups,
+                             where)
     if x.dtype in HALF_TYPES and bias is not None and groups > 1:
         # a batched product, then the bias: Note [convolutions in half types]
         return half_in_float32(_conv, input, weight, bias, stride, padding, dilation,
@@ -360,22 +386,24 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     hw = tuple(x.shape[2:])
     out_h, out_w = _blocks(hw, kernel, dilation, padding, stride, where, input.device)
     n, k = x.shape[0], kernel[0] * kernel[1]
-    if usable(x, stride) and (direct_backward(weight, groups)
-                              or not _wants_grad((x, weight, bias), {})):
-        # float32 on the CPU: no im2col (Note [the direct convolution]); under autograd only
-        # where its backward wins too (direct_backward)
+    if usable(x, stride):
+        # float32 on the CPU: no im2col (Note [the direct convolution]); under autograd the
+        # gradients are nn/_conv_node.py's
         out = (conv2d_direct(x, weight, bias, stride, padding, dilation, groups) if nd == 2
                else conv1d_direct(x.squeeze(2) if any(extra) else rows[0], rows[1], bias,
                                   stride, padding, dilation, groups))
         return out.squeeze(0) if unbatched else out
     cols = im2col(x, kernel, dilation, padding, stride)  # (N, C * k, L)
+    if keep is not None:
+        keep.append(cols)
     # A 2-d product takes the bias as its addend (addmm), so a float16 or bfloat16 output
     # is rounded once, as PyTorch's: added after, the product was rounded to the half type
     # and the sum rounded again (a quarter of the elements one half-ulp off; Note
     # [convolutions in half types])
     folded = bias is not None and groups == 1
     if n > 1 and (x.dtype in (_C.float16, _C.bfloat16) or (
-            out_h * out_w < in_per_group * k and weight.numel() * weight.element_size() >= _WIDE_WEIGHT)):
+            out_h * out_w < in_per_group * k
+            and weight.numel() * weight.element_size() >= WIDE_WEIGHT)):
         # N inside the GEMM: (groups, C_g * k, N * L), one product for the batch.  The
         # weight's gradient is then one product too, summed in the GEMM's accumulator
         # (float32 for the half types, not N products each rounded before they are
@@ -384,7 +412,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
         # window (the late layers of a ResNet or VGG: L = 9, C * k = 4608): 32 images
         # of 512 x 3 x 3 through a 3 x 3 conv, forward+backward 150 -> 32-40 ms (torch's
         # oneDNN 30), 256 x 7 x 7 80-90 -> 46-54 ms, two threads.  Only for a weight that
-        # does not stay in the cache between images (_WIDE_WEIGHT): with a small one the
+        # does not stay in the cache between images (WIDE_WEIGHT): with a small one the
         # per-image products win and the copies are pure cost (LeNet's second conv, 256
         # images of 6 x 14 x 14 through 16 5 x 5 filters: 6.2 ms wide, 2.2 per image;
         # 128 x 16 x 10 x 10 through 32 5 x 5: 5.6 and 1.3; one thread).

@@ -8,15 +8,17 @@ takes the product with the weight, here (in, out/groups, kh, kw) seen as
 pixel, then col2im (nn/_im2col.py), which adds each column's entries onto the output
 pixels that the window at that input pixel covers.  The whole batch goes through one
 GEMM per group (the input as (in/groups, N * H * W)), so the weight's gradient is one
-product too.  Both steps are differentiable; autograd gives the gradients.
+product too.  Under autograd the whole is one node, ConvolutionBackward0
+(nn/_conv_node.py), as PyTorch's.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from .. import _C
+from ..autograd.dispatch import _wants_grad
 from ._functional_conv import (HALF_TYPES, _Invalid, _at_least, _tuple, check_conv_tensors,
-                               half_in_float32)
+                               half_in_float32, recorded_conv)
 from ._functional_pad import pad_constant
 from ._im2col import col2im
 
@@ -50,6 +52,9 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     """conv_transpose1d (nd = 1, as rows of height 1) and conv_transpose2d."""
     x, unbatched, out_c = check_conv_tensors(input, weight, bias, groups, nd, where,
                                              transposed=True)
+    if _wants_grad((x, weight, bias), {}):  # one node (nn/_conv_node.py)
+        return recorded_conv(x, unbatched, weight, bias, stride, padding, dilation, groups,
+                             where, output_padding)
     if x.dtype in HALF_TYPES:  # col2im sums overlapping windows, then the bias: Note
         # [convolutions in half types]
         return half_in_float32(_conv_transpose, input, weight, bias, stride, padding,
