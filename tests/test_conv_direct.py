@@ -149,10 +149,24 @@ def test_forward_and_grads_against_numpy(device, name):
         assert_close(t, r, n)
 
 
-def test_the_cpu_takes_the_direct_kernel():
+def test_the_cpu_takes_the_direct_kernel(monkeypatch):
+    from pydevtensor.nn import _functional_conv
+    calls = []
+    kernel = _functional_conv.conv2d_direct
+
+    def counted(*args):
+        calls.append(args[0].dtype)
+        return kernel(*args)
+
+    monkeypatch.setattr(_functional_conv, "conv2d_direct", counted)
     x, w, b = _data((2, 3, 8, 8), (4, 3, 3, 3))
     out = F.conv2d(pdt.tensor(x), pdt.tensor(w, requires_grad=True), pdt.tensor(b))
     assert out.grad_fn.name() == "ConvolutionBackward0"
+    assert calls == [pdt.float32]
+    # float64 keeps im2col and the product
+    F.conv2d(pdt.tensor(x, dtype=pdt.float64), pdt.tensor(w, dtype=pdt.float64,
+                                                          requires_grad=True))
+    assert calls == [pdt.float32]
 
 
 @pytest.mark.parametrize("name", ["lenet1", "lenet2", "odd", "3x3_stride2", "many_channels",
