@@ -1,0 +1,130 @@
+"""Poisson's and Gamma's log_prob at huge parameters (Note [Loader's Poisson density] in
+pydevtensor/distributions/_loader.py): k log(rate) - rate - lgamma(k + 1) cancelled to
+-8 for -18.1 at rate = k = 1e15 and to 0 from 1e17 on; Gamma's was 0 at c = 1e50 and
++8.7e186 at c = 1e200.
+
+References: mpmath at 400 digits where it is installed (not a test dependency: skipped
+without it); on every device the closed forms
+  log p(k; rate) = -stirlerr(k) - log(2 pi k) / 2 - bd0(k, rate),
+  stirlerr(k) = 1/(12k) - 1/(360k^3) + 1/(1260k^5) (the rest below 1e-30 for k >= 1e6),
+  bd0(k, k + d) = k (t - log1p(t)) = k sum_{j >= 2} (-t)^j / j, t = d / k (|t| <= 1e-2
+  here: ten terms),
+and Gamma(c, r)'s log p(x) = log r + log p(c - 1; r x), with r a power of two (r x exact).
+Bound: 4 eps max(1, |log p|) for those, 8 eps against mpmath (measured: 1.4e-15 at k =
+1.5 rate, where bd0 = k log(k / rate) + rate - k cancels by a factor of 4).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import distributions as D
+
+try:
+    import mpmath
+except ImportError:
+    mpmath = None
+
+F64 = pdt.float64
+EPS = 2.0 ** -52
+
+
+def _t(x, device="cpu"):
+    return pdt.tensor(np.asarray(x, dtype=np.float64), dtype=F64, device=device)
+
+
+def _closed_form(k, d):
+    """log p(k; k + d) for k >= 1e6 (module docstring)."""
+    u = 1 / k
+    stirlerr = u / 12 * (1 - u * u / 30 + u ** 4 / 105)
+    t = d / k
+    bd0 = k * math.fsum((-t) ** j / j for j in range(2, 12))
+    return -stirlerr - 0.5 * math.log(2 * math.pi * k) - bd0
+
+
+# k (integer-valued floats, >= 1e6) and the offsets d, rate = k + d; d is taken as
+# fl(k + d) - k (exact), the offset the float64 rate has: past k = 1e40 the nearest ones
+# are the rate's ulps (2^114 at 1e50: log p = -2.3e18)
+CASES = [(k, (k + d) - k) for k, d in (
+    (1e6, 0.0), (1e6, 3e3), (2.0 ** 50, 0.0), (2.0 ** 50, -2.0 ** 26), (1e15, 0.0),
+    (1e15, 4e7), (1e17, 0.0), (1e17, 1e9), (1e20, 0.0), (1e20, -2e10), (1e50, 0.0),
+    (1e50, 3 * 2.0 ** 114), (1e100, 0.0), (1e200, 0.0), (1e300, 0.0),
+    (1e300, math.ulp(1e300)))]
+
+
+def _check(got, want):
+    for g, w in zip(got, want):
+        assert abs(g - w) <= 4 * EPS * max(1.0, abs(w)), (g, w)
+
+
+def test_poisson_log_prob_at_huge_rate(device):
+    k, d = (np.array(x) for x in zip(*CASES))
+    got = D.Poisson(_t(k + d, device)).log_prob(_t(k, device))
+    _check(got.cpu().numpy(), [_closed_form(a, b) for a, b in CASES])
+
+
+def test_gamma_log_prob_at_huge_concentration(device):
+    # c = k + 1, x = (k + d) / r: log p = log r + log p(k; k + d); r = 2^-10 and 2^7
+    k, d = (np.array(x) for x in zip(*CASES))
+    for r in (2.0 ** -10, 2.0 ** 7):
+        got = D.Gamma(_t(k + 1, device), r).log_prob(_t((k + d) / r, device))
+        _check(got.cpu().numpy(), [math.log(r) + _closed_form(a, b) for a, b in CASES])
+    # float32 up to its range: the float64 value rounded, within 4 float32 eps
+    for dist, value in ((D.Poisson(_t([1e6, 1e30], device).float()), [1e6, 1e30]),
+                        (D.Gamma(_t([1e6 + 1, 1e30], device).float(), 1.0), [1e6, 1e30])):
+        value = _t(value, device).float()
+        got = dist.log_prob(value)
+        want = type(dist)(*(getattr(dist, n).double() for n in dist.arg_constraints))
+        want = want.log_prob(value.double())
+        assert got.dtype == pdt.float32
+        np.testing.assert_allclose(got.cpu().numpy(), want.cpu().numpy(), rtol=4 * 2.0 ** -23)
+
+
+def test_log_prob_gradients_at_huge_parameters(device):
+    # d/drate = k / rate - 1; Gamma: d/dc = log(r x) - digamma(c), d/dr = c / r - x,
+    # d/dx = (c - 1) / x - r (c = 1 included: the form for c <= 1 keeps c's gradient)
+    rate = _t([3.0, 1e10, 1e20], device).requires_grad_()
+    k = np.array([4.0, 1e10 + 5e5, 1e20])
+    D.Poisson(rate).log_prob(_t(k, device)).sum().backward()
+    np.testing.assert_allclose(rate.grad.cpu().numpy(), k / np.array([3.0, 1e10, 1e20]) - 1,
+                               rtol=1e-12, atol=1e-12)
+    c = np.array([0.3, 1.0, 2.5, 1e12])
+    r = np.array([2.0, 0.5, 1.0, 0.25])
+    x = np.array([0.1, 2.0, 2.5, 4.00004e12])
+    ct, rt, xt = (_t(v, device).requires_grad_() for v in (c, r, x))
+    D.Gamma(ct, rt).log_prob(xt).sum().backward()
+    digamma = _t(c).digamma().numpy()
+    np.testing.assert_allclose(ct.grad.cpu().numpy(), np.log(r * x) - digamma, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(rt.grad.cpu().numpy(), c / r - x, rtol=1e-9)
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), (c - 1) / x - r, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.skipif(mpmath is None, reason="mpmath is not installed")
+def test_log_prob_at_extreme_parameters_against_mpmath():
+    mp = mpmath.mp.clone()
+    mp.dps = 400
+    rows = []
+    for rate in (1e-3, 0.5, 2.0, 10.0, 100.0, 1e4, 1e8, 1e15, 1e20, 1e50, 1e100, 1e300):
+        s = math.sqrt(rate)
+        rows += [(float(k), rate) for k in {0.0, 1.0, 3.0, math.floor(rate), math.floor(rate + s),
+                                             math.floor(max(rate - 3 * s, 0.0)),
+                                             math.floor(1.5 * rate), math.floor(0.3 * rate)}]
+    k, rate = (np.array(x) for x in zip(*rows))
+    got = D.Poisson(_t(rate)).log_prob(_t(k)).numpy()
+    for g, kk, lam in zip(got, k, rate):
+        want = mp.mpf(kk) * mp.log(lam) - lam - mp.loggamma(mp.mpf(kk) + 1)
+        assert abs(g - want) <= 8 * EPS * max(1, abs(want)), (kk, lam, g, float(want))
+    rows = []
+    for c in (1e-3, 0.3, 1.0, 1.5, 3.0, 100.0, 1e10, 1e15, 1e50, 1e100, 1e300):
+        for r in (1e-3, 7.0):
+            m = c / r
+            rows += [(x, c, r) for x in (m, np.nextafter(m, np.inf), m * (1 + 1 / math.sqrt(c)),
+                                         m * 3) if x < 1e307]
+    x, c, r = (np.array(v) for v in zip(*rows))
+    got = D.Gamma(_t(c), _t(r)).log_prob(_t(x)).numpy()
+    for g, xx, cc, rr in zip(got, x, c, r):
+        xx, cc, rr = mp.mpf(xx), mp.mpf(cc), mp.mpf(rr)
+        want = cc * mp.log(rr) + (cc - 1) * mp.log(xx) - rr * xx - mp.loggamma(cc)
+        assert abs(g - want) <= 8 * EPS * max(1, abs(want)), (xx, cc, rr, g, float(want))
