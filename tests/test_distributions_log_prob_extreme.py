@@ -1,7 +1,8 @@
-"""Poisson's and Gamma's log_prob at huge parameters (Note [Loader's Poisson density] in
-pydevtensor/distributions/_loader.py): k log(rate) - rate - lgamma(k + 1) cancelled to
--8 for -18.1 at rate = k = 1e15 and to 0 from 1e17 on; Gamma's was 0 at c = 1e50 and
-+8.7e186 at c = 1e200.
+"""Poisson's, Gamma's and StudentT's log_prob at huge parameters (Note [Loader's Poisson
+density] in pydevtensor/distributions/_loader.py, Note [lgamma steps] in _lgamma_steps.py):
+k log(rate) - rate - lgamma(k + 1) cancelled to -8 for -18.1 at rate = k = 1e15 and to 0
+from 1e17 on; Gamma's was 0 at c = 1e50 and +8.7e186 at c = 1e200 (StudentT's: see its
+tests below).
 
 References: mpmath at 400 digits where it is installed (not a test dependency: skipped
 without it); on every device the closed forms
@@ -128,3 +129,39 @@ def test_log_prob_at_extreme_parameters_against_mpmath():
         xx, cc, rr = mp.mpf(xx), mp.mpf(cc), mp.mpf(rr)
         want = cc * mp.log(rr) + (cc - 1) * mp.log(xx) - rr * xx - mp.loggamma(cc)
         assert abs(g - want) <= 8 * EPS * max(1, abs(want)), (xx, cc, rr, g, float(want))
+
+
+def test_student_t_log_prob_at_large_df(device):
+    # log p(y) = -log(2 pi)/2 - log(scale) + g(df/2) - (df + 1)/2 log1p(y^2 / df), with
+    # g(x) = lgamma(x + 1/2) - lgamma(x) - log(x)/2 = -1/(8x) + 1/(192x^3) (the next term,
+    # -1/(640x^5), below 1e-30 from df = 1e6). lgamma((df + 1)/2) - lgamma(df/2) gave -0.0
+    # for -0.919 at df = 1e20 and was 7e-6 off at df = 1e10 (as PyTorch's)
+    df = np.array([1e6, 1e10, 1e15, 1e20, 1e100, 1e300])
+    y = np.array([0.0, 3.0, 1e5])
+    scale = 0.25
+    got = D.StudentT(_t(df, device)[:, None], 1.0, scale).log_prob(_t(1.0 + scale * y, device))
+    want = []
+    for nu in df:
+        x = nu / 2
+        g = -1 / (8 * x) * (1 - 1 / (24 * x) / x)
+        want.append([-0.5 * math.log(2 * math.pi) - math.log(scale) + g
+                     - (nu + 1) / 2 * math.log1p(v * v / nu) for v in y])
+    _check(got.cpu().numpy().ravel(), np.array(want).ravel())
+
+
+@pytest.mark.skipif(mpmath is None, reason="mpmath is not installed")
+def test_student_t_log_prob_against_mpmath():
+    # df from 1e-3 to 1e300 (mpmath at 700 digits: the lgammas reach 3e302); within 4 eps
+    # max(1, |log p|) (1.6 measured)
+    mp = mpmath.mp.clone()
+    mp.dps = 700
+    df = [1e-3, 0.1, 0.5, 1.0, 1.5, 2.0, 3.0, 7.5, 10.0, 31.0, 100.0, 1e3, 1e5, 1e10, 1e15,
+          1e20, 1e100, 1e300]
+    y = [0.0, 0.5, 3.0, 1e5, 1e150]
+    got = D.StudentT(_t(df)[:, None]).log_prob(_t(y)).numpy()
+    for i, nu in enumerate(df):
+        n = mp.mpf(nu)
+        for j, v in enumerate(y):
+            want = (mp.loggamma((n + 1) / 2) - mp.loggamma(n / 2) - mp.log(n * mp.pi) / 2
+                    - (n + 1) / 2 * mp.log1p(mp.mpf(v) ** 2 / n))
+            assert abs(got[i, j] - want) <= 4 * EPS * max(1, abs(want)), (nu, v, got[i, j])

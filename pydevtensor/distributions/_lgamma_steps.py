@@ -1,24 +1,26 @@
-"""Differences of lgamma without its cancellation, for Kumaraswamy's moments.
+"""Differences of lgamma without its cancellation, for Kumaraswamy's moments and
+StudentT's normalizer.
 
 Note [lgamma steps]
 -------------------
-``step(x, s) = lgamma(x + s) - lgamma(x)`` and ``step2(x, s) = lgamma(x + 2s) -
-2 lgamma(x + s) + lgamma(x)`` for x >= 1, s >= 0, float64.  Below x = 16 the recurrence
-lgamma(y + 1) = lgamma(y) + log y moves x up, each step's share being log1p(s / y) (for
-step2 log((1 + 2u) / (1 + u)^2), u = s / y, all of one sign);
-from x = 16 up Stirling's series: with t = s / x,
+``step(x, s) = lgamma(x + s) - lgamma(x)``, ``step_log(x, s) = step(x, s) - s log x``
+and ``step2(x, s) = lgamma(x + 2s) - 2 lgamma(x + s) + lgamma(x)`` for x > 0, s >= 0.
+Below x = 16 the recurrence lgamma(y + 1) = lgamma(y) + log y moves x up, each step's
+share being log1p(s / y) (for step2 log((1 + 2u) / (1 + u)^2), u = s / y, all of one
+sign); from x = 16 up Stirling's series: with t = s / x,
 
-    step  = (x - 1/2) log1p(t) + s log(x + s) - s + R(x + s) - R(x),
+    step  = (x - 1/2 + s) log1p(t) + s log x - s + R(x + s) - R(x),
     step2 = (x - 1/2) log1p(-w^2) + 2 s log1p(w) + R(x + 2s) - 2 R(x + s) + R(x),
 
 w = t / (1 + t), R's terms B_2k / (2k (2k - 1) x^(2k - 1)) to k = 6 (the next one below
 1e-18 at x = 16), each term's difference x^-m expm1(-m log1p(t)) formed without
 subtracting the terms (in step2 x^-m ((1 + t)^-2m expm1(-m log1p(-w^2)) +
-expm1(-m log1p(t))^2), two positive parts).  The lgammas themselves (1e32 at x = 1e30) are never formed.
+expm1(-m log1p(t))^2), two positive parts).  The lgammas themselves (1e32 at x = 1e30)
+are never formed.
 """
 from .._ops_index import where
 
-__all__ = ["step", "step2"]
+__all__ = ["step", "step2", "step_log"]
 
 _LOW = 16.0
 # Stirling's remainder R(x) = sum c_m x^-m, m = 1, 3, ..., 11
@@ -42,12 +44,25 @@ def _remainder_step(x, t, n):
     return sum(c * x.pow(-m) * (lp * -m).expm1() for m, c in _R)
 
 
-def step(x, s):
-    """lgamma(x + s) - lgamma(x) for x >= 1, s >= 0 (Note [lgamma steps])."""
-    x, acc = _shift(x, lambda y: (s / y).log1p())
+def _stirling_step_log(x, s):
+    """lgamma(x + s) - lgamma(x) - s log x for x >= 16: (x - 1/2 + s) log1p(t) - s +
+    R(x + s) - R(x), t = s / x."""
     t = s / x
-    out = (x - 0.5) * t.log1p() + s * (x + s).log() - s + _remainder_step(x, t, 1)
-    return out - acc
+    return (x - 0.5 + s) * t.log1p() - s + _remainder_step(x, t, 1)
+
+
+def step(x, s):
+    """lgamma(x + s) - lgamma(x) for x > 0, s >= 0 (Note [lgamma steps])."""
+    x, acc = _shift(x, lambda y: (s / y).log1p())
+    return _stirling_step_log(x, s) + s * x.log() - acc
+
+
+def step_log(x, s):
+    """lgamma(x + s) - lgamma(x) - s log x for x > 0, s >= 0, without forming the two
+    terms of size s log x (Note [lgamma steps]): 1/(8x) for s = 1/2, the share of
+    StudentT's normalizer."""
+    xs, acc = _shift(x, lambda y: (s / y).log1p())
+    return _stirling_step_log(xs, s) + s * (xs.log() - x.log()) - acc
 
 
 def _curvature(t):
