@@ -1,8 +1,9 @@
-"""Poisson's, Gamma's and StudentT's log_prob at huge parameters (Note [Loader's Poisson
-density] in pydevtensor/distributions/_loader.py, Note [lgamma steps] in _lgamma_steps.py):
+"""Poisson's, Gamma's, StudentT's and VonMises' log_prob at huge parameters (Note
+[Loader's Poisson density] in pydevtensor/distributions/_loader.py, Note [lgamma steps]
+in _lgamma_steps.py):
 k log(rate) - rate - lgamma(k + 1) cancelled to -8 for -18.1 at rate = k = 1e15 and to 0
-from 1e17 on; Gamma's was 0 at c = 1e50 and +8.7e186 at c = 1e200 (StudentT's: see its
-tests below).
+from 1e17 on; Gamma's was 0 at c = 1e50 and +8.7e186 at c = 1e200 (StudentT's and VonMises':
+see their tests below).
 
 References: mpmath at 400 digits where it is installed (not a test dependency: skipped
 without it); on every device the closed forms
@@ -165,3 +166,16 @@ def test_student_t_log_prob_against_mpmath():
             want = (mp.loggamma((n + 1) / 2) - mp.loggamma(n / 2) - mp.log(n * mp.pi) / 2
                     - (n + 1) / 2 * mp.log1p(mp.mpf(v) ** 2 / n))
             assert abs(got[i, j] - want) <= 4 * EPS * max(1, abs(want)), (nu, v, got[i, j])
+
+
+def test_von_mises_log_prob_at_large_concentration(device):
+    # log p(loc + d) = -2k sin^2(d/2) - log(2 pi) - log(i0e(k)), i0e(k) = (2 pi k)^-1/2 (1 +
+    # 1/(8k) + 9/(128k^2) + ...) (the next term below 1e-31 from k = 1e10). k cos d -
+    # log I0(k) subtracted two terms of size k: 16.375 for 16.350 at k = 1e15
+    k = np.array([1e10, 1e15, 1e20, 1e100])
+    d = np.array([0.0, 1e-8, 1e-3, 3.0])
+    got = D.VonMises(_t(0.5, device), _t(k, device)[:, None]).log_prob(_t(0.5 + d, device))
+    want = [[-2 * kk * math.sin(v / 2) ** 2 - math.log(2 * math.pi)
+             + 0.5 * math.log(2 * math.pi * kk) - math.log1p(1 / (8 * kk) * (1 + 9 / (16 * kk)))
+             for v in (0.5 + d) - 0.5] for kk in k]
+    _check(got.cpu().numpy().ravel(), np.array(want).ravel())
