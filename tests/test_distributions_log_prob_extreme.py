@@ -1,9 +1,9 @@
-"""Poisson's, Gamma's, StudentT's and VonMises' log_prob at huge parameters (Note
-[Loader's Poisson density] in pydevtensor/distributions/_loader.py, Note [lgamma steps]
-in _lgamma_steps.py):
-k log(rate) - rate - lgamma(k + 1) cancelled to -8 for -18.1 at rate = k = 1e15 and to 0
-from 1e17 on; Gamma's was 0 at c = 1e50 and +8.7e186 at c = 1e200 (StudentT's and VonMises':
-see their tests below).
+"""Poisson's, Gamma's, StudentT's, VonMises' and FisherSnedecor's log_prob at huge
+parameters (Note [Loader's Poisson density] in pydevtensor/distributions/_loader.py, Note
+[lgamma steps] in _lgamma_steps.py): k log(rate) - rate - lgamma(k + 1) cancelled to -8
+for -18.1 at rate = k = 1e15 and to 0 from 1e17 on; Gamma's was 0 at c = 1e50 and
++8.7e186 at c = 1e200 (StudentT's, VonMises' and FisherSnedecor's: see their tests
+below).
 
 References: mpmath at 400 digits where it is installed (not a test dependency: skipped
 without it); on every device the closed forms
@@ -179,3 +179,18 @@ def test_von_mises_log_prob_at_large_concentration(device):
              + 0.5 * math.log(2 * math.pi * kk) - math.log1p(1 / (8 * kk) * (1 + 9 / (16 * kk)))
              for v in (0.5 + d) - 0.5] for kk in k]
     _check(got.cpu().numpy().ravel(), np.array(want).ravel())
+
+
+def test_fisher_snedecor_log_prob_at_large_df2(device):
+    # d1 F(d1, d2) tends to chi2(d1), 1/d2 from it: at d2 >= 1e20 log p(x) = log d1 +
+    # (d1/2 - 1) log(d1 x) - d1 x / 2 - (d1/2) log 2 - lgamma(d1/2) in float64. The
+    # normalizer's terms of size d2 log d2 gave -68.9 for -0.77 at (3, 1e20), as PyTorch's
+    x = np.array([0.5, 1.0, 3.0])
+    for d1 in (0.5, 3.0, 10.0):
+        for d2 in (1e20, 1e100, 1e300):
+            got = D.FisherSnedecor(_t(d1, device), _t(d2, device)).log_prob(_t(x, device))
+            for g, v in zip(got.cpu().numpy(), x):
+                terms = [math.log(d1), (d1 / 2 - 1) * math.log(d1 * v), -d1 * v / 2,
+                         -d1 / 2 * math.log(2), -math.lgamma(d1 / 2)]
+                # within 4 eps of the terms' sizes (they cancel: 12 eps of -0.13 at d1 = 10)
+                assert abs(g - math.fsum(terms)) <= 4 * EPS * sum(map(abs, terms)), (d1, d2, v)
