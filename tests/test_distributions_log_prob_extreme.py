@@ -1,9 +1,8 @@
-"""Poisson's, Gamma's, StudentT's, VonMises' and FisherSnedecor's log_prob at huge
-parameters (Note [Loader's Poisson density] in pydevtensor/distributions/_loader.py, Note
+"""Poisson's, Gamma's, Binomial's, StudentT's, VonMises' and FisherSnedecor's log_prob at
+huge parameters (Note [Loader's Poisson density] in pydevtensor/distributions/_loader.py, Note
 [lgamma steps] in _lgamma_steps.py): k log(rate) - rate - lgamma(k + 1) cancelled to -8
 for -18.1 at rate = k = 1e15 and to 0 from 1e17 on; Gamma's was 0 at c = 1e50 and
-+8.7e186 at c = 1e200 (StudentT's, VonMises' and FisherSnedecor's: see their tests
-below).
++8.7e186 at c = 1e200 (the others': see their tests below).
 
 References: mpmath at 400 digits where it is installed (not a test dependency: skipped
 without it); on every device the closed forms
@@ -194,3 +193,40 @@ def test_fisher_snedecor_log_prob_at_large_df2(device):
                          -d1 / 2 * math.log(2), -math.lgamma(d1 / 2)]
                 # within 4 eps of the terms' sizes (they cancel: 12 eps of -0.13 at d1 = 10)
                 assert abs(g - math.fsum(terms)) <= 4 * EPS * sum(map(abs, terms)), (d1, d2, v)
+
+
+def test_binomial_log_prob_at_huge_total_count(device):
+    # C(2m, m) / 4^m = (pi m)^-1/2 (1 - 1/(8m) + 1/(128m^2) - ...) (the next term below
+    # 1e-19 from m = 5e5); and k = 0, n from p itself: n log1p(-p), n log p. lgammas of
+    # size n log n gave -20 for -17.5 at n = 1e15, and the logits' clamp -3.6e5 for -6.9e6
+    # at n = 1e4, p = 1e-300 (both as PyTorch's)
+    n = np.array([1e6, 2.0 ** 50, 1e20, 1e100, 1e300])
+    got = D.Binomial(_t(n, device), probs=_t(0.5, device)).log_prob(_t(n / 2, device))
+    _check(got.cpu().numpy(), [-0.5 * math.log(math.pi * m) + math.log1p(
+        -1 / (8 * m) * (1 - 1 / (16 * m))) for m in n / 2])
+    for p in (1e-300, 1e-10, 0.3, 1 - 1e-12):
+        d = D.Binomial(_t([1e4, 1e4], device), probs=_t(p, device))
+        _check(d.log_prob(_t([0.0, 1e4], device)).cpu().numpy(),
+               [1e4 * math.log1p(-p), 1e4 * math.log(p)])
+
+
+@pytest.mark.skipif(mpmath is None, reason="mpmath is not installed")
+def test_binomial_log_prob_against_mpmath():
+    # n 1..1e300, p 1e-300..1 - 1e-12, k at 0, 1, n, the mean, a deviation above, three
+    # below, 0.7 n: within 8 eps max(1, |log p|) (5.4 measured)
+    mp = mpmath.mp.clone()
+    mp.dps = 400
+    rows = []
+    for n in (1.0, 5.0, 30.0, 100.0, 1e4, 1e8, 1e15, 1e20, 1e100, 1e300):
+        for p in (1e-300, 1e-15, 1e-3, 0.3, 0.5, 0.9, 1 - 1e-12):
+            m, s = n * p, math.sqrt(n * p * (1 - p))
+            ks = {0.0, n, 1.0, float(math.floor(m)), float(math.floor(m + s)),
+                  float(math.floor(max(m - 3 * s, 0.0))), float(math.floor(0.7 * n))}
+            rows += [(n, p, k) for k in ks if k <= n]
+    n, p, k = (np.array(v) for v in zip(*rows))
+    got = D.Binomial(_t(n), probs=_t(p)).log_prob(_t(k)).numpy()
+    for g, nn, pp, kk in zip(got, n, p, k):
+        nn, pp, kk = mp.mpf(nn), mp.mpf(pp), mp.mpf(kk)
+        want = (mp.loggamma(nn + 1) - mp.loggamma(kk + 1) - mp.loggamma(nn - kk + 1)
+                + kk * mp.log(pp) + (nn - kk) * mp.log1p(-pp))
+        assert abs(g - want) <= 8 * EPS * max(1, abs(want)), (nn, pp, kk, g, float(want))

@@ -14,6 +14,7 @@ stirlerr(k) = lgamma(k + 1) - (k + 1/2) log k + k - log(2 pi) / 2 (Stirling's se
 lam - k >= 0, which for |k - lam| < (k + lam) / 10 is the series (k - lam) v + 2k sum_j
 v^(2j+1) / (2j + 1), v = (k - lam) / (k + lam), 8 terms (v^2 < 1/100 each).  Every term is
 now of the result's size or below it.  k = 0 gives -lam.  Computed in the inputs' dtype.
+The binomial's is the same with two bd0 (log_binomial, R's dbinom_raw).
 
 Gamma's density is r p(c - 1; r x) (c >= 1; (c / x) p(c; r x) below, R's dgamma), where
 near the mode k - r x is far below r x: so that r x's rounding (1e34 at c = 1e50, where
@@ -26,7 +27,7 @@ from .. import _C
 from .._ops_float_parts import frexp, ldexp
 from .._ops_index import where
 
-__all__ = ["log_poisson", "product_error"]
+__all__ = ["log_binomial", "log_poisson", "product_error"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 _STIRLING_CUT = 15.0
@@ -85,3 +86,19 @@ def log_poisson(k, lam, lam_err=0.0):
     kp = where(pos, k, 1.0)
     out = -_stirlerr(kp) - _bd0(kp, lam, lam_err) - 0.5 * kp.log() - _HALF_LOG_2PI
     return where(pos, out, -lam)
+
+
+def log_binomial(k, n, p, q, q_err=0.0):
+    """log(C(n, k) p^k q'^(n - k)) for 0 < k < n, p, q' = q + q_err > 0 (q' = 1 - p, given
+    so that either may be tiny; q_err a rounding error of q's or 0), finite, broadcast:
+    Loader's dbinom_raw, stirlerr(n) - stirlerr(k) - stirlerr(n - k) - bd0(k, n p) -
+    bd0(n - k, n q') - log(2 pi k (1 - k / n)) / 2, the roundings of n p, n q' and n - k
+    taken into bd0's k - lam."""
+    nk = n - k
+    nk_err = (n - nk) - k  # n - k = nk + nk_err exactly (Fast2Sum: n > k)
+    lc = (_stirlerr(n) - _stirlerr(k) - _stirlerr(nk)
+          - _bd0(k, n * p, product_error(n, p))
+          - _bd0(nk, n * q, product_error(n, q) + n * q_err - nk_err))
+    # log(1 - k/n) from the smaller of k and n - k (1 - k/n rounds away n - k's digits)
+    log_rest = where(k < nk, (-k / n).log1p(), (nk / n).log())
+    return lc - _HALF_LOG_2PI - 0.5 * (k.log() + log_rest)
