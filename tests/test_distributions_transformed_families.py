@@ -224,3 +224,75 @@ def test_kumaraswamy_moments_at_large_concentration1(device):
     np.testing.assert_allclose(_np(d.mean), want_m, rtol=1e-12)
     np.testing.assert_allclose(_np(d.variance), want_v, rtol=1e-6)
     assert np.all(_np(d.stddev) > 0)
+
+
+
+try:
+    import mpmath
+except ImportError:
+    mpmath = None
+
+# a from 1e-3 to 1e17 and b from 1e-3 to 1e30: b B(1 + n/a, b) from lgammas gave a mean
+# of 1e20 at b = 1e20, 0.5% off at b = 1e10 for every a, a negative variance from
+# b = 1e10 on (Note [lgamma steps] in pydevtensor/distributions/_lgamma_steps.py)
+KUMA_A = [1e-3, 1e-2, 0.1, 0.5, 1.0, 3.0, 10.0, 100.0, 1e3, 1e4, 1e6, 1e17]
+KUMA_B = [1e-3, 0.1, 0.5, 1.0, 10.0, 1e3, 1e6, 1e10, 1e15, 1e20, 1e30]
+
+
+@pytest.mark.skipif(mpmath is None, reason="mpmath is not installed")
+def test_kumaraswamy_moments_at_extreme_parameters_against_mpmath():
+    # log E[X^n] = lgamma(1 + b) + lgamma(1 + n/a) - lgamma(1 + b + n/a) at 150 digits
+    # (the lgammas reach 7e31). Bounds, relative and scaled by max(1, |log E[X^n]|) (the
+    # exp's own conditioning): mean 2e-15; variance 1e-12 (E[X]^2 expm1(L), L cancelling
+    # by a factor up to 1/b when b < 1: 2e-13 measured at b = 1e-3)
+    mp = mpmath.mp.clone()
+    mp.dps = 150
+    a, b = (x.ravel() for x in np.meshgrid(KUMA_A, KUMA_B))
+    d = D.Kumaraswamy(_t(a), _t(b))
+    mean, var = _np(d.mean), _np(d.variance)
+    for i, (ai, bi) in enumerate(zip(a, b)):
+        am, bm = mp.mpf(ai), mp.mpf(bi)
+        l1, l2 = (mp.loggamma(1 + bm) + mp.loggamma(1 + n / am) - mp.loggamma(1 + bm + n / am)
+                  for n in (1, 2))
+        m1 = mp.exp(l1)
+        v = mp.exp(l2) - m1 * m1
+        for got, want, log_want, tol in ((mean[i], m1, l1, 2e-15), (var[i], v, l2, 1e-12)):
+            if float(want) < 1e-290:  # below float64's normal numbers: underflows
+                assert got < 1e-280, (ai, bi)
+                continue
+            err = float(abs(mp.mpf(float(got)) - want) / want) / max(1.0, abs(float(log_want)))
+            assert err < tol, (ai, bi, float(got), float(want))
+
+
+def test_kumaraswamy_moments_at_extreme_parameters(device):
+    # On every device, against quadrature: X = exp(Y / a), Y = log(1 - U^(1/b)) =
+    # log(-expm1(-t / b)), U = e^-t, integrated by the trapezoid rule in v = log t
+    # (density w = e^(v - e^v)): log E[X] = c + log1p(E[expm1(Y / a - c)]), c = Y / a where
+    # X w peaks, and Var X = E[X]^2 E[expm1(Y / a - log E[X])^2], so that nothing cancels.
+    # Bounds (the trapezoid sums' own error): 1e-13 on log E[X] and 1e-11 on log Var X,
+    # scaled by max(1, |log E[X]|)
+    v = np.linspace(-60.0, 8.5, 700001)
+    t = np.exp(v)
+    w, root_w = np.exp(v - t), np.exp((v - t) / 2)
+    a, b = (x.ravel() for x in np.meshgrid([1e-2, 0.5, 3.0, 100.0, 1e4, 1e17],
+                                             [1e-3, 0.5, 1e6, 1e15, 1e20, 1e30]))
+    d = D.Kumaraswamy(_t(a, device), _t(b, device))
+    mean, var = _np(d.mean), _np(d.variance)
+    for i, (ai, bi) in enumerate(zip(a, b)):
+        ya = np.log(-np.expm1(-t / bi)) / ai
+        c = ya[np.argmax(ya + v - t)]
+        log_m = c + math.log1p(np.trapezoid(w * np.expm1(ya - c), v))
+        log_var = 2 * log_m + math.log(np.trapezoid((root_w * np.expm1(ya - log_m)) ** 2, v))
+        scale = max(1.0, abs(log_m))
+        for got, want, tol in ((mean[i], log_m, 1e-13), (var[i], log_var, 1e-11)):
+            if want < -700:  # underflows
+                assert got < 1e-300, (ai, bi, got, want)
+            else:
+                assert abs(math.log(got) - want) < tol * scale, (ai, bi, got, want)
+    # float32: computed in float64 and rounded once
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    d32 = D.Kumaraswamy(_t(a32, device).float(), _t(b32, device).float())
+    d64 = D.Kumaraswamy(_t(a32.astype(np.float64), device), _t(b32.astype(np.float64), device))
+    for got, want in ((d32.mean, d64.mean), (d32.variance, d64.variance)):
+        assert got.dtype == pdt.float32
+        assert np.array_equal(_np(got), _np(want).astype(np.float32))

@@ -1,8 +1,10 @@
 """Binomial(total_count, probs or logits): PyTorch's ``torch.distributions.Binomial``."""
 from .. import _C
 from .._ops_index import where
+from .._ops_special import xlog1py, xlogy
 from ..autograd import no_grad
 from . import constraints
+from ._loader import log_binomial
 from .bernoulli import Bernoulli, _one_of
 from .distribution import Distribution
 from .utils import broadcast_all, enumerate_values
@@ -119,7 +121,25 @@ class Binomial(Distribution):
         logits = self.logits
         normalize = (n * _clamp_by_zero(logits) + n * (-logits.abs()).exp().log1p()
                      - log_factorial_n)
-        return k * logits - log_factorial_k - log_factorial_nmk - normalize
+        naive = k * logits - log_factorial_k - log_factorial_nmk - normalize
+        # Loader's form for 0 < k < n (Note [Loader's Poisson density]): the lgammas of
+        # size n log n gave -20 for -17.5 at n = 1e15, p = 1/2, k = n/2, as PyTorch's
+        n, k = n.to(naive.dtype), _C.as_tensor(k).to(naive.dtype)
+        ok = (k > 0) & (k < n) & (n + logits).isfinite()
+        ks, ns = where(ok, k, 1.0), where(ok, n, 2.0)
+        if self._param is self.__dict__.get("probs"):  # given: 1 - p and its rounding
+            # k = 0 and k = n from p itself: the logits clamp p to [eps, 1 - eps] (as
+            # PyTorch's: n log p was -3.6e5 for -6.9e6 at n = 1e4, p = 1e-300)
+            p = self.probs.to(naive.dtype)
+            naive = where(k == 0, xlog1py(n, -p), where(k == n, xlogy(n, p), naive))
+            ps = where(ok, p, 0.5)
+            qs = 1 - ps
+            q_err = (1 - qs) - ps
+        else:
+            ls = where(ok, logits, 0.0)
+            ps, qs, q_err = ls.sigmoid(), (-ls).sigmoid(), 0.0
+        stable = log_binomial(ks, ns, ps, qs, q_err)
+        return where(ok, stable, naive)
 
     def entropy(self):
         log_prob = self.log_prob(self.enumerate_support(False))

@@ -64,7 +64,7 @@ class Exponential(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 1 - (-self.rate * value).exp()
+        return -(-self.rate * value).expm1()  # 1 - exp(-rate x) was 0 below x = 1e-17
 
     def icdf(self, value):
         return -(-value).log1p() / self.rate

@@ -29,6 +29,7 @@ from .._ops_special import xlogy
 from ..autograd import no_grad
 from ..autograd.function import Function
 from . import constraints
+from ._loader import log_poisson, product_error
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -197,8 +198,20 @@ class Gamma(ExponentialFamily):
         value = _as_tensor(value, self.rate).to(self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)
-        return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
-                - self.rate * value - self.concentration.lgamma())
+        c, r = self.concentration, self.rate
+        naive = xlogy(c, r) + xlogy(c - 1, value) - r * value - c.lgamma()
+        # Loader's Poisson density where the naive form cancels (Note [Loader's Poisson
+        # density]): p(x) = r p(c - 1; r x) for c > 1, (c / x) p(c; r x) else (p(0; y) =
+        # e^-y would drop the gradient in c at c = 1); r x's rounding error as a constant
+        y = r * value
+        ok = (value > 0) & (y > 0) & (c + r + y).isfinite()
+        cs, rs = where(ok, c, 1.0), where(ok, r, 1.0)
+        xs, ys = where(ok, value, 1.0), where(ok, y, 1.0)
+        low = cs <= 1
+        err = product_error(rs.detach(), xs.detach())
+        stable = where(low, log_poisson(cs, ys, err) + cs.log() - xs.log(),
+                       log_poisson(where(low, 1.0, cs) - 1, ys, err) + rs.log())
+        return where(ok, stable, naive)
 
     @property
     def _natural_params(self):

@@ -3,6 +3,7 @@ import math
 
 from .. import _C
 from .._dtype_info import finfo
+from .._ops_index import where
 from .distribution import _LocScale
 
 __all__ = ["Laplace"]
@@ -56,12 +57,17 @@ class Laplace(_LocScale):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        z = value - self.loc
-        return 0.5 - 0.5 * z.sign() * (-z.abs() / self.scale).expm1()
+        # exp(z) / 2 below the median: 0.5 + expm1(z) / 2 was 0 from z = -38 (PyTorch's)
+        z = (value - self.loc) / self.scale
+        low = z < 0
+        return where(low, 0.5 * where(low, z, 0.0).exp(), 0.5 - 0.5 * (-z.abs()).expm1())
 
     def icdf(self, value):
+        # log(2q) below the median: log1p(-2|q - 1/2|) was -inf below q = 3e-17
         term = value - 0.5
-        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
+        low = term < 0
+        return self.loc + self.scale * where(low, (2 * where(low, value, 0.5)).log(),
+                                             -(-2 * term.abs()).log1p())
 
     def entropy(self):
         return 1 + (2 * self.scale).log()

@@ -101,10 +101,10 @@ class LogNormal(TransformedDistribution):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + ((value.log() - self.loc) / (self.scale * math.sqrt(2))).erf())
+        return self.base_dist.cdf(value.log())  # Normal's, with its lower tail
 
     def icdf(self, value):
-        return (self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)).exp()
+        return self.base_dist.icdf(value).exp()
 
     def entropy(self):
         return 0.5 + _HALF_LOG_2PI + self.scale.log() + self.loc

@@ -2,6 +2,7 @@
 import math
 
 from .. import _C
+from .._ops_special_more import ndtri
 from .distribution import _LocScale
 from .exp_family import ExponentialFamily
 
@@ -51,16 +52,20 @@ class Normal(ExponentialFamily, _LocScale):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        var = self.scale * self.scale
-        return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - _HALF_LOG_2PI
+        # z^2 / 2, not (value - loc)^2 / (2 scale^2): scale^2 over- or underflows (nan at
+        # scale = 1e300 or 1e-300, as PyTorch's)
+        z = (value - self.loc) / self.scale
+        return -0.5 * z * z - self.scale.log() - _HALF_LOG_2PI
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + ((value - self.loc) / (self.scale * math.sqrt(2))).erf())
+        # erfc: 1 + erf lost the lower tail (0 below -8.3 sigma, as PyTorch's)
+        return 0.5 * (-(value - self.loc) / (self.scale * math.sqrt(2))).erfc()
 
     def icdf(self, value):
-        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+        # ndtri: erfinv(2q - 1) lost q below 1e-16 (-inf at 1e-20, as PyTorch's)
+        return self.loc + self.scale * ndtri(value)
 
     @property
     def _natural_params(self):

@@ -1,8 +1,10 @@
 """Poisson(rate): PyTorch's ``torch.distributions.Poisson``."""
 from .._ops_poisson import poisson
 from .._ops_special import xlogy
+from .._ops_index import where
 from ..autograd import no_grad
 from . import constraints
+from ._loader import log_poisson
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -57,7 +59,12 @@ class Poisson(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
-        return xlogy(value, rate) - rate - (value + 1).lgamma()
+        naive = xlogy(value, rate) - rate - (value + 1).lgamma()
+        # Loader's form where the naive one cancels (Note [Loader's Poisson density])
+        rate, value = rate.to(naive.dtype), value.to(naive.dtype)
+        ok = (rate > 0) & (value >= 0) & (rate + value).isfinite()
+        stable = log_poisson(where(ok, value, 0.0), where(ok, rate, 1.0))
+        return where(ok, stable, naive)
 
     @property
     def _natural_params(self):

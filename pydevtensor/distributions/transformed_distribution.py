@@ -1,5 +1,6 @@
 """TransformedDistribution(base_distribution, transforms): PyTorch's
 ``torch.distributions.TransformedDistribution``."""
+from .._ops_index import where
 from .._tensor_py import Size
 from ..autograd import no_grad
 from . import constraints
@@ -150,9 +151,11 @@ class TransformedDistribution(Distribution):
         sign = 1
         for transform in self.transforms:
             sign = sign * transform.sign
-        if isinstance(sign, int) and sign == 1:
-            return value
-        return sign * (value - 0.5) + 0.5
+        if isinstance(sign, int):
+            return value if sign == 1 else 1 - value
+        # value or 1 - value; PyTorch's sign (value - 1/2) + 1/2 rounds value's tail away
+        # (LogNormal's cdf was 0 at 4.9e-198, e^-30 for (0, 1))
+        return where(sign > 0, value, 1 - value)
 
     def cdf(self, value):
         for transform in self.transforms[::-1]:

@@ -109,15 +109,14 @@ class VonMises(Distribution):
         self.loc, self.concentration = broadcast_all(loc, concentration)
         super().__init__(tuple(self.loc.shape), (), validate_args)
 
-    def _log_i0(self):
-        k = self.concentration
-        return i0e(k).log() + k
-
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return (self.concentration * (value - self.loc).cos() - math.log(2 * math.pi)
-                - self._log_i0())
+        # k (cos d - 1) - log(2 pi i0e(k)), k cos d - log I0(k) without its two terms of
+        # size k (0.025 off at k = 1e15, 7000 ulps at 1e5); k (cos d - 1) = -2k sin^2(d/2)
+        half = ((value - self.loc) / 2).sin()
+        k = self.concentration
+        return -2 * k * half * half - math.log(2 * math.pi) - i0e(k).log()
 
     def sample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
