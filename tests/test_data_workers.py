@@ -12,7 +12,9 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor.utils import data
 
-pytestmark = pytest.mark.forks_workers
+pytestmark = [pytest.mark.forks_workers,
+              # 3 workers on a machine with fewer CPUs: PyTorch's warning, tested below
+              pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")]
 
 
 @pytest.fixture(autouse=True)
@@ -257,3 +259,93 @@ def test_killed_persistent_worker_raises():
     with pytest.raises(RuntimeError, match=r"exited unexpectedly \(its exit status was "
                                            r"collected elsewhere\)"):
         list(loader)
+
+
+def _numpy_draws(_):
+    info = data.get_worker_info()
+    return [info.id, np.random.randint(0, 2**31 - 1, size=4).tolist(), np.random.rand()]
+
+
+def test_numpy_global_generator_is_seeded_per_worker():
+    # PyTorch seeds numpy.random in each worker from the base seed and the worker id
+    # (NumPy's SeedSequence of [id, base_seed's low and high words, 0], 4 words)
+    ds = Squares(4)
+
+    def draws(seed):
+        g = pdt.Generator().manual_seed(seed)
+        rows = list(data.DataLoader(ds, batch_size=1, num_workers=2, collate_fn=_numpy_draws,
+                                    generator=g))
+        g.manual_seed(seed)
+        return rows, pdt.empty((), dtype=pdt.int64).random_(generator=g).item()
+
+    np.random.seed(0)  # the parent's state, inherited by a fork, must not be what they draw
+    first, base = draws(5)
+    assert [r[0] for r in first] == [0, 1, 0, 1]
+    assert first[0][1] != first[1][1]  # two workers, two streams
+    for worker in (0, 1):
+        words = np.random.SeedSequence([worker, base & 0xFFFFFFFF, base >> 32, 0])
+        want = np.random.RandomState(words.generate_state(4))
+        assert first[worker][1] == want.randint(0, 2**31 - 1, size=4).tolist()
+        assert first[worker][2] == want.rand()
+        # the stream goes on from one batch to the worker's next
+        assert first[worker + 2][1] == want.randint(0, 2**31 - 1, size=4).tolist()
+    assert draws(5)[0] == first  # the same loader seed, the same draws
+    assert draws(6)[0][0][1] != first[0][1]
+
+
+def test_more_workers_than_cpus_warns(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    message = (r"This DataLoader will create 2 worker processes in total\. Our suggested max "
+               r"number of worker in current system is 1, which is smaller than what this "
+               r"DataLoader is going to create\. Please be aware that excessive worker "
+               r"creation might get DataLoader running slow or even freeze")
+    with pytest.warns(UserWarning, match=message) as record:
+        loader = data.DataLoader(Squares(2), batch_size=1, num_workers=2)
+    assert record[0].filename == __file__
+    with pytest.warns(UserWarning, match=message) as record:
+        assert len(list(loader)) == 2  # again when the workers start, as PyTorch
+    assert record[0].filename == __file__
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data.DataLoader(Squares(2), batch_size=1, num_workers=1)
+        data.DataLoader(Squares(2), batch_size=1)
+
+
+def test_persistent_workers_draw_one_base_seed():
+    # PyTorch's persistent iterator draws the workers' base seed when it starts them, not
+    # at each epoch: the later epochs' shuffles follow from the generator without it
+    ds = Squares(8)
+    g = pdt.Generator().manual_seed(4)
+    loader = data.DataLoader(ds, batch_size=4, shuffle=True, num_workers=1,
+                             persistent_workers=True, generator=g, collate_fn=_seed_and_indices)
+    epochs = [list(loader) for _ in range(3)]
+    g.manual_seed(4)
+    base = pdt.empty((), dtype=pdt.int64).random_(generator=g).item()
+    sampler = data.RandomSampler(ds, generator=g)
+    assert [[i for _, batch in e for i in batch] for e in epochs] == [list(sampler)
+                                                                      for _ in range(3)]
+    assert {seed for e in epochs for seed, _ in e} == {base}
+
+
+def _seed_and_indices(samples):
+    return data.get_worker_info().seed, [s["i"] for s in samples]
+
+
+def test_a_newer_epoch_ends_a_persistent_loaders_older_iterator():
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=2, persistent_workers=True)
+    first = iter(loader)
+    assert next(first)["i"].tolist() == [0, 1]
+    second = iter(loader)
+    assert next(second)["i"].tolist() == [0, 1]
+    # the older one raises rather than waiting for ever for results the newer one discards
+    with pytest.raises(RuntimeError, match=r"this iterator's epoch \(1\) was ended by a "
+                                           r"newer one \(2\): with persistent_workers=True"):
+        next(first)
+    assert [b["i"].tolist() for b in second] == [[2, 3], [4, 5]]
+    assert [b["i"].tolist() for b in loader] == [[0, 1], [2, 3], [4, 5]]
+    # without persistent workers each iterator has its own
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=1)
+    a, b = iter(loader), iter(loader)
+    assert [x["i"].tolist() + y["i"].tolist() for x, y in zip(a, b)] == \
+        [[0, 1, 0, 1], [2, 3, 2, 3], [4, 5, 4, 5]]
