@@ -349,3 +349,19 @@ def test_a_newer_epoch_ends_a_persistent_loaders_older_iterator():
     a, b = iter(loader), iter(loader)
     assert [x["i"].tolist() + y["i"].tolist() for x, y in zip(a, b)] == \
         [[0, 1, 0, 1], [2, 3, 2, 3], [4, 5, 4, 5]]
+
+
+def _threads(_):
+    return pdt.get_num_threads()
+
+
+def test_a_worker_runs_one_cpu_thread():
+    # PyTorch's _worker_loop calls torch.set_num_threads(1): no oversubscribed cores
+    before = pdt.get_num_threads()
+    pdt.set_num_threads(2)
+    try:
+        loader = data.DataLoader(Squares(2), batch_size=1, num_workers=2, collate_fn=_threads)
+        assert list(loader) == [1, 1]
+        assert pdt.get_num_threads() == 2  # the main process's is its own
+    finally:
+        pdt.set_num_threads(before)

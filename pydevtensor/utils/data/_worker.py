@@ -10,8 +10,9 @@ epoch, or an end marker once that is exhausted.  At most ``prefetch_factor * num
 tasks are outstanding; the batches are handed back in the sampler's order (``in_order=True``)
 or as they arrive.
 
-A worker seeds Python's ``random`` and pydevtensor's default generator with ``base_seed +
-worker_id`` (``base_seed`` drawn from the loader's generator for each epoch, as PyTorch
+A worker runs one CPU thread (``set_num_threads(1)``, as PyTorch's), seeds Python's
+``random`` and pydevtensor's default generator with ``base_seed + worker_id``
+(``base_seed`` drawn from the loader's generator for each epoch, as PyTorch
 does, also without workers; for persistent workers once, when they start), NumPy's legacy
 global generator (``numpy.random.seed``) with PyTorch's four words for (base_seed,
 worker_id) (``_numpy_seed``), sets what ``get_worker_info()`` returns, then calls
@@ -47,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from ... import _C
+from ..._threads import set_num_threads as _set_num_threads
 from ...random import manual_seed as _manual_seed
 from ._collate import default_collate, default_convert
 from ._dataset import IterableDataset
@@ -233,6 +235,9 @@ def _worker_loop(spec, worker_id, num_workers, base_seed, index_queue, result_qu
     (None) or its parent is gone."""
     global _worker_info
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
+    # one CPU thread a worker, as PyTorch's _worker_loop sets: num_workers processes
+    # each running the parent's thread count would oversubscribe the cores
+    _set_num_threads(1)
     seed = base_seed + worker_id
     random.seed(seed)
     _manual_seed(seed)
