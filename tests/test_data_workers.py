@@ -312,6 +312,52 @@ def test_more_workers_than_cpus_warns(monkeypatch):
         data.DataLoader(Squares(2), batch_size=1)
 
 
+class OnDevice(Squares):
+    """Uses `device` in __getitem__ and gives CPU samples back."""
+
+    def __init__(self, device, n=4):
+        super().__init__(n)
+        self.device = str(device)
+
+    def __getitem__(self, i):
+        return (pdt.ones(2, device=self.device) * i).sum().cpu()
+
+
+def test_workers_after_the_parent_used_the_device(device):
+    # the parent has set the device up (its stream, its pool) before forking
+    x = pdt.arange(4., device=device)
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=2)
+    sums = [(b["x"].to(device) + x[:2, None]).sum().item() for b in loader]
+    assert sums == [float(i + (i + 1) + 0 + 1) for i in (0, 2, 4)]  # x[:2] is 0, 1
+    loader = data.DataLoader(OnDevice(device), batch_size=2, num_workers=2)
+    if device.type == "cuda":
+        # a forked child never touches the parent's CUDA state: PyTorch's error, raised
+        # in the worker and re-raised here as the worker's (naming the GPU's first
+        # logical device, as CUDA errors do)
+        with pytest.raises(RuntimeError, match=r"Caught RuntimeError in DataLoader worker "
+                                               r"process 0\.[\s\S]*Cannot re-initialize CUDA "
+                                               r"in forked subprocess \(cuda:\d\)[\s\S]*"
+                                               r"'spawn' start method"):
+            list(loader)
+    else:
+        assert [b.tolist() for b in loader] == [[0., 2.], [4., 6.]]
+    # the parent's device works on
+    assert (x * 2).sum().item() == 12.0
+    pdt.cuda.synchronize() if device.type == "cuda" else None
+
+
+def test_pinned_worker_batches_copy_to_the_device_without_blocking(device):
+    pin = device.type == "cuda"
+    loader = data.DataLoader(Squares(5), batch_size=2, num_workers=2, pin_memory=pin)
+    got = []
+    for b in loader:
+        # pinned in the main process (PyTorch's pin thread), after the workers made them
+        assert b["x"].is_pinned() == pin and b["i"].is_pinned() == pin
+        got.append(b["x"].to(device, non_blocking=True) * 2)
+    assert [g.device for g in got] == [device] * 3
+    assert [g[:, 0].tolist() for g in got] == [[0., 2.], [4., 6.], [8.]]
+
+
 def test_persistent_workers_draw_one_base_seed():
     # PyTorch's persistent iterator draws the workers' base seed when it starts them, not
     # at each epoch: the later epochs' shuffles follow from the generator without it
@@ -365,3 +411,47 @@ def test_a_worker_runs_one_cpu_thread():
         assert pdt.get_num_threads() == 2  # the main process's is its own
     finally:
         pdt.set_num_threads(before)
+
+
+_FORK_CHILDREN = r"""
+import os
+import pydevtensor as pdt
+
+
+def two(device="cuda"):
+    return 0 if pdt.ones(2, device=device).sum().item() == 2 else 1
+
+
+def in_child(body):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(body())
+        except BaseException as e:
+            print(type(e).__name__, e, flush=True)
+            os._exit(9)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+# a parent that has not used CUDA: its child may (prints flushed before each fork)
+print("clean", in_child(two), flush=True)
+assert pdt.ones(2, device="cuda").sum().item() == 2  # the parent's own first use
+print("after", in_child(two), flush=True)
+print("query", in_child(lambda: 0 if pdt.cuda.is_available() else 1), flush=True)
+print("cpu", in_child(lambda: two("cpu")), flush=True)
+print("parent", pdt.ones(3, device="cuda").sum().item(), flush=True)
+"""
+
+
+@pytest.mark.cuda
+def test_cuda_in_a_forked_child_as_pytorch():
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", _FORK_CHILDREN], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "clean 0"
+    assert lines[1].startswith("RuntimeError Cannot re-initialize CUDA in forked subprocess "
+                               "(cuda:0): this process (pid ")
+    assert lines[2:] == ["after 9", "query 0", "cpu 0", "parent 3.0"]
