@@ -88,7 +88,7 @@ def libraries():
     build loads on first use (loading each now): where it was loaded from, or why not
     and what to install."""
     out = {}
-    kinds = [_C._KIND_CPU] + ([_C._KIND_CUDA] if _C._cuda_status()[0] else [])
+    kinds = [_C._KIND_CPU] + ([_C._KIND_CUDA] if _C._cuda_built() else [])
     for kind in kinds:
         for name, soname, path, error, install, dirs in _C._libraries(kind):
             out[name] = {"soname": soname, "path": path, "error": error,
