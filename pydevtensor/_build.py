@@ -71,13 +71,13 @@ def build_info():
     driver, runtime = _C._versions()
     level, supported = _C._cpu_simd_level()
     blas = _C._describe(_C._KIND_CPU) or ""
-    cublas = _C._describe(_C._KIND_CUDA) if _C._cuda_status()[0] else None
+    cublas = _C._describe(_C._KIND_CUDA) if _C._cuda_built() else None
     head, _, runs_on = blas.rpartition(", ")  # "<config>, <n> threads, <where they run>"
     if runs_on not in _BLAS_RUNS_ON:
         head, runs_on = blas, None
     config, _, threads = head.rpartition(", ")
     from . import __version__
-    built = _C._cuda_status()[0]
+    built = _C._cuda_built()
     emulated = bool(BUILD_CONFIG.get("cuda_emulated")) and built
     return {
         "version": __version__,

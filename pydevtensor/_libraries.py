@@ -76,7 +76,9 @@ def register_library_paths():
         lib = os.path.join(location, "lib")
         if os.path.isdir(lib):
             _C._add_library_dir(_C._KIND_CPU, lib)
-    if _C._cuda_status()[0]:
+    # not _cuda_status(): its device query would initialise CUDA at import, and a process
+    # forked after that (a DataLoader worker, say) could not use CUDA, as PyTorch's can
+    if _C._cuda_built():
         for d in cuda_library_dirs():
             _C._add_library_dir(_C._KIND_CUDA, d)
 
@@ -86,7 +88,7 @@ def libraries():
     build loads on first use (loading each now): where it was loaded from, or why not
     and what to install."""
     out = {}
-    kinds = [_C._KIND_CPU] + ([_C._KIND_CUDA] if _C._cuda_status()[0] else [])
+    kinds = [_C._KIND_CPU] + ([_C._KIND_CUDA] if _C._cuda_built() else [])
     for kind in kinds:
         for name, soname, path, error, install, dirs in _C._libraries(kind):
             out[name] = {"soname": soname, "path": path, "error": error,

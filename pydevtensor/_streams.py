@@ -49,7 +49,7 @@ def _generic_device(device, what):
     """device (None: the accelerator's type, CUDA in a CUDA build, else the CPU) as a
     device object; a CPU one is checked to exist."""
     if device is None:
-        return None if _C._cuda_status()[0] else _C.device("cpu")
+        return None if _C._cuda_built() else _C.device("cpu")
     if isinstance(device, bool) or not isinstance(device, (int, str, _C.device)):
         raise TypeError(f"{what}(): device must be a device, a device string or a CUDA "
                         f"index, got {type(device).__name__}")
@@ -376,7 +376,7 @@ def get_device_module(device=None):
     """
     from . import cpu, cuda
     if device is None:
-        return cuda if _C._cuda_status()[0] else cpu
+        return cuda if _C._cuda_built() else cpu
     if not isinstance(device, (str, _C.device)):
         raise RuntimeError(f"get_device_module(): invalid value of device {device!r}: "
                            f"expected a pydevtensor.device, a str or None")

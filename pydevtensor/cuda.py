@@ -84,7 +84,7 @@ def is_built():
     >>> isinstance(pydevtensor.cuda.is_built(), bool)
     True
     """
-    return _C._cuda_status()[0]
+    return _C._cuda_built()
 
 
 def is_available():

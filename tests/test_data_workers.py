@@ -12,7 +12,9 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor.utils import data
 
-pytestmark = pytest.mark.forks_workers
+pytestmark = [pytest.mark.forks_workers,
+              # 3 workers on a machine with fewer CPUs: PyTorch's warning, tested below
+              pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")]
 
 
 @pytest.fixture(autouse=True)
@@ -257,3 +259,199 @@ def test_killed_persistent_worker_raises():
     with pytest.raises(RuntimeError, match=r"exited unexpectedly \(its exit status was "
                                            r"collected elsewhere\)"):
         list(loader)
+
+
+def _numpy_draws(_):
+    info = data.get_worker_info()
+    return [info.id, np.random.randint(0, 2**31 - 1, size=4).tolist(), np.random.rand()]
+
+
+def test_numpy_global_generator_is_seeded_per_worker():
+    # PyTorch seeds numpy.random in each worker from the base seed and the worker id
+    # (NumPy's SeedSequence of [id, base_seed's low and high words, 0], 4 words)
+    ds = Squares(4)
+
+    def draws(seed):
+        g = pdt.Generator().manual_seed(seed)
+        rows = list(data.DataLoader(ds, batch_size=1, num_workers=2, collate_fn=_numpy_draws,
+                                    generator=g))
+        g.manual_seed(seed)
+        return rows, pdt.empty((), dtype=pdt.int64).random_(generator=g).item()
+
+    np.random.seed(0)  # the parent's state, inherited by a fork, must not be what they draw
+    first, base = draws(5)
+    assert [r[0] for r in first] == [0, 1, 0, 1]
+    assert first[0][1] != first[1][1]  # two workers, two streams
+    for worker in (0, 1):
+        words = np.random.SeedSequence([worker, base & 0xFFFFFFFF, base >> 32, 0])
+        want = np.random.RandomState(words.generate_state(4))
+        assert first[worker][1] == want.randint(0, 2**31 - 1, size=4).tolist()
+        assert first[worker][2] == want.rand()
+        # the stream goes on from one batch to the worker's next
+        assert first[worker + 2][1] == want.randint(0, 2**31 - 1, size=4).tolist()
+    assert draws(5)[0] == first  # the same loader seed, the same draws
+    assert draws(6)[0][0][1] != first[0][1]
+
+
+def test_more_workers_than_cpus_warns(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    message = (r"This DataLoader will create 2 worker processes in total\. Our suggested max "
+               r"number of worker in current system is 1, which is smaller than what this "
+               r"DataLoader is going to create\. Please be aware that excessive worker "
+               r"creation might get DataLoader running slow or even freeze")
+    with pytest.warns(UserWarning, match=message) as record:
+        loader = data.DataLoader(Squares(2), batch_size=1, num_workers=2)
+    assert record[0].filename == __file__
+    with pytest.warns(UserWarning, match=message) as record:
+        assert len(list(loader)) == 2  # again when the workers start, as PyTorch
+    assert record[0].filename == __file__
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data.DataLoader(Squares(2), batch_size=1, num_workers=1)
+        data.DataLoader(Squares(2), batch_size=1)
+
+
+class OnDevice(Squares):
+    """Uses `device` in __getitem__ and gives CPU samples back."""
+
+    def __init__(self, device, n=4):
+        super().__init__(n)
+        self.device = str(device)
+
+    def __getitem__(self, i):
+        return (pdt.ones(2, device=self.device) * i).sum().cpu()
+
+
+def test_workers_after_the_parent_used_the_device(device):
+    # the parent has set the device up (its stream, its pool) before forking
+    x = pdt.arange(4., device=device)
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=2)
+    sums = [(b["x"].to(device) + x[:2, None]).sum().item() for b in loader]
+    assert sums == [float(i + (i + 1) + 0 + 1) for i in (0, 2, 4)]  # x[:2] is 0, 1
+    loader = data.DataLoader(OnDevice(device), batch_size=2, num_workers=2)
+    if device.type == "cuda":
+        # a forked child never touches the parent's CUDA state: PyTorch's error, raised
+        # in the worker and re-raised here as the worker's (naming the GPU's first
+        # logical device, as CUDA errors do)
+        with pytest.raises(RuntimeError, match=r"Caught RuntimeError in DataLoader worker "
+                                               r"process 0\.[\s\S]*Cannot re-initialize CUDA "
+                                               r"in forked subprocess \(cuda:\d\)[\s\S]*"
+                                               r"'spawn' start method"):
+            list(loader)
+    else:
+        assert [b.tolist() for b in loader] == [[0., 2.], [4., 6.]]
+    # the parent's device works on
+    assert (x * 2).sum().item() == 12.0
+    pdt.cuda.synchronize() if device.type == "cuda" else None
+
+
+def test_pinned_worker_batches_copy_to_the_device_without_blocking(device):
+    pin = device.type == "cuda"
+    loader = data.DataLoader(Squares(5), batch_size=2, num_workers=2, pin_memory=pin)
+    got = []
+    for b in loader:
+        # pinned in the main process (PyTorch's pin thread), after the workers made them
+        assert b["x"].is_pinned() == pin and b["i"].is_pinned() == pin
+        got.append(b["x"].to(device, non_blocking=True) * 2)
+    assert [g.device for g in got] == [device] * 3
+    assert [g[:, 0].tolist() for g in got] == [[0., 2.], [4., 6.], [8.]]
+
+
+def test_persistent_workers_draw_one_base_seed():
+    # PyTorch's persistent iterator draws the workers' base seed when it starts them, not
+    # at each epoch: the later epochs' shuffles follow from the generator without it
+    ds = Squares(8)
+    g = pdt.Generator().manual_seed(4)
+    loader = data.DataLoader(ds, batch_size=4, shuffle=True, num_workers=1,
+                             persistent_workers=True, generator=g, collate_fn=_seed_and_indices)
+    epochs = [list(loader) for _ in range(3)]
+    g.manual_seed(4)
+    base = pdt.empty((), dtype=pdt.int64).random_(generator=g).item()
+    sampler = data.RandomSampler(ds, generator=g)
+    assert [[i for _, batch in e for i in batch] for e in epochs] == [list(sampler)
+                                                                      for _ in range(3)]
+    assert {seed for e in epochs for seed, _ in e} == {base}
+
+
+def _seed_and_indices(samples):
+    return data.get_worker_info().seed, [s["i"] for s in samples]
+
+
+def test_a_newer_epoch_ends_a_persistent_loaders_older_iterator():
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=2, persistent_workers=True)
+    first = iter(loader)
+    assert next(first)["i"].tolist() == [0, 1]
+    second = iter(loader)
+    assert next(second)["i"].tolist() == [0, 1]
+    # the older one raises rather than waiting for ever for results the newer one discards
+    with pytest.raises(RuntimeError, match=r"this iterator's epoch \(1\) was ended by a "
+                                           r"newer one \(2\): with persistent_workers=True"):
+        next(first)
+    assert [b["i"].tolist() for b in second] == [[2, 3], [4, 5]]
+    assert [b["i"].tolist() for b in loader] == [[0, 1], [2, 3], [4, 5]]
+    # without persistent workers each iterator has its own
+    loader = data.DataLoader(Squares(6), batch_size=2, num_workers=1)
+    a, b = iter(loader), iter(loader)
+    assert [x["i"].tolist() + y["i"].tolist() for x, y in zip(a, b)] == \
+        [[0, 1, 0, 1], [2, 3, 2, 3], [4, 5, 4, 5]]
+
+
+def _threads(_):
+    return pdt.get_num_threads()
+
+
+def test_a_worker_runs_one_cpu_thread():
+    # PyTorch's _worker_loop calls torch.set_num_threads(1): no oversubscribed cores
+    before = pdt.get_num_threads()
+    pdt.set_num_threads(2)
+    try:
+        loader = data.DataLoader(Squares(2), batch_size=1, num_workers=2, collate_fn=_threads)
+        assert list(loader) == [1, 1]
+        assert pdt.get_num_threads() == 2  # the main process's is its own
+    finally:
+        pdt.set_num_threads(before)
+
+
+_FORK_CHILDREN = r"""
+import os
+import pydevtensor as pdt
+
+
+def two(device="cuda"):
+    return 0 if pdt.ones(2, device=device).sum().item() == 2 else 1
+
+
+def in_child(body):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(body())
+        except BaseException as e:
+            print(type(e).__name__, e, flush=True)
+            os._exit(9)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+# a parent that has not used CUDA: its child may (prints flushed before each fork)
+print("clean", in_child(two), flush=True)
+assert pdt.ones(2, device="cuda").sum().item() == 2  # the parent's own first use
+print("after", in_child(two), flush=True)
+print("query", in_child(lambda: 0 if pdt.cuda.is_available() else 1), flush=True)
+print("cpu", in_child(lambda: two("cpu")), flush=True)
+print("parent", pdt.ones(3, device="cuda").sum().item(), flush=True)
+"""
+
+
+@pytest.mark.cuda
+def test_cuda_in_a_forked_child_as_pytorch():
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", _FORK_CHILDREN], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "clean 0"
+    assert lines[1].startswith("RuntimeError Cannot re-initialize CUDA in forked subprocess "
+                               "(cuda:0): this process (pid ")
+    assert lines[2:] == ["after 9", "query 0", "cpu 0", "parent 3.0"]

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -45,6 +46,27 @@ static cuda_device cuda_devices[PDT_MAX_DEVICES];
 static pthread_mutex_t cuda_setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---------------------------------------------------------------- devices */
+
+/* Set in a child forked after cuda_init_once ran (Note [CUDA in a forked child]). */
+static atomic_int cuda_forked;
+
+static void cuda_child_after_fork(void) { atomic_store(&cuda_forked, 1); }
+
+int pdt_cuda_forked(void) { return atomic_load_explicit(&cuda_forked, memory_order_relaxed); }
+
+pdt_status pdt_cuda_fork_fail(int device)
+{
+    char where[32] = "";
+    if (device >= 0)
+        snprintf(where, sizeof where, " (cuda:%d)", pdt_logical_index(PDT_CUDA, device));
+    return pdt_fail(PDT_ERR_BACKEND,
+                    "Cannot re-initialize CUDA in forked subprocess%s: this process (pid %d) was "
+                    "forked from one (pid %d) that had initialized CUDA, which a forked child "
+                    "cannot use. To use CUDA with multiprocessing, you must use the 'spawn' start "
+                    "method; a DataLoader worker gives CPU tensors, moved to the GPU in the main "
+                    "process",
+                    where, (int)getpid(), (int)getppid());
+}
 
 /* Records in cuda_reason why cudaGetDeviceCount failed with err. */
 static void cuda_describe_failure(cudaError_t err)
@@ -91,6 +113,8 @@ static void cuda_init_once(void)
         snprintf(cuda_reason, sizeof cuda_reason, "no CUDA device is present");
     }
     cuda_count = n > PDT_MAX_DEVICES ? PDT_MAX_DEVICES : n;
+    if (cuda_count > 0) /* the driver is initialised now: a forked child cannot use it */
+        pthread_atfork(NULL, NULL, cuda_child_after_fork);
 }
 
 static int cuda_device_count(void)
@@ -337,7 +361,7 @@ static size_t pool_bytes(int logical, enum cudaMemPoolAttr attr)
 {
     cuda_device *d = cuda_if_ready(pdt_cuda_phys(logical));
     uint64_t bytes = 0;
-    if (d == NULL || d->pool == NULL)
+    if (d == NULL || d->pool == NULL || pdt_cuda_forked())
         return 0;
     if (cudaMemPoolGetAttribute(d->pool, attr, &bytes) != cudaSuccess) {
         (void)cudaGetLastError();

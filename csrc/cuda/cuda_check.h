@@ -87,9 +87,33 @@ static inline pdt_status pdt_cuda_fail(cudaError_t err, const char *call, const 
     return pdt_cuda_fail_on(err, call, -1, file, line);
 }
 
+/* Note [CUDA in a forked child]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * CUDA does not survive fork(): a child forked after its parent initialised CUDA
+ * (here: after the first device query, cuda_backend.c) inherits the parent's driver
+ * state without its threads or its device connection, and its CUDA calls fail or
+ * hang; any call it made could also act on the parent's context (a stream, a pool, a
+ * host allocation it inherited).  PyTorch marks such a child at fork (pthread_atfork)
+ * and refuses CUDA there: "Cannot re-initialize CUDA in forked subprocess".  We do the
+ * same: in that child every checked call below (and every device guard, cuda_ops.h)
+ * fails with that message before reaching CUDA, and the calls whose failure cannot be
+ * reported (frees) are skipped: the child's copies of the parent's device memory are
+ * the parent's to free.  A child of a parent that never used CUDA may use it.  So
+ * DataLoader workers (fork) load on the CPU, and a dataset that makes CUDA tensors
+ * there gets a clear error. */
+
+/* 1 in a child forked after this process initialised CUDA (cuda_backend.c). */
+int pdt_cuda_forked(void);
+/* Records why CUDA cannot be used in this forked child (physical `device`, or -1). */
+pdt_status pdt_cuda_fork_fail(int device);
+
 /* Needs a local `pdt_status st;` and a `fail:` label in the calling function. */
 #define PDT_CUDA_CHECK(call)                                                                       \
     do {                                                                                           \
+        if (pdt_cuda_forked()) {                                                                   \
+            st = pdt_cuda_fork_fail(-1);                                                           \
+            goto fail;                                                                             \
+        }                                                                                          \
         cudaError_t pdt_cuda_err_ = (call);                                                        \
         if (pdt_cuda_err_ != cudaSuccess) {                                                        \
             st = pdt_cuda_fail(pdt_cuda_err_, #call, __FILE__, __LINE__);                          \
@@ -98,10 +122,11 @@ static inline pdt_status pdt_cuda_fail(cudaError_t err, const char *call, const 
     } while (0)
 
 /* For calls whose failure cannot be reported (free functions, best-effort
- * steps): runs the call and clears the last error if it failed. */
+ * steps): runs the call and clears the last error if it failed; skipped in a
+ * forked child (Note [CUDA in a forked child]). */
 #define PDT_CUDA_IGNORE(call)                                                                      \
     do {                                                                                           \
-        if ((call) != cudaSuccess)                                                                 \
+        if (!pdt_cuda_forked() && (call) != cudaSuccess)                                           \
             (void)cudaGetLastError();                                                              \
     } while (0)
 

@@ -74,6 +74,10 @@ static inline void pdt_cuda_guard_exit(pdt_cuda_guard *g)
 #define PDT_CUDA_ENTER(g, device)                                                                  \
     do {                                                                                           \
         const int pdt_enter_dev_ = (device);                                                       \
+        if (pdt_cuda_forked()) { /* Note [CUDA in a forked child] (cuda_check.h) */                \
+            st = pdt_cuda_fork_fail(pdt_enter_dev_);                                               \
+            goto fail;                                                                             \
+        }                                                                                          \
         cudaError_t pdt_enter_err_ = pdt_cuda_guard_enter((g), pdt_enter_dev_);                    \
         if (pdt_enter_err_ != cudaSuccess) {                                                       \
             st = pdt_cuda_fail_on(pdt_enter_err_, "cudaSetDevice", pdt_enter_dev_, __FILE__,       \

@@ -32,6 +32,15 @@ static PyObject *q_cuda_status(PyObject *m, PyObject *unused)
     return Py_BuildValue("(Os)", Py_True, why);
 }
 
+/* Whether the build has the CUDA backend, without asking for devices: the first device
+ * query initialises the driver, after which a forked child cannot use CUDA (Note [CUDA in
+ * a forked child], cuda_check.h), so import asks this instead of _cuda_status. */
+static PyObject *q_cuda_built(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    return PyBool_FromLong(pdt_backend_of(PDT_CUDA) != NULL);
+}
+
 static PyObject *q_check_device(PyObject *m, PyObject *obj)
 {
     pdt_state *S = pdt_state_of_module(m);
@@ -360,6 +369,7 @@ static PyObject *q_set_size_type(PyObject *m, PyObject *tp)
 PyMethodDef pdt_query_functions[] = {
     {"_device_count", q_device_count, METH_O, "_device_count(kind): 0 = cpu, 1 = cuda"},
     {"_cuda_status", q_cuda_status, METH_NOARGS, "(built_with_cuda, why_unavailable or None)"},
+    {"_cuda_built", q_cuda_built, METH_NOARGS, "built with CUDA (asks for no device)"},
     {"_check_device", q_check_device, METH_O, "the device object, or the error saying why not"},
     {"_current_device", q_current_device, METH_NOARGS, NULL},
     {"_set_device", q_set_device, METH_O, NULL},

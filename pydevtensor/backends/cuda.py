@@ -63,7 +63,7 @@ matmul = _CublasSettings()
 
 def is_built():
     """True when pydevtensor was compiled with its CUDA backend."""
-    return _C._cuda_status()[0]
+    return _C._cuda_built()
 
 
 # scaled_dot_product_attention's kernels (Note [one attention kernel]): PyTorch's switches

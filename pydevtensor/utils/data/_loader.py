@@ -22,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import numbers
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -101,6 +102,30 @@ def _check_worker_options(where, num_workers, timeout, prefetch_factor,
                         f"{type(worker_init_fn).__name__}")
 
 
+def _check_worker_number(num_workers, stacklevel):
+    """PyTorch's check_worker_number_rationality: warns, in its words, when more workers
+    are to be started than the CPUs this process may run on (``os.sched_getaffinity``,
+    which counts the cpuset, else ``os.cpu_count``)."""
+    if num_workers == 0:
+        return
+    cpuset = hasattr(os, "sched_getaffinity")
+    cpus = len(os.sched_getaffinity(0)) if cpuset else os.cpu_count()
+    if cpus is not None and num_workers <= cpus:
+        return
+    if cpus is None:
+        suggested = ("DataLoader is not able to compute a suggested max number of worker in "
+                     "current system.")
+    else:
+        suggested = (f"Our suggested max number of worker in current system is {cpus}"
+                     f"{'' if cpuset else ' (`cpuset` is not taken into account)'}, which is "
+                     f"smaller than what this DataLoader is going to create.")
+    warnings.warn(f"This DataLoader will create {num_workers} worker processes in total. "
+                  f"{suggested} Please be aware that excessive worker creation might get "
+                  f"DataLoader running slow or even freeze, lower the worker number to avoid "
+                  f"potential slowness/freeze if necessary.", UserWarning,
+                  stacklevel=stacklevel + 1)
+
+
 class DataLoader:
     """Iterates over a dataset in batches, as PyTorch's ``DataLoader``: the samples in
     order, in a new random order each epoch with shuffle=True (``randperm``, so
@@ -135,12 +160,18 @@ class DataLoader:
         that make the batches, handed back in order: the same batches as without
         workers.  Each worker seeds Python's ``random`` and pydevtensor's default
         generator with a base seed (drawn from the loader's generator each epoch, with
-        or without workers, as PyTorch) plus its id, which ``get_worker_info()`` gives
+        or without workers, as PyTorch; with persistent workers once, when they start)
+        plus its id, which ``get_worker_info()`` gives
         there; an IterableDataset is read whole by every worker unless it shares itself
         out by ``get_worker_info()``.  A worker's exception is raised again here
         ("Caught X in DataLoader worker process N" and its traceback); a worker that
         dies is a RuntimeError.  Batches cross between processes pickled, CPU tensors
         only: a dataset holding CUDA tensors, or a worker making one, is a RuntimeError.
+        NumPy's global generator (``numpy.random``) is seeded in each worker from the
+        base seed and the worker's id, as in PyTorch: distinct streams per worker, the
+        same for the same loader generator state.  More workers than the CPUs this
+        process may use (``os.sched_getaffinity``) warns, as PyTorch, when the loader is
+        made and when its workers start.
     collate_fn : callable, optional
         Joins a list of samples into a batch (default ``default_collate``); given, it is
         used for a TensorDataset too, sample by sample.
@@ -159,7 +190,9 @@ class DataLoader:
         worker_init_fn(worker_id) runs in each worker after seeding; prefetch_factor
         batches per worker are asked for in advance; persistent_workers=True keeps the
         workers from one epoch to the next (else they stop at the end of each epoch or
-        when its iterator is deleted).
+        when its iterator is deleted); they serve one epoch at a time, so an iterator
+        whose epoch a newer ``iter(loader)`` ended raises RuntimeError (PyTorch returns
+        its one iterator, reset).
     generator : Generator, optional
         The stream shuffle=True's orders (and the default RandomSampler) draw from
         (default: the default generator).
@@ -264,6 +297,7 @@ class DataLoader:
         # epoch: it may be set later, as in PyTorch) collate_fn still default_collate.
         self._fast = (type(dataset) is TensorDataset and batch_size is not None
                       and sampler is None and batch_sampler is None)
+        _check_worker_number(num_workers, 2)  # here and for each new set of workers
         if iterable:
             self.sampler = self.batch_sampler = None
             self.__initialized = True
@@ -302,10 +336,7 @@ class DataLoader:
         if self.num_workers > 0 and self.prefetch_factor == 0:  # where PyTorch checks it
             raise ValueError("DataLoader: prefetch_factor must be greater than 0 for "
                              "multi-process loading (num_workers > 0), got 0")
-        # PyTorch's iterators draw the workers' base seed from the loader's generator each
-        # epoch, with or without workers: the sampler's orders are the same either way
-        base_seed = int(_C.empty((), dtype=_C.int64).random_(generator=self.generator).item())
-        batches = self._worker_batches(base_seed) if self.num_workers > 0 else self._batches()
+        batches = self._worker_batches() if self.num_workers > 0 else self._batches()
         if not self.pin_memory:
             return _Batches(self, batches)
         if self.pin_memory_device:
@@ -319,8 +350,16 @@ class DataLoader:
             return _Batches(self, batches)
         return _Batches(self, (_pin(b) for b in batches))
 
-    def _worker_batches(self, base_seed):
-        """This epoch's batches from worker processes (persistent ones kept by the loader)."""
+    def _base_seed(self):
+        """The workers' base seed, drawn from the loader's generator as PyTorch's iterators
+        draw it, with or without workers (so that the sampler's orders are the same either
+        way), before the epoch's first index."""
+        return int(_C.empty((), dtype=_C.int64).random_(generator=self.generator).item())
+
+    def _worker_batches(self):
+        """This epoch's batches from worker processes (persistent ones kept by the loader:
+        the base seed is drawn when they start, once, as PyTorch's persistent iterator does,
+        not at each epoch)."""
         device = _dataset_device(self.dataset)
         if device is not None:
             raise RuntimeError(f"DataLoader: the dataset holds tensors on {device}, which "
@@ -335,7 +374,8 @@ class DataLoader:
                 context = multiprocessing.get_context(context)
             spec = _Spec(self.dataset, self.batch_size, self.drop_last, self.collate_fn,
                          self.batch_sampler is not None, self.worker_init_fn)
-            pool = WorkerPool(context, spec, self.num_workers, base_seed)
+            _check_worker_number(self.num_workers, 3)
+            pool = WorkerPool(context, spec, self.num_workers, self._base_seed())
             if self.persistent_workers:
                 self._pool = pool
         return WorkerBatches(self, pool, self.persistent_workers)
@@ -346,6 +386,7 @@ class DataLoader:
             pool.__del__()
 
     def _batches(self):
+        self._base_seed()  # drawn, unused, as PyTorch's in-process iterator does
         if isinstance(self.dataset, IterableDataset):
             return stream_batches(self.dataset, self.batch_size, self.drop_last,
                                   self.collate_fn)

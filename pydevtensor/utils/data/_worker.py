@@ -10,9 +10,12 @@ epoch, or an end marker once that is exhausted.  At most ``prefetch_factor * num
 tasks are outstanding; the batches are handed back in the sampler's order (``in_order=True``)
 or as they arrive.
 
-A worker seeds Python's ``random`` and pydevtensor's default generator with ``base_seed +
-worker_id`` (``base_seed`` drawn from the loader's generator for each epoch, as PyTorch
-does, also without workers), sets what ``get_worker_info()`` returns, then calls
+A worker runs one CPU thread (``set_num_threads(1)``, as PyTorch's), seeds Python's
+``random`` and pydevtensor's default generator with ``base_seed + worker_id``
+(``base_seed`` drawn from the loader's generator for each epoch, as PyTorch
+does, also without workers; for persistent workers once, when they start), NumPy's legacy
+global generator (``numpy.random.seed``) with PyTorch's four words for (base_seed,
+worker_id) (``_numpy_seed``), sets what ``get_worker_info()`` returns, then calls
 ``worker_init_fn(worker_id)``.  It pickles each result itself, so a result that cannot be
 pickled, or that holds a tensor not on the CPU, is an error of that batch, re-raised in the
 main process as PyTorch's "Caught X in DataLoader worker process N" with the worker's
@@ -25,7 +28,8 @@ parent in the same way and exits when the parent is gone.  The workers are shut 
 (told to stop, joined, terminated if they do not stop) at the end of an epoch, when the
 epoch's iterator is deleted or collected, or on an error; with ``persistent_workers=True``
 they live as long as the loader, and results of an abandoned epoch are discarded by their
-epoch number.
+epoch number (so an abandoned epoch's iterator, used again, raises: it would wait for ever
+for results the newer epoch discards).
 """
 from __future__ import annotations
 
@@ -41,7 +45,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ... import _C
+from ..._threads import set_num_threads as _set_num_threads
 from ...random import manual_seed as _manual_seed
 from ._collate import default_collate, default_convert
 from ._dataset import IterableDataset
@@ -69,7 +76,8 @@ def get_worker_info() -> WorkerInfo | None:
 
     In a worker the result has ``id`` (0 to ``num_workers - 1``), ``num_workers``,
     ``seed`` (the seed of this worker's Python ``random`` and pydevtensor generators:
-    the epoch's base seed plus the id) and ``dataset`` (this process's copy).  An
+    the epoch's base seed plus the id; NumPy's global generator is seeded from the base
+    seed and the id too, as in PyTorch) and ``dataset`` (this process's copy).  An
     IterableDataset uses it to give each worker its own share of the samples.
 
     Returns
@@ -212,13 +220,28 @@ def _result(spec, task, state, worker_id):
         return _dumps(_WorkerError(worker_id))
 
 
-def _worker_loop(spec, worker_id, num_workers, seed, index_queue, result_queue, parent_pid):
+def _numpy_seed(base_seed, worker_id):
+    """The seed of a worker's NumPy global generator: four 32-bit words that PyTorch's
+    ``_generate_state`` derives from (worker_id, base_seed) with NumPy's SeedSequence
+    hash, so that NumPy's stream differs from the ``random`` and pydevtensor streams
+    seeded with base_seed + worker_id, and from every other worker's."""
+    entropy = [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+    return np.random.SeedSequence(entropy).generate_state(4)
+
+
+def _worker_loop(spec, worker_id, num_workers, base_seed, index_queue, result_queue,
+                 parent_pid):
     """A worker process's body: seeds, worker_init_fn, then tasks until told to stop
     (None) or its parent is gone."""
     global _worker_info
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
+    # one CPU thread a worker, as PyTorch's _worker_loop sets: num_workers processes
+    # each running the parent's thread count would oversubscribe the cores
+    _set_num_threads(1)
+    seed = base_seed + worker_id
     random.seed(seed)
     _manual_seed(seed)
+    np.random.seed(_numpy_seed(base_seed, worker_id))
     _worker_info = WorkerInfo(worker_id, num_workers, seed, spec.dataset)
     init_error = None
     if spec.worker_init_fn is not None:
@@ -260,7 +283,7 @@ class WorkerPool:
                 index_queue = context.Queue()
                 process = context.Process(
                     target=_worker_loop, daemon=True,
-                    args=(spec, worker_id, num_workers, base_seed + worker_id, index_queue,
+                    args=(spec, worker_id, num_workers, base_seed, index_queue,
                           self.result_queue, os.getpid()))
                 process.start()
                 self.index_queues.append(index_queue)
@@ -377,6 +400,14 @@ class WorkerBatches:
     def __next__(self):
         if self._pool is None:
             raise StopIteration
+        if self._pool.epoch != self._epoch:  # persistent workers, a newer epoch began
+            newer, self._pool = self._pool.epoch, None
+            raise RuntimeError(
+                f"DataLoader: this iterator's epoch ({self._epoch}) was ended by a newer one "
+                f"({newer}): with persistent_workers=True the workers serve one epoch "
+                f"at a time, and iter(loader) starts the next (PyTorch's loader resets and "
+                f"returns its one iterator); iterate one epoch after another, or use "
+                f"persistent_workers=False for concurrent iterators")
         while self._pending:
             if self._loader.in_order:
                 number = self._received
