@@ -57,7 +57,6 @@ from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like
 from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
 from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclose, ...)
 from ._ops_stats import tensor  # also takes lists of 0-d tensors
-from ._ops_random import normal
 from ._ops_nan import *  # noqa: F401,F403  (logsumexp, logaddexp, nan_to_num, nansum, ...)
 from ._ops_pointwise import *  # noqa: F401,F403  (frac, signbit, sgn, lerp, addcmul, addcdiv)
 from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.mT, .mH)
@@ -67,18 +66,15 @@ from ._ops_bernoulli import bernoulli
 from ._ops_gamma import mvlgamma, polygamma
 from ._ops_special_more import i0
 from ._ops_igamma import igamma, igammac
-from ._ops_poisson import poisson
-from ._ops_binomial import binomial
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
 from . import _ops_trig
 from ._ops_cov import *  # noqa: F401,F403  (cov, corrcoef)
-from ._ops_logspace import logspace
 from . import _ops_cov
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
                              layout, memory_format, preserve_format, strided)
 from ._ops_repeat import repeat_interleave
-from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
+from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
 # everyday3: scatter, index_add/copy/fill, masked_select, isin, median, cross, ...
@@ -89,7 +85,6 @@ from ._ops_float_parts import *  # noqa: F401,F403
 from ._ops_small_names import *  # noqa: F401,F403
 from ._ops_reduce_more import *  # noqa: F401,F403
 from ._ops_quantile import *  # noqa: F401,F403  (quantile, nanquantile)
-from ._ops_gradient import gradient
 from ._ops_histogram import *  # noqa: F401,F403
 from ._storage import TypedStorage, UntypedStorage  # noqa: F401
 from ._ops_linalg_small import *  # noqa: F401,F403
@@ -104,14 +99,8 @@ from ._linalg_decomp import torch_svd as svd  # noqa: E402
 from ._linalg_lu import lu_unpack  # noqa: E402
 from ._linalg_exp import matrix_exp  # noqa: E402
 from ._linalg_names import cholesky_inverse  # noqa: E402
-from ._linalg_lowrank import pca_lowrank, svd_lowrank  # noqa: E402
-from ._linalg_lobpcg import lobpcg  # noqa: E402
 from ._linalg_tensor import orgqr  # noqa: E402
 from ._linalg_householder import geqrf, ormqr  # noqa: E402
-from ._ops_torch_dropout import *  # noqa: F401,F403  (dropout, ..., their in-place forms)
-from . import _ops_torch_dropout
-from ._ops_torch_legacy import *  # noqa: F401,F403  (lu, lu_solve, triangular_solve, ...)
-from . import _ops_torch_legacy
 # everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
@@ -129,23 +118,15 @@ from . import _tensor_resize  # noqa: F401  (resize_, is_same_size, .real, .imag
 from . import _tensor_queries  # noqa: F401  (dim_order, is_sparse, layout, ... of Tensor)
 from . import _tensor_aliases  # noqa: F401  (as_subclass, to_dense, conj_physical, ...)
 from ._ops_products import inner, kron, tensordot, vander
-from ._ops_norm_names import *  # noqa: F401,F403  (frobenius_norm, nuclear_norm, ...)
-from . import _ops_norm_names
 from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
 from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., random fills)
 from . import _ops_real
-from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
-from . import _precision
 from ._runtime_flags import *  # noqa: F401,F403  (set_warn_always, set_flush_denormal, ...)
 from . import _runtime_flags
-from ._ops_creation_more import *  # noqa: F401,F403  (asarray, frombuffer, windows)
-from . import _ops_creation_more
 from ._ops_torch_names import *  # noqa: F401,F403  (sqrt_, fill, typename, ...)
 from . import _ops_torch_names
 from ._ops_aten_losses import *  # noqa: F401,F403  (torch.kl_div(x, t, 1), torch.embedding)
 from . import _ops_aten_losses
-from ._ops_aten_more import *  # noqa: F401,F403  (torch.index_put_, convolution, conv_tbc, ...)
-from . import _ops_aten_more
 from ._control_flow import cond, while_loop  # noqa: E402
 from . import _control_flow
 
@@ -156,15 +137,47 @@ from . import _control_flow
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
                     "serialization", "special", "utils", "jit", "distributions", "testing",
                     "version", "func", "quasirandom", "signal")
+# Note [lazy ops modules]: the top-level names of these modules load them on first use
+# (about a tenth of import's module loading).  Such a module sets nothing on Tensor and
+# holds no op of amp's lists (both installed at import, for every loaded module only), and
+# its names here are its __all__: tests/test_import_lazy.py checks all three.
+_LAZY_NAMES = {
+    "_ops_aten_more": ("as_strided_", "index_put_", "resize_as_", "as_strided_scatter",
+                       "empty_permuted", "constant_pad_nd", "convolution", "conv_tbc"),
+    "_ops_binomial": ("binomial",),
+    "_ops_creation_more": ("asarray", "frombuffer", "scalar_tensor", "hann_window",
+                           "hamming_window", "blackman_window", "bartlett_window",
+                           "kaiser_window"),
+    "_ops_gradient": ("gradient",),
+    "_ops_logspace": ("logspace",),
+    "_ops_norm_names": ("frobenius_norm", "norm_except_dim", "nuclear_norm"),
+    "_ops_poisson": ("poisson",),
+    "_ops_random": ("normal",),
+    "_ops_torch_dropout": ("alpha_dropout", "dropout", "feature_alpha_dropout",
+                           "feature_dropout", "alpha_dropout_", "dropout_",
+                           "feature_alpha_dropout_", "feature_dropout_"),
+    "_ops_torch_legacy": ("batch_norm", "instance_norm", "lu", "lu_solve", "triangular_solve"),
+    "_linalg_lobpcg": ("lobpcg",),
+    "_linalg_lowrank": ("svd_lowrank", "pca_lowrank"),
+    "_precision": ("set_float32_matmul_precision", "get_float32_matmul_precision",
+                   "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+                   "is_deterministic_algorithms_warn_only_enabled",
+                   "set_deterministic_debug_mode", "get_deterministic_debug_mode"),
+}
+_LAZY_OWNER = {n: m for m, names in _LAZY_NAMES.items() for n in names}
 
 
 def __getattr__(name):
     import importlib
 
-    if name in _LAZY_SUBMODULES:
+    if name in _LAZY_SUBMODULES or name in _LAZY_NAMES:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module
+    if name in _LAZY_OWNER:
+        value = getattr(importlib.import_module(f".{_LAZY_OWNER[name]}", __name__), name)
+        globals()[name] = value
+        return value
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _ops_torch_names.FUNCTIONAL_ALIASES:  # torch.conv2d: nn.functional's own
@@ -181,6 +194,7 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile", "vmap"}
+                  | set(_LAZY_OWNER) | set(_LAZY_NAMES)
                   | set(_ops_torch_names.FUNCTIONAL_ALIASES)
                   | set(_ops_torch_names.FUNCTIONAL_RENAMED))
 
@@ -205,7 +219,7 @@ __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "
             "set_default_device"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
 __all__ += _ops_split.__all__
-__all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
+__all__ += _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
@@ -222,22 +236,20 @@ __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _storage.__all__
 __all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
-__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
+__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
 __all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
-            "svd", "orgqr", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "lobpcg"]
-__all__ += _ops_torch_dropout.__all__ + _ops_torch_legacy.__all__
+            "svd", "orgqr", "geqrf", "ormqr"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
-            "set_rng_state", "bernoulli", "binomial", "mvlgamma", "polygamma", "poisson", "i0",
+            "set_rng_state", "bernoulli", "mvlgamma", "polygamma", "i0",
             "igamma", "igammac"]
 __all__ += _ops_trig.__all__
-__all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
+__all__ += _ops_cov.__all__ + ["e", "inf", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
 __all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tensordot", "vander",
             "testing", "version"]
-__all__ += _precision.__all__ + _ops_real.__all__ + _runtime_flags.__all__
-__all__ += _ops_norm_names.__all__
-__all__ += _ops_aten_losses.__all__ + _ops_aten_more.__all__ + _control_flow.__all__
-__all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
+__all__ += _ops_real.__all__ + _runtime_flags.__all__
+__all__ += _ops_aten_losses.__all__ + _control_flow.__all__
+__all__ += (list(_LAZY_OWNER) + _ops_torch_names.__all__
             + list(_ops_torch_names.FUNCTIONAL_ALIASES)
             + list(_ops_torch_names.FUNCTIONAL_RENAMED))
 
