@@ -48,130 +48,48 @@ from .autograd import (enable_grad, inference_mode, is_anomaly_check_nan_enabled
                        set_grad_enabled)
 from ._ops_index import *  # noqa: F401,F403  (where, gather, issue 17)
 from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index hooks)
-from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
-from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
-from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
-from ._ops_distance import cdist, dist, pdist, renorm
-from ._ops_logical import *  # noqa: F401,F403  (logical_and, any, all, ...; & | ^ ~ on masks)
-from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like, is_tensor, ...)
-from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
-from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclose, ...)
-from ._ops_stats import tensor  # also takes lists of 0-d tensors
-from ._ops_random import normal
-from ._ops_nan import *  # noqa: F401,F403  (logsumexp, logaddexp, nan_to_num, nansum, ...)
-from ._ops_pointwise import *  # noqa: F401,F403  (frac, signbit, sgn, lerp, addcmul, addcdiv)
-from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.mT, .mH)
-from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
-from ._ops_multinomial import multinomial
-from ._ops_bernoulli import bernoulli
-from ._ops_gamma import mvlgamma, polygamma
-from ._ops_special_more import i0
-from ._ops_igamma import igamma, igammac
-from ._ops_poisson import poisson
-from ._ops_binomial import binomial
-from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
-from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
-from . import _ops_trig
-from ._ops_cov import *  # noqa: F401,F403  (cov, corrcoef)
-from ._ops_logspace import logspace
-from . import _ops_cov
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
                              layout, memory_format, preserve_format, strided)
-from ._ops_repeat import repeat_interleave
-from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
-               _ops_shortcuts, _ops_sort, _ops_stats, linalg)
-from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
-# everyday3: scatter, index_add/copy/fill, masked_select, isin, median, cross, ...
-from ._ops_scatter import *  # noqa: F401,F403
-from ._ops_index_more import *  # noqa: F401,F403
-from ._ops_elementwise_more import *  # noqa: F401,F403
-from ._ops_float_parts import *  # noqa: F401,F403
-from ._ops_small_names import *  # noqa: F401,F403
-from ._ops_reduce_more import *  # noqa: F401,F403
-from ._ops_quantile import *  # noqa: F401,F403  (quantile, nanquantile)
-from ._ops_gradient import gradient
-from ._ops_histogram import *  # noqa: F401,F403
-from ._storage import TypedStorage, UntypedStorage  # noqa: F401
-from ._ops_linalg_small import *  # noqa: F401,F403
-from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
-from . import _storage
-from . import _ops_float_parts, _ops_small_names
-from . import _ops_quantile
-from . import _ops_linalg_small, _ops_scatter
-from ._linalg_solve import (cholesky_solve, det, inverse, logdet,  # noqa: E402
-                            torch_slogdet as slogdet)
-from ._linalg_decomp import torch_svd as svd  # noqa: E402
-from ._linalg_lu import lu_unpack  # noqa: E402
-from ._linalg_exp import matrix_exp  # noqa: E402
-from ._linalg_names import cholesky_inverse  # noqa: E402
-from ._linalg_lowrank import pca_lowrank, svd_lowrank  # noqa: E402
-from ._linalg_lobpcg import lobpcg  # noqa: E402
-from ._linalg_tensor import orgqr  # noqa: E402
-from ._linalg_householder import geqrf, ormqr  # noqa: E402
-from ._ops_torch_dropout import *  # noqa: F401,F403  (dropout, ..., their in-place forms)
-from . import _ops_torch_dropout
-from ._ops_torch_legacy import *  # noqa: F401,F403  (lu, lu_solve, triangular_solve, ...)
-from . import _ops_torch_legacy
-# everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
-from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
-from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
-from ._ops_diag import *  # noqa: F401,F403  (diagonal, diag, diag_embed, block_diag, ...)
-from ._ops_view_scatter import *  # noqa: F401,F403  (select_scatter, slice_scatter, ...)
+from . import _ops_index
+from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclose, ...)
+from ._ops_stats import tensor  # also takes lists of 0-d tensors
+from . import _ops_stats
 from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_cast)
 from ._repr import set_printoptions
-from ._default_dtype import get_default_dtype, set_default_dtype
-from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack, _ops_view_scatter
-from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
-from ._ops_strided import as_strided, is_inference, put, trace
-from ._ops_view_copy import *  # noqa: F401,F403  (view_copy, t_copy, split_copy, ...)
-from . import _ops_view_copy
+from . import _dtype_info
 from . import _tensor_resize  # noqa: F401  (resize_, is_same_size, .real, .imag, ... methods)
-from . import _tensor_queries  # noqa: F401  (dim_order, is_sparse, layout, ... of Tensor)
-from . import _tensor_aliases  # noqa: F401  (as_subclass, to_dense, conj_physical, ...)
-from ._ops_products import inner, kron, tensordot, vander
-from ._ops_norm_names import *  # noqa: F401,F403  (frobenius_norm, nuclear_norm, ...)
-from . import _ops_norm_names
-from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
-from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., random fills)
-from . import _ops_real
-from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
-from . import _precision
-from ._runtime_flags import *  # noqa: F401,F403  (set_warn_always, set_flush_denormal, ...)
-from . import _runtime_flags
-from ._ops_creation_more import *  # noqa: F401,F403  (asarray, frombuffer, windows)
-from . import _ops_creation_more
-from ._ops_torch_names import *  # noqa: F401,F403  (sqrt_, fill, typename, ...)
-from . import _ops_torch_names
-from ._ops_aten_losses import *  # noqa: F401,F403  (torch.kl_div(x, t, 1), torch.embedding)
-from . import _ops_aten_losses
-from ._ops_aten_more import *  # noqa: F401,F403  (torch.index_put_, convolution, conv_tbc, ...)
-from . import _ops_aten_more
-from ._control_flow import cond, while_loop  # noqa: E402
-from . import _control_flow
+from . import _lazy, _lazy_table
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
-# special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
-# would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
-# on top of NumPy; benchmarks/bench_import.py measures it).
+# special, jit and save/load (and compile) are imported on first use.  They pull in
+# logging, json, threading and queue, which would otherwise cost `import pydevtensor` tens
+# of milliseconds (the goal is < 30 ms on top of NumPy; benchmarks/bench_import.py
+# measures it).  So are most op modules (Note [lazy ops modules] in _lazy.py).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
                     "serialization", "special", "utils", "jit", "distributions", "testing",
-                    "version", "func", "quasirandom", "signal")
+                    "version", "func", "quasirandom", "signal", "linalg")
 
 
 def __getattr__(name):
     import importlib
+    import sys
 
-    if name in _LAZY_SUBMODULES:
+    if name in _LAZY_SUBMODULES or name in _lazy_table.MODULES:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module
+    owner = _lazy.owner(name)
+    if owner is not None:
+        globals()[name] = getattr(importlib.import_module(f".{owner[0]}", __name__), owner[1])
+        # amp's wrapper where the op is on its lists (torch.svd), as for the names set at import
+        importlib.import_module(".amp._policy", __name__).install([sys.modules[__name__]])
+        return globals()[name]
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
-    if name in _ops_torch_names.FUNCTIONAL_ALIASES:  # torch.conv2d: nn.functional's own
-        return getattr(importlib.import_module(".nn.functional", __name__), name)
-    if name in _ops_torch_names.FUNCTIONAL_RENAMED:  # torch.adaptive_max_pool1d
+    if name in _lazy_table.FUNCTIONAL:  # torch.conv2d, torch.adaptive_max_pool1d: F's
+        renamed = importlib.import_module("._ops_torch_names", __name__).FUNCTIONAL_RENAMED
         return getattr(importlib.import_module(".nn.functional", __name__),
-                       _ops_torch_names.FUNCTIONAL_RENAMED[name])
+                       renamed.get(name, name))
     if name == "compile":  # torch.compile: pydevtensor.jit's pass-through
         return importlib.import_module(".jit", __name__).compile
     if name == "vmap":  # torch.vmap: pydevtensor.func's
@@ -181,8 +99,8 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile", "vmap"}
-                  | set(_ops_torch_names.FUNCTIONAL_ALIASES)
-                  | set(_ops_torch_names.FUNCTIONAL_RENAMED))
+                  | set(_lazy_table.MODULES) | set(_lazy._OWNERS) | set(_lazy_table.ALIASES)
+                  | set(_lazy_table.FUNCTIONAL))
 
 __all__ = [
     "DTypeError", "DeviceError", "IndexOutOfRangeError", "InvalidArgumentError",
@@ -203,43 +121,17 @@ __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "
             "to_numpy",
             "transfer_guard", "get_num_threads", "set_num_threads", "get_default_device",
             "set_default_device"]
-__all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
-__all__ += _ops_split.__all__
-__all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
-__all__ += _ops_shortcuts.__all__
-__all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
-            + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
-__all__ += _ops_special.__all__ + ["special", "jit", "compile"]
+__all__ += _ops_index.__all__ + _ops_stats.__all__ + _dtype_info.__all__ + ["set_printoptions"]
+__all__ += ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions", "func", "vmap", "quasirandom", "signal"]
-__all__ += ["cdist", "dist", "pdist", "renorm"]
-__all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
-__all__ += _ops_view_copy.__all__
-__all__ += _ops_view_scatter.__all__
-__all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
             "preserve_format", "layout", "strided"]
-__all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
-__all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
-__all__ += _storage.__all__
-__all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
-__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__ + ["gradient"]
-__all__ += ["cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "lu_unpack", "matrix_exp", "slogdet",
-            "svd", "orgqr", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "lobpcg"]
-__all__ += _ops_torch_dropout.__all__ + _ops_torch_legacy.__all__
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
-            "set_rng_state", "bernoulli", "binomial", "mvlgamma", "polygamma", "poisson", "i0",
-            "igamma", "igammac"]
-__all__ += _ops_trig.__all__
-__all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
-__all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
-__all__ += ["as_strided", "is_inference", "put", "trace", "inner", "kron", "tensordot", "vander",
-            "testing", "version"]
-__all__ += _precision.__all__ + _ops_real.__all__ + _runtime_flags.__all__
-__all__ += _ops_norm_names.__all__
-__all__ += _ops_aten_losses.__all__ + _ops_aten_more.__all__ + _control_flow.__all__
-__all__ += (_ops_creation_more.__all__ + _ops_torch_names.__all__
-            + list(_ops_torch_names.FUNCTIONAL_ALIASES)
-            + list(_ops_torch_names.FUNCTIONAL_RENAMED))
+            "set_rng_state"]
+__all__ += ["e", "inf", "nan", "pi"]
+__all__ += ["testing", "version"]
+__all__ += list(_lazy._OWNERS) + list(_lazy_table.ALIASES)
+__all__ += _lazy_table.FUNCTIONAL
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
 pi = _math.pi
@@ -277,3 +169,6 @@ __all__ += ["amp", "GradScaler", "autocast", "clear_autocast_cache", "get_autoca
 from . import accelerator  # noqa: E402
 from ._streams import Event, Stream, get_device_module  # noqa: E402
 __all__ += ["accelerator", "Event", "Stream", "get_device_module"]
+
+# the methods of the op modules loaded on first use (Note [lazy ops modules])
+_lazy.install()

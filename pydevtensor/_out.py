@@ -236,11 +236,15 @@ _SKIPPED_BY_METHODS_WITHOUT_OUT = (type, staticmethod, classmethod, types.Builti
                                    types.ClassMethodDescriptorType)
 
 
-def methods_without_out(cls):
+def methods_without_out(cls, names=None):
     """Replaces each method of cls written in Python that takes out= (the functions set
     on Tensor as its methods: x.diff, x.index_add, x.scatter, ...) by _method_of's
-    wrapper, so that ``x.diff(out=o)`` raises TypeError as PyTorch's method does."""
-    for name, fn in list(vars(cls).items()):
+    wrapper, so that ``x.diff(out=o)`` raises TypeError as PyTorch's method does; only
+    those of the given names when names is given (a module loaded on first use)."""
+    attrs = vars(cls)
+    items = list(attrs.items()) if names is None else [(n, attrs[n]) for n in names
+                                                        if n in attrs]
+    for name, fn in items:
         # the C methods refuse out= themselves: skipped without reading their text
         # signatures (inspect's parse of ~270 of them was a third of import's time)
         if not callable(fn) or isinstance(fn, _SKIPPED_BY_METHODS_WITHOUT_OUT) or \

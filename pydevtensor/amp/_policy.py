@@ -95,15 +95,25 @@ def policy():
 def tensor_methods():
     """{Tensor method name: kind}: the operators, and every listed op that is also a
     Tensor method."""
-    table = {n: k for n, k in policy().items() if hasattr(_C.Tensor, n)}
+    table = {n: k for n, k in policy().items() if _has_method(n)}
     table.update(TENSOR_OPERATORS)
     return table
 
 
-def install():
-    """Replaces the listed ops by their wrappers in every loaded pydevtensor module that
-    exports them under their name, in the classes that hold them as ``_fn``, and on
-    Tensor (the methods).  Idempotent."""
+def _has_method(name):
+    """Whether Tensor has the method now, without loading a module for it (a method of a
+    module not loaded yet, Note [lazy ops modules], is taken when that module loads)."""
+    from .._lazy import LazyAttr
+    for cls in _C.Tensor.__mro__:
+        if name in vars(cls):
+            return not isinstance(vars(cls)[name], LazyAttr)
+    return False
+
+
+def install(mods=None):
+    """Replaces the listed ops by their wrappers in every loaded pydevtensor module (or
+    in mods) that exports them under their name, in the classes that hold them as
+    ``_fn``, and on Tensor (the methods).  Idempotent."""
     table = policy()
     done = {}  # id(original) -> wrapper: one wrapper per function object
 
@@ -115,9 +125,10 @@ def install():
             w = done[id(obj)] = _WRAPPERS[kind](obj)
         return w
 
-    mods = [m for n, m in list(sys.modules.items())
-            if m is not None and (n == "pydevtensor" or n.startswith("pydevtensor."))
-            and not n.startswith("pydevtensor.amp")]
+    if mods is None:
+        mods = [m for n, m in list(sys.modules.items())
+                if m is not None and (n == "pydevtensor" or n.startswith("pydevtensor."))
+                and not n.startswith("pydevtensor.amp")]
     for mod in mods:
         d = vars(mod)
         for name, kind in table.items():
@@ -133,4 +144,7 @@ def install():
     for name, kind in tensor_methods().items():  # set on Tensor while autocast is on
         meth = getattr(_C.Tensor, name, None)
         if meth is not None and name not in S._methods:
-            S._methods[name] = (meth, wrapped(meth, kind))
+            with S._lock:
+                S._methods[name] = (meth, wrapped(meth, kind))
+                if S._on:  # a module loaded while autocast is on: as _refresh sets them
+                    setattr(_C.Tensor, name, S._methods[name][1])

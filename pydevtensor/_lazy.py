@@ -1,0 +1,138 @@
+"""Loading the op modules on first use.
+
+Note [lazy ops modules]: ``import pydevtensor`` loads the modules a first tensor needs
+(the C extension, autograd, cuda, amp, the arithmetic and views); the others (_lazy_table's
+MODULES: most ``_ops_*`` and ``_linalg_*`` modules, ``linalg``) load when one of their
+names is first read, ``pydevtensor.quantile`` through the package's ``__getattr__`` (PEP
+562) and ``x.quantile`` through a placeholder that stands on Tensor for each method such a
+module sets (a descriptor: reading it loads the module, whose method replaces it).  A
+module loaded so, however it is imported, is then finished as the modules loaded at import
+were: its Tensor methods refuse out= (_out.methods_without_out) and amp's wrappers are
+installed over its ops (amp/_policy.install).  Loading all of them at import cost about
+half of ``import pydevtensor`` (issue: 10 ms on 2026-11-30, 62 ms two weeks later).
+"""
+import importlib
+import importlib.machinery
+import sys
+
+from . import _C
+from . import _lazy_table
+
+_PACKAGE = __name__.rpartition(".")[0]
+_PENDING = set()  # full names of the table's modules not loaded yet
+
+
+class LazyAttr:
+    """Stands on Tensor for an attribute of a module not loaded yet: the first read (or
+    write) loads the module, which sets the real attribute in its place.  While that
+    module runs, the attribute it replaces (previous: _ops_small_names' fill_ wraps the C
+    one) is what it reads."""
+
+    __slots__ = ("module", "name", "previous")
+
+    def __init__(self, module, name, previous=None):
+        self.module = module
+        self.name = name
+        self.previous = previous
+
+    def _real(self):
+        importlib.import_module(f"{_PACKAGE}.{self.module}")
+        real = vars(_C.Tensor).get(self.name)
+        if real is self and self.previous is not None:  # the module itself, while it loads
+            return self.previous
+        if real is None or isinstance(real, LazyAttr):
+            raise AttributeError(f"loading pydevtensor.{self.module} did not set "
+                                 f"Tensor.{self.name} (_lazy_table.TENSOR is out of date)")
+        return real
+
+    def __get__(self, obj, owner=None):
+        real = self._real()
+        get = getattr(type(real), "__get__", None)
+        return real if get is None else get(real, obj, _C.Tensor if owner is None else owner)
+
+    def __set__(self, obj, value):
+        real = self._real()
+        if not hasattr(type(real), "__set__"):
+            raise AttributeError(f"'Tensor' object attribute '{self.name}' is read-only")
+        type(real).__set__(real, obj, value)
+
+    def __delete__(self, obj):
+        real = self._real()
+        if not hasattr(type(real), "__delete__"):
+            raise AttributeError(f"'Tensor' object attribute '{self.name}' is read-only")
+        type(real).__delete__(real, obj)
+
+    def __repr__(self):
+        return f"<Tensor.{self.name} of pydevtensor.{self.module}, loaded on first use>"
+
+
+class _FinishingLoader:
+    """The module's own loader, then _finish."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __getattr__(self, name):  # get_source, get_filename, ... for inspect and linecache
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _finish(module)
+
+
+class _Finder:
+    """On sys.meta_path while some table module is not loaded: finds those modules as
+    the path finder does, with a loader that finishes them."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname not in _PENDING:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _FinishingLoader(spec.loader)
+        return spec
+
+
+def _finish(module):
+    """Tensor's methods set by module refuse out= and amp wraps its ops, as for the modules
+    loaded at import."""
+    from ._out import methods_without_out
+    from .amp import _policy
+
+    _PENDING.discard(module.__name__)
+    short = module.__name__.rpartition(".")[2]
+    methods_without_out(_C.Tensor, _lazy_table.TENSOR.get(short, ()))
+    _policy.install([module])
+    if not _PENDING and _Finder in sys.meta_path:
+        sys.meta_path.remove(_Finder)
+
+
+def install():
+    """Places the Tensor placeholders of the table's modules not loaded yet and the
+    finder that finishes them when they load.  Run at the end of ``import pydevtensor``."""
+    for module in _lazy_table.MODULES:
+        if f"{_PACKAGE}.{module}" in sys.modules:
+            continue
+        _PENDING.add(f"{_PACKAGE}.{module}")
+        for name in _lazy_table.TENSOR.get(module, ()):
+            previous = next((vars(c)[name] for c in _C.Tensor.__mro__ if name in vars(c)),
+                            None)
+            if not isinstance(previous, LazyAttr):
+                setattr(_C.Tensor, name, LazyAttr(module, name, previous))
+    if _PENDING:
+        sys.meta_path.insert(0, _Finder)
+
+
+def owner(name):
+    """(module, attribute) that provides the top-level name, or None."""
+    alias = _lazy_table.ALIASES.get(name)
+    if alias is not None:
+        return alias
+    return _OWNERS.get(name)
+
+
+_OWNERS = {n: (m, n) for m, names in _lazy_table.NAMES.items() for n in names}

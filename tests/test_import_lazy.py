@@ -1,0 +1,143 @@
+"""``import pydevtensor`` leaves the modules a first tensor does not need unloaded (Note
+[lazy submodules] in pydevtensor/__init__.py, Note [lazy ops modules] in _lazy.py), and
+every public name and Tensor method still resolves.  Each check runs in a fresh
+interpreter: this process has imported them all."""
+import os
+import subprocess
+import sys
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# loaded on first use; none is needed by ones(2, 3) or by the C ops
+NOT_AT_IMPORT = [
+    "nn", "optim", "distributions", "distribute", "distributed", "func", "utils", "special",
+    "signal", "testing", "serialization", "jit", "quasirandom",
+    "_ops_aten_more", "_ops_binomial", "_ops_creation_more", "_ops_gradient", "_ops_logspace",
+    "_ops_norm_names", "_ops_poisson", "_ops_random", "_ops_torch_dropout",
+    "_ops_torch_legacy", "_linalg_lobpcg", "_linalg_lowrank", "_precision",
+    "linalg", "_ops_join", "_ops_scatter", "_ops_index_more", "_ops_special_more",
+    "_linalg_solve", "_linalg_decomp", "_ops_small_names", "_ops_torch_names", "_ops_trig",
+]
+
+
+# the modules whose whole __all__ is pydevtensor's (they were star-imported)
+STAR = [
+    "_ops_join", "_ops_split", "_ops_einsum", "_ops_logical", "_ops_shortcuts", "_ops_sort",
+    "_ops_nan", "_ops_pointwise", "_ops_cumulative", "_ops_counting", "_ops_special",
+    "_ops_trig", "_ops_cov", "_ops_scatter", "_ops_index_more", "_ops_elementwise_more",
+    "_ops_float_parts", "_ops_small_names", "_ops_reduce_more", "_ops_quantile",
+    "_ops_histogram", "_ops_linalg_small", "_ops_torch_dropout", "_ops_torch_legacy",
+    "_ops_shape", "_ops_split_stack", "_ops_diag", "_ops_view_scatter", "_ops_view_copy",
+    "_ops_norm_names", "_ops_real", "_precision", "_runtime_flags", "_ops_creation_more",
+    "_ops_torch_names", "_ops_aten_losses", "_ops_aten_more",
+]
+
+
+def _run(code):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_import_leaves_the_first_use_modules_unloaded():
+    out = _run(f"""
+        import sys
+        import pydevtensor
+        x = pydevtensor.ones(2, 3)
+        print(sorted(m for m in {NOT_AT_IMPORT!r} if "pydevtensor." + m in sys.modules))
+        """)
+    assert out.split("\n")[0] == "[]", out
+
+
+def test_every_public_name_resolves_in_a_fresh_process():
+    out = _run("""
+        import pickle, sys
+        import pydevtensor
+        names = sorted(set(pydevtensor.__all__) | set(dir(pydevtensor)))
+        missing = [n for n in names if not hasattr(pydevtensor, n)]
+        print(len(names), missing)
+        from pydevtensor import lobpcg, set_float32_matmul_precision  # noqa: F401
+        import pydevtensor._ops_random
+        f = pickle.loads(pickle.dumps(pydevtensor.logspace))
+        print(f is pydevtensor.logspace, f(0, 2, 3).tolist(),
+              pydevtensor._ops_torch_legacy.lu is pydevtensor.lu)
+        """)
+    first, second = out.strip().split("\n")
+    assert first.endswith(" []") and int(first.split()[0]) > 600, first
+    assert second == "True [1.0, 10.0, 100.0] True", second
+
+
+def test_the_tables_match_the_modules():
+    """_lazy_table (Note [lazy ops modules]): each module's Tensor methods are there as
+    placeholders right after import and loading the module replaces them; loading them all
+    adds no Tensor attribute that import did not place; each top-level name of theirs is
+    reachable (in the table or set at import); FUNCTIONAL is _ops_torch_names'."""
+    out = _run(f"""
+        import importlib
+        import pydevtensor
+        STAR = {STAR!r}
+        from pydevtensor import _lazy, _lazy_table
+        tensor = vars(pydevtensor.Tensor)
+        at_import = set(tensor)
+        eager = set(vars(pydevtensor))
+        problems = []
+        for module in _lazy_table.MODULES:
+            for name in _lazy_table.TENSOR.get(module, ()):
+                if not isinstance(tensor.get(name), _lazy.LazyAttr):
+                    problems.append(f"Tensor.{{name}} is not a placeholder at import")
+        for module in _lazy_table.MODULES:
+            mod = importlib.import_module("pydevtensor." + module)
+            for name in _lazy_table.TENSOR.get(module, ()):
+                if isinstance(tensor.get(name), _lazy.LazyAttr):
+                    problems.append(f"{{module}} did not set Tensor.{{name}}")
+            for name in getattr(mod, "__all__", ()) if module in STAR else ():
+                if _lazy.owner(name) is None and name not in eager:
+                    problems.append(f"{{module}}.{{name}}: add it to _lazy_table.NAMES")
+        for name in sorted(set(tensor) - at_import):
+            problems.append(f"Tensor.{{name}}: add it to _lazy_table.TENSOR")
+        for name, value in tensor.items():
+            if isinstance(value, _lazy.LazyAttr):
+                problems.append(f"Tensor.{{name}} still a placeholder")
+        for name in list(_lazy._OWNERS) + list(_lazy_table.ALIASES):
+            module, attr = _lazy.owner(name)
+            if not hasattr(importlib.import_module("pydevtensor." + module), attr):
+                problems.append(f"{{module}} has no {{attr}}")
+        from pydevtensor import _ops_torch_names
+        functional = (list(_ops_torch_names.FUNCTIONAL_ALIASES)
+                      + list(_ops_torch_names.FUNCTIONAL_RENAMED))
+        if sorted(functional) != sorted(_lazy_table.FUNCTIONAL):
+            problems.append("_lazy_table.FUNCTIONAL differs from _ops_torch_names'")
+        print(len(_lazy_table.MODULES), problems)
+        """)
+    count, problems = out.strip().split(" ", 1)
+    assert int(count) > 50 and problems == "[]", out
+
+
+def test_a_module_loaded_later_is_finished_as_at_import():
+    """A method of a module loaded on first use refuses out= as the others do, however the
+    module is imported; its ops get autocast's casts, also when it loads inside autocast;
+    a placeholder read as a class attribute gives the method itself."""
+    out = _run("""
+        import inspect
+        import pydevtensor as pdt
+        import pydevtensor._ops_cumulative  # a plain import, not through a placeholder
+        x = pdt.tensor([1., 4., 9.])
+        try:
+            x.diff(out=pdt.empty(2))
+            print("accepted")
+        except TypeError as e:
+            print("out" in str(e))
+        print(x.diff().tolist(), "out" in inspect.signature(pdt.Tensor.cumprod).parameters)
+        a = pdt.rand(3, 4, dtype=pdt.bfloat16)
+        with pdt.autocast("cpu", dtype=pdt.bfloat16):
+            q = a.quantile(0.5)   # float32 on amp's CPU list; its module loads here
+            c = pdt.cdist(a, a)   # float32 on amp's lists
+        print(q.dtype, c.dtype, pdt.cdist(a, a).dtype)
+        """)
+    lines = out.strip().split("\n")
+    assert lines[0] == "True", out
+    assert lines[1] == "[3.0, 5.0] False", out
+    assert lines[2] == "pydevtensor.float32 pydevtensor.float32 pydevtensor.bfloat16", out
