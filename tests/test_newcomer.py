@@ -90,6 +90,19 @@ def test_a_dtype_error_in_a_layer_names_the_layer_and_the_parameter(device):
     assert "'mat1'" not in msg and "'input' and" not in msg
 
 
+def test_joining_tensors_of_different_shapes_names_the_device(device):
+    """D2L's concat of mismatched shapes: the message names the sizes and the device, and
+    the error is InvalidArgumentError, as the README promises for bad shapes (a ValueError,
+    NumPy's habit, and a RuntimeError, PyTorch's); stack's named no device before."""
+    a, b = pdt.zeros(2, 3, device=device), pdt.zeros(4, 5, device=device)
+    for join, words in ((pdt.cat, "Expected (2, 3) but got (4, 5) for tensor number 1"),
+                        (pdt.stack, "got (2, 3) at entry 0 and (4, 5) at entry 1")):
+        with pytest.raises(pdt.InvalidArgumentError) as exc:
+            join([a, b])
+        assert isinstance(exc.value, ValueError) and isinstance(exc.value, RuntimeError)
+        assert words in str(exc.value) and f"(on {device})" in str(exc.value)
+
+
 def test_the_package_works_under_python_OO():
     """python -OO drops docstrings (__doc__ is None): importing every module and a
     training step must not depend on them (two docstring templates read __doc__ and
