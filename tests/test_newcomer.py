@@ -103,6 +103,44 @@ def test_joining_tensors_of_different_shapes_names_the_device(device):
         assert words in str(exc.value) and f"(on {device})" in str(exc.value)
 
 
+MODEL_HERE_DATA_THERE = """
+import pydevtensor as pdt
+from pydevtensor import nn, config as c
+if {logical}:
+    c.set_logical_device_configuration(c.list_physical_devices('CPU')[0],
+                                       [c.LogicalDeviceConfiguration()] * 2)
+net = nn.Sequential(nn.Flatten(), nn.Linear(3, 2)).to('{model}')
+for x in (pdt.ones(4, 3, device='{data}'), pdt.ones(4, 3, dtype=pdt.float64, device='{data}')):
+    try:
+        net(x)
+    except RuntimeError as e:
+        print(e)
+"""
+
+
+@pytest.mark.parametrize("model, data", [pytest.param("cpu", "cuda:0", marks=pytest.mark.cuda),
+                                         pytest.param("cuda:0", "cpu", marks=pytest.mark.cuda),
+                                         ("cpu:0", "cpu:1")])
+def test_a_model_on_one_device_fed_data_on_another_says_which_is_where(model, data):
+    """D2L's mistake: the model on the CPU, the data on the GPU (or the other way round).
+    The message says where the input and the layer's parameter are and how to move
+    either, where it read "argument 'mat1' is on cuda:0, while 'input' is on cpu" (addmm's
+    names: its 'input' is the bias, the user's input is 'mat1')."""
+    code = MODEL_HERE_DATA_THERE.format(logical=model.startswith("cpu:"), model=model,
+                                        data=data)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 2, proc.stdout   # float32 and float64 inputs: both fail on the device
+    for msg in lines:
+        assert msg.startswith("Expected all tensors to be on the same device, but the input "
+                              f"is on {data} and the parameter 'weight' on {model}; move the "
+                              f"input with .to('{model}') or the model with .to('{data}')"), msg
+        assert msg.endswith("(in layer '1': Linear(in_features=3, out_features=2, bias=True))")
+        assert "mat1" not in msg
+
+
 def test_the_package_works_under_python_OO():
     """python -OO drops docstrings (__doc__ is None): importing every module and a
     training step must not depend on them (two docstring templates read __doc__ and

@@ -418,7 +418,8 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             if getattr(e, "_pdt_layer", False):
                 raise
             where = f"layer '{self._name}': " if self._name is not None else "layer "
-            err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
+            err = _C.DeviceError(f"{self._device_message(e, args)} (in {where}"
+                                 f"{self._repr_line()})")
             err._pdt_layer = True
             try:
                 raise err from e
@@ -429,12 +430,31 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                 raise
             raise self._dtype_error(e, args) from e
 
-    def _dtype_error(self, e, args):
+    def _parameter_unlike_input(self, args, attr):
+        """(input, name, parameter): the first tensor argument and the first of this
+        layer's own parameters whose `attr` ('device' or 'dtype') differs from its; the
+        name and parameter are None when none differs."""
         x = next((a for a in args if isinstance(a, _C.Tensor)), None)
-        odd = [(n, p) for n, p in self._parameters.items()
-               if p is not None and x is not None and p.dtype != x.dtype]
-        if odd:
-            name, p = odd[0]
+        for name, p in self._parameters.items():
+            if p is not None and x is not None and getattr(p, attr) != getattr(x, attr):
+                return x, name, p
+        return x, None, None
+
+    def _device_message(self, e, args):
+        """The input on one device and this layer's parameters on another (D2L's model on
+        the CPU fed data on the GPU): said in the user's words, where the op's own message
+        names its arguments (addmm's 'input' is the bias, 'mat1' the layer's input)."""
+        x, name, p = self._parameter_unlike_input(args, "device")
+        if p is None or "but found at least two devices" not in str(e):
+            return str(e)  # (a layer that checks its input says it in its own words)
+        return (f"Expected all tensors to be on the same device, but the input is on "
+                f"{x.device} and the parameter '{name}' on {p.device}; move the input with "
+                f".to('{p.device}') or the model with .to('{x.device}'), no copy is made "
+                f"for you")
+
+    def _dtype_error(self, e, args):
+        x, name, p = self._parameter_unlike_input(args, "dtype")
+        if p is not None:
             msg = (f"the input is {x.dtype} but the parameter '{name}' is {p.dtype}; convert "
                    f"the input with .to({p.dtype})")
             if x.dtype.is_floating_point:  # a layer holds floating point parameters only
