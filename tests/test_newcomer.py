@@ -141,6 +141,21 @@ def test_a_model_on_one_device_fed_data_on_another_says_which_is_where(model, da
         assert "mat1" not in msg
 
 
+def test_a_shape_error_deep_in_a_network_names_the_layer(device):
+    """D2L's mistake: a layer's in_features that does not match the layer before. The
+    message names the sizes, the device and the layer (the third of three here), where it
+    named linear()'s shapes only and left the user to find which Linear it was."""
+    from pydevtensor import nn
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(5, 1)).to(device)
+    with pytest.raises(pdt.InvalidArgumentError) as exc:
+        net(pdt.ones(2, 3, device=device))
+    msg = str(exc.value)
+    assert "input of shape (2, 4) does not match weight of shape (1, 5)" in msg
+    assert f"on {device}" in msg
+    assert msg.endswith("(in layer '2': Linear(in_features=5, out_features=1, bias=True))")
+    assert msg.count("(in layer") == 1     # named once, by the innermost layer
+
+
 def test_the_package_works_under_python_OO():
     """python -OO drops docstrings (__doc__ is None): importing every module and a
     training step must not depend on them (two docstring templates read __doc__ and

@@ -414,12 +414,16 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                 from ._backward_hooks import call_with_backward_hooks
                 return call_with_backward_hooks(self, hooks, args, kwargs, _pdt_states)
             return self.forward(*args, **kwargs)
-        except _C.DeviceError as e:
-            if getattr(e, "_pdt_layer", False):
+        except (_C.DeviceError, _C.InvalidArgumentError) as e:
+            # a device or a shape that does not fit: which layer of a deep network (a
+            # shape error said "linear(): input of shape (2, 4) does not match weight of
+            # shape (1, 5)" and left the user to find the layer); a subclass is kept as is
+            if getattr(e, "_pdt_layer", False) or type(e) not in (_C.DeviceError,
+                                                                   _C.InvalidArgumentError):
                 raise
             where = f"layer '{self._name}': " if self._name is not None else "layer "
-            err = _C.DeviceError(f"{self._device_message(e, args)} (in {where}"
-                                 f"{self._repr_line()})")
+            msg = self._device_message(e, args) if type(e) is _C.DeviceError else str(e)
+            err = type(e)(f"{msg} (in {where}{self._repr_line()})")
             err._pdt_layer = True
             try:
                 raise err from e
