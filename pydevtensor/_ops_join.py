@@ -146,10 +146,10 @@ def _cat(tensors, dim=0, *, out=None):
     for t in parts:
         s = list(t.shape)
         if s[:d] + s[d + 1:] != rest or len(s) != len(shape):
-            raise RuntimeError(f"cat(): Sizes of tensors must match except in dimension {d}. "
-                               f"Expected {tuple(ref.shape)} but got {tuple(t.shape)} for "
-                               f"tensor number {[x is t for x in tensors].index(True)} in the list (on "
-                               f"{device})")
+            raise _C.InvalidArgumentError(
+                f"cat(): Sizes of tensors must match except in dimension {d}. "
+                f"Expected {tuple(ref.shape)} but got {tuple(t.shape)} for tensor number "
+                f"{[x is t for x in tensors].index(True)} in the list (on {device})")
         total += s[d]
     shape[d] = total
     if out is not None and tuple(out.shape) != tuple(shape):
@@ -226,12 +226,13 @@ def _stack(tensors, dim=0, *, out=None):
             return joined
     if not tensors:
         raise _C.InvalidArgumentError("stack(): expected a non-empty list of Tensors")
-    _same_device("stack", tensors)
+    device = _same_device("stack", tensors)
     shape = tensors[0].shape
     for i, t in enumerate(tensors):
         if t.shape != shape:
-            raise RuntimeError(f"stack(): stack expects each tensor to be equal size, but got "
-                               f"{tuple(shape)} at entry 0 and {tuple(t.shape)} at entry {i}")
+            raise _C.InvalidArgumentError(
+                f"stack(): stack expects each tensor to be equal size, but got {tuple(shape)} "
+                f"at entry 0 and {tuple(t.shape)} at entry {i} (on {device})")
     d = _dim(dim, len(shape) + 1, "stack")
     # cat's body: stack records its own gradient, so cat's recording wrapper is skipped
     return _cat.__wrapped__([t.unsqueeze(d) for t in tensors], d, out=out)

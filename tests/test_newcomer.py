@@ -90,6 +90,72 @@ def test_a_dtype_error_in_a_layer_names_the_layer_and_the_parameter(device):
     assert "'mat1'" not in msg and "'input' and" not in msg
 
 
+def test_joining_tensors_of_different_shapes_names_the_device(device):
+    """D2L's concat of mismatched shapes: the message names the sizes and the device, and
+    the error is InvalidArgumentError, as the README promises for bad shapes (a ValueError,
+    NumPy's habit, and a RuntimeError, PyTorch's); stack's named no device before."""
+    a, b = pdt.zeros(2, 3, device=device), pdt.zeros(4, 5, device=device)
+    for join, words in ((pdt.cat, "Expected (2, 3) but got (4, 5) for tensor number 1"),
+                        (pdt.stack, "got (2, 3) at entry 0 and (4, 5) at entry 1")):
+        with pytest.raises(pdt.InvalidArgumentError) as exc:
+            join([a, b])
+        assert isinstance(exc.value, ValueError) and isinstance(exc.value, RuntimeError)
+        assert words in str(exc.value) and f"(on {device})" in str(exc.value)
+
+
+MODEL_HERE_DATA_THERE = """
+import pydevtensor as pdt
+from pydevtensor import nn, config as c
+if {logical}:
+    c.set_logical_device_configuration(c.list_physical_devices('CPU')[0],
+                                       [c.LogicalDeviceConfiguration()] * 2)
+net = nn.Sequential(nn.Flatten(), nn.Linear(3, 2)).to('{model}')
+for x in (pdt.ones(4, 3, device='{data}'), pdt.ones(4, 3, dtype=pdt.float64, device='{data}')):
+    try:
+        net(x)
+    except RuntimeError as e:
+        print(e)
+"""
+
+
+@pytest.mark.parametrize("model, data", [pytest.param("cpu", "cuda:0", marks=pytest.mark.cuda),
+                                         pytest.param("cuda:0", "cpu", marks=pytest.mark.cuda),
+                                         ("cpu:0", "cpu:1")])
+def test_a_model_on_one_device_fed_data_on_another_says_which_is_where(model, data):
+    """D2L's mistake: the model on the CPU, the data on the GPU (or the other way round).
+    The message says where the input and the layer's parameter are and how to move
+    either, where it read "argument 'mat1' is on cuda:0, while 'input' is on cpu" (addmm's
+    names: its 'input' is the bias, the user's input is 'mat1')."""
+    code = MODEL_HERE_DATA_THERE.format(logical=model.startswith("cpu:"), model=model,
+                                        data=data)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 2, proc.stdout   # float32 and float64 inputs: both fail on the device
+    for msg in lines:
+        assert msg.startswith("Expected all tensors to be on the same device, but the input "
+                              f"is on {data} and the parameter 'weight' on {model}; move the "
+                              f"input with .to('{model}') or the model with .to('{data}')"), msg
+        assert msg.endswith("(in layer '1': Linear(in_features=3, out_features=2, bias=True))")
+        assert "mat1" not in msg
+
+
+def test_a_shape_error_deep_in_a_network_names_the_layer(device):
+    """D2L's mistake: a layer's in_features that does not match the layer before. The
+    message names the sizes, the device and the layer (the third of three here), where it
+    named linear()'s shapes only and left the user to find which Linear it was."""
+    from pydevtensor import nn
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(5, 1)).to(device)
+    with pytest.raises(pdt.InvalidArgumentError) as exc:
+        net(pdt.ones(2, 3, device=device))
+    msg = str(exc.value)
+    assert "input of shape (2, 4) does not match weight of shape (1, 5)" in msg
+    assert f"on {device}" in msg
+    assert msg.endswith("(in layer '2': Linear(in_features=5, out_features=1, bias=True))")
+    assert msg.count("(in layer") == 1     # named once, by the innermost layer
+
+
 def test_the_package_works_under_python_OO():
     """python -OO drops docstrings (__doc__ is None): importing every module and a
     training step must not depend on them (two docstring templates read __doc__ and

@@ -370,7 +370,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
     # ---- running ----
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; subclasses define it, and calling the module calls it (naming
-        the layer in device and dtype errors).
+        the layer in device, shape and dtype errors).
 
         Parameters
         ----------
@@ -406,7 +406,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
             return self._call_forward(*args, **kwargs)
         try:  # _call_forward's common case without its frame (the hot path of every layer)
             return self.forward(*args, **kwargs)
-        except (_C.DeviceError, TypeError) as e:
+        except (_C.DeviceError, _C.InvalidArgumentError, TypeError) as e:
             self._raise_in_layer(e, args)
             raise
 
@@ -420,33 +420,56 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _BackwardHooksMixin
                 from ._backward_hooks import call_with_backward_hooks
                 return call_with_backward_hooks(self, hooks, args, kwargs, _pdt_states)
             return self.forward(*args, **kwargs)
-        except (_C.DeviceError, TypeError) as e:
+        except (_C.DeviceError, _C.InvalidArgumentError, TypeError) as e:
             self._raise_in_layer(e, args)
             raise
 
     def _raise_in_layer(self, e, args):
-        """Raises e again naming this layer (a DeviceError) or the parameter whose dtype
-        differs (a TypeError saying 'same dtype'); returns when e is to go on as it is."""
-        if isinstance(e, _C.DeviceError):
-            if getattr(e, "_pdt_layer", False):
-                return
+        """Raises e again naming this layer: a device or a shape that does not fit
+        (DeviceError, InvalidArgumentError: which layer of a deep network, where a shape
+        error said "linear(): input of shape (2, 4) does not match weight of shape (1, 5)"
+        and left the user to find it; a subclass is kept as is), or a dtype mismatch (a
+        TypeError saying 'same dtype': the parameter too); returns when e is to go on as
+        it is."""
+        if getattr(e, "_pdt_layer", False):
+            return
+        if type(e) in (_C.DeviceError, _C.InvalidArgumentError):
             where = f"layer '{self._name}': " if self._name is not None else "layer "
-            err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
+            msg = self._device_message(e, args) if type(e) is _C.DeviceError else str(e)
+            err = type(e)(f"{msg} (in {where}{self._repr_line()})")
             err._pdt_layer = True
             try:
                 raise err from e
             finally:
                 del err  # else frame -> err -> traceback -> frame: a cycle holding args
-        if getattr(e, "_pdt_layer", False) or "same dtype" not in str(e):
-            return
-        raise self._dtype_error(e, args) from e
+        if isinstance(e, TypeError) and "same dtype" in str(e):
+            raise self._dtype_error(e, args) from e
+
+    def _parameter_unlike_input(self, args, attr):
+        """(input, name, parameter): the first tensor argument and the first of this
+        layer's own parameters whose `attr` ('device' or 'dtype') differs from its; the
+        name and parameter are None when none differs."""
+        x = next((a for a in args if isinstance(a, _C.Tensor)), None)
+        for name, p in self._parameters.items():
+            if p is not None and x is not None and getattr(p, attr) != getattr(x, attr):
+                return x, name, p
+        return x, None, None
+
+    def _device_message(self, e, args):
+        """The input on one device and this layer's parameters on another (D2L's model on
+        the CPU fed data on the GPU): said in the user's words, where the op's own message
+        names its arguments (addmm's 'input' is the bias, 'mat1' the layer's input)."""
+        x, name, p = self._parameter_unlike_input(args, "device")
+        if p is None or "but found at least two devices" not in str(e):
+            return str(e)  # (a layer that checks its input says it in its own words)
+        return (f"Expected all tensors to be on the same device, but the input is on "
+                f"{x.device} and the parameter '{name}' on {p.device}; move the input with "
+                f".to('{p.device}') or the model with .to('{x.device}'), no copy is made "
+                f"for you")
 
     def _dtype_error(self, e, args):
-        x = next((a for a in args if isinstance(a, _C.Tensor)), None)
-        odd = [(n, p) for n, p in self._parameters.items()
-               if p is not None and x is not None and p.dtype != x.dtype]
-        if odd:
-            name, p = odd[0]
+        x, name, p = self._parameter_unlike_input(args, "dtype")
+        if p is not None:
             msg = (f"the input is {x.dtype} but the parameter '{name}' is {p.dtype}; convert "
                    f"the input with .to({p.dtype})")
             if x.dtype.is_floating_point:  # a layer holds floating point parameters only
