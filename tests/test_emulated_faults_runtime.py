@@ -166,34 +166,48 @@ def test_a_failed_copy(faults, device_cuda, kind):
 
 # 1000 floats: one driver call; 3 Mi floats (12 MiB): three 4 MiB staging chunks into a
 # scratch buffer, then one device-to-device copy (Note [whole pageable copies]).
+def _fail_each_call_of_copy_(faults, x, src, old, new, check=lambda: None):
+    """x.copy_(src) with its 1st, 2nd, ... cudaMemcpyAsync failing in turn until a copy_
+    runs with no fault: after each failure x holds old (and check() holds), after a copy
+    that works x holds new and is set back to old.  Returns the number of failures."""
+    failed = 0
+    for nth in range(1, 20):
+        fired = faults.injected("cudaMemcpyAsync")
+        faults.arm("cudaMemcpyAsync", nth)
+        try:
+            x.copy_(src)
+        except RuntimeError as e:
+            assert "cudaMemcpy" in str(e), str(e)
+            failed += 1
+            np.testing.assert_array_equal(x.cpu().numpy(), old, err_msg=f"call {nth}")
+            check()
+            continue
+        finally:
+            faults.disarm()
+        np.testing.assert_array_equal(x.cpu().numpy(), new)
+        check()
+        x.copy_(pdt.from_numpy(old))
+        if faults.injected("cudaMemcpyAsync") == fired:
+            return failed
+    raise AssertionError("copy_ still failed at its 19th call")
+
+
 @pytest.mark.parametrize("n", [1000, 3 << 20], ids=["driver", "staged"])
 def test_a_failed_copy_into_a_device_tensor(faults, n):
     """copy_ from pageable host memory: whichever cudaMemcpyAsync fails, the tensor keeps
     its old contents and the scratch buffer is given back."""
     dev = CUDA_DEVICES[0]
     old = np.zeros(n, dtype=np.float32)
-    new = np.arange(n, dtype=np.float32)
     x = pdt.from_numpy(old).to(dev)
-    src = pdt.from_numpy(new)
+    pdt.cuda.synchronize(dev)
     before = pdt.cuda.memory_allocated(dev)
-    failed = 0
-    for nth in range(1, 8):
-        fired = faults.injected("cudaMemcpyAsync")
-        faults.arm("cudaMemcpyAsync", nth)
-        try:
-            x.copy_(src)
-        except RuntimeError:
-            failed += 1
-            np.testing.assert_array_equal(x.cpu().numpy(), old, err_msg=f"call {nth}")
-            assert pdt.cuda.memory_allocated(dev) == before, nth
-            continue
-        finally:
-            faults.disarm()
-        np.testing.assert_array_equal(x.cpu().numpy(), new)
+
+    def same_memory():
+        pdt.cuda.synchronize(dev)
         assert pdt.cuda.memory_allocated(dev) == before
-        x.zero_()
-        if faults.injected("cudaMemcpyAsync") == fired:
-            break
+
+    new = np.arange(n, dtype=np.float32)
+    failed = _fail_each_call_of_copy_(faults, x, pdt.from_numpy(new), old, new, same_memory)
     # the staged copy: 3 chunks and the move into x (4 calls), each failed once
     assert failed == (4 if n == 3 << 20 else 1)
 
@@ -211,24 +225,7 @@ def test_a_failed_copy_into_a_host_tensor(faults, device_cuda, n):
     x = pdt.from_numpy(old.copy())
     src = pdt.from_numpy(new).to(device_cuda)
     pdt.cuda.synchronize(device_cuda)
-    failed = 0
-    for nth in range(1, 8):
-        fired = faults.injected("cudaMemcpyAsync")
-        faults.arm("cudaMemcpyAsync", nth)
-        try:
-            x.copy_(src)
-        except RuntimeError as e:
-            assert "cudaMemcpy" in str(e) and _name(src.device.index) in str(e), str(e)
-            failed += 1
-            np.testing.assert_array_equal(x.numpy(), old, err_msg=f"call {nth}")
-            continue
-        finally:
-            faults.disarm()
-        np.testing.assert_array_equal(x.numpy(), new)
-        x.copy_(pdt.from_numpy(old))
-        if faults.injected("cudaMemcpyAsync") == fired:
-            break
-    assert failed == (4 if n > CHUNK else 1)
+    assert _fail_each_call_of_copy_(faults, x, src, old, new) == (4 if n > CHUNK else 1)
     x.copy_(src)
     np.testing.assert_array_equal(x.numpy(), new)
 
