@@ -22,6 +22,19 @@ def _device_arg(where, device):
     d = _as_device(device)
     if d.type != "cuda":
         raise ValueError(f"{where}: expected a CUDA device, got {d}")
+    return d
+
+
+def _existing(where, device, lenient):
+    """device checked as _device_arg does; anything but "cuda" must name a CUDA device that
+    exists (DeviceError, as PyTorch raises for cuda.get_rng_state(5) on two GPUs), except
+    when lenient and there is no GPU: PyTorch's setters then do nothing without a word."""
+    from . import _C
+    from ._devices import device_count
+    d = _device_arg(where, device)
+    named = not (isinstance(device, str) and device == "cuda")
+    if named and not (lenient and device_count() == 0):
+        _C._check_device(d)
 
 
 def manual_seed(seed):
@@ -121,18 +134,24 @@ def get_rng_state(device="cuda"):
     Parameters
     ----------
     device : int, str or pydevtensor.device, optional
-        A CUDA device (default "cuda"); it need not exist (one stream serves all).
+        A CUDA device (default "cuda", which answers without a GPU too: one stream
+        serves all); an index must name a device that exists.
 
     Returns
     -------
     Tensor
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When device has an index and there is no such CUDA device.
 
     Examples
     --------
     >>> bool((pydevtensor.cuda.get_rng_state() == pydevtensor.get_rng_state()).all())
     True
     """
-    _device_arg("cuda.get_rng_state()", device)
+    _existing("cuda.get_rng_state()", device, lenient=False)
     return _random.get_rng_state()
 
 
@@ -162,17 +181,23 @@ def set_rng_state(new_state, device="cuda"):
     new_state : Tensor
         From ``get_rng_state()``.
     device : int, str or pydevtensor.device, optional
-        A CUDA device (default "cuda").
+        A CUDA device (default "cuda"); with a GPU, an index must name a device that
+        exists (without one, any index sets the one stream).
 
     Returns
     -------
     None
 
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is a GPU and device has an index of no CUDA device.
+
     Examples
     --------
     >>> pydevtensor.cuda.set_rng_state(pydevtensor.cuda.get_rng_state())
     """
-    _device_arg("cuda.set_rng_state()", device)
+    _existing("cuda.set_rng_state()", device, lenient=True)
     _random.set_rng_state(new_state)
 
 
@@ -182,11 +207,16 @@ def set_rng_state_all(new_states):
     Parameters
     ----------
     new_states : sequence of Tensor
-        From ``get_rng_state_all()``.
+        From ``get_rng_state_all()``: state i for cuda:i.
 
     Returns
     -------
     None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is a GPU and more states than CUDA devices.
 
     Examples
     --------
@@ -197,5 +227,7 @@ def set_rng_state_all(new_states):
     except TypeError:
         raise TypeError(f"cuda.set_rng_state_all(): new_states must be a sequence of "
                         f"tensors, got {type(new_states).__name__}") from None
+    for i, state in enumerate(states):
+        _existing("cuda.set_rng_state_all()", i, lenient=True)
     for state in states:
         _random.set_rng_state(state)

@@ -20,7 +20,7 @@ __all__ = [
     "reset_peak_memory_stats", "memory_stats", "reset_max_memory_allocated",
     "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
     "set_per_process_memory_fraction", "get_per_process_memory_fraction", "device",
-    "is_bf16_supported",
+    "is_bf16_supported", "can_device_access_peer", "memory_snapshot",
     # random numbers: one stream for every device (pydevtensor/_cuda_random.py)
     "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed", "manual_seed_all",
     "seed", "seed_all", "set_rng_state", "set_rng_state_all",
@@ -572,3 +572,78 @@ def memory_stats(device=None):
     stats = _devices.memory_stats(device)
     stats.update({torch_name: stats[ours] for torch_name, ours in _TORCH_STATS.items()})
     return stats
+
+
+def can_device_access_peer(device, peer_device):
+    """Whether kernels on a CUDA device can address memory on peer_device directly
+    (cudaDeviceCanAccessPeer), as PyTorch's.  False for a device and itself (as CUDA's);
+    True for two logical devices of one GPU (``config.set_logical_device_configuration``:
+    they share its memory).  Copies between devices work either way: without peer
+    access the driver stages them.
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device
+        A CUDA device; None is the current one.
+    peer_device : int, str or pydevtensor.device
+        Another CUDA device.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When either is no CUDA device that exists (PyTorch: AssertionError "Invalid device
+        id"); the message names it and the devices there are.
+    ValueError
+        When either is not a CUDA device.
+
+    Examples
+    --------
+    >>> if pydevtensor.cuda.is_available():
+    ...     assert not pydevtensor.cuda.can_device_access_peer(0, 0)
+    """
+    return _C._can_access_peer(_cuda_device(device), _cuda_device(peer_device))
+
+
+def memory_snapshot():
+    """What the allocator holds, as PyTorch's list of segments, one per GPU whose pool
+    holds memory.  pydevtensor allocates from CUDA's stream-ordered pool, which keeps
+    no per-block record, so each GPU's pool is one segment: 'total_size' is the bytes it
+    reserves (memory_reserved), 'allocated_size', 'active_size' and 'requested_size' the
+    bytes of live tensors on the GPU's logical devices (memory_allocated), 'address' 0,
+    'blocks' and 'frames' empty.  [] without a GPU, as PyTorch's.
+
+    Returns
+    -------
+    list of dict
+        Keys 'device' (the first logical device of the GPU), 'address', 'total_size',
+        'allocated_size', 'active_size', 'requested_size', 'stream' (0, the device's
+        one stream), 'segment_type' ('large'), 'segment_pool_id' ((0, 0)),
+        'is_expandable' (True: the pool grows), 'frames' and 'blocks'.
+
+    Examples
+    --------
+    >>> all(s['total_size'] >= s['allocated_size'] for s in pydevtensor.cuda.memory_snapshot())
+    True
+    """
+    if not is_available():
+        return []
+    gpus = _C._logical_device_map(_C._KIND_CUDA)
+    segments = []
+    for first, gpu in enumerate(gpus):
+        if gpu in gpus[:first]:
+            continue
+        stats = [_devices.memory_stats(i) for i, g in enumerate(gpus) if g == gpu]
+        allocated = sum(st["allocated"] for st in stats)
+        reserved = max(stats[0]["reserved"], allocated)
+        if reserved == 0:
+            continue
+        segments.append({"device": first, "address": 0, "total_size": reserved,
+                         "allocated_size": allocated, "active_size": allocated,
+                         "requested_size": allocated, "stream": 0, "segment_type": "large",
+                         "segment_pool_id": (0, 0), "is_expandable": True, "frames": [],
+                         "blocks": []})
+    return segments

@@ -6,7 +6,7 @@ import inspect
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_AVAILABLE, CUDA_DEVICES
+from conftest import CUDA_AVAILABLE, CUDA_DEVICES, CUDA_EMULATED
 
 # (module, name): the functions that take a device as torch.cuda's do, by the keyword
 # `device` (torch.cuda.empty_cache takes none; pydevtensor's takes one more).
@@ -236,3 +236,53 @@ def test_per_process_memory_fraction_reads_back():
     finally:
         pdt.cuda.set_per_process_memory_fraction(before, last)
     assert pdt.cuda.get_device_properties(last).total_memory == total
+
+
+def test_can_device_access_peer():
+    """False for a device and itself (CUDA's answer), True for two logical devices of one
+    GPU, the emulator's cudaDeviceCanAccessPeer (any two GPUs) between GPUs; a device that
+    does not exist raises DeviceError naming it, on either side."""
+    n = pdt.cuda.device_count()
+    for args in ((n, 0), (0, n), (f"cuda:{n}", None)):
+        bad = f"cuda:{n}" if n else "cuda:0"
+        with pytest.raises(pdt.DeviceError, match=f"{bad} unknown device"):
+            pdt.cuda.can_device_access_peer(*args)
+    with pytest.raises(ValueError, match="expected a CUDA device, got cpu"):
+        pdt.cuda.can_device_access_peer("cpu", 0)
+    gpus = pdt._C._logical_device_map(pdt._C._KIND_CUDA)
+    for i in range(n):
+        for j in range(n):
+            got = pdt.cuda.can_device_access_peer(i, pdt.device("cuda", j))
+            assert isinstance(got, bool)
+            if i == j or gpus[i] == gpus[j] or CUDA_EMULATED:
+                assert got == (i != j), (i, j, gpus)
+    if n:
+        cur = pdt.cuda.current_device()
+        assert pdt.cuda.can_device_access_peer(None, cur) is False
+
+
+def test_memory_snapshot_is_one_segment_per_gpu_pool():
+    """PyTorch's segment dicts from what the pool knows: total_size is what the GPU's
+    pool reserves, allocated_size what its logical devices' tensors hold; [] without a
+    GPU."""
+    if not CUDA_AVAILABLE:
+        assert pdt.cuda.memory_snapshot() == []
+        return
+    keys = {"device", "address", "total_size", "allocated_size", "active_size",
+            "requested_size", "stream", "segment_type", "segment_pool_id", "is_expandable",
+            "frames", "blocks"}
+    gpus = pdt._C._logical_device_map(pdt._C._KIND_CUDA)
+    dev = pdt.device(CUDA_DEVICES[0])
+    first = gpus.index(gpus[dev.index])
+    x = pdt.ones(1 << 16, device=dev)
+    pdt.cuda.synchronize(dev)
+    segments = pdt.cuda.memory_snapshot()
+    assert all(set(s) == keys for s in segments)
+    assert len({s["device"] for s in segments}) == len(segments)
+    seg = next(s for s in segments if s["device"] == first)
+    mine = [i for i, g in enumerate(gpus) if g == gpus[dev.index]]
+    assert seg["allocated_size"] == sum(pdt.cuda.memory_allocated(i) for i in mine)
+    assert seg["allocated_size"] >= x.numel() * 4
+    assert seg["total_size"] == max(pdt.cuda.memory_reserved(first), seg["allocated_size"])
+    assert seg["active_size"] == seg["requested_size"] == seg["allocated_size"]
+    del x

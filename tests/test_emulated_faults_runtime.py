@@ -22,6 +22,7 @@ from conftest import CUDA_DEVICES
 from emulated_faults_support import EMULATED_ONLY, OPS, _child, _sweep
 
 pytestmark = EMULATED_ONLY
+CHUNK = 1 << 20  # floats in a staging buffer (CUDA_STAGING_BYTES)
 
 
 def _name(logical):
@@ -165,36 +166,109 @@ def test_a_failed_copy(faults, device_cuda, kind):
 
 # 1000 floats: one driver call; 3 Mi floats (12 MiB): three 4 MiB staging chunks into a
 # scratch buffer, then one device-to-device copy (Note [whole pageable copies]).
+def _fail_each_call_of_copy_(faults, x, src, old, new, check=lambda: None):
+    """x.copy_(src) with its 1st, 2nd, ... cudaMemcpyAsync failing in turn until a copy_
+    runs with no fault: after each failure x holds old (and check() holds), after a copy
+    that works x holds new and is set back to old.  Returns the number of failures."""
+    failed = 0
+    for nth in range(1, 20):
+        fired = faults.injected("cudaMemcpyAsync")
+        faults.arm("cudaMemcpyAsync", nth)
+        try:
+            x.copy_(src)
+        except RuntimeError as e:
+            assert "cudaMemcpy" in str(e), str(e)
+            failed += 1
+            np.testing.assert_array_equal(x.cpu().numpy(), old, err_msg=f"call {nth}")
+            check()
+            continue
+        finally:
+            faults.disarm()
+        np.testing.assert_array_equal(x.cpu().numpy(), new)
+        check()
+        x.copy_(pdt.from_numpy(old))
+        if faults.injected("cudaMemcpyAsync") == fired:
+            return failed
+    raise AssertionError("copy_ still failed at its 19th call")
+
+
 @pytest.mark.parametrize("n", [1000, 3 << 20], ids=["driver", "staged"])
 def test_a_failed_copy_into_a_device_tensor(faults, n):
     """copy_ from pageable host memory: whichever cudaMemcpyAsync fails, the tensor keeps
     its old contents and the scratch buffer is given back."""
     dev = CUDA_DEVICES[0]
     old = np.zeros(n, dtype=np.float32)
-    new = np.arange(n, dtype=np.float32)
     x = pdt.from_numpy(old).to(dev)
-    src = pdt.from_numpy(new)
+    pdt.cuda.synchronize(dev)
     before = pdt.cuda.memory_allocated(dev)
-    failed = 0
-    for nth in range(1, 8):
-        fired = faults.injected("cudaMemcpyAsync")
-        faults.arm("cudaMemcpyAsync", nth)
-        try:
-            x.copy_(src)
-        except RuntimeError:
-            failed += 1
-            np.testing.assert_array_equal(x.cpu().numpy(), old, err_msg=f"call {nth}")
-            assert pdt.cuda.memory_allocated(dev) == before, nth
-            continue
-        finally:
-            faults.disarm()
-        np.testing.assert_array_equal(x.cpu().numpy(), new)
+
+    def same_memory():
+        pdt.cuda.synchronize(dev)
         assert pdt.cuda.memory_allocated(dev) == before
-        x.zero_()
-        if faults.injected("cudaMemcpyAsync") == fired:
-            break
+
+    new = np.arange(n, dtype=np.float32)
+    failed = _fail_each_call_of_copy_(faults, x, pdt.from_numpy(new), old, new, same_memory)
     # the staged copy: 3 chunks and the move into x (4 calls), each failed once
     assert failed == (4 if n == 3 << 20 else 1)
+
+
+# 1000 floats: one driver call; 3 Mi + 5 floats: four staging chunks (the last of 20 bytes),
+# each drained into the tensor after the next one's DMA was enqueued (Note [whole pageable
+# copies]: the tensor's old bytes are saved before each drain and put back on failure).
+@pytest.mark.parametrize("device_cuda", CUDA_DEVICES)
+@pytest.mark.parametrize("n", [1000, (3 << 20) + 5], ids=["driver", "staged"])
+def test_a_failed_copy_into_a_host_tensor(faults, device_cuda, n):
+    """cpu_tensor.copy_(cuda_tensor) into pageable memory: whichever cudaMemcpyAsync fails,
+    the CPU tensor keeps its old contents, and the next copy_ works."""
+    old = -np.arange(n, dtype=np.float32)
+    new = np.arange(n, dtype=np.float32)
+    x = pdt.from_numpy(old.copy())
+    src = pdt.from_numpy(new).to(device_cuda)
+    pdt.cuda.synchronize(device_cuda)
+    assert _fail_each_call_of_copy_(faults, x, src, old, new) == (4 if n > CHUNK else 1)
+    x.copy_(src)
+    np.testing.assert_array_equal(x.numpy(), new)
+
+
+def test_a_failed_copy_into_a_host_tensor_past_the_kept_buffer(faults):
+    """Past the 64 MiB that each GPU keeps for the saved bytes (Note [whole pageable
+    copies]) the copy saves into a buffer of its own: when the last of its 17 chunks
+    fails, the 16 drained before it are put back all the same."""
+    n = 17 * CHUNK
+    dev = CUDA_DEVICES[0]
+    x = pdt.from_numpy(-np.arange(n, dtype=np.float32))
+    src = pdt.from_numpy(np.arange(n, dtype=np.float32)).to(dev)
+    pdt.cuda.synchronize(dev)
+    fired = faults.injected("cudaMemcpyAsync")
+    faults.arm("cudaMemcpyAsync", 17)
+    with pytest.raises(RuntimeError, match="cudaMemcpy"):
+        x.copy_(src)
+    faults.disarm()
+    assert faults.injected("cudaMemcpyAsync") == fired + 1
+    np.testing.assert_array_equal(x.numpy(), -np.arange(n, dtype=np.float32))
+    x.copy_(src)
+    np.testing.assert_array_equal(x.numpy(), np.arange(n, dtype=np.float32))
+
+
+def test_a_sticky_error_in_a_copy_into_a_host_tensor_leaves_it_whole():
+    """A sticky error at the third chunk of cpu_tensor.copy_(cuda_tensor): the device is
+    lost, but the CPU tensor stays readable and must hold what it held."""
+    out = _child("""
+        n = 3 << 20
+        x = pdt.from_numpy(-np.arange(n, dtype=np.float32))
+        src = pdt.from_numpy(np.arange(n, dtype=np.float32)).to("cuda")
+        pdt.cuda.synchronize()
+        arm("cudaMemcpyAsync/sticky", 3)
+        try:
+            x.copy_(src)
+        except RuntimeError as e:
+            assert "must be reset" in str(e), str(e)
+        else:
+            raise AssertionError("no error")
+        np.testing.assert_array_equal(x.numpy(), -np.arange(n, dtype=np.float32))
+        print(injected("cudaMemcpyAsync/sticky"))
+    """)
+    assert out.split() == ["1"]
 
 
 def test_a_staged_copy_into_a_device_tensor_needs_one_copy_more():

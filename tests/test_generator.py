@@ -123,7 +123,7 @@ def test_cuda_seeding_is_the_one_stream():
     pdt.cuda.manual_seed_all(22)
     assert pdt.initial_seed() == 22
     assert pdt.cuda.get_rng_state().tolist() == _state()
-    assert pdt.cuda.get_rng_state(0).tolist() == _state()
+    assert pdt.cuda.get_rng_state("cuda").tolist() == _state()
     states = pdt.cuda.get_rng_state_all()
     assert len(states) == pdt.cuda.device_count()
     pdt.rand(8)
@@ -135,6 +135,32 @@ def test_cuda_seeding_is_the_one_stream():
     assert pdt.cuda.seed_all() == pdt.initial_seed()
     with pytest.raises(ValueError, match="expected a CUDA device, got cpu"):
         pdt.cuda.get_rng_state("cpu")
+
+
+def test_cuda_rng_state_of_a_device_that_does_not_exist():
+    """An index past the CUDA devices raises (PyTorch: IndexError from default_generators;
+    here DeviceError naming the device); setters without a GPU do what PyTorch's do there
+    (no error) and set the one stream; a failed setter leaves the stream as it was."""
+    n = pdt.cuda.device_count()
+    with pytest.raises(pdt.DeviceError, match=f"cuda:{n + 3} unknown device"):
+        pdt.cuda.get_rng_state(n + 3)
+    with pytest.raises(pdt.DeviceError, match=f"cuda:{n} unknown device"):
+        pdt.cuda.get_rng_state(f"cuda:{n}")
+    seeded = pdt.Generator().manual_seed(5).get_state()
+    pdt.manual_seed(4)
+    before = _state()
+    if n == 0:
+        pdt.cuda.set_rng_state(seeded, 3)
+        assert _state() == seeded.tolist()
+        return
+    assert pdt.cuda.get_rng_state(n - 1).tolist() == before
+    with pytest.raises(pdt.DeviceError, match=f"cuda:{n + 3} unknown device"):
+        pdt.cuda.set_rng_state(seeded, n + 3)
+    with pytest.raises(pdt.DeviceError, match=f"cuda:{n} unknown device"):
+        pdt.cuda.set_rng_state_all([seeded] * (n + 1))
+    assert _state() == before
+    pdt.cuda.set_rng_state_all([seeded] * n)
+    assert _state() == seeded.tolist()
 
 
 def test_a_generator_starts_at_pytorchs_default_seed():

@@ -638,6 +638,11 @@ typedef struct pdt_backend {
     /* Flushes denormal inputs and results to zero (on != 0) or not, in the calling thread
      * and the backend's own threads; returns 1, or 0 where the processor cannot. */
     int (*set_flush_denormal)(int on);
+
+    /* --- peers (NULL where devices have none) --- */
+    /* *out: 1 when device index can address peer's memory (0 for itself, as
+     * cudaDeviceCanAccessPeer) */
+    pdt_status (*can_access_peer)(int index, int peer, int *out);
 } pdt_backend;
 
 /* The tables the backends define. */

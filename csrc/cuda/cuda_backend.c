@@ -220,6 +220,19 @@ static cuda_device *cuda_if_ready(int index)
     return atomic_load_explicit(&d->ready, memory_order_acquire) ? d : NULL;
 }
 
+/* A device and itself: 0, as cudaDeviceCanAccessPeer says; two logical devices of one GPU
+ * (Note [logical devices] in pdt_registry.c): 1, they share its memory. */
+static pdt_status cuda_can_access_peer(int logical, int peer_logical, int *out)
+{
+    const int index = pdt_cuda_phys(logical), peer = pdt_cuda_phys(peer_logical);
+    pdt_status st = PDT_OK;
+    *out = logical != peer_logical;
+    if (index != peer)
+        PDT_CUDA_CHECK(cudaDeviceCanAccessPeer(out, index, peer));
+fail:
+    return st;
+}
+
 static pdt_status cuda_properties(int logical, pdt_device_props *out)
 {
     const int index = pdt_cuda_phys(logical);
@@ -523,6 +536,7 @@ const pdt_backend pdt_cuda_backend = {
     .device_count = cuda_device_count,
     .unavailable_reason = cuda_unavailable_reason,
     .properties = cuda_properties,
+    .can_access_peer = cuda_can_access_peer,
     .mem_info = cuda_mem_info,
     .synchronize = cuda_synchronize,
     .versions = cuda_versions,

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime.h>
@@ -97,11 +98,14 @@ fail:
 }
 
 /* dst: pageable host [nbytes]; src: device [nbytes].  staging_lock held.
- * Chunk k's DMA is enqueued before chunk k-1 is copied out on the CPU. */
-static pdt_status cuda_d2h_staged(cuda_device *d, char *dst, const char *src, size_t nbytes)
+ * Chunk k's DMA is enqueued before chunk k-1 is copied out on the CPU.  With
+ * `old` (Note [whole pageable copies]), dst's bytes are saved there before each
+ * chunk but the last is drained over them, and put back when a call fails. */
+static pdt_status cuda_d2h_staged(cuda_device *d, char *dst, const char *src, size_t nbytes,
+                                  char *old)
 {
     pdt_status st = PDT_OK;
-    size_t off = 0, len, prev_off = 0, prev_len = 0;
+    size_t off = 0, len, prev_off = 0, prev_len = 0, drained = 0;
     int prev = -1;
     for (int k = 0; off < nbytes; off += len, k ^= 1) {
         len = nbytes - off < CUDA_STAGING_BYTES ? nbytes - off : CUDA_STAGING_BYTES;
@@ -111,8 +115,11 @@ static pdt_status cuda_d2h_staged(cuda_device *d, char *dst, const char *src, si
             cudaMemcpyAsync(d->staging[k], src + off, len, cudaMemcpyDeviceToHost, d->stream));
         PDT_CUDA_CHECK(cudaEventRecord(d->staging_idle[k], d->stream));
         if (prev >= 0) {
+            if (old != NULL) /* while the GPU moves chunks prev and k */
+                memcpy(old + prev_off, dst + prev_off, prev_len);
             PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[prev]));
             memcpy(dst + prev_off, d->staging[prev], prev_len);
+            drained = prev_off + prev_len;
         }
         prev = k;
         prev_off = off;
@@ -123,6 +130,8 @@ static pdt_status cuda_d2h_staged(cuda_device *d, char *dst, const char *src, si
         memcpy(dst + prev_off, d->staging[prev], prev_len);
     }
 fail:
+    if (st != PDT_OK && old != NULL)
+        memcpy(dst, old, drained);
     return st;
 }
 
@@ -149,11 +158,54 @@ fail:
  * before it moves anything (its argument checks) or fails with a sticky error
  * (CUDA Runtime API: "may also return error codes from previous, asynchronous
  * launches"), after which every op on the device fails and the device must be
- * reset, so no later op can read a half-written dst. */
+ * reset, so no later op can read a half-written dst.
+ * A staged device-to-host copy into an existing host tensor (cpu.copy_(cuda))
+ * has the same trouble the other way: chunk k-1 is drained into dst before
+ * chunk k's DMA or event has answered.  Here dst stays readable after any
+ * error, sticky or not, so it must be put back: before draining a chunk over
+ * dst, the CPU saves those bytes of dst into a malloc'd buffer, and when a
+ * later call fails it copies them back.  The save runs while the GPU moves the
+ * chunk being waited for, so it adds CPU work (one more host memcpy of nbytes)
+ * but no wait on a real device; the last chunk needs no save (no call can fail
+ * after its event), so the buffer is nbytes - the last chunk, and nothing is
+ * saved for one chunk (<= 4 MiB) or a fresh result (cpu(), numpy(), a strided
+ * dst's temporary: PDT_COPY_DST_FRESH).  A fresh malloc per copy cost more
+ * than the save itself (the kernel faults in and zeroes every page: on the
+ * emulated device a 64 MiB copy_ took 3 to 4 times as long), so each GPU keeps
+ * its buffer for copies that save up to CUDA_KEPT_SAVE (64 MiB of host memory
+ * at most, held from the first such copy); bigger ones malloc and free theirs.
+ * Staging into a fresh host buffer and copying it into dst at the end would
+ * cost the same bytes and memcpys, but the final memcpy waits after the last
+ * DMA instead of overlapping one.  When malloc fails the copy drains straight
+ * into dst as PyTorch's copy_ does (not whole on failure), rather than raising
+ * for lack of host memory on a copy that needs none; so does a device without
+ * staging buffers (one driver call: whole unless it fails with a sticky error). */
 
-/* H2D or D2H with a pageable host side; d is current.  dst_logical: dst's device (H2D). */
-static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, int dst_logical, void *dst,
-                                     const void *src, size_t nbytes, int flags)
+/* Note [whole pageable copies], D2H: each GPU's kept buffer for the saved bytes (under
+ * its staging_lock), for copies that need at most CUDA_KEPT_SAVE bytes of it. */
+#define CUDA_KEPT_SAVE ((size_t)64 << 20)
+static struct {
+    char *buf;
+    size_t nbytes;
+} cuda_kept_save[PDT_MAX_DEVICES];
+
+/* staging_lock of physical device index held: room for n bytes (NULL: no memory). */
+static char *cuda_save_buffer(int index, size_t n)
+{
+    if (n > CUDA_KEPT_SAVE)
+        return malloc(n);
+    if (cuda_kept_save[index].nbytes < n) {
+        free(cuda_kept_save[index].buf);
+        cuda_kept_save[index].buf = malloc(n);
+        cuda_kept_save[index].nbytes = cuda_kept_save[index].buf != NULL ? n : 0;
+    }
+    return cuda_kept_save[index].buf;
+}
+
+/* H2D or D2H with a pageable host side; d is current, physical device index.  dst_logical:
+ * dst's device (H2D). */
+static pdt_status cuda_copy_pageable(cuda_device *d, int index, pdt_copy_kind kind, int dst_logical,
+                                     void *dst, const void *src, size_t nbytes, int flags)
 {
     pdt_status st = PDT_OK;
     enum cudaMemcpyKind ck = kind == PDT_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
@@ -169,11 +221,16 @@ static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, int dst
         }
         pthread_mutex_lock(&d->staging_lock);
         if (cuda_staging_ready(d)) {
+            /* Note [whole pageable copies], D2H: room for dst's bytes but the last chunk's */
+            char *old = NULL;
+            if (kind == PDT_COPY_D2H && nbytes > CUDA_STAGING_BYTES &&
+                !(flags & PDT_COPY_DST_FRESH))
+                old = cuda_save_buffer(index, nbytes - ((nbytes - 1) % CUDA_STAGING_BYTES + 1));
             if (kind == PDT_COPY_H2D)
                 st = cuda_h2d_staged(d, whole != NULL ? (char *)whole : (char *)dst,
                                      (const char *)src, nbytes);
             else
-                st = cuda_d2h_staged(d, (char *)dst, (const char *)src, nbytes);
+                st = cuda_d2h_staged(d, (char *)dst, (const char *)src, nbytes, old);
             if (st == PDT_OK && whole != NULL)
                 st = cuda_copy_async(d, cudaMemcpyDeviceToDevice, dst, whole, nbytes, 1);
             if (st != PDT_OK) {
@@ -181,6 +238,8 @@ static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, int dst
                  * buffers before another copy may use them. */
                 PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
             }
+            if (old != cuda_kept_save[index].buf)
+                free(old);
             pthread_mutex_unlock(&d->staging_lock);
             pdt_scratch_free(dev, whole, nbytes);
             return st;
@@ -301,7 +360,7 @@ pdt_status pdt_cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst, i
                                                       : cudaMemcpyDeviceToHost,
                                  dst, src, nbytes, !(flags & PDT_COPY_NON_BLOCKING));
         else
-            st = cuda_copy_pageable(d, kind, dst_logical, dst, src, nbytes, flags);
+            st = cuda_copy_pageable(d, index, kind, dst_logical, dst, src, nbytes, flags);
         break;
     }
     case PDT_COPY_D2D:

@@ -24,10 +24,15 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"enable_timing", "blocking", "interprocess", "device", NULL};
     int enable_timing = 0, blocking = 0, interprocess = 0;
-    PyObject *dev_obj = NULL;
+    PyObject *timing_obj = NULL, *blocking_obj = NULL, *ipc_obj = NULL, *dev_obj = NULL;
     pdt_state *S = pdt_state_of_type(type);
-    if (!S || !PyArg_ParseTupleAndKeywords(args, kwds, "|ppp$O:Event", kwlist, &enable_timing,
-                                           &blocking, &interprocess, &dev_obj))
+    /* flags are bools, as PyTorch's (enable_timing='yes' was read by its truth) */
+    if (!S ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "|OOO$O:Event", kwlist, &timing_obj, &blocking_obj,
+                                     &ipc_obj, &dev_obj) ||
+        pdt_parse_bool(timing_obj, 0, "Event", "enable_timing", &enable_timing) < 0 ||
+        pdt_parse_bool(blocking_obj, 0, "Event", "blocking", &blocking) < 0 ||
+        pdt_parse_bool(ipc_obj, 0, "Event", "interprocess", &interprocess) < 0)
         return NULL;
     if (interprocess) {
         PyErr_SetString(PyExc_NotImplementedError,

@@ -106,6 +106,27 @@ static PyObject *q_properties(PyObject *m, PyObject *obj)
         p.pci_domain_id);
 }
 
+/* _can_access_peer(device, peer): two device objects of one kind, each checked */
+static PyObject *q_can_access_peer(PyObject *m, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    PyObject *a, *b;
+    pdt_device d, peer;
+    int can = 0;
+    if (!PyArg_ParseTuple(args, "OO:_can_access_peer", &a, &b) || device_arg(S, a, &d) < 0 ||
+        device_arg(S, b, &peer) < 0)
+        return NULL;
+    pdt_status st = pdt_device_check(d);
+    if (st == PDT_OK)
+        st = pdt_device_check(peer);
+    const pdt_backend *be = st == PDT_OK ? pdt_backend_of(d.kind) : NULL;
+    if (st == PDT_OK && peer.kind == d.kind && be->can_access_peer)
+        st = be->can_access_peer(d.index, peer.index, &can);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return PyBool_FromLong(can);
+}
+
 static PyObject *q_mem_get_info(PyObject *m, PyObject *obj)
 {
     pdt_state *S = pdt_state_of_module(m);
@@ -374,6 +395,8 @@ PyMethodDef pdt_query_functions[] = {
     {"_current_device", q_current_device, METH_NOARGS, NULL},
     {"_set_device", q_set_device, METH_O, NULL},
     {"_properties", q_properties, METH_O, NULL},
+    {"_can_access_peer", q_can_access_peer, METH_VARARGS,
+     "_can_access_peer(device, peer): whether device can address peer's memory"},
     {"_mem_get_info", q_mem_get_info, METH_O, NULL},
     {"_memory_stats", q_memory_stats, METH_O, NULL},
     {"_reset_peak", q_reset_peak, METH_O, NULL},
