@@ -127,6 +127,10 @@ def test_log_prob_gradients_at_tiny_parameters(device):
         want = np.where(k > 0, k / p, 0) - np.where(k < 10, (10 - k) / (1 - p), 0)
     np.testing.assert_allclose(pt.grad.cpu().numpy(), want, rtol=4 * EPS)
     np.testing.assert_allclose(lp.detach().cpu().numpy()[:2], [0.0, 0.0], atol=0)
+    # the same edges with integer counts (their lgammas are float32): exactly 0 still
+    lp = D.Binomial(pdt.tensor([10, 10], device=device), probs=pt[:2]).log_prob(
+        pdt.tensor([0, 10], device=device))
+    np.testing.assert_allclose(lp.detach().cpu().numpy(), [0.0, 0.0], atol=0)
     logit = np.array([-800.0, -745.0, -700.0, 800.0])
     lt = _t(logit, device).requires_grad_()
     lp = D.Binomial(10, logits=lt).log_prob(_t([5.0] * 4, device))

@@ -140,7 +140,8 @@ class Binomial(Distribution):
             # PyTorch's: n log p was -3.6e5 for -6.9e6 at n = 1e4, p = 1e-300); p kept
             # off each log's pole where its factor is 0 (no 0 * inf in the gradient)
             p = self.probs.to(naive.dtype)
-            naive = (log_factorial_n - log_factorial_k - log_factorial_nmk
+            # (the lgammas again of n and k in p's dtype: an integer value's are float32)
+            naive = ((n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
                      + xlogy(k, where(k > 0, p, 0.5)) + xlog1py(n - k, -where(k < n, p, 0.5)))
             ps = where(ok, p, 0.5)
             qs = 1 - ps
