@@ -199,3 +199,25 @@ def test_forward_mode_and_vmap_through_the_node(device):
         (g,) = autograd.grad(conv1(one, w1.detach(), b1.detach()).sin().sum(), (one,))
         np.testing.assert_allclose(per[i].cpu().numpy(), g[0].cpu().numpy(), rtol=1e-12,
                                    atol=1e-12)
+
+
+def test_saved_tensors_hooks_see_everything_the_node_keeps(device):
+    # the forward's im2col columns (9 times x here) were kept on the node beside the saved
+    # tensors, so a pack hook (offloading, compression) never saw the largest buffer:
+    # under hooks the node keeps tensors only through save_tensors, and backward makes
+    # the columns again from the unpacked x, with the same gradients
+    x, w = _t((2, 3, 6, 6), device, 1), _t((4, 3, 3, 3), device, 2)
+    packed = []
+
+    def pack(t):
+        packed.append(tuple(t.shape))
+        return t
+
+    with autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = F.conv2d(x, w, padding=1)
+    kept = [k for k, v in vars(y.grad_fn).items() if isinstance(v, pdt.Tensor)]
+    assert kept == [] and packed == [(2, 3, 6, 6), (4, 3, 3, 3)], (kept, packed)
+    got = autograd.grad(y.sum(), (x, w))
+    want = autograd.grad(F.conv2d(x, w, padding=1).sum(), (x, w))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.cpu().numpy(), b.cpu().numpy(), rtol=1e-14, atol=1e-14)

@@ -102,6 +102,46 @@ def test_log_prob_gradients_at_huge_parameters(device):
     np.testing.assert_allclose(xt.grad.cpu().numpy(), (c - 1) / x - r, rtol=1e-9, atol=1e-12)
 
 
+def test_log_prob_gradients_at_tiny_parameters(device):
+    # Loader's forms' gradients where rate, r x or n p is tiny: through k / rate they went
+    # via -k / rate^2 (inf, or nan in a where's other branch) and through Dekker's product
+    # (nan); Binomial's k = 0, n at p = 0, 1 took the other pole's 0 * inf; logits past
+    # +-745 made p 0 and the value -inf.  Closed forms: Poisson d/drate = k / rate - 1;
+    # Gamma d/dr = c / r - x; Binomial(n, p) d/dp = k / p - (n - k) / (1 - p), log p =
+    # log C(n, k) + k logit - n softplus(logit), d/dlogit = k - n sigmoid(logit)
+    rate = np.array([1e-200, 1e-303, 0.5])
+    rt = _t(rate, device).requires_grad_()
+    D.Poisson(rt).log_prob(_t([5.0, 5.0, 5.0], device)).sum().backward()
+    np.testing.assert_allclose(rt.grad.cpu().numpy(), 5 / rate - 1, rtol=4 * EPS)
+    c, r, x = np.array([2.0, 1e-3, 3.0]), np.array([1.0, 1.0, 2.0]), np.array([1e-300, 1e-300,
+                                                                              1e-320])
+    ct, rt = _t(c, device).requires_grad_(), _t(r, device).requires_grad_()
+    D.Gamma(ct, rt).log_prob(_t(x, device)).sum().backward()
+    np.testing.assert_allclose(rt.grad.cpu().numpy(), c / r - x, rtol=4 * EPS)
+    p = np.array([0.0, 1.0, 1e-300, 0.25])
+    k = np.array([0.0, 10.0, 5.0, 0.0])
+    pt = _t(p, device).requires_grad_()
+    lp = D.Binomial(10, probs=pt).log_prob(_t(k, device))
+    lp.sum().backward()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = np.where(k > 0, k / p, 0) - np.where(k < 10, (10 - k) / (1 - p), 0)
+    np.testing.assert_allclose(pt.grad.cpu().numpy(), want, rtol=4 * EPS)
+    np.testing.assert_allclose(lp.detach().cpu().numpy()[:2], [0.0, 0.0], atol=0)
+    # the same edges with integer counts (their lgammas are float32): exactly 0 still
+    lp = D.Binomial(pdt.tensor([10, 10], device=device), probs=pt[:2]).log_prob(
+        pdt.tensor([0, 10], device=device))
+    np.testing.assert_allclose(lp.detach().cpu().numpy(), [0.0, 0.0], atol=0)
+    logit = np.array([-800.0, -745.0, -700.0, 800.0])
+    lt = _t(logit, device).requires_grad_()
+    lp = D.Binomial(10, logits=lt).log_prob(_t([5.0] * 4, device))
+    lp.sum().backward()
+    softplus = np.maximum(logit, 0) + np.log1p(np.exp(-np.abs(logit)))
+    np.testing.assert_allclose(lp.detach().cpu().numpy(),
+                               math.log(252) + 5 * logit - 10 * softplus, rtol=4 * EPS)
+    np.testing.assert_allclose(lt.grad.cpu().numpy(), 5 - 5 * (1 + np.tanh(logit / 2)),
+                               rtol=4 * EPS)
+
+
 @pytest.mark.skipif(mpmath is None, reason="mpmath is not installed")
 def test_log_prob_at_extreme_parameters_against_mpmath():
     mp = mpmath.mp.clone()

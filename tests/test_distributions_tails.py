@@ -93,3 +93,16 @@ def test_transformed_cdf_keeps_the_tail_through_a_tensor_sign(device):
         0.0, _t([2.0, -2.0], device)), D.transforms.ExpTransform()])
     x = _t([math.exp(2.0 * -30.0), math.exp(-2.0 * 30.0)], device)
     _close(d.cdf(x), [_normal_cdf(-30.0), 1 - _normal_cdf(30.0)])
+
+
+def test_laplace_icdf_gradient_in_the_lower_tail(device):
+    # icdf = loc + scale log(2q) below the median: d/dq = scale / q, d/dscale = log(2q),
+    # d/dloc = 1 (the upper branch's log1p(-2 |q - 1/2|) at its pole made them nan)
+    q = np.array([1e-300, 1e-20, 0.25, 0.75])
+    qt = _t(q, device).requires_grad_()
+    loc, scale = _t(0.5, device).requires_grad_(), _t(3.0, device).requires_grad_()
+    D.Laplace(loc, scale).icdf(qt).sum().backward()
+    low = q < 0.5
+    _close(qt.grad, np.where(low, 3.0 / q, 3.0 / (1 - q)))
+    _close(scale.grad, [np.sum(np.where(low, np.log(2 * q), -np.log(2 - 2 * q)))])
+    _close(loc.grad, [4.0])

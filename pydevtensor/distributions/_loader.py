@@ -59,15 +59,21 @@ def _bd0(k, lam, lam_err):
         term = term * v2
         series = series + term / (2 * j + 1)
     kf, lf = where(near, 1.0, k), where(near, 1.0, lam)
-    ratio = kf / lf  # log k - log lam where it over- or underflows
+    ratio = (kf / lf).detach()  # log k - log lam where it over- or underflows
     fits = (ratio > 0) & ratio.isfinite()
-    log_ratio = where(fits, where(fits, ratio, 1.0).log(), kf.log() - lf.log())
+    logs = kf.log() - lf.log()
+    # log(k / lam)'s value (one rounding; |log(k / lam)| > 0.18 here, so the correction is
+    # exact) with the derivative of the logs: through k / lam it is -k / lam^2, which
+    # overflows (inf, or nan in where's other branch) for lam below 1e-154
+    log_ratio = logs + where(fits, where(fits, ratio, 1.0).log() - logs.detach(), 0.0)
     return where(near, series, kf * log_ratio + lf - kf)
 
 
 def product_error(a, b):
     """e with a b = fl(a b) + e exactly, a, b > 0 and a b normal (Dekker's product of the
-    frexp mantissas, Veltkamp's split, scaled back)."""
+    frexp mantissas, Veltkamp's split, scaled back); a constant to autograd (its derivative
+    is 0; through frexp and the split it was 0 * inf = nan at the range's ends)."""
+    a, b = (t.detach() if isinstance(t, _C.Tensor) else t for t in (a, b))
     (ma, ea), (mb, eb) = frexp(a), frexp(b)
     p = ma * mb
     halves = []

@@ -1,6 +1,7 @@
 """Binomial(total_count, probs or logits): PyTorch's ``torch.distributions.Binomial``."""
 from .. import _C
 from .._ops_index import where
+from .._dtype_info import finfo
 from .._ops_special import xlog1py, xlogy
 from ..autograd import no_grad
 from . import constraints
@@ -123,15 +124,25 @@ class Binomial(Distribution):
                      - log_factorial_n)
         naive = k * logits - log_factorial_k - log_factorial_nmk - normalize
         # Loader's form for 0 < k < n (Note [Loader's Poisson density]): the lgammas of
-        # size n log n gave -20 for -17.5 at n = 1e15, p = 1/2, k = n/2, as PyTorch's
+        # size n log n gave -20 for -17.5 at n = 1e15, p = 1/2, k = n/2, as PyTorch's;
+        # where n p or n q is below the normal range (p or q 0 included), the naive form
         n, k = n.to(naive.dtype), _C.as_tensor(k).to(naive.dtype)
-        ok = (k > 0) & (k < n) & (n + logits).isfinite()
+        tiny = finfo(naive.dtype).tiny
+        given = self._param is self.__dict__.get("probs")
+        with no_grad():
+            p_all = self.probs.to(naive.dtype) if given else logits.sigmoid()
+            q_all = 1 - p_all if given else (-logits).sigmoid()
+            ok = ((k > 0) & (k < n) & (n + logits).isfinite() & (n * p_all >= tiny)
+                  & (n * q_all >= tiny))
         ks, ns = where(ok, k, 1.0), where(ok, n, 2.0)
-        if self._param is self.__dict__.get("probs"):  # given: 1 - p and its rounding
-            # k = 0 and k = n from p itself: the logits clamp p to [eps, 1 - eps] (as
-            # PyTorch's: n log p was -3.6e5 for -6.9e6 at n = 1e4, p = 1e-300)
+        if given:  # 1 - p and its rounding
+            # the naive form with p itself: the logits clamp p to [eps, 1 - eps] (as
+            # PyTorch's: n log p was -3.6e5 for -6.9e6 at n = 1e4, p = 1e-300); p kept
+            # off each log's pole where its factor is 0 (no 0 * inf in the gradient)
             p = self.probs.to(naive.dtype)
-            naive = where(k == 0, xlog1py(n, -p), where(k == n, xlogy(n, p), naive))
+            # (the lgammas again of n and k in p's dtype: an integer value's are float32)
+            naive = ((n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
+                     + xlogy(k, where(k > 0, p, 0.5)) + xlog1py(n - k, -where(k < n, p, 0.5)))
             ps = where(ok, p, 0.5)
             qs = 1 - ps
             q_err = (1 - qs) - ps

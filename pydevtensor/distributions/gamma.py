@@ -204,7 +204,8 @@ class Gamma(ExponentialFamily):
         # density]): p(x) = r p(c - 1; r x) for c > 1, (c / x) p(c; r x) else (p(0; y) =
         # e^-y would drop the gradient in c at c = 1); r x's rounding error as a constant
         y = r * value
-        ok = (value > 0) & (y > 0) & (c + r + y).isfinite()
+        # y normal: Dekker's product needs it, and below it x / y's chain (1 / y) overflows
+        ok = (value > 0) & (y >= finfo(y.dtype).tiny) & (c + r + y).isfinite()
         cs, rs = where(ok, c, 1.0), where(ok, r, 1.0)
         xs, ys = where(ok, value, 1.0), where(ok, y, 1.0)
         low = cs <= 1

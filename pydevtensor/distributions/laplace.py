@@ -66,8 +66,11 @@ class Laplace(_LocScale):
         # log(2q) below the median: log1p(-2|q - 1/2|) was -inf below q = 3e-17
         term = value - 0.5
         low = term < 0
+        # (each branch fed values off the other's pole: log1p(-1) at q = 0 made the
+        # selected log(2q)'s gradient 0 * inf = nan)
+        high = where(low, 0.0, term)
         return self.loc + self.scale * where(low, (2 * where(low, value, 0.5)).log(),
-                                             -(-2 * term.abs()).log1p())
+                                             -(-2 * high).log1p())
 
     def entropy(self):
         return 1 + (2 * self.scale).log()

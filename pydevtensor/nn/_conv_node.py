@@ -29,6 +29,7 @@ from .._memory_format import _laid_out_as, suggested_format
 from .._ops_join import stack
 from ..autograd.dispatch import _record_picked, _wants_grad, run_no_grad
 from ..autograd.node import Node
+from ..autograd.saved_hooks import HOOKS as _SAVED_HOOKS
 from ._conv_direct import grad_input, grad_weight
 
 
@@ -43,12 +44,15 @@ def convolution(x, weight, bias, stride, padding, dilation, transposed, output_p
                 groups, layout_of=None):
     """(module docstring) Recorded as one node where grad mode is on and x, weight or
     bias requires grad; the composite's columns (im2col of x) kept for the weight's
-    gradient when they were made and the weight requires grad."""
+    gradient when they were made, the weight requires grad and no saved tensors hooks
+    are on (they would not see them)."""
     args = (x, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
             layout_of)
     if not _wants_grad((x, weight, bias), {}):
         return _forward(*args)
-    keep = [] if weight.requires_grad else None
+    # the columns are kept beside the saved tensors, out of the saved tensors hooks'
+    # sight (Note [saved tensors hooks]): with hooks on, backward makes them again from x
+    keep = [] if weight.requires_grad and not _SAVED_HOOKS else None
     out = run_no_grad(_forward, *args, keep=keep)
     out = _record_picked(ConvolutionBackward0, out, args, {})
     if keep and out.grad_fn is not None:
