@@ -16,7 +16,6 @@ import functools
 from . import _C
 from ._func_transforms import _leaves, _rebuild
 from ._generator import default_generator
-from .autograd import enable_grad
 from ._ops_join import stack as _stack
 
 __all__ = ["vmap"]
@@ -128,57 +127,13 @@ def _same(values):
     return True
 
 
-def _reaches(t, leaves):
-    """Whether t's autograd graph reaches one of leaves."""
-    ids = {id(x) for x in leaves}
-    todo, seen = [t.grad_fn], set()
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if id(getattr(node, "variable", None)) in ids:
-            return True
-        todo.extend(n for n, _ in node.next_functions)
-    return False
-
-
-def _from_batch(func, args, kwargs, flat_args, dims, size, picks):
-    """Which of the outputs at positions picks (of the flattened outputs) are computed
-    from the batched inputs: func once more on the first example, its floating mapped
-    inputs new autograd leaves (a clone of each, so that func may write into them),
-    the default generator as before.  None when that call fails (func refuses inputs
-    that require grad)."""
-    leaves, example = [], []
-    for x, d in zip(flat_args, dims):
-        e = _example(x, d, 0 if size else None)
-        if d is not None and (e.is_floating_point() or e.is_complex()):
-            leaves.append(e.detach().clone().requires_grad_(True))
-            e = leaves[-1].clone()
-        example.append(e)
-    state = default_generator._get_state()
-    try:
-        with enable_grad():
-            out = _leaves(func(*_rebuild(args, iter(example)), **kwargs))
-    except (RuntimeError, TypeError, ValueError):
-        return None
-    finally:
-        default_generator._set_state(*state)
-    return [isinstance(out[k], _C.Tensor) and out[k].requires_grad
-            and _reaches(out[k], leaves) for k in picks]
-
-
-def _stacked(values, od, size, name, where, batched=False):
-    """The outputs of the examples (values) as one, the batch at od; batched: the output
-    is computed from the batch (for od None)."""
+def _stacked(values, od, size, name, where):
+    """The outputs of the examples (values) as one, the batch at od."""
     first = values[0]
     if od is None:
         if not _same(values):
             raise ValueError(f"{where}: `{name}` can not return a BatchedTensor when out_dim "
                              f"is None (its outputs differ between the examples)")
-        if batched:
-            raise ValueError(f"{where}: `{name}` can not return a BatchedTensor when out_dim "
-                             f"is None (it is computed from the mapped inputs)")
         return first
     if not isinstance(first, _C.Tensor):
         raise ValueError(f"{where}: `{name}` must only return Tensors, got type "
@@ -227,12 +182,7 @@ def _run(func, args, kwargs, in_dims, out_dims, randomness, name):
                          f"should appear.")
     if not flat_dims:
         return out
-    picks = [k for k, od in enumerate(flat_dims) if od is None]
-    batched = dict(zip(picks, (_from_batch(func, args, kwargs, flat_args, dims, size, picks)
-                               if picks and all(_same([f[k] for f in flat_outs]) for k in picks)
-                               else None) or ()))
-    return _rebuild(out, iter([_stacked([f[k] for f in flat_outs], od, size, name, where,
-                                        batched.get(k, False))
+    return _rebuild(out, iter([_stacked([f[k] for f in flat_outs], od, size, name, where)
                                for k, od in enumerate(flat_dims)]))
 
 
@@ -259,12 +209,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         from the end.  Keyword arguments are passed whole.
     out_dims : int, None or tuple, optional
         Where the batch dimension goes in each output (default 0), in the structure of
-        the outputs as in_dims is in that of the inputs.  None for an output that is
-        not computed from the mapped inputs (it is returned once), as PyTorch's, which
-        refuses one that is, whatever its values: here an output that differs between
-        the examples is refused, and one equal in all of them (any, in a batch of one)
-        when func, run once more on the first example with its floating mapped inputs
-        as new autograd leaves, computes it from them (see Notes).
+        the outputs as in_dims is in that of the inputs.  None for an output that does
+        not depend on the example (it is returned once).  Whether it does is told by
+        the values (PyTorch follows which tensors come from the batch): an output equal
+        in every example is taken, so with a batch of one any output is, where PyTorch
+        refuses one computed from the batch.
     randomness : str, optional
         'error' (default): func must not draw from the default generator; 'different':
         each example draws its own numbers, in turn; 'same': every example draws the
@@ -298,12 +247,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     An empty batch (size 0) calls func once, on zeros of an example's shape, to learn
     the outputs' shapes and dtypes, which come back with a batch dimension of size 0.
     Unlike PyTorch, func may call ``.item()`` on its tensors and branch on their values.
-
-    An out_dim None costs one more call of func (its outputs dropped, the default
-    generator left as before it), whose autograd graph tells which outputs come from
-    the mapped inputs.  What that graph does not see is still taken when equal in every
-    example: an output from integer inputs only or from non-differentiable steps
-    (argmax, comparisons), or from a func that refuses inputs that require grad.
 
     Examples
     --------

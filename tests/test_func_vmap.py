@@ -149,41 +149,6 @@ def test_randomness_modes(device):
     assert pdt.equal(before, pdt.get_rng_state())
 
 
-def test_out_dims_none_refuses_outputs_computed_from_the_batch(device):
-    # PyTorch refuses an out_dim None output that is a BatchedTensor, whatever its values
-    # (so also in a batch of one, and u * 0), and takes one not computed from the batch
-    # (checked side by side with torch.func.vmap 2.x)
-    one, four = _t([[1.0, 2.0, 3.0]], device), _t(np.arange(12.0).reshape(4, 3), device)
-    msg = r"can not return a BatchedTensor when out_dim is None"
-    for f in (lambda u: u * 2, lambda u: u * 0, lambda u: u.sum() * 0 + 1,
-              lambda u: (u[:1] + 1).sin()):
-        for x in (one, four):
-            with pytest.raises(ValueError, match=msg):
-                vmap(f, out_dims=None)(x)
-    with pytest.raises(ValueError, match=msg):  # the out_dim None one of two outputs
-        vmap(lambda u: (u * 2, u.sum()), out_dims=(0, None))(one)
-    with pytest.raises(ValueError, match=msg):  # with an unmapped input
-        vmap(lambda u, v: u * v, in_dims=(0, None), out_dims=None)(one, _t([1.0, 2, 3], device))
-    # not from the batch: returned once; a weight that requires grad keeps its graph
-    w = _t([1.0, 2.0], device).requires_grad_()
-    m, c = vmap(lambda u: (u * 2, w * 3), out_dims=(0, None))(one)
-    assert_close(m, 2 * one, "float64")
-    assert c.grad_fn is not None and c.tolist() == [3.0, 6.0]
-    assert vmap(lambda u: pdt.ones(2, device=device), out_dims=None)(one).tolist() == [1, 1]
-    # the extra call leaves the generator as it was, and may write into its inputs
-    pdt.manual_seed(0)
-    vmap(lambda u: (u + pdt.rand(3, device=device), pdt.zeros(()).add_(1.0)),
-         out_dims=(0, None), randomness="different")(four)
-    after = pdt.get_rng_state()
-    pdt.manual_seed(0)
-    for _ in range(4):
-        pdt.rand(3, device=device)
-    assert pdt.equal(after, pdt.get_rng_state())
-    x = one.clone()
-    assert vmap(lambda u: (u.mul_(2), 7.0)[1], out_dims=None)(x) == 7.0
-    assert x.tolist() == [[2.0, 4.0, 6.0]]  # the extra call wrote into a clone
-
-
 def test_top_level_alias_and_the_wrapped_name():
     assert pdt.vmap is vmap
     assert "vmap" in dir(pdt) and "vmap" in pdt.func.__all__
