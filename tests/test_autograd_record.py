@@ -219,3 +219,102 @@ def test_a_new_dispatcher_sees_every_call(exp_rule):
     a = pdt.ones(2, requires_grad=True)
     (a * 2.0).exp().sum()
     assert seen == ["mul", "exp", "sum"]
+
+
+def _reroute_class(base, how, set_with, edge):
+    """A subclass of the Node class base whose next_functions reads edge (an edge
+    elsewhere) and whose writes of next_functions are logged in set_with: by a property
+    of its own, or by __getattribute__ and __setattr__."""
+    if how == "property":
+        class Rerouted(base):
+            __slots__ = ()
+
+            @property
+            def next_functions(self):
+                return (edge,)
+
+            @next_functions.setter
+            def next_functions(self, edges):
+                set_with.append(edges)
+                autograd.Node.next_functions.fset(self, edges)
+        return Rerouted
+
+    class Rerouted(base):
+        __slots__ = ()
+
+        def __getattribute__(self, name):
+            return (edge,) if name == "next_functions" else object.__getattribute__(self, name)
+
+        def __setattr__(self, name, value):
+            if name == "next_functions":
+                set_with.append(value)
+            object.__setattr__(self, name, value)
+    return Rerouted
+
+
+@pytest.mark.parametrize("how", ["property", "getattribute"])
+def test_a_node_class_with_its_own_next_functions_is_read_and_written_through_it(
+        device, exp_rule, how):
+    """The recorder and the engine read and write a Node's edges in its _edges slot
+    directly (Note [edges in C]) only when its class keeps Node's own next_functions
+    and attribute access: a class with its own is still written through it by the
+    recorder and read through it by the engine (here it sends a's gradient to b)."""
+    a = pdt.tensor([0.5, -1.0], dtype=pdt.float64, device=device, requires_grad=True)
+    b = pdt.zeros(2, dtype=pdt.float64, device=device, requires_grad=True)
+    keep = b * 1.0  # holds b's AccumulateGrad
+    set_with = []
+    exp_rule["exp"] = _reroute_class(exp_rule["exp"], how, set_with,
+                                     keep.grad_fn.next_functions[0])
+    y = a.exp()
+    assert len(set_with) == 1 and type(set_with[0]) is tuple  # as the recorder builds it
+    assert set_with[0][0][0] is not None and set_with[0][0][0].variable is a
+    y.sum().backward()
+    assert a.grad is None
+    np.testing.assert_allclose(b.grad.cpu().numpy(), np.exp([0.5, -1.0]), rtol=1e-15)
+
+
+def test_accumulate_grad_edges():
+    """AccumulateGrad sets its empty edges in the slot directly; a subclass of it with
+    its own next_functions setter is still given them."""
+    from pydevtensor.autograd.node import AccumulateGrad, Edges
+    x = pdt.ones(2, requires_grad=True)
+    acc = AccumulateGrad(x)
+    assert type(acc.next_functions) is Edges and acc.next_functions == ()
+    seen = []
+
+    class Logged(AccumulateGrad):
+        __slots__ = ()
+
+        @property
+        def next_functions(self):
+            return autograd.Node.next_functions.fget(self)
+
+        @next_functions.setter
+        def next_functions(self, edges):
+            seen.append(edges)
+            autograd.Node.next_functions.fset(self, edges)
+
+    assert Logged(x).next_functions == () and seen == [()]
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_each_saves_operands_table_is_its_keeps():
+    """_SavesOperands.save reads keeps(need_a, need_b) from a table made with the class:
+    the table of every such Node class (the library's and a new one) says what its keeps
+    says."""
+    from pydevtensor.autograd.derivatives_operands import _SavesOperands
+
+    class New(_SavesOperands):
+        keeps = staticmethod(lambda need_a, need_b: (need_a and need_b, not need_a))
+
+    classes = [_SavesOperands] + list(_subclasses(_SavesOperands))
+    assert New in classes and len(classes) > 8
+    for cls in classes:
+        for need_a in (False, True):
+            for need_b in (False, True):
+                assert cls._keep_table[2 * need_a + need_b] == cls.keeps(need_a, need_b)

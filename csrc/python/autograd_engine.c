@@ -132,7 +132,7 @@ static int run_leaf(PyObject *node, PyObject *grads, PyObject *shared)
 static int run_node(PyObject *node, PyObject *grads, int retain, PyObject *freed_msg,
                     PyObject *deps, PyObject *buffers, PyObject *ready)
 {
-    PyObject *nexts = PyObject_GetAttr(node, s_next), *in = NULL;
+    PyObject *nexts = pdt_node_edges(node), *in = NULL;
     int rc = -1;
     if (!nexts || !PyTuple_Check(nexts)) {
         if (nexts)
@@ -235,7 +235,7 @@ static int count_deps(PyObject *roots, PyObject *deps, PyObject *preds)
         PyObject *node = pop_last(stack);
         if (!node)
             goto fail;
-        PyObject *nexts = PyObject_GetAttr(node, s_next);
+        PyObject *nexts = pdt_node_edges(node);
         if (!nexts) {
             Py_DECREF(node);
             goto fail;

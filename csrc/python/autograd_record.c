@@ -22,7 +22,17 @@
  * recorder off) is not seen here until it is installed again.
  * _set_autograd_recorder(None) turns it off, so that tests can check that both
  * paths record the same graph.  Op names are looked up by the address of the
- * bindings' string literals (name_object). */
+ * bindings' string literals (name_object).
+ *
+ * Note [edges in C]
+ * ~~~~~~~~~~~~~~~~~
+ * Node.next_functions is a Python property over the slot _edges (its setter
+ * wraps the tuple in an Edges, Note [no edge] in node.py).  Read and written
+ * through it, each op recorded and each node run backward took a Python frame.
+ * For a node whose type keeps Node's own property and _edges slot and plain
+ * attribute access (no __getattribute__, __getattr__ or __setattr__ of its own),
+ * pdt_node_edges and pdt_node_set_edges read and write the slot directly,
+ * doing what the property does; any other node goes through next_functions. */
 #include "args.h"
 #include "pdt_module.h"
 
@@ -35,7 +45,42 @@ static PyObject *accumulator;   /* accumulator(leaf) -> its AccumulateGrad */
 static PyTypeObject *node_type; /* Node: every rule is a subclass */
 static PyObject *forwards[2];   /* {name: binding}, functions and methods */
 static PyObject *empty_tuple;   /* () */
-static PyObject *s_saved, *s_save, *s_pick, *s_next, *s_needs, *s_num_outputs;
+static PyObject *s_saved, *s_save, *s_pick, *s_next, *s_needs, *s_num_outputs, *s_edges;
+static PyObject *next_prop;      /* Node.__dict__['next_functions'] */
+static PyObject *edges_slot;     /* Node.__dict__['_edges'], a member descriptor */
+static PyTypeObject *edges_type; /* Edges, a subclass of tuple */
+
+/* 1 when node's next_functions is Node's own property over its _edges slot. */
+static int plain_edges(PyObject *node)
+{
+    PyTypeObject *tp = Py_TYPE(node);
+    return edges_slot && tp->tp_getattro == PyObject_GenericGetAttr &&
+           tp->tp_setattro == PyObject_GenericSetAttr && _PyType_Lookup(tp, s_next) == next_prop &&
+           _PyType_Lookup(tp, s_edges) == edges_slot;
+}
+
+PyObject *pdt_node_edges(PyObject *node)
+{
+    if (!plain_edges(node))
+        return s_next ? PyObject_GetAttr(node, s_next)
+                      : PyObject_GetAttrString(node, "next_functions");
+    return Py_TYPE(edges_slot)->tp_descr_get(edges_slot, node, (PyObject *)Py_TYPE(node));
+}
+
+int pdt_node_set_edges(PyObject *node, PyObject *edges)
+{
+    if (!plain_edges(node))
+        return s_next ? PyObject_SetAttr(node, s_next, edges)
+                      : PyObject_SetAttrString(node, "next_functions", edges);
+    if (Py_IS_TYPE(edges, edges_type)) /* the setter's `edges if type(edges) is Edges` */
+        return Py_TYPE(edges_slot)->tp_descr_set(edges_slot, node, edges);
+    PyObject *wrapped = PyObject_CallOneArg((PyObject *)edges_type, edges); /* Edges(edges) */
+    if (!wrapped)
+        return -1;
+    int rc = Py_TYPE(edges_slot)->tp_descr_set(edges_slot, node, wrapped);
+    Py_DECREF(wrapped);
+    return rc;
+}
 
 /* The name's str, interned, borrowed (the names are the bindings' literals, a
  * few dozen, kept by address); NULL with an exception, or without one when the
@@ -168,7 +213,7 @@ static PyObject *record(PyObject *cls, PyObject *out, PyObject **argv, Py_ssize_
         result = Py_NewRef(out);
         goto done;
     }
-    if (PyObject_SetAttr(node, s_next, edges) < 0 || PyObject_SetAttr(node, s_needs, needs) < 0)
+    if (pdt_node_set_edges(node, edges) < 0 || PyObject_SetAttr(node, s_needs, needs) < 0)
         goto done;
     if (PyObject_TypeCheck(out, pdt_autograd_tensor_type)) {
         mark(out, node, 0);
@@ -278,7 +323,7 @@ failed:
 }
 
 /* _set_autograd_recorder(rules, not_differentiable, forward_of, accumulator,
- * Node), or (None): install (or turn off) the C recorder. */
+ * Node, Edges), or (None): install (or turn off) the C recorder. */
 void pdt_autograd_recorder_off(void) { Py_CLEAR(rules); }
 
 static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -288,11 +333,12 @@ static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args
         pdt_autograd_recorder_off();
         Py_RETURN_NONE;
     }
-    if (nargs != 5 || !PyDict_Check(args[0]) || !PyCallable_Check(args[2]) ||
-        !PyCallable_Check(args[3]) || !PyType_Check(args[4])) {
+    if (nargs != 6 || !PyDict_Check(args[0]) || !PyCallable_Check(args[2]) ||
+        !PyCallable_Check(args[3]) || !PyType_Check(args[4]) || !PyType_Check(args[5]) ||
+        !PyType_IsSubtype((PyTypeObject *)args[5], &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError,
                         "_set_autograd_recorder(rules: dict, not_differentiable, forward_of, "
-                        "accumulator, Node) or (None)");
+                        "accumulator, Node, Edges) or (None)");
         return NULL;
     }
     /* the constants, once (each kept when made: a failure leaves nothing to leak) */
@@ -302,8 +348,13 @@ static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args
         (!s_pick && !(s_pick = PyUnicode_InternFromString("pick"))) ||
         (!s_next && !(s_next = PyUnicode_InternFromString("next_functions"))) ||
         (!s_needs && !(s_needs = PyUnicode_InternFromString("needs_input_grad"))) ||
-        (!s_num_outputs && !(s_num_outputs = PyUnicode_InternFromString("num_outputs"))))
+        (!s_num_outputs && !(s_num_outputs = PyUnicode_InternFromString("num_outputs"))) ||
+        (!s_edges && !(s_edges = PyUnicode_InternFromString("_edges"))))
         return NULL;
+    /* Node's own next_functions and _edges (Note [edges in C]), borrowed from its dict */
+    PyObject *prop = _PyType_Lookup((PyTypeObject *)args[4], s_next);
+    PyObject *slot = _PyType_Lookup((PyTypeObject *)args[4], s_edges);
+    int usable = prop && slot && Py_TYPE(slot)->tp_descr_get && Py_TYPE(slot)->tp_descr_set;
     PyObject *fresh[2] = {PyDict_New(), PyDict_New()};
     if (!fresh[0] || !fresh[1]) {
         Py_XDECREF(fresh[0]);
@@ -311,8 +362,8 @@ static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args
         return NULL;
     }
     /* all the new values first, then the old ones dropped (which may run code) */
-    PyObject *old[7] = {rules,       not_diff,   forward_of, accumulator, (PyObject *)node_type,
-                        forwards[0], forwards[1]};
+    PyObject *old[10] = {rules,       not_diff,    forward_of, accumulator, (PyObject *)node_type,
+                         forwards[0], forwards[1], next_prop,  edges_slot,  (PyObject *)edges_type};
     rules = Py_NewRef(args[0]);
     not_diff = Py_NewRef(args[1]);
     forward_of = Py_NewRef(args[2]);
@@ -320,7 +371,10 @@ static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args
     node_type = (PyTypeObject *)Py_NewRef(args[4]);
     forwards[0] = fresh[0];
     forwards[1] = fresh[1];
-    for (int i = 0; i < 7; i++)
+    next_prop = usable ? Py_NewRef(prop) : NULL;
+    edges_slot = usable ? Py_NewRef(slot) : NULL;
+    edges_type = (PyTypeObject *)Py_NewRef(args[5]);
+    for (int i = 0; i < 10; i++)
         Py_XDECREF(old[i]);
     Py_RETURN_NONE;
 }

@@ -514,6 +514,10 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
                               Py_ssize_t nargs, PyObject *kwnames, int *handled);
 /* Turns the C recorder off (a new dispatcher must see every call). */
 void pdt_autograd_recorder_off(void);
+/* A Node's edges (next_functions; Note [edges in C], autograd_record.c): a new
+ * reference to what next_functions gives, and next_functions = edges (a tuple). */
+PyObject *pdt_node_edges(PyObject *node);
+int pdt_node_set_edges(PyObject *node, PyObject *edges);
 extern PyMethodDef pdt_autograd_record_functions[];
 extern PyMethodDef pdt_autograd_engine_functions[]; /* autograd_engine.c */
 /* The hook each op binding starts with: one place per op.  NAME must be a

@@ -26,6 +26,13 @@ def _number_stand_in():
     return _NUMBER[0]
 
 
+def _tabulate(keeps):
+    """keeps(need_a, need_b) for the four pairs of bools, at index 2 need_a + need_b
+    (keeps is a function of those bools only)."""
+    return tuple([keeps(need_a, need_b) for need_a in (False, True)
+                  for need_b in (False, True)])
+
+
 class _SavesOperands(_Binary):
     """A binary op whose backward reads its operands.  keeps(need_a, need_b) says which
     tensor operands backward reads when only those gradients are wanted: the others
@@ -41,9 +48,15 @@ class _SavesOperands(_Binary):
     # as through x * y.  Those Nodes keep a stand-in tensor beside it, freed alike.
     saves_numbers = False
 
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls._keep_table = _tabulate(cls.keeps)
+
     def save(self, result, input, other, with_result=False, **kw):
         ta, tb = isinstance(input, _C.Tensor), isinstance(other, _C.Tensor)
-        keep_a, keep_b = self.keeps(ta and input.requires_grad, tb and other.requires_grad)
+        # keeps(need_a, need_b), read from its table (no call: a Python frame per op)
+        keep_a, keep_b = self._keep_table[(ta and input.requires_grad) * 2
+                                          + (tb and other.requires_grad)]
         number = self.saves_numbers and (keep_a and not ta or keep_b and not tb)
         keep_a, keep_b = ta and keep_a, tb and keep_b
         # the numbers, with SAVED for the tensors kept (only in save_tensors: a view
@@ -59,6 +72,8 @@ class _SavesOperands(_Binary):
         self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
         self.dtype = result.dtype if result.is_floating_point() or result.is_complex() else None
         return input, other
+
+    _keep_table = _tabulate(_both)
 
     def _values(self):
         a, b = self.scalars

@@ -12,8 +12,7 @@ import weakref
 from .. import _C
 from .saved_hooks import HOOKS as _SAVED_HOOKS
 from .saved_hooks import pack_saved, unpack_saved
-from .hooks import (leaf_hooks, post_accumulate_hooks, run_hooks, run_node_posthooks,
-                    run_node_prehooks, seen_by_hook)
+from .hooks import _HOOK_SEEN, run_hooks, run_node_posthooks, run_node_prehooks, seen_by_hook
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -424,6 +423,9 @@ class Node:
         return g
 
 
+_NO_EDGES = Edges()
+
+
 class AccumulateGrad(Node):
     """The end of the graph for a leaf: adds the gradient into ``leaf.grad``."""
 
@@ -431,7 +433,12 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self.next_functions = ()
+        if type(self) is AccumulateGrad:  # the slot, as next_functions' setter sets it,
+            # without its frame (one per leaf per graph: Note [edges in C] in
+            # csrc/python/autograd_record.c); a subclass may have its own setter
+            self._edges = _NO_EDGES
+        else:
+            self.next_functions = ()
         self.needs_input_grad = ()
         self._saved = ()
 
@@ -440,7 +447,9 @@ class AccumulateGrad(Node):
 
     def accumulate(self, g, fresh):
         leaf = self.variable
-        hooks = leaf_hooks(leaf)  # Tensor.register_hook on a leaf (hooks.py)
+        # Tensor.register_hook on a leaf (hooks.py's leaf_hooks, read here without its
+        # frame, as are the checks below: they run for each leaf in each backward)
+        hooks = leaf._leaf_hooks
         # a gradient a hook was given or returned (here or on a tensor it passed through)
         # may be kept by it: adopting it would let the next backward change the kept one
         if hooks:
@@ -456,7 +465,7 @@ class AccumulateGrad(Node):
         self._add(leaf, g, fresh)
 
     def _add(self, leaf, g, fresh):
-        fresh = fresh and not seen_by_hook(g)
+        fresh = fresh and not (_HOOK_SEEN and seen_by_hook(g))
         old = leaf.grad
         if _C.is_grad_enabled():  # create_graph: the sum recorded, out of place
             # a view is cloned, as PyTorch's grad is never one (zero_grad detaches it
@@ -483,7 +492,8 @@ class AccumulateGrad(Node):
     @staticmethod
     def _after(leaf):
         # Tensor.register_post_accumulate_grad_hook (DistributedDataParallel's buckets)
-        hooks = post_accumulate_hooks(leaf)
+        table = leaf._leaf_hooks  # hooks.py's post_accumulate_hooks(leaf)
+        hooks = None if table is None else table.post
         if hooks:
             for hook in tuple(hooks.values()):
                 hook(leaf)
