@@ -302,7 +302,7 @@ def _matrix_transpose(self, name):
     if self.ndim == 0:  # PyTorch 2.15: self, deprecated
         hint = ("This function is the identity in these cases." if name == "mT" else
                 "Consider using x.conj().")
-        return _identity_on_0d(self, f"Tensor.{name}", hint, depth=4)
+        return _identity_on_0d(self, f"Tensor.{name}", hint)
     if self.ndim < 2:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
                            f"matrices, got a {self.ndim}-d tensor of shape "

@@ -10,7 +10,7 @@ import numbers
 from . import _C, _args
 from ._ops_index import _tensor_arg
 from ._out import _out_written, takes_out
-from ._runtime_flags import warn_once
+from ._runtime_flags import outside_level, warn_once
 from .autograd.dispatch import (CauchyBackward0, ExponentialBackward0, LogNormalBackward0,
                                 overwrite_in_place)
 
@@ -289,11 +289,12 @@ def imag(input):
 _WARNED_0D = set()
 
 
-def _identity_on_0d(self, name, hint, depth=3):
+def _identity_on_0d(self, name, hint):
     """self, for name (H, mH, mT, adjoint()) of a 0-d tensor: PyTorch 2.15's returns the
     tensor itself there and warns once per process (TORCH_WARN_ONCE) that it is
-    deprecated."""
-    warn_once(_WARNED_0D, name, f"{name} is deprecated on 0-D tensors. {hint}", depth)
+    deprecated, at the user's line (also on the first read, which loads the method)."""
+    warn_once(_WARNED_0D, name, f"{name} is deprecated on 0-D tensors. {hint}",
+              outside_level())
     return self
 
 

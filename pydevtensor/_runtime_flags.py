@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 
 from . import _C, _args
@@ -63,6 +64,20 @@ def is_warn_always_enabled() -> bool:
     False
     """
     return _state["warn_always"]
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def outside_level() -> int:
+    """The stacklevel that warnings.warn, called in the caller's own frame, needs to point
+    at the nearest frame outside pydevtensor (the user's line), however many of
+    pydevtensor's frames lie between: a layer's __call__ with or without hooks, the first
+    read of a lazily attached method (pydevtensor/_lazy.py).  1 is the caller itself."""
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+        f, level = f.f_back, level + 1
+    return level
 
 
 def warn_once(given: set, key, message: str, stacklevel: int) -> None:

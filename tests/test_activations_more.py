@@ -420,3 +420,17 @@ def test_threshold_refuses_bool_and_huge_integer_values(device):
         F.threshold(pdt.tensor([1, 2], device=device), 0, float("inf"))
     with pytest.raises(RuntimeError, match=r"threshold 1e\+30 cannot be converted"):
         F.threshold(pdt.tensor([1, 2], device=device), 1e30, 0)
+
+
+def test_a_layers_implicit_dim_warning_points_at_the_caller_with_or_without_hooks():
+    """nn.Softmax's and nn.Softmin's warning names the line that called the layer whether
+    __call__ runs forward itself or through the hooks' path (one frame more): the level is
+    counted to the first frame outside pydevtensor, not fixed."""
+    x = pdt.ones(2, 3, 4)
+    for layer in (nn.Softmax(), nn.Softmin()):
+        for hooked in (False, True):
+            if hooked:
+                layer.register_forward_hook(lambda m, args, out: None)
+            with pytest.warns(UserWarning, match="Implicit dimension choice") as caught:
+                layer(x)
+            assert [w.filename for w in caught] == [__file__], (type(layer).__name__, hooked)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .. import _C
 from .._args import plain as _plain, size as _size
 from .. import _ops_stats as _stats
+from .._runtime_flags import outside_level
 from . import _functional_activation as _A
 from . import _functional_activation_more as _F
 from .activation import _InplaceActivation
@@ -408,7 +409,8 @@ class Softmin(_Activation):
         self.dim = dim
 
     def _activate(self, input):
-        return _F.softmin(input, self.dim, _stacklevel=7)
+        # (the warning is raised two frames down, in softmin's _softmax_dim)
+        return _F.softmin(input, self.dim, _stacklevel=outside_level() + 2)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

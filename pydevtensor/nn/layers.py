@@ -12,6 +12,7 @@ from .. import _C
 from . import functional as F
 from ._functional_activation_more import _softmax_dim
 from .. import _args
+from .._runtime_flags import outside_level
 from .._args import size as _size
 from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
@@ -672,7 +673,7 @@ class Softmax(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         # PyTorch's implicit choice for None, with its warning (at the caller's line)
-        dim = _softmax_dim(type(self).__name__.lower(), input, self.dim, 5)
+        dim = _softmax_dim(type(self).__name__.lower(), input, self.dim, outside_level() + 1)
         return self._fn(input, dim)
 
     def extra_repr(self) -> str:
