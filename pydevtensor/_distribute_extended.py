@@ -82,7 +82,7 @@ class ReductionToOneDevice(CrossDeviceOps):
 
     Parameters
     ----------
-    reduce_to_device : device or str, optional
+    reduce_to_device : pydevtensor.device or str, optional
         Where the sum is taken ('cpu:0', '/gpu:1', a pydevtensor.device); default the
         strategy's first device.
     accumulation_fn : None
@@ -333,7 +333,7 @@ class StrategyExtended:
         value : PerReplica or Tensor
             The replicas' values, of one shape; a Tensor is one every replica holds
             (MEAN returns it; SUM is refused with several replicas, as in TensorFlow).
-        destinations : device, str, Tensor or PerReplica
+        destinations : pydevtensor.device, str, Tensor or PerReplica
             A device; a Tensor's device; a PerReplica's devices (one result on each).
         options : None
             Accepted for TensorFlow's signature (collective hints do not apply).
