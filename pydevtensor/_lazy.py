@@ -84,8 +84,8 @@ class _FinishingLoader:
 
 
 class _Finder:
-    """On sys.meta_path while some table module is not loaded: finds those modules as
-    the path finder does, with a loader that finishes them."""
+    """On sys.meta_path from import on: finds the table modules not loaded yet as the
+    path finder does, with a loader that finishes them (any other name: None)."""
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
@@ -107,8 +107,9 @@ def _finish(module):
     short = module.__name__.rpartition(".")[2]
     methods_without_out(_C.Tensor, _lazy_table.TENSOR.get(short, ()))
     _policy.install([module])
-    if not _PENDING and _Finder in sys.meta_path:
-        sys.meta_path.remove(_Finder)
+    # _Finder stays on sys.meta_path once all are loaded (it then answers None at once):
+    # importlib walks the live list, so removing it here, inside some import, could make
+    # a concurrent import in another thread skip the finder after it
 
 
 def install():

@@ -204,6 +204,20 @@ def _index_add(input, d, index, source):
     return _added_at(input, d, index, source)
 
 
+def index_add_built(input, dim, index, source):
+    """index_add(input, dim, index, source) for an index its caller built in range,
+    recorded as index_add is (IndexAddBackward0), without along()'s checks: on a GPU
+    its bounds check reads the index's min and max back to the host, an implicit
+    device-to-host transfer (counted, or refused under the transfer guard) inside an
+    op the user asked no copy of (the gradients of padding and interpolate).  The
+    caller's contract: input and source of one dtype and device, input not 0-d,
+    source of input's shape but len(index) along dim (0 <= dim < input.ndim), and
+    index a 1-d int64 tensor on that device whose every value is in
+    [0, input.shape[dim]) by construction, never taken from the user: no check
+    stands between it and the kernel's writes."""
+    return _index_add(input, dim, index.contiguous(), source)
+
+
 @derivative("index_add")
 class IndexAddBackward0(Node):
     def save(self, result, input, d, index, source):

@@ -141,3 +141,40 @@ def test_a_module_loaded_later_is_finished_as_at_import():
     assert lines[0] == "True", out
     assert lines[1] == "[3.0, 5.0] False", out
     assert lines[2] == "pydevtensor.float32 pydevtensor.float32 pydevtensor.bfloat16", out
+
+
+def test_loading_the_last_lazy_module_inside_an_import_skips_no_finder():
+    """importlib walks the live sys.meta_path: loading the last pending module while
+    another import is between finders must not shift the list under it (the finder
+    after the one running would be skipped, in another thread as here)."""
+    out = _run("""
+        import importlib, sys
+        import pydevtensor
+        from pydevtensor import _lazy_table
+
+        asked = []
+
+        class Trigger:  # loads every module still pending, as another thread might
+            @staticmethod
+            def find_spec(name, path=None, target=None):
+                if name == "probe_target_module":
+                    for m in _lazy_table.MODULES:
+                        importlib.import_module("pydevtensor." + m)
+                return None
+
+        class Probe:
+            @staticmethod
+            def find_spec(name, path=None, target=None):
+                asked.append(name)
+                return None
+
+        at = sys.meta_path.index(next(f for f in sys.meta_path
+                                      if getattr(f, "__name__", "") == "_Finder")) + 1
+        sys.meta_path[at:at] = [Trigger, Probe]
+        try:
+            import probe_target_module
+        except ImportError:
+            pass
+        print("probe_target_module" in asked)
+        """)
+    assert out.strip() == "True", out

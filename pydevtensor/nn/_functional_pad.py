@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from .._args import index as _index
 from .._ops_join import cat
+from .._ops_scatter import index_add_built
 from ._linear_nodes import linear
 from ._norm_nodes import wide as _wide
 
@@ -295,7 +296,7 @@ def _unpad_modes(g: Tensor, meta: tuple, pairs: tuple, mode: str) -> Tensor:
         u = _C.arange(-before, n + after, dtype=_C.int64, device=device)
         u = u.clamp(0, n - 1) if mode == "replicate" else (n - 1) - ((n - 1) - u.abs()).abs()
         cells = tuple(g.shape[:dim]) + (n,) + tuple(g.shape[dim + 1:])
-        g = _C.zeros(cells, dtype=g.dtype, device=device).index_add(dim, u, g)
+        g = index_add_built(_C.zeros(cells, dtype=g.dtype, device=device), dim, u, g)
     return g if g.dtype == dtype else g.to(dtype)
 
 

@@ -59,6 +59,7 @@ import numpy as np
 from .. import _C
 from .._ops_index import where
 from .._ops_join import cat, stack
+from .._ops_scatter import index_add_built
 from . import _index_cache
 
 if TYPE_CHECKING:
@@ -256,5 +257,6 @@ def resample_transposed(g: Tensor, axis: int, plan: tuple, n_in: int) -> Tensor:
     dx = _C.zeros(shape[:axis] + (cells,) + shape[axis + 1:], dtype=g.dtype, device=g.device)
     along = (index.shape[1],) + (1,) * (len(shape) - 1 - axis)
     for k in range(index.shape[0]):
-        dx = dx.index_add(axis, index[k], g if weight is None else g * weight[k].reshape(along))
+        dx = index_add_built(dx, axis, index[k],
+                             g if weight is None else g * weight[k].reshape(along))
     return dx.narrow(axis, 0, n_in) if padded else dx
