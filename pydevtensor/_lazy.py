@@ -50,14 +50,25 @@ class LazyAttr:
         get = getattr(type(real), "__get__", None)
         return real if get is None else get(real, obj, _C.Tensor if owner is None else owner)
 
+    # A placeholder must be a data descriptor (a property's setter, x.H = v, is reached
+    # through it), so a write or delete goes through it even where the real attribute, a
+    # method, leaves it to the tensor's __dict__ (PyTorch's x.quantile = v): once the
+    # module has replaced it, the write is done again as Python does it for the real one.
+
     def __set__(self, obj, value):
         real = self._real()
-        if not hasattr(type(real), "__set__"):
+        if vars(_C.Tensor).get(self.name) is not self:
+            setattr(obj, self.name, value)
+            return
+        if not hasattr(type(real), "__set__"):  # the module itself, while it loads
             raise AttributeError(f"'Tensor' object attribute '{self.name}' is read-only")
         type(real).__set__(real, obj, value)
 
     def __delete__(self, obj):
         real = self._real()
+        if vars(_C.Tensor).get(self.name) is not self:
+            delattr(obj, self.name)
+            return
         if not hasattr(type(real), "__delete__"):
             raise AttributeError(f"'Tensor' object attribute '{self.name}' is read-only")
         type(real).__delete__(real, obj)

@@ -178,3 +178,27 @@ def test_loading_the_last_lazy_module_inside_an_import_skips_no_finder():
         print("probe_target_module" in asked)
         """)
     assert out.strip() == "True", out
+
+
+def test_an_attribute_set_on_a_tensor_before_its_methods_module_loads(device):
+    """A tensor has a __dict__, as PyTorch's: ``x.quantile = v`` before _ops_quantile
+    loads sets it there as it does after (the placeholder, a data descriptor, refused it:
+    "read-only"), ``del x.quantile`` uncovers the method; a property without a setter
+    (x.mT) still refuses a write."""
+    out = _run(f"""
+        import pydevtensor as pdt
+        from pydevtensor import _lazy
+        x = pdt.tensor([1., 4., 9.], device={str(device)!r})
+        print(isinstance(vars(pdt.Tensor)["quantile"], _lazy.LazyAttr),
+              isinstance(vars(pdt.Tensor)["mT"], _lazy.LazyAttr))
+        x.quantile = "mine"
+        print(x.quantile, "quantile" in vars(x))
+        del x.quantile
+        print(x.quantile(0.5).item(), "quantile" in vars(x))
+        try:
+            x.mT = x
+            print("mT set")
+        except AttributeError:
+            print("mT refused")
+        """)
+    assert out.split("\n")[:4] == ["True True", "mine True", "4.0 False", "mT refused"], out
