@@ -72,7 +72,7 @@ _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debug
 
 def __getattr__(name):
     import importlib
-    import sys
+    import types
 
     if name in _LAZY_SUBMODULES or name in _lazy_table.MODULES:
         module = importlib.import_module(f".{name}", __name__)
@@ -80,10 +80,14 @@ def __getattr__(name):
         return module
     owner = _lazy.owner(name)
     if owner is not None:
-        globals()[name] = getattr(importlib.import_module(f".{owner[0]}", __name__), owner[1])
-        # amp's wrapper where the op is on its lists (torch.svd), as for the names set at import
-        importlib.import_module(".amp._policy", __name__).install([sys.modules[__name__]])
-        return globals()[name]
+        # amp's wrapper where the op is on its lists (torch.svd), as for the names set at
+        # import; installed on a namespace of its own before it is published (another
+        # thread reads the package's while this one, or another first read, writes it)
+        one = types.SimpleNamespace(
+            **{name: getattr(importlib.import_module(f".{owner[0]}", __name__), owner[1])})
+        importlib.import_module(".amp._policy", __name__).install([one])
+        globals()[name] = vars(one)[name]
+        return vars(one)[name]
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _lazy_table.FUNCTIONAL:  # torch.conv2d, torch.adaptive_max_pool1d: F's

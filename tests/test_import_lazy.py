@@ -202,3 +202,82 @@ def test_an_attribute_set_on_a_tensor_before_its_methods_module_loads(device):
             print("mT refused")
         """)
     assert out.split("\n")[:4] == ["True True", "mine True", "4.0 False", "mT refused"], out
+
+
+_THREADS = """
+    import sys, threading, traceback
+    sys.setswitchinterval(1e-6)  # a thread switch between any two bytecodes
+    import pydevtensor as pdt
+    from pydevtensor import _lazy, _lazy_table
+
+    def together(jobs):
+        barrier = threading.Barrier(len(jobs))
+        errors = []
+
+        def run(job):
+            barrier.wait()
+            try:
+                job()
+            except Exception:
+                errors.append(traceback.format_exc(limit=-3))
+        threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return errors
+"""
+
+
+def test_threads_reading_first_top_level_names_together():
+    """Threads that read lazily loaded top-level names at the same time, one thread per
+    name: amp's installation over the package's namespace, which another thread's first
+    read grew meanwhile, raised 'dictionary changed size during iteration'.  A name is
+    published once amp has wrapped it: pydevtensor.svd (the alias of torch_svd, on amp's
+    CPU float32 list) stood unwrapped in the package's namespace while amp's installation
+    ran, where another thread could take it."""
+    out = _run(_THREADS + """
+    from pydevtensor.amp import _policy
+    install, during = _policy.install, []
+
+    def spy(mods=None):  # what another thread finds in the package's namespace meanwhile
+        during.append(vars(pdt).get("svd"))
+        return install(mods)
+    _policy.install = spy
+    pdt.svd
+    _policy.install = install
+    print(during[-1], bool(pdt.svd._autocast))  # the last: the package's
+    names = list(_lazy._OWNERS) + list(_lazy_table.ALIASES)
+    errors = together([lambda n=n: getattr(pdt, n) for n in names])
+    listed = [n for n in names if n in _policy.policy()]
+    raw = [n for n in listed if not getattr(vars(pdt)[n], "_autocast", None)]
+    print(len(names), "inverse" in listed, raw, errors[:1])
+    """)
+    first, second = out.strip().split("\n")
+    assert first == "None True", out
+    count, rest = second.split(" ", 1)
+    assert int(count) > 300 and rest == "True [] []", out
+
+
+def test_amp_installation_while_other_threads_load_modules():
+    """amp/_policy.install() over every loaded module (as ``import pydevtensor.nn`` runs
+    it) while other threads load the lazily loaded modules, whose namespaces grow under
+    it: no 'dictionary changed size during iteration'."""
+    out = _run(_THREADS + """
+    import importlib
+    from pydevtensor.amp import _policy
+    loaded = []
+
+    def load(m):
+        try:
+            importlib.import_module("pydevtensor." + m)
+        finally:
+            loaded.append(m)
+
+    def install():
+        while len(loaded) < len(_lazy_table.MODULES):
+            _policy.install()
+    errors = together([lambda m=m: load(m) for m in _lazy_table.MODULES] + [install] * 4)
+    print(len(errors), errors[:1])
+    """)
+    assert out.strip() == "0 []", out

@@ -136,7 +136,8 @@ def install(mods=None):
             if (obj is not None and callable(obj) and not isinstance(obj, type)
                     and str(getattr(obj, "__module__", "")).startswith("pydevtensor")):
                 setattr(mod, name, wrapped(obj, kind))
-        for cls in [v for v in d.values() if isinstance(v, type)]:
+        # list(): a copy made at once, as another thread may be running the module
+        for cls in [v for v in list(d.values()) if isinstance(v, type)]:
             fn = cls.__dict__.get("_fn")
             if isinstance(fn, staticmethod) and fn.__func__.__name__ in table:
                 setattr(cls, "_fn", staticmethod(wrapped(fn.__func__,
