@@ -20,6 +20,7 @@ from . import _lazy_table
 
 _PACKAGE = __name__.rpartition(".")[0]
 _PENDING = set()  # full names of the table's modules not loaded yet
+_PLACEHOLDERS = {}  # full name -> the placeholders standing for its Tensor attributes
 
 
 class LazyAttr:
@@ -90,8 +91,14 @@ class _FinishingLoader:
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
-        self._loader.exec_module(module)
-        _finish(module)
+        try:
+            self._loader.exec_module(module)
+            _finish(module)
+        except BaseException:  # importlib forgets the module: the next read loads it again
+            # (its methods set before the error, unfinished, would stay)
+            for placeholder in _PLACEHOLDERS.get(module.__name__, ()):
+                setattr(_C.Tensor, placeholder.name, placeholder)
+            raise
 
 
 class _Finder:
@@ -114,10 +121,10 @@ def _finish(module):
     from ._out import methods_without_out
     from .amp import _policy
 
-    _PENDING.discard(module.__name__)
     short = module.__name__.rpartition(".")[2]
     methods_without_out(_C.Tensor, _lazy_table.TENSOR.get(short, ()))
     _policy.install([module])
+    _PENDING.discard(module.__name__)  # last: an error above leaves it to load again
     # _Finder stays on sys.meta_path once all are loaded (it then answers None at once):
     # importlib walks the live list, so removing it here, inside some import, could make
     # a concurrent import in another thread skip the finder after it
@@ -129,12 +136,14 @@ def install():
     for module in _lazy_table.MODULES:
         if f"{_PACKAGE}.{module}" in sys.modules:
             continue
-        _PENDING.add(f"{_PACKAGE}.{module}")
+        full = f"{_PACKAGE}.{module}"
+        _PENDING.add(full)
         for name in _lazy_table.TENSOR.get(module, ()):
             previous = next((vars(c)[name] for c in _C.Tensor.__mro__ if name in vars(c)),
                             None)
             if not isinstance(previous, LazyAttr):
                 setattr(_C.Tensor, name, LazyAttr(module, name, previous))
+                _PLACEHOLDERS.setdefault(full, []).append(vars(_C.Tensor)[name])
     if _PENDING:
         sys.meta_path.insert(0, _Finder)
 

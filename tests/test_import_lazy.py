@@ -281,3 +281,69 @@ def test_amp_installation_while_other_threads_load_modules():
     print(len(errors), errors[:1])
     """)
     assert out.strip() == "0 []", out
+
+
+def test_an_error_in_a_first_load_leaves_the_module_to_load_again():
+    """An error while a module loads on first use (Ctrl-C at its last line, after it has
+    set its Tensor methods; or in the finishing that follows): importlib forgets the
+    module, and its placeholders stand again, so that the next read loads it again and
+    finishes it.  Before, x.diff and x.cumprod stayed the module's unfinished functions,
+    x.diff(out=o) was accepted (PyTorch's method refuses out=) and amp never wrapped
+    _ops_cumulative's cumprod; an error in the finishing left the module marked loaded,
+    so that its next load was not finished (x.sort(out=...) accepted)."""
+    out = _run("""
+        import sys
+        import pydevtensor as pdt
+        from pydevtensor import _lazy, _out
+
+        def refused(x):
+            try:
+                x.diff(out=pdt.empty(2))
+                return "accepted"
+            except TypeError:
+                return "refused"
+
+        def interrupt_at(module, text):  # KeyboardInterrupt at module's line of text
+            path = f"{pdt.__path__[0]}/{module}.py"
+            line = next(i for i, s in enumerate(open(path), 1) if s.startswith(text))
+
+            def local(frame, event, arg):
+                if event == "line" and frame.f_lineno == line:
+                    sys.settrace(None)
+                    raise KeyboardInterrupt
+                return local
+            sys.settrace(lambda f, e, a: local if f.f_code.co_filename == path
+                         and f.f_code.co_name == "<module>" else None)
+
+        x = pdt.tensor([1., 4., 9.])
+        interrupt_at("_ops_cumulative", "__all__ = ")
+        try:
+            x.diff()
+        except KeyboardInterrupt:
+            print("interrupted", isinstance(vars(pdt.Tensor)["diff"], _lazy.LazyAttr),
+                  isinstance(vars(pdt.Tensor)["mT"], _lazy.LazyAttr))
+        sys.settrace(None)
+        d = x.diff().tolist()
+        module = sys.modules.get("pydevtensor._ops_cumulative")  # None: not loaded again
+        print(d, refused(x), bool(module and getattr(module.cumprod, "_autocast", None)))
+
+        methods_without_out = _out.methods_without_out
+
+        def failing(*args):
+            _out.methods_without_out = methods_without_out
+            raise MemoryError("in the finishing")
+        _out.methods_without_out = failing
+        y = pdt.tensor([4., 1., 2.])
+        try:
+            y.sort()  # _ops_sort (which loads no other lazily loaded module)
+        except MemoryError:
+            print("failed", isinstance(vars(pdt.Tensor)["sort"], _lazy.LazyAttr))
+        try:
+            y.sort(out=(pdt.empty(3), pdt.empty(3, dtype=pdt.int64)))
+            print("out accepted")
+        except TypeError:
+            print("out refused")
+        """)
+    assert out.split("\n")[:4] == ["interrupted True True", "[3.0, 5.0] refused True",
+                                   "failed True", "out refused"], out
+
