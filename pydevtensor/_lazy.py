@@ -6,10 +6,11 @@ MODULES: most ``_ops_*`` and ``_linalg_*`` modules, ``linalg``) load when one of
 names is first read, ``pydevtensor.quantile`` through the package's ``__getattr__`` (PEP
 562) and ``x.quantile`` through a placeholder that stands on Tensor for each method such a
 module sets (a descriptor: reading it loads the module, whose method replaces it).  A
-module loaded so, however it is imported, is then finished as the modules loaded at import
-were: its Tensor methods refuse out= (_out.methods_without_out) and amp's wrappers are
-installed over its ops (amp/_policy.install).  Loading all of them at import cost about
-half of ``import pydevtensor`` (issue: 10 ms on 2026-11-30, 62 ms two weeks later).
+module loaded so, however it is imported (or reloaded), is then finished as the modules
+loaded at import were: its Tensor methods refuse out= (_out.methods_without_out) and amp's
+wrappers are installed over its ops (amp/_policy.install).  Loading all of them at import
+cost about half of ``import pydevtensor`` (issue: 10 ms on 2026-11-30, 62 ms two weeks
+later).
 """
 import importlib
 import importlib.machinery
@@ -20,6 +21,7 @@ from . import _lazy_table
 
 _PACKAGE = __name__.rpartition(".")[0]
 _PENDING = set()  # full names of the table's modules not loaded yet
+_MODULES = set()  # full names of the table's modules not loaded at import
 _PLACEHOLDERS = {}  # full name -> the placeholders standing for its Tensor attributes
 
 
@@ -91,23 +93,25 @@ class _FinishingLoader:
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
+        first = module.__name__ in _PENDING  # not importlib.reload
         try:
             self._loader.exec_module(module)
             _finish(module)
         except BaseException:  # importlib forgets the module: the next read loads it again
-            # (its methods set before the error, unfinished, would stay)
-            for placeholder in _PLACEHOLDERS.get(module.__name__, ()):
-                setattr(_C.Tensor, placeholder.name, placeholder)
+            if first:  # (its methods set before the error, unfinished, would stay)
+                for placeholder in _PLACEHOLDERS.get(module.__name__, ()):
+                    setattr(_C.Tensor, placeholder.name, placeholder)
             raise
 
 
 class _Finder:
-    """On sys.meta_path from import on: finds the table modules not loaded yet as the
-    path finder does, with a loader that finishes them (any other name: None)."""
+    """On sys.meta_path from import on: finds the table modules not loaded at import
+    (on their first load, or importlib.reload's) as the path finder does, with a loader
+    that finishes them (any other name: None)."""
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
-        if fullname not in _PENDING:
+        if fullname not in _MODULES:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is not None and spec.loader is not None:
@@ -138,13 +142,14 @@ def install():
             continue
         full = f"{_PACKAGE}.{module}"
         _PENDING.add(full)
+        _MODULES.add(full)
         for name in _lazy_table.TENSOR.get(module, ()):
             previous = next((vars(c)[name] for c in _C.Tensor.__mro__ if name in vars(c)),
                             None)
             if not isinstance(previous, LazyAttr):
                 setattr(_C.Tensor, name, LazyAttr(module, name, previous))
                 _PLACEHOLDERS.setdefault(full, []).append(vars(_C.Tensor)[name])
-    if _PENDING:
+    if _PENDING and _Finder not in sys.meta_path:  # once, also after reload(pydevtensor)
         sys.meta_path.insert(0, _Finder)
 
 
