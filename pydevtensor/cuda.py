@@ -33,10 +33,14 @@ __all__ = [
     # smaller names of PyTorch's (pydevtensor/_cuda_compat.py) and cuda.nvtx
     "set_stream", "memory_cached", "max_memory_cached", "reset_max_memory_cached",
     "reset_accumulated_memory_stats", "is_tf32_supported", "get_gencode_flags", "nvtx",
+    # one Generator per GPU, all the one stream (pydevtensor/_cuda_random.py), reports
+    # (pydevtensor/_cuda_info.py)
+    "default_generators", "memory_stats_as_nested_dict", "get_allocator_backend",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
-from ._cuda_info import (get_arch_list, init, ipc_collect,  # noqa: E402
-                         is_current_stream_capturing, is_initialized, memory_summary)
+from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
+                         is_current_stream_capturing, is_initialized,
+                         memory_stats_as_nested_dict, memory_summary)
 from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
                             stream)
 from . import _cuda_nvtx as nvtx  # noqa: E402  (torch.cuda.nvtx: ranges and marks)
@@ -481,6 +485,11 @@ def __getattr__(name):
     if name == "comm":
         from .nn import _parallel_comm
         return _parallel_comm
+    # torch.cuda.default_generators: a tuple of one Generator per GPU, made when first
+    # read (the devices are found then), each the one stream (_cuda_random.py)
+    if name == "default_generators":
+        from ._cuda_random import default_generators
+        return default_generators()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

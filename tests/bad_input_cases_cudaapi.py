@@ -60,6 +60,11 @@ CUDAAPI_CASES = [
       r"cuda.nvtx.range\(\): msg must be a str, got NoneType"),
     C("cuda-nvtx-range_end-str", "pdt.cuda.nvtx.range_end('a')", "TypeError",
       r"cuda.nvtx.range_end\(\): range_id must be an int"),
+    # torch.cuda's names that PyTorch users reach for (tests/test_cuda_*.py)
+    C("cuda-memory_stats_as_nested_dict-63", "pdt.cuda.memory_stats_as_nested_dict('cuda:63')",
+      "pydevtensor.DeviceError", NO_CUDA_63),
+    C("cuda-get_allocator_backend-arg", "pdt.cuda.get_allocator_backend(0)", "TypeError",
+      r"takes 0 positional arguments but 1 was given"),
     # the device-generic names (pydevtensor/accelerator.py, _streams.py)
     C("accelerator-set_device_index-None", "pdt.accelerator.set_device_index(None)",
       "ValueError", r"set_device_index\(\): expected a device with an index or an int, got None"),
