@@ -36,6 +36,8 @@ __all__ = [
     # one Generator per GPU, all the one stream (pydevtensor/_cuda_random.py), reports
     # (pydevtensor/_cuda_info.py)
     "default_generators", "memory_stats_as_nested_dict", "get_allocator_backend",
+    # the legacy typed CUDA tensors (pydevtensor/_tensor_legacy.py)
+    "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
@@ -50,6 +52,13 @@ from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
 from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
                            manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
                            set_rng_state_all)
+from ._tensor_legacy import CUDA_TYPES as _CUDA_TYPES  # noqa: E402
+
+FloatTensor = _CUDA_TYPES["FloatTensor"]
+DoubleTensor = _CUDA_TYPES["DoubleTensor"]
+LongTensor = _CUDA_TYPES["LongTensor"]
+IntTensor = _CUDA_TYPES["IntTensor"]
+BoolTensor = _CUDA_TYPES["BoolTensor"]
 
 # Event(enable_timing=False, blocking=False, interprocess=False, *, device=None):
 # record() / query() / wait() / synchronize() / elapsed_time(end) on a device's stream

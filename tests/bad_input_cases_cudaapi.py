@@ -65,6 +65,8 @@ CUDAAPI_CASES = [
       "pydevtensor.DeviceError", NO_CUDA_63),
     C("cuda-get_allocator_backend-arg", "pdt.cuda.get_allocator_backend(0)", "TypeError",
       r"takes 0 positional arguments but 1 was given"),
+    C("cuda-FloatTensor-str", "pdt.cuda.FloatTensor('a')", "TypeError",
+      r"cuda.FloatTensor\(\): data must be a sequence \(got str\)"),
     # the device-generic names (pydevtensor/accelerator.py, _streams.py)
     C("accelerator-set_device_index-None", "pdt.accelerator.set_device_index(None)",
       "ValueError", r"set_device_index\(\): expected a device with an index or an int, got None"),
