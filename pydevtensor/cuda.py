@@ -38,6 +38,8 @@ __all__ = [
     "default_generators", "memory_stats_as_nested_dict", "get_allocator_backend",
     # the legacy typed CUDA tensors (pydevtensor/_tensor_legacy.py)
     "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    # cuda.nccl: version, is_available (pydevtensor/_cuda_nccl.py)
+    "nccl",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
@@ -46,6 +48,7 @@ from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect
 from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
                             stream)
 from . import _cuda_nvtx as nvtx  # noqa: E402  (torch.cuda.nvtx: ranges and marks)
+from . import _cuda_nccl as nccl  # noqa: E402  (torch.cuda.nccl: version, is_available)
 from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
                            max_memory_cached, memory_cached, reset_accumulated_memory_stats,
                            reset_max_memory_allocated, reset_max_memory_cached, set_stream)

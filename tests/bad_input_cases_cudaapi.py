@@ -67,6 +67,10 @@ CUDAAPI_CASES = [
       r"takes 0 positional arguments but 1 was given"),
     C("cuda-FloatTensor-str", "pdt.cuda.FloatTensor('a')", "TypeError",
       r"cuda.FloatTensor\(\): data must be a sequence \(got str\)"),
+    C("cuda-nccl-is_available-list", "pdt.cuda.nccl.is_available([[1.0]])", "TypeError",
+      r"cuda.nccl.is_available\(\): expected tensors, got list"),
+    C("cuda-nccl-version-arg", "pdt.cuda.nccl.version(0)", "TypeError",
+      r"takes 0 positional arguments but 1 was given"),
     # the device-generic names (pydevtensor/accelerator.py, _streams.py)
     C("accelerator-set_device_index-None", "pdt.accelerator.set_device_index(None)",
       "ValueError", r"set_device_index\(\): expected a device with an index or an int, got None"),
