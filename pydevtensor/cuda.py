@@ -40,6 +40,8 @@ __all__ = [
     "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
     # cuda.nccl: version, is_available (pydevtensor/_cuda_nccl.py)
     "nccl",
+    # warn or raise on a synchronising read (pydevtensor/_cuda_sync_debug.py)
+    "set_sync_debug_mode", "get_sync_debug_mode",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
@@ -49,6 +51,7 @@ from ._cuda_streams import (Stream, StreamContext, current_stream, default_strea
                             stream)
 from . import _cuda_nvtx as nvtx  # noqa: E402  (torch.cuda.nvtx: ranges and marks)
 from . import _cuda_nccl as nccl  # noqa: E402  (torch.cuda.nccl: version, is_available)
+from ._cuda_sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: E402
 from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
                            max_memory_cached, memory_cached, reset_accumulated_memory_stats,
                            reset_max_memory_allocated, reset_max_memory_cached, set_stream)

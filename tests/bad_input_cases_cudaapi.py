@@ -71,6 +71,12 @@ CUDAAPI_CASES = [
       r"cuda.nccl.is_available\(\): expected tensors, got list"),
     C("cuda-nccl-version-arg", "pdt.cuda.nccl.version(0)", "TypeError",
       r"takes 0 positional arguments but 1 was given"),
+    C("cuda-set_sync_debug_mode-str", "pdt.cuda.set_sync_debug_mode('loud')", "RuntimeError",
+      r"invalid value of debug_mode 'loud', expected one of `default`, `warn`, `error`"),
+    C("cuda-set_sync_debug_mode-float", "pdt.cuda.set_sync_debug_mode(1.0)", "TypeError",
+      r"set_sync_debug_mode\(\): debug_mode must be an int or a str, got float"),
+    C("cuda-get_sync_debug_mode-arg", "pdt.cuda.get_sync_debug_mode(0)", "TypeError",
+      r"takes 0 positional arguments but 1 was given"),
     # the device-generic names (pydevtensor/accelerator.py, _streams.py)
     C("accelerator-set_device_index-None", "pdt.accelerator.set_device_index(None)",
       "ValueError", r"set_device_index\(\): expected a device with an index or an int, got None"),
