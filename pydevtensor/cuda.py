@@ -42,6 +42,9 @@ __all__ = [
     "nccl",
     # warn or raise on a synchronising read (pydevtensor/_cuda_sync_debug.py)
     "set_sync_debug_mode", "get_sync_debug_mode",
+    # nvidia-smi's figures through pynvml (pydevtensor/_cuda_monitor.py)
+    "utilization", "memory_usage", "temperature", "power_draw", "clock_rate",
+    "list_gpu_processes",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
@@ -52,6 +55,8 @@ from ._cuda_streams import (Stream, StreamContext, current_stream, default_strea
 from . import _cuda_nvtx as nvtx  # noqa: E402  (torch.cuda.nvtx: ranges and marks)
 from . import _cuda_nccl as nccl  # noqa: E402  (torch.cuda.nccl: version, is_available)
 from ._cuda_sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: E402
+from ._cuda_monitor import (clock_rate, list_gpu_processes, memory_usage,  # noqa: E402
+                            power_draw, temperature, utilization)
 from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
                            max_memory_cached, memory_cached, reset_accumulated_memory_stats,
                            reset_max_memory_allocated, reset_max_memory_cached, set_stream)

@@ -77,6 +77,10 @@ CUDAAPI_CASES = [
       r"set_sync_debug_mode\(\): debug_mode must be an int or a str, got float"),
     C("cuda-get_sync_debug_mode-arg", "pdt.cuda.get_sync_debug_mode(0)", "TypeError",
       r"takes 0 positional arguments but 1 was given"),
+    C("cuda-utilization-63", "pdt.cuda.utilization(63, 1)", "TypeError",
+      r"takes from 0 to 1 positional arguments but 2 were given"),
+    C("cuda-list_gpu_processes-kw", "pdt.cuda.list_gpu_processes(d=0)", "TypeError",
+      r"unexpected keyword argument 'd'"),
     # the device-generic names (pydevtensor/accelerator.py, _streams.py)
     C("accelerator-set_device_index-None", "pdt.accelerator.set_device_index(None)",
       "ValueError", r"set_device_index\(\): expected a device with an index or an int, got None"),
