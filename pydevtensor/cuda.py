@@ -33,9 +33,8 @@ __all__ = [
     # smaller names of PyTorch's (pydevtensor/_cuda_compat.py) and cuda.nvtx
     "set_stream", "memory_cached", "max_memory_cached", "reset_max_memory_cached",
     "reset_accumulated_memory_stats", "is_tf32_supported", "get_gencode_flags", "nvtx",
-    # one Generator per GPU, all the one stream (pydevtensor/_cuda_random.py), reports
-    # (pydevtensor/_cuda_info.py)
-    "default_generators", "memory_stats_as_nested_dict", "get_allocator_backend",
+    # reports (pydevtensor/_cuda_info.py)
+    "memory_stats_as_nested_dict", "get_allocator_backend",
     # the legacy typed CUDA tensors (pydevtensor/_tensor_legacy.py)
     "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
     # cuda.nccl: version, is_available (pydevtensor/_cuda_nccl.py)
@@ -46,6 +45,10 @@ __all__ = [
     "utilization", "memory_usage", "temperature", "power_draw", "clock_rate",
     "list_gpu_processes",
 ]
+# one Generator per GPU, all the one stream (pydevtensor/_cuda_random.py): made when first
+# read, through __getattr__ below (the devices are found then), so added apart, where
+# pyflakes does not look for a definition in this module
+__all__.append("default_generators")
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
                          is_current_stream_capturing, is_initialized,
