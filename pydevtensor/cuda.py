@@ -35,8 +35,6 @@ __all__ = [
     "reset_accumulated_memory_stats", "is_tf32_supported", "get_gencode_flags", "nvtx",
     # reports (pydevtensor/_cuda_info.py)
     "memory_stats_as_nested_dict", "get_allocator_backend",
-    # the legacy typed CUDA tensors (pydevtensor/_tensor_legacy.py)
-    "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
     # cuda.nccl: version, is_available (pydevtensor/_cuda_nccl.py)
     "nccl",
     # warn or raise on a synchronising read (pydevtensor/_cuda_sync_debug.py)
@@ -45,10 +43,13 @@ __all__ = [
     "utilization", "memory_usage", "temperature", "power_draw", "clock_rate",
     "list_gpu_processes",
 ]
-# one Generator per GPU, all the one stream (pydevtensor/_cuda_random.py): made when first
-# read, through __getattr__ below (the devices are found then), so added apart, where
-# pyflakes does not look for a definition in this module
-__all__.append("default_generators")
+# Read through __getattr__ below, so added apart (pyflakes looks for a definition of what
+# the list names): one Generator per GPU, all the one stream (pydevtensor/_cuda_random.py),
+# made when first read (the devices are found then); the legacy typed CUDA tensors
+# (pydevtensor/_tensor_legacy.py, loaded on first use: pydevtensor/_lazy.py)
+_LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor")
+_READ_LATE = ("default_generators", *_LEGACY_TYPES)
+__all__ += _READ_LATE
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
                          is_current_stream_capturing, is_initialized,
@@ -66,13 +67,6 @@ from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
 from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
                            manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
                            set_rng_state_all)
-from ._tensor_legacy import CUDA_TYPES as _CUDA_TYPES  # noqa: E402
-
-FloatTensor = _CUDA_TYPES["FloatTensor"]
-DoubleTensor = _CUDA_TYPES["DoubleTensor"]
-LongTensor = _CUDA_TYPES["LongTensor"]
-IntTensor = _CUDA_TYPES["IntTensor"]
-BoolTensor = _CUDA_TYPES["BoolTensor"]
 
 # Event(enable_timing=False, blocking=False, interprocess=False, *, device=None):
 # record() / query() / wait() / synchronize() / elapsed_time(end) on a device's stream
@@ -513,6 +507,9 @@ def __getattr__(name):
     if name == "default_generators":
         from ._cuda_random import default_generators
         return default_generators()
+    if name in _LEGACY_TYPES:  # cuda.FloatTensor and its kin
+        from ._tensor_legacy import CUDA_TYPES
+        return CUDA_TYPES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
