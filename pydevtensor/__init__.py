@@ -163,6 +163,7 @@ from . import _cuda_amp  # noqa: E402  (torch.cuda.amp, set on the cuda module)
 cuda.amp = _cuda_amp
 __import__("sys").modules["pydevtensor.cuda.amp"] = _cuda_amp
 __import__("sys").modules["pydevtensor.cuda.nvtx"] = cuda.nvtx  # import pydevtensor.cuda.nvtx
+__import__("sys").modules["pydevtensor.cuda.nccl"] = cuda.nccl  # import pydevtensor.cuda.nccl
 __all__ += ["amp", "GradScaler", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
             "is_autocast_cache_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
             "set_autocast_dtype", "set_autocast_enabled", "is_autocast_cpu_enabled",

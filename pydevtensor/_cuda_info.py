@@ -1,5 +1,6 @@
 """``pydevtensor.cuda``'s state and report functions (``torch.cuda.init``,
-``is_initialized``, ``get_arch_list``, ``memory_summary``).
+``is_initialized``, ``get_arch_list``, ``memory_summary``, ``memory_stats_as_nested_dict``,
+``get_allocator_backend``).
 
 pydevtensor finds its devices once, when it is first imported or asked (Note [device
 registry] in csrc/core/pdt_registry.c); there is no separate lazy CUDA start as in
@@ -8,7 +9,8 @@ PyTorch, so these report that one initialisation.
 from . import _C
 from ._devices import _as_device, memory_stats
 
-__all__ = ["init", "is_initialized", "get_arch_list", "memory_summary"]
+__all__ = ["init", "is_initialized", "get_arch_list", "memory_summary",
+           "memory_stats_as_nested_dict", "get_allocator_backend"]
 
 
 def _available():
@@ -175,3 +177,61 @@ def memory_summary(device=None, abbreviated=False):
     lines = [title, "=" * len(title)]
     lines += [f"{name:<15} {_size(v):>{width}}   {what}" for name, v, what in rows]
     return "\n".join(lines)
+
+
+def memory_stats_as_nested_dict(device=None):
+    """``cuda.memory_stats(device)`` as a nested dict, as ``torch.cuda``'s: each dotted
+    key split at its dots, so that ``'allocated_bytes.all.peak'`` is
+    ``nested['allocated_bytes']['all']['peak']`` (pydevtensor's own keys, without dots,
+    stay at the top); joining the keys back with dots gives ``memory_stats(device)``.
+    {} without a GPU and with no device named, as PyTorch's.
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        The device (default: the current CUDA device; 'cpu' works too).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When an explicit device does not exist.
+
+    Examples
+    --------
+    >>> nested = pydevtensor.cuda.memory_stats_as_nested_dict('cpu')
+    >>> nested['allocated_bytes']['all']['peak'] == nested['peak']
+    True
+    """
+    from .cuda import memory_stats
+    nested = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        inner = nested
+        for part in path:
+            inner = inner.setdefault(part, {})
+        inner[last] = value
+    return nested
+
+
+def get_allocator_backend():
+    """The allocator pydevtensor's CUDA devices allocate with, under ``torch.cuda``'s
+    names: ``'cudaMallocAsync'``, CUDA's stream-ordered pool allocator (each device has
+    a pool of pydevtensor's own), which PyTorch names so when
+    ``PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync`` picks it; PyTorch's default,
+    ``'native'``, is its own caching allocator, which pydevtensor does not have.  The
+    same answer without a GPU, as PyTorch's answers from its configuration.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.get_allocator_backend()
+    'cudaMallocAsync'
+    """
+    return "cudaMallocAsync"

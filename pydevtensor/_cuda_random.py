@@ -6,6 +6,8 @@ PyTorch keeps one generator per GPU besides the CPU's; pydevtensor keeps one for
 that a seed gives the same numbers on every device.  So ``cuda.manual_seed(s)`` is
 ``manual_seed(s)`` (it seeds the CPU's draws too, also on a machine without a GPU, where
 PyTorch ignores it), and the state of every GPU is ``get_rng_state()``.
+``cuda.default_generators`` (``default_generators()`` here) has one Generator per GPU, as
+PyTorch's, each on its GPU and each standing for that one stream.
 """
 from . import random as _random
 
@@ -231,3 +233,26 @@ def set_rng_state_all(new_states):
         _existing("cuda.set_rng_state_all()", i, lenient=True)
     for state in states:
         _random.set_rng_state(state)
+
+
+_PER_GPU = {}  # index -> the Generator on cuda:index that stands for the default stream
+
+
+def default_generators():
+    """``cuda.default_generators``: one ``pydevtensor.Generator`` per CUDA device, as
+    PyTorch's tuple, the one on cuda:i reporting that device; () when no CUDA device can
+    be used (as PyTorch's without a GPU).  Each stands for the one stream that serves
+    every device (``pydevtensor.default_generator``): seeding one, setting its state or
+    drawing with it as ``generator=`` acts on that stream, as ``cuda.manual_seed`` and
+    ``cuda.get_rng_state`` do.  The same objects come back on every read."""
+    from . import _C
+    from ._devices import device_count
+    from ._generator import Generator
+    gens = []
+    for i in range(device_count()):
+        if i not in _PER_GPU:
+            g = Generator(f"cuda:{i}")
+            _C._bind_default_generator(g)
+            _PER_GPU[i] = g
+        gens.append(_PER_GPU[i])
+    return tuple(gens)

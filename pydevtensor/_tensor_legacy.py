@@ -2,7 +2,9 @@
 ``Tensor()`` (the C type's constructor calls ``_legacy_new`` for every form but
 ``Tensor(t)``), and the typed ``FloatTensor``, ``DoubleTensor``, ``LongTensor``,
 ``IntTensor``, ``BoolTensor``: callables that make CPU tensors of their dtype, and
-classes for ``isinstance`` (true for a CPU tensor of that dtype, as in PyTorch); the
+classes for ``isinstance`` (true for a CPU tensor of that dtype, as in PyTorch), and
+their CUDA kin ``pydevtensor.cuda.FloatTensor`` and the rest (``CUDA_TYPES``), which
+make tensors on the current CUDA device and match CUDA tensors; the
 legacy Tensor methods ``new`` (the same forms, with self's dtype and device),
 ``apply_`` and ``map_`` (a Python callable on each element, CPU only).  A shape given as
 sizes is zero-filled here (PyTorch leaves the memory uninitialized)."""
@@ -17,6 +19,7 @@ from ._default_dtype import get_default_dtype
 from ._tensor_py import Size
 
 __all__ = ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
+# cuda.FloatTensor and its kin are pydevtensor.cuda's names (CUDA_TYPES, at the end)
 
 
 def _numpy_types(*names):
@@ -235,16 +238,37 @@ for _name, _method in (("new", _new), ("apply_", _apply_), ("map_", _map_)):
     setattr(_C.Tensor, _name, _method)
 
 
+def _cuda_place(name, args, device):
+    """The device a cuda.FloatTensor call makes its tensor on: device (a CUDA one, as
+    PyTorch's legacy constructors require), else the current CUDA device; a tensor given
+    as data must be a CUDA one (PyTorch raises TypeError too)."""
+    if device is None:
+        device = _C.device("cuda", _C._current_device())
+    else:
+        device = _C.device(device)
+        if device.type != "cuda":
+            raise _C.DeviceError(f"{name}(): legacy constructor expects device type: cuda "
+                                 f"but device type: {device.type} was passed")
+    if len(args) == 1 and isinstance(args[0], _C.Tensor) and not args[0].is_cuda:
+        t = args[0]
+        raise TypeError(f"{name}(t): t is a tensor of shape {tuple(t.shape)} on {t.device}; "
+                        f"{name} holds CUDA tensors (use t.cuda())")
+    return device
+
+
 class _TensorType(type):
-    """The metaclass of FloatTensor and its kin: calling one makes a tensor of its dtype,
-    isinstance(x, it) checks x's dtype and device."""
+    """The metaclass of FloatTensor and its kin: calling one makes a tensor of its dtype
+    (a cuda one on a CUDA device), isinstance(x, it) checks x's dtype and device type."""
 
     def __call__(cls, *args: Any, device: Any = None) -> _C.Tensor:
+        if cls.is_cuda:
+            name = f"cuda.{cls.__name__}"
+            return _make(args, cls.dtype, _cuda_place(name, args, device), name)
         return _make(args, cls.dtype, device, cls.__name__)
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return (isinstance(obj, _C.Tensor) and obj.dtype == cls.dtype
-                and obj.device.type == "cpu")
+                and obj.device.type == ("cuda" if cls.is_cuda else "cpu"))
 
 
 def _typed(name, dtype, what):
@@ -281,8 +305,56 @@ def _typed(name, dtype, what):
                                   "is_cuda": False})
 
 
+def _cuda_typed(name, dtype, what):
+    doc = f"""PyTorch's legacy ``torch.cuda.{name}``: ``cuda.{name}(data)`` copies a sequence
+    or array into a new {what} tensor on the current CUDA device, ``cuda.{name}(*sizes)``
+    makes a zero-filled one of that shape there (PyTorch leaves it uninitialized),
+    ``cuda.{name}()`` an empty one, ``cuda.{name}(t)`` gives t when t is a {what} CUDA
+    tensor; ``isinstance(x, cuda.{name})`` is True for a CUDA tensor of dtype {what}, and
+    ``x.type(cuda.{name})`` moves a CPU tensor to the current CUDA device.
+
+    Parameters
+    ----------
+    *args : sequence, array, ints, Size or Tensor
+        The data, or the sizes.
+    device : device or str, optional
+        The CUDA device a new tensor is made on (default: the current one).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        For other arguments, or a tensor of another dtype or not on a CUDA device.
+    pydevtensor.DeviceError
+        When no CUDA device can be used (the message says why), or device is not a CUDA
+        device.
+
+    Examples
+    --------
+    >>> isinstance(pydevtensor.ones(2), pydevtensor.cuda.{name})  # a CPU tensor
+    False
+
+    With a GPU (skipped here: it needs one):
+
+    >>> x = pydevtensor.cuda.{name}([1, 0])  # doctest: +SKIP
+    >>> x.device, x.type()  # doctest: +SKIP
+    (device(type='cuda', index=0), 'pydevtensor.cuda.{name}')
+    """
+    return _TensorType(name, (), {"dtype": dtype, "__doc__": doc,
+                                  "__module__": "pydevtensor.cuda", "is_cuda": True})
+
+
 FloatTensor = _typed("FloatTensor", _C.float32, "float32")
 DoubleTensor = _typed("DoubleTensor", _C.float64, "float64")
 LongTensor = _typed("LongTensor", _C.int64, "int64")
 IntTensor = _typed("IntTensor", _C.int32, "int32")
 BoolTensor = _typed("BoolTensor", _C.bool, "bool")
+
+# torch.cuda's typed tensors (pydevtensor.cuda.FloatTensor and the rest), by name
+CUDA_TYPES = {name: _cuda_typed(name, dtype, what) for name, dtype, what in (
+    ("FloatTensor", _C.float32, "float32"), ("DoubleTensor", _C.float64, "float64"),
+    ("LongTensor", _C.int64, "int64"), ("IntTensor", _C.int32, "int32"),
+    ("BoolTensor", _C.bool, "bool"))}

@@ -33,13 +33,34 @@ __all__ = [
     # smaller names of PyTorch's (pydevtensor/_cuda_compat.py) and cuda.nvtx
     "set_stream", "memory_cached", "max_memory_cached", "reset_max_memory_cached",
     "reset_accumulated_memory_stats", "is_tf32_supported", "get_gencode_flags", "nvtx",
+    # reports (pydevtensor/_cuda_info.py)
+    "memory_stats_as_nested_dict", "get_allocator_backend",
+    # cuda.nccl: version, is_available (pydevtensor/_cuda_nccl.py)
+    "nccl",
+    # warn or raise on a synchronising read (pydevtensor/_cuda_sync_debug.py)
+    "set_sync_debug_mode", "get_sync_debug_mode",
+    # nvidia-smi's figures through pynvml (pydevtensor/_cuda_monitor.py)
+    "utilization", "memory_usage", "temperature", "power_draw", "clock_rate",
+    "list_gpu_processes",
 ]
+# Read through __getattr__ below, so added apart (pyflakes looks for a definition of what
+# the list names): one Generator per GPU, all the one stream (pydevtensor/_cuda_random.py),
+# made when first read (the devices are found then); the legacy typed CUDA tensors
+# (pydevtensor/_tensor_legacy.py, loaded on first use: pydevtensor/_lazy.py)
+_LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor")
+_READ_LATE = ("default_generators", *_LEGACY_TYPES)
+__all__ += _READ_LATE
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
-from ._cuda_info import (get_arch_list, init, ipc_collect,  # noqa: E402
-                         is_current_stream_capturing, is_initialized, memory_summary)
+from ._cuda_info import (get_allocator_backend, get_arch_list, init, ipc_collect,  # noqa: E402
+                         is_current_stream_capturing, is_initialized,
+                         memory_stats_as_nested_dict, memory_summary)
 from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
                             stream)
 from . import _cuda_nvtx as nvtx  # noqa: E402  (torch.cuda.nvtx: ranges and marks)
+from . import _cuda_nccl as nccl  # noqa: E402  (torch.cuda.nccl: version, is_available)
+from ._cuda_sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: E402
+from ._cuda_monitor import (clock_rate, list_gpu_processes, memory_usage,  # noqa: E402
+                            power_draw, temperature, utilization)
 from ._cuda_compat import (get_gencode_flags, is_tf32_supported,  # noqa: E402
                            max_memory_cached, memory_cached, reset_accumulated_memory_stats,
                            reset_max_memory_allocated, reset_max_memory_cached, set_stream)
@@ -481,6 +502,14 @@ def __getattr__(name):
     if name == "comm":
         from .nn import _parallel_comm
         return _parallel_comm
+    # torch.cuda.default_generators: a tuple of one Generator per GPU, made when first
+    # read (the devices are found then), each the one stream (_cuda_random.py)
+    if name == "default_generators":
+        from ._cuda_random import default_generators
+        return default_generators()
+    if name in _LEGACY_TYPES:  # cuda.FloatTensor and its kin
+        from ._tensor_legacy import CUDA_TYPES
+        return CUDA_TYPES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -22,7 +22,8 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "config.threading", "cuda", "au
               "utils.data", "utils.checkpoint", "func", "nn.utils.stateless",
               "nn.utils.parametrize", "nn.utils.parametrizations", "nn.utils.prune",
               "special", "jit", "random", "distributions", "testing", "backends.cudnn",
-              "backends.mps", "amp", "cuda.amp", "cuda.nvtx", "cpu", "cpu.amp", "nn.parallel.comm",
+              "backends.mps", "amp", "cuda.amp", "cuda.nvtx", "cuda.nccl", "cpu", "cpu.amp",
+              "nn.parallel.comm",
               "accelerator", "distributions.relaxed_bernoulli",
               "distributions.relaxed_categorical", "nn.modules.lazy", "quasirandom",
               "signal.windows")

@@ -411,6 +411,9 @@ typedef struct pdt_backend {
     pdt_status (*comm_exchange)(void *comm, int index, int n, const pdt_comm_buffer *bufs);
     /* 1 when allreduce_sum can run (its library loads), else 0; may load it. */
     int (*allreduce_available)(void);
+    /* The collectives library's version code (NCCL_VERSION_CODE), 0 when it
+     * cannot run; may load it. */
+    int (*collective_version)(void);
 
     /* --- selection, indexing, sorting and scans (issue 17; pdt_index.h) --- */
     /* out = cond ? a : b elementwise.  out contiguous; cond bool, a and b of

@@ -11,6 +11,12 @@ int pdt_allreduce_available(int kind)
     return b && b->allreduce_available && b->allreduce_available();
 }
 
+int pdt_collective_version(int kind)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->collective_version ? b->collective_version() : 0;
+}
+
 pdt_status pdt_allreduce_sum(int n, const pdt_tensor *const *ts)
 {
     char a[32], c[32], sa[64], sc[64];

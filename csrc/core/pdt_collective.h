@@ -36,6 +36,10 @@ pdt_status pdt_allreduce_sum(int n, const pdt_tensor *const *ts);
 /* 1 when kind's backend can run collectives (CUDA with NCCL loadable), else 0. */
 int pdt_allreduce_available(int kind);
 
+/* The version code of kind's collectives library (NCCL_VERSION_CODE for CUDA),
+ * 0 when it has none or it cannot be loaded. */
+int pdt_collective_version(int kind);
+
 /* ---- rank communicators: one process (rank) per device, as NCCL's
  * ncclCommInitRank makes them (pydevtensor.distributed's 'nccl' backend) ----
  *

@@ -593,6 +593,7 @@ const pdt_backend pdt_cuda_backend = {
     .pointer_device = cuda_pointer_device,
     .allreduce_sum = pdt_cuda_allreduce_sum,
     .allreduce_available = pdt_cuda_nccl_available,
+    .collective_version = pdt_cuda_nccl_version,
     .comm_unique_id = pdt_cuda_comm_unique_id,
     .comm_init = pdt_cuda_comm_init,
     .comm_destroy = pdt_cuda_comm_destroy,

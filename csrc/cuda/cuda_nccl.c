@@ -119,6 +119,12 @@ int pdt_cuda_nccl_available(void)
     return nccl_get(&t) == PDT_OK;
 }
 
+int pdt_cuda_nccl_version(void)
+{
+    const nccl_table *t;
+    return nccl_get(&t) == PDT_OK ? t->version : 0;
+}
+
 static pdt_status nccl_check(const nccl_table *t, ncclResult_t r, const char *call)
 {
     if (r == ncclSuccess)

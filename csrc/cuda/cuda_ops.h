@@ -156,6 +156,9 @@ pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const
                                   size_t count, pdt_dtype dtype);
 /* 1 when libnccl.so.2 loads (loading it on first call), else 0. */
 int pdt_cuda_nccl_available(void);
+/* NCCL_VERSION_CODE of the loaded libnccl.so.2 (ncclGetVersion), 0 when it does
+ * not load. */
+int pdt_cuda_nccl_version(void);
 /* Rank communicators (Note [NCCL rank communicators] in cuda_nccl.c): the
  * backend's comm_* entries. */
 pdt_status pdt_cuda_comm_unique_id(unsigned char *id);

@@ -1,4 +1,4 @@
-/* collective.c - _C._allreduce_sum and _C._nccl_available, behind
+/* collective.c - _C._allreduce_sum, _C._nccl_available and _C._nccl_version, behind
  * pydevtensor.distribute.MirroredStrategy's NCCL path (Note [mirrored training]),
  * and the rank communicators of pydevtensor.distributed's 'nccl' backend
  * (_comm_unique_id, _comm_init, _comm_run, _comm_exchange; pdt_collective.h).  All private:
@@ -62,6 +62,19 @@ static PyObject *c_nccl_available(PyObject *m, PyObject *unused)
     ok = pdt_allreduce_available(PDT_CUDA);
     Py_END_ALLOW_THREADS
     return PyBool_FromLong(ok);
+}
+
+/* _nccl_version(): NCCL_VERSION_CODE of the libnccl.so.2 this build loads (ncclGetVersion),
+ * 0 without CUDA or when it does not load (pydevtensor.cuda.nccl.version). */
+static PyObject *c_nccl_version(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    int version;
+    Py_BEGIN_ALLOW_THREADS /* the first call dlopen()s NCCL */
+    version = pdt_collective_version(PDT_CUDA);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(version);
 }
 
 /* _count_collective(nbytes): counts one collective that sent nbytes from this process
@@ -261,5 +274,7 @@ PyMethodDef pdt_collective_functions[] = {
      "_allreduce_sum(tensors): in-place sum over tensors on distinct GPUs (NCCL)"},
     {"_nccl_available", c_nccl_available, METH_NOARGS,
      "_nccl_available(): whether this build has CUDA and libnccl.so.2 loads"},
+    {"_nccl_version", c_nccl_version, METH_NOARGS,
+     "_nccl_version(): NCCL_VERSION_CODE of libnccl.so.2, 0 when it does not load"},
     {NULL, NULL, 0, NULL},
 };

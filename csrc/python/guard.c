@@ -29,6 +29,19 @@
  * GIL only to log; a refused transfer records a PDT_ERR_TRANSFER message,
  * which the binding raises as TransferError.  The levels live in C statics,
  * not in module state, because the core's hook is process-wide.
+ *
+ * Note [sync debug mode]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * torch.cuda.set_sync_debug_mode: 'warn' (1) warns and 'error' (2) raises on
+ * an operation that makes the host wait for a GPU.  Here the hook sees them
+ * where the transfer guard does: an implicit device-to-host transfer (the reads
+ * of Note [implicit and explicit transfers], and the core's own reads, an index
+ * check), each of which waits for the device's stream.  It does not see the
+ * explicit copies (.cpu(), .to('cpu'), which wait too unless non_blocking), nor
+ * cuda.synchronize(), Event.synchronize() or Stream.synchronize(), which
+ * PyTorch's also flags.  The warning points at the nearest frame outside
+ * pydevtensor (_runtime_flags.outside_level); the error is a TransferError, a
+ * RuntimeError as PyTorch's.  The mode is process-wide, as PyTorch's.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -49,6 +62,7 @@ static const char *const level_names[GUARD_NUM_LEVELS] = {"allow", "log", "disal
                                                           "log_explicit", "disallow_explicit"};
 
 static atomic_int global_level;            /* GUARD_ALLOW until set */
+static atomic_int sync_debug_mode;         /* Note [sync debug mode]: 0, 1 warn, 2 error */
 static _Thread_local int local_level = -1; /* -1: use global_level */
 
 /* The copy being made on this thread, when a binding described it. */
@@ -128,6 +142,37 @@ static pdt_status log_transfer(const char *msg)
     return st;
 }
 
+/* Warns (a UserWarning at the nearest frame outside pydevtensor) that msg's
+ * transfer synchronises (Note [sync debug mode]).  May be called with or
+ * without the GIL; a warning turned into an error cancels the copy, with its
+ * exception left set for the binding to raise. */
+static pdt_status warn_sync(const char *msg)
+{
+    if (!Py_IsInitialized() || interpreter_finalizing())
+        return PDT_OK;
+    pdt_status st = PDT_OK;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyObject *flags = PyImport_ImportModule("pydevtensor._runtime_flags");
+    PyObject *level = flags ? PyObject_CallMethod(flags, "outside_level", NULL) : NULL;
+    const long stacklevel = level ? PyLong_AsLong(level) : -1;
+    if (stacklevel > 0 && PyErr_WarnFormat(PyExc_UserWarning, stacklevel,
+                                           "called a synchronizing CUDA operation: "
+                                           "%s (cuda.set_sync_debug_mode('warn'))",
+                                           msg) == 0) {
+        PyErr_Restore(et, ev, tb);
+    } else {
+        Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+        st = pdt_fail(PDT_ERR_TRANSFER, "warning of a synchronizing CUDA operation failed: %s",
+                      msg);
+    }
+    Py_XDECREF(level);
+    Py_XDECREF(flags);
+    PyGILState_Release(gil);
+    return st;
+}
+
 /* The core's copy hook (pdt_set_copy_hook): the transfer guard decides, then an
  * allowed copy is noted for placement logging (config.c). */
 static pdt_status guard_hook(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes)
@@ -141,6 +186,19 @@ static pdt_status guard_hook(pdt_copy_kind kind, pdt_device dst, pdt_device src,
     if (core_op)
         snprintf(core_words, sizeof core_words, "the index check of %s", core_op);
     const int implicit = copy_implicit || core_op;
+    const int sync_mode = atomic_load_explicit(&sync_debug_mode, memory_order_relaxed);
+    if (sync_mode && implicit && kind == PDT_COPY_D2H) {
+        char msg[400];
+        describe(kind, dst, src, nbytes, implicit, core_op ? core_words : copy_op, msg, sizeof msg);
+        if (sync_mode == 2)
+            return pdt_fail(PDT_ERR_TRANSFER,
+                            "called a synchronizing CUDA operation: %s refused: the sync debug "
+                            "mode is 'error' (cuda.set_sync_debug_mode(0) lets it run)",
+                            msg);
+        pdt_status st = warn_sync(msg);
+        if (st != PDT_OK)
+            return st;
+    }
     int deny = level == GUARD_DISALLOW_EXPLICIT || (level == GUARD_DISALLOW && implicit);
     int log = level == GUARD_LOG_EXPLICIT || (level == GUARD_LOG && implicit);
     if (deny || log) {
@@ -346,6 +404,28 @@ static PyObject *g_probe(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     return st == PDT_OK ? Py_NewRef(Py_None) : pdt_raise(S, st);
 }
 
+/* _set_sync_debug_mode(mode) -> the previous mode (Note [sync debug mode]);
+ * pydevtensor/_cuda_sync_debug.py checks mode (0, 1 or 2). */
+static PyObject *g_set_sync_debug(PyObject *m, PyObject *mode)
+{
+    (void)m;
+    long v = PyLong_AsLong(mode);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    if (v < 0 || v > 2) {
+        PyErr_Format(PyExc_ValueError, "sync debug mode must be 0, 1 or 2, got %ld", v);
+        return NULL;
+    }
+    return PyLong_FromLong(atomic_exchange(&sync_debug_mode, (int)v));
+}
+
+/* _get_sync_debug_mode() -> 0, 1 or 2 */
+static PyObject *g_get_sync_debug(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    return PyLong_FromLong(atomic_load(&sync_debug_mode));
+}
+
 PyMethodDef pdt_guard_functions[] = {
     {"_check_transfer_guard", g_check, METH_O, NULL},
     {"_set_transfer_guard", g_set_global, METH_O, NULL},
@@ -354,5 +434,7 @@ PyMethodDef pdt_guard_functions[] = {
     {"_implicit_cpu", (PyCFunction)(void (*)(void))g_implicit_cpu, METH_FASTCALL, NULL},
     {"_guard_probe", (PyCFunction)(void (*)(void))g_probe, METH_FASTCALL, NULL},
     {"_copy_for", (PyCFunction)(void (*)(void))g_copy_for, METH_FASTCALL, NULL},
+    {"_set_sync_debug_mode", g_set_sync_debug, METH_O, NULL},
+    {"_get_sync_debug_mode", g_get_sync_debug, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

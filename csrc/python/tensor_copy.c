@@ -468,8 +468,9 @@ static int dtype_of_type_name(const char *name, int *cuda)
 }
 
 /* The dtype that type(obj) names as a tensor type, a name above or a legacy class
- * (pydevtensor.FloatTensor and its kin: _tensor_legacy.py), with whether it names
- * CUDA; -1 when obj is neither, -2 on error. */
+ * (pydevtensor.FloatTensor and its kin, pydevtensor.cuda.FloatTensor and its kin:
+ * _tensor_legacy.py), with whether it names CUDA; -1 when obj is neither, -2 on
+ * error. */
 static int dtype_of_tensor_type(PyObject *obj, int *cuda)
 {
     if (PyUnicode_Check(obj)) {
@@ -481,11 +482,15 @@ static int dtype_of_tensor_type(PyObject *obj, int *cuda)
     PyObject *module = PyObject_GetAttrString(obj, "__module__");
     if (!module)
         return -2;
-    const int ours = PyUnicode_Check(module) &&
-                     PyUnicode_CompareWithASCIIString(module, "pydevtensor") == 0;
+    const int cpu_class = PyUnicode_Check(module) &&
+                          PyUnicode_CompareWithASCIIString(module, "pydevtensor") == 0;
+    const int cuda_class = PyUnicode_Check(module) &&
+                           PyUnicode_CompareWithASCIIString(module, "pydevtensor.cuda") == 0;
     Py_DECREF(module);
-    const int dtype = ours ? dtype_of_type_name(((PyTypeObject *)obj)->tp_name, cuda) : -1;
-    *cuda = 0; /* the legacy classes are CPU tensors' (their is_cuda is False) */
+    const int dtype = cpu_class || cuda_class
+                          ? dtype_of_type_name(((PyTypeObject *)obj)->tp_name, cuda)
+                          : -1;
+    *cuda = cuda_class; /* the class's is_cuda */
     return dtype;
 }
 
