@@ -1,0 +1,83 @@
+"""Errors a user meets most (indexing, dims, reshaping, matmul, cat/stack, the class
+losses) name the problem, then the tensor's shape and its device (DESIGN: "Bad input
+gets a Python exception whose message names the problem, the device and the sizes").
+Each message keeps PyTorch's wording at its start (users and tests match on it) and
+ends with the shape and the device, e.g. "index 5 is out of bounds for dimension 0
+with size 3 (a tensor of shape (3, 4) on cpu)"."""
+import ctypes
+import re
+
+import pytest
+
+import pydevtensor as pdt
+
+
+def _raises(exc, start, shape, device, fn):
+    """fn() raises exc whose message starts with the regex start and names shape (a
+    tuple, as Python writes it) and device."""
+    with pytest.raises(exc) as info:
+        fn()
+    msg = str(info.value)
+    assert re.match(start, msg), msg
+    assert str(tuple(shape)) in msg, f"{msg!r} does not name the shape {tuple(shape)}"
+    assert f"on {device}" in msg, f"{msg!r} does not name the device {device}"
+
+
+@pytest.mark.parametrize("index", [5, -4, (1, 9), (slice(None), 4)])
+def test_an_integer_index_out_of_bounds_names_the_shape_and_device(device, index):
+    x = pdt.zeros(3, 4, device=device)
+    _raises(IndexError, r"index -?\d+ is out of bounds for dimension \d with size \d \(",
+            (3, 4), device, lambda: x[index])
+
+
+def test_an_index_of_the_first_dimension_by_the_sequence_protocol(device):
+    x = pdt.zeros(3, 4, device=device)
+    get = ctypes.pythonapi.PySequence_GetItem  # tensor_item, the sq_item slot
+    get.restype, get.argtypes = ctypes.py_object, [ctypes.py_object, ctypes.c_ssize_t]
+    _raises(IndexError, r"index 5 is out of bounds for dimension 0 with size 3 \(", (3, 4),
+            device, lambda: get(x, 5))
+
+
+@pytest.mark.parametrize("index", ["basic", "many"])
+def test_too_many_indices_name_the_shape_and_device(device, index):
+    x = pdt.zeros(3, 4, device=device)
+    key = {"basic": (0, 0, 0), "many": (0,) * 100}[index]
+    _raises(IndexError, r"too many indices", (3, 4), device, lambda: x[key])
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x.sum(3), lambda x: x.transpose(0, 5), lambda x: x.flatten(0, 5),
+    lambda x: x.squeeze(4), lambda x: x.permute(0, 7), lambda x: x.size(5),
+    lambda x: x.unsqueeze(5)])
+def test_a_dim_out_of_range_in_c_names_the_shape_and_device(device, op):
+    x = pdt.zeros(3, 4, device=device)
+    _raises(IndexError, r"(\w+\(\): )?dimension out of range: got dim \d", (3, 4), device,
+            lambda: op(x))
+
+
+@pytest.mark.parametrize("shape, start", [
+    ((-1, -1), r"view\(\): only one dimension can be inferred \(-1\), got shape \(-1, -1\)"),
+    ((-2, 6), r"view\(\): invalid size -2 at position 0 of shape \(-2, 6\)")])
+def test_a_bad_new_shape_names_the_tensors_shape_and_device(device, shape, start):
+    x = pdt.zeros(3, 4, device=device)
+    _raises(ValueError, start, (3, 4), device, lambda: x.view(*shape))
+
+
+def test_a_view_that_strides_cannot_give_names_the_device(device):
+    x = pdt.zeros(3, 4, device=device).t()
+    _raises(ValueError, r"view\(\): cannot view a tensor of shape \(4, 3\) with strides "
+            r"\(1, 4\)", (4, 3), device, lambda: x.view(12))
+
+
+def test_permute_with_too_few_dims_names_the_shape_and_device(device):
+    x = pdt.zeros(3, 4, device=device)
+    _raises(ValueError, r"permute\(\): the number of dims \(1\) does not match the tensor's 2 "
+            r"dimensions", (3, 4), device, lambda: x.permute(0))
+
+
+@pytest.mark.parametrize("op, start", [
+    (pdt.bmm, r"bmm: expected two batches of matrices \(3-D\), but got shapes \(3, 4\)"),
+    (pdt.dot, r"dot: expected two vectors \(1-D\), but got shapes \(3, 4\)")])
+def test_products_of_the_wrong_rank_name_the_device(device, op, start):
+    x = pdt.zeros(3, 4, device=device)
+    _raises(ValueError, start, (3, 4), device, lambda: op(x, x))
