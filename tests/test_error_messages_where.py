@@ -10,6 +10,7 @@ import re
 import pytest
 
 import pydevtensor as pdt
+from pydevtensor.nn import functional as F
 
 
 def _raises(exc, start, shape, device, fn):
@@ -38,11 +39,19 @@ def test_an_index_of_the_first_dimension_by_the_sequence_protocol(device):
             device, lambda: get(x, 5))
 
 
-@pytest.mark.parametrize("index", ["basic", "many"])
+@pytest.mark.parametrize("index", ["basic", "advanced", "many"])
 def test_too_many_indices_name_the_shape_and_device(device, index):
     x = pdt.zeros(3, 4, device=device)
-    key = {"basic": (0, 0, 0), "many": (0,) * 100}[index]
+    key = {"basic": (0, 0, 0), "advanced": (pdt.tensor([0], device=device), 1, 2),
+           "many": (0,) * 100}[index]
     _raises(IndexError, r"too many indices", (3, 4), device, lambda: x[key])
+
+
+def test_a_boolean_mask_of_the_wrong_shape_names_the_shape_and_device(device):
+    x = pdt.zeros(3, 4, device=device)
+    mask = pdt.tensor([True, False], device=device)
+    _raises(IndexError, r"The shape of the mask \[2\] at index 0 does not match the shape of "
+            r"the indexed tensor \[3\]", (3, 4), device, lambda: x[mask])
 
 
 @pytest.mark.parametrize("op", [
@@ -53,6 +62,20 @@ def test_a_dim_out_of_range_in_c_names_the_shape_and_device(device, op):
     x = pdt.zeros(3, 4, device=device)
     _raises(IndexError, r"(\w+\(\): )?dimension out of range: got dim \d", (3, 4), device,
             lambda: op(x))
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x.softmax(3), lambda x: F.log_softmax(x, -3), lambda x: pdt.cat([x, x], 2),
+    lambda x: pdt.stack([x, x], 4), lambda x: x.flip(2), lambda x: x.select(2, 0),
+    lambda x: x.narrow(2, 0, 1), lambda x: x.topk(1, 2), lambda x: x.sort(2),
+    lambda x: x.roll(1, 2), lambda x: x.movedim(0, 2), lambda x: x.tensor_split(2, 2),
+    lambda x: x.diagonal(0, 0, 5),
+    lambda x: x.gather(2, pdt.zeros(1, 1, dtype=pdt.int64, device=x.device)),
+    lambda x: x.index_select(2, pdt.zeros(1, dtype=pdt.int64, device=x.device))])
+def test_a_dim_out_of_range_in_python_names_the_shape_and_device(device, op):
+    x = pdt.zeros(3, 4, device=device)
+    _raises(IndexError, r"\w+\(\): Dimension out of range \(expected to be in range of "
+            r"\[-\d, \d\], but got -?\d\)", (3, 4), device, lambda: op(x))
 
 
 @pytest.mark.parametrize("shape, start", [
@@ -81,3 +104,9 @@ def test_permute_with_too_few_dims_names_the_shape_and_device(device):
 def test_products_of_the_wrong_rank_name_the_device(device, op, start):
     x = pdt.zeros(3, 4, device=device)
     _raises(ValueError, start, (3, 4), device, lambda: op(x, x))
+
+
+def test_repeat_with_too_few_sizes_names_the_shape_and_device(device):
+    x = pdt.zeros(3, 4, device=device)
+    _raises(RuntimeError, r"Number of dimensions of repeat dims can not be smaller than number "
+            r"of dimensions of tensor \(1 < 2\)", (3, 4), device, lambda: x.repeat(2))
