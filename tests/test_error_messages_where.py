@@ -110,3 +110,29 @@ def test_repeat_with_too_few_sizes_names_the_shape_and_device(device):
     x = pdt.zeros(3, 4, device=device)
     _raises(RuntimeError, r"Number of dimensions of repeat dims can not be smaller than number "
             r"of dimensions of tensor \(1 < 2\)", (3, 4), device, lambda: x.repeat(2))
+
+
+@pytest.mark.parametrize("loss", [F.cross_entropy, F.nll_loss])
+@pytest.mark.parametrize("shape", [(2, 3), (3,), (2, 3, 4)])
+def test_a_class_out_of_range_names_the_inputs_shape_and_device(device, loss, shape):
+    if device.type != "cpu":
+        pytest.skip("classes are read and checked on the CPU only (Note [unchecked classes])")
+    x = pdt.zeros(*shape, device=device)
+    target = pdt.zeros((shape[0],) + shape[2:] if len(shape) > 1 else (), dtype=pdt.int64,
+                       device=device)
+    target.view(-1)[-1] = 7
+    name = loss.__name__
+    _raises(IndexError, rf"{name}\(\): target 7 is out of bounds for 3 classes \(", shape,
+            device, lambda: loss(x, target))
+
+
+@pytest.mark.parametrize("loss", [F.cross_entropy, F.nll_loss])
+def test_a_target_or_weight_of_the_wrong_shape_names_the_device(device, loss):
+    x = pdt.zeros(2, 3, device=device)
+    good = pdt.zeros(2, dtype=pdt.int64, device=device)
+    name = loss.__name__
+    _raises(ValueError, rf"{name}\(\): target of shape \(3,\) does not match input of shape "
+            r"\(2, 3\)", (2, 3), device,
+            lambda: loss(x, pdt.zeros(3, dtype=pdt.int64, device=device)))
+    _raises(ValueError, rf"{name}\(\): weight of shape \(4,\) does not fit input of shape "
+            r"\(2, 3\)", (2, 3), device, lambda: loss(x, good, pdt.ones(4, device=device)))
