@@ -244,7 +244,7 @@ def roll(input, shifts, dims=None):
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts and dims must align: {len(shifts)} shifts "
                            f"{shifts} and {len(dims)} dims {dims}")
-    dims = tuple(_dim(dm, x.ndim, "roll") for dm in dims)
+    dims = tuple(_dim(dm, x.ndim, "roll", x) for dm in dims)
     return _rolled(x, tuple(s % x.shape[d] if x.shape[d] else 0 for s, d in zip(shifts, dims)),
                    dims)
 

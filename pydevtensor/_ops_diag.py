@@ -62,8 +62,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """
     _tensor_arg(input, "diagonal")
     offset = _int_arg(offset, "diagonal", "offset")
-    d1 = _dim(_int_arg(dim1, "diagonal", "dim1"), input.ndim, "diagonal")
-    d2 = _dim(_int_arg(dim2, "diagonal", "dim2"), input.ndim, "diagonal")
+    d1 = _dim(_int_arg(dim1, "diagonal", "dim1"), input.ndim, "diagonal", input)
+    d2 = _dim(_int_arg(dim2, "diagonal", "dim2"), input.ndim, "diagonal", input)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}"
                            f"{_where(input)}")

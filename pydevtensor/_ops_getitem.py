@@ -119,7 +119,8 @@ def _plan(x, idx):
         else:
             consumed += 1
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (a tensor of "
+                         f"shape {tuple(x.shape)} on {x.device})")
     basic, advanced = [], []  # advanced: (position in basic's output dims, tensor)
     out_dim = 0
     for it in items:
@@ -163,7 +164,8 @@ def _plan(x, idx):
             size = tuple(view.shape[dim:dim + mask.ndim])
             if tuple(mask.shape) != size:
                 raise IndexError(f"The shape of the mask {list(mask.shape)} at index {dim} does "
-                                 f"not match the shape of the indexed tensor {list(size)}")
+                                 f"not match the shape of the indexed tensor {list(size)} (a "
+                                 f"tensor of shape {tuple(x.shape)} on {x.device})")
             for k, coord in enumerate(nonzero(mask, as_tuple=True)):
                 pairs.append((dim + k, coord))
         else:

@@ -381,15 +381,21 @@ def _check_in_place_mask(input, mask):
                            f"{input.device})")
 
 
-def _dim(dim, ndim, op):
+def _dim(dim, ndim, op, of=None):
     """dim in [0, ndim) (ndim 0 takes -1 and 0), for op's errors; an int, or an object
-    with __index__ (a bool, a float or a str raises TypeError, as PyTorch's)."""
+    with __index__ (a bool, a float or a str raises TypeError, as PyTorch's).  of: the
+    tensor whose dim it is (or its (shape, device)), whose shape and device the error
+    names."""
     if type(dim) is not builtins.int:
         dim = _int_arg(dim, op, "dim")
     n = ndim if ndim > 1 else 1
     if not -n <= dim < n:
+        where = ""
+        if of is not None:
+            shape, device = (of.shape, of.device) if isinstance(of, _C.Tensor) else of
+            where = f" (a tensor of shape {tuple(shape)} on {device})"
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
-                         f"[{-n}, {n - 1}], but got {dim})")
+                         f"[{-n}, {n - 1}], but got {dim}){where}")
     return dim % n
 
 
@@ -449,7 +455,7 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
                          f"{tuple(index.shape)}")
     src = input if input.ndim else input.reshape(1)
-    d = _dim(dim, input.ndim, "index_select")
+    d = _dim(dim, input.ndim, "index_select", input)
     index = index.reshape(-1).contiguous()
     shape = list(src.shape)
     shape[d] = index.shape[0]
@@ -540,7 +546,7 @@ def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False)
         raise _C.DeviceError(f"{op}(): expected index and input on the same device, got "
                              f"index {tuple(index.shape)} on {index.device}, input on {device}")
     ndim = len(in_shape)
-    d = _dim(dim, ndim, op)
+    d = _dim(dim, ndim, op, (in_shape, device))
     if index.numel() == 0:  # nothing read or written: no shape checks (as PyTorch)
         return _C.empty((0,), dtype=_C.int64, device=device)
     if builtins.max(index.ndim, 1) != builtins.max(ndim, 1):  # 0-d counts as 1-d

@@ -133,7 +133,7 @@ def _cat(tensors, dim=0, *, out=None):
     if ref.ndim == 0:
         raise RuntimeError("cat(): zero-dimensional tensor (at position 0) cannot be "
                            "concatenated")
-    d = _dim(dim, ref.ndim, "cat")
+    d = _dim(dim, ref.ndim, "cat", ref)
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = result_type(_C.empty(0, dtype=dtype), t)
@@ -233,7 +233,7 @@ def _stack(tensors, dim=0, *, out=None):
             raise _C.InvalidArgumentError(
                 f"stack(): stack expects each tensor to be equal size, but got {tuple(shape)} "
                 f"at entry 0 and {tuple(t.shape)} at entry {i} (on {device})")
-    d = _dim(dim, len(shape) + 1, "stack")
+    d = _dim(dim, len(shape) + 1, "stack", tensors[0])
     # cat's body: stack records its own gradient, so cat's recording wrapper is skipped
     return _cat.__wrapped__([t.unsqueeze(d) for t in tensors], d, out=out)
 
@@ -441,7 +441,8 @@ def repeat(input, *sizes, repeats=None):
     sizes = _sizes(sizes, "repeat")
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
-                           f"number of dimensions of tensor ({len(sizes)} < {input.ndim})")
+                           f"number of dimensions of tensor ({len(sizes)} < {input.ndim}) (a "
+                           f"tensor of shape {tuple(input.shape)} on {input.device})")
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"Trying to create tensor with negative dimension: {sizes}")
     shape = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
@@ -510,14 +511,14 @@ def flip(input, *args, dims=None):
                         f"{type(dims).__name__}")
     if input.ndim == 0:
         for d in dims:
-            _dim(d, 0, "flip")
+            _dim(d, 0, "flip", input)
         if len(dims) > 1:  # 0 and -1 are both dim 0, as PyTorch's dim_list_to_bitset
             raise RuntimeError(f"flip(): dim 0 appears multiple times in the list of dims "
                                f"{tuple(dims)}")
         return _flip(input, ())
     ks = []
     for d in dims:
-        k = _dim(d, input.ndim, "flip")
+        k = _dim(d, input.ndim, "flip", input)
         if k in ks:
             raise RuntimeError(f"flip(): dim {k} appears multiple times in the list of dims "
                                f"{tuple(dims)}")

@@ -83,7 +83,7 @@ def along(op, x, dim, index, source=None, negative_ok=False):
     counting from the end too when negative_ok (index_fill, as PyTorch's)."""
     _tensor_arg(x, op)
     index = _index_tensor(_tensor_arg(index, op, "index"), op)
-    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
+    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op, x)
     _same_device(op, x, index)
     if index.ndim > 1:  # both PyTorch's kinds: IndexError (index_add), RuntimeError (index_fill)
         raise _C.IndexOutOfRangeError(f"{op}(): Index is supposed to be a vector, got shape "

@@ -66,7 +66,7 @@ swapdims.__doc__ = _SWAP_DOC.format(what="another name for transpose", name="swa
 def _dims_arg(dims, input, op, name):
     ndim = input.ndim
     dims = _args.sequence(dims, op, name, single=True)
-    out = [_dim(_int_arg(d, op, name), ndim, op) for d in dims]
+    out = [_dim(_int_arg(d, op, name), ndim, op, input) for d in dims]
     if len(set(out)) != len(out):
         raise RuntimeError(f"{op}: repeated dim in `{name}` ({list(dims)}){_where(input)}")
     return out
@@ -162,7 +162,7 @@ def narrow(input, dim, start, length):
     _tensor_arg(input, "narrow")
     if input.ndim == 0:
         raise RuntimeError(f"narrow() cannot be applied to a 0-dim tensor (on {input.device})")
-    d = _dim(_int_arg(dim, "narrow", "dim"), input.ndim, "narrow")
+    d = _dim(_int_arg(dim, "narrow", "dim"), input.ndim, "narrow", input)
     if isinstance(start, _C.Tensor):
         if start.ndim != 0 or start.dtype.is_floating_point or start.dtype == _C.bool:
             # a TypeError (as before) that is also PyTorch's RuntimeError
@@ -220,7 +220,7 @@ def unflatten(input, dim, sizes):
     """
     _tensor_arg(input, "unflatten")
     dim = _int_arg(dim, "unflatten", "dim")
-    d = _dim(dim, input.ndim, "unflatten")  # out of range: IndexError
+    d = _dim(dim, input.ndim, "unflatten", input)  # out of range: IndexError
     if input.ndim == 0:  # PyTorch's refuses even 0 and -1 of a 0-d tensor here
         raise RuntimeError(f"unflatten(): Dimension specified as {dim} but tensor has no "
                            f"dimensions{_where(input)}")
@@ -573,7 +573,7 @@ def select(input, dim, index):
     _tensor_arg(input, "select")
     if input.ndim == 0:
         raise IndexError(f"select() cannot be applied to a 0-dim tensor (on {input.device})")
-    d = _dim(_int_arg(dim, "select", "dim"), input.ndim, "select")
+    d = _dim(_int_arg(dim, "select", "dim"), input.ndim, "select", input)
     index = _int_arg(index, "select", "index")
     size = input.shape[d]
     if not -size <= index < size:

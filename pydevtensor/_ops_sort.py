@@ -26,9 +26,9 @@ def _along_last(input, dim, op, fn):
     _tensor_arg(input, op)
     dim = _int_arg(dim, op, "dim")
     if input.ndim == 0:
-        _dim(dim, 0, op)
+        _dim(dim, 0, op, input)
         return tuple(t.reshape(()) for t in fn(input.reshape(1)))
-    d = _dim(dim, input.ndim, op)
+    d = _dim(dim, input.ndim, op, input)
     last = input.ndim - 1
     if d == last:
         return fn(input)
@@ -176,7 +176,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         return _outs_written(topk(input, k, dim, largest), out, "topk", return_types.topk)
     _tensor_arg(input, "topk")
     k = _int_arg(k, "topk", "k")
-    d = _dim(_int_arg(dim, "topk", "dim"), input.ndim, "topk")
+    d = _dim(_int_arg(dim, "topk", "dim"), input.ndim, "topk", input)
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, size {size} of "

@@ -68,7 +68,7 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     if input.ndim == 0:
         raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a "
                            f"tensor with 0 dims (on {input.device})")
-    d = _dim(_int_arg(dim, "tensor_split", "dim"), input.ndim, "tensor_split")
+    d = _dim(_int_arg(dim, "tensor_split", "dim"), input.ndim, "tensor_split", input)
     arg = indices_or_sections
     if isinstance(arg, _C.Tensor):
         if arg.dtype.is_floating_point or arg.dtype == _C.bool or arg.ndim > 1:

@@ -30,9 +30,9 @@ def _along(input, dim, dtype, op):
         input = input.to(dtype)
     _floating(input, op)
     if input.ndim == 0:
-        _dim(dim, 0, op)
+        _dim(dim, 0, op, input)
         return input, None
-    return input, _dim(dim, input.ndim, op)
+    return input, _dim(dim, input.ndim, op, input)
 
 
 def _softmax(input, dim, dtype, log):

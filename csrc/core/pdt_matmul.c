@@ -415,12 +415,13 @@ static pdt_status multiply(const char *op, pdt_device device, const pdt_tensor *
 static pdt_status check_ndim(const char *op, const pdt_tensor *a, const pdt_tensor *b, int ndim,
                              const char *what)
 {
-    char s1[160], s2[160];
+    char s1[160], s2[160], dev[32];
     if (a->ndim == ndim && b->ndim == ndim)
         return PDT_OK;
-    return pdt_fail(PDT_ERR_VALUE, "%s: expected two %s (%d-D), but got shapes %s and %s", op, what,
-                    ndim, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
-                    pdt_shape_str(b->ndim, b->shape, s2, sizeof s2));
+    return pdt_fail(PDT_ERR_VALUE, "%s: expected two %s (%d-D), but got shapes %s and %s (on %s)",
+                    op, what, ndim, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+                    pdt_shape_str(b->ndim, b->shape, s2, sizeof s2),
+                    pdt_device_str(a->device, dev, sizeof dev));
 }
 
 /* The two-operand products: op(input, <second>) with both operands of ndim

@@ -198,7 +198,7 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
                         ndims, x->ndim);
     for (int i = 0; i < ndims; i++) {
         int d = 0;
-        pdt_status st = pdt_wrap_dim(name, dims[i], x->ndim, &d);
+        pdt_status st = pdt_wrap_dim(name, dims[i], x, &d);
         if (st != PDT_OK)
             return st;
         if (x->ndim > 0 && reduced[d]++)

@@ -314,6 +314,15 @@ const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
     return buf;
 }
 
+const char *pdt_tensor_where(const pdt_tensor *t, char *buf, size_t n)
+{
+    char shape[PDT_WHERE_LEN - 64], dev[32];
+    snprintf(buf, n, "a tensor of shape %s on %s",
+             pdt_shape_str(t->ndim, t->shape, shape, sizeof shape),
+             pdt_device_str(t->device, dev, sizeof dev));
+    return buf;
+}
+
 int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b)
 {
     if (a->ndim != b->ndim)

@@ -61,6 +61,10 @@ int pdt_tensor_spans_overlap(const pdt_tensor *a, const pdt_tensor *b);
 void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 /* "(2, 3)", "(3,)" or "()" for ndim sizes, into buf; returns buf. */
 const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n);
+/* "a tensor of shape (2, 3) on cuda:0": t's sizes and device, for a message's closing
+ * parentheses, into buf (PDT_WHERE_LEN bytes are enough for 16 dims); returns buf. */
+#define PDT_WHERE_LEN 400
+const char *pdt_tensor_where(const pdt_tensor *t, char *buf, size_t n);
 /* 1 when a and b have the same shape. */
 int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b);
 /* Checks ndim and sizes (negative, overflow past 2^62 elements or bytes). */

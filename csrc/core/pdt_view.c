@@ -10,23 +10,26 @@
 
 #include "pdt_ops.h"
 
-pdt_status pdt_wrap_dim(const char *op, int64_t dim, int ndim, int *out)
+pdt_status pdt_wrap_dim(const char *op, int64_t dim, const pdt_tensor *t, int *out)
 {
+    int ndim = t->ndim;
     int64_t n = ndim > 0 ? ndim : 1;
+    char where[PDT_WHERE_LEN];
     if (dim < -n || dim >= n)
         return pdt_fail(PDT_ERR_INDEX,
                         "%s(): dimension out of range: got dim %lld for a tensor with %d "
-                        "dimension%s (expected %lld <= dim < %lld)",
-                        op, (long long)dim, ndim, ndim == 1 ? "" : "s", (long long)-n,
-                        (long long)n);
+                        "dimension%s (expected %lld <= dim < %lld) (%s)",
+                        op, (long long)dim, ndim, ndim == 1 ? "" : "s", (long long)-n, (long long)n,
+                        pdt_tensor_where(t, where, sizeof where));
     *out = (int)(dim < 0 ? dim + n : dim);
     return PDT_OK;
 }
 
-static pdt_status wrap_two_dims(const char *op, int64_t d0, int64_t d1, int ndim, int *a, int *b)
+static pdt_status wrap_two_dims(const char *op, int64_t d0, int64_t d1, const pdt_tensor *t, int *a,
+                                int *b)
 {
-    pdt_status st = pdt_wrap_dim(op, d0, ndim, a);
-    return st == PDT_OK ? pdt_wrap_dim(op, d1, ndim, b) : st;
+    pdt_status st = pdt_wrap_dim(op, d0, t, a);
+    return st == PDT_OK ? pdt_wrap_dim(op, d1, t, b) : st;
 }
 
 /* ------------------------------------------------------------ new shapes */
@@ -35,7 +38,7 @@ static pdt_status wrap_two_dims(const char *op, int64_t d0, int64_t d1, int ndim
 static pdt_status infer_shape(const char *op, const pdt_tensor *src, int ndim, const int64_t *shape,
                               int64_t *resolved)
 {
-    char a[200], b[200];
+    char a[200], b[200], where[PDT_WHERE_LEN];
     int64_t numel = pdt_tensor_numel(src), known = 1;
     int infer = -1;
     if (ndim < 0 || ndim > PDT_MAX_DIMS)
@@ -46,12 +49,16 @@ static pdt_status infer_shape(const char *op, const pdt_tensor *src, int ndim, c
         if (shape[i] == -1) {
             if (infer >= 0)
                 return pdt_fail(PDT_ERR_VALUE,
-                                "%s(): only one dimension can be inferred (-1), got shape %s", op,
-                                pdt_shape_str(ndim, shape, a, sizeof a));
+                                "%s(): only one dimension can be inferred (-1), got shape %s (for "
+                                "%s)",
+                                op, pdt_shape_str(ndim, shape, a, sizeof a),
+                                pdt_tensor_where(src, where, sizeof where));
             infer = i;
         } else if (shape[i] < 0) {
-            return pdt_fail(PDT_ERR_VALUE, "%s(): invalid size %lld at position %d of shape %s", op,
-                            (long long)shape[i], i, pdt_shape_str(ndim, shape, a, sizeof a));
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s(): invalid size %lld at position %d of shape %s (for %s)", op,
+                            (long long)shape[i], i, pdt_shape_str(ndim, shape, a, sizeof a),
+                            pdt_tensor_where(src, where, sizeof where));
         } else if (shape[i] != 0 && known > INT64_MAX / shape[i]) {
             known = INT64_MAX; /* saturates; only a later 0 can bring it back */
         } else {
@@ -143,15 +150,16 @@ static pdt_status new_shape(const char *op, const pdt_tensor *src, int ndim, con
         return PDT_OK;
     }
     if (!copy_ok) {
-        char a[200], s[200], b[200];
+        char a[200], s[200], b[200], dev[32];
         return pdt_fail(PDT_ERR_VALUE,
-                        "%s(): cannot view a tensor of shape %s with strides %s as shape %s: a new "
-                        "dimension would span parts of the tensor that are not evenly spaced in "
-                        "memory; use .reshape(), which copies when it must, or .contiguous() "
-                        "first",
+                        "%s(): cannot view a tensor of shape %s with strides %s as shape %s (on "
+                        "%s): a new dimension would span parts of the tensor that are not evenly "
+                        "spaced in memory; use .reshape(), which copies when it must, or "
+                        ".contiguous() first",
                         op, pdt_shape_str(src->ndim, src->shape, a, sizeof a),
                         pdt_shape_str(src->ndim, src->strides, s, sizeof s),
-                        pdt_shape_str(ndim, resolved, b, sizeof b));
+                        pdt_shape_str(ndim, resolved, b, sizeof b),
+                        pdt_device_str(src->device, dev, sizeof dev));
     }
     pdt_tensor copy;
     st = pdt_copy_to_new(src, src->device, src->dtype, 0, 0, &copy);
@@ -177,7 +185,7 @@ pdt_status pdt_reshape(const pdt_tensor *src, int ndim, const int64_t *shape, pd
 pdt_status pdt_flatten(const pdt_tensor *src, int64_t start_dim, int64_t end_dim, pdt_tensor *out)
 {
     int start = 0, end = 0;
-    pdt_status st = wrap_two_dims("flatten", start_dim, end_dim, src->ndim, &start, &end);
+    pdt_status st = wrap_two_dims("flatten", start_dim, end_dim, src, &start, &end);
     if (st != PDT_OK)
         return st;
     if (start > end)
@@ -206,14 +214,15 @@ pdt_status pdt_flatten(const pdt_tensor *src, int64_t start_dim, int64_t end_dim
 
 pdt_status pdt_permute(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out)
 {
+    char where[PDT_WHERE_LEN];
     if (n != src->ndim)
         return pdt_fail(PDT_ERR_VALUE,
                         "permute(): the number of dims (%d) does not match the tensor's %d "
-                        "dimensions",
-                        n, src->ndim);
+                        "dimensions (%s)",
+                        n, src->ndim, pdt_tensor_where(src, where, sizeof where));
     int seen[PDT_MAX_DIMS] = {0}, perm[PDT_MAX_DIMS];
     for (int i = 0; i < n; i++) {
-        pdt_status st = pdt_wrap_dim("permute", dims[i], src->ndim, &perm[i]);
+        pdt_status st = pdt_wrap_dim("permute", dims[i], src, &perm[i]);
         if (st != PDT_OK)
             return st;
         if (seen[perm[i]]++)
@@ -231,7 +240,7 @@ pdt_status pdt_permute(const pdt_tensor *src, int n, const int64_t *dims, pdt_te
 pdt_status pdt_transpose(const pdt_tensor *src, int64_t d0, int64_t d1, pdt_tensor *out)
 {
     int a = 0, b = 0;
-    pdt_status st = wrap_two_dims("transpose", d0, d1, src->ndim, &a, &b);
+    pdt_status st = wrap_two_dims("transpose", d0, d1, src, &a, &b);
     if (st != PDT_OK)
         return st;
     pdt_note_op("transpose", src->device);
@@ -261,7 +270,7 @@ pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_te
     int drop[PDT_MAX_DIMS + 1] = {0}; /* + 1: a 0-d src's dims 0 and -1 both wrap to 0 */
     for (int i = 0; i < n; i++) {
         int d = 0;
-        pdt_status st = pdt_wrap_dim("squeeze", dims[i], src->ndim, &d);
+        pdt_status st = pdt_wrap_dim("squeeze", dims[i], src, &d);
         if (st != PDT_OK)
             return st;
         if (drop[d]) /* as PyTorch's dim_list_to_bitset, which refuses (2, -1) of a 3-d */
@@ -326,11 +335,13 @@ pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out)
     int n = src->ndim;
     if (n >= PDT_MAX_DIMS)
         return too_many_dims("unsqueeze", n + 1);
+    char where[PDT_WHERE_LEN];
     if (dim < -n - 1 || dim > n)
         return pdt_fail(PDT_ERR_INDEX,
                         "unsqueeze(): dimension out of range: got dim %lld for a tensor with %d "
-                        "dimension%s (expected %d <= dim <= %d)",
-                        (long long)dim, n, n == 1 ? "" : "s", -n - 1, n);
+                        "dimension%s (expected %d <= dim <= %d) (%s)",
+                        (long long)dim, n, n == 1 ? "" : "s", -n - 1, n,
+                        pdt_tensor_where(src, where, sizeof where));
     int d = (int)(dim < 0 ? dim + n + 1 : dim);
     pdt_note_op("unsqueeze", src->device);
     pdt_tensor_share(out, src);
@@ -401,7 +412,7 @@ pdt_status pdt_diagonal_view(const pdt_tensor *src, int64_t offset, int64_t dim1
                         "(on %s)",
                         pdt_shape_str(src->ndim, src->shape, shape_buf, sizeof shape_buf),
                         pdt_device_str(src->device, dev_buf, sizeof dev_buf));
-    pdt_status st = wrap_two_dims("diagonal", dim1, dim2, src->ndim, &a, &b);
+    pdt_status st = wrap_two_dims("diagonal", dim1, dim2, src, &a, &b);
     if (st != PDT_OK)
         return st;
     if (a == b)
@@ -475,10 +486,11 @@ pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, 
                 return pdt_fail(PDT_ERR_VALUE, "slice step cannot be zero");
         }
     }
+    char where[PDT_WHERE_LEN];
     if (consumed > src->ndim)
         return pdt_fail(PDT_ERR_INDEX,
-                        "too many indices for a tensor of dimension %d: %d were given", src->ndim,
-                        consumed);
+                        "too many indices for a tensor of dimension %d: %d were given (%s)",
+                        src->ndim, consumed, pdt_tensor_where(src, where, sizeof where));
     int result_ndim = src->ndim - consumed + added;
     for (int i = 0; i < n; i++)
         if (items[i].kind == PDT_INDEX_SLICE)
@@ -505,8 +517,9 @@ pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, 
             int64_t size = src->shape[d], pos = it->i < 0 ? it->i + size : it->i;
             if (pos < 0 || pos >= size)
                 return pdt_fail(PDT_ERR_INDEX,
-                                "index %lld is out of bounds for dimension %d with size %lld",
-                                (long long)it->i, d, (long long)size);
+                                "index %lld is out of bounds for dimension %d with size %lld (%s)",
+                                (long long)it->i, d, (long long)size,
+                                pdt_tensor_where(src, where, sizeof where));
             v.offset += pos * src->strides[d];
             d++;
         } else {

@@ -23,9 +23,9 @@
 extern "C" {
 #endif
 
-/* Normalises dim for a tensor of ndim dims into *out (0 <= *out < max(ndim, 1)).
- * A bad dim is PDT_ERR_INDEX naming op, the dim and the ndim. */
-pdt_status pdt_wrap_dim(const char *op, int64_t dim, int ndim, int *out);
+/* Normalises dim for t's dims into *out (0 <= *out < max(t->ndim, 1)).  A bad dim
+ * is PDT_ERR_INDEX naming op, the dim, the ndim, and t's shape and device. */
+pdt_status pdt_wrap_dim(const char *op, int64_t dim, const pdt_tensor *t, int *out);
 
 /* view(shape): a view with the new shape, or PDT_ERR_VALUE saying why none
  * exists (the strides do not allow it).  One size may be -1 (inferred). */

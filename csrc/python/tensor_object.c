@@ -140,15 +140,18 @@ static PyObject *shape_object(PyObject *self)
     return size;
 }
 
-/* Normalises dim for a tensor of ndim dims (-ndim <= dim < ndim). */
-static int wrap_dim(int64_t dim, int ndim, int64_t *out)
+/* Normalises dim for t's dims (-ndim <= dim < ndim). */
+static int wrap_dim(int64_t dim, const pdt_tensor *t, int64_t *out)
 {
+    int ndim = t->ndim;
     int64_t n = ndim > 0 ? ndim : 1;
     if (dim < -n || dim >= n) {
+        char where[PDT_WHERE_LEN];
         PyErr_Format(PyExc_IndexError,
                      "dimension out of range: got dim %lld for a tensor with %d dimension%s "
-                     "(expected %lld <= dim < %lld)",
-                     (long long)dim, ndim, ndim == 1 ? "" : "s", (long long)-n, (long long)n);
+                     "(expected %lld <= dim < %lld) (%s)",
+                     (long long)dim, ndim, ndim == 1 ? "" : "s", (long long)-n, (long long)n,
+                     pdt_tensor_where(t, where, sizeof where));
         return -1;
     }
     *out = dim < 0 ? dim + n : dim;
@@ -373,7 +376,7 @@ static PyObject *size_or_stride(PyObject *self, PyObject *const *args, Py_ssize_
                      name[stride], dim, pdt_device_str(t->device, dev, sizeof dev));
         return NULL;
     }
-    if (wrap_dim(dim, t->ndim, &d) < 0)
+    if (wrap_dim(dim, t, &d) < 0)
         return NULL;
     return PyLong_FromLongLong(stride ? t->strides[d] : t->shape[d]);
 }
@@ -523,8 +526,10 @@ static PyObject *tensor_item(PyObject *self, Py_ssize_t i)
         return r;
     }
     if (i < 0 || i >= t->shape[0]) {
-        PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for dimension 0 with size %lld",
-                     i, (long long)t->shape[0]);
+        char where[PDT_WHERE_LEN];
+        PyErr_Format(PyExc_IndexError,
+                     "index %zd is out of bounds for dimension 0 with size %lld (%s)", i,
+                     (long long)t->shape[0], pdt_tensor_where(t, where, sizeof where));
         return NULL;
     }
     pdt_tensor v;

@@ -430,8 +430,11 @@ static int index_view(PyObject *self, PyObject *key, pdt_tensor *out)
     if (PyTuple_Check(key)) {
         n = PyTuple_GET_SIZE(key);
         if (n > MAX_INDEX_ITEMS) {
-            PyErr_Format(PyExc_IndexError, "too many indices (%zd) for a tensor of dimension %d", n,
-                         pdt_tensor_of(self)->ndim);
+            char where[PDT_WHERE_LEN];
+            PyErr_Format(PyExc_IndexError,
+                         "too many indices (%zd) for a tensor of dimension %d (%s)", n,
+                         pdt_tensor_of(self)->ndim,
+                         pdt_tensor_where(pdt_tensor_of(self), where, sizeof where));
             return -1;
         }
         for (Py_ssize_t i = 0; i < n; i++)

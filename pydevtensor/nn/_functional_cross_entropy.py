@@ -84,11 +84,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     target = _byte_classes(target)
     rows = _L.as_rows(input, target, where)
     if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows
-        out = nll_loss(rows[0], rows[1], weight, ignore_index=ignore_index,
-                       reduction=reduction)
+        out = _nll_loss_rows(rows[0], rows[1], weight, ignore_index, reduction, input)
         return out.reshape(rows[2]) if reduction == "none" else out
+    return _nll_loss_rows(input, target, weight, ignore_index, reduction, input)
+
+
+def _nll_loss_rows(input, target, weight, ignore_index, reduction, shown):
+    """nll_loss of (N, C) input; shown is the caller's input, whose shape messages name."""
+    where = "nll_loss()"
     weight, ignore_index = _class_options(input, target, weight, ignore_index, reduction,
-                                          where, "log-probabilities")
+                                          where, "log-probabilities", shown)
     if weight is None:
         return _nll(input, target, reduction,
                     ignore_index if _any_ignored(target, ignore_index) else None)
@@ -150,13 +155,15 @@ def _byte_classes(target):
     return target
 
 
-def _class_options(input, target, weight, ignore_index, reduction, where, what="logits"):
-    """The checks of nll_loss and cross_entropy: (weight, ignore_index)."""
+def _class_options(input, target, weight, ignore_index, reduction, where, what="logits",
+                   shown=None):
+    """The checks of nll_loss and cross_entropy: (weight, ignore_index).  shown: the
+    input the user gave (input's (N', C) rows were made of it), for messages."""
     _check_reduction(reduction, where)
     _check_logits(input, target, where, what)
     weight = _L._check_weight(weight, input, where, length=input.shape[1])
     ignore_index = _L._check_ignore_index(ignore_index, where)
-    _check_target(target, input, where, ignore_index)
+    _check_target(target, input, where, ignore_index, shown)
     return weight, ignore_index
 
 
@@ -168,14 +175,17 @@ def _any_ignored(target, ignore_index):
     return target.numel() > 0 and bool((target == ignore_index).any())
 
 
-def _check_target(target, logits, where="cross_entropy()", ignore_index=None):
+def _check_target(target, logits, where="cross_entropy()", ignore_index=None, shown=None):
+    """target's dtype, shape, device and (on the CPU) classes against (N, C) logits;
+    messages name shown's shape (the input the user gave), else logits'."""
     n, c = logits.shape
+    shown = logits if shown is None else shown
     if target.dtype not in (_C.int32, _C.int64):
         raise _C.DTypeError(f"{where}: target must hold integer class indices (int64, "
                             f"int32 or uint8), got {target.dtype}")
     if tuple(target.shape) != (n,):
         raise _Invalid(f"{where}: target of shape {tuple(target.shape)} does not "
-                       f"match input of shape {(n, c)}: expected ({n},)")
+                       f"match input of shape {(n, c)}: expected ({n},) (on {logits.device})")
     if target.device != logits.device:
         raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
                              f"target is on {target.device} and input on {logits.device}; "
@@ -185,7 +195,8 @@ def _check_target(target, logits, where="cross_entropy()", ignore_index=None):
             target = target.masked_fill(target == ignore_index, 0)
         bad = _out_of_range(target, c)
         if bad is not None:
-            raise IndexError(f"{where}: target {bad} is out of bounds for {c} classes")
+            raise IndexError(f"{where}: target {bad} is out of bounds for {c} classes (input "
+                             f"of shape {tuple(shown.shape)} on {shown.device})")
 
 
 def _out_of_range(target, c):
@@ -311,16 +322,21 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     target = _byte_classes(target)
     rows = _L.as_rows(input, target, "cross_entropy()")
     if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows
-        out = cross_entropy(rows[0], rows[1], weight, ignore_index=ignore_index,
-                            reduction=reduction, label_smoothing=label_smoothing)
+        out = _cross_entropy_rows(rows[0], rows[1], weight, ignore_index, reduction, e, input)
         return out.reshape(rows[2]) if reduction == "none" else out
+    return _cross_entropy_rows(input, target, weight, ignore_index, reduction, e, input)
+
+
+def _cross_entropy_rows(input, target, weight, ignore_index, reduction, e, shown):
+    """cross_entropy of (N, C) input (or anything as_rows leaves, for its checks' errors)
+    with label smoothing e; shown is the caller's input, whose shape messages name."""
     if isinstance(input, _C.Tensor) and isinstance(target, _C.Tensor) and \
             target.is_floating_point() and target.ndim == input.ndim:  # class probabilities
         return _L.soft_cross_entropy(input, target, weight,
                                      _L._check_ignore_index(ignore_index, "cross_entropy()"),
                                      reduction, e, _stats.log_softmax)
     weight, ignore_index = _class_options(input, target, weight, ignore_index, reduction,
-                                          "cross_entropy()")
+                                          "cross_entropy()", shown=shown)
     if weight is not None or _any_ignored(target, ignore_index):
         if weight is None and e == 0.0:  # one node, which ignores without reading
             return _cross_entropy(input, target, reduction, ignore_index)

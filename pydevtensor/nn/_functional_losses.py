@@ -79,7 +79,8 @@ def _check_weight(weight, input, where, name="weight", length=None, convert=Fals
                        f"move it with .to(input.device)")
     if length is not None and tuple(weight.shape) != (length,):
         raise _Invalid(f"{where}: {name} of shape {tuple(weight.shape)} does not fit input "
-                       f"of shape {tuple(input.shape)}: expected ({length},), one per class")
+                       f"of shape {tuple(input.shape)}: expected ({length},), one per class (on "
+                       f"{input.device})")
     if to_input and not _broadcasts_to(tuple(weight.shape), tuple(input.shape)):
         raise _Invalid(f"{where}: {name} of shape {tuple(weight.shape)} does not broadcast to "
                        f"input's shape {tuple(input.shape)} (on {input.device})")
