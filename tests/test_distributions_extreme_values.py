@@ -1,0 +1,107 @@
+"""Weibull's and Kumaraswamy's log_prob at extreme but finite values (closed forms instead
+of the transforms' powers, which under- or overflowed: Weibull(1, 100) at 1e-4 gave -inf
+for -907, Kumaraswamy(0.5, 2) at 1e-300 -inf for +345.4, Kumaraswamy(1, 2) at 0 nan for
+log 2; all as PyTorch's).
+
+References: float64 NumPy at points where the powers are exact (x = 2^-j and x^a = 2^-m)
+or through log1p/expm1 of exact values; bound 4 eps max(1, |log p|) (the points where
+the old form merely rounded worse: 3957 eps at Kumaraswamy(200, 1e5) at 0.9).
+"""
+import math
+
+import numpy as np
+
+import pydevtensor as pdt
+from pydevtensor import distributions as D
+
+F64 = pdt.float64
+EPS = 2.0 ** -52
+LN2 = math.log(2)
+
+
+def _t(x, device="cpu"):
+    return pdt.tensor(np.asarray(x, dtype=np.float64), dtype=F64, device=device)
+
+
+def _check(got, want, bound=4):
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    same = got == want  # the infinities
+    diff = np.abs(np.where(same, 0.0, got) - np.where(same, 0.0, want))
+    np.testing.assert_array_less(diff,
+                                 bound * EPS * np.maximum(1.0, np.abs(want)) + 1e-300)
+
+
+def test_weibull_log_prob_at_extreme_values(device):
+    # x = scale 2^-j: log p = log k - log scale - (k - 1) j ln 2 - 2^(-j k)
+    k = np.array([100.0, 2.0, 0.5, 1e-3, 3.0, 1.0, 40.0])
+    j = np.array([14.0, 664.0, 996.0, 996.0, 300.0, 1040.0, -20.0])
+    for scale in (1.0, 2.0 ** -30, 5.0):
+        got = D.Weibull(_t(scale, device), _t(k, device)).log_prob(_t(scale * 2.0 ** -j, device))
+        want = np.log(k) - math.log(scale) - (k - 1) * j * LN2 - np.exp2(-j * k)
+        _check(got.cpu().numpy(), want)
+    # x = 0 (validation off): (k - 1) log 0 is -inf, 0 or +inf as k > 1, = 1, < 1
+    got = D.Weibull(_t(2.0, device), _t([0.5, 1.0, 3.0], device), validate_args=False).log_prob(
+        _t(0.0, device))
+    _check(got.cpu().numpy(), [math.inf, -math.log(2.0), -math.inf])
+
+
+def test_kumaraswamy_log_prob_at_extreme_values(device):
+    # x = 2^-j, x^a = 2^-(a j) exact: log a + log b - (a - 1) j ln 2 + (b - 1) log1p(-x^a)
+    a = np.array([0.5, 2.0, 1e-3, 0.5, 200.0, 0.25, 1.0])
+    b = np.array([2.0, 3.0, 3.0, 1e5, 1e5, 0.5, 2.0])
+    j = np.array([996.0, 664.0, 996.0, 40.0, 0.25, 8.0, 1074.0])
+    got = D.Kumaraswamy(_t(a, device), _t(b, device)).log_prob(_t(2.0 ** -j, device))
+    want = (np.log(a) + np.log(b) - (a - 1) * j * LN2
+            + (b - 1) * np.log(-np.expm1(-a * j * LN2)))
+    _check(got.cpu().numpy(), want)
+    # near 1: x = 1 - 2^-m, 1 - x^a = -expm1(a log1p(-2^-m)); and x^a rounding to 1 (a =
+    # 1e-300): log(1 - x^a) = log a + log(-log x) (to 1e-300 relative)
+    a = np.array([2.0, 200.0, 1e-3, 0.5, 1e-300, 1e-300])
+    b = np.array([3.0, 1e5, 1e-3, 1e3, 2.0, 0.5])
+    m = np.array([40.0, 20.0, 7.0, 53.0, 1.0, 30.0])
+    x = 1 - 2.0 ** -m
+    got = D.Kumaraswamy(_t(a, device), _t(b, device)).log_prob(_t(x, device))
+    log_x = np.log1p(-(2.0 ** -m))
+    rest = np.where(a > 1e-100, np.log(-np.expm1(a * log_x)), np.log(a) + np.log(-log_x))
+    _check(got.cpu().numpy(), np.log(a) + np.log(b) + (a - 1) * log_x + (b - 1) * rest)
+    # the ends: log a + log b where the factor's exponent is 0, else -inf / +inf
+    d = D.Kumaraswamy(_t([1.0, 3.0, 0.5, 2.0, 2.0, 2.0], device),
+                      _t([2.0, 2.0, 2.0, 1.0, 3.0, 0.5], device))
+    got = d.log_prob(_t([0.0, 0.0, 0.0, 1.0, 1.0, 1.0], device))
+    _check(got.cpu().numpy(), [math.log(2), -math.inf, math.inf, math.log(2), -math.inf,
+                               math.inf])
+
+
+def test_weibull_and_kumaraswamy_extremes_in_float32_and_gradients(device):
+    # float32 where its powers underflow: within 4 float32 eps of the float64 value at
+    # the same inputs; gradients finite and right (d/dx = (k - 1) / x - k x^(k - 1) /
+    # scale^k; Kumaraswamy d/dx = (a - 1) / x - (b - 1) a x^(a - 1) / (1 - x^a))
+    k, x = np.array([100.0, 2.0, 0.5]), np.array([1e-4, 1e-25, 1e-30])
+    d32 = D.Weibull(_t(1.0, device).float(), _t(k, device).float())
+    got = d32.log_prob(_t(x, device).float())
+    want = D.Weibull(_t(1.0, device), _t(k, device).float().double()).log_prob(
+        _t(x, device).float().double()).cpu().numpy()
+    assert got.dtype == pdt.float32
+    np.testing.assert_array_less(np.abs(got.cpu().numpy() - want),
+                                 4 * 2.0 ** -23 * np.maximum(1.0, np.abs(want)))
+    a, b, y = np.array([0.5, 2.0]), np.array([2.0, 3.0]), np.array([1e-30, 1e-25])
+    got = D.Kumaraswamy(_t(a, device).float(), _t(b, device).float()).log_prob(
+        _t(y, device).float())
+    want = D.Kumaraswamy(_t(a, device), _t(b, device)).log_prob(
+        _t(y, device).float().double()).cpu().numpy()
+    np.testing.assert_array_less(np.abs(got.cpu().numpy() - want),
+                                 4 * 2.0 ** -23 * np.maximum(1.0, np.abs(want)))
+    xt = _t([1e-4, 0.5, 3.0], device).requires_grad_()
+    kk = np.array([100.0, 2.0, 0.5])
+    D.Weibull(_t(1.0, device), _t(kk, device)).log_prob(xt).sum().backward()
+    xv = xt.detach().cpu().numpy()
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), (kk - 1) / xv - kk * xv ** (kk - 1),
+                               rtol=1e-12)
+    yt = _t([1e-300, 0.9, 1 - 2.0 ** -40], device).requires_grad_()
+    a, b = np.array([0.5, 200.0, 2.0]), np.array([2.0, 1e5, 3.0])
+    D.Kumaraswamy(_t(a, device), _t(b, device)).log_prob(yt).sum().backward()
+    yv = yt.detach().cpu().numpy()
+    power = yv ** a
+    np.testing.assert_allclose(yt.grad.cpu().numpy(),
+                               (a - 1) / yv - (b - 1) * a * power / yv / -np.expm1(
+                                   a * np.log(yv)), rtol=1e-9)
