@@ -1,7 +1,9 @@
 """Weibull's and Kumaraswamy's log_prob at extreme but finite values (closed forms instead
 of the transforms' powers, which under- or overflowed: Weibull(1, 100) at 1e-4 gave -inf
 for -907, Kumaraswamy(0.5, 2) at 1e-300 -inf for +345.4, Kumaraswamy(1, 2) at 0 nan for
-log 2; all as PyTorch's).
+log 2; all as PyTorch's); Pareto's cdf near its scale (x / scale's rounding was all of
+log(x / scale): 6% off at scale (1 + 1e-15)) and Binomial's entropy at probs 0 and 1 (nan
+for 0).
 
 References: float64 NumPy at points where the powers are exact (x = 2^-j and x^a = 2^-m)
 or through log1p/expm1 of exact values; bound 4 eps max(1, |log p|) (the points where
@@ -105,3 +107,26 @@ def test_weibull_and_kumaraswamy_extremes_in_float32_and_gradients(device):
     np.testing.assert_allclose(yt.grad.cpu().numpy(),
                                (a - 1) / yv - (b - 1) * a * power / yv / -np.expm1(
                                    a * np.log(yv)), rtol=1e-9)
+
+
+def test_pareto_cdf_near_and_far_from_scale(device):
+    # 1 - (scale / x)^alpha = -expm1(-alpha log1p((x - scale) / scale)), x - scale exact
+    scale = np.array([1.0, 3.0, 1e-5, 1e-5, 2.0 ** -30, 7.0])
+    x = np.array([1 + 2.0 ** -52, 3 + 2.0 ** -40, np.nextafter(1e-5, 1), 1.5e-5, 2.0 ** -29,
+                  7e300])
+    for alpha in (1e-10, 0.5, 3.0, 1e6):
+        got = D.Pareto(_t(scale, device), alpha).cdf(_t(x, device))
+        want = -np.expm1(-alpha * np.log1p((x - scale) / scale))
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=4 * EPS, atol=0)
+
+
+def test_binomial_entropy_at_probs_zero_and_one(device):
+    # a point mass: entropy 0 (exp(-inf) * -inf made it nan, as PyTorch's); probs 0.3:
+    # -sum p log p over the counts
+    for d in (D.Binomial(10, probs=_t([0.0, 1.0, 0.3], device)),
+              D.Binomial(10, logits=_t([-800.0, 800.0, math.log(3 / 7)], device))):
+        got = d.entropy().cpu().numpy()
+        k = np.arange(11.0)
+        p = np.array([math.comb(10, int(i)) for i in k]) * 0.3 ** k * 0.7 ** (10 - k)
+        np.testing.assert_array_equal(got[:2], [0.0, 0.0])
+        np.testing.assert_allclose(got[2], -(p * np.log(p)).sum(), rtol=16 * EPS)

@@ -1,4 +1,6 @@
 """Binomial(total_count, probs or logits): PyTorch's ``torch.distributions.Binomial``."""
+import math
+
 from .. import _C
 from .._ops_index import where
 from .._dtype_info import finfo
@@ -154,7 +156,11 @@ class Binomial(Distribution):
 
     def entropy(self):
         log_prob = self.log_prob(self.enumerate_support(False))
-        return -(log_prob.exp() * log_prob).sum(0)
+        # p log p = 0 where p = 0: at probs 0 or 1 the other counts' log_prob is -inf and
+        # exp(-inf) * -inf was nan (as PyTorch's), for an entropy of 0
+        seen = log_prob > -math.inf
+        log_prob = where(seen, log_prob, 0.0)
+        return where(seen, -(log_prob.exp() * log_prob), 0.0).sum(0)
 
     def enumerate_support(self, expand=True):
         """The counts 0 .. total_count along a new first dimension (one total_count for
