@@ -130,3 +130,13 @@ def test_binomial_entropy_at_probs_zero_and_one(device):
         p = np.array([math.comb(10, int(i)) for i in k]) * 0.3 ** k * 0.7 ** (10 - k)
         np.testing.assert_array_equal(got[:2], [0.0, 0.0])
         np.testing.assert_allclose(got[2], -(p * np.log(p)).sum(), rtol=16 * EPS)
+
+
+def test_binomial_log_prob_at_the_edges_from_logits(device):
+    # k = 0: -n log1p(e^l), k = n: -n log1p(e^-l); n softplus(l) less lgamma(n + 1) kept
+    # nothing of it at n = 1e15, l = -40 (0 for -0.0042, as PyTorch's)
+    n = np.array([1e6, 1e15, 1e20])[:, None]
+    logit = np.array([-40.0, -20.0, 3.0, -800.0])
+    d = D.Binomial(_t(n, device), logits=_t(logit, device))
+    _check(d.log_prob(_t(0.0, device)).cpu().numpy(), -n * np.log1p(np.exp(logit)))
+    _check(d.log_prob(_t(n, device)).cpu().numpy(), -n * np.logaddexp(0.0, -logit))
