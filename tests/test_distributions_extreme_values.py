@@ -12,6 +12,7 @@ the old form merely rounded worse: 3957 eps at Kumaraswamy(200, 1e5) at 0.9).
 import math
 
 import numpy as np
+import pytest
 
 import pydevtensor as pdt
 from pydevtensor import distributions as D
@@ -140,3 +141,18 @@ def test_binomial_log_prob_at_the_edges_from_logits(device):
     d = D.Binomial(_t(n, device), logits=_t(logit, device))
     _check(d.log_prob(_t(0.0, device)).cpu().numpy(), -n * np.log1p(np.exp(logit)))
     _check(d.log_prob(_t(n, device)).cpu().numpy(), -n * np.logaddexp(0.0, -logit))
+
+
+def test_closed_form_log_probs_validate_the_value_as_given(device):
+    # with validation a Python number is refused, as PyTorch's and the other log_probs do
+    # (the closed forms must check the value before making it a tensor); without, it is
+    # taken
+    for d in (D.Weibull(_t(1.0, device), _t([2.0], device)),
+              D.Kumaraswamy(_t([2.0], device), _t(3.0, device)),
+              D.NegativeBinomial(_t(20.0, device), _t([0.3], device))):
+        with pytest.raises(ValueError, match="must be a Tensor"):
+            d.log_prob(0.5 if not isinstance(d, D.NegativeBinomial) else 13.0)
+    got = D.NegativeBinomial(_t(20.0, device), _t([0.3], device),
+                             validate_args=False).log_prob(13.0)
+    want = D.NegativeBinomial(_t(20.0, device), _t([0.3], device)).log_prob(_t(13.0, device))
+    np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())

@@ -11,7 +11,7 @@ from . import constraints
 from ._loader import log_negative_binomial
 from .bernoulli import _one_of
 from .distribution import Distribution
-from .gamma import Gamma
+from .gamma import Gamma, _as_tensor
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["NegativeBinomial"]
@@ -141,6 +141,7 @@ class NegativeBinomial(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         r = self.total_count
+        value = _as_tensor(value, r)
         given = self._param is self.__dict__.get("probs")
         if given:  # p itself: the logits clamp it to [eps, 1 - eps] (PyTorch's: r log q
             # was -1.2e-7 r for -1e-20 r at p = 1e-20), kept off a log's pole where its

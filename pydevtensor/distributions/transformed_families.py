@@ -170,9 +170,9 @@ class Weibull(TransformedDistribution):
         # through the transforms y^k under- or overflowed into the power's log-Jacobian
         # (k = 100 at x = 1e-4 and k = 2 at 1e-200 gave -inf for -907 and -460, k = 0.5 at
         # 1e-300 +345 for 345.4 - 0.5 log 2...), as PyTorch's
-        value = _as_tensor(value, self.scale)
         if self._validate_args:
             self._validate_sample(value)
+        value = _as_tensor(value, self.scale)
         ok = (value >= 0) & value.isfinite()
         # the transforms' form away from ok's points only (its 0 * inf there would make
         # the gradient nan through where)
@@ -375,9 +375,9 @@ class Kumaraswamy(TransformedDistribution):
         # the closed form log a + log b + (a - 1) log x + (b - 1) log(1 - x^a) on [0, 1]:
         # through the transforms x^a, 1 - x^a and (1 - x^a)^b under- or overflowed (a =
         # 0.5 at x = 1e-300 gave -inf for +345, a = 1 at x = 0 nan for log b, as PyTorch's)
-        value = _as_tensor(value, self.concentration1)
         if self._validate_args:
             self._validate_sample(value)
+        value = _as_tensor(value, self.concentration1)
         ok = (value >= 0) & (value <= 1)
         naive = super().log_prob(where(ok, 0.5, value))  # (no 0 * inf through where)
         a, b, x = (t.to(naive.dtype) for t in broadcast_all(
