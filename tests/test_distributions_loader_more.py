@@ -1,8 +1,8 @@
 """Beta's, Dirichlet's, NegativeBinomial's and FisherSnedecor's log_prob at huge parameters
 (Loader's form, Note [Loader's Poisson density] in pydevtensor/distributions/_loader.py):
-their lgammas of size c log c cancelled (Beta(1e15, 1e15) at 1/2 gave -5.6 for 17.39, 0
-from 1e17 on and 1.7e187 at 1e200; NegativeBinomial -16.3 for -18.1 at r = k = 1e15;
-F(1e15, 1e20) -17.2 for 16.4 at x = 1; all as PyTorch's).
+their lgammas of size c log c cancelled (Beta(1e15, 1e15) at 1/2 gave 24.0 for 17.39, 0.0
+for 19.69 at 1e17 and 1.7e187 for 230.4 at 1e200; NegativeBinomial(r, 1/2) at r -10.5 for
+-18.53 at r = 1e15; F(1e15, 1e20) 15.25 for 16.0039 at x = 1; all as PyTorch's).
 
 References, in float64 NumPy, from exact identities:
   lgamma(x + 1/2) - lgamma(x) = log(x) / 2 - 1/(8x) + 1/(192x^3) (the next term below
@@ -96,8 +96,8 @@ def test_negative_binomial_log_prob_at_huge_total_count(device):
 
 
 def test_negative_binomial_log_prob_uses_probs_unclamped(device):
-    # k = 0: r log(1 - p); the logits' clamp of p to [eps, 1 - eps] gave -1.2e-7 r at
-    # p = 1e-20 (as PyTorch's)
+    # k = 0: r log(1 - p); the logits' clamp of p to [eps, 1 - eps] gave -2.2e-16 r for
+    # -1e-20 r at p = 1e-20 (as PyTorch's)
     p = np.array([1e-20, 1e-300, 0.3])
     got = D.NegativeBinomial(_t(1e3, device), probs=_t(p, device)).log_prob(_t(0.0, device))
     _check(got.cpu().numpy(), 1e3 * np.log1p(-p))

@@ -87,7 +87,7 @@ class FisherSnedecor(Distribution):
         t3 = (ct1 + ct2) * (ct3 * value).log1p()
         naive = t1 + t2 - t3
         # Loader's form (Note [Loader's Poisson density]): with both dfs large t1, t2 and
-        # t3 of size df1 log df1 cancel (-17.2 for 16.4 at df = (1e15, 1e20), x = 1); the
+        # t3 of size df1 log df1 cancel (15.25 for 16.0039 at df = (1e15, 1e20), x = 1); the
         # step form for df1 < 10 (max 4.5 eps there, Loader's 27 from its stirlerr of small
         # df; from 10 on 27 and 1555) and where w = (df1 / df2) x or the bd0s' rates
         # leave the normal range

@@ -100,8 +100,9 @@ class Pareto(TransformedDistribution):
     def cdf(self, value):
         # 1 - (scale / x)^alpha = -expm1(-alpha log(x / scale)), log(x / scale) as
         # log1p((x - scale) / scale) below 2 scale (x - scale exact): x / scale's rounding
-        # was all of log(x / scale) near scale (6% off at x = scale (1 + 1e-15); PyTorch's
-        # 1 - exp(..) is 0 there and for alpha = 1e-10 up to x = 1.1 scale)
+        # was all of log(x / scale) near scale (6.4% off at x = scale (1 + 1e-15), scale =
+        # 1e-5, as PyTorch's, whose 1 - exp(..) is also 0 while alpha log(x / scale) <
+        # eps / 2: x < 1.000001 scale at alpha = 1e-10)
         value = _as_tensor(value, self.scale)
         naive = super().cdf(value)
         scale, alpha, x = (t.to(naive.dtype) for t in broadcast_all(
@@ -168,8 +169,8 @@ class Weibull(TransformedDistribution):
     def log_prob(self, value):
         # the closed form log k - log scale + (k - 1) log y - y^k, y = x / scale, for x >= 0:
         # through the transforms y^k under- or overflowed into the power's log-Jacobian
-        # (k = 100 at x = 1e-4 and k = 2 at 1e-200 gave -inf for -907 and -460, k = 0.5 at
-        # 1e-300 +345 for 345.4 - 0.5 log 2...), as PyTorch's
+        # (k = 100 at x = 1e-4 and k = 2 at 1e-200 gave -inf for -907.2 and -459.8; k = 1
+        # at 0 nan for -log scale), as PyTorch's
         if self._validate_args:
             self._validate_sample(value)
         value = _as_tensor(value, self.scale)
@@ -330,7 +331,7 @@ class Kumaraswamy(TransformedDistribution):
     reparameterisable.  The mode is ``((a - 1) / (a b - 1))^(1/a)`` (nan unless a, b >=
     1); PyTorch 2.15's reads nan for every a, b > 1, a bug not copied here.  log_prob is
     the closed form on [0, 1] (PyTorch's, through the transforms, is -inf or nan where
-    x^a or (1 - x^a)^b under- or overflows or rounds to 1, and at 0 and 1).
+    x^a or (1 - x^a)^b under- or overflows or rounds to 1, and nan at 0 for a = 1).
 
     Parameters
     ----------
