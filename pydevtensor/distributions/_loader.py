@@ -16,6 +16,22 @@ v^(2j+1) / (2j + 1), v = (k - lam) / (k + lam), 8 terms (v^2 < 1/100 each).  Eve
 now of the result's size or below it.  k = 0 gives -lam.  Computed in the inputs' dtype.
 The binomial's is the same with two bd0 (log_binomial, R's dbinom_raw).
 
+The others are the same sum, from lgamma(c) = (c - 1/2) log c - c + log(2 pi) / 2 +
+stirlerr(c) for each lgamma and c log(c / lam) = bd0(c, lam) + c - lam for each power:
+
+    Dirichlet(c), a = sum c_i:  stirlerr(a) - sum stirlerr(c_i) - (K - 1) log(2 pi) / 2
+        + (sum log c_i - log a) / 2 - sum log x_i - sum bd0(c_i, a x_i) - a (1 - sum x_i),
+    NegativeBinomial(r, p), n = r + k:  stirlerr(n) - stirlerr(r) - stirlerr(k)
+        - log(2 pi) / 2 + log(r / (n k)) / 2 - bd0(k, n p) - bd0(r, n q),
+    F(d1, d2), a_j = d_j / 2, A = a_1 + a_2, w = d1 x / d2:  stirlerr(A) - stirlerr(a_1)
+        - stirlerr(a_2) - log(2 pi) / 2 + log(a_1 a_2 / A) / 2 - log x
+        - bd0(a_1, A w / (1 + w)) - bd0(a_2, A / (1 + w)),
+
+the sums c_i - a x_i of the bd0s' differences taken out (0 on the simplex; the last term
+keeps the formula's value off it, with 1 - sum x_i summed exactly); for F the differences
+are +-D, D = a_1 (1 - x) / (1 + w), formed as that.  The sums a = sum c_i and n = r + k are
+rounded: their errors (TwoSum's) go into the lam's errors, as p's or q's (1 - p's rounding).
+
 Gamma's density is r p(c - 1; r x) (c >= 1; (c / x) p(c; r x) below, R's dgamma), where
 near the mode k - r x is far below r x: so that r x's rounding (1e34 at c = 1e50, where
 the density's log is -58) does not enter it, bd0 takes the product's rounding error
@@ -26,8 +42,11 @@ import math
 from .. import _C
 from .._ops_float_parts import frexp, ldexp
 from .._ops_index import where
+from .._ops_join import cat
+from ..autograd import no_grad
 
-__all__ = ["log_binomial", "log_poisson", "product_error"]
+__all__ = ["log_binomial", "log_dirichlet", "log_fisher", "log_negative_binomial",
+           "log_poisson", "product_error", "sum_error"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 _STIRLING_CUT = 15.0
@@ -46,10 +65,12 @@ def _stirlerr(k):
     return where(large, series, direct)
 
 
-def _bd0(k, lam, lam_err):
+def _bd0(k, lam, lam_err=0.0, d=None):
     """k log(k / lam') + lam' - k, k > 0, lam' = lam + lam_err > 0 (lam_err below lam's
-    rounding)."""
-    d = (k - lam) - lam_err
+    rounding); d, where given, is k - lam' (formed without the cancellation by the
+    caller), and lam_err is then not used."""
+    if d is None:
+        d = (k - lam) - lam_err
     near = d.abs() < (k + lam) * 0.1
     v = where(near, d / (k + lam), 0.0)
     term = 2 * k * v
@@ -108,3 +129,80 @@ def log_binomial(k, n, p, q, q_err=0.0):
     # log(1 - k/n) from the smaller of k and n - k (1 - k/n rounds away n - k's digits)
     log_rest = where(k < nk, (-k / n).log1p(), (nk / n).log())
     return lc - _HALF_LOG_2PI - 0.5 * (k.log() + log_rest)
+
+
+def sum_error(x):
+    """(s, e) over x's last dimension: s its float sum, s + e the exact sum to a rounding
+    of e (a pairwise sum, each TwoSum's error kept; exact for two terms); e a constant to
+    autograd."""
+    err = 0.0
+    while x.shape[-1] > 1:
+        if x.shape[-1] % 2:
+            x = cat([x, 0 * x.narrow(-1, 0, 1).detach()], -1)
+        a, b = x[..., 0::2], x[..., 1::2]
+        s = a + b
+        with no_grad():
+            z = s - a
+            err = err + ((a - (s - z)) + (b - z)).sum(-1)
+        x = s
+    return x.select(-1, 0), err
+
+
+def _log_harmonic(a, b):
+    """log(a b / (a + b)), a, b > 0: log(min) - log1p(min / max), without terms of size
+    log(a + b) that cancel."""
+    low, high = a.minimum(b), a.maximum(b)
+    return low.log() - (low / high).log1p()
+
+
+def log_dirichlet(c, x, x_err=0.0):
+    """log(Gamma(a) prod_i x_i'^(c_i - 1) / Gamma(c_i)) over the last dimension, a = sum_i
+    c_i, for c > 0 and x' = x + x_err > 0 of one shape, finite, a x normal; x_err a
+    rounding error of x's (a constant) or 0 (Note [Loader's Poisson density])."""
+    k = c.shape[-1]
+    a, a_err = sum_error(c)
+    s, s_err = sum_error(x)
+    off = (1 - s) - s_err  # 1 - sum x', exact where sum x' is near 1 (Sterbenz)
+    log_x = x.log()
+    if isinstance(x_err, _C.Tensor):
+        off = off - x_err.sum(-1)
+        log_x = log_x + (x_err / x).log1p()
+    a1 = a.unsqueeze(-1)
+    lam_err = product_error(a1, x) + a_err.unsqueeze(-1) * x + a1.detach() * x_err
+    # sum log c_i - log a without the two terms of size log a: the largest c_i's log out
+    # of the sum, log(a / c_max) = log1p(the others' sum / c_max) for it
+    top = c.argmax(-1, keepdim=True)
+    is_top = _C.arange(k, device=c.device) == top
+    c_max = c.gather(-1, top).squeeze(-1)
+    log_ratio = (where(is_top, 0.0, c.log()).sum(-1)
+                 - ((a - c_max) / c_max).log1p())
+    return (_stirlerr(a) - _stirlerr(c).sum(-1) - (k - 1) * _HALF_LOG_2PI
+            + 0.5 * log_ratio - log_x.sum(-1)
+            - _bd0(c, a1 * x, lam_err).sum(-1) - a * off)
+
+
+def log_negative_binomial(k, r, p, q, p_err=0.0, q_err=0.0):
+    """log(Gamma(r + k) / (Gamma(r) k!) p'^k q'^r) for k, r > 0, p' = p + p_err and q' = q +
+    q_err > 0 with p' + q' = 1, finite, broadcast, (r + k) p and (r + k) q normal (Note
+    [Loader's Poisson density])."""
+    n = r + k
+    with no_grad():
+        z = n - r
+        n_err = (r - (n - z)) + (k - z)  # r + k = n + n_err exactly (TwoSum)
+    return (_stirlerr(n) - _stirlerr(r) - _stirlerr(k) - _HALF_LOG_2PI
+            + 0.5 * _log_harmonic(r, k) - k.log()
+            - _bd0(k, n * p, product_error(n, p) + n_err * p + n.detach() * p_err)
+            - _bd0(r, n * q, product_error(n, q) + n_err * q + n.detach() * q_err))
+
+
+def log_fisher(d1, d2, x):
+    """The F(d1, d2) log-density at x, for d1, d2, x > 0, finite, broadcast, w = (d1 / d2) x
+    finite and A / (1 + w), A w / (1 + w) > 0 (A = (d1 + d2) / 2; Note [Loader's Poisson
+    density])."""
+    a1, a2 = d1 * 0.5, d2 * 0.5
+    big = a1 + a2
+    w = (d1 / d2) * x
+    diff = a1 * (1 - x) / (1 + w)  # a1 - A w / (1 + w) = A / (1 + w) - a2
+    return (_stirlerr(big) - _stirlerr(a1) - _stirlerr(a2) - _HALF_LOG_2PI
+            + 0.5 * _log_harmonic(a1, a2) - x.log()
+            - _bd0(a1, big * w / (1 + w), d=diff) - _bd0(a2, big / (1 + w), d=-diff))

@@ -4,6 +4,7 @@ from numbers import Number
 
 from .. import _C
 from .._ops_join import stack
+from ..autograd import no_grad
 from . import constraints
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
@@ -105,8 +106,12 @@ class Beta(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        heads_tails = stack([value, 1.0 - value], -1)
-        return self._dirichlet.log_prob(heads_tails)
+        value = _C.as_tensor(value)
+        tails = 1.0 - value
+        with no_grad():  # 1 - value = tails + err exactly (Fast2Sum), for Loader's form
+            err = (1.0 - tails) - value
+        return self._dirichlet._log_prob(stack([value, tails], -1),
+                                         stack([0 * err, err], -1))
 
     @property
     def _natural_params(self):

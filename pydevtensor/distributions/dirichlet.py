@@ -2,13 +2,22 @@
 normalised standard gamma draws of its concentrations (Note [standard gamma] in
 gamma.py), reparameterisable through them."""
 from .. import _C
+from .._dtype_info import finfo
 from .._ops_index import where
 from .._ops_special import xlogy
+from ..autograd import no_grad
 from . import constraints
+from ._loader import log_dirichlet
 from .exp_family import ExponentialFamily
 from .gamma import _entropy_of_unit_rate, standard_gamma
+from .utils import broadcast_all
 
 __all__ = ["Dirichlet"]
+
+# Loader's form from this total concentration on: below it the naive form's lgammas are
+# small and the stirlerr of small c (lgamma less its Stirling terms) rounds worse (Beta
+# at a + b in [5, 10): max 4 eps naive, 14 eps Loader's; in [10, 20): 35 and 21)
+_LOADER_FROM = 10.0
 
 
 class Dirichlet(ExponentialFamily):
@@ -65,9 +74,28 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
+        return self._log_prob(value)
+
+    def _log_prob(self, value, value_err=None):
+        """log_prob at value + value_err (value_err: value's rounding error, a constant, as
+        Beta's 1 - x has)."""
         c = self.concentration
-        return (xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma()
-                - c.lgamma().sum(-1))
+        naive = (xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma()
+                 - c.lgamma().sum(-1))
+        # Loader's form (Note [Loader's Poisson density]): the lgammas of size c log c
+        # gave 24.0 for 17.39 at Beta(1e15, 1e15) at 1/2, 0.0 for 19.69 at 1e17 and
+        # 1.7e187 for 230.4 at 1e200, as PyTorch's; where a value is 0 or a x is below
+        # the normal range, the naive form
+        x = _C.as_tensor(value).to(naive.dtype)
+        c, x = broadcast_all(c.to(naive.dtype), x)
+        a = c.sum(-1, keepdim=True)
+        with no_grad():
+            ok = ((x > 0) & (a * x >= finfo(x.dtype).tiny) & (c + x).isfinite()
+                  & (a >= _LOADER_FROM) & a.isfinite()).all(-1)
+            okk = ok.unsqueeze(-1)
+        err = 0.0 if value_err is None else where(okk, value_err, 0.0)
+        stable = log_dirichlet(where(okk, c, 1.0), where(okk, x, 0.5), err)
+        return where(ok, stable, naive)
 
     @property
     def mean(self):

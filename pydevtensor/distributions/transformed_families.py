@@ -4,6 +4,7 @@ a Normal, as PyTorch builds them."""
 import math
 
 from .. import _C
+from .._dtype_info import finfo
 from .._ops_index import where
 from . import constraints
 from ._lgamma_steps import step, step2
@@ -20,6 +21,12 @@ from .utils import broadcast_all
 __all__ = ["HalfCauchy", "Kumaraswamy", "LogisticNormal", "Pareto", "Weibull"]
 
 _EULER_GAMMA = 0.57721566490153286060
+
+
+def _log_edge(c):
+    """(c - 1) log 0 without 0 * inf: -inf, 0 or +inf as c > 1, c = 1, c < 1."""
+    return where(c > 1, -math.inf, where(c < 1, math.inf, 0.0))
+
 # zeta(j) (2^j - 2) / j for j = 2..7: lgamma(1 + 2r) - 2 lgamma(1 + r)'s Taylor coefficients
 _ZETA = [z * (2 ** j - 2) / j for j, z in enumerate(
     [math.pi ** 2 / 6, 1.2020569031595942854, math.pi ** 4 / 90, 1.0369277551433699263,
@@ -90,6 +97,23 @@ class Pareto(TransformedDistribution):
         """
         return constraints.greater_than_eq(self.scale)
 
+    def cdf(self, value):
+        # 1 - (scale / x)^alpha = -expm1(-alpha log(x / scale)), log(x / scale) as
+        # log1p((x - scale) / scale) below 2 scale (x - scale exact): x / scale's rounding
+        # was all of log(x / scale) near scale (6.4% off at x = scale (1 + 1e-15), scale =
+        # 1e-5, as PyTorch's, whose 1 - exp(..) is also 0 while alpha log(x / scale) <
+        # eps / 2: x < 1.000001 scale at alpha = 1e-10)
+        value = _as_tensor(value, self.scale)
+        naive = super().cdf(value)
+        scale, alpha, x = (t.to(naive.dtype) for t in broadcast_all(
+            self.scale, self.alpha, value))
+        ok = (x >= scale) & x.isfinite()
+        near = ok & (x <= 2 * scale)
+        xs = where(ok, x, scale)
+        log_ratio = where(near, ((xs - scale) / scale).log1p(),
+                          (where(near, 2 * scale, xs) / scale).log())
+        return where(ok, -(-alpha * log_ratio).expm1(), naive)
+
     def entropy(self):
         return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
 
@@ -97,6 +121,8 @@ class Pareto(TransformedDistribution):
 class Weibull(TransformedDistribution):
     """The Weibull distribution of cdf ``1 - exp(-(x / scale)^concentration)``:
     ``scale E^(1 / concentration)`` for E exponential of rate 1; reparameterisable.
+    log_prob is the closed form for x >= 0 (PyTorch's, through the transforms, is -inf
+    or nan where the powers under- or overflow, and nan at 0 for concentration 1).
 
     Parameters
     ----------
@@ -139,6 +165,34 @@ class Weibull(TransformedDistribution):
                                          validate_args=False)
         new._validate_args = self._validate_args
         return new
+
+    def log_prob(self, value):
+        # the closed form log k - log scale + (k - 1) log y - y^k, y = x / scale, for x >= 0:
+        # through the transforms y^k under- or overflowed into the power's log-Jacobian
+        # (k = 100 at x = 1e-4 and k = 2 at 1e-200 gave -inf for -907.2 and -459.8; k = 1
+        # at 0 nan for -log scale), as PyTorch's
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_tensor(value, self.scale)
+        ok = (value >= 0) & value.isfinite()
+        # the transforms' form away from ok's points only (its 0 * inf there would make
+        # the gradient nan through where)
+        naive = super().log_prob(where(ok, self.scale, value))
+        k, scale, x = (t.to(naive.dtype) for t in broadcast_all(
+            self.concentration, self.scale, value))
+        ok = ok.expand(tuple(x.shape))
+        xs = where(ok & (x > 0), x, 1.0)
+        ratio = xs / scale
+        # y and y^k directly where y is normal (one rounding), else through logs
+        fits = (ratio >= finfo(ratio.dtype).tiny) & ratio.isfinite()
+        rs = where(fits, ratio, 1.0)
+        log_y = where(fits, rs.log(), xs.log() - scale.log())
+        power = where(fits, rs.pow(k), (k * where(fits, 0.0, log_y)).exp())
+        power = where(x > 0, power, 0.0)
+        # x = 0: (k - 1) log y is -inf, 0 or +inf as k > 1, k = 1, k < 1 (no 0 * inf)
+        stable = (k.log() - scale.log() - power
+                  + where(x > 0, (k - 1) * log_y, _log_edge(k)))
+        return where(ok, stable, naive)
 
     @property
     def mean(self):
@@ -275,7 +329,9 @@ class Kumaraswamy(TransformedDistribution):
     """The Kumaraswamy distribution on (0, 1), of cdf ``1 - (1 - x^a)^b`` (a =
     concentration1, b = concentration0): ``(1 - U^(1/b))^(1/a)`` for U uniform;
     reparameterisable.  The mode is ``((a - 1) / (a b - 1))^(1/a)`` (nan unless a, b >=
-    1); PyTorch 2.15's reads nan for every a, b > 1, a bug not copied here.
+    1); PyTorch 2.15's reads nan for every a, b > 1, a bug not copied here.  log_prob is
+    the closed form on [0, 1] (PyTorch's, through the transforms, is -inf or nan where
+    x^a or (1 - x^a)^b under- or overflows or rounds to 1, and nan at 0 for a = 1).
 
     Parameters
     ----------
@@ -315,6 +371,38 @@ class Kumaraswamy(TransformedDistribution):
         new.concentration1 = self.concentration1.expand(tuple(batch_shape))
         new.concentration0 = self.concentration0.expand(tuple(batch_shape))
         return super().expand(batch_shape, _instance=new)
+
+    def log_prob(self, value):
+        # the closed form log a + log b + (a - 1) log x + (b - 1) log(1 - x^a) on [0, 1]:
+        # through the transforms x^a, 1 - x^a and (1 - x^a)^b under- or overflowed (a =
+        # 0.5 at x = 1e-300 gave -inf for +345, a = 1 at x = 0 nan for log b, as PyTorch's)
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_tensor(value, self.concentration1)
+        ok = (value >= 0) & (value <= 1)
+        naive = super().log_prob(where(ok, 0.5, value))  # (no 0 * inf through where)
+        a, b, x = (t.to(naive.dtype) for t in broadcast_all(
+            self.concentration1, self.concentration0, value))
+        ok = ok.expand(tuple(x.shape))
+        inside = ok & (x > 0) & (x < 1)
+        xs = where(inside, x, 0.5)
+        log_x = xs.log()
+        t = a * log_x  # log x^a < 0
+        power = xs.pow(a)
+        # log(1 - x^a): log1p(-x^a) for x^a <= 1/2, log(1 - x^a) (exact difference) to t
+        # = -1/2, log(-expm1(t)) above (t's rounding, |t| eps, is below x^a's there), and
+        # log(-t) + t/2 where t is tiny (log a + log(-log x): x^a of 1 - 1e-320 is 1)
+        low, tiny_t = power <= 0.5, t > -1e-10
+        mid, near = ~low & (t < -0.5), ~low & ~tiny_t & (t >= -0.5)
+        log_rest = where(low, (-where(low, power, 0.0)).log1p(),
+                         where(mid, (1 - where(mid, power, 0.5)).log(),
+                               where(tiny_t, a.log() + (-log_x).log() + t / 2,
+                                     (-where(near, t, -1.0).expm1()).log())))
+        # at x = 0 and x = 1 each power's log is -inf: its factor's sign decides, 0 at 1
+        stable = (a.log() + b.log()
+                  + where(x > 0, (a - 1) * where(x < 1, log_x, 0.0), _log_edge(a))
+                  + where(x < 1, (b - 1) * where(x > 0, log_rest, 0.0), _log_edge(b)))
+        return where(ok, stable, naive)
 
     @property
     def mean(self):
