@@ -228,3 +228,38 @@ def test_linear_folded_empty(device):
         assert tuple(gx.shape) == xs and not gx.cpu().numpy().any()
         np.testing.assert_array_equal(gw.cpu().numpy(), np.zeros((o, i)))  # x or g empty
         np.testing.assert_array_equal(gb.cpu().numpy(), 2 * rows * np.arange(o))
+
+
+def test_batch_norm_of_an_empty_batch(device):
+    """batch_norm of an empty input, in evaluation and training, F.batch_norm and the
+    layers: PyTorch's clone * weight + bias (CloneBackward0, MulBackward0 or
+    AddBackward0; was NativeBatchNormBackward0), of input's shape and dtype, zero
+    gradients for weight and bias, running statistics untouched; 0 channels with a
+    weight too (PyTorch's weight[0] raises IndexError there)."""
+    for shape, dtype in (((0, 2, 3), pdt.float64), ((0, 2, 3, 3), pdt.float32),
+                         ((0, 2), pdt.float16), ((4, 0, 3), pdt.float64)):
+        c = shape[1]
+        x = pdt.zeros(shape, dtype=dtype, device=device, requires_grad=True)
+        w = pdt.ones(c, device=device, requires_grad=True)
+        b = pdt.zeros(c, device=device, requires_grad=True)
+        for training in (False, True):
+            mean = pdt.arange(c, dtype=pdt.float32, device=device)
+            var = mean + 1
+            got = []
+            for ww, bb in ((None, None), (w, None), (None, b), (w, b)):
+                y = F.batch_norm(x, mean, var, ww, bb, training=training)
+                assert tuple(y.shape) == shape and y.dtype == dtype
+                got.append(y.grad_fn.name())
+            assert got == ["CloneBackward0", "MulBackward0", "AddBackward0", "AddBackward0"]
+            np.testing.assert_array_equal(mean.cpu().numpy(), np.arange(c))
+            np.testing.assert_array_equal(var.cpu().numpy(), np.arange(c) + 1)
+            gx, gw, gb = autograd.grad(y.sum(), [x, w, b])
+            assert tuple(gx.shape) == shape
+            for gp in (gw, gb):
+                np.testing.assert_array_equal(gp.cpu().numpy(), np.zeros(c))
+    layer = pdt.nn.BatchNorm2d(2).to(device).eval()
+    x = pdt.zeros((0, 2, 4, 4), device=device, requires_grad=True)
+    assert layer(x).grad_fn.name() == "AddBackward0"
+    layer.train()
+    assert layer(x).grad_fn.name() == "AddBackward0"
+    np.testing.assert_array_equal(layer.running_mean.cpu().numpy(), np.zeros(2))
