@@ -263,3 +263,36 @@ def test_batch_norm_of_an_empty_batch(device):
     layer.train()
     assert layer(x).grad_fn.name() == "AddBackward0"
     np.testing.assert_array_equal(layer.running_mean.cpu().numpy(), np.zeros(2))
+
+
+def test_infinity_norms_are_one_node(device):
+    """linalg.vector_norm / Tensor.norm of order inf or -inf LinalgVectorNormBackward0
+    and pairwise_distance with p = +-inf NormBackward1, as PyTorch's (were AmaxBackward0
+    / AminBackward0, and AbsBackward0 for a 0-d input); gradients and second derivatives
+    against central differences, and at ties the gradient shared evenly, times sign(x),
+    exactly as NumPy's float64 gives it."""
+    inf = float("inf")
+    rng = np.random.default_rng(7)  # no ties, nothing near 0: away from the kinks
+    x = _t(rng.choice([-1, 1], (3, 4)) * rng.uniform(1, 3, (3, 4)), device)
+    y = _t(rng.uniform(-0.5, 0.5, 12), device, False)
+    s = _t(-2.5, device)
+    assert _names(pdt.linalg.vector_norm(x, inf), pdt.linalg.vector_norm(x, -inf, dim=1),
+                  x.norm(inf, dim=0), pdt.linalg.vector_norm(s, inf)) == \
+        ["LinalgVectorNormBackward0"] * 4
+    y = y.reshape(3, 4)
+    assert _names(F.pairwise_distance(x, y, p=inf), F.pairwise_distance(x, y, p=-inf),
+                  F.pairwise_distance(x[0], y[0], p=inf), F.pairwise_distance(s, s * 2, p=inf)) \
+        == ["NormBackward1"] * 4
+    for fn in (lambda t: pdt.linalg.vector_norm(t, inf, dim=1) ** 2,
+               lambda t: pdt.linalg.vector_norm(t, -inf) * t,
+               lambda t: F.pairwise_distance(t, y, p=inf) ** 2,
+               lambda t: F.pairwise_distance(t, y, p=-inf, keepdim=True) * t):
+        _check(fn, x)
+    a = np.array([[3.0, -3.0, 1.0, 3.0], [0.0, 0.0, 0.0, 0.0], [-2.0, 1.0, 0.5, 0.25]])
+    g = np.array([1.5, -2.0, 0.75])
+    for order, extreme in ((inf, np.max), (-inf, np.min)):
+        t = _t(a, device)
+        (gx,) = autograd.grad(pdt.linalg.vector_norm(t, order, dim=1), t, _t(g, device, False))
+        mask = np.abs(a) == extreme(np.abs(a), axis=1, keepdims=True)
+        want = mask * (g[:, None] / mask.sum(1, keepdims=True)) * np.sign(a)
+        np.testing.assert_array_equal(gx.cpu().numpy(), want)
