@@ -358,3 +358,28 @@ def test_replicated_edge_alone_is_a_new_tensor(device):
     assert tuple(got.shape) == (2, 2, 7) and got.is_contiguous()
     got[0, 0, 0] = -1.0
     assert got[0, 1, 0].item() == 0.0 and x[0, 0, 0].item() == 0.0
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_keeps_channels_last(device, mode):
+    """F.pad of a channels_last (channels_last_3d) input is channels_last in the
+    constant, reflect and replicate modes, as PyTorch's (was row-major), and row-major
+    in the circular one (PyTorch's composite: also there); values, grad_fn and
+    gradients exactly those of the row-major input, and the NumPy reference's."""
+    rng = np.random.default_rng(4)
+    for shape, pad, fmt in (((2, 3, 4, 5), (1, 2, 2, 1), pdt.channels_last),
+                            ((2, 3, 4, 5), (0, 0, -1, 1), pdt.channels_last),
+                            ((1, 2, 3, 4, 3), (1, 1, 0, 2, 1, 0), pdt.channels_last_3d)):
+        a = rng.standard_normal(shape)
+        x = _t(a, device).requires_grad_()
+        xl = _t(a, device).contiguous(memory_format=fmt).requires_grad_()
+        want, got = F.pad(x, pad, mode=mode), F.pad(xl, pad, mode=mode)
+        assert got.is_contiguous(memory_format=fmt) != (mode == "circular")
+        assert got.is_contiguous() == (mode == "circular")
+        np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().cpu().numpy())
+        np.testing.assert_array_equal(got.detach().cpu().numpy(), ref_pad(a, pad, mode))
+        assert got.grad_fn.name() == want.grad_fn.name()
+        g = _t(rng.standard_normal(tuple(want.shape)), device)
+        want.backward(g)
+        got.backward(g)
+        np.testing.assert_array_equal(xl.grad.cpu().numpy(), x.grad.cpu().numpy())

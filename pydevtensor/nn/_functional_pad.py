@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from .._args import index as _index
+from .._memory_format import _laid_out_as, suggested_format
 from .._ops_join import cat
 from .._ops_scatter import index_add_built
 from ._linear_nodes import linear
@@ -268,7 +269,15 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
 
 
 def _pad_constant_fresh(x: Tensor, pairs: tuple, value) -> Tensor:
-    return fresh(pad_constant(x, pairs, value), x)
+    return _laid_out_like(fresh(pad_constant(x, pairs, value), x), x)
+
+
+def _laid_out_like(out: Tensor, x: Tensor) -> Tensor:
+    """out, channels_last (channels_last_3d) when x's strides suggest it, as PyTorch's
+    constant, reflect and replicate padding lay out their result (circular's is
+    row-major there); out itself otherwise."""
+    fmt = suggested_format(x)
+    return out if fmt is None else _laid_out_as(out, fmt)
 
 
 def _unpad(g: Tensor, meta: tuple, pairs: tuple, value) -> Tensor:
@@ -306,7 +315,8 @@ def _pad_modes(input: Tensor, pairs: tuple, mode: str) -> Tensor:
     for i, (before, after) in enumerate(pairs):
         if before or after:
             out = _pad_dim(out, input.ndim - 1 - i, before, after, mode)
-    return fresh(out, input)
+    out = fresh(out, input)
+    return out if mode == "circular" else _laid_out_like(out, input)
 
 
 _pad_modes.adjoint = _unpad_modes  # reflect's and replicate's (circular is composed)
