@@ -480,8 +480,12 @@ def adaptive_avg_pool3d(input, output_size):
     >>> F.adaptive_avg_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 1).item()
     3.5
     """
-    return _adaptive3d(input, output_size, "adaptive_avg_pool3d()",
-                       lambda v, size: FPL._adaptive_avg_pool(v, size, "adaptive_avg_pool2d()"))
+    x, unbatched, sizes = _adaptive3d_args(input, output_size, "adaptive_avg_pool3d()")
+    if 0 in sizes or x.numel() == 0:  # an output_size holding 0, no batch or channels
+        return _no_bins3d(x, sizes, unbatched)
+    # one node, AdaptiveAvgPool3DBackward0 (nn/_adaptive_avg_nodes.py)
+    from ._adaptive_avg_nodes import pool3d  # late: it imports the pools
+    return pool3d(input, sizes)
 
 
 @keeps_channels_last(follows=False)
