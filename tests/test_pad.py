@@ -383,3 +383,39 @@ def test_pad_keeps_channels_last(device, mode):
         want.backward(g)
         got.backward(g)
         np.testing.assert_array_equal(xl.grad.cpu().numpy(), x.grad.cpu().numpy())
+
+
+def test_circular_pad_records_copy_slices(device):
+    """Circular padding is PyTorch's composite, copies into slices of a new tensor:
+    grad_fn CopySlices (was CatBackward0), 1 to 3 padded dimensions, unbatched, crops;
+    the gradient is each output cell's g added onto the input cell it copies (NumPy,
+    float64), and second derivatives against central differences; an output with no
+    cells still takes a (zero) gradient."""
+    rng = np.random.default_rng(6)
+    for shape, pad in (((2, 3, 5), (2, 3)), ((3, 4, 5), (1, 5, 4, 2)),
+                       ((2, 4, 5), (-1, 2, 2, -1)), ((1, 1, 3, 4, 3), (1, 2, 0, 3, 2, 1)),
+                       ((3, 4, 5), (0, 0, 0, 0))):
+        a = rng.standard_normal(shape)
+        x = _t(a, device).requires_grad_()
+        y = F.pad(x, pad, mode="circular")
+        assert y.grad_fn.name() == "CopySlices" and y.is_contiguous()
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), ref_pad(a, pad, "circular"))
+        g = rng.standard_normal(tuple(y.shape))
+        (gx,) = pdt.autograd.grad(y, x, _t(g, device))
+        want = g  # the pads' transposes, last dimension first
+        for i in range(len(pad) // 2):
+            dim, (before, after) = a.ndim - 1 - i, pad[2 * i:2 * i + 2]
+            n = want.shape[dim] - before - after
+            back = np.zeros(want.shape[:dim] + (n,) + want.shape[dim + 1:])
+            for j in range(want.shape[dim]):
+                src = _source(j, n, before, after, "circular")
+                back[(slice(None),) * dim + (src,)] += want[(slice(None),) * dim + (j,)]
+            want = back
+        np.testing.assert_allclose(gx.cpu().numpy(), want, rtol=1e-14, atol=1e-14)
+        assert pdt.autograd.gradgradcheck(lambda t, p=pad: F.pad(t, p, mode="circular") ** 2,
+                                          (x,))
+    x = _t(rng.standard_normal((2, 3)), device).requires_grad_()
+    y = F.pad(x, (1, -4), mode="circular")
+    assert tuple(y.shape) == (2, 0)
+    (gx,) = pdt.autograd.grad(y.sum(), x)
+    np.testing.assert_array_equal(gx.cpu().numpy(), np.zeros((2, 3)))
