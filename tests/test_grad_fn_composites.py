@@ -296,3 +296,30 @@ def test_infinity_norms_are_one_node(device):
         mask = np.abs(a) == extreme(np.abs(a), axis=1, keepdims=True)
         want = mask * (g[:, None] / mask.sum(1, keepdims=True)) * np.sign(a)
         np.testing.assert_array_equal(gx.cpu().numpy(), want)
+
+
+def test_channels_last_results_keep_the_ops_node(device):
+    """A pool or convolution of a channels_last input is laid out channels_last after
+    the op: that copy takes the op's node (MaxPool2DWithIndicesBackward0,
+    AvgPool2DBackward0, AdaptiveAvgPool2DBackward0, MaxPool3DWithIndicesBackward0...,
+    as PyTorch's; the copy's PermuteBackward0 or CloneBackward0 was the grad_fn), with
+    the row-major input's gradient, exactly."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((2, 3, 7, 9))
+    fns = (lambda t: F.max_pool2d(t, 2), lambda t: F.max_pool2d(t, 3, 2, 1)[..., :2],
+           lambda t: F.avg_pool2d(t, 2), lambda t: F.adaptive_avg_pool2d(t, (3, 4)),
+           lambda t: F.adaptive_avg_pool2d(t, (7, 3)), lambda t: F.adaptive_max_pool2d(t, 3),
+           lambda t: F.max_pool2d(t, 2, return_indices=True)[0])
+    for fn in fns:
+        x = _t(a, device)
+        xl = _t(a, device).detach().contiguous(memory_format=pdt.channels_last).requires_grad_()
+        want, got = fn(x), fn(xl)
+        assert got.grad_fn.name() == want.grad_fn.name() != "PermuteBackward0"
+        g = _t(rng.standard_normal(tuple(want.shape)), device, False)
+        np.testing.assert_array_equal(autograd.grad(got, xl, g)[0].cpu().numpy(),
+                                      autograd.grad(want, x, g)[0].cpu().numpy())
+    x5 = _t(rng.standard_normal((1, 2, 4, 5, 6)), device).detach()
+    xl5 = x5.contiguous(memory_format=pdt.channels_last_3d).requires_grad_()
+    assert [F.max_pool3d(xl5, 2).grad_fn.name(), F.avg_pool3d(xl5, 2).grad_fn.name()] == \
+        [F.max_pool3d(x5.requires_grad_(), 2).grad_fn.name(),
+         F.avg_pool3d(x5, 2).grad_fn.name()]
