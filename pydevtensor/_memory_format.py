@@ -145,10 +145,28 @@ def keeps_channels_last(with_weight: bool = False, follows: bool = True):
             if fmt is None and follows and with_weight:
                 fmt = suggested_format(args[0] if args else kwargs.get("weight"))
             if isinstance(out, tuple):
-                return tuple(_laid_out_as(t, fmt) for t in out)
-            return _laid_out_as(out, fmt)
+                return tuple(_relaid(t, fmt) for t in out)
+            return _relaid(out, fmt)
         return laid_out
     return wrap
+
+
+def _relaid(t, fmt: memory_format | None):
+    """_laid_out_as(t, fmt); a copy made of a result that autograd recorded takes the
+    result's node, unrecorded (the op's own, as PyTorch's pools and convolutions lay out
+    their result inside the op: the copy's node was PermuteBackward0 or CloneBackward0
+    where it was MaxPool2DWithIndicesBackward0, AdaptiveAvgPool2DBackward0, ...)."""
+    fn = t.grad_fn if isinstance(t, _C.Tensor) else None
+    if fn is None:
+        return _laid_out_as(t, fmt)
+    was = _C._set_grad_enabled(False)
+    try:
+        new = _laid_out_as(t, fmt)
+    finally:
+        _C._set_grad_enabled(was)
+    if new is not t:
+        new._set_grad_fn(fn, t.output_nr)
+    return new
 
 
 def _layout_by_name(name: str) -> layout:

@@ -90,11 +90,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         # where the norm is zero), rather than abs, a square and a sum: 1e5 float32
         # 33 -> 7 us
         return x.norm(ord, reduce_dims, **kw) if x.ndim else x.norm(ord)
-    a = x.abs()
-    if ord == math.inf:
-        return a.amax(reduce_dims, **kw) if x.ndim else a
-    if ord == -math.inf:
-        return a.amin(reduce_dims, **kw) if x.ndim else a
     return _vector_norm_p(x, ord, reduce_dims if x.ndim else None, keepdim)
 
 
@@ -133,11 +128,17 @@ def _refuse_empty(x, ord, dims, reduce_dims):
 
 @recorded("_vector_norm_p")
 def _vector_norm_p(x, ord, dims, keepdim):
-    """``(sum |x|**ord)**(1/ord)`` over dims (ord 0: the count of non-zeros), recorded as
-    one node, LinalgVectorNormBackward0 (autograd/derivatives.py): PyTorch's gradient,
-    0 where a zero norm or a zero element would make it inf * 0.  float16 and bfloat16
-    are summed in float32 and rounded once, as PyTorch's opmath (|x|**3 of 1000 float16
-    values near 100 overflowed)."""
+    """``(sum |x|**ord)**(1/ord)`` over dims (ord 0: the count of non-zeros; inf / -inf:
+    the max / min of ``|x|``), recorded as one node, LinalgVectorNormBackward0
+    (autograd/derivatives.py): PyTorch's gradient, 0 where a zero norm or a zero element
+    would make it inf * 0 (inf: amax's and abs's, AmaxBackward0 then AbsBackward0 when
+    composed).  float16 and bfloat16 are summed in float32 and rounded once, as
+    PyTorch's opmath (|x|**3 of 1000 float16 values near 100 overflowed)."""
+    if ord == math.inf or ord == -math.inf:  # exact in every dtype
+        a = x.abs()
+        if not x.ndim:
+            return a
+        return a.amax(dims, keepdim=keepdim) if ord > 0 else a.amin(dims, keepdim=keepdim)
     if x.dtype == _C.float16 or x.dtype == _C.bfloat16:
         return _vector_norm_p(x.float(), ord, dims, keepdim).to(x.dtype)
     a = x.abs()

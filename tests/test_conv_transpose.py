@@ -343,3 +343,91 @@ def test_conv_transpose2d_copies_nothing(device):
             stats = pdt.transfer_stats()
         assert stats["device_to_host"]["count"] == 0, args
         assert stats["host_to_device"]["count"] == 0, args
+
+
+def test_conv_transpose_with_an_empty_output_dimension(device):
+    """An output size of 0 along a dimension ((L - 1) * stride - 2 * padding + ... = 0)
+    gives an empty output (raised InvalidArgumentError), as PyTorch 2.15's CPU oneDNN
+    path does (float32, a batch above 1; its native path raises: here every dtype and
+    batch size gives it), 1-d, 2-d and 3-d, batched or not, under autograd too, with
+    zero gradients for the input, the weight and the bias; a negative size still
+    raises."""
+    cases = (  # (input shape, weight shape, padding, output shape)
+        ((2, 3, 2), (3, 4, 1), 1, (2, 4, 0)),
+        ((2, 3, 2, 3), (3, 4, 1, 1), (1, 0), (2, 4, 0, 3)),
+        ((3, 2, 1), (3, 4, 1, 1), (1, 0), (4, 0, 1)),  # unbatched
+        ((2, 3, 2, 3, 3), (3, 4, 1, 1, 1), (1, 0, 0), (2, 4, 0, 3, 3)),
+        ((1, 3, 3, 2, 3), (3, 4, 1, 1, 1), (0, 1, 0), (1, 4, 3, 0, 3)),
+    )
+    fns = {3: F.conv_transpose1d, 4: F.conv_transpose2d, 5: F.conv_transpose3d}
+    for shape, wshape, padding, want in cases:
+        fn = fns[len(wshape)]
+        for dtype in (pdt.float64, pdt.float32, pdt.float16):
+            x = pdt.ones(shape, dtype=dtype, device=device, requires_grad=True)
+            w = pdt.ones(wshape, dtype=dtype, device=device, requires_grad=True)
+            b = pdt.ones(wshape[1], dtype=dtype, device=device, requires_grad=True)
+            with pdt.no_grad():
+                assert tuple(fn(x, w, b, padding=padding).shape) == want
+            y = fn(x, w, b, padding=padding)
+            assert tuple(y.shape) == want and y.dtype == dtype
+            assert y.grad_fn.name() == ("SqueezeBackward1" if len(shape) < len(wshape)
+                                        else "ConvolutionBackward0")  # PyTorch's names
+            gx, gw, gb = pdt.autograd.grad(y.sum(), [x, w, b])
+            for got, t in ((gx, x), (gw, w), (gb, b)):
+                assert tuple(got.shape) == tuple(t.shape)
+                np.testing.assert_array_equal(got.float().cpu().numpy(), 0.0)
+    with pytest.raises(pdt.InvalidArgumentError, match=r"\(-2, 3\)\. Output size is too small"):
+        F.conv_transpose2d(pdt.ones(1, 3, 2, 3, device=device),
+                           pdt.ones(3, 4, 1, 1, device=device), padding=(2, 0))
+    with pytest.raises(pdt.InvalidArgumentError, match=r"output depth -1 is negative"):
+        F.conv_transpose3d(pdt.ones(1, 3, 1, 2, 2, device=device),
+                           pdt.ones(3, 4, 1, 1, 1, device=device), padding=(1, 0, 0))
+
+
+def _format(t):
+    """'CL' (channels_last / channels_last_3d and not row-major), 'C' or 'other'."""
+    fmt = pdt.channels_last if t.ndim == 4 else pdt.channels_last_3d
+    if t.is_contiguous(memory_format=fmt) and not t.is_contiguous():
+        return "CL"
+    return "C" if t.is_contiguous() else "other"
+
+
+def test_conv_transpose_keeps_channels_last(device):
+    """conv_transpose2d / 3d of a channels_last input, or of a row-major input with a
+    channels_last weight, are channels_last, as PyTorch's (2-d was row-major; 3-d
+    followed the input only), with and without autograd, and the layer; the values are
+    the row-major computation's, exactly; the input's gradient is NumPy's adjoint."""
+    rng = np.random.default_rng(3)
+    x = _t(rng.standard_normal((2, 3, 5, 4)), device)
+    w = _t(rng.standard_normal((3, 2, 3, 3)), device)
+    b = _t(rng.standard_normal(2), device)
+    cl = pdt.channels_last
+    want = F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)
+    assert _format(want) == "C"
+    for xx, ww in ((x.contiguous(memory_format=cl), w), (x, w.contiguous(memory_format=cl))):
+        got = F.conv_transpose2d(xx, ww, b, stride=2, padding=1, output_padding=1)
+        assert _format(got) == "CL"
+        np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+        xg = xx.detach().requires_grad_()
+        y = F.conv_transpose2d(xg, ww, b, stride=2, padding=1, output_padding=1)
+        assert _format(y) == "CL" and y.grad_fn.name() == "ConvolutionBackward0"
+        g = rng.standard_normal(tuple(y.shape))
+        y.backward(_t(g, device))
+        # <conv_transpose2d(x), g> is linear in x: its gradient is the adjoint at g,
+        # checked as the identity <x', dx> = <conv_transpose2d(x') - bias, g>
+        probe = rng.standard_normal(tuple(x.shape))
+        lhs = float((probe * xg.grad.cpu().numpy()).sum())
+        out = F.conv_transpose2d(_t(probe, device), ww, None, stride=2, padding=1,
+                                 output_padding=1)
+        np.testing.assert_allclose(lhs, float((out.cpu().numpy() * g).sum()), rtol=1e-10)
+    layer = nn.ConvTranspose2d(3, 2, 3, stride=2, dtype=pdt.float64).to(device)
+    assert _format(layer(x.contiguous(memory_format=cl))) == "CL"
+    x5 = _t(rng.standard_normal((2, 3, 3, 4, 2)), device)
+    w5 = _t(rng.standard_normal((3, 2, 2, 2, 2)), device)
+    want = F.conv_transpose3d(x5, w5)
+    for xx, ww in ((x5.contiguous(memory_format=pdt.channels_last_3d), w5),
+                   (x5, w5.contiguous(memory_format=pdt.channels_last_3d))):
+        for grad in (False, True):
+            got = F.conv_transpose3d(xx.detach().requires_grad_(grad), ww)
+            assert _format(got) == "CL"
+            np.testing.assert_array_equal(got.detach().cpu().numpy(), want.cpu().numpy())

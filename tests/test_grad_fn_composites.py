@@ -228,3 +228,98 @@ def test_linear_folded_empty(device):
         assert tuple(gx.shape) == xs and not gx.cpu().numpy().any()
         np.testing.assert_array_equal(gw.cpu().numpy(), np.zeros((o, i)))  # x or g empty
         np.testing.assert_array_equal(gb.cpu().numpy(), 2 * rows * np.arange(o))
+
+
+def test_batch_norm_of_an_empty_batch(device):
+    """batch_norm of an empty input, in evaluation and training, F.batch_norm and the
+    layers: PyTorch's clone * weight + bias (CloneBackward0, MulBackward0 or
+    AddBackward0; was NativeBatchNormBackward0), of input's shape and dtype, zero
+    gradients for weight and bias, running statistics untouched; 0 channels with a
+    weight too (PyTorch's weight[0] raises IndexError there)."""
+    for shape, dtype in (((0, 2, 3), pdt.float64), ((0, 2, 3, 3), pdt.float32),
+                         ((0, 2), pdt.float16), ((4, 0, 3), pdt.float64)):
+        c = shape[1]
+        x = pdt.zeros(shape, dtype=dtype, device=device, requires_grad=True)
+        w = pdt.ones(c, device=device, requires_grad=True)
+        b = pdt.zeros(c, device=device, requires_grad=True)
+        for training in (False, True):
+            mean = pdt.arange(c, dtype=pdt.float32, device=device)
+            var = mean + 1
+            got = []
+            for ww, bb in ((None, None), (w, None), (None, b), (w, b)):
+                y = F.batch_norm(x, mean, var, ww, bb, training=training)
+                assert tuple(y.shape) == shape and y.dtype == dtype
+                got.append(y.grad_fn.name())
+            assert got == ["CloneBackward0", "MulBackward0", "AddBackward0", "AddBackward0"]
+            np.testing.assert_array_equal(mean.cpu().numpy(), np.arange(c))
+            np.testing.assert_array_equal(var.cpu().numpy(), np.arange(c) + 1)
+            gx, gw, gb = autograd.grad(y.sum(), [x, w, b])
+            assert tuple(gx.shape) == shape
+            for gp in (gw, gb):
+                np.testing.assert_array_equal(gp.cpu().numpy(), np.zeros(c))
+    layer = pdt.nn.BatchNorm2d(2).to(device).eval()
+    x = pdt.zeros((0, 2, 4, 4), device=device, requires_grad=True)
+    assert layer(x).grad_fn.name() == "AddBackward0"
+    layer.train()
+    assert layer(x).grad_fn.name() == "AddBackward0"
+    np.testing.assert_array_equal(layer.running_mean.cpu().numpy(), np.zeros(2))
+
+
+def test_infinity_norms_are_one_node(device):
+    """linalg.vector_norm / Tensor.norm of order inf or -inf LinalgVectorNormBackward0
+    and pairwise_distance with p = +-inf NormBackward1, as PyTorch's (were AmaxBackward0
+    / AminBackward0, and AbsBackward0 for a 0-d input); gradients and second derivatives
+    against central differences, and at ties the gradient shared evenly, times sign(x),
+    exactly as NumPy's float64 gives it."""
+    inf = float("inf")
+    rng = np.random.default_rng(7)  # no ties, nothing near 0: away from the kinks
+    x = _t(rng.choice([-1, 1], (3, 4)) * rng.uniform(1, 3, (3, 4)), device)
+    y = _t(rng.uniform(-0.5, 0.5, 12), device, False)
+    s = _t(-2.5, device)
+    assert _names(pdt.linalg.vector_norm(x, inf), pdt.linalg.vector_norm(x, -inf, dim=1),
+                  x.norm(inf, dim=0), pdt.linalg.vector_norm(s, inf)) == \
+        ["LinalgVectorNormBackward0"] * 4
+    y = y.reshape(3, 4)
+    assert _names(F.pairwise_distance(x, y, p=inf), F.pairwise_distance(x, y, p=-inf),
+                  F.pairwise_distance(x[0], y[0], p=inf), F.pairwise_distance(s, s * 2, p=inf)) \
+        == ["NormBackward1"] * 4
+    for fn in (lambda t: pdt.linalg.vector_norm(t, inf, dim=1) ** 2,
+               lambda t: pdt.linalg.vector_norm(t, -inf) * t,
+               lambda t: F.pairwise_distance(t, y, p=inf) ** 2,
+               lambda t: F.pairwise_distance(t, y, p=-inf, keepdim=True) * t):
+        _check(fn, x)
+    a = np.array([[3.0, -3.0, 1.0, 3.0], [0.0, 0.0, 0.0, 0.0], [-2.0, 1.0, 0.5, 0.25]])
+    g = np.array([1.5, -2.0, 0.75])
+    for order, extreme in ((inf, np.max), (-inf, np.min)):
+        t = _t(a, device)
+        (gx,) = autograd.grad(pdt.linalg.vector_norm(t, order, dim=1), t, _t(g, device, False))
+        mask = np.abs(a) == extreme(np.abs(a), axis=1, keepdims=True)
+        want = mask * (g[:, None] / mask.sum(1, keepdims=True)) * np.sign(a)
+        np.testing.assert_array_equal(gx.cpu().numpy(), want)
+
+
+def test_channels_last_results_keep_the_ops_node(device):
+    """A pool or convolution of a channels_last input is laid out channels_last after
+    the op: that copy takes the op's node (MaxPool2DWithIndicesBackward0,
+    AvgPool2DBackward0, AdaptiveAvgPool2DBackward0, MaxPool3DWithIndicesBackward0...,
+    as PyTorch's; the copy's PermuteBackward0 or CloneBackward0 was the grad_fn), with
+    the row-major input's gradient, exactly."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((2, 3, 7, 9))
+    fns = (lambda t: F.max_pool2d(t, 2), lambda t: F.max_pool2d(t, 3, 2, 1)[..., :2],
+           lambda t: F.avg_pool2d(t, 2), lambda t: F.adaptive_avg_pool2d(t, (3, 4)),
+           lambda t: F.adaptive_avg_pool2d(t, (7, 3)), lambda t: F.adaptive_max_pool2d(t, 3),
+           lambda t: F.max_pool2d(t, 2, return_indices=True)[0])
+    for fn in fns:
+        x = _t(a, device)
+        xl = _t(a, device).detach().contiguous(memory_format=pdt.channels_last).requires_grad_()
+        want, got = fn(x), fn(xl)
+        assert got.grad_fn.name() == want.grad_fn.name() != "PermuteBackward0"
+        g = _t(rng.standard_normal(tuple(want.shape)), device, False)
+        np.testing.assert_array_equal(autograd.grad(got, xl, g)[0].cpu().numpy(),
+                                      autograd.grad(want, x, g)[0].cpu().numpy())
+    x5 = _t(rng.standard_normal((1, 2, 4, 5, 6)), device).detach()
+    xl5 = x5.contiguous(memory_format=pdt.channels_last_3d).requires_grad_()
+    assert [F.max_pool3d(xl5, 2).grad_fn.name(), F.avg_pool3d(xl5, 2).grad_fn.name()] == \
+        [F.max_pool3d(x5.requires_grad_(), 2).grad_fn.name(),
+         F.avg_pool3d(x5, 2).grad_fn.name()]

@@ -234,3 +234,46 @@ def test_repeat_interleave_and_pairwise_distance_nodes(device):
     for p in (1, 2, 3):
         assert autograd.gradcheck(lambda a, b, p=p: F.pairwise_distance(a, b, p=p), (m, y))
         assert autograd.gradgradcheck(lambda a, b, p=p: F.pairwise_distance(a, b, p=p), (m, y))
+
+
+def _bins(size, out):
+    """(out, size) float64: row i is 1 / len on adaptive bin i's cells [floor(i*size/out),
+    ceil((i+1)*size/out)), as PyTorch defines the bins."""
+    m = np.zeros((out, size))
+    for i in range(out):
+        lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def test_adaptive_avg_pool_and_area_nodes(device):
+    """adaptive_avg_pool2d over unequal bins AdaptiveAvgPool2DBackward0 (was
+    DivBackward0), adaptive_avg_pool3d AdaptiveAvgPool3DBackward0 (was CloneBackward0),
+    and interpolate's mode 'area' the same, batched or not, as PyTorch's (1-d stays
+    SqueezeBackward1, a 2-d pool between unsqueeze and squeeze, as PyTorch's);
+    gradients against NumPy's bin matrices in float64 (B_d^T g B_h B_w, 1e-12) and
+    central differences, second derivatives too."""
+    x2, x3 = _t((2, 3, 7, 9), device, 21), _t((1, 2, 5, 4, 6), device, 22)
+    got = [_name(F.adaptive_avg_pool2d(x2, (3, 4))), _name(F.adaptive_avg_pool2d(x2[0], 4)),
+           _name(F.adaptive_avg_pool2d(x2, (7, 4))), _name(F.interpolate(x2, size=(4, 5),
+                                                                         mode="area")),
+           _name(F.adaptive_avg_pool3d(x3, (2, 3, 4))), _name(F.adaptive_avg_pool3d(x3[0], 3)),
+           _name(F.adaptive_avg_pool3d(x3, (5, 2, 3))), _name(F.adaptive_avg_pool3d(x3, 1)),
+           _name(F.interpolate(x3, size=(3, 3, 4), mode="area")),
+           _name(F.adaptive_avg_pool1d(x2[0], 4)), _name(F.interpolate(x2[0], 5, mode="area"))]
+    assert got == ["AdaptiveAvgPool2DBackward0"] * 4 + ["AdaptiveAvgPool3DBackward0"] * 5 + \
+        ["SqueezeBackward1"] * 2
+    rng = np.random.default_rng(23)
+    for x, size in ((x2, (3, 4)), (x2[1], (4, 6)), (x2, (7, 4)), (x3, (2, 3, 4)),
+                    (x3[0], (3, 4, 4)), (x3, (5, 1, 1))):
+        pool = F.adaptive_avg_pool3d if len(size) == 3 else F.adaptive_avg_pool2d
+        y = pool(x, size)
+        g = rng.standard_normal(tuple(y.shape))
+        (gx,) = autograd.grad(y, x, pdt.tensor(g, dtype=pdt.float64, device=device))
+        mats = [_bins(s, o) for s, o in zip(x.shape[-len(size):], size)]
+        want = g
+        for i, m in enumerate(mats):  # B^T along each spatial dim
+            want = np.moveaxis(np.tensordot(want, m, axes=([want.ndim - len(size) + i], [0])),
+                               -1, want.ndim - len(size) + i)
+        np.testing.assert_allclose(gx.cpu().numpy(), want, rtol=1e-12, atol=1e-15)
+        _check(lambda t, p=pool, s=size: p(t, s) ** 2, x.detach().requires_grad_())

@@ -358,3 +358,64 @@ def test_replicated_edge_alone_is_a_new_tensor(device):
     assert tuple(got.shape) == (2, 2, 7) and got.is_contiguous()
     got[0, 0, 0] = -1.0
     assert got[0, 1, 0].item() == 0.0 and x[0, 0, 0].item() == 0.0
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_keeps_channels_last(device, mode):
+    """F.pad of a channels_last (channels_last_3d) input is channels_last in the
+    constant, reflect and replicate modes, as PyTorch's (was row-major), and row-major
+    in the circular one (PyTorch's composite: also there); values, grad_fn and
+    gradients exactly those of the row-major input, and the NumPy reference's."""
+    rng = np.random.default_rng(4)
+    for shape, pad, fmt in (((2, 3, 4, 5), (1, 2, 2, 1), pdt.channels_last),
+                            ((2, 3, 4, 5), (0, 0, -1, 1), pdt.channels_last),
+                            ((1, 2, 3, 4, 3), (1, 1, 0, 2, 1, 0), pdt.channels_last_3d)):
+        a = rng.standard_normal(shape)
+        x = _t(a, device).requires_grad_()
+        xl = _t(a, device).contiguous(memory_format=fmt).requires_grad_()
+        want, got = F.pad(x, pad, mode=mode), F.pad(xl, pad, mode=mode)
+        assert got.is_contiguous(memory_format=fmt) != (mode == "circular")
+        assert got.is_contiguous() == (mode == "circular")
+        np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().cpu().numpy())
+        np.testing.assert_array_equal(got.detach().cpu().numpy(), ref_pad(a, pad, mode))
+        assert got.grad_fn.name() == want.grad_fn.name()
+        g = _t(rng.standard_normal(tuple(want.shape)), device)
+        want.backward(g)
+        got.backward(g)
+        np.testing.assert_array_equal(xl.grad.cpu().numpy(), x.grad.cpu().numpy())
+
+
+def test_circular_pad_records_copy_slices(device):
+    """Circular padding is PyTorch's composite, copies into slices of a new tensor:
+    grad_fn CopySlices (was CatBackward0), 1 to 3 padded dimensions, unbatched, crops;
+    the gradient is each output cell's g added onto the input cell it copies (NumPy,
+    float64), and second derivatives against central differences; an output with no
+    cells still takes a (zero) gradient."""
+    rng = np.random.default_rng(6)
+    for shape, pad in (((2, 3, 5), (2, 3)), ((3, 4, 5), (1, 5, 4, 2)),
+                       ((2, 4, 5), (-1, 2, 2, -1)), ((1, 1, 3, 4, 3), (1, 2, 0, 3, 2, 1)),
+                       ((3, 4, 5), (0, 0, 0, 0))):
+        a = rng.standard_normal(shape)
+        x = _t(a, device).requires_grad_()
+        y = F.pad(x, pad, mode="circular")
+        assert y.grad_fn.name() == "CopySlices" and y.is_contiguous()
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), ref_pad(a, pad, "circular"))
+        g = rng.standard_normal(tuple(y.shape))
+        (gx,) = pdt.autograd.grad(y, x, _t(g, device))
+        want = g  # the pads' transposes, last dimension first
+        for i in range(len(pad) // 2):
+            dim, (before, after) = a.ndim - 1 - i, pad[2 * i:2 * i + 2]
+            n = want.shape[dim] - before - after
+            back = np.zeros(want.shape[:dim] + (n,) + want.shape[dim + 1:])
+            for j in range(want.shape[dim]):
+                src = _source(j, n, before, after, "circular")
+                back[(slice(None),) * dim + (src,)] += want[(slice(None),) * dim + (j,)]
+            want = back
+        np.testing.assert_allclose(gx.cpu().numpy(), want, rtol=1e-14, atol=1e-14)
+        assert pdt.autograd.gradgradcheck(lambda t, p=pad: F.pad(t, p, mode="circular") ** 2,
+                                          (x,))
+    x = _t(rng.standard_normal((2, 3)), device).requires_grad_()
+    y = F.pad(x, (1, -4), mode="circular")
+    assert tuple(y.shape) == (2, 0)
+    (gx,) = pdt.autograd.grad(y.sum(), x)
+    np.testing.assert_array_equal(gx.cpu().numpy(), np.zeros((2, 3)))

@@ -8,6 +8,7 @@ prints as ``<AddBackward0 ...>``.  The binary ops whose backward reads their ope
 (mul, div, pow, ...) are in derivatives_operands.py; views, indexing, copies and the
 matrix products in derivatives_shape.py.
 """
+import math
 import operator
 
 from .. import _C
@@ -592,10 +593,11 @@ _NormBackward.__name__ = _NormBackward.__qualname__ = "LinalgVectorNormBackward0
 
 @derivative("_vector_norm_p")
 class LinalgVectorNormBackward0(_NormBackward):
-    """linalg.vector_norm of an order other than 1, 2 and +-inf (linalg.py's
-    _vector_norm_p): PyTorch's norm_backward, 0 where it would divide by a zero norm or
-    raise a zero to a negative power (not inf * 0 = NaN), and none (None, as
-    PyTorch's) for the order 0."""
+    """linalg.vector_norm of an order other than 1 and 2 (linalg.py's _vector_norm_p):
+    PyTorch's norm_backward, 0 where it would divide by a zero norm or raise a zero to a
+    negative power (not inf * 0 = NaN), none (None, as PyTorch's) for the order 0, and
+    for +-inf the gradient shared evenly among the elements whose ``|x|`` is the norm,
+    times sign(x) (amax's and abs's, which it was composed of)."""
 
     def save(self, result, input, ord, dim=None, keepdim=False, **kw):
         self.p = float(ord)
@@ -605,6 +607,11 @@ class LinalgVectorNormBackward0(_NormBackward):
         p = self.p
         if p == 0:  # a count: flat, PyTorch's undefined gradient
             return None
+        if p == math.inf or p == -math.inf:
+            x, y, g = self._unreduced(g)
+            mask = as_float(x.abs() == y, x)
+            count = mask.sum(dim=self.dims, keepdim=True) if self.shape else mask
+            return (mask * (g / count)) * sign(x)
         if p >= 1:
             return super().backward(g)
         x, y, g = self._unreduced(g)

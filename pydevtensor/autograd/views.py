@@ -131,7 +131,10 @@ class AsStridedBackward0(Node):
             # once: conv_transpose3d's slices added in place into its output
             half = gv.dtype == _C.float16 or gv.dtype == _C.bfloat16
             out = _C.zeros(n, dtype=_C.float32 if half else gv.dtype, device=gv.device)
-            _C._index_add(out, 0, pos.reshape(-1), (gv.float() if half else gv).reshape(-1))
+            # out is new: pos (the view's positions in its base, in range by
+            # construction) may be checked on the device, no read back to the host
+            _C._index_add(out, 0, pos.reshape(-1), (gv.float() if half else gv).reshape(-1),
+                          True)
             return (out.to(gv.dtype) if half else out).reshape(geo.base_shape)
 
         return linear_in_g(make, lambda g2: g2.reshape(-1)[pos], g)

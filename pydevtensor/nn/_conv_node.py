@@ -73,7 +73,9 @@ def _forward(x, weight, bias, stride, padding, dilation, transposed, output_padd
                                    dilation) if nd == 3 else
                FCT._conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
                                    dilation, nd, where))
-        fmt = suggested_format(layout_of) if nd == 3 else None
+        # channels_last following the input, or else the weight, as PyTorch's (2-d
+        # was always row-major)
+        fmt = suggested_format(layout_of) or suggested_format(weight) if nd > 1 else None
     else:
         out = (F3.conv3d(x, weight, bias, stride, padding, dilation, groups) if nd == 3 else
                FC._conv(x, weight, bias, stride, padding, dilation, groups, nd,
@@ -163,7 +165,8 @@ class ConvolutionBackward0(Node):
             g, x, weight = _rows(g), _rows(x), _rows(weight)
             args = tuple((1,) + a if i in (0, 2) else (0,) + a if i in (1, 4) else a
                          for i, a in enumerate(args))
-        if x.shape[0] == 0 or g.shape[0] == 0:  # an empty batch: zeros, not reshapes of 0
+        if x.numel() == 0 or g.numel() == 0:  # an empty batch or output: zeros (no im2col
+            # or reshape of an empty plane)
             dx, dw = (_C.zeros_like(t) if n else None for t, n in zip((x, weight), need))
         else:
             gradients = _transposed_gradients if args[3] else _conv_gradients

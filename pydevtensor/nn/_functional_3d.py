@@ -122,7 +122,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(0) if unbatched else out
 
 
-@keeps_channels_last()
+@keeps_channels_last(with_weight=True)
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
     """The transposed 3-d convolution (conv3d's adjoint), as PyTorch's
@@ -182,12 +182,18 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     n, depth, taps = x.shape[0], x.shape[2], weight.shape[2]
     full = (depth - 1) * stride[0] + dilation[0] * (taps - 1) + 1
     out_depth = full - 2 * pad[0] + out_pad[0]
-    if out_depth <= 0:
-        raise _Invalid(f"{where}: the output depth {out_depth} is not positive (input "
+    if out_depth < 0:
+        raise _Invalid(f"{where}: the output depth {out_depth} is negative (input "
                        f"{tuple(input.shape)}, padding {pad}, on {input.device})")
+    sizes = FCT.transposed_sizes(tuple(x.shape[2:]), tuple(weight.shape[2:]), stride, pad,
+                                 dilation, out_pad)
+    if 0 in sizes and min(sizes) >= 0:  # empty, as conv_transpose2d's; gradients 0
+        out = _C.zeros((n, c_out) + sizes, dtype=x.dtype, device=x.device)
+        return out.squeeze(0) if unbatched else out
     images = x.transpose(1, 2).reshape((n * depth, x.shape[1]) + tuple(x.shape[3:]))
-    parts = [FCT.conv_transpose2d(images, weight[:, :, k], None, stride[1:], pad[1:],
-                                  out_pad[1:], groups, dilation[1:]) for k in range(taps)]
+    parts = [FCT._conv_transpose(images, weight[:, :, k], None, stride[1:], pad[1:],
+                                 out_pad[1:], groups, dilation[1:], 2, where)
+             for k in range(taps)]
     h, w = parts[0].shape[2], parts[0].shape[3]
     out = _C.zeros((n, c_out, max(full, pad[0] + out_depth), h, w), dtype=parts[0].dtype,
                    device=parts[0].device)
@@ -474,8 +480,12 @@ def adaptive_avg_pool3d(input, output_size):
     >>> F.adaptive_avg_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 1).item()
     3.5
     """
-    return _adaptive3d(input, output_size, "adaptive_avg_pool3d()",
-                       lambda v, size: FPL._adaptive_avg_pool(v, size, "adaptive_avg_pool2d()"))
+    x, unbatched, sizes = _adaptive3d_args(input, output_size, "adaptive_avg_pool3d()")
+    if 0 in sizes or x.numel() == 0:  # an output_size holding 0, no batch or channels
+        return _no_bins3d(x, sizes, unbatched)
+    # one node, AdaptiveAvgPool3DBackward0 (nn/_adaptive_avg_nodes.py)
+    from ._adaptive_avg_nodes import pool3d  # late: it imports the pools
+    return pool3d(input, sizes)
 
 
 @keeps_channels_last(follows=False)

@@ -57,13 +57,62 @@ def _result(input, fn, inplace, once=True):
     does it itself), written into input with inplace.  Under autograd fn runs on a
     clone (its backward keeps what it saved while input is overwritten) and input
     takes the result's node, as PyTorch's in-place forms (SiluBackward0, not
-    CopyBackwards); the gradient flows through the clone to input's earlier value."""
+    CopyBackwards); the gradient flows through the clone to input's earlier value.
+    A recorded op rounds itself (once=False): rounded here, its result's node was
+    ToCopyBackward0 for float16 and bfloat16 (Note [activation forms])."""
     fn = _rounded_once(fn) if once else fn
     if not inplace:
         return fn(input)
     if not (input.requires_grad and _C.is_grad_enabled()):
         return input.copy_(fn(input))
     return in_place(input, lambda x: fn(x.clone()))  # fn's node becomes input's
+
+
+_forms = {}
+
+
+def _form(base, name):
+    """base's subclass called name, made once: the Node of another form of base's op
+    (Note [activation forms])."""
+    if name == base.__name__:
+        return base
+    cls = _forms.get((base, name))
+    if cls is None:
+        cls = _forms[base, name] = type(name, (base,), {"__module__": base.__module__,
+                                                        "__qualname__": name})
+    return cls
+
+
+class _Forms(Node):
+    """A Node of an op whose last argument is the name it is recorded under.
+
+    Note [activation forms]
+    ~~~~~~~~~~~~~~~~~~~~~~~
+    PyTorch names a node after the ATen function it differentiates: elu_ (elu's
+    in-place form, whose derivative reads the result) is EluBackward1, selu EluBackward0
+    (an elu with a scale), rrelu RreluWithNoiseBackward0, ... .  Ours share one gradient
+    per op (from the input, kept on a clone for the in-place forms: the same numbers for
+    every form), so a recorded op takes the name as its last argument and pick makes
+    the subclass of that name (_form).  float16 and bfloat16 are computed in float32 and
+    rounded once inside the recorded op and its backward (wide), as before; rounded
+    around it, the op's node was ToCopyBackward0's input, not the result's node."""
+
+    @classmethod
+    def pick(cls, input, *params):
+        return _form(cls, params[-1])
+
+    def save(self, out, input, *params):
+        self.save_tensors(input)
+        self.params = params[:-1]
+        return (input,)
+
+
+def _wide(fn, g, x, *params):
+    """fn(g, x, *params), in float32 for float16 and bfloat16 (rounded once to x's
+    dtype): a gradient computed as the op's forward is (_rounded_once)."""
+    if x.dtype in _HALVES:
+        return fn(g.float(), x.float(), *params).to(x.dtype)
+    return fn(g, x, *params)
 
 
 class _SavesInput(Node):
@@ -246,33 +295,41 @@ def elu(input, alpha=1.0, inplace=False):
     """
     _floating(input, "elu")
     alpha = _number(alpha, "alpha", "elu")
-    return _result(input, lambda x: _elu(x, alpha), inplace)
+    name = "EluBackward1" if inplace else "EluBackward0"
+    return _result(input, lambda x: _elu(x, alpha, 1, name), inplace, once=False)
 
 
 @recorded("elu")
-def _elu(input, alpha):
-    positive = input > 0
-    negative = input.where(~positive, 0.0).expm1() * alpha  # NaN stays here
-    return input.where(positive, negative)
+def _elu(input, alpha, scale, name):
+    """scale * elu(input, alpha) (selu: PyTorch's constants), recorded as name:
+    EluBackward0, or EluBackward1 for the in-place forms (Note [activation forms])."""
+    def fn(x):
+        positive = x > 0
+        negative = x.where(~positive, 0.0).expm1() * alpha  # NaN stays here
+        out = x.where(positive, negative)
+        return out * scale if scale != 1 else out
+    return _rounded_once(fn)(input)
 
 
 @derivative("elu")
-class EluBackward0(Node):
+class EluBackward0(_Forms):
     """elu's gradient as PyTorch's: 1 where x > 0, ``alpha * exp(x)`` elsewhere (from x:
-    expm1's own, from its result, rounds to 0 once exp(x) is below half an ulp of 1)."""
-
-    def save(self, out, input, alpha):
-        self.save_tensors(input)
-        self.alpha = alpha
-        return (input,)
+    expm1's own, from its result, rounds to 0 once exp(x) is below half an ulp of 1),
+    times scale."""
 
     def backward(self, g):
         (x,) = self.saved_tensors
-        negative = x < 0
-        slope = x.where(negative, 0.0).exp() * self.alpha  # out of place: exp saved it
-        # at 0 the slope is alpha (the left one, as PyTorch's), a constant there: its
-        # own derivative at 0 is 0, as PyTorch's double backward gives (its mask: x < 0)
-        return (g * slope.where(negative, (x == 0).to(x.dtype) * (self.alpha - 1.0) + 1.0),)
+        return (_wide(_elu_grad, g, x, *self.params),)
+
+
+def _elu_grad(g, x, alpha, scale):
+    if scale != 1:
+        g = g * scale
+    negative = x < 0
+    slope = x.where(negative, 0.0).exp() * alpha  # out of place: exp saved it
+    # at 0 the slope is alpha (the left one, as PyTorch's), a constant there: its
+    # own derivative at 0 is 0, as PyTorch's double backward gives (its mask: x < 0)
+    return g * slope.where(negative, (x == 0).to(x.dtype) * (alpha - 1.0) + 1.0)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -444,7 +501,7 @@ def _hardtanh(input, min_val, max_val, inplace, name):
                                   f"got a tensor of {input.dtype} on {input.device}")
     if not input.dtype.is_floating_point:  # the integers inside the bounds
         min_val, max_val = math.ceil(min_val), math.floor(max_val)
-    return _result(input, lambda x: _clamp_graded(x, min_val, max_val), inplace)
+    return _result(input, lambda x: _clamp_graded(x, min_val, max_val), inplace, once=False)
 
 
 class KinkedBackward(_SavesInput):
@@ -454,16 +511,20 @@ class KinkedBackward(_SavesInput):
     *_backward kernels.  Under create_graph it requires grad when x does, with a zero
     derivative, as PyTorch's (Note [mask derivatives] in autograd/node.py)."""
     mask_derivative = True
+    wide = False  # float16 and bfloat16 in float32, as the forward (_Forms' ops)
 
     def backward(self, g):
         (x,) = self.saved_tensors
+        if self.wide:
+            return (_wide(self.formula, g, x, *self.params),)
         return (self.formula(g, x, *self.params),)
 
 
 @recorded("hardtanh")
 def _clamp_graded(x, lo, hi):
-    """x clamped to [lo, hi], recorded by HardtanhBackward0."""
-    return x.clamp(lo, hi)
+    """x clamped to [lo, hi], recorded by HardtanhBackward0 (in float32 for the half
+    types, rounded once)."""
+    return _rounded_once(lambda t: t.clamp(lo, hi))(x)
 
 
 @derivative("hardtanh")
@@ -471,20 +532,23 @@ class HardtanhBackward0(KinkedBackward):
     """PyTorch's hardtanh gradient: 0 where x <= lo or x >= hi (a NaN or inf gradient
     too), the gradient elsewhere (a NaN x too)."""
     formula = staticmethod(lambda g, x, lo, hi: zero_where((x <= lo).logical_or(x >= hi), g))
+    wide = True
 
 
 @recorded("leaky_relu")
-def _leaky(x, slope):
-    """x where x > 0, slope * x elsewhere (leaky_relu, rrelu in eval mode), recorded by
-    LeakyReluBackward0."""
-    return x.where(x > 0, x * slope)
+def _leaky(x, slope, name):
+    """x where x > 0, slope * x elsewhere (leaky_relu; rrelu, slope a tensor of x's shape
+    in training), recorded as name: LeakyReluBackward0/1, RreluWithNoiseBackward0/1
+    (Note [activation forms])."""
+    return _rounded_once(lambda t: t.where(t > 0, t * slope))(x)
 
 
 @derivative("leaky_relu")
-class LeakyReluBackward0(KinkedBackward):
+class LeakyReluBackward0(_Forms, KinkedBackward):
     """PyTorch's leaky_relu gradient: g where x > 0, slope * g elsewhere (at 0 and NaN
     too)."""
     formula = staticmethod(lambda g, x, slope: g.where(x > 0, g * slope))
+    wide = True
 
 
 def relu6(input, inplace=False):

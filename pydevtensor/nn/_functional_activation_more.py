@@ -57,13 +57,17 @@ def hardswish(input, inplace=False):
     """
     _act._floating(input, "hardswish")
 
-    return _act._result(input, _hardswish, inplace)
+    return _act._result(input, _hardswish, inplace, once=False)
 
 
 @recorded("hardswish")
 def _hardswish(x):
-    middle = x * (x + 3.0) / 6.0
-    return middle.where(x < 3.0, x).where(x > -3.0, x * 0.0)
+    """hardswish, recorded by HardswishBackward0 (in float32 for the half types, rounded
+    once: Note [activation forms])."""
+    def fn(t):
+        middle = t * (t + 3.0) / 6.0
+        return middle.where(t < 3.0, t).where(t > -3.0, t * 0.0)
+    return _act._rounded_once(fn)(x)
 
 
 @derivative("hardswish")
@@ -77,8 +81,12 @@ class HardswishBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved_tensors
-        inner = g * (x / 3.0 + 0.5)
-        return (inner.where(x < 3.0, g).masked_fill(x <= -3.0, 0.0),)
+        return (_act._wide(_hardswish_grad, g, x),)
+
+
+def _hardswish_grad(g, x):
+    inner = g * (x / 3.0 + 0.5)
+    return inner.where(x < 3.0, g).masked_fill(x <= -3.0, 0.0)
 
 
 def hardsigmoid(input, inplace=False):
@@ -111,7 +119,23 @@ def hardsigmoid(input, inplace=False):
     tensor([0.0000, 0.5000, 0.7500, 1.0000])
     """
     _act._floating(input, "hardsigmoid")
-    return _act._result(input, lambda x: (x + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+    return _act._result(input, _hardsigmoid, inplace, once=False)
+
+
+@recorded("hardsigmoid")
+def _hardsigmoid(x):
+    """hardsigmoid, recorded by HardsigmoidBackward0 (composed, the grad_fn was
+    DivBackward0); in float32 for the half types, rounded once."""
+    return _act._rounded_once(lambda t: (t + 3.0).clamp(0.0, 6.0) / 6.0)(x)
+
+
+@derivative("hardsigmoid")
+class HardsigmoidBackward0(_act.KinkedBackward):
+    """PyTorch's hardsigmoid_backward: g / 6 strictly between -3 and 3, 0 elsewhere (at
+    the bounds, for an infinite or NaN x too)."""
+    formula = staticmethod(
+        lambda g, x: zero_where((x > -3.0).logical_and(x < 3.0).logical_not(), g) / 6.0)
+    wide = True
 
 
 def _lambd(lambd, name, nonnegative):
@@ -262,18 +286,23 @@ def threshold(input, threshold, value, inplace=False):
     threshold = _act._number(threshold, "threshold", "threshold")
     value = _act._number(value, "value", "threshold")
     # NaN is not > threshold: PyTorch's kernel keeps it (x <= threshold is false too)
-    return _act._result(input, lambda x: _threshold(x, threshold, value), inplace)
+    name = "ThresholdBackward1" if inplace else "ThresholdBackward0"
+    return _act._result(input, lambda x: _threshold(x, threshold, value, name), inplace,
+                        once=False)
 
 
 @recorded("threshold")
-def _threshold(x, threshold, value):
-    return x.where((x <= threshold).logical_not(), value)
+def _threshold(x, threshold, value, name):
+    """value where x <= threshold, x elsewhere, recorded as name: ThresholdBackward0, or
+    ThresholdBackward1 for the in-place form (Note [activation forms])."""
+    return _act._rounded_once(lambda t: t.where((t <= threshold).logical_not(), value))(x)
 
 
 @derivative("threshold")
-class ThresholdBackward0(_act.KinkedBackward):
+class ThresholdBackward0(_act._Forms, _act.KinkedBackward):
     """PyTorch's threshold_backward: 0 where x <= threshold, g elsewhere (NaN x too)."""
     formula = staticmethod(lambda g, x, threshold, value: zero_where(x <= threshold, g))
+    wide = True
 
 
 def selu(input, inplace=False):
@@ -306,7 +335,10 @@ def selu(input, inplace=False):
     tensor([-1.1113,  0.0000,  2.1014])
     """
     _act._floating(input, "selu")
-    return _act._result(input, lambda x: _act._elu(x, _SELU_ALPHA) * _SELU_SCALE, inplace)
+    # PyTorch's selu is elu with a scale: EluBackward0, EluBackward1 in place
+    name = "EluBackward1" if inplace else "EluBackward0"
+    return _act._result(input, lambda x: _act._elu(x, _SELU_ALPHA, _SELU_SCALE, name), inplace,
+                        once=False)
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -346,14 +378,39 @@ def celu(input, alpha=1.0, inplace=False):
     alpha = _act._number(alpha, "alpha", "celu")
     if alpha == 0:
         raise ValueError("celu(): alpha cannot be 0 (it divides the input)")
+    name = "CeluBackward1" if inplace else "CeluBackward0"
+    return _act._result(input, lambda x: _celu(x, alpha, name), inplace, once=False)
 
+
+@recorded("celu")
+def _celu(input, alpha, name):
+    """celu, recorded as name: CeluBackward0, or CeluBackward1 for the in-place form
+    (Note [activation forms]); in float32 for the half types, rounded once."""
     def fn(x):
         # 0 on x's side: both sides' slope is 1 there, and the second derivative at 0 is
         # then x's (0), as PyTorch's double backward gives it
         positive = x >= 0
         negative = (x.where(positive.logical_not(), 0.0) / alpha).expm1() * alpha
         return x.where(positive, negative)
-    return _act._result(input, fn, inplace)
+    return _act._rounded_once(fn)(input)
+
+
+@derivative("celu")
+class CeluBackward0(_act._Forms):
+    """celu's gradient as PyTorch's: g where x >= 0 or x is NaN, ``g * exp(x / alpha)``
+    below 0; the slope is the constant 1 from 0 on, so its own derivative there is 0
+    (double backward).  Composed (expm1(x / alpha) * alpha), the float32 gradient was
+    ``g * (expm1(u) + 1)``, 0 once expm1(u) rounded to -1 (x / alpha below about -17,
+    where exp(u) is still a float32 normal), and NaN at a NaN x."""
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (_act._wide(_celu_grad, g, x, *self.params),)
+
+
+def _celu_grad(g, x, alpha):
+    negative = x < 0
+    return g.where(negative.logical_not(), g * (x.where(negative, 0.0) / alpha).exp())
 
 
 def _integers_as_floating(input):
@@ -480,13 +537,15 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if lower > upper:
         raise _C.InvalidArgumentError(f"rrelu(): lower must be <= upper, got lower={lower} "
                                       f"and upper={upper}")
+    # PyTorch's rrelu is rrelu_with_noise: RreluWithNoiseBackward0, ...1 in place
+    name = "RreluWithNoiseBackward1" if inplace else "RreluWithNoiseBackward0"
     if not training:
         slope = (lower + upper) / 2.0
-        return _act._result(input, lambda x: _act._leaky(x, slope), inplace)
+        return _act._result(input, lambda x: _act._leaky(x, slope, name), inplace, once=False)
     dtype = input.dtype if input.dtype in (_C.float32, _C.float64) else _C.float32
     u = _C.rand(tuple(input.shape), dtype=dtype, device=input.device)
     slopes = (u * (upper - lower) + lower).to(input.dtype)
-    return _act._result(input, lambda x: x.where(x > 0, x * slopes), inplace)
+    return _act._result(input, lambda x: _act._leaky(x, slopes, name), inplace, once=False)
 
 
 def prelu(input, weight):
@@ -557,7 +616,7 @@ def prelu(input, weight):
 def _prelu(x, w):
     """x where x > 0, w * x elsewhere (w broadcast against x), recorded by
     PreluKernelBackward0 (leaky_relu's forward, w a tensor)."""
-    return _act._leaky.__wrapped__(x, w)
+    return x.where(x > 0, x * w)
 
 
 @derivative("prelu")

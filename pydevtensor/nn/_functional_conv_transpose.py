@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .. import _C
 from ..autograd.dispatch import _wants_grad
+from .._memory_format import keeps_channels_last
 from ._functional_conv import (HALF_TYPES, _Invalid, _at_least, _tuple, check_conv_tensors,
                                half_in_float32, recorded_conv)
 from ._functional_pad import pad_constant
@@ -72,11 +73,14 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     kernel = tuple(weight.shape[2:])
     hw = tuple(x.shape[2:])
     size = transposed_sizes(hw, kernel, stride, padding, dilation, output_padding)
-    if any(s < 1 for s in size):
+    if any(s < 0 for s in size):
         raise _Invalid(f"{where}: Given input size per channel: {hw}. Calculated output size "
                        f"per channel: {size}. Output size is too small (kernel_size={kernel}, "
                        f"stride={stride}, padding={padding}, dilation={dilation}, "
                        f"output_padding={output_padding}; on {input.device})")
+    if 0 in size:  # empty, as PyTorch's oneDNN path (its native one raises); gradients 0
+        out = _C.zeros((x.shape[0], out_c) + size, dtype=x.dtype, device=x.device)
+        return out.squeeze(0) if unbatched else out
     if nd == 1:  # a row of height 1
         x, weight = x.unsqueeze(2), weight.unsqueeze(2)
         kernel, stride, dilation = (1,) + kernel, (1,) + stride, (1,) + dilation
@@ -106,6 +110,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     return out.squeeze(0) if unbatched else out
 
 
+@keeps_channels_last(with_weight=True)
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
     """The 2-d transposed convolution ("deconvolution") of a batch of images, as
@@ -147,7 +152,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     Returns
     -------
     Tensor
-        ``(N, C_out, H_out, W_out)``, or ``(C_out, H_out, W_out)``.
+        ``(N, C_out, H_out, W_out)``, or ``(C_out, H_out, W_out)``; channels_last when
+        the input's strides suggest it, or else the weight's, as PyTorch's.
 
     Raises
     ------
@@ -161,7 +167,9 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
         not match, groups that do not divide the weight's first dimension, a
         non-positive stride or dilation, a negative padding or output_padding, an
         output_padding not smaller than the stride or the dilation, or an output
-        size below 1.
+        size below 0.  A size of 0 gives an empty output, as PyTorch 2.15's CPU
+        oneDNN path (float32, a batch above 1) does; its native path (float64, a batch
+        of 1, unbatched) raises there.
     DeviceError
         When the tensors are on different devices.
 

@@ -254,6 +254,8 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
                            f"(training=False); pass the running statistics or "
                            f"training=True (input of shape {tuple(input.shape)} on "
                            f"{input.device})")
+    if input.numel() == 0:
+        return _empty_batch_norm(input, weight, bias)
     # the half types in float32 (with float32 or their own parameters and statistics),
     # rounded once at the end, as PyTorch's mixed batch norm
     if training:
@@ -276,6 +278,21 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
                         None if weight is None else _per_channel(weight, ndim).to(x.dtype),
                         None if bias is None else _per_channel(bias, ndim).to(x.dtype)
                         ).to(input.dtype)
+
+
+def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """batch_norm of an empty input, as PyTorch's: ``clone(x) * weight + bias``, each
+    when given (grad_fn CloneBackward0, MulBackward0 or AddBackward0, not
+    NativeBatchNormBackward0; weight's and bias's gradients zeros), in input's dtype;
+    the statistics are neither used nor updated.  PyTorch scales by weight[0], an
+    IndexError for 0 channels; weight is broadcast per channel here, which is the same
+    for an empty input and takes 0 channels."""
+    out = input.clone()
+    for t, op in ((weight, _C.Tensor.__mul__), (bias, _C.Tensor.__add__)):
+        if t is not None:
+            t = _per_channel(t, input.ndim)
+            out = op(out, t if t.dtype == input.dtype else t.to(input.dtype))
+    return out
 
 
 def update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor,

@@ -2,13 +2,13 @@
 argument order, shape rules and errors, on every device, differentiable.
 
 Each padded dimension is one cat: of blocks of the value (constant), or of slices
-of the input (reflect: reversed slices; replicate: the edge expanded; circular: the
-other end); a negative pad crops (a slice).  No index tensor is made in the forward,
+of the input (reflect: reversed slices; replicate: the edge expanded); a negative pad
+crops (a slice).  No index tensor is made in the forward,
 so nothing crosses between host and device.  constant, reflect and replicate are
 recorded as one node under PyTorch's name (Note [linear ops as one node] in
 _linear_nodes.py) with their gradient written out: g cropped by the negated pads, or
-the border's g index_added back onto the entries it copied; circular's gradient is
-the slices' and cat's (PyTorch's circular pad is a composite too).
+the border's g index_added back onto the entries it copied.  circular is PyTorch's
+composite, copies into slices of a new tensor (CopySlices), differentiated as such.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from .._args import index as _index
+from .._memory_format import _laid_out_as, suggested_format
 from .._ops_join import cat
 from .._ops_scatter import index_add_built
 from ._linear_nodes import linear
@@ -261,14 +262,52 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     # one node under PyTorch's name (Note [linear ops as one node]); reflect and replicate
     # as PyTorch's kernels: the gradient requires grad whenever the input does, its
     # derivative zeros (Note [linear inputs] in autograd/node.py)
-    if mode == "circular":  # PyTorch's circular pad is a composite (CopySlices): ours
-        return _pad_modes(input, pairs, mode)
+    if mode == "circular":  # PyTorch's composite, whose grad_fn is CopySlices: ours too
+        return _pad_circular(input, pairs)
     name = ("ReflectionPad" if mode == "reflect" else "ReplicationPad") + f"{len(pairs)}DBackward0"
     return linear(name, True, _pad_modes, input, pairs, mode)
 
 
+def _pad_circular(x: Tensor, pairs: tuple) -> Tensor:
+    """Circular padding as PyTorch's composite (at::_pad_circular): a new row-major
+    tensor takes x's kept cells, then, dimension by dimension, its own cells from the
+    other end copied into each pad (the corners copied again by the later dimensions),
+    each a copy_ into a slice: grad_fn CopySlices, as PyTorch's (a cat of slices was
+    CatBackward0); the gradient is the copies' transposes.  An output with no cells
+    (a crop as long as the dimension) is the cat of its empty slices."""
+    sizes = list(x.shape)
+    for i, (before, after) in enumerate(pairs):
+        sizes[x.ndim - 1 - i] += before + after
+    if 0 in sizes:
+        return _pad_modes(x, pairs, "circular")
+    out = _C.empty(tuple(sizes), dtype=x.dtype, device=x.device)
+    inner, kept = out, x
+    for i, (before, after) in enumerate(pairs):
+        dim = x.ndim - 1 - i
+        b, a = max(before, 0), max(after, 0)
+        inner = inner.narrow(dim, b, sizes[dim] - b - a)
+        kept = kept.narrow(dim, max(-before, 0), inner.shape[dim])
+    inner.copy_(kept)
+    for i, (before, after) in enumerate(pairs):
+        dim = x.ndim - 1 - i
+        b, a, n = max(before, 0), max(after, 0), sizes[dim]
+        if b:
+            out.narrow(dim, 0, b).copy_(out.narrow(dim, n - b - a, b))
+        if a:
+            out.narrow(dim, n - a, a).copy_(out.narrow(dim, b, a))
+    return out
+
+
 def _pad_constant_fresh(x: Tensor, pairs: tuple, value) -> Tensor:
-    return fresh(pad_constant(x, pairs, value), x)
+    return _laid_out_like(fresh(pad_constant(x, pairs, value), x), x)
+
+
+def _laid_out_like(out: Tensor, x: Tensor) -> Tensor:
+    """out, channels_last (channels_last_3d) when x's strides suggest it, as PyTorch's
+    constant, reflect and replicate padding lay out their result (circular's is
+    row-major there); out itself otherwise."""
+    fmt = suggested_format(x)
+    return out if fmt is None else _laid_out_as(out, fmt)
 
 
 def _unpad(g: Tensor, meta: tuple, pairs: tuple, value) -> Tensor:
@@ -306,7 +345,8 @@ def _pad_modes(input: Tensor, pairs: tuple, mode: str) -> Tensor:
     for i, (before, after) in enumerate(pairs):
         if before or after:
             out = _pad_dim(out, input.ndim - 1 - i, before, after, mode)
-    return fresh(out, input)
+    out = fresh(out, input)
+    return out if mode == "circular" else _laid_out_like(out, input)
 
 
 _pad_modes.adjoint = _unpad_modes  # reflect's and replicate's (circular is composed)

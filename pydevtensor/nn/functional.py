@@ -177,7 +177,8 @@ def relu(input, inplace=False):
     (True, tensor([0., 2.]))
     """
     if inplace:
-        return _act._result(_tensor_arg(input, "relu"), _C.relu, True)
+        # relu is exact in every dtype: the C op, ReluBackward0 for float16 too
+        return _act._result(_tensor_arg(input, "relu"), _C.relu, True, once=False)
     return _C.relu(input)
 
 
@@ -482,7 +483,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     if not input.dtype.is_floating_point:  # NotImplementedError (a RuntimeError), as PyTorch's
         raise NotImplementedError(f"leaky_relu(): expected a floating point tensor, got "
                                   f"{input.dtype} on {input.device}")
-    return _act._result(input, lambda x: _act._leaky(x, negative_slope), inplace)
+    name = "LeakyReluBackward1" if inplace else "LeakyReluBackward0"
+    return _act._result(input, lambda x: _act._leaky(x, negative_slope, name), inplace,
+                        once=False)
 
 
 _SOFTMAX_DOC = """{what} along dim, as PyTorch's ``F.{name}``{how}.
