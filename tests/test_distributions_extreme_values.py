@@ -156,3 +156,28 @@ def test_closed_form_log_probs_validate_the_value_as_given(device):
                              validate_args=False).log_prob(13.0)
     want = D.NegativeBinomial(_t(20.0, device), _t([0.3], device)).log_prob(_t(13.0, device))
     np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+
+
+def test_binomial_entropy_of_a_nan_parameter_is_nan(device):
+    # only p = 0's terms (log_prob -inf) count as 0 in -sum p log p: a NaN probs or logits
+    # gave a NaN log_prob at every count, which the mask took for p = 0 (entropy 0.0)
+    for d in (D.Binomial(10, probs=_t([math.nan, 0.3], device), validate_args=False),
+              D.Binomial(10, logits=_t([math.nan, 0.3], device), validate_args=False)):
+        got = d.entropy().cpu().numpy()
+        assert np.isnan(got[0]) and np.isfinite(got[1])
+
+
+def test_binomial_at_infinite_logits_is_a_point_mass(device):
+    # logits -inf (p = 0) and +inf (p = 1), which the Real() constraint allows: log_prob 0
+    # at k = 0 and k = n, -inf elsewhere, entropy 0 and a finite gradient; 0 * log 0 was
+    # NaN there (as PyTorch's)
+    logits = _t([-math.inf, math.inf], device).requires_grad_(True)
+    d = D.Binomial(10, logits=logits)
+    k = _t([[0.0], [3.0], [10.0]], device)
+    got = d.log_prob(k)
+    np.testing.assert_array_equal(got.detach().cpu().numpy(),
+                                  [[0.0, -math.inf], [-math.inf, -math.inf],
+                                   [-math.inf, 0.0]])
+    (g,) = pdt.autograd.grad(got[0, 0] + got[2, 1], logits)
+    np.testing.assert_array_equal(g.cpu().numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(d.entropy().detach().cpu().numpy(), [0.0, 0.0])

@@ -153,8 +153,11 @@ class Binomial(Distribution):
             # the naive form as k log p + (n - k) log q: its n softplus(logits) less
             # lgamma(n + 1) kept nothing of -n log1p(e^l) at k = 0 (0 for -0.0042 at n =
             # 1e15, logits = -40; 1.6 off -2.06e6 at -20; as PyTorch's)
+            # (each term 0 where its count is: logits -inf at k = 0 and +inf at k = n,
+            # point masses, made 0 * -inf = nan)
             naive = ((n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
-                     + k * logsigmoid(logits) + (n - k) * logsigmoid(-logits))
+                     + where(k != 0, k * logsigmoid(where(k != 0, logits, 0.0)), 0.0)
+                     + where(k != n, (n - k) * logsigmoid(-where(k != n, logits, 0.0)), 0.0))
             ls = where(ok, logits, 0.0)
             ps, qs, q_err = ls.sigmoid(), (-ls).sigmoid(), 0.0
         stable = log_binomial(ks, ns, ps, qs, q_err)
@@ -163,8 +166,8 @@ class Binomial(Distribution):
     def entropy(self):
         log_prob = self.log_prob(self.enumerate_support(False))
         # p log p = 0 where p = 0: at probs 0 or 1 the other counts' log_prob is -inf and
-        # exp(-inf) * -inf was nan (as PyTorch's), for an entropy of 0
-        seen = log_prob > -math.inf
+        # exp(-inf) * -inf was nan (as PyTorch's), for an entropy of 0; a NaN stays NaN
+        seen = log_prob != -math.inf
         log_prob = where(seen, log_prob, 0.0)
         return where(seen, -(log_prob.exp() * log_prob), 0.0).sum(0)
 
