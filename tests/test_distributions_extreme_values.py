@@ -181,3 +181,19 @@ def test_binomial_at_infinite_logits_is_a_point_mass(device):
     (g,) = pdt.autograd.grad(got[0, 0] + got[2, 1], logits)
     np.testing.assert_array_equal(g.cpu().numpy(), [0.0, 0.0])
     np.testing.assert_array_equal(d.entropy().detach().cpu().numpy(), [0.0, 0.0])
+
+
+def test_beta_log_prob_of_a_number_takes_the_parameters_dtype(device):
+    # without validation a Python number is taken (validation refuses it), in the
+    # parameters' dtype and on their device: it was made a float32 CPU tensor (0.3 as
+    # 0.30000001: 4.6e-8 off at Beta(3, 4), and a CPU value beside CUDA parameters)
+    for a, b in ((3.0, 4.0), (30.0, 40.0)):
+        d = D.Beta(_t(a, device), _t(b, device), validate_args=False)
+        got = d.log_prob(0.3)
+        assert got.dtype == F64 and got.device == _t(0.0, device).device
+        # the same computation as at the float64 tensor 0.3: bit for bit
+        want = d.log_prob(_t(0.3, device))
+        np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+        ref = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + (a - 1) * math.log(0.3)
+               + (b - 1) * math.log1p(-0.3))  # the lgammas' roundings: a loose bound
+        np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=0, atol=1e-13)
