@@ -197,3 +197,22 @@ def test_beta_log_prob_of_a_number_takes_the_parameters_dtype(device):
         ref = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + (a - 1) * math.log(0.3)
                + (b - 1) * math.log1p(-0.3))  # the lgammas' roundings: a loose bound
         np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=0, atol=1e-13)
+
+
+def test_expand_keeps_the_given_probs_form(device):
+    # Binomial and NegativeBinomial from probs take log p itself (the logits clamp p to
+    # [eps, 1 - eps]); expand() expanded probs and _param (the same tensor) apart, so the
+    # expanded one took the logits' form: -49.75 for -69.77 at p = 1e-20, k = 2
+    p = np.array([1e-20, 0.3])
+    k = np.array([2.0, 20.0])
+    n = 1e5
+    lc = np.array([math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in k])
+    lnb = np.array([math.lgamma(n + j) - math.lgamma(n) - math.lgamma(j + 1) for j in k])
+    for d, want in ((D.Binomial(_t(n, device), probs=_t(p, device)),
+                     lc + k * np.log(p) + (n - k) * np.log1p(-p)),
+                    (D.NegativeBinomial(_t(n, device), probs=_t(p, device)),
+                     lnb + k * np.log(p) + n * np.log1p(-p))):
+        got = d.log_prob(_t(k, device)).cpu().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-9)  # the lgammas' cancellation
+        wide = d.expand((3, 2)).log_prob(_t(k, device)).cpu().numpy()
+        np.testing.assert_array_equal(wide, np.broadcast_to(got, (3, 2)))

@@ -237,10 +237,15 @@ class Distribution:
             raise ValueError(f"{type(self).__name__}.expand(): the batch shape {old} does "
                              f"not expand to {shape}")
         new.__dict__.update(self.__dict__)
+        # one tensor under two names stays one (Binomial's and NegativeBinomial's _param is
+        # the probs that were given: two expands made log_prob take the logits' form)
+        done = {}
         for name, v in self.__dict__.items():
             # parameters and what was derived from them (lazily) lead with batch_shape
             if isinstance(v, _C.Tensor) and tuple(v.shape[:len(old)]) == old:
-                setattr(new, name, v.expand(shape + tuple(v.shape[len(old):])))
+                if id(v) not in done:
+                    done[id(v)] = v.expand(shape + tuple(v.shape[len(old):]))
+                setattr(new, name, done[id(v)])
             elif isinstance(v, Distribution) and tuple(v.batch_shape) == old:
                 setattr(new, name, v.expand(shape))  # a part (Multinomial's Categorical)
         new._batch_shape = Size(shape)
