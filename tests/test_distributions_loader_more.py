@@ -160,3 +160,16 @@ def test_log_prob_gradients_at_huge_parameters_stay_finite_and_right(device):
     np.testing.assert_allclose(xt.grad.cpu().numpy(),
                                (a1 - 1) / x - (d1 + d2) / 2 * ratio / (1 + ratio * x),
                                rtol=1e-9)
+
+
+def test_dirichlet_of_one_category(device):
+    # event size 1 (a point mass at 1): log_prob 0 there and d/dx = (c - 1) / x, as the
+    # lgamma form; Loader's form (from c = 10) raised AttributeError: sum_error's error
+    # of a one-term sum was the float 0.0
+    c = pdt.tensor([[20.0], [3.0], [1e6]], dtype=F64, device=device, requires_grad=True)
+    x = pdt.tensor([[1.0], [1.0], [1.0]], dtype=F64, device=device, requires_grad=True)
+    lp = D.Dirichlet(c).log_prob(x)
+    np.testing.assert_array_equal(lp.detach().cpu().numpy(), [0.0, 0.0, 0.0])
+    gc, gx = pdt.autograd.grad(lp.sum(), (c, x))
+    np.testing.assert_array_equal(gc.cpu().numpy(), np.zeros((3, 1)))
+    np.testing.assert_allclose(gx.cpu().numpy(), [[19.0], [2.0], [999999.0]], rtol=4 * EPS)

@@ -135,7 +135,9 @@ def sum_error(x):
     """(s, e) over x's last dimension: s its float sum, s + e the exact sum to a rounding
     of e (a pairwise sum, each TwoSum's error kept; exact for two terms); e a constant to
     autograd."""
-    err = 0.0
+    # a tensor of the sum's shape also for one term (a float 0.0 broke log_dirichlet's
+    # a_err.unsqueeze(-1) at Dirichlet's event size 1)
+    err = _C.zeros(tuple(x.shape[:-1]), dtype=x.dtype, device=x.device)
     while x.shape[-1] > 1:
         if x.shape[-1] % 2:
             x = cat([x, 0 * x.narrow(-1, 0, 1).detach()], -1)
