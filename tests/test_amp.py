@@ -729,3 +729,17 @@ def test_grad_scaler_setters_take_torchs_keywords_and_update_refuses_a_string():
     assert s.get_scale() == 65536.0
     s.update(8)
     assert s.get_scale() == 8.0
+
+
+def test_autocast_leaves_control_flow_cond_alone():
+    """pydevtensor.cond (torch.cond's control flow) shares its name with linalg.cond, on
+    autocast's float32 list: amp wrapped it too and cast its bfloat16 operands to
+    float32.  Its branches' ops follow autocast; cond itself casts nothing."""
+    import pydevtensor._control_flow as control_flow
+    x = pdt.ones(2, dtype=pdt.bfloat16)
+    with pdt.autocast("cpu", dtype=pdt.bfloat16):
+        got = control_flow.cond(pdt.tensor(True), lambda a: a * 2, lambda a: a, (x,))
+        top = pdt.cond(pdt.tensor(False), lambda a: a * 2, lambda a: a, (x,))
+    assert got.dtype == pdt.bfloat16 and got.tolist() == [2.0, 2.0]
+    assert top.dtype == pdt.bfloat16 and top.tolist() == [1.0, 1.0]
+    assert pdt.linalg.cond(pdt.eye(2)).dtype == pdt.float32

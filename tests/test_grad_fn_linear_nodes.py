@@ -277,3 +277,24 @@ def test_adaptive_avg_pool_and_area_nodes(device):
                                -1, want.ndim - len(size) + i)
         np.testing.assert_allclose(gx.cpu().numpy(), want, rtol=1e-12, atol=1e-15)
         _check(lambda t, p=pool, s=size: p(t, s) ** 2, x.detach().requires_grad_())
+
+
+def test_one_node_ops_keep_their_dtype_under_autocast():
+    """pad, interpolate and the adaptive average pools, recorded through
+    _linear_nodes.linear_map, are on none of autocast's lists: a float32 input stays
+    float32 with its values, as PyTorch's (the helper was once called linear, a name
+    on amp's lower-precision list, so amp wrapped it and cast the input to bfloat16)."""
+    x = pdt.arange(50.).reshape(1, 2, 5, 5) / 7
+    x3 = pdt.arange(150.).reshape(1, 2, 3, 5, 5) / 7
+    calls = [lambda: F.pad(x, (1, 1)), lambda: F.pad(x, (1, 1, 1, 1), mode="replicate"),
+             lambda: F.pad(x, (1, 1, 1, 1), mode="reflect"),
+             lambda: F.interpolate(x, scale_factor=2, mode="nearest"),
+             lambda: F.interpolate(x, scale_factor=2, mode="bilinear"),
+             lambda: F.interpolate(x, size=3, mode="area"),
+             lambda: F.adaptive_avg_pool2d(x, 2), lambda: F.adaptive_avg_pool3d(x3, 2)]
+    for call in calls:
+        want = call()
+        with pdt.autocast("cpu", dtype=pdt.bfloat16):
+            got = call()
+        assert got.dtype == pdt.float32, got.dtype
+        assert got.tolist() == want.tolist()

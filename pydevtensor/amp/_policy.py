@@ -110,6 +110,19 @@ def _has_method(name):
     return False
 
 
+# Functions that share a name with an op on the lists but are no op: torch.cond's
+# control flow (linalg.cond is on the float32 list) and torch.jit.trace (trace is):
+# wrapped, they cast their operands
+_NOT_OPS = frozenset({"pydevtensor._control_flow.cond", "pydevtensor.jit.trace"})
+
+
+def _is_op(obj):
+    """Whether a function found under an op's name in a pydevtensor module is one."""
+    module = str(getattr(obj, "__module__", ""))
+    return (module.startswith("pydevtensor") and
+            f"{module}.{getattr(obj, '__qualname__', '')}" not in _NOT_OPS)
+
+
 def install(mods=None):
     """Replaces the listed ops by their wrappers in every loaded pydevtensor module (or
     in mods) that exports them under their name, in the classes that hold them as
@@ -133,8 +146,7 @@ def install(mods=None):
         d = vars(mod)
         for name, kind in table.items():
             obj = d.get(name)
-            if (obj is not None and callable(obj) and not isinstance(obj, type)
-                    and str(getattr(obj, "__module__", "")).startswith("pydevtensor")):
+            if obj is not None and callable(obj) and not isinstance(obj, type) and _is_op(obj):
                 setattr(mod, name, wrapped(obj, kind))
         # list(): a copy made at once, as another thread may be running the module
         for cls in [v for v in list(d.values()) if isinstance(v, type)]:

@@ -15,14 +15,14 @@ from __future__ import annotations
 from .. import _C
 from .._ops_scatter import index_add_built
 from . import _functional_pool as FPL
-from ._linear_nodes import linear
+from ._linear_nodes import linear_map
 from ._norm_nodes import wide as _wide
 
 
 def bin_mean2d(input, out):
     """adaptive_avg_pool2d of input ((N, C, H, W) or (C, H, W), floating, bins not all
     equal windows) to out = (out_h, out_w), recorded as AdaptiveAvgPool2DBackward0."""
-    return linear("AdaptiveAvgPool2DBackward0", True, _bin_mean, input, out)
+    return linear_map("AdaptiveAvgPool2DBackward0", True, _bin_mean, input, out)
 
 
 def _bin_mean(x, out):
@@ -84,7 +84,7 @@ def pool2d_adjoint(g, shape, out):
 def pool3d(x, sizes):
     """adaptive_avg_pool3d of x ((N, C, D, H, W) or (C, D, H, W), floating, no empty
     dims or output sizes) to sizes, recorded as AdaptiveAvgPool3DBackward0."""
-    return linear("AdaptiveAvgPool3DBackward0", True, _pool3d, x, sizes)
+    return linear_map("AdaptiveAvgPool3DBackward0", True, _pool3d, x, sizes)
 
 
 def _pool3d(x, sizes):

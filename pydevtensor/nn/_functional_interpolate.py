@@ -26,7 +26,7 @@ from .._memory_format import channels_last, channels_last_3d
 from . import _interpolate_taps as taps
 from ._functional_norm import _wide
 from ._functional_pad import _index
-from ._linear_nodes import linear
+from ._linear_nodes import linear_map
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -237,7 +237,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         return input.clone() if x is input else _like(input, x)
     # one node under PyTorch's name (Note [linear ops as one node])
     name = _NAMES[mode] + f"{input.ndim - 2}D" + ("Aa" if antialias else "") + "Backward0"
-    return linear(name, False, _resample, input, mode, sizes, scales, align_corners, antialias)
+    return linear_map(name, False, _resample, input, mode, sizes, scales, align_corners, antialias)
 
 
 # PyTorch's node names by mode (then the dims, Aa for antialias, and Backward0)

@@ -19,7 +19,7 @@ from .._args import index as _index
 from .._memory_format import _laid_out_as, suggested_format
 from .._ops_join import cat
 from .._ops_scatter import index_add_built
-from ._linear_nodes import linear
+from ._linear_nodes import linear_map
 from ._norm_nodes import wide as _wide
 
 if TYPE_CHECKING:
@@ -250,7 +250,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         _check_crops(input, pairs, where)
         if value is not None and not isinstance(value, _C.Tensor) and value != 0:
             _C._number_fits("pad", value, input)  # named here, not by the blocks made of it
-        return linear("ConstantPadNdBackward0", False, _pad_constant_fresh, input, pairs,
+        return linear_map("ConstantPadNdBackward0", False, _pad_constant_fresh, input, pairs,
                       0.0 if value is None else value)
     if mode not in _MODES:
         raise NotImplementedError(f"{where}: Unrecognised padding mode {mode!r}, expected one "
@@ -265,7 +265,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if mode == "circular":  # PyTorch's composite, whose grad_fn is CopySlices: ours too
         return _pad_circular(input, pairs)
     name = ("ReflectionPad" if mode == "reflect" else "ReplicationPad") + f"{len(pairs)}DBackward0"
-    return linear(name, True, _pad_modes, input, pairs, mode)
+    return linear_map(name, True, _pad_modes, input, pairs, mode)
 
 
 def _pad_circular(x: Tensor, pairs: tuple) -> Tensor:

@@ -5,7 +5,7 @@ composed, their grad_fn was the last piece's: CatBackward0, AddBackward0, ...).
 
 Note [linear ops as one node]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``linear(name, link, fn, x, *args)`` runs ``fn(x, *args)`` with grad mode off (no
+``linear_map(name, link, fn, x, *args)`` runs ``fn(x, *args)`` with grad mode off (no
 recording: the forward costs what it costs without autograd) and records it as one
 ``name`` node.  fn is linear in x, so its gradient is the transpose of the map, the
 same for every x, which fn carries as ``fn.adjoint(g, (shape, dtype, device) of x,
@@ -32,7 +32,7 @@ def _node_class(name):
 
 
 @recorded("linear_in_input")
-def linear(name, link, fn, x, *args):
+def linear_map(name, link, fn, x, *args):
     """fn(x, *args), recorded as one node called name when x requires grad (Note
     [linear ops as one node]; fn has an adjoint); link: its gradient is linked to x under
     create_graph."""
