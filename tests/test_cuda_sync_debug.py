@@ -102,7 +102,7 @@ def test_sync_debug_mode_sees_the_reads_of_a_gpu_tensor(device, sync_mode):
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("mode,value", [("default", 0), ("warn", 1), ("error", 2), (0, 0),
-                                        (1, 1), (2, 2)])
+                                        (1, 1), (2, 2), (np.int64(2), 2), (np.uint8(1), 1)])
 def test_set_sync_debug_mode_takes_torchs_names_and_numbers(mode, value, sync_mode):
     pdt.cuda.set_sync_debug_mode(mode)
     assert pdt.cuda.get_sync_debug_mode() == value == pdt._C._get_sync_debug_mode()
@@ -112,6 +112,8 @@ def test_set_sync_debug_mode_takes_torchs_names_and_numbers(mode, value, sync_mo
     ("loud", RuntimeError, r"invalid value of debug_mode 'loud', expected one of `default`, "
                            r"`warn`, `error`"),
     (3, RuntimeError, r"invalid value of debug_mode 3, expected one of 0, 1, 2"),
+    (np.int32(5), RuntimeError, r"invalid value of debug_mode 5, expected one of 0, 1, 2"),
+    (np.float64(1.0), TypeError, r"debug_mode must be an int or a str, got float64"),
     (-1, RuntimeError, r"invalid value of debug_mode -1"),
     (1.0, TypeError, r"debug_mode must be an int or a str, got float"),
     (True, TypeError, r"debug_mode must be an int or a str, got bool")])
