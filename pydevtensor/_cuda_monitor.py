@@ -174,6 +174,8 @@ def list_gpu_processes(device=None):
     lines = [f"GPU:{index}"]
     if not procs:
         lines.append("no processes are running")
-    for p in procs:
-        lines.append(f"process {p.pid:>10d} uses {p.usedGpuMemory / 2**20:>12.3f} MB GPU memory")
+    for p in procs:  # usedGpuMemory None: NVML_VALUE_NOT_AVAILABLE (PyTorch's raises)
+        used = ("an amount of GPU memory NVML does not report" if p.usedGpuMemory is None
+                else f"{p.usedGpuMemory / 2**20:>12.3f} MB GPU memory")
+        lines.append(f"process {p.pid:>10d} uses {used}")
     return "\n".join(lines)

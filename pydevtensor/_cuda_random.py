@@ -253,6 +253,6 @@ def default_generators():
         if i not in _PER_GPU:
             g = Generator(f"cuda:{i}")
             _C._bind_default_generator(g)
-            _PER_GPU[i] = g
+            _PER_GPU.setdefault(i, g)  # a thread that made one first keeps it
         gens.append(_PER_GPU[i])
     return tuple(gens)

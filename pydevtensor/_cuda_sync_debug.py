@@ -6,6 +6,9 @@ device-to-host read (``item()``, ``float()``, ``int()``, ``bool()``, ``tolist()`
 ``repr()``, ``equal()``, ``nonzero``, ``x[mask]`` and the other reads that
 ``pydevtensor.transfer_guard`` lists, the index checks included) waits for the device.
 """
+import numbers
+import operator
+
 from . import _C
 
 __all__ = ["set_sync_debug_mode", "get_sync_debug_mode"]
@@ -43,7 +46,7 @@ def set_sync_debug_mode(debug_mode):
     Parameters
     ----------
     debug_mode : int or str
-        0 or "default", 1 or "warn", 2 or "error".
+        0 or "default", 1 or "warn", 2 or "error" (an int: also a NumPy integer).
 
     Returns
     -------
@@ -73,11 +76,11 @@ def set_sync_debug_mode(debug_mode):
             raise RuntimeError(f"invalid value of debug_mode {debug_mode!r}, expected one of "
                                f"`default`, `warn`, `error`")
         mode = _MODES[debug_mode]
-    elif isinstance(debug_mode, int) and not isinstance(debug_mode, bool):
-        if debug_mode not in (0, 1, 2):
-            raise RuntimeError(f"invalid value of debug_mode {debug_mode}, expected one of "
+    elif isinstance(debug_mode, numbers.Integral) and not isinstance(debug_mode, bool):
+        mode = operator.index(debug_mode)  # a NumPy integer too, as PyTorch's
+        if mode not in (0, 1, 2):
+            raise RuntimeError(f"invalid value of debug_mode {mode}, expected one of "
                                f"0, 1, 2")
-        mode = debug_mode
     else:
         raise TypeError(f"set_sync_debug_mode(): debug_mode must be an int or a str, got "
                         f"{type(debug_mode).__name__}")

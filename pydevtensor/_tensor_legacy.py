@@ -16,6 +16,7 @@ from typing import Any
 
 from . import _C, _args
 from ._default_dtype import get_default_dtype
+from ._devices import _as_device
 from ._tensor_py import Size
 
 __all__ = ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
@@ -242,13 +243,10 @@ def _cuda_place(name, args, device):
     """The device a cuda.FloatTensor call makes its tensor on: device (a CUDA one, as
     PyTorch's legacy constructors require), else the current CUDA device; a tensor given
     as data must be a CUDA one (PyTorch raises TypeError too)."""
-    if device is None:
-        device = _C.device("cuda", _C._current_device())
-    else:
-        device = _C.device(device)
-        if device.type != "cuda":
-            raise _C.DeviceError(f"{name}(): legacy constructor expects device type: cuda "
-                                 f"but device type: {device.type} was passed")
+    device = _as_device(device)  # None: the current one; an int: a CUDA index
+    if device.type != "cuda":
+        raise _C.DeviceError(f"{name}(): legacy constructor expects device type: cuda "
+                             f"but device type: {device.type} was passed")
     if len(args) == 1 and isinstance(args[0], _C.Tensor) and not args[0].is_cuda:
         t = args[0]
         raise TypeError(f"{name}(t): t is a tensor of shape {tuple(t.shape)} on {t.device}; "

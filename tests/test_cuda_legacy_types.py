@@ -64,3 +64,15 @@ def test_typed_cuda_tensors_without_a_gpu_raise_as_torch(name):
     with pytest.raises(pdt.DeviceError, match="cuda:0"):
         pdt.ones(2).type(cuda_type)
     assert not isinstance(pdt.ones(2, dtype=cuda_type.dtype), cuda_type)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_typed_cuda_tensors_take_a_cuda_index_as_device(dev):
+    """torch.cuda.FloatTensor(2, device=1): an int is a CUDA index, as for every factory
+    (pydevtensor.zeros(2, device=1)); it was refused as an ambiguous device(int)."""
+    index = pdt.device(dev).index
+    for made in (pdt.cuda.FloatTensor(2, 3, device=index),
+                 pdt.cuda.LongTensor([1, 2], device=index)):
+        assert made.device == pdt.device(dev) == pdt.zeros(1, device=index).device
+    assert np.array_equal(pdt.cuda.LongTensor([1, 2], device=index).cpu().numpy(), [1, 2])

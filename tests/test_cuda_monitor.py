@@ -85,3 +85,19 @@ def test_monitoring_with_pynvml_and_no_gpu_names_the_missing_device(monkeypatch)
         pdt.cuda.utilization()
     with pytest.raises(pdt.DeviceError, match="cuda:0"):
         pdt.cuda.list_gpu_processes()
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_list_gpu_processes_when_nvml_does_not_report_their_memory(dev, monkeypatch):
+    """pynvml gives usedGpuMemory None for NVML_VALUE_NOT_AVAILABLE (no permission to
+    read it, some virtual GPUs): said in the text, where PyTorch's raises TypeError."""
+    nvml = _FakeNvml()
+    nvml.nvmlDeviceGetComputeRunningProcesses = lambda h: [
+        type("P", (), {"pid": 7, "usedGpuMemory": None})(),
+        type("P", (), {"pid": 8, "usedGpuMemory": 2**19})()]
+    monkeypatch.setitem(sys.modules, "pynvml", nvml)
+    index = pdt.device(dev).index
+    assert pdt.cuda.list_gpu_processes(dev).split("\n") == [
+        f"GPU:{index}", "process          7 uses an amount of GPU memory NVML does not report",
+        "process          8 uses        0.500 MB GPU memory"]

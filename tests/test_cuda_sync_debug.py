@@ -48,6 +48,28 @@ def test_sync_debug_mode_warns_or_raises_on_implicit_device_to_host_reads(sync_m
         pdt._C._guard_probe("device_to_host", "item()")
 
 
+def test_a_transfer_the_guard_refuses_is_not_reported_as_synchronizing(sync_mode):
+    """Under transfer_guard('disallow') an implicit read never runs, so it makes the host
+    wait for nothing: the guard's TransferError alone, no sync warning (it was warned of
+    first, and with warnings as errors the UserWarning hid the guard's error)."""
+    sync_mode(1)
+    for level in ("disallow", "disallow_explicit"):
+        with pdt.transfer_guard(level), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(pdt.TransferError, match=rf"refused: the transfer guard is "
+                                                        rf"'{level}'"):
+                pdt._C._guard_probe("device_to_host", "item()")
+    sync_mode(2)  # both refuse: the guard's message, the level that is set per thread
+    with pdt.transfer_guard("disallow"):
+        with pytest.raises(pdt.TransferError, match=r"refused: the transfer guard is "
+                                                    r"'disallow'"):
+            pdt._C._guard_probe("device_to_host", "item()")
+    with pdt.transfer_guard("log"):  # a logged read runs: the sync mode still refuses it
+        with pytest.raises(pdt.TransferError, match=SYNC + r"item\(\) .* refused: the sync "
+                                                           r"debug mode is 'error'"):
+            pdt._C._guard_probe("device_to_host", "item()")
+
+
 def test_sync_debug_mode_sees_the_reads_of_a_gpu_tensor(device, sync_mode):
     x = pdt.tensor([0.0, 1.5, 0.0, 2.0], device=device)
     on_gpu = x.is_cuda
@@ -80,7 +102,7 @@ def test_sync_debug_mode_sees_the_reads_of_a_gpu_tensor(device, sync_mode):
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("mode,value", [("default", 0), ("warn", 1), ("error", 2), (0, 0),
-                                        (1, 1), (2, 2)])
+                                        (1, 1), (2, 2), (np.int64(2), 2), (np.uint8(1), 1)])
 def test_set_sync_debug_mode_takes_torchs_names_and_numbers(mode, value, sync_mode):
     pdt.cuda.set_sync_debug_mode(mode)
     assert pdt.cuda.get_sync_debug_mode() == value == pdt._C._get_sync_debug_mode()
@@ -90,6 +112,8 @@ def test_set_sync_debug_mode_takes_torchs_names_and_numbers(mode, value, sync_mo
     ("loud", RuntimeError, r"invalid value of debug_mode 'loud', expected one of `default`, "
                            r"`warn`, `error`"),
     (3, RuntimeError, r"invalid value of debug_mode 3, expected one of 0, 1, 2"),
+    (np.int32(5), RuntimeError, r"invalid value of debug_mode 5, expected one of 0, 1, 2"),
+    (np.float64(1.0), TypeError, r"debug_mode must be an int or a str, got float64"),
     (-1, RuntimeError, r"invalid value of debug_mode -1"),
     (1.0, TypeError, r"debug_mode must be an int or a str, got float"),
     (True, TypeError, r"debug_mode must be an int or a str, got bool")])

@@ -27,6 +27,34 @@ def test_default_generators_is_a_tuple_of_one_generator_per_gpu():
 
 
 @pytest.mark.cuda
+def test_default_generators_first_read_by_two_threads_gives_the_same_objects(monkeypatch):
+    """Two threads reading cuda.default_generators for the first time at once: both get
+    the same Generators (each made one was stored over the other's)."""
+    import threading
+
+    from pydevtensor import _cuda_random, _generator
+    monkeypatch.setattr(_cuda_random, "_PER_GPU", {})
+    both_made = threading.Barrier(2, timeout=10)
+
+    class Meeting(_generator.Generator):  # both made before either is stored
+        def __init__(self, device="cpu"):
+            super().__init__(device)
+            if device == "cuda:0":
+                both_made.wait()
+
+    monkeypatch.setattr(_generator, "Generator", Meeting)
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(pdt.cuda.default_generators))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 2 and all(a is b for a, b in zip(*seen))
+    assert all(a is b for a, b in zip(seen[0], pdt.cuda.default_generators))
+
+
+@pytest.mark.cuda
 @pytest.mark.parametrize("index", range(len(CUDA_DEVICES)))
 def test_each_default_generator_is_the_stream_cuda_seeding_acts_on(index, rng_restored):
     """torch.cuda.default_generators[i] is the generator cuda.manual_seed and

@@ -41,7 +41,9 @@
  * cuda.synchronize(), Event.synchronize() or Stream.synchronize(), which
  * PyTorch's also flags.  The warning points at the nearest frame outside
  * pydevtensor (_runtime_flags.outside_level); the error is a TransferError, a
- * RuntimeError as PyTorch's.  The mode is process-wide, as PyTorch's.
+ * RuntimeError as PyTorch's.  The mode is process-wide, as PyTorch's.  The
+ * transfer guard decides first: a transfer it refuses does not run, so it waits
+ * for nothing and is not reported as synchronising (its TransferError alone).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -186,22 +188,12 @@ static pdt_status guard_hook(pdt_copy_kind kind, pdt_device dst, pdt_device src,
     if (core_op)
         snprintf(core_words, sizeof core_words, "the index check of %s", core_op);
     const int implicit = copy_implicit || core_op;
+    /* the guard first: a refused transfer does not run, so it syncs nothing */
+    const int deny = level == GUARD_DISALLOW_EXPLICIT || (level == GUARD_DISALLOW && implicit);
+    const int log = level == GUARD_LOG_EXPLICIT || (level == GUARD_LOG && implicit);
     const int sync_mode = atomic_load_explicit(&sync_debug_mode, memory_order_relaxed);
-    if (sync_mode && implicit && kind == PDT_COPY_D2H) {
-        char msg[400];
-        describe(kind, dst, src, nbytes, implicit, core_op ? core_words : copy_op, msg, sizeof msg);
-        if (sync_mode == 2)
-            return pdt_fail(PDT_ERR_TRANSFER,
-                            "called a synchronizing CUDA operation: %s refused: the sync debug "
-                            "mode is 'error' (cuda.set_sync_debug_mode(0) lets it run)",
-                            msg);
-        pdt_status st = warn_sync(msg);
-        if (st != PDT_OK)
-            return st;
-    }
-    int deny = level == GUARD_DISALLOW_EXPLICIT || (level == GUARD_DISALLOW && implicit);
-    int log = level == GUARD_LOG_EXPLICIT || (level == GUARD_LOG && implicit);
-    if (deny || log) {
+    const int sync = sync_mode && implicit && kind == PDT_COPY_D2H;
+    if (deny || log || sync) {
         char msg[400];
         describe(kind, dst, src, nbytes, implicit, core_op ? core_words : copy_op, msg, sizeof msg);
         if (deny)
@@ -212,7 +204,14 @@ static pdt_status guard_hook(pdt_copy_kind kind, pdt_device dst, pdt_device src,
                             level == GUARD_DISALLOW
                                 ? "; copy explicitly with .cpu(), .to() or pydevtensor.to_numpy(t)"
                                 : "; allow it with pydevtensor.transfer_guard('allow')");
-        pdt_status st = log_transfer(msg);
+        if (sync && sync_mode == 2)
+            return pdt_fail(PDT_ERR_TRANSFER,
+                            "called a synchronizing CUDA operation: %s refused: the sync debug "
+                            "mode is 'error' (cuda.set_sync_debug_mode(0) lets it run)",
+                            msg);
+        pdt_status st = sync ? warn_sync(msg) : PDT_OK;
+        if (st == PDT_OK && log)
+            st = log_transfer(msg);
         if (st != PDT_OK)
             return st;
     }
