@@ -51,9 +51,12 @@ def test_nccl_is_available_takes_contiguous_cuda_tensors_on_distinct_gpus(device
 def test_nccl_is_available_counts_logical_devices_of_one_gpu_as_one():
     if not pdt._C._nccl_available():
         pytest.skip("NCCL does not load here")
-    gpus = pdt._C._logical_device_map(pdt._C._KIND_CUDA)
-    tensors = [pdt.ones(2, device=d) for d in CUDA_DEVICES]
+    gpus = pdt._C._logical_device_map(pdt._C._KIND_CUDA)  # logical index -> its GPU
+    # every logical device, whichever the single-device tests run on (CUDA_DEVICES):
+    # two of one split GPU are one GPU to NCCL
+    tensors = [pdt.ones(2, device=f"cuda:{i}") for i in range(len(gpus))]
     assert pdt.cuda.nccl.is_available(tensors) == (len(set(gpus)) == len(gpus))
+    assert all(pdt.cuda.nccl.is_available([pdt.ones(2, device=d)]) for d in CUDA_DEVICES)
 
 
 def test_nccl_is_available_refuses_what_is_not_a_tensor():

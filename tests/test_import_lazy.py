@@ -185,10 +185,14 @@ def test_an_attribute_set_on_a_tensor_before_its_methods_module_loads(device):
     loads sets it there as it does after (the placeholder, a data descriptor, refused it:
     "read-only"), ``del x.quantile`` uncovers the method; a property without a setter
     (x.mT) still refuses a write."""
+    import pydevtensor as pdt
+    where = str(device)
+    if device.type == "cuda":  # the fresh process has no logical split: the physical GPU
+        where = f"cuda:{pdt._C._logical_device_map(pdt._C._KIND_CUDA)[device.index]}"
     out = _run(f"""
         import pydevtensor as pdt
         from pydevtensor import _lazy
-        x = pdt.tensor([1., 4., 9.], device={str(device)!r})
+        x = pdt.tensor([1., 4., 9.], device={where!r})
         print(isinstance(vars(pdt.Tensor)["quantile"], _lazy.LazyAttr),
               isinstance(vars(pdt.Tensor)["mT"], _lazy.LazyAttr))
         x.quantile = "mine"
