@@ -249,3 +249,19 @@ def test_local_response_norm_of_empty_input(device, shape):
     assert tuple(x.grad.shape) == shape
     with pytest.raises(RuntimeError, match=r"size must be positive, got 0"):
         F.local_response_norm(x, 0)  # PyTorch's RuntimeError (a ValueError too)
+
+
+@pytest.mark.parametrize("ord", [math.inf, -math.inf])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (1, False), (1, True), (0, True)])
+def test_infinity_norm_gradient_is_shared_among_ties(device, ord, dim, keepdim):
+    """The gradient of vector_norm of order +-inf is amax's (amin's) of |x| times sign(x):
+    shared evenly among the elements whose |x| is the norm (ties of either sign), 0
+    elsewhere; against NumPy in float64, exactly (halves and thirds of 1)."""
+    a = np.array([[-3.0, 1.0, 3.0, 2.0], [0.5, -0.5, 4.0, -0.5], [2.0, 2.0, -2.0, 1.0]])
+    x = pdt.tensor(a, dtype=pdt.float64, device=device, requires_grad=True)
+    pdt.linalg.vector_norm(x, ord, dim=dim, keepdim=keepdim).sum().backward()
+    absolute = np.abs(a)
+    extreme = (absolute.max if ord > 0 else absolute.min)(axis=dim, keepdims=True)
+    ties = absolute == extreme
+    expected = ties / ties.sum(axis=dim, keepdims=True) * np.sign(a)
+    np.testing.assert_allclose(pdt.to_numpy(x.grad), expected, rtol=1e-15, atol=0)

@@ -428,6 +428,13 @@ class _ReductionOfValues(_Reduction):
         return (x, _unreduce(y, self.shape, self.dims, self.keepdim),
                 _unreduce(g, self.shape, self.dims, self.keepdim))
 
+    def _shared_evenly(self, extreme, x, g):
+        """g (unreduced) shared evenly among the elements where the bool tensor extreme
+        is True, in x's dtype: amax's and amin's gradient, and the infinity norm's."""
+        mask = as_float(extreme, x)
+        count = mask.sum(dim=self.dims, keepdim=True) if self.shape else mask
+        return mask * (g / count)
+
 
 def _others_product(x, dims):
     """Each element's product of the other elements of its slice over dims, by products
@@ -483,9 +490,7 @@ class _AmaxBackward(_ReductionOfValues):
 
     def backward(self, g):
         x, y, g = self._unreduced(g)
-        mask = as_float(x == y, x)
-        count = mask.sum(dim=self.dims, keepdim=True) if self.shape else mask
-        return mask * (g / count)
+        return self._shared_evenly(x == y, x, g)
 
 
 @derivative("amax")
@@ -609,9 +614,7 @@ class LinalgVectorNormBackward0(_NormBackward):
             return None
         if p == math.inf or p == -math.inf:
             x, y, g = self._unreduced(g)
-            mask = as_float(x.abs() == y, x)
-            count = mask.sum(dim=self.dims, keepdim=True) if self.shape else mask
-            return (mask * (g / count)) * sign(x)
+            return self._shared_evenly(x.abs() == y, x, g) * sign(x)
         if p >= 1:
             return super().backward(g)
         x, y, g = self._unreduced(g)
