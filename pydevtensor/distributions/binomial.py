@@ -3,7 +3,8 @@ import math
 
 from .. import _C
 from .._ops_index import where
-from .._dtype_info import finfo
+from .._default_dtype import get_default_dtype
+from .._dtype_info import finfo, result_type
 from .._ops_special import xlog1py, xlogy
 from ..autograd import no_grad
 from ..nn.functional import logsigmoid
@@ -21,10 +22,6 @@ _STIRLING_TAIL = (0.08106146679532726, 0.04134069595540929, 0.02767792568499834,
                   0.02079067210376509, 0.01664469118982119, 0.01387612882307075,
                   0.01189670994589177, 0.01041126526197209, 0.009255462182712733,
                   0.008330563433362871)
-
-
-def _clamp_by_zero(x):
-    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
 class Binomial(Distribution):
@@ -119,21 +116,23 @@ class Binomial(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         n, k = self.total_count, value
-        log_factorial_n = (n + 1).lgamma()
-        log_factorial_k = (k + 1).lgamma()
-        log_factorial_nmk = (n - k + 1).lgamma()
         logits = self.logits
-        normalize = (n * _clamp_by_zero(logits) + n * (-logits.abs()).exp().log1p()
-                     - log_factorial_n)
-        naive = k * logits - log_factorial_k - log_factorial_nmk - normalize
+        # the dtype of PyTorch's form, k logits - lgamma(k + 1) - lgamma(n - k + 1) +
+        # n softplus(logits) - lgamma(n + 1): k's and logits', an integer k's lgamma in
+        # the default dtype, which a 0-d k's does not widen against logits with
+        # dimensions (Note [elementwise dtypes])
+        dtype = result_type(k, logits)
+        if k.dim() or not logits.dim():
+            dtype = _C.promote_types(dtype, k.dtype if k.is_floating_point()
+                                     else get_default_dtype())
         # Loader's form for 0 < k < n (Note [Loader's Poisson density]): the lgammas of
         # size n log n gave -20 for -17.5 at n = 1e15, p = 1/2, k = n/2, as PyTorch's;
         # where n p or n q is below the normal range (p or q 0 included), the naive form
-        n, k = n.to(naive.dtype), _C.as_tensor(k).to(naive.dtype)
-        tiny = finfo(naive.dtype).tiny
+        n, k = n.to(dtype), _C.as_tensor(k).to(dtype)
+        tiny = finfo(dtype).tiny
         given = self._param is self.__dict__.get("probs")
         with no_grad():
-            p_all = self.probs.to(naive.dtype) if given else logits.sigmoid()
+            p_all = self.probs.to(dtype) if given else logits.sigmoid()
             q_all = 1 - p_all if given else (-logits).sigmoid()
             ok = ((k > 0) & (k < n) & (n + logits).isfinite() & (n * p_all >= tiny)
                   & (n * q_all >= tiny))
@@ -142,7 +141,7 @@ class Binomial(Distribution):
             # the naive form with p itself: the logits clamp p to [eps, 1 - eps] (as
             # PyTorch's: n log p was -3.6e5 for -6.9e6 at n = 1e4, p = 1e-300); p kept
             # off each log's pole where its factor is 0 (no 0 * inf in the gradient)
-            p = self.probs.to(naive.dtype)
+            p = self.probs.to(dtype)
             # (the lgammas again of n and k in p's dtype: an integer value's are float32)
             naive = ((n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
                      + xlogy(k, where(k > 0, p, 0.5)) + xlog1py(n - k, -where(k < n, p, 0.5)))
