@@ -40,6 +40,7 @@ the density's log is -58) does not enter it, bd0 takes the product's rounding er
 import math
 
 from .. import _C
+from .._dtype_info import finfo
 from .._ops_float_parts import frexp, ldexp
 from .._ops_index import where
 from .._ops_join import cat
@@ -129,6 +130,26 @@ def log_binomial(k, n, p, q, q_err=0.0):
     # log(1 - k/n) from the smaller of k and n - k (1 - k/n rounds away n - k's digits)
     log_rest = where(k < nk, (-k / n).log1p(), (nk / n).log())
     return lc - _HALF_LOG_2PI - 0.5 * (k.log() + log_rest)
+
+
+def loader_ok(counts_ok, n, param, p, q):
+    """Where Loader's form applies (Note [Loader's Poisson density]), Binomial's and
+    NegativeBinomial's log_prob: where counts_ok (the counts in the form's range), n +
+    param is finite (param the probs or the logits: NaN and inf are left to the naive
+    form), and n p and n q are normal (n's dtype's; p or q 0 included).  No gradient."""
+    tiny = finfo(n.dtype).tiny
+    with no_grad():
+        return counts_ok & (n + param).isfinite() & (n * p >= tiny) & (n * q >= tiny)
+
+
+def split_probs(ok, p):
+    """(ps, qs, q_err) for Loader's form from given probs p: p where ok (else 1/2, kept
+    off the form's poles), q = 1 - p and its rounding, ps + (qs + q_err) = 1 exactly."""
+    ps = where(ok, p, 0.5)
+    qs = 1 - ps
+    with no_grad():
+        q_err = (1 - qs) - ps
+    return ps, qs, q_err
 
 
 def sum_error(x):

@@ -4,12 +4,12 @@ import math
 from .. import _C
 from .._ops_index import where
 from .._default_dtype import get_default_dtype
-from .._dtype_info import finfo, result_type
+from .._dtype_info import result_type
 from .._ops_special import xlog1py, xlogy
 from ..autograd import no_grad
 from ..nn.functional import logsigmoid
 from . import constraints
-from ._loader import log_binomial
+from ._loader import loader_ok, log_binomial, split_probs
 from .bernoulli import Bernoulli, _one_of
 from .distribution import Distribution
 from .utils import broadcast_all, enumerate_values
@@ -129,13 +129,11 @@ class Binomial(Distribution):
         # size n log n gave -20 for -17.5 at n = 1e15, p = 1/2, k = n/2, as PyTorch's;
         # where n p or n q is below the normal range (p or q 0 included), the naive form
         n, k = n.to(dtype), _C.as_tensor(k).to(dtype)
-        tiny = finfo(dtype).tiny
         given = self._param is self.__dict__.get("probs")
         with no_grad():
             p_all = self.probs.to(dtype) if given else logits.sigmoid()
             q_all = 1 - p_all if given else (-logits).sigmoid()
-            ok = ((k > 0) & (k < n) & (n + logits).isfinite() & (n * p_all >= tiny)
-                  & (n * q_all >= tiny))
+            ok = loader_ok((k > 0) & (k < n), n, logits, p_all, q_all)
         ks, ns = where(ok, k, 1.0), where(ok, n, 2.0)
         if given:  # 1 - p and its rounding
             # the naive form with p itself: the logits clamp p to [eps, 1 - eps] (as
@@ -145,9 +143,7 @@ class Binomial(Distribution):
             # (the lgammas again of n and k in p's dtype: an integer value's are float32)
             naive = ((n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
                      + xlogy(k, where(k > 0, p, 0.5)) + xlog1py(n - k, -where(k < n, p, 0.5)))
-            ps = where(ok, p, 0.5)
-            qs = 1 - ps
-            q_err = (1 - qs) - ps
+            ps, qs, q_err = split_probs(ok, p)
         else:
             # the naive form as k log p + (n - k) log q: its n softplus(logits) less
             # lgamma(n + 1) kept nothing of -n log1p(e^l) at k = 0 (0 for -0.0042 at n =

@@ -1,14 +1,13 @@
 """NegativeBinomial(total_count, probs | logits): PyTorch's
 ``torch.distributions.NegativeBinomial``."""
 from .. import _C
-from .._dtype_info import finfo
 from .._ops_index import where
 from .._ops_poisson import poisson
 from .._ops_special import xlog1py, xlogy
 from ..autograd import no_grad
 from ..nn.functional import logsigmoid
 from . import constraints
-from ._loader import log_negative_binomial
+from ._loader import loader_ok, log_negative_binomial, split_probs
 from .bernoulli import _one_of
 from .distribution import Distribution
 from .gamma import Gamma, _as_tensor
@@ -163,16 +162,12 @@ class NegativeBinomial(Distribution):
         k, r = _C.as_tensor(value).to(naive.dtype), r.to(naive.dtype)
         with no_grad():
             n = r + k
-            tiny = finfo(naive.dtype).tiny
             p_all = self.probs.to(naive.dtype)
-            ok = ((k > 0) & (r > 0) & (n >= 15) & (n + self._param).isfinite()
-                  & (n * p_all >= tiny) & (n * (1 - p_all) >= tiny))
+            ok = loader_ok((k > 0) & (r > 0) & (n >= 15), n, self._param, p_all, 1 - p_all)
         ks, rs = where(ok, k, 1.0), where(ok, r, 1.0)
         if given:
-            ps = where(ok, p.to(naive.dtype), 0.5)
-            qs = 1 - ps
-            with no_grad():
-                p_err, q_err = 0.0, (1 - qs) - ps
+            ps, qs, q_err = split_probs(ok, p.to(naive.dtype))
+            p_err = 0.0
         else:
             ls = where(ok, self.logits.to(naive.dtype), 0.0)
             small = (-ls.abs()).sigmoid()
