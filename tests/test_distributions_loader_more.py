@@ -22,6 +22,7 @@ each within 8).
 import math
 
 import numpy as np
+import pytest
 
 import pydevtensor as pdt
 from pydevtensor import distributions as D
@@ -173,3 +174,36 @@ def test_dirichlet_of_one_category(device):
     gc, gx = pdt.autograd.grad(lp.sum(), (c, x))
     np.testing.assert_array_equal(gc.cpu().numpy(), np.zeros((3, 1)))
     np.testing.assert_allclose(gx.cpu().numpy(), [[19.0], [2.0], [999999.0]], rtol=4 * EPS)
+
+
+@pytest.mark.parametrize("kd,ld", [(0, 0), (0, 1), (1, 0), (1, 1)])
+@pytest.mark.parametrize("value_dtype", [pdt.int64, pdt.bfloat16, pdt.float32, pdt.float64])
+@pytest.mark.parametrize("param_dtype", [pdt.float32, pdt.float64])
+@pytest.mark.parametrize("given", ["probs", "logits"])
+def test_binomial_log_prob_dtype_is_its_naive_forms(device, kd, ld, value_dtype, param_dtype,
+                                                     given):
+    """Binomial's log_prob has the dtype of PyTorch's form k logits - lgamma(k + 1) -
+    lgamma(n - k + 1) - n softplus(logits) (promotion of value and parameter, 0-d ones
+    included, an integer value's lgamma in the default dtype), which its Loader's and
+    naive forms are computed in (0-d logits of a wider dtype than a value with
+    dimensions made the result theirs: float64 for float32 and bfloat16 values).  The
+    values against NumPy's float64 (math.lgamma) to 32 eps of that dtype or the
+    parameter's, if wider (the naive form's logsigmoid is in the logits' dtype),
+    relative, or absolute below 1."""
+    ps = np.array([0.3, 0.05, 0.5, 0.9])[: 4 if ld else 1]
+    ks = np.array([2.0, 0.0, 7.0, 10.0])[: 4 if kd else 1]
+    p = pdt.tensor(ps if ld else ps[0], dtype=param_dtype, device=device)
+    k = pdt.tensor(ks if kd else ks[0], dtype=value_dtype, device=device)
+    d = D.Binomial(10, probs=p) if given == "probs" else D.Binomial(10, logits=p.logit())
+    n, logits = d.total_count, d.logits
+    expected = (k * logits - (k + 1).lgamma() - (n - k + 1).lgamma() - n * logits).dtype
+    got = d.log_prob(k)
+    assert got.dtype == expected
+    p64 = pdt.to_numpy((d.probs if given == "probs" else d.logits.sigmoid()).double())
+    k64 = np.broadcast_to(ks if kd else ks[0], np.broadcast(p64, ks if kd else ks[0]).shape)
+    lg = np.vectorize(math.lgamma)
+    ref = (lg(11.0) - lg(k64 + 1) - lg(11.0 - k64) + k64 * np.log(p64)
+           + (10 - k64) * np.log1p(-p64))
+    eps = max(pdt.finfo(expected).eps, pdt.finfo(param_dtype).eps)  # log q from logits
+    tol = 32 * eps * np.maximum(1.0, np.abs(ref))
+    assert np.all(np.abs(pdt.to_numpy(got.double()) - ref) <= tol)

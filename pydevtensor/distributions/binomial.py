@@ -156,7 +156,9 @@ class Binomial(Distribution):
             ls = where(ok, logits, 0.0)
             ps, qs, q_err = ls.sigmoid(), (-ls).sigmoid(), 0.0
         stable = log_binomial(ks, ns, ps, qs, q_err)
-        return where(ok, stable, naive)
+        # in dtype: 0-d float64 logits made both forms float64 for a float32 value with
+        # dimensions (where() broadcast them), PyTorch's float32
+        return where(ok, stable, naive).to(dtype)
 
     def entropy(self):
         log_prob = self.log_prob(self.enumerate_support(False))
