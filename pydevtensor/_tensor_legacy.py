@@ -345,14 +345,12 @@ def _cuda_typed(name, dtype, what):
                                   "__module__": "pydevtensor.cuda", "is_cuda": True})
 
 
-FloatTensor = _typed("FloatTensor", _C.float32, "float32")
-DoubleTensor = _typed("DoubleTensor", _C.float64, "float64")
-LongTensor = _typed("LongTensor", _C.int64, "int64")
-IntTensor = _typed("IntTensor", _C.int32, "int32")
-BoolTensor = _typed("BoolTensor", _C.bool, "bool")
+# (name, dtype, what) of the typed tensors, the CPU ones and torch.cuda's alike
+_TYPES = (("FloatTensor", _C.float32, "float32"), ("DoubleTensor", _C.float64, "float64"),
+          ("LongTensor", _C.int64, "int64"), ("IntTensor", _C.int32, "int32"),
+          ("BoolTensor", _C.bool, "bool"))
+
+FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor = (_typed(*t) for t in _TYPES)
 
 # torch.cuda's typed tensors (pydevtensor.cuda.FloatTensor and the rest), by name
-CUDA_TYPES = {name: _cuda_typed(name, dtype, what) for name, dtype, what in (
-    ("FloatTensor", _C.float32, "float32"), ("DoubleTensor", _C.float64, "float64"),
-    ("LongTensor", _C.int64, "int64"), ("IntTensor", _C.int32, "int32"),
-    ("BoolTensor", _C.bool, "bool"))}
+CUDA_TYPES = {t[0]: _cuda_typed(*t) for t in _TYPES}
