@@ -60,11 +60,18 @@ def init():
     >>> ok == pydevtensor.cuda.is_available()
     True
     """
+    _require_cuda("cuda.init()")
+
+
+def _require_cuda(where):
+    """Raises DeviceError (a RuntimeError), saying why, when no CUDA device can be used,
+    as PyTorch's lazy CUDA start does: for init() and the functions that need a GPU
+    (where names the function)."""
     if _available():
         return
     built, why = _C._cuda_status()
     reason = why if built else "pydevtensor was built without CUDA"
-    raise _C.DeviceError(f"cuda.init(): no CUDA device can be used: {reason}")
+    raise _C.DeviceError(f"{where}: no CUDA device can be used: {reason}")
 
 
 def get_arch_list():

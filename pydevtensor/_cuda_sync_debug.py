@@ -10,20 +10,11 @@ import numbers
 import operator
 
 from . import _C
+from ._cuda_info import _require_cuda
 
 __all__ = ["set_sync_debug_mode", "get_sync_debug_mode"]
 
 _MODES = {"default": 0, "warn": 1, "error": 2}
-
-
-def _need_cuda(where):
-    """As PyTorch's (its lazy CUDA start raises without a GPU): DeviceError, a
-    RuntimeError, saying why no CUDA device can be used."""
-    if _C._device_count(_C._KIND_CUDA) > 0:
-        return
-    built, why = _C._cuda_status()
-    reason = why if built else "pydevtensor was built without CUDA"
-    raise _C.DeviceError(f"{where}: no CUDA device can be used: {reason}")
 
 
 def set_sync_debug_mode(debug_mode):
@@ -84,7 +75,7 @@ def set_sync_debug_mode(debug_mode):
     else:
         raise TypeError(f"set_sync_debug_mode(): debug_mode must be an int or a str, got "
                         f"{type(debug_mode).__name__}")
-    _need_cuda("cuda.set_sync_debug_mode()")
+    _require_cuda("cuda.set_sync_debug_mode()")
     _C._set_sync_debug_mode(mode)
 
 
@@ -108,5 +99,5 @@ def get_sync_debug_mode():
     >>> pydevtensor.cuda.get_sync_debug_mode()  # doctest: +SKIP
     0
     """
-    _need_cuda("cuda.get_sync_debug_mode()")
+    _require_cuda("cuda.get_sync_debug_mode()")
     return _C._get_sync_debug_mode()
