@@ -24,21 +24,20 @@ _monitor_doc = _device_doc("int", param="device : int, str or pydevtensor.device
                            what="A CUDA device", default="the current one", raises=_RAISES)
 
 
-def _pynvml(where):
+def _nvml(where):
+    """pynvml, imported and initialised: ModuleNotFoundError without it, RuntimeError
+    when NVML cannot load the driver (where names the function), as PyTorch's."""
     try:
         import pynvml
     except ImportError as e:
         raise ModuleNotFoundError(f"cuda.{where}(): {_MISSING} (pip install nvidia-ml-py)") \
             from e
-    return pynvml
-
-
-def _nvml_init(pynvml, where):
     try:
         pynvml.nvmlInit()
     except pynvml.NVMLError_DriverNotLoaded as e:
         raise RuntimeError(f"cuda.{where}(): cuda driver can't be loaded, is cuda "
                            f"enabled?") from e
+    return pynvml
 
 
 def _handle(pynvml, device):
@@ -50,8 +49,7 @@ def _handle(pynvml, device):
 
 
 def _query(where, device, read):
-    pynvml = _pynvml(where)
-    _nvml_init(pynvml, where)
+    pynvml = _nvml(where)
     return read(pynvml, _handle(pynvml, device))
 
 
@@ -161,12 +159,10 @@ def list_gpu_processes(device=None):
     True
     """
     try:
-        import pynvml
-    except ImportError:
+        pynvml = _nvml("list_gpu_processes")
+    except ModuleNotFoundError:
         return "pynvml module not found, please install nvidia-ml-py"
-    try:
-        pynvml.nvmlInit()
-    except pynvml.NVMLError_DriverNotLoaded:
+    except RuntimeError:  # the driver: _nvml raises no other RuntimeError
         return "cuda driver can't be loaded, is cuda enabled?"
     from ._devices import _cuda_device
     index = _cuda_device(device).index
