@@ -11,6 +11,7 @@ and to_numpy() do not, is checked on real copies under the ``cuda`` marker.
 import logging
 import re
 import threading
+import warnings
 
 import pytest
 
@@ -381,3 +382,35 @@ def test_an_index_check_before_a_write_is_an_implicit_read():
     out = pdt.zeros(3, device=dev).scatter_add(0, idx, src)
     assert _counts()["device_to_host"] == 2  # the min and the max
     assert out.cpu().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_failing_log_or_sync_warning_stops_the_transfer_with_its_exception():
+    """The guard's logging call and the sync debug mode's warning run Python from the
+    copy hook (guard.c's in_python): a logger filter that raises, or the warning turned
+    into an error, stops the transfer with that exception; a warning that is only
+    shown lets it run, pointing at the caller."""
+    class Boom(logging.Filter):
+        def filter(self, record):
+            raise ValueError("the filter failed")
+
+    logger, boom = logging.getLogger("pydevtensor.transfer"), Boom()
+    logger.addFilter(boom)
+    try:
+        with pdt.transfer_guard("log"), pytest.raises(ValueError, match="the filter failed"):
+            _C._guard_probe("device_to_host", "item()")
+    finally:
+        logger.removeFilter(boom)
+    _C._set_sync_debug_mode(1)  # "warn", without the GPU that set_sync_debug_mode wants
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            _C._guard_probe("device_to_host", "item()")
+        (w,) = seen
+        assert str(w.message).startswith("called a synchronizing CUDA operation: implicit "
+                                          "device-to-host transfer by item() of a float32")
+        assert w.filename == __file__
+        with warnings.catch_warnings(), pytest.raises(UserWarning, match="synchronizing"):
+            warnings.simplefilter("error")
+            _C._guard_probe("device_to_host", "item()")
+    finally:
+        _C._set_sync_debug_mode(0)

@@ -115,10 +115,12 @@ static int interpreter_finalizing(void)
 #endif
 }
 
-/* Logs msg at WARNING on the logger "pydevtensor.transfer".  May be called
- * with or without the GIL.  A failure of the logging call cancels the copy,
- * with its exception left set for the binding to raise. */
-static pdt_status log_transfer(const char *msg)
+/* Runs call(msg) with the GIL for log_transfer and warn_sync: may be called
+ * with or without the GIL, does nothing once the interpreter is finalizing, and
+ * keeps an exception already set.  call returns 0, or -1 with its exception
+ * (if any) left set for the binding to raise: then the copy is cancelled with
+ * "<what> failed: <msg>". */
+static pdt_status in_python(int (*call)(const char *msg), const char *what, const char *msg)
 {
     if (!Py_IsInitialized() || interpreter_finalizing())
         return PDT_OK;
@@ -126,53 +128,49 @@ static pdt_status log_transfer(const char *msg)
     PyGILState_STATE gil = PyGILState_Ensure();
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
+    if (call(msg) == 0) {
+        PyErr_Restore(et, ev, tb);
+    } else {
+        Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+        st = pdt_fail(PDT_ERR_TRANSFER, "%s failed: %s", what, msg);
+    }
+    PyGILState_Release(gil);
+    return st;
+}
+
+/* Logs msg at WARNING on the logger "pydevtensor.transfer" (with the GIL:
+ * in_python); a failure of the logging call cancels the copy. */
+static int log_transfer(const char *msg)
+{
     PyObject *logging = PyImport_ImportModule("logging");
     PyObject *logger = logging
                            ? PyObject_CallMethod(logging, "getLogger", "s", "pydevtensor.transfer")
                            : NULL;
     PyObject *r = logger ? PyObject_CallMethod(logger, "warning", "ss", "%s", msg) : NULL;
-    if (r) {
-        PyErr_Restore(et, ev, tb);
-    } else {
-        Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
-        st = pdt_fail(PDT_ERR_TRANSFER, "logging a transfer failed: %s", msg);
-    }
+    const int rc = r ? 0 : -1;
     Py_XDECREF(r);
     Py_XDECREF(logger);
     Py_XDECREF(logging);
-    PyGILState_Release(gil);
-    return st;
+    return rc;
 }
 
 /* Warns (a UserWarning at the nearest frame outside pydevtensor) that msg's
- * transfer synchronises (Note [sync debug mode]).  May be called with or
- * without the GIL; a warning turned into an error cancels the copy, with its
- * exception left set for the binding to raise. */
-static pdt_status warn_sync(const char *msg)
+ * transfer synchronises (Note [sync debug mode]; with the GIL: in_python); a
+ * warning turned into an error cancels the copy. */
+static int warn_sync(const char *msg)
 {
-    if (!Py_IsInitialized() || interpreter_finalizing())
-        return PDT_OK;
-    pdt_status st = PDT_OK;
-    PyGILState_STATE gil = PyGILState_Ensure();
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
     PyObject *flags = PyImport_ImportModule("pydevtensor._runtime_flags");
     PyObject *level = flags ? PyObject_CallMethod(flags, "outside_level", NULL) : NULL;
     const long stacklevel = level ? PyLong_AsLong(level) : -1;
-    if (stacklevel > 0 && PyErr_WarnFormat(PyExc_UserWarning, stacklevel,
-                                           "called a synchronizing CUDA operation: "
-                                           "%s (cuda.set_sync_debug_mode('warn'))",
-                                           msg) == 0) {
-        PyErr_Restore(et, ev, tb);
-    } else {
-        Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
-        st = pdt_fail(PDT_ERR_TRANSFER, "warning of a synchronizing CUDA operation failed: %s",
-                      msg);
-    }
+    int rc = -1;
+    if (stacklevel > 0)
+        rc = PyErr_WarnFormat(PyExc_UserWarning, stacklevel,
+                              "called a synchronizing CUDA operation: %s "
+                              "(cuda.set_sync_debug_mode('warn'))",
+                              msg);
     Py_XDECREF(level);
     Py_XDECREF(flags);
-    PyGILState_Release(gil);
-    return st;
+    return rc;
 }
 
 /* The core's copy hook (pdt_set_copy_hook): the transfer guard decides, then an
@@ -209,9 +207,11 @@ static pdt_status guard_hook(pdt_copy_kind kind, pdt_device dst, pdt_device src,
                             "called a synchronizing CUDA operation: %s refused: the sync debug "
                             "mode is 'error' (cuda.set_sync_debug_mode(0) lets it run)",
                             msg);
-        pdt_status st = sync ? warn_sync(msg) : PDT_OK;
+        pdt_status st = sync
+                            ? in_python(warn_sync, "warning of a synchronizing CUDA operation", msg)
+                            : PDT_OK;
         if (st == PDT_OK && log)
-            st = log_transfer(msg);
+            st = in_python(log_transfer, "logging a transfer", msg);
         if (st != PDT_OK)
             return st;
     }
