@@ -1,8 +1,9 @@
 """Autocast's op lists (PyTorch's policy) and their installation at the ops' entry points.
 
-Each public op named below is replaced, wherever a pydevtensor module exports it under
-that name (``pydevtensor.matmul``, ``nn.functional.linear``, the defining module, the
-convolution layers' ``_fn``), by a wrapper from :mod:`._state` that casts its inputs
+Each public op named below (the function ``_HOMES`` names: no other function that shares
+its name) is replaced, wherever a pydevtensor module exports it under that name
+(``pydevtensor.matmul``, ``nn.functional.linear``, the defining module, the convolution
+layers' ``_fn``), by a wrapper from :mod:`._state` that casts its inputs
 while autocast is on and calls the op directly, in C, while it is off.  Tensor's
 methods of those names and its operators (``@``, ``**``, ``.mm``, ``.sum``, ...) are
 wrapped only while some thread has autocast on.
@@ -110,23 +111,83 @@ def _has_method(name):
     return False
 
 
-# Functions that share a name with an op on the lists but are no op: torch.cond's
-# control flow (linalg.cond is on the float32 list) and torch.jit.trace (trace is):
-# wrapped, they cast their operands
-_NOT_OPS = frozenset({"pydevtensor._control_flow.cond", "pydevtensor.jit.trace"})
+# The functions that are the listed ops, by their __module__ and __qualname__s: install
+# wraps only these, wherever it finds them under an op's name, never another function
+# that shares the name (_linear_nodes.linear was wrapped as F.linear, 0b922770; torch.cond's
+# control flow as linalg.cond, jit.trace as trace).  A new op needs its line here
+# (test_every_listed_op_found_is_wrapped)
+_HOMES = {
+    "pydevtensor": "addmm bmm dot matmul mm",
+    "pydevtensor._C": ("acos addmm asin atan2 bmm cosh dot erfinv exp expm1 log log10 log1p log2 "
+                       "matmul mm norm pow prod rsqrt sinh sum tan"),
+    "pydevtensor._linalg_decomp": "eigh eigvalsh qr svd svdvals",
+    "pydevtensor._linalg_exp": "matrix_exp",
+    "pydevtensor._linalg_lstsq": "lstsq",
+    "pydevtensor._linalg_more": "solve_triangular vecdot",
+    "pydevtensor._linalg_names": "cholesky_inverse",
+    "pydevtensor._linalg_solve": "cholesky cholesky_ex cholesky_solve inv inv_ex inverse solve",
+    "pydevtensor._linalg_spectral": "cond matrix_rank",
+    "pydevtensor._linalg_tensor": "householder_product",
+    "pydevtensor._ops_aten_losses": ("binary_cross_entropy_with_logits cosine_embedding_loss "
+                                     "ctc_loss hinge_embedding_loss kl_div margin_ranking_loss "
+                                     "poisson_nll_loss triplet_margin_loss"),
+    "pydevtensor._ops_cumulative": "cumprod",
+    "pydevtensor._ops_distance": "cdist renorm",
+    "pydevtensor._ops_index_more": "index_copy index_put",
+    "pydevtensor._ops_linalg_small": "addbmm addmv addr chain_matmul cross linalg_cross",
+    "pydevtensor._ops_matmul": "baddbmm mv",
+    "pydevtensor._ops_nan": "logsumexp",
+    "pydevtensor._ops_pointwise": "addcdiv addcmul",
+    "pydevtensor._ops_products": "tensordot",
+    "pydevtensor._ops_quantile": "nanquantile quantile",
+    "pydevtensor._ops_real": "pinverse",
+    "pydevtensor._ops_reduce": "norm",
+    "pydevtensor._ops_scatter": "scatter_add",
+    "pydevtensor._ops_shortcuts": "reciprocal",
+    "pydevtensor._ops_small_names": "cosine_similarity",
+    "pydevtensor._ops_sort": "cumsum",
+    "pydevtensor._ops_stats": "log_softmax softmax",
+    "pydevtensor._ops_strided": "trace",
+    "pydevtensor.linalg": "norm",
+    "pydevtensor.nn._functional_3d": ("adaptive_avg_pool3d adaptive_max_pool3d avg_pool3d conv3d "
+                                      "conv_transpose3d max_pool3d"),
+    "pydevtensor.nn._functional_activation": "softplus",
+    "pydevtensor.nn._functional_activation_more": "prelu softmin",
+    "pydevtensor.nn._functional_attention": "scaled_dot_product_attention",
+    "pydevtensor.nn._functional_bilinear": "bilinear",
+    "pydevtensor.nn._functional_conv": "conv1d conv2d",
+    "pydevtensor.nn._functional_conv_transpose": "conv_transpose1d conv_transpose2d",
+    "pydevtensor.nn._functional_cross_entropy": "cross_entropy nll_loss",
+    "pydevtensor.nn._functional_ctc": "ctc_loss",
+    "pydevtensor.nn._functional_grid_sample": "grid_sample",
+    "pydevtensor.nn._functional_group_norm": "group_norm",
+    "pydevtensor.nn._functional_losses": ("binary_cross_entropy binary_cross_entropy_with_logits "
+                                          "kl_div"),
+    "pydevtensor.nn._functional_losses_likelihood": "poisson_nll_loss",
+    "pydevtensor.nn._functional_losses_margin": ("cosine_embedding_loss hinge_embedding_loss "
+                                                 "margin_ranking_loss multi_margin_loss "
+                                                 "multilabel_margin_loss soft_margin_loss "
+                                                 "triplet_margin_loss"),
+    "pydevtensor.nn._functional_norm": "cosine_similarity layer_norm normalize",
+    "pydevtensor.nn._functional_norm_more": "local_response_norm",
+    "pydevtensor.nn._functional_pad": "pad",
+    "pydevtensor.nn._functional_pool_more": "max_unpool1d max_unpool2d max_unpool3d",
+    "pydevtensor.nn.functional": ("huber_loss l1_loss linear log_softmax mse_loss smooth_l1_loss "
+                                  "softmax"),
+}
+_OPS = frozenset(f"{module}.{name}" for module, names in _HOMES.items()
+                 for name in names.split())
 
 
 def _is_op(obj):
-    """Whether a function found under an op's name in a pydevtensor module is one."""
-    module = str(getattr(obj, "__module__", ""))
-    return (module.startswith("pydevtensor") and
-            f"{module}.{getattr(obj, '__qualname__', '')}" not in _NOT_OPS)
+    """Whether a function found under an op's name is one of the ops of the lists."""
+    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}" in _OPS
 
 
 def install(mods=None):
-    """Replaces the listed ops by their wrappers in every loaded pydevtensor module (or
-    in mods) that exports them under their name, in the classes that hold them as
-    ``_fn``, and on Tensor (the methods).  Idempotent."""
+    """Replaces the listed ops (_HOMES's functions) by their wrappers in every loaded
+    pydevtensor module (or in mods) that exports them under their name, in the classes
+    that hold them as ``_fn``, and on Tensor (the methods).  Idempotent."""
     table = policy()
     done = {}  # id(original) -> wrapper: one wrapper per function object
 
@@ -151,7 +212,8 @@ def install(mods=None):
         # list(): a copy made at once, as another thread may be running the module
         for cls in [v for v in list(d.values()) if isinstance(v, type)]:
             fn = cls.__dict__.get("_fn")
-            if isinstance(fn, staticmethod) and fn.__func__.__name__ in table:
+            if (isinstance(fn, staticmethod) and fn.__func__.__name__ in table
+                    and _is_op(fn.__func__)):
                 setattr(cls, "_fn", staticmethod(wrapped(fn.__func__,
                                                          table[fn.__func__.__name__])))
     for name, kind in tensor_methods().items():  # set on Tensor while autocast is on
