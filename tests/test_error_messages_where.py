@@ -118,6 +118,11 @@ _DIM_OPS = {
     # calculus along a dim
     "gradient": lambda x: pdt.gradient(x, dim=5), "trapezoid": lambda x: pdt.trapezoid(x, dim=5),
     "cumulative_trapezoid": lambda x: pdt.cumulative_trapezoid(x, dim=-3),
+    # ops that had their own words ("dim 5 is out of range for a 2-d input"), not PyTorch's
+    "logcumsumexp": lambda x: x.logcumsumexp(5), "glu": lambda x: F.glu(x, 5),
+    "softmin": lambda x: F.softmin(x, -3), "normalize": lambda x: F.normalize(x, dim=5),
+    "cosine_similarity": lambda x: F.cosine_similarity(x, x, 5),
+    "tensordot": lambda x: pdt.tensordot(x, x, ([5], [0])),
 }
 
 
@@ -128,6 +133,13 @@ def test_a_dim_out_of_range_of_more_python_ops_names_the_shape_and_device(device
     _raises(IndexError, rf"[\w.]+\(\): Dimension out of range \(expected to be in range of "
             rf"\[-{n}, {n - 1}\], but got (5|-3)\) \(a tensor of shape \(3, 4\) on ", (3, 4),
             device, lambda: _DIM_OPS[name](x))
+
+
+def test_tensordot_over_a_dim_of_a_0d_tensor_is_an_index_error(device):
+    x = pdt.tensor(1.0, device=device)  # d % 0 raised ZeroDivisionError
+    with pytest.raises(IndexError, match=r"tensordot\(\): Dimension specified as 0 but tensor "
+                                         rf"has no dimensions \(a 0-d tensor on {device}\)"):
+        pdt.tensordot(x, x, ([0], [0]))
 
 
 @pytest.mark.parametrize("shape, start", [
