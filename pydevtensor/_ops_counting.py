@@ -349,7 +349,7 @@ def _rows_along(x, dim, op):
     _from_rows.  unique's and unique_consecutive's."""
     if dim is None:
         return x.reshape(-1, 1), None
-    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
+    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op, x)
     if x.ndim == 0:
         raise IndexError(f"{op}(): dim={dim} given for a 0-d tensor (on {x.device})")
     axes = [d] + [i for i in range(x.ndim) if i != d]  # dim first, the rest in order

@@ -70,7 +70,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
                            f"{x.dtype} tensor (on {x.device})")
     if n < 0:
         raise RuntimeError(f"diff(): order n must be non-negative, got {n}")
-    d = _dim(dim, x.ndim, "diff")
+    d = _dim(dim, x.ndim, "diff", x)
     parts = [p for p in (prepend, x, append) if p is not None]
     for name, p in (("prepend", prepend), ("append", append)):
         if p is not None:
@@ -157,7 +157,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
             dtype = out.dtype  # PyTorch multiplies in out's dtype
         return _out_written(cumprod(input, dim, dtype=dtype), out, "cumprod")
     x = _tensor_arg(input, "cumprod")
-    d = _dim(_int_arg(dim, "cumprod", "dim"), x.ndim, "cumprod")
+    d = _dim(_int_arg(dim, "cumprod", "dim"), x.ndim, "cumprod", x)
     if dtype is not None:
         x = x.to(dtype)
     elif not x.is_floating_point():

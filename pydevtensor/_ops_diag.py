@@ -111,8 +111,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     _tensor_arg(input, "diag_embed")
     offset = _int_arg(offset, "diag_embed", "offset")
     nd = input.ndim + 1
-    d1 = _dim(_int_arg(dim1, "diag_embed", "dim1"), nd, "diag_embed")
-    d2 = _dim(_int_arg(dim2, "diag_embed", "dim2"), nd, "diag_embed")
+    d1 = _dim(_int_arg(dim1, "diag_embed", "dim1"), nd, "diag_embed", input)
+    d2 = _dim(_int_arg(dim2, "diag_embed", "dim2"), nd, "diag_embed", input)
     if d1 == d2:  # also every pair of dims in range for a 0-d input (a 1-d result)
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, "
                            f"{dim2}{_where(input)}")

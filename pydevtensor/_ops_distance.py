@@ -313,7 +313,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if not x.is_floating_point():
         raise RuntimeError(f"renorm(): expected a floating point input, got {x.dtype} "
                            f"(shape {tuple(x.shape)}, on {x.device})")
-    d = _dim(_int_arg(dim, "renorm", "dim"), x.ndim, "renorm")
+    d = _dim(_int_arg(dim, "renorm", "dim"), x.ndim, "renorm", x)
     from .linalg import vector_norm
     wide = _C.float32 if x.dtype in (_C.float16, _C.bfloat16) else None
     norm = vector_norm(x, p_, tuple(i for i in range(x.ndim) if i != d), True, dtype=wide)

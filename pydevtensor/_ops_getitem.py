@@ -2,7 +2,7 @@
 Tensor.__getitem__ and __setitem__, installed as the bindings' index hooks at import.
 
 The slots take the keys that can only be basic themselves (Note [indexing's fast
-keys] in csrc/python/tensor_view.c) and send the rest here.  Advanced indexing follows
+keys] in csrc/python/tensor_subscript.c) and send the rest here.  Advanced indexing follows
 NumPy's and PyTorch's rules: integer tensors, lists and boolean masks select elements
 and give a copy; when the advanced indices sit next to each other the result's new
 dims take their place, else they go first.  The kernels are the core's index_select
@@ -301,7 +301,7 @@ def _select_fast(self, idx):
     general path, 1.4 here; x[:, v] of 2048^2 float32, 1024 indices: 31.7 ms, 2.4
     here).  None for every other key, and when an index is out of range (the general
     path says so in indexing's words).  Tensor's subscript slot takes these keys in C
-    when v is a Tensor already (vector_subscript in csrc/python/tensor_view.c); this
+    when v is a Tensor already (vector_subscript in csrc/python/tensor_subscript.c); this
     serves x[[2, 0, 1]], the list made a tensor."""
     pos, v = 0, idx
     if type(idx) is tuple:

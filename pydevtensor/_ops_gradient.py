@@ -20,12 +20,13 @@ from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import _same_device, cat
 
 
-def _dims(dim, ndim):
-    """The dimensions, wrapped, in the order given (each once)."""
+def _dims(dim, f):
+    """The dimensions of f, wrapped, in the order given (each once)."""
+    ndim = f.ndim
     if dim is None:
         return list(range(ndim))
     listed = dim if isinstance(dim, (list, tuple)) else [dim]
-    dims = [_dim(_int_arg(d, "gradient", "dim"), ndim, "gradient") for d in listed]
+    dims = [_dim(_int_arg(d, "gradient", "dim"), ndim, "gradient", f) for d in listed]
     for d in dims:
         if dims.count(d) > 1:
             raise RuntimeError(f"gradient(): dim {d} appears multiple times in the list of "
@@ -173,7 +174,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if isinstance(edge_order, bool) or edge_order not in (1, 2):
         raise RuntimeError(f"gradient(): only supports edge_order=1 and edge_order=2, got "
                            f"{edge_order!r}")
-    dims = _dims(dim, f.ndim)
+    dims = _dims(dim, f)
     spacings = _spacings(f, spacing, dims, dim is not None)
     for d in dims:
         size = f.shape[d] if f.ndim else 1

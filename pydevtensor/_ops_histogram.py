@@ -484,7 +484,7 @@ def _areas(op, y, x, dx, dim):
     if y.ndim == 0:  # PyTorch's IndexError
         raise IndexError(f"{op}(): Dimension specified as {dim} but tensor has no dimensions "
                          f"(y is 0-d, on {y.device})")
-    d = _dim(_int_arg(dim, op, "dim"), y.ndim, op)
+    d = _dim(_int_arg(dim, op, "dim"), y.ndim, op, y)
     n = y.shape[d]
     lead = (slice(None),) * d
     w = _spacing(op, y, x, dx, d)

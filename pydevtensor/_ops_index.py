@@ -21,7 +21,7 @@ from ._out import _out_written, takes_out
 from .autograd.dispatch import dispatch, recorded, run_no_grad
 
 # the slots' basic paths (the index ops use them for views that are only basic;
-# Note [indexing's fast keys] in csrc/python/tensor_view.c)
+# Note [indexing's fast keys] in csrc/python/tensor_subscript.c)
 _basic_getitem = _C._basic_getitem
 _basic_setitem = _C._basic_setitem
 

@@ -369,7 +369,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         raise IndexError(f"take_along_dim(): Dimension specified as {dim} but tensor has no "
                          f"dimensions (a 0-d input on {input.device}); leave dim=None to "
                          f"read it as 1-d")
-    d = _dim(dim, input.ndim, "take_along_dim")
+    d = _dim(dim, input.ndim, "take_along_dim", input)
     if indices.ndim != input.ndim:
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number "
                            f"of dimensions, but got {input.ndim} dimensions for input "

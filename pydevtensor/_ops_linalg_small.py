@@ -312,7 +312,7 @@ def cross(input, other, dim=None):
                                f"(on {input.device})")
         d = sizes[0]
     else:
-        d = _dim(_int_arg(dim, "cross", "dim"), input.ndim, "cross")
+        d = _dim(_int_arg(dim, "cross", "dim"), input.ndim, "cross", input)
     return _cross("cross", input, other, d)
 
 
@@ -339,7 +339,7 @@ def linalg_cross(input, other, *, dim=-1):
     tensor([[1., 0., 0.]])
     """
     _tensor_arg(input, "linalg.cross")
-    d = _dim(_int_arg(dim, "linalg.cross", "dim"), input.ndim, "linalg.cross")
+    d = _dim(_int_arg(dim, "linalg.cross", "dim"), input.ndim, "linalg.cross", input)
     return _cross("linalg.cross", input, other, d)
 
 

@@ -25,10 +25,10 @@ _FLOAT_MAX = {_C.float16: 65504.0, _C.bfloat16: 3.3895313892515355e38,
               _C.float32: 3.4028234663852886e38, _C.float64: 1.7976931348623157e308}
 
 
-def _dims(dim, ndim, op):
+def _dims(dim, ndim, op, of=None):
     """dim (None, an int or a sequence of ints; NumPy integers and one-element integer
     tensors are ints) as a sorted tuple of non-negative dims; None and () are every dim.
-    A 0-d input takes 0 and -1 (and gives ())."""
+    A 0-d input takes 0 and -1 (and gives ()).  of: the tensor, as _dim's."""
     if dim is None:
         return tuple(range(ndim))
     one = isinstance(dim, _C.Tensor) or (hasattr(dim, "__index__")
@@ -46,7 +46,7 @@ def _dims(dim, ndim, op):
         except TypeError:
             raise TypeError(f"{op}(): dim must be an int or a tuple of ints, got "
                             f"{type(d).__name__} in it") from None
-        d = _dim(d, ndim, op)
+        d = _dim(d, ndim, op, of)
         if d in out:
             raise RuntimeError(f"{op}(): dim {d} appears more than once in {dim}")
         out.append(d)
@@ -97,7 +97,7 @@ def logsumexp(input, dim, keepdim=False):
     tensor(-inf)
     """
     x = _as_floating(_tensor_arg(input, "logsumexp"))
-    dims = _dims(dim, x.ndim, "logsumexp")
+    dims = _dims(dim, x.ndim, "logsumexp", x)
     return _logsumexp(x, tuple(dims), flag(keepdim, "logsumexp", "keepdim"))
 
 
@@ -296,7 +296,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         return _nansum_out(x, dim, keepdim, dtype, out)
     if dtype is not None:
         x = x.to(dtype)
-    dims = _dims(dim, x.ndim, "nansum")
+    dims = _dims(dim, x.ndim, "nansum", x)
     if x.is_floating_point():
         x = _nan_zeroed(x)
     if x.ndim == 0:
@@ -404,7 +404,7 @@ def count_nonzero(input, dim=None):
     x = _tensor_arg(input, "count_nonzero")
     if dim is None:  # else one mask and its sum
         return (x != 0 if x.dtype != _C.bool else x).sum()
-    dims = _dims(dim, x.ndim, "count_nonzero")
+    dims = _dims(dim, x.ndim, "count_nonzero", x)
     mask = x != 0 if x.dtype != _C.bool else x
     if x.ndim == 0:
         return mask.sum()

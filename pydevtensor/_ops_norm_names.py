@@ -181,7 +181,7 @@ def norm_except_dim(v, pow=2, dim=0):
     if v.ndim == 0:
         raise IndexError(f"norm_except_dim(): Dimension specified as {dim} but tensor has no "
                          f"dimensions (a 0-d {v.dtype} tensor, on {v.device})")
-    d = _dim(dim, v.ndim, "norm_except_dim")
+    d = _dim(dim, v.ndim, "norm_except_dim", v)
     shape = [1] * v.ndim
     shape[d] = v.shape[d]
     # each slice flattened into a row (a 1-d v: rows of one element, their |x|)

@@ -8,7 +8,7 @@ import numbers
 
 from . import _C
 from ._args import flag
-from ._ops_index import _int_arg, _tensor_arg
+from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
 from ._ops_shape import _where
 from ._out import takes_out
@@ -81,10 +81,10 @@ def _dims_arg(dims, a, b):
         out = []
         for d in dl:
             d = _int_arg(d, "tensordot", "dims")
-            if not -t.ndim <= d < max(t.ndim, 1):
-                raise IndexError(f"tensordot(): dimension {d} is out of range for a tensor "
-                                 f"of shape {tuple(t.shape)}")
-            out.append(d % t.ndim)
+            if t.ndim == 0:  # PyTorch's IndexError (d % 0 was a ZeroDivisionError)
+                raise IndexError(f"tensordot(): Dimension specified as {d} but tensor has no "
+                                 f"dimensions (a 0-d tensor on {t.device})")
+            out.append(_dim(d, t.ndim, "tensordot", t))
         if len(set(out)) != len(out):
             raise RuntimeError(f"tensordot(): dim {dl} lists a dimension more than once (a "
                                f"tensor of shape {tuple(t.shape)})")

@@ -75,7 +75,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     if dim is None:
         rows, d = x.reshape(1, -1), None
     else:
-        d = _dim(_int_arg(dim, op, "dim"), builtins.max(ndim, 1), op)
+        d = _dim(_int_arg(dim, op, "dim"), builtins.max(ndim, 1), op, x)
         rows = x.reshape(1) if ndim == 0 else x.movedim(d, -1)
     values = sort(rows, -1).values  # Note [quantiles]
     n = values.shape[-1]

@@ -32,7 +32,7 @@ for _n, _fields in (("median", ("values", "indices")), ("nanmedian", ("values", 
 def _rows(op, input, dim):
     """(input as at least 1-d, dim wrapped)."""
     _tensor_arg(input, op)
-    d = _dim(_int_arg(dim, op, "dim"), input.ndim, op)
+    d = _dim(_int_arg(dim, op, "dim"), input.ndim, op, input)
     return (input if input.ndim else input.reshape(1)), d
 
 

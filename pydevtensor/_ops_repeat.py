@@ -170,7 +170,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise IndexError(f"{where}: dim={dim!r} given for a 0-d input (on {input.device}), "
                          f"which has no dim to repeat along; leave dim=None (the input read "
                          f"as 1-d) or reshape it first")
-    d = 0 if dim is None else _dim(_int(dim, "dim"), input.ndim, "repeat_interleave")
+    d = 0 if dim is None else _dim(_int(dim, "dim"), input.ndim, "repeat_interleave",
+                                          input)
     if x.ndim == 0:
         x = x.reshape(1)
     size = x.shape[d]

@@ -83,7 +83,7 @@ def split(tensor, split_size_or_sections, dim=0):
     """
     _tensor_arg(tensor, "split", "tensor")
     _at_least_1d(tensor, "split")
-    d = _dim(dim, tensor.ndim, "split")
+    d = _dim(dim, tensor.ndim, "split", tensor)
     return _C._views_along(tensor, d, split_sections(tensor, split_size_or_sections, d))
 
 
@@ -124,7 +124,7 @@ def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     _at_least_1d(input, "chunk")
-    d = _dim(dim, input.ndim, "chunk")
+    d = _dim(dim, input.ndim, "chunk", input)
     size = input.shape[d]
     sizes = [0] * chunks if size == 0 else -(-size // chunks)
     if type(input) is _C.Tensor and not input.requires_grad:  # nothing to record
@@ -162,7 +162,7 @@ def unbind(input, dim=0):
     (tensor([1, 3]), tensor([2, 4]))
     """
     _tensor_arg(input, "unbind")
-    d = _dim(dim, input.ndim, "unbind")
+    d = _dim(dim, input.ndim, "unbind", input)
     if input.ndim == 0:
         raise IndexError(f"unbind(): Dimension specified as {d} but tensor has no dimensions "
                          f"(a 0-d tensor on {input.device})")

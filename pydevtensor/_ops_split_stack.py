@@ -298,7 +298,7 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim} "
                            f"(rot90 of a tensor of shape {tuple(input.shape)} on "
                            f"{input.device})")
-    d0, d1 = (_dim(_int_arg(d, "rot90", "dims"), input.ndim, "rot90") for d in dims)
+    d0, d1 = (_dim(_int_arg(d, "rot90", "dims"), input.ndim, "rot90", input) for d in dims)
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}{_where(input)}")

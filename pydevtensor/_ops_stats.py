@@ -200,7 +200,7 @@ def _var(input, dim, unbiased, keepdim, correction, op):
     from ._ops_nan import _dims  # imported late: _ops_nan imports _ops_shortcuts
     dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, op)
     _floating(input, op)
-    dims = _dims(dim, input.ndim, op)
+    dims = _dims(dim, input.ndim, op, input)
     half = input.dtype if input.dtype in (_C.float16, _C.bfloat16) else None
     x = input.float() if half else input  # summed in float32, as PyTorch's opmath
     n = 1

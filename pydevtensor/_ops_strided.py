@@ -122,9 +122,9 @@ def _unfold(self, dimension, size, step):
     shape = list(self.shape)
     if self.ndim == 0:
         shape = [1]
-        d = _dim(_int_arg(dimension, "unfold", "dimension"), 1, "unfold")
+        d = _dim(_int_arg(dimension, "unfold", "dimension"), 1, "unfold", self)
     else:
-        d = _dim(_int_arg(dimension, "unfold", "dimension"), self.ndim, "unfold")
+        d = _dim(_int_arg(dimension, "unfold", "dimension"), self.ndim, "unfold", self)
     if size < 0 or size > shape[d]:
         raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is "
                            f"{shape[d]} but size is {size}{_where(self)}")

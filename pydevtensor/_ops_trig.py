@@ -20,7 +20,7 @@ import math
 
 from . import _C
 from ._numpy_names import numpy_names
-from ._ops_index import _int_arg
+from ._ops_index import _dim, _int_arg
 from ._ops_join import cat
 from ._ops_nan import logaddexp
 from ._out import _out_written, refuse_grad
@@ -153,16 +153,11 @@ def logcumsumexp(input, dim, *, out=None):
         raise _C.DTypeError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype} "
                             f"(shape {tuple(input.shape)}, on {input.device})")
     dim = _int_arg(dim, "logcumsumexp", "dim")  # NumPy's ints too, as PyTorch's
-    nd = max(input.ndim, 1)
-    if not -nd <= dim < nd:
-        raise IndexError(f"logcumsumexp(): dim {dim} is out of range for a tensor of "
-                         f"{input.ndim} dimensions (shape {tuple(input.shape)}, on "
-                         f"{input.device})")
+    d = _dim(dim, input.ndim, "logcumsumexp", input)  # out of range: PyTorch's IndexError
     y = input if input.ndim else input.reshape(1)
     half = input.dtype if input.dtype in (_C.float16, _C.bfloat16) else None
     if half:  # the log2(n) rounds in float32, the result rounded once (PyTorch's opmath)
         y = y.float()
-    d = dim % nd
     n = y.shape[d]
     k = 1
     while k < n:

@@ -132,7 +132,7 @@ def select_copy(input, dim, index, *, out=None):
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     x = _tensor(input, "slice_copy")
-    d = _dim(dim, x.dim(), "slice_copy")
+    d = _dim(dim, x.dim(), "slice_copy", x)
     if x.dim() == 0:
         raise IndexError("slice_copy(): slice() cannot be applied to a 0-dim tensor")
     bounds = [None if v is None else _int_arg(v, "slice_copy", n)

@@ -105,7 +105,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """
     op = "slice_scatter"
     _tensor_arg(input, op)
-    d = _dim(_int_arg(dim, op, "dim"), input.ndim, op)
+    d = _dim(_int_arg(dim, op, "dim"), input.ndim, op, input)
     start = None if start is None else _int_arg(start, op, "start")
     end = None if end is None else _int_arg(end, op, "end")
     step = _int_arg(step, op, "step")

@@ -29,12 +29,12 @@ from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 from .autograd.dispatch import recorded
 
 
-def _dims(dim, ndim, op="linalg.norm"):
+def _dims(dim, ndim, op="linalg.norm", of=None):
     if dim is None:
         return None
     dims = (dim,) if isinstance(dim, int) else tuple(_args.sequence(dim, op, "dim",
                                                                    single=True))
-    return tuple(_dim(d, ndim, op) for d in dims)
+    return tuple(_dim(d, ndim, op, of) for d in dims)
 
 
 @takes_out("linalg.vector_norm")
@@ -80,7 +80,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     x = _norm_input(x, dtype, "linalg.vector_norm")
     if not isinstance(ord, (int, float)):
         _args.real(ord, "linalg.vector_norm", "ord")
-    dims = _dims(dim, x.ndim, "linalg.vector_norm")
+    dims = _dims(dim, x.ndim, "linalg.vector_norm", x)
     reduce_dims = dims if dims is not None else tuple(range(x.ndim))
     if ord < 0 or ord == math.inf:  # no identity: the min / max over nothing, or 1 / 0
         _refuse_empty(x, ord, dims, reduce_dims)
@@ -198,7 +198,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {tuple(A.shape)})")
-    dims = _dims(dim, A.ndim, "linalg.matrix_norm")
+    dims = _dims(dim, A.ndim, "linalg.matrix_norm", A)
     if dims is None or len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim!r} (A of "
                            f"shape {tuple(A.shape)}, on {A.device})")

@@ -28,7 +28,8 @@ MATHNAMES_CASES = [
     C("logcumsumexp-int", "pdt.logcumsumexp(ti, 0)", "TypeError",
       r"logcumsumexp\(\): expected a floating point tensor, got .*int32 \(shape \(6,\), on cpu\)"),
     C("logcumsumexp-dim", "pdt.logcumsumexp(t, 2)", "IndexError",
-      r"dim 2 is out of range for a tensor of 2 dimensions \(shape \(2, 3\), on cpu\)"),
+      r"logcumsumexp\(\): Dimension out of range \(expected to be in range of \[-2, 1\], "
+      r"but got 2\) \(a tensor of shape \(2, 3\) on cpu\)"),
     C("logspace-steps", "pdt.logspace(0, 1, -1)", "ValueError", r"steps must be >= 0, got -1"),
     C("logspace-base-str", "pdt.logspace(0, 1, 3, base='e')", "TypeError",
       r"logspace\(\): base must be a number, got str"),

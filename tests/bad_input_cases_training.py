@@ -394,7 +394,8 @@ TRAINING_CASES = [
       "pdt.zeros(3))", "pydevtensor.InvalidArgumentError",
       r"embedding\(\): weight must be a 2-d Tensor"),
     C("functional-normalize-dim", "pdt.nn.functional.normalize(t, dim=2)", "IndexError",
-      r"normalize\(\): dim 2 is out of range for a 2-d input of shape \(2, 3\) \(on cpu\)"),
+      r"normalize\(\): Dimension out of range \(expected to be in range of \[-2, 1\], but "
+      r"got 2\) \(a tensor of shape \(2, 3\) on cpu\)"),
     C("functional-normalize-dims-twice", "pdt.nn.functional.normalize(t, dim=(1, -1))",
       "RuntimeError", r"normalize\(\): dim \[1, -1\] names a dimension twice \(input "
       r"\(2, 3\), on cpu\)"),
@@ -528,7 +529,8 @@ TRAINING_CASES = [
       r"glu\(\): halving dimension must be even, but dimension 1 is size 3 in the input of "
       r"shape \(2, 3\) \(on cpu\)"),
     C("softmin-dim", "pdt.nn.functional.softmin(t, 5)", "IndexError",
-      r"softmin\(\): dim 5 is out of range for a 2-d input of shape \(2, 3\) \(on cpu\)"),
+      r"softmin\(\): Dimension out of range \(expected to be in range of \[-2, 1\], but "
+      r"got 5\) \(a tensor of shape \(2, 3\) on cpu\)"),
     C("Softmax2d-2d", "pdt.nn.Softmax2d()(t)", "ValueError",
       r"Softmax2d: expected input to be 3D or 4D, got 2D instead \(shape \(2, 3\) on cpu\)"),
     C("relu-inplace-leaf", "pdt.nn.functional.relu(pdt.ones(2, requires_grad=True), "

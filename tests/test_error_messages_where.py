@@ -78,6 +78,70 @@ def test_a_dim_out_of_range_in_python_names_the_shape_and_device(device, op):
             r"\[-\d, \d\], but got -?\d\)", (3, 4), device, lambda: op(x))
 
 
+def _long(x, *shape):
+    return pdt.zeros(*shape, dtype=pdt.int64, device=x.device)
+
+
+# the ops whose dim goes through _ops_index._dim in Python, one family a group
+_DIM_OPS = {
+    # running ops along a dim
+    "cumprod": lambda x: x.cumprod(5), "cummax": lambda x: x.cummax(-3),
+    "cummin": lambda x: x.cummin(5), "diff": lambda x: x.diff(dim=5),
+    # reductions to one value a slice (order statistics, nan reductions, moments)
+    "median": lambda x: x.median(5), "nanmedian": lambda x: x.nanmedian(-3),
+    "mode": lambda x: x.mode(5), "kthvalue": lambda x: x.kthvalue(1, 5),
+    "quantile": lambda x: x.quantile(0.5, 5), "nanquantile": lambda x: x.nanquantile(0.5, -3),
+    "logsumexp": lambda x: x.logsumexp(5), "nansum": lambda x: x.nansum((0, 5)),
+    "nanmean": lambda x: x.nanmean(5), "count_nonzero": lambda x: x.count_nonzero(5),
+    "var": lambda x: x.var(5), "std": lambda x: x.std(-3),
+    "var_mean": lambda x: pdt.var_mean(x, 5), "std_mean": lambda x: pdt.std_mean(x, (0, 5)),
+    # unique
+    "unique": lambda x: pdt.unique(x, dim=5),
+    "unique_consecutive": lambda x: pdt.unique_consecutive(x, dim=-3),
+    # splitting into views and unfolding
+    "split": lambda x: x.split(1, 5), "split_with_sizes": lambda x: x.split([1, 2], 5),
+    "chunk": lambda x: x.chunk(2, 5), "unbind": lambda x: x.unbind(-3),
+    "unfold": lambda x: x.unfold(5, 1, 1),
+    # norms and products of vectors along a dim
+    "renorm": lambda x: x.renorm(2, 5, 1.0),
+    "norm_except_dim": lambda x: pdt.norm_except_dim(x, 2, 5),
+    "vector_norm": lambda x: pdt.linalg.vector_norm(x, dim=5),
+    "matrix_norm": lambda x: pdt.linalg.matrix_norm(x, dim=(0, 5)),
+    "cross": lambda x: pdt.cross(x, x, dim=5),
+    "linalg.cross": lambda x: pdt.linalg.cross(x, x, dim=5),
+    # rearranging, gathering and copying slices
+    "rot90": lambda x: x.rot90(1, (0, 5)), "diag_embed": lambda x: pdt.diag_embed(x, 0, 0, 5),
+    "repeat_interleave": lambda x: x.repeat_interleave(2, 5),
+    "take_along_dim": lambda x: pdt.take_along_dim(x, _long(x, 1, 1), 5),
+    "slice_copy": lambda x: pdt.slice_copy(x, 5),
+    "slice_scatter": lambda x: pdt.slice_scatter(x, x, 5),
+    # calculus along a dim
+    "gradient": lambda x: pdt.gradient(x, dim=5), "trapezoid": lambda x: pdt.trapezoid(x, dim=5),
+    "cumulative_trapezoid": lambda x: pdt.cumulative_trapezoid(x, dim=-3),
+    # ops that had their own words ("dim 5 is out of range for a 2-d input"), not PyTorch's
+    "logcumsumexp": lambda x: x.logcumsumexp(5), "glu": lambda x: F.glu(x, 5),
+    "softmin": lambda x: F.softmin(x, -3), "normalize": lambda x: F.normalize(x, dim=5),
+    "cosine_similarity": lambda x: F.cosine_similarity(x, x, 5),
+    "tensordot": lambda x: pdt.tensordot(x, x, ([5], [0])),
+}
+
+
+@pytest.mark.parametrize("name", list(_DIM_OPS))
+def test_a_dim_out_of_range_of_more_python_ops_names_the_shape_and_device(device, name):
+    x = pdt.zeros(3, 4, device=device)
+    n = 3 if name == "diag_embed" else 2  # diag_embed's dims are of its (ndim + 1)-d result
+    _raises(IndexError, rf"[\w.]+\(\): Dimension out of range \(expected to be in range of "
+            rf"\[-{n}, {n - 1}\], but got (5|-3)\) \(a tensor of shape \(3, 4\) on ", (3, 4),
+            device, lambda: _DIM_OPS[name](x))
+
+
+def test_tensordot_over_a_dim_of_a_0d_tensor_is_an_index_error(device):
+    x = pdt.tensor(1.0, device=device)  # d % 0 raised ZeroDivisionError
+    with pytest.raises(IndexError, match=r"tensordot\(\): Dimension specified as 0 but tensor "
+                                         rf"has no dimensions \(a 0-d tensor on {device}\)"):
+        pdt.tensordot(x, x, ([0], [0]))
+
+
 @pytest.mark.parametrize("shape, start", [
     ((-1, -1), r"view\(\): only one dimension can be inferred \(-1\), got shape \(-1, -1\)"),
     ((-2, 6), r"view\(\): invalid size -2 at position 0 of shape \(-2, 6\)")])

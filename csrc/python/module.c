@@ -34,6 +34,7 @@ static int module_exec(PyObject *module)
                              pdt_math_functions,
                              pdt_reduce_functions,
                              pdt_view_functions,
+                             pdt_subscript_functions,
                              pdt_matmul_functions,
                              pdt_event_functions,
                              pdt_interop_functions,

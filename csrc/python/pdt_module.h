@@ -80,7 +80,7 @@ typedef struct {
     PyObject *devices[PDT_NUM_KINDS][PDT_MAX_DEVICES];
     PyObject *size_type; /* pydevtensor.Size, installed by pydevtensor/__init__ */
     /* x[key] and x[key] = v for keys the slots leave to Python (Note [indexing's fast
-     * keys], tensor_view.c), installed by pydevtensor/_ops_index */
+     * keys], tensor_subscript.c), installed by pydevtensor/_ops_index */
     PyObject *getitem_hook, *setitem_hook;
     /* &, |, ^, ~ and &=, |=, ^= for operands the slots leave to Python (a float tensor,
      * a NumPy array): fallback(op, a, b), installed by pydevtensor/_ops_logical.py */
@@ -300,7 +300,13 @@ int pdt_quick_is_tensor(PyObject *o);
 extern PyMethodDef pdt_reduce_methods[], pdt_reduce_functions[]; /* tensor_reduce.c */
 extern PyMethodDef pdt_view_methods[], pdt_view_functions[];     /* tensor_view.c   */
 extern PyGetSetDef pdt_view_getset[];
-extern PyType_Slot pdt_view_slots[];
+/* The Python result of a core view call of self (a new view marked as self's, or the
+ * error of st raised). */
+PyObject *pdt_view_result(PyObject *self, pdt_status st, pdt_tensor *out);
+/* self's tensor, held in h until pdt_hold_release(h) (tensor_view.c). */
+const pdt_tensor *pdt_held_self(pdt_hold *h, PyObject *self);
+extern PyMethodDef pdt_subscript_functions[]; /* tensor_subscript.c: t[...], t[...] = v */
+extern PyType_Slot pdt_subscript_slots[];
 extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[]; /* tensor_matmul.c */
 extern PyType_Slot pdt_matmul_slots[];
 extern PyMethodDef pdt_event_functions[]; /* events.c        */

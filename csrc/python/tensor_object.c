@@ -686,7 +686,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                        own,
                                        pdt_tensor_export_slots,
                                        pdt_math_slots,
-                                       pdt_view_slots,
+                                       pdt_subscript_slots,
                                        pdt_matmul_slots,
                                        pdt_bitwise_slots};
     for (size_t p = 0; p < sizeof slot_parts / sizeof slot_parts[0]; p++)

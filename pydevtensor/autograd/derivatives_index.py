@@ -119,7 +119,7 @@ class IndexSelectBackward0(Node):
         ops, g = _ops(), _wide(g)
         shape = self.in_meta[0]
         d = ops._dim(ops._int_arg(self.dim, "index_select", "dim"), len(shape),
-                     "index_select")
+                     "index_select", (shape, self.in_meta[2]))
         index = ops._index_tensor(kept_tensors(self, self.index), "index_select")
         index = index.reshape(-1).contiguous()
         g = g if shape else g.reshape(1)

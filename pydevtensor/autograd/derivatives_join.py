@@ -16,9 +16,9 @@ from .dispatch import derivative
 from .node import Node
 
 
-def _dim(dim, ndim, op):
+def _dim(dim, ndim, op, of=None):
     from .._ops_index import _dim as check  # imported late: _ops_index imports the recorder
-    return check(dim, ndim, op)
+    return check(dim, ndim, op, of)
 
 
 @derivative("cat")
@@ -31,7 +31,7 @@ class CatBackward0(Node):
         self.metas = tuple(meta(t) for t in tensors)
         # only 1-d empty inputs: cat took any dim (PyTorch's), the gradient is empty
         only_empty = all(len(m[0]) == 1 and m[0][0] == 0 for m in self.metas)
-        self.dim = 0 if only_empty else _dim(dim, result.ndim, "cat")
+        self.dim = 0 if only_empty else _dim(dim, result.ndim, "cat", result)
         return tuple(tensors)
 
     def backward(self, g):
@@ -58,7 +58,7 @@ class StackBackward0(Node):
     def save(self, result, tensors, dim=0, **kw):
         tensors = list(tensors)
         self.metas = tuple(meta(t) for t in tensors)
-        self.dim = _dim(dim, result.ndim, "stack")
+        self.dim = _dim(dim, result.ndim, "stack", result)
         return tuple(tensors)
 
     def backward(self, g):
@@ -201,7 +201,7 @@ class CumsumBackward0(Node):
 
     def save(self, result, input, dim, *, dtype=None):
         self.in_meta = meta(input)
-        self.dim = _dim(dim, input.ndim, "cumsum")
+        self.dim = _dim(dim, input.ndim, "cumsum", input)
         return (input,)
 
     def backward(self, g):

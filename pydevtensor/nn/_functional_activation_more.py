@@ -13,7 +13,7 @@ import warnings
 
 from .. import _C, _args
 from .. import _ops_stats as _stats
-from .._ops_index import _truncated_for
+from .._ops_index import _dim, _truncated_for
 from .._ops_join import cat as _cat
 from ..autograd.derivatives import meta, reduce_grad, zero_where
 from ..autograd.dispatch import derivative, recorded
@@ -681,9 +681,7 @@ def glu(input, dim=-1):
     if input.ndim == 0:
         raise _C.InvalidArgumentError(f"glu(): the input is 0-d (on {input.device}); glu "
                                       f"halves a dimension, which a scalar does not have")
-    if not -input.ndim <= dim < input.ndim:
-        raise IndexError(f"glu(): dim {dim} is out of range for a {input.ndim}-d input of "
-                         f"shape {tuple(input.shape)} (on {input.device})")
+    _dim(dim, input.ndim, "glu", input)  # out of range: PyTorch's IndexError
     size = input.shape[dim]
     if size % 2:
         raise _C.InvalidArgumentError(
@@ -772,10 +770,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"softmin(): input must be a Tensor, got {type(input).__name__}")
     dim = _softmax_dim("softmin", input, dim, _stacklevel)
-    nd = max(input.ndim, 1)
-    if isinstance(dim, int) and not isinstance(dim, bool) and not -nd <= dim < nd:
-        raise IndexError(f"softmin(): dim {dim} is out of range for a {input.ndim}-d input of "
-                         f"shape {tuple(input.shape)} (on {input.device})")
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        _dim(dim, input.ndim, "softmin", input)  # out of range: PyTorch's IndexError
     if dtype is not None:
         input = input.to(dtype)
     return _stats.softmax(-input, dim)

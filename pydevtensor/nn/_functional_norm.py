@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C, _args
-from .._ops_index import where as _where
+from .._ops_index import _dim, where as _where
 from ..autograd.derivatives_index import IndexBackward0 as _IndexBackward0
 from ..autograd.dispatch import derivative as _derivative, recorded as _recorded
 from ..autograd.grad_mode import no_grad as _no_grad
@@ -496,11 +496,7 @@ def _padding_idx(padding_idx: Any, n: int, where: str) -> int | None:
 def _norm_dim(x: Tensor, dim: int, where: str) -> int:
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"{where}: dim must be an int, got {type(dim).__name__}")
-    nd = max(x.ndim, 1)
-    if not -nd <= dim < nd:
-        raise IndexError(f"{where}: dim {dim} is out of range for a {x.ndim}-d input of shape "
-                         f"{tuple(x.shape)} (on {x.device})")
-    return dim % nd
+    return _dim(dim, x.ndim, where.removesuffix("()"), x)
 
 
 @_takes_out("normalize", castable=True)
