@@ -362,6 +362,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         if not x.is_floating_point():
             raise _C.DTypeError(f"nanmean(): dtype must be a floating point one, got {dtype} "
                                 f"(input of shape {tuple(x.shape)}, on {x.device})")
+    _dims(dim, x.ndim, "nanmean", x)  # its own name in a bad dim's message, not nansum's
     total = nansum(x, dim, keepdim)
     count = count_nonzero(x == x, dim)  # the elements that are not NaN
     if keepdim:
