@@ -5,7 +5,6 @@ dimension: weight normalisation's ``g``).  All three run on every device and hav
 gradients of the norms they are made of."""
 import warnings
 
-from . import _C
 from ._args import sequence
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._out import takes_out

@@ -9,7 +9,6 @@ by sorting; where the input needs a gradient the values are
 doubling (log2(n) elementwise steps) over (value, index) pairs.  Nothing is read
 back to the host.
 """
-import builtins
 import collections
 
 from . import _C

@@ -10,7 +10,7 @@ import warnings
 
 from . import _C, _args
 from ._numpy_names import numpy_names
-from ._ops_index import _broadcast_shape, _dim, _tensor_arg, where
+from ._ops_index import _broadcast_shape, _dim, _tensor_arg
 from ._out import takes_out
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
