@@ -279,6 +279,79 @@ def test_adaptive_avg_pool_and_area_nodes(device):
         _check(lambda t, p=pool, s=size: p(t, s) ** 2, x.detach().requires_grad_())
 
 
+def _np_adaptive_max(a, out):
+    """(values, flat indices into the last len(out) dims) of a's adaptive max pool to out,
+    in NumPy: the first maximum of each bin in row-major order, PyTorch's bins."""
+    k = len(out)
+    sp = a.shape[-k:]
+    lead = a.shape[:-k]
+    vals, idx = np.zeros(lead + tuple(out)), np.zeros(lead + tuple(out), dtype=np.int64)
+    for o in np.ndindex(*out):
+        ranges = [((i * s) // n, -(-((i + 1) * s) // n)) for i, s, n in zip(o, sp, out)]
+        cells = np.array(list(np.ndindex(*[hi - lo for lo, hi in ranges])))
+        cells = cells + np.array([lo for lo, _ in ranges])
+        flat = np.ravel_multi_index(tuple(cells.T), sp)
+        window = a.reshape(lead + (-1,))[..., flat]
+        best = window.argmax(-1)
+        vals[(...,) + o] = np.take_along_axis(window, best[..., None], -1)[..., 0]
+        idx[(...,) + o] = flat[best]
+    return vals, idx
+
+
+def test_adaptive_max_pool_nodes(device):
+    """adaptive_max_pool2d AdaptiveMaxPool2DBackward0 (was MaxPool2DWithIndicesBackward0
+    for equal windows, MaxBackward0 for unequal bins), adaptive_max_pool3d
+    AdaptiveMaxPool3DBackward0 (was ViewBackward0, SqueezeBackward1 unbatched), for an
+    unbatched input, a 1x1 output, an empty batch and a channels_last input too, as
+    PyTorch's (1-d stays SqueezeBackward1, its 2-d pool between unsqueeze and squeeze);
+    values and indices as NumPy's first maxima, the gradient g scatter-added onto them
+    (exactly, ties included), and gradients, forward mode, batched gradients and second
+    derivatives against central differences."""
+    x2, x3 = _t((2, 3, 7, 9), device, 31), _t((1, 2, 5, 4, 6), device, 32)
+    e2, e3 = _t((0, 3, 7, 9), device), _t((0, 2, 5, 4, 6), device)
+    cl = x2.detach().to(memory_format=pdt.channels_last).requires_grad_()
+    got = [_name(F.adaptive_max_pool2d(x2, (3, 4))), _name(F.adaptive_max_pool2d(x2, (7, 3))),
+           _name(F.adaptive_max_pool2d(x2[0], 4)), _name(F.adaptive_max_pool2d(x2, 1)),
+           _name(F.adaptive_max_pool2d(e2, 2)), _name(F.adaptive_max_pool2d(cl, (3, 4))),
+           _name(F.adaptive_max_pool2d(x2, 2, return_indices=True)[0]),
+           _name(F.adaptive_max_pool3d(x3, (2, 3, 4))), _name(F.adaptive_max_pool3d(x3[0], 3)),
+           _name(F.adaptive_max_pool3d(x3, 1)), _name(F.adaptive_max_pool3d(e3, 2)),
+           _name(F.adaptive_max_pool1d(x2[0], 4))]
+    assert got == ["AdaptiveMaxPool2DBackward0"] * 7 + ["AdaptiveMaxPool3DBackward0"] * 4 + \
+        ["SqueezeBackward1"]
+    rng = np.random.default_rng(33)
+    a = np.round(rng.standard_normal((2, 3, 7, 9)) * 2) / 2  # many ties
+    ties = pdt.tensor(a, device=device, requires_grad=True)
+    for x, size in ((ties, (3, 4)), (ties, (7, 3)), (ties, (5, 8)), (ties[1], (4, 6)),
+                    (x3, (2, 3, 4)), (x3[0], (3, 4, 4)), (x3, (5, 1, 1))):
+        pool = F.adaptive_max_pool3d if len(size) == 3 else F.adaptive_max_pool2d
+        y, index = pool(x, size, return_indices=True)
+        want, want_index = _np_adaptive_max(x.detach().cpu().numpy(), size)
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), want)
+        np.testing.assert_array_equal(index.cpu().numpy(), want_index)
+        g = rng.standard_normal(tuple(y.shape))
+        (gx,) = autograd.grad(y, x, pdt.tensor(g, dtype=pdt.float64, device=device))
+        k = len(size)
+        flat = np.zeros(tuple(x.shape[:-k]) + (int(np.prod(x.shape[-k:])),))
+        for o in np.ndindex(*y.shape):  # one by one: each bin's g onto its maximum
+            flat[o[:-k] + (want_index[o],)] += g[o]
+        np.testing.assert_allclose(gx.cpu().numpy(), flat.reshape(tuple(x.shape)),
+                                   rtol=1e-15, atol=0)
+    (gcl,) = autograd.grad(F.adaptive_max_pool2d(cl, (3, 4)).sum(), cl)
+    (grm,) = autograd.grad(F.adaptive_max_pool2d(x2, (3, 4)).sum(), x2)
+    np.testing.assert_array_equal(gcl.cpu().numpy(), grm.cpu().numpy())
+    for e in (e2, e3):
+        pool = F.adaptive_max_pool3d if e.ndim == 5 else F.adaptive_max_pool2d
+        (g,) = autograd.grad(pool(e, 2).sum(), e)
+        assert tuple(g.shape) == tuple(e.shape)
+    p2, p3 = F.adaptive_max_pool2d, F.adaptive_max_pool3d
+    for pool, x, size in ((p2, x2, (3, 4)), (p2, x2, (7, 3)), (p3, x3, (2, 3, 4)),
+                          (p3, x3[0], 2)):
+        assert autograd.gradcheck(lambda t, p=pool, s=size: p(t, s), (x,),
+                                  check_forward_ad=True, check_batched_grad=True)
+        _check(lambda t, p=pool, s=size: p(t, s) ** 2, x)
+
+
 def test_one_node_ops_keep_their_dtype_under_autocast():
     """pad, interpolate and the adaptive average pools, recorded through
     _linear_nodes.linear_map, are on none of autocast's lists: a float32 input stays
