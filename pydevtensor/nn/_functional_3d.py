@@ -481,10 +481,14 @@ def adaptive_avg_pool3d(input, output_size):
     3.5
     """
     x, unbatched, sizes = _adaptive3d_args(input, output_size, "adaptive_avg_pool3d()")
-    if 0 in sizes or x.numel() == 0:  # an output_size holding 0, no batch or channels
-        return _no_bins3d(x, sizes, unbatched)
+    x = x.squeeze(0) if unbatched else x
+    if sizes == (1, 1, 1):
+        # PyTorch's adaptive_avg_pool3d takes a 1x1x1 output as this mean (MeanBackward1)
+        return x.mean(dim=(-3, -2, -1), keepdim=True)
     # one node, AdaptiveAvgPool3DBackward0 (nn/_adaptive_avg_nodes.py)
-    from ._adaptive_avg_nodes import pool3d  # late: it imports the pools
+    from ._adaptive_avg_nodes import no_bins, pool3d  # late: it imports the pools
+    if 0 in sizes or x.numel() == 0:  # an output_size holding 0, no batch or channels
+        return no_bins("AdaptiveAvgPool3DBackward0", x, sizes)
     return pool3d(input, sizes)
 
 
