@@ -59,6 +59,34 @@ def test_pad_gradients(device):
     _check(lambda t: F.pad(t, (1, 1, -1, 2, 1, 0), value=2.5), x)
 
 
+def test_pad_gradients_keep_the_inputs_layout(device):
+    """reflect and replicate padding's gradient is laid out as the input (channels_last,
+    channels_last_3d or row-major), whatever g's layout, as PyTorch's backward kernels
+    allocate it (it followed g: a row-major g gave a channels_last input a row-major
+    gradient), under create_graph too; the numbers are the row-major input's, exactly,
+    and the second derivative still checks against central differences."""
+    cl, cl3 = pdt.channels_last, pdt.channels_last_3d
+    x4, x5 = _t((2, 3, 4, 5), device, 3), _t((2, 3, 3, 4, 5), device, 4)
+    for mode in ("reflect", "replicate"):
+        for x, pads, fmt in ((x4, (1, 2, 2, 1), cl), (x5, (1, 1, 2, 0, 1, 1), cl3)):
+            y = F.pad(x, pads, mode=mode)
+            g = pdt.tensor(np.random.default_rng(5).standard_normal(tuple(y.shape)),
+                           dtype=pdt.float64, device=device)
+            (want,) = autograd.grad(y, x, g)
+            laid = x.detach().to(memory_format=fmt).requires_grad_()
+            for gi in (g, g.to(memory_format=fmt)):
+                for create in (False, True):
+                    (got,) = autograd.grad(F.pad(laid, pads, mode=mode), laid, gi,
+                                           create_graph=create)
+                    assert got.is_contiguous(memory_format=fmt), (mode, got.stride())
+                    np.testing.assert_array_equal(got.detach().cpu().numpy(),
+                                                  want.cpu().numpy())
+                (back,) = autograd.grad(F.pad(x, pads, mode=mode), x, gi.to(memory_format=fmt))
+                assert back.is_contiguous(), (mode, back.stride())
+            _check(lambda t, m=mode, p=pads, f=fmt:
+                   F.pad(t.contiguous(memory_format=f), p, mode=m) ** 2, x)
+
+
 def test_interpolate_gradients(device):
     x = _t((1, 2, 3, 4), device, 2)
     for mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
