@@ -208,22 +208,21 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
                            f"shape {tuple(A.shape)}, on {A.device})")
     if ord == "fro":
         return vector_norm(A, 2, (r, c), keepdim)
-    a = A.abs()
-    if ord in (1, -1):
-        s, red = a.sum(r, keepdim=True), c
-    elif ord in (math.inf, -math.inf):
-        s, red = a.sum(c, keepdim=True), r
-    elif ord in (2, -2, "nuc"):
+    if ord in (2, -2, "nuc"):
         return _singular_norm(A, ord, r, c, keepdim)
-    else:
+    if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord!r} not supported (fro, nuc, 1, "
                            f"-1, 2, -2, inf, -inf)")
-    if ord in (1, math.inf):
+    # as at::linalg_matrix_norm: the 1-norms of the columns (ord +-1) or rows (+-inf), then
+    # their max / min (LinalgVectorNormBackward0 under AmaxBackward0 / AminBackward0)
+    summed, red = (r, c) if ord in (1, -1) else (c, r)
+    s = vector_norm(A, 1, summed, keepdim)
+    if not keepdim and summed < red:
+        red -= 1
+    if ord > 0:
         # the max of no sums is 0, as PyTorch's (a norm of an empty matrix); the min refuses
-        out = s.amax(red, keepdim=True) if s.shape[red] else s.sum(red, keepdim=True)
-    else:
-        out = s.amin(red, keepdim=True)
-    return out if keepdim else out.squeeze((r, c) if r < c else (c, r))
+        return s.amax(red, keepdim) if s.shape[red] else s.sum(red, keepdim)
+    return s.amin(red, keepdim)
 
 
 def _singular_norm(A, ord, r, c, keepdim):

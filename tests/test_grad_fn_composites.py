@@ -323,3 +323,42 @@ def test_channels_last_results_keep_the_ops_node(device):
     assert [F.max_pool3d(xl5, 2).grad_fn.name(), F.avg_pool3d(xl5, 2).grad_fn.name()] == \
         [F.max_pool3d(x5.requires_grad_(), 2).grad_fn.name(),
          F.avg_pool3d(x5, 2).grad_fn.name()]
+
+
+def test_matrix_norms_of_orders_1_and_inf_are_vector_norms_under_amax(device):
+    """linalg.matrix_norm / linalg.norm of order 1, -1, inf or -inf: AmaxBackward0 /
+    AminBackward0 over LinalgVectorNormBackward0 (the 1-norms of the columns or rows), as
+    PyTorch's at::linalg_matrix_norm (was SqueezeBackward2 over AmaxBackward0 over
+    SumBackward1 over AbsBackward0; with keepdim AmaxBackward0 over SumBackward1);
+    gradients, forward mode, batched gradients and second derivatives against central
+    differences, and at tied sums the gradient shared evenly, times sign(x), as NumPy's
+    float64 gives it."""
+    inf = float("inf")
+    rng = np.random.default_rng(9)  # no ties, nothing near 0: away from the kinks
+    x = _t(rng.choice([-1, 1], (2, 3, 4)) * rng.uniform(1, 3, (2, 3, 4)), device)
+    calls = [pdt.linalg.matrix_norm(x, inf), pdt.linalg.matrix_norm(x, -inf, keepdim=True),
+             pdt.linalg.matrix_norm(x, 1, dim=(2, 0)), pdt.linalg.matrix_norm(x, -1),
+             pdt.linalg.norm(x[0], inf), pdt.linalg.norm(x, 1, dim=(-1, -3), keepdim=True)]
+    assert _names(*calls) == ["AmaxBackward0", "AminBackward0", "AmaxBackward0",
+                              "AminBackward0", "AmaxBackward0", "AmaxBackward0"]
+    assert [c.grad_fn.next_functions[0][0].name() for c in calls] == \
+        ["LinalgVectorNormBackward0"] * 6
+    assert [tuple(c.shape) for c in calls] == [(2,), (2, 1, 1), (3,), (2,), (), (1, 3, 1)]
+    for order, dim, keep in ((inf, (-2, -1), False), (-inf, (1, 2), True), (1, (2, 0), False),
+                             (-1, (-1, -3), True)):
+        assert autograd.gradcheck(
+            lambda t, o=order, d=dim, k=keep: pdt.linalg.matrix_norm(t, o, d, k), (x,),
+            check_forward_ad=True, check_batched_grad=True)
+        assert autograd.gradgradcheck(
+            lambda t, o=order, d=dim, k=keep: pdt.linalg.matrix_norm(t, o, d, k) ** 2, (x,))
+    a = np.array([[[3.0, -1.0, 0.0], [-2.0, 2.0, 0.0], [1.0, 0.0, -3.0]],
+                  [[0.5, 0.5, 0.5], [-0.5, 0.5, 0.5], [0.0, 1.5, 0.0]]])  # tied sums
+    g = np.array([1.5, -2.0])
+    for order, axis, extreme in ((inf, 2, np.max), (-inf, 2, np.min), (1, 1, np.max),
+                                 (-1, 1, np.min)):
+        t = _t(a, device)
+        (gx,) = autograd.grad(pdt.linalg.matrix_norm(t, order), t, _t(g, device, False))
+        sums = np.abs(a).sum(axis, keepdims=True)
+        mask = sums == extreme(sums, axis=3 - axis, keepdims=True)
+        want = mask * (g[:, None, None] / mask.sum((1, 2), keepdims=True)) * np.sign(a)
+        np.testing.assert_allclose(gx.cpu().numpy(), want, rtol=1e-15, atol=0)

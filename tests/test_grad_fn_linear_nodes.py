@@ -59,6 +59,34 @@ def test_pad_gradients(device):
     _check(lambda t: F.pad(t, (1, 1, -1, 2, 1, 0), value=2.5), x)
 
 
+def test_pad_gradients_keep_the_inputs_layout(device):
+    """reflect and replicate padding's gradient is laid out as the input (channels_last,
+    channels_last_3d or row-major), whatever g's layout, as PyTorch's backward kernels
+    allocate it (it followed g: a row-major g gave a channels_last input a row-major
+    gradient), under create_graph too; the numbers are the row-major input's, exactly,
+    and the second derivative still checks against central differences."""
+    cl, cl3 = pdt.channels_last, pdt.channels_last_3d
+    x4, x5 = _t((2, 3, 4, 5), device, 3), _t((2, 3, 3, 4, 5), device, 4)
+    for mode in ("reflect", "replicate"):
+        for x, pads, fmt in ((x4, (1, 2, 2, 1), cl), (x5, (1, 1, 2, 0, 1, 1), cl3)):
+            y = F.pad(x, pads, mode=mode)
+            g = pdt.tensor(np.random.default_rng(5).standard_normal(tuple(y.shape)),
+                           dtype=pdt.float64, device=device)
+            (want,) = autograd.grad(y, x, g)
+            laid = x.detach().to(memory_format=fmt).requires_grad_()
+            for gi in (g, g.to(memory_format=fmt)):
+                for create in (False, True):
+                    (got,) = autograd.grad(F.pad(laid, pads, mode=mode), laid, gi,
+                                           create_graph=create)
+                    assert got.is_contiguous(memory_format=fmt), (mode, got.stride())
+                    np.testing.assert_array_equal(got.detach().cpu().numpy(),
+                                                  want.cpu().numpy())
+                (back,) = autograd.grad(F.pad(x, pads, mode=mode), x, gi.to(memory_format=fmt))
+                assert back.is_contiguous(), (mode, back.stride())
+            _check(lambda t, m=mode, p=pads, f=fmt:
+                   F.pad(t.contiguous(memory_format=f), p, mode=m) ** 2, x)
+
+
 def test_interpolate_gradients(device):
     x = _t((1, 2, 3, 4), device, 2)
     for mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
@@ -261,8 +289,8 @@ def test_adaptive_avg_pool_and_area_nodes(device):
            _name(F.adaptive_avg_pool3d(x3, (5, 2, 3))), _name(F.adaptive_avg_pool3d(x3, 1)),
            _name(F.interpolate(x3, size=(3, 3, 4), mode="area")),
            _name(F.adaptive_avg_pool1d(x2[0], 4)), _name(F.interpolate(x2[0], 5, mode="area"))]
-    assert got == ["AdaptiveAvgPool2DBackward0"] * 4 + ["AdaptiveAvgPool3DBackward0"] * 5 + \
-        ["SqueezeBackward1"] * 2
+    assert got == ["AdaptiveAvgPool2DBackward0"] * 4 + ["AdaptiveAvgPool3DBackward0"] * 3 + \
+        ["MeanBackward1", "AdaptiveAvgPool3DBackward0"] + ["SqueezeBackward1"] * 2
     rng = np.random.default_rng(23)
     for x, size in ((x2, (3, 4)), (x2[1], (4, 6)), (x2, (7, 4)), (x3, (2, 3, 4)),
                     (x3[0], (3, 4, 4)), (x3, (5, 1, 1))):
@@ -277,6 +305,121 @@ def test_adaptive_avg_pool_and_area_nodes(device):
                                -1, want.ndim - len(size) + i)
         np.testing.assert_allclose(gx.cpu().numpy(), want, rtol=1e-12, atol=1e-15)
         _check(lambda t, p=pool, s=size: p(t, s) ** 2, x.detach().requires_grad_())
+
+
+def _np_adaptive_max(a, out):
+    """(values, flat indices into the last len(out) dims) of a's adaptive max pool to out,
+    in NumPy: the first maximum of each bin in row-major order, PyTorch's bins."""
+    k = len(out)
+    sp = a.shape[-k:]
+    lead = a.shape[:-k]
+    vals, idx = np.zeros(lead + tuple(out)), np.zeros(lead + tuple(out), dtype=np.int64)
+    for o in np.ndindex(*out):
+        ranges = [((i * s) // n, -(-((i + 1) * s) // n)) for i, s, n in zip(o, sp, out)]
+        cells = np.array(list(np.ndindex(*[hi - lo for lo, hi in ranges])))
+        cells = cells + np.array([lo for lo, _ in ranges])
+        flat = np.ravel_multi_index(tuple(cells.T), sp)
+        window = a.reshape(lead + (-1,))[..., flat]
+        best = window.argmax(-1)
+        vals[(...,) + o] = np.take_along_axis(window, best[..., None], -1)[..., 0]
+        idx[(...,) + o] = flat[best]
+    return vals, idx
+
+
+def test_adaptive_max_pool_nodes(device):
+    """adaptive_max_pool2d AdaptiveMaxPool2DBackward0 (was MaxPool2DWithIndicesBackward0
+    for equal windows, MaxBackward0 for unequal bins), adaptive_max_pool3d
+    AdaptiveMaxPool3DBackward0 (was ViewBackward0, SqueezeBackward1 unbatched), for an
+    unbatched input, a 1x1 output, an empty batch and a channels_last input too, as
+    PyTorch's (1-d stays SqueezeBackward1, its 2-d pool between unsqueeze and squeeze);
+    values and indices as NumPy's first maxima, the gradient g scatter-added onto them
+    (exactly, ties included), and gradients, forward mode, batched gradients and second
+    derivatives against central differences."""
+    x2, x3 = _t((2, 3, 7, 9), device, 31), _t((1, 2, 5, 4, 6), device, 32)
+    e2, e3 = _t((0, 3, 7, 9), device), _t((0, 2, 5, 4, 6), device)
+    cl = x2.detach().to(memory_format=pdt.channels_last).requires_grad_()
+    got = [_name(F.adaptive_max_pool2d(x2, (3, 4))), _name(F.adaptive_max_pool2d(x2, (7, 3))),
+           _name(F.adaptive_max_pool2d(x2[0], 4)), _name(F.adaptive_max_pool2d(x2, 1)),
+           _name(F.adaptive_max_pool2d(e2, 2)), _name(F.adaptive_max_pool2d(cl, (3, 4))),
+           _name(F.adaptive_max_pool2d(x2, 2, return_indices=True)[0]),
+           _name(F.adaptive_max_pool3d(x3, (2, 3, 4))), _name(F.adaptive_max_pool3d(x3[0], 3)),
+           _name(F.adaptive_max_pool3d(x3, 1)), _name(F.adaptive_max_pool3d(e3, 2)),
+           _name(F.adaptive_max_pool1d(x2[0], 4))]
+    assert got == ["AdaptiveMaxPool2DBackward0"] * 7 + ["AdaptiveMaxPool3DBackward0"] * 4 + \
+        ["SqueezeBackward1"]
+    rng = np.random.default_rng(33)
+    a = np.round(rng.standard_normal((2, 3, 7, 9)) * 2) / 2  # many ties
+    ties = pdt.tensor(a, device=device, requires_grad=True)
+    for x, size in ((ties, (3, 4)), (ties, (7, 3)), (ties, (5, 8)), (ties[1], (4, 6)),
+                    (x3, (2, 3, 4)), (x3[0], (3, 4, 4)), (x3, (5, 1, 1))):
+        pool = F.adaptive_max_pool3d if len(size) == 3 else F.adaptive_max_pool2d
+        y, index = pool(x, size, return_indices=True)
+        want, want_index = _np_adaptive_max(x.detach().cpu().numpy(), size)
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), want)
+        np.testing.assert_array_equal(index.cpu().numpy(), want_index)
+        g = rng.standard_normal(tuple(y.shape))
+        (gx,) = autograd.grad(y, x, pdt.tensor(g, dtype=pdt.float64, device=device))
+        k = len(size)
+        flat = np.zeros(tuple(x.shape[:-k]) + (int(np.prod(x.shape[-k:])),))
+        for o in np.ndindex(*y.shape):  # one by one: each bin's g onto its maximum
+            flat[o[:-k] + (want_index[o],)] += g[o]
+        np.testing.assert_allclose(gx.cpu().numpy(), flat.reshape(tuple(x.shape)),
+                                   rtol=1e-15, atol=0)
+    (gcl,) = autograd.grad(F.adaptive_max_pool2d(cl, (3, 4)).sum(), cl)
+    (grm,) = autograd.grad(F.adaptive_max_pool2d(x2, (3, 4)).sum(), x2)
+    np.testing.assert_array_equal(gcl.cpu().numpy(), grm.cpu().numpy())
+    for e in (e2, e3):
+        pool = F.adaptive_max_pool3d if e.ndim == 5 else F.adaptive_max_pool2d
+        (g,) = autograd.grad(pool(e, 2).sum(), e)
+        assert tuple(g.shape) == tuple(e.shape)
+    p2, p3 = F.adaptive_max_pool2d, F.adaptive_max_pool3d
+    for pool, x, size in ((p2, x2, (3, 4)), (p2, x2, (7, 3)), (p3, x3, (2, 3, 4)),
+                          (p3, x3[0], 2)):
+        assert autograd.gradcheck(lambda t, p=pool, s=size: p(t, s), (x,),
+                                  check_forward_ad=True, check_batched_grad=True)
+        _check(lambda t, p=pool, s=size: p(t, s) ** 2, x)
+
+
+def test_adaptive_avg_pool_of_empty_inputs_and_one_bin(device):
+    """adaptive_avg_pool2d / 3d of an empty batch AdaptiveAvgPool2DBackward0 /
+    AdaptiveAvgPool3DBackward0 (was ViewBackward0), with an output_size holding 0 too;
+    of a single bin (1x1, 1x1x1) MeanBackward1, unbatched and empty too (were
+    SqueezeBackward1 unbatched, ViewBackward0 empty, AdaptiveAvgPool3DBackward0 for 3-d),
+    as PyTorch's; zeros of the input's shape back from the empty ones; a single bin's
+    values and gradient (g / count) against NumPy's in float64 (1e-12), and gradients,
+    forward mode, batched gradients and second derivatives against central
+    differences."""
+    e2, e3 = _t((0, 3, 7, 9), device), _t((0, 2, 5, 4, 6), device)
+    x2, x3 = _t((2, 3, 7, 9), device, 41), _t((2, 2, 5, 4, 6), device, 42)
+    got = [_name(F.adaptive_avg_pool2d(e2, (3, 4))), _name(F.adaptive_avg_pool2d(e2, (0, 2))),
+           _name(F.adaptive_avg_pool2d(x2[0], (0, 2))), _name(F.adaptive_avg_pool3d(e3, 2)),
+           _name(F.adaptive_avg_pool3d(x3, (2, 0, 1))), _name(F.adaptive_avg_pool2d(e2, 1)),
+           _name(F.adaptive_avg_pool2d(x2[0], 1)), _name(F.adaptive_avg_pool3d(e3, 1)),
+           _name(F.adaptive_avg_pool3d(x3, 1)), _name(F.adaptive_avg_pool3d(x3[0], 1))]
+    assert got == ["AdaptiveAvgPool2DBackward0"] * 3 + ["AdaptiveAvgPool3DBackward0"] * 2 + \
+        ["MeanBackward1"] * 5
+    for e, size in ((e2, (3, 4)), (e2, 1), (e3, 2), (e3, (1, 1, 1)), (x2, (0, 2))):
+        pool = F.adaptive_avg_pool3d if e.ndim == 5 else F.adaptive_avg_pool2d
+        y = pool(e, size)
+        (g,) = autograd.grad(y.sum(), e)
+        assert y.numel() == 0 and tuple(g.shape) == tuple(e.shape)
+        assert not g.cpu().numpy().any()
+    rng = np.random.default_rng(43)
+    p2, p3 = F.adaptive_avg_pool2d, F.adaptive_avg_pool3d
+    for pool, x, k in ((p2, x2, 2), (p2, x2[1], 2), (p3, x3, 3), (p3, x3[0], 3)):
+        y = pool(x, 1)
+        a = x.detach().cpu().numpy()
+        axes = tuple(range(a.ndim - k, a.ndim))
+        np.testing.assert_allclose(y.detach().cpu().numpy(), a.mean(axes, keepdims=True),
+                                   rtol=1e-12, atol=1e-15)
+        g = rng.standard_normal(tuple(y.shape))
+        (gx,) = autograd.grad(y, x, pdt.tensor(g, dtype=pdt.float64, device=device))
+        count = np.prod([a.shape[d] for d in axes])
+        np.testing.assert_allclose(gx.cpu().numpy(), np.broadcast_to(g / count, a.shape),
+                                   rtol=1e-12, atol=1e-15)
+        assert autograd.gradcheck(lambda t, p=pool: p(t, 1), (x,), check_forward_ad=True,
+                                  check_batched_grad=True)
+        _check(lambda t, p=pool: p(t, 1) ** 2, x)
 
 
 def test_one_node_ops_keep_their_dtype_under_autocast():

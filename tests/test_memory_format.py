@@ -184,19 +184,48 @@ def test_the_dtype_methods_take_a_memory_format(device, name, dtype):
 @pytest.mark.parametrize("shape", [(2, 3, 0, 2), (0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 2, 1)])
 def test_empty_tensors_formats_match_torch(device, shape):
     """An empty tensor made in a format has torch's strides and is contiguous in it, as
-    torch says; the default layout's answers match torch's too.  (Not matched: torch
-    calls every empty tensor contiguous_format-contiguous; here is_contiguous() stays
-    the row-major test that the kernels rely on.)"""
+    torch says; the default layout's answers match torch's too (every empty tensor is
+    contiguous_format-contiguous, as torch's)."""
     torch = torch_or_skip()
     fmt = "channels_last" if len(shape) == 4 else "channels_last_3d"
     x, t = pdt.zeros(*shape, device=device), torch.zeros(*shape)
     y = x.contiguous(memory_format=getattr(pdt, fmt))
     u = t.contiguous(memory_format=getattr(torch, fmt))
     assert y.stride() == u.stride()
-    for a, b, formats in ((x, t, (fmt, "contiguous_format")), (y, u, (fmt,))):
+    for a, b, formats in ((x, t, (fmt, "contiguous_format")),
+                          (y, u, (fmt, "contiguous_format"))):
         for f in formats:
             assert (a.is_contiguous(memory_format=getattr(pdt, f))
                     == b.is_contiguous(memory_format=getattr(torch, f))), (a.stride(), f)
+
+
+@pytest.mark.parametrize("fmt", ["channels_last", "channels_last_3d"])
+def test_empty_tensors_are_contiguous_in_both_formats(device, fmt):
+    """An empty tensor made in a format, by empty(memory_format=) or to(memory_format=),
+    has PyTorch's strides (the products of the sizes inside in the format's order, a
+    zero size counted as 0: empty(memory_format=) counted it as 1) and is contiguous in
+    that format and in the default one, as torch's (both were False for some of these:
+    (0, 3, 4, 5) was not contiguous(), (2, 3, 0, 5) neither); an empty tensor of other
+    strides is contiguous() but not in the format, as torch's too."""
+    pf = getattr(pdt, fmt)
+    order = (0, 2, 3, 1) if fmt == "channels_last" else (0, 2, 3, 4, 1)
+    shapes = ([(0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 5), (2, 3, 4, 0), (0, 0, 0, 0)]
+              if fmt == "channels_last" else
+              [(0, 3, 4, 5, 6), (2, 0, 4, 5, 6), (2, 3, 4, 0, 6), (2, 3, 4, 5, 0)])
+    for shape in shapes:
+        want = [0] * len(shape)
+        step = 1
+        for d in reversed(order):
+            want[d] = step
+            step *= shape[d]
+        for x in (pdt.empty(shape, memory_format=pf, device=device),
+                  pdt.zeros(shape, device=device).to(memory_format=pf)):
+            assert x.stride() == tuple(want), (shape, x.stride())
+            assert x.is_contiguous() and x.is_contiguous(memory_format=pf), shape
+            assert x.contiguous(memory_format=pf) is x
+    odd = pdt.zeros(40, device=device).as_strided((0, 3, 4, 5) + (6,) * (len(order) - 4),
+                                                   (7, 11, 3, 1) + (2,) * (len(order) - 4))
+    assert odd.is_contiguous() and not odd.is_contiguous(memory_format=pf)
 
 
 @pytest.mark.parametrize("fmt", ["channels_last", "contiguous_format", "preserve_format"])

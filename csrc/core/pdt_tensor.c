@@ -42,10 +42,11 @@ void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 
 int pdt_tensor_is_contiguous(const pdt_tensor *t)
 {
+    for (int i = 0; i < t->ndim; i++)
+        if (t->shape[i] == 0)
+            return 1; /* no element to lay out, whatever the strides (as c10's numel == 0) */
     int64_t s = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
-        if (t->shape[i] == 0)
-            return 1;
         if (t->shape[i] != 1 && t->strides[i] != s)
             return 0;
         s *= t->shape[i];

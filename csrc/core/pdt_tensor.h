@@ -47,6 +47,7 @@ static inline char *pdt_tensor_ptr(const pdt_tensor *t)
 }
 
 int64_t pdt_tensor_numel(const pdt_tensor *t);
+/* 1 when t is row-major dense from its first element on; always for an empty t. */
 int pdt_tensor_is_contiguous(const pdt_tensor *t);
 /* 1 when two elements of t may share one memory location: a stride 0, or
  * overlapping rows (as_strided); 0 for an empty tensor.  Writes refuse it. */

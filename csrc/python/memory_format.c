@@ -69,6 +69,16 @@ int pdt_follows_memory_format(const pdt_tensor *t, pdt_memory_format fmt)
     return t->ndim == rank && pdt_tensor_dense_in_order(t, rank, perm);
 }
 
+void pdt_empty_format_strides(pdt_tensor *c, int n, const int *perm)
+{
+    int64_t s = 1;
+    if (pdt_tensor_numel(c) == 0)
+        for (int i = n - 1; i >= 0; i--) {
+            c->strides[perm[i]] = s;
+            s *= c->shape[perm[i]];
+        }
+}
+
 int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_format fmt,
                                  const char *where)
 {

@@ -154,6 +154,11 @@ int pdt_memory_format_perm(pdt_memory_format fmt, const int **perm);
 /* 1 when t is laid out as fmt (channels_last(_3d): of its rank, with those strides;
  * contiguous_format: row-major; not for preserve_format). */
 int pdt_follows_memory_format(const pdt_tensor *t, pdt_memory_format fmt);
+/* A new EMPTY tensor c (seen by no one yet; others are left alone) in the memory
+ * order perm (n dims, outermost first) gets the strides PyTorch gives it: products
+ * of the sizes inside, zeros included (row-major strides count a zero size as 1),
+ * so that it is contiguous in that format as torch's is. */
+void pdt_empty_format_strides(pdt_tensor *c, int n, const int *perm);
 /* 0 when t has the rank fmt (channels_last(_3d)) takes, else -1 and an
  * InvalidArgumentError naming where, the shape and the device. */
 int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_format fmt,

@@ -91,18 +91,12 @@ static PyObject *permuted(PyObject *x, int n, const int *dims)
 /* A copy of x (its rank checked) laid out as fmt, channels_last(_3d): a row-major
  * copy of x with its dims in fmt's memory order, those dims put back.  Autograd
  * records the permute, the copy and the permute back. */
-/* An empty copy's strides as PyTorch gives them in a format: products of the
- * sizes inside in fmt's order, zeros included (the row-major copy counts a zero
- * size as 1), so that the copy is contiguous in fmt as torch's is. */
+/* r (a new copy, or NULL) with an empty copy's strides as PyTorch gives them in a
+ * format (pdt_empty_format_strides). */
 static PyObject *empty_format_strides(PyObject *r, int n, const int *perm)
 {
-    pdt_tensor *c = r ? pdt_tensor_of(r) : NULL; /* new, seen by no one yet */
-    int64_t s = 1;
-    if (c && pdt_tensor_numel(c) == 0)
-        for (int i = n - 1; i >= 0; i--) {
-            c->strides[perm[i]] = s;
-            s *= c->shape[perm[i]];
-        }
+    if (r)
+        pdt_empty_format_strides(pdt_tensor_of(r), n, perm);
     return r;
 }
 

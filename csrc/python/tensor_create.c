@@ -118,7 +118,10 @@ static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_
                    ? pdt_create_fill(S, &o, fname, &t, value)
                    : NULL;
     pdt_status st = pdt_tensor_empty_in_order(o.device, (pdt_dtype)dtype, ndim, shape, perm, &t);
-    return st == PDT_OK ? pdt_create_fill(S, &o, fname, &t, value) : pdt_raise(S, st);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    pdt_empty_format_strides(&t, ndim, perm);
+    return pdt_create_fill(S, &o, fname, &t, value);
 }
 
 static PyObject *f_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)

@@ -81,6 +81,24 @@ def pool2d_adjoint(g, shape, out):
     return _bin_mean_adjoint(g, (shape, g.dtype, g.device), out)
 
 
+def no_bins(name, x, out):
+    """The empty (..., *out) result of adaptive_avg_pool2d / 3d of an x with no elements
+    or an out holding 0, recorded as one node called name (its gradient: zeros)."""
+    return linear_map(name, True, _no_bins, x, tuple(out))
+
+
+def _no_bins(x, out):
+    return _C.zeros(tuple(x.shape[:-len(out)]) + out, dtype=x.dtype, device=x.device)
+
+
+def _no_bins_adjoint(g, meta, out):
+    shape, dtype, device = meta
+    return _C.zeros(shape, dtype=g.dtype, device=device)
+
+
+_no_bins.adjoint = _no_bins_adjoint
+
+
 def pool3d(x, sizes):
     """adaptive_avg_pool3d of x ((N, C, D, H, W) or (C, D, H, W), floating, no empty
     dims or output sizes) to sizes, recorded as AdaptiveAvgPool3DBackward0."""

@@ -22,7 +22,7 @@ from . import _functional_conv_transpose as FCT
 from . import _functional_pad as FP
 from . import _functional_pool as FPL
 from .._ops_join import stack as _stack
-from ..autograd.dispatch import _wants_grad
+from ..autograd.dispatch import _wants_grad, run_no_grad
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..autograd.node import linked_input
 
@@ -481,10 +481,14 @@ def adaptive_avg_pool3d(input, output_size):
     3.5
     """
     x, unbatched, sizes = _adaptive3d_args(input, output_size, "adaptive_avg_pool3d()")
-    if 0 in sizes or x.numel() == 0:  # an output_size holding 0, no batch or channels
-        return _no_bins3d(x, sizes, unbatched)
+    x = x.squeeze(0) if unbatched else x
+    if sizes == (1, 1, 1):
+        # PyTorch's adaptive_avg_pool3d takes a 1x1x1 output as this mean (MeanBackward1)
+        return x.mean(dim=(-3, -2, -1), keepdim=True)
     # one node, AdaptiveAvgPool3DBackward0 (nn/_adaptive_avg_nodes.py)
-    from ._adaptive_avg_nodes import pool3d  # late: it imports the pools
+    from ._adaptive_avg_nodes import no_bins, pool3d  # late: it imports the pools
+    if 0 in sizes or x.numel() == 0:  # an output_size holding 0, no batch or channels
+        return no_bins("AdaptiveAvgPool3DBackward0", x, sizes)
     return pool3d(input, sizes)
 
 
@@ -522,8 +526,14 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         # its maxima are PyTorch's first in (d, h, w) order, so a tie's gradient goes
         # where PyTorch's does (the depth-first pool's: to the first (h, w) cell holding
         # the maximum at any depth); the values are the same, the depth-first pool faster
-        got = _adaptive_max3d_indices(input, output_size)
-        return got if return_indices else got[0]
+        if not _wants_grad((input,), {}):
+            got = _adaptive_max3d_indices(input, output_size)
+            return got if return_indices else got[0]
+        # one node, AdaptiveMaxPool3DBackward0 (nn/_adaptive_max_nodes.py)
+        from ._adaptive_max_nodes import at_maxima  # late: it imports the pools
+        _, index = run_no_grad(_adaptive_max3d_indices, input, output_size)
+        values = at_maxima("AdaptiveMaxPool3DBackward0", input, index, 3)
+        return (values, index) if return_indices else values
     return _adaptive3d(input, output_size, "adaptive_max_pool3d()",
                        lambda v, size: FPL._adaptive_max_pool(v, size, False,
                                                               "adaptive_max_pool2d()"))

@@ -265,7 +265,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if mode == "circular":  # PyTorch's composite, whose grad_fn is CopySlices: ours too
         return _pad_circular(input, pairs)
     name = ("ReflectionPad" if mode == "reflect" else "ReplicationPad") + f"{len(pairs)}DBackward0"
-    return linear_map(name, True, _pad_modes, input, pairs, mode)
+    return linear_map(name, True, _pad_modes, input, pairs, mode, suggested_format(input))
 
 
 def _pad_circular(x: Tensor, pairs: tuple) -> Tensor:
@@ -319,11 +319,13 @@ def _unpad(g: Tensor, meta: tuple, pairs: tuple, value) -> Tensor:
 _pad_constant_fresh.adjoint = _unpad
 
 
-def _unpad_modes(g: Tensor, meta: tuple, pairs: tuple, mode: str) -> Tensor:
+def _unpad_modes(g: Tensor, meta: tuple, pairs: tuple, mode: str, layout=None) -> Tensor:
     """The gradient of reflect or replicate padding of an input of meta's (shape, dtype,
     device): along each padded dimension, output cell j's g added onto the cell
     u = j - before it read, mirrored about 0 and n - 1 (reflect) or clamped into
-    [0, n - 1] (replicate); half types summed in float32 and rounded once."""
+    [0, n - 1] (replicate); half types summed in float32 and rounded once.  Laid out as
+    the input was (layout: its suggested_format), whatever g's layout, as PyTorch's
+    backward kernels allocate it."""
     shape, dtype, device = meta
     wide = _wide(dtype)
     g = g if g.dtype == wide else g.to(wide)
@@ -336,11 +338,12 @@ def _unpad_modes(g: Tensor, meta: tuple, pairs: tuple, mode: str) -> Tensor:
         u = u.clamp(0, n - 1) if mode == "replicate" else (n - 1) - ((n - 1) - u.abs()).abs()
         cells = tuple(g.shape[:dim]) + (n,) + tuple(g.shape[dim + 1:])
         g = index_add_built(_C.zeros(cells, dtype=g.dtype, device=device), dim, u, g)
-    return g if g.dtype == dtype else g.to(dtype)
+    return _laid_out_as(g if g.dtype == dtype else g.to(dtype), layout)
 
 
-def _pad_modes(input: Tensor, pairs: tuple, mode: str) -> Tensor:
-    """input padded along each pair's dimension in a non-constant mode; a new tensor."""
+def _pad_modes(input: Tensor, pairs: tuple, mode: str, layout=None) -> Tensor:
+    """input padded along each pair's dimension in a non-constant mode; a new tensor
+    (layout: for the gradient, _unpad_modes)."""
     out = input
     for i, (before, after) in enumerate(pairs):
         if before or after:

@@ -32,7 +32,7 @@ from .._dtype_info import iinfo
 from .._memory_format import keeps_channels_last
 from .._ops_index import where
 from .._ops_join import cat
-from ..autograd.dispatch import derivative, recorded
+from ..autograd.dispatch import derivative, recorded, run_no_grad
 from ..autograd.node import Node, linked_input
 from . import _index_cache
 from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_args,
@@ -625,16 +625,18 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 def _adaptive_avg_pool(input, output_size, where):
     """adaptive_avg_pool2d, naming where in its errors."""
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
-    if 0 in (oh, ow) or x.numel() == 0:  # no channels: PyTorch's empty result too
-        return _no_bins(x, (oh, ow), unbatched)
     if (oh, ow) == (1, 1) and x.dtype.is_floating_point:
-        # PyTorch's adaptive_avg_pool2d takes a 1x1 output as this mean (MeanBackward1)
-        return _unbatch(x.mean(dim=(-2, -1), keepdim=True), unbatched)
+        # PyTorch's adaptive_avg_pool2d takes a 1x1 output as this mean (MeanBackward1),
+        # of the unbatched input too, and of an empty batch or no channels
+        return _unbatch(x, unbatched).mean(dim=(-2, -1), keepdim=True)
+    from ._adaptive_avg_nodes import bin_mean2d, no_bins  # late: it imports this module
+    if 0 in (oh, ow) or x.numel() == 0:  # no channels: PyTorch's empty result too
+        # one node, AdaptiveAvgPool2DBackward0, as PyTorch's (was ViewBackward0)
+        return no_bins("AdaptiveAvgPool2DBackward0", _unbatch(x, unbatched), (oh, ow))
     if h % oh == 0 and w % ow == 0:
         return _avg_pool(input, (h // oh, w // ow), None, 0, False, True, None, where, True)
     # one node, AdaptiveAvgPool2DBackward0 (nn/_adaptive_avg_nodes.py); half types
     # averaged in float32, rounded once
-    from ._adaptive_avg_nodes import bin_mean2d  # late: it imports this module
     return bin_mean2d(input, (oh, ow))
 
 
@@ -678,7 +680,18 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 
 
 def _adaptive_max_pool(input, output_size, return_indices, where):
-    """adaptive_max_pool2d, naming where in its errors."""
+    """adaptive_max_pool2d, naming where in its errors; with grad, one node,
+    AdaptiveMaxPool2DBackward0 (nn/_adaptive_max_nodes.py)."""
+    if not (_C.is_grad_enabled() and isinstance(input, _C.Tensor) and input.requires_grad):
+        return _adaptive_max_values(input, output_size, return_indices, where)
+    from ._adaptive_max_nodes import at_maxima  # late: it imports this module's importers
+    _, index = run_no_grad(_adaptive_max_values, input, output_size, True, where)
+    values = at_maxima("AdaptiveMaxPool2DBackward0", input, index, 2)
+    return (values, index) if return_indices else values
+
+
+def _adaptive_max_values(input, output_size, return_indices, where):
+    """adaptive_max_pool2d, recorded as its pieces."""
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
     if 0 in (oh, ow):
         values = _no_bins(x, (oh, ow), unbatched)
