@@ -783,3 +783,21 @@ def test_gradcheck_passes_right_gradients_and_names_a_wrong_one():
     assert A.gradcheck(Once.apply, (x,))
     with pytest.raises(RuntimeError, match="once_differentiable"):
         A.gradgradcheck(Once.apply, (x,))
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+def test_gradcheck_takes_inputs_of_any_layout(device, layout):
+    """gradcheck moves each element of an input in its own layout: a channels_last or a
+    transposed input (no view(-1) of a clone) gives the right diagonal Jacobian of
+    p * c, whose values differ per element, so a move in memory order would not."""
+    rng = np.random.default_rng(1)
+    base = pdt.tensor(rng.standard_normal((2, 3, 2, 2)), device=device)
+    c = pdt.tensor(rng.uniform(1, 2, (2, 3, 2, 2)), device=device)
+    if layout == "channels_last":
+        x = base.to(memory_format=pdt.channels_last)
+        assert not x.is_contiguous()
+    else:
+        x, c = base.transpose(0, 3), c.transpose(0, 3)
+    x = x.detach().requires_grad_(True)
+    assert pdt.autograd.gradcheck(lambda p: p * c, (x,))
+    assert pdt.autograd.gradcheck(lambda p: (p * c).sum(1), (x,))

@@ -36,9 +36,9 @@ def _numerical(func, inputs, k, eps, outputs):
     for e in range(x.numel()):
         values = []
         for step in (eps, -eps):
-            moved = x.detach().clone()
-            flat = moved.view(-1)
-            flat[e] = flat[e] + step
+            moved = x.detach().clone()  # x's layout kept: channels_last stays so
+            at = np.unravel_index(e, tuple(x.shape))  # e-th element in row-major order
+            moved[at] = moved[at] + step
             args = list(inputs)
             # still requiring grad: func may differentiate (gradgradcheck's does)
             args[k] = moved.requires_grad_(x.requires_grad)
