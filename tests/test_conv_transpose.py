@@ -431,3 +431,22 @@ def test_conv_transpose_keeps_channels_last(device):
             got = F.conv_transpose3d(xx.detach().requires_grad_(grad), ww)
             assert _format(got) == "CL"
             np.testing.assert_array_equal(got.detach().cpu().numpy(), want.cpu().numpy())
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_conv_transpose_of_no_output_channels_is_empty(device, groups):
+    """A weight of 0 output channels per group gives an empty (N, 0, ...) result with
+    zero gradients, as conv2d of 0 output channels does here (col2im raised an internal
+    error; PyTorch 2.15 raises too, for conv2d as well), 1-d, 2-d and 3-d."""
+    fns = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+    for nd, fn in fns.items():
+        x = pdt.ones((2, 4) + (3,) * nd, device=device, requires_grad=True)
+        w = pdt.ones((4, 0) + (2,) * nd, device=device, requires_grad=True)
+        b = pdt.ones(0, device=device, requires_grad=True)
+        y = fn(x, w, b, stride=2, groups=groups)
+        assert tuple(y.shape) == (2, 0) + (6,) * nd
+        assert y.grad_fn.name() == "ConvolutionBackward0"
+        gx, gw, gb = pdt.autograd.grad(y.sum(), [x, w, b])
+        assert tuple(gx.shape) == tuple(x.shape) and tuple(gw.shape) == tuple(w.shape)
+        assert tuple(gb.shape) == (0,)
+        np.testing.assert_array_equal(gx.cpu().numpy(), 0.0)

@@ -78,7 +78,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                        f"per channel: {size}. Output size is too small (kernel_size={kernel}, "
                        f"stride={stride}, padding={padding}, dilation={dilation}, "
                        f"output_padding={output_padding}; on {input.device})")
-    if 0 in size:  # empty, as PyTorch's oneDNN path (its native one raises); gradients 0
+    if 0 in size or out_c == 0:  # empty, as PyTorch's oneDNN path (its native one raises;
+        # of 0 output channels both raise, where this empty result is conv2d's); gradients 0
         out = _C.zeros((x.shape[0], out_c) + size, dtype=x.dtype, device=x.device)
         return out.squeeze(0) if unbatched else out
     if nd == 1:  # a row of height 1
