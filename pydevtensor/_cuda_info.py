@@ -198,7 +198,8 @@ def memory_stats_as_nested_dict(device=None):
     Raises
     ------
     pydevtensor.DeviceError
-        When an explicit device does not exist.
+        When an explicit device does not exist and a CUDA device can be used (without
+        one, a CUDA device gives {}, as PyTorch's).
 
     Examples
     --------

@@ -97,10 +97,11 @@ def test_memory_stats_as_nested_dict_nests_memory_stats(device):
 def test_memory_stats_as_nested_dict_without_a_gpu_is_empty():
     if CUDA_AVAILABLE:
         assert pdt.cuda.memory_stats_as_nested_dict() != {}
-    else:
-        assert pdt.cuda.memory_stats_as_nested_dict() == {}  # as torch.cuda's
-    with pytest.raises(pdt.DeviceError, match="cuda:63"):
-        pdt.cuda.memory_stats_as_nested_dict("cuda:63")
+        with pytest.raises(pdt.DeviceError, match="cuda:63"):
+            pdt.cuda.memory_stats_as_nested_dict("cuda:63")
+    else:  # as torch.cuda's, for any CUDA device (CUDA never initialised)
+        assert pdt.cuda.memory_stats_as_nested_dict() == {}
+        assert pdt.cuda.memory_stats_as_nested_dict("cuda:63") == {}
 
 
 def test_get_allocator_backend_names_cudas_stream_ordered_allocator():
