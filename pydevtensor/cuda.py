@@ -294,6 +294,7 @@ def get_device_properties(device=None):
     """
     dev = _cuda_device(device)
     props = _C._properties(dev)
+    del props["_memory_pools"]  # pydevtensor's own (cuda.get_allocator_backend)
     limit = _C._memory_stats(dev)["limit"]
     if limit:
         props = dict(props, total_memory=min(limit, props["total_memory"]))

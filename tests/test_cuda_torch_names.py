@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_AVAILABLE, CUDA_DEVICES
+from conftest import CUDA_AVAILABLE, CUDA_DEVICES, CUDA_EMULATED, run_python
 
 
 @pytest.fixture
@@ -105,5 +105,23 @@ def test_memory_stats_as_nested_dict_without_a_gpu_is_empty():
 
 
 def test_get_allocator_backend_names_cudas_stream_ordered_allocator():
-    # one of torch.cuda's two names: ours is CUDA's pool allocator, on any machine
+    # one of torch.cuda's two names: ours is CUDA's pool allocator, on a device with
+    # memory pools (every GPU CI and the GPU machines have) and without a GPU
     assert pdt.cuda.get_allocator_backend() == "cudaMallocAsync"
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA_EMULATED, reason="the emulator's switch for a device without "
+                                               "memory pools")
+def test_get_allocator_backend_says_cudamalloc_on_a_device_without_pools():
+    """On a device without memory pools (cudaDevAttrMemoryPoolsSupported 0) the backend
+    allocates with plain cudaMalloc (cuda_alloc in cuda_backend.c); get_allocator_backend
+    said 'cudaMallocAsync' there too.  Tensors work and are counted as before."""
+    code = """
+import pydevtensor as pdt
+print(pdt.cuda.get_allocator_backend())
+x = pdt.ones(1000, device='cuda')
+print(int(x.sum().item()), pdt.cuda.memory_allocated() >= x.nbytes)
+"""
+    assert run_python(code, PYDEVTENSOR_EMULATED_NO_POOLS="1") == ["cudaMalloc", "1000", "True"]
+    assert run_python(code) == ["cudaMallocAsync", "1000", "True"]
