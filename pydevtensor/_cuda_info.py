@@ -205,7 +205,8 @@ def memory_stats_as_nested_dict(device=None):
     Raises
     ------
     pydevtensor.DeviceError
-        When an explicit device does not exist.
+        When an explicit device does not exist and a CUDA device can be used (without
+        one, a CUDA device gives {}, as PyTorch's).
 
     Examples
     --------
@@ -225,12 +226,16 @@ def memory_stats_as_nested_dict(device=None):
 
 
 def get_allocator_backend():
-    """The allocator pydevtensor's CUDA devices allocate with, under ``torch.cuda``'s
-    names: ``'cudaMallocAsync'``, CUDA's stream-ordered pool allocator (each device has
-    a pool of pydevtensor's own), which PyTorch names so when
-    ``PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync`` picks it; PyTorch's default,
-    ``'native'``, is its own caching allocator, which pydevtensor does not have.  The
-    same answer without a GPU, as PyTorch's answers from its configuration.
+    """The allocator the current CUDA device allocates with: ``'cudaMallocAsync'``, CUDA's
+    stream-ordered pool allocator (each device has a pool of pydevtensor's own, from
+    which ``cudaMallocFromPoolAsync`` allocates), which PyTorch names so when
+    ``PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync`` picks it; or ``'cudaMalloc'`` on
+    a device without memory pools (``cudaDevAttrMemoryPoolsSupported`` is 0: some
+    virtualised GPUs and old drivers), where pydevtensor allocates and frees with plain
+    ``cudaMalloc`` and ``cudaFree``, caching nothing.  PyTorch's default, ``'native'``,
+    is its own caching allocator, which pydevtensor does not have.  Without a usable GPU
+    the answer is ``'cudaMallocAsync'``, what a device with pools would use (PyTorch's
+    answers from its configuration there too).
 
     Returns
     -------
@@ -238,7 +243,10 @@ def get_allocator_backend():
 
     Examples
     --------
-    >>> pydevtensor.cuda.get_allocator_backend()
-    'cudaMallocAsync'
+    >>> pydevtensor.cuda.get_allocator_backend() in ('cudaMallocAsync', 'cudaMalloc')
+    True
     """
-    return "cudaMallocAsync"
+    if not _available():
+        return "cudaMallocAsync"
+    pools = _C._properties(_C._check_device(_as_device(None)))["_memory_pools"]
+    return "cudaMallocAsync" if pools else "cudaMalloc"

@@ -6,7 +6,8 @@ Everything that crosses zero-copy is in C (``csrc/python/interop.c``,
 on ``Tensor``:
 
 - ``__array_ufunc__``: on CPU tensors a ufunc runs on zero-copy NumPy views and
-  returns NumPy arrays (``np.exp(t)``, ``np.add(t, 1, out=t)``).  With a GPU
+  returns tensors, as PyTorch's (``np.exp(t)``, ``np.add(t, 1, out=t)``; Note [ufuncs
+  give tensors]).  With a GPU
   tensor among the operands it raises ``TypeError`` at once: NumPy computes in
   host memory, and must not copy the tensor behind the caller's back, nor fall
   back to iterating it element by element (``len()`` and ``t[i]``).
@@ -29,7 +30,21 @@ Python number, as PyTorch reads it: ``np.sqrt(2) * t`` and ``np.float32(2) < t``
 tensors on t's device.  In place, ``t += a`` writes into a CPU t (tensor_math.c
 converts the array), where Python's fallback ``t = t + a`` would rebind t.  The
 operator path also serves ``np.add(t, a)`` called by name (PyTorch gives an array
-there); other ufuncs (``np.exp(t)``) give NumPy arrays, on CPU tensors.
+there).
+
+Note [ufuncs give tensors]
+Any other ufunc called on CPU tensors (``np.exp(t)``, ``np.add(t, 1)``, ``np.sin(t)``,
+``np.add.reduce(t)``, ``np.divmod(t, 2)``) runs in NumPy on zero-copy views and its
+result comes back as a CPU tensor sharing the result's memory, as PyTorch's
+``__array_wrap__`` gives it (``torch.from_numpy``): NumPy's dtype (``np.exp`` of an
+int64 tensor is float64), a 0-d tensor for a NumPy scalar, not recorded by autograd (a
+tensor that requires grad is refused, as PyTorch refuses it).  Where PyTorch 2.15 turns
+a bool result into uint8 (``np.isnan(t)``), a workaround from before it had bool
+tensors, ours stays bool.  A result dtype pydevtensor lacks (complex) stays an array.
+With ``out=`` the result is out as given (a tensor or an array).  A GPU tensor is
+refused (TypeError, saying to call ``.cpu()``): it is not a copy to make behind the
+caller's back.  ``np.asarray(t)`` and NumPy's functions (``__array_function__``:
+``np.concatenate``, ``np.mean``) still give arrays.
 
 A 0-d array is read as a NumPy scalar is, as a Python number (NumPy hands the comparisons
 ``np.float32(2) < t`` a scalar as a 0-d array, so the two cannot be told apart): ``t *
@@ -38,8 +53,8 @@ or a 0-d tensor there.  PyTorch 2.15 gives float64: its tensor slot declines the
 and NumPy computes the product on the host with NumPy's promotion (int64 t times a 0-d
 float32 array: float64) and wraps it back through ``__array_wrap__``, unrecorded by
 autograd, refusing ``np.array(2.5) * t`` and ``t < np.array(2.5)`` (TypeError) and any
-GPU tensor; so also ``np.sin(t)`` is a tensor there and an array here.  Matching it would
-mean computing on the host behind the operator, which this module must not do.
+GPU tensor.  Matching it would mean computing on the host behind the operator, which this
+module must not do.
 """
 from . import _C
 
@@ -211,6 +226,23 @@ def _array_ufuncs():
     return _ARRAY_UFUNCS
 
 
+def _wrapped(result, device):
+    """A ufunc's NumPy result as PyTorch's ``__array_wrap__`` gives it: an array or a
+    NumPy scalar becomes a CPU tensor sharing its memory (on device, a logical CPU
+    device, by a copy), a tuple of them (np.divmod) a tuple of tensors.  A dtype that
+    pydevtensor lacks (complex) stays an array; None (ufunc.at) stays None."""
+    import numpy as np
+    if isinstance(result, tuple):
+        return tuple(_wrapped(r, device) for r in result)
+    if not isinstance(result, (np.ndarray, np.generic)) or not (
+            result.dtype.kind in "biuf" or result.dtype.name == "bfloat16"):  # ml_dtypes
+        return result
+    t = as_tensor(np.asarray(result), device="cpu")
+    if t.device != device:  # beside a logical CPU device (cpu:1), as _array_operator
+        t = _C._copy_for(t, device, "a NumPy ufunc's result", True)
+    return t
+
+
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__" and not kwargs and len(inputs) == 2:  # an operator's form
         r = _scalar_operator(ufunc, *inputs)
@@ -219,7 +251,14 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if r is not None:
             return r
     what = f"ufunc {ufunc.__name__!r}"
-    return getattr(ufunc, method)(*_host_arrays(what, inputs), **_host_arrays(what, kwargs))
+    out = kwargs.get("out")
+    result = getattr(ufunc, method)(*_host_arrays(what, inputs), **_host_arrays(what, kwargs))
+    if out is not None:  # NumPy's answer is out itself: the tensors given, not their views
+        outs = out if isinstance(out, tuple) else (out,)
+        if isinstance(result, tuple):
+            return tuple(o if isinstance(o, _Tensor) else r for o, r in zip(outs, result))
+        return outs[0] if isinstance(outs[0], _Tensor) else result
+    return _wrapped(result, self.device)  # Note [ufuncs give tensors]
 
 
 def __array_function__(self, func, types, args, kwargs):

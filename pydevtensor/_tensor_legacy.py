@@ -61,8 +61,28 @@ def _make(args, dtype, device, name):
                     f"Tensor")
 
 
+def _refuse_tensor_with_device(args, device, form, instead):
+    """PyTorch's legacy constructors refuse a tensor as data together with device=
+    (RuntimeError), whatever the device: they alias the tensor, never copy it.  Ours gave
+    t back unchanged, on its own device, not the one asked for."""
+    if device is None or len(args) != 1 or not isinstance(args[0], _C.Tensor):
+        return
+    t = args[0]
+    try:
+        asked = str(_as_device(device))
+    except (TypeError, ValueError, RuntimeError):
+        asked = repr(device)
+    raise RuntimeError(f"Legacy tensor constructor of the form {form} is not supported (t, "
+                       f"of shape {tuple(t.shape)}, is on {t.device}; device={asked} was "
+                       f"passed): a legacy constructor gives t itself and copies nothing.  "
+                       f"Use {instead}")
+
+
 def _legacy_new(*args: Any, device: Any = None) -> _C.Tensor:
     """Tensor(data) / Tensor(*sizes) / Tensor(): see Tensor's docstring."""
+    _refuse_tensor_with_device(args, device, "Tensor(t, device=device)",
+                               "pydevtensor.tensor(t, device=device) for a copy or "
+                               "pydevtensor.as_tensor(t, device=device)")
     return _make(args, get_default_dtype(), device, "Tensor")
 
 
@@ -77,8 +97,9 @@ def _new(self, *args: Any, device: Any = None, size: Any = None) -> _C.Tensor:
     ----------
     *args : ints, Size, sequence, array or Tensor
         The sizes, or the data.
-    device : device or str, optional
-        Another device of this tensor's type (default: this tensor's).
+    device : pydevtensor.device, str or int, optional
+        Another device of this tensor's type (default: this tensor's); an int i is
+        ``cuda:i``, as PyTorch's.
     size : sequence of int, optional
         The sizes, as a keyword.
 
@@ -92,7 +113,8 @@ def _new(self, *args: Any, device: Any = None, size: Any = None) -> _C.Tensor:
         For a number or a string as data, a mix of sizes and other values, or a tensor
         of another dtype or device.
     RuntimeError
-        When device is of another type than this tensor's.
+        When device is of another type than this tensor's, or given with a tensor as
+        data (as PyTorch's).
     ValueError
         For a negative size.
 
@@ -104,10 +126,12 @@ def _new(self, *args: Any, device: Any = None, size: Any = None) -> _C.Tensor:
     >>> x.new(2, 3).shape, x.new().shape
     (pydevtensor.Size([2, 3]), pydevtensor.Size([0]))
     """
+    _refuse_tensor_with_device(args, device, "tensor.new(t, device=device)",
+                               "pydevtensor.as_tensor(t, device=device)")
     if device is None:
         device = self.device
     else:
-        device = _C.device(device)
+        device = _as_device(device)  # an int i: cuda:i, as PyTorch's
         if device.type != self.device.type:
             raise _C.DeviceError(f"new(): legacy constructor expects device type: "
                                  f"{self.device.type} but device type: {device.type} was "
@@ -259,10 +283,13 @@ class _TensorType(type):
     (a cuda one on a CUDA device), isinstance(x, it) checks x's dtype and device type."""
 
     def __call__(cls, *args: Any, device: Any = None) -> _C.Tensor:
+        name = f"cuda.{cls.__name__}" if cls.is_cuda else cls.__name__
+        _refuse_tensor_with_device(args, device, f"{name}(t, device=device)",
+                                   f"pydevtensor.as_tensor(t, dtype={cls.dtype}, "
+                                   f"device=device)")
         if cls.is_cuda:
-            name = f"cuda.{cls.__name__}"
             return _make(args, cls.dtype, _cuda_place(name, args, device), name)
-        return _make(args, cls.dtype, device, cls.__name__)
+        return _make(args, cls.dtype, device, name)
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return (isinstance(obj, _C.Tensor) and obj.dtype == cls.dtype
@@ -290,6 +317,8 @@ def _typed(name, dtype, what):
     ------
     TypeError
         For other arguments, or a tensor of another dtype.
+    RuntimeError
+        For a tensor as data together with device= (as PyTorch's).
 
     Examples
     --------
@@ -326,6 +355,8 @@ def _cuda_typed(name, dtype, what):
     ------
     TypeError
         For other arguments, or a tensor of another dtype or not on a CUDA device.
+    RuntimeError
+        For a tensor as data together with device= (as PyTorch's).
     pydevtensor.DeviceError
         When no CUDA device can be used (the message says why), or device is not a CUDA
         device.

@@ -80,7 +80,9 @@ _PARAM = "device : int, str or pydevtensor.device"
 _NO_SUCH = "pydevtensor.DeviceError\n    When there is no such CUDA device (the message says why)."
 _cuda_doc = partial(_device_doc, param=_PARAM, what="A CUDA device", default="the current one",
                     raises=_NO_SUCH)
-_EXPLICIT = "pydevtensor.DeviceError\n    When an explicit device does not exist."
+_EXPLICIT = ("pydevtensor.DeviceError\n    When an explicit device does not exist and a CUDA "
+             "device can be used\n    (without one, a CUDA device reports 0 or {}, as "
+             "PyTorch's).")
 _report_doc = partial(_device_doc, param=_PARAM, raises=_EXPLICIT)
 
 # torch.cuda's _CudaDeviceProperties attributes (the first five, in this order, as before)
@@ -292,6 +294,7 @@ def get_device_properties(device=None):
     """
     dev = _cuda_device(device)
     props = _C._properties(dev)
+    del props["_memory_pools"]  # pydevtensor's own (cuda.get_allocator_backend)
     limit = _C._memory_stats(dev)["limit"]
     if limit:
         props = dict(props, total_memory=min(limit, props["total_memory"]))
@@ -514,10 +517,12 @@ def __getattr__(name):
 
 
 def _nothing_to_report(device):
-    """True for device None when no CUDA device can be used: torch.cuda's memory reports
-    give 0 (memory_stats: {}) then, so that code written for a GPU runs without one.  An
-    explicit device is still checked."""
-    return device is None and not is_available()
+    """True when no CUDA device can be used and device is None or names a CUDA device
+    (0, "cuda:0", pydevtensor.device("cuda", 1)): torch.cuda's memory reports give 0
+    (memory_stats: {}) then for any device, CUDA never having been initialised, so that
+    code written for a GPU runs without one.  A CPU device still reports the CPU's
+    figures; with a CUDA device available, one that does not exist still raises."""
+    return not is_available() and (device is None or _as_device(device).type == "cuda")
 
 
 @_report_doc("int")

@@ -4,6 +4,8 @@ tensor() of a tensor.  They hold on every machine: the ones that need a GPU are 
 the test files."""
 from bad_input_cases import NO_CUDA_63, C
 
+NO_CPU_63 = r"cpu:63 unknown device"
+
 CUDAAPI_CASES = [
     C("cuda-Event-interprocess", "pdt.cuda.Event(interprocess=True)", "NotImplementedError",
       r"interprocess=True.*does not share events between processes"),
@@ -23,8 +25,10 @@ CUDAAPI_CASES = [
       r"cuda.device_of\(\) expects a tensor, got list"),
     C("cuda-memory_summary-63", "pdt.cuda.memory_summary('cuda:63')",
       "pydevtensor.DeviceError", NO_CUDA_63),
-    C("cuda-memory_allocated-device-kw-63", "pdt.cuda.memory_allocated(device=63)",
-      "pydevtensor.DeviceError", NO_CUDA_63),
+    # without a GPU a CUDA device's memory reports are 0, as PyTorch's (cuda:63 raises only
+    # with one: test_cuda_api.py); a CPU device that does not exist is refused everywhere
+    C("cuda-memory_allocated-device-kw-cpu63", "pdt.cuda.memory_allocated(device='cpu:63')",
+      "pydevtensor.DeviceError", NO_CPU_63),
     C("cuda-synchronize-d-kw", "pdt.cuda.synchronize(d=0)", "TypeError",
       r"unexpected keyword argument 'd'"),
     C("cuda-get_per_process_memory_fraction-63",
@@ -44,10 +48,10 @@ CUDAAPI_CASES = [
     C("cuda-reset_accumulated_memory_stats-63",
       "pdt.cuda.reset_accumulated_memory_stats('cuda:63')", "pydevtensor.DeviceError",
       NO_CUDA_63),
-    C("cuda-memory_cached-63", "pdt.cuda.memory_cached('cuda:63')", "pydevtensor.DeviceError",
-      NO_CUDA_63),
-    C("cuda-max_memory_cached-63", "pdt.cuda.max_memory_cached('cuda:63')",
-      "pydevtensor.DeviceError", NO_CUDA_63),
+    C("cuda-memory_cached-cpu63", "pdt.cuda.memory_cached('cpu:63')", "pydevtensor.DeviceError",
+      NO_CPU_63),
+    C("cuda-max_memory_cached-cpu63", "pdt.cuda.max_memory_cached('cpu:63')",
+      "pydevtensor.DeviceError", NO_CPU_63),
     C("cuda-reset_max_memory_cached-63", "pdt.cuda.reset_max_memory_cached('cuda:63')",
       "pydevtensor.DeviceError", NO_CUDA_63),
     C("cuda-is_tf32_supported-arg", "pdt.cuda.is_tf32_supported(0)", "TypeError",
@@ -61,8 +65,8 @@ CUDAAPI_CASES = [
     C("cuda-nvtx-range_end-str", "pdt.cuda.nvtx.range_end('a')", "TypeError",
       r"cuda.nvtx.range_end\(\): range_id must be an int"),
     # torch.cuda's names that PyTorch users reach for (tests/test_cuda_*.py)
-    C("cuda-memory_stats_as_nested_dict-63", "pdt.cuda.memory_stats_as_nested_dict('cuda:63')",
-      "pydevtensor.DeviceError", NO_CUDA_63),
+    C("cuda-memory_stats_as_nested_dict-cpu63",
+      "pdt.cuda.memory_stats_as_nested_dict('cpu:63')", "pydevtensor.DeviceError", NO_CPU_63),
     C("cuda-get_allocator_backend-arg", "pdt.cuda.get_allocator_backend(0)", "TypeError",
       r"takes 0 positional arguments but 1 was given"),
     C("cuda-FloatTensor-str", "pdt.cuda.FloatTensor('a')", "TypeError",

@@ -132,22 +132,42 @@ def test_cpu_module_names_like_torch_cpu():
 
 def test_memory_reports_without_a_gpu_are_zero_as_torch_cuda():
     """torch.cuda.memory_allocated() and friends give 0 ({} for memory_stats) on a machine
-    without a GPU; a device named explicitly is still checked (GPUs hidden, so this runs
-    on every machine)."""
+    without a GPU, also for a CUDA device named explicitly (0, 'cuda:0', cuda:63: CUDA
+    was never initialised), as PyTorch 2.15's; they raised DeviceError for one.  'cpu'
+    still reports the CPU; a string that is no device still raises (GPUs hidden, so this
+    runs on every machine)."""
     from test_config import run
     out = run("""
         c.set_visible_devices([], 'GPU')
         cu = pdt.cuda
         print(cu.memory_allocated(), cu.memory_reserved(), cu.max_memory_allocated(),
               cu.max_memory_reserved(), cu.memory_stats())
-        for f in (cu.memory_allocated, cu.max_memory_reserved, cu.memory_stats):
-            try:
-                f(63)
-            except pdt.DeviceError as e:
-                print("DeviceError", "cuda:63" in str(e))
-        print(cu.memory_allocated('cpu') >= 0)
+        for f in (cu.memory_allocated, cu.memory_reserved, cu.max_memory_allocated,
+                  cu.max_memory_reserved, cu.memory_stats):
+            print(f.__name__, [f(d) for d in (0, 'cuda:0', 'cuda', pdt.device('cuda', 63), 63)])
+        print(cu.memory_allocated('cpu') >= 0, 'allocated' in cu.memory_stats('cpu'))
+        try:
+            cu.memory_allocated('gpu0')
+        except ValueError as e:
+            print(type(e).__name__)
     """).splitlines()
-    assert out == ["0 0 0 0 {}"] + ["DeviceError True"] * 3 + ["True"]
+    names = ["memory_allocated", "memory_reserved", "max_memory_allocated",
+             "max_memory_reserved"]
+    assert out == (["0 0 0 0 {}"] + [f"{n} [0, 0, 0, 0, 0]" for n in names]
+                   + ["memory_stats [{}, {}, {}, {}, {}]", "True True", "InvalidArgumentError"])
+
+
+@pytest.mark.cuda
+def test_memory_reports_of_a_cuda_device_that_does_not_exist_raise_with_a_gpu():
+    """With a usable GPU, a CUDA device past the last one is refused (DeviceError naming
+    it), as PyTorch's; only without one do the reports answer 0."""
+    missing = pdt.cuda.device_count()
+    cu = pdt.cuda
+    for f in (cu.memory_allocated, cu.memory_reserved, cu.max_memory_allocated,
+              cu.max_memory_reserved, cu.memory_stats):
+        for d in (missing, f"cuda:{missing}"):
+            with pytest.raises(pdt.DeviceError, match=f"cuda:{missing}"):
+                f(d)
 
 
 @pytest.mark.cuda

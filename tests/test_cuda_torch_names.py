@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_AVAILABLE, CUDA_DEVICES
+from conftest import CUDA_AVAILABLE, CUDA_DEVICES, CUDA_EMULATED, run_python
 
 
 @pytest.fixture
@@ -97,12 +97,31 @@ def test_memory_stats_as_nested_dict_nests_memory_stats(device):
 def test_memory_stats_as_nested_dict_without_a_gpu_is_empty():
     if CUDA_AVAILABLE:
         assert pdt.cuda.memory_stats_as_nested_dict() != {}
-    else:
-        assert pdt.cuda.memory_stats_as_nested_dict() == {}  # as torch.cuda's
-    with pytest.raises(pdt.DeviceError, match="cuda:63"):
-        pdt.cuda.memory_stats_as_nested_dict("cuda:63")
+        with pytest.raises(pdt.DeviceError, match="cuda:63"):
+            pdt.cuda.memory_stats_as_nested_dict("cuda:63")
+    else:  # as torch.cuda's, for any CUDA device (CUDA never initialised)
+        assert pdt.cuda.memory_stats_as_nested_dict() == {}
+        assert pdt.cuda.memory_stats_as_nested_dict("cuda:63") == {}
 
 
 def test_get_allocator_backend_names_cudas_stream_ordered_allocator():
-    # one of torch.cuda's two names: ours is CUDA's pool allocator, on any machine
+    # one of torch.cuda's two names: ours is CUDA's pool allocator, on a device with
+    # memory pools (every GPU CI and the GPU machines have) and without a GPU
     assert pdt.cuda.get_allocator_backend() == "cudaMallocAsync"
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA_EMULATED, reason="the emulator's switch for a device without "
+                                               "memory pools")
+def test_get_allocator_backend_says_cudamalloc_on_a_device_without_pools():
+    """On a device without memory pools (cudaDevAttrMemoryPoolsSupported 0) the backend
+    allocates with plain cudaMalloc (cuda_alloc in cuda_backend.c); get_allocator_backend
+    said 'cudaMallocAsync' there too.  Tensors work and are counted as before."""
+    code = """
+import pydevtensor as pdt
+print(pdt.cuda.get_allocator_backend())
+x = pdt.ones(1000, device='cuda')
+print(int(x.sum().item()), pdt.cuda.memory_allocated() >= x.nbytes)
+"""
+    assert run_python(code, PYDEVTENSOR_EMULATED_NO_POOLS="1") == ["cudaMalloc", "1000", "True"]
+    assert run_python(code) == ["cudaMallocAsync", "1000", "True"]

@@ -131,8 +131,9 @@ def test_errors_without_a_group():
         dist.get_rank()
     with pytest.raises(ValueError, match="not initialized"):
         dist.all_reduce(pdt.ones(2))
-    with pytest.raises(ValueError, match="backend must be one of"):
-        dist.init_process_group("gloo")
+    with pytest.raises(ValueError, match=r"backend must be one of \['mpi', 'nccl', 'gloo'\], "
+                                         r"got 'ucc': CPU tensors go through MPI"):
+        dist.init_process_group("ucc")
     with pytest.raises(ValueError, match="timeout must be positive"):
         dist.init_process_group("mpi", timeout=0)
 

@@ -125,15 +125,52 @@ def test_numpy2_array_and_asarray_copy_keyword():
 def test_ufuncs_on_cpu_tensors_run_on_shared_arrays():
     a = np.linspace(-1, 1, 7)
     t = pdt.from_numpy(a.copy())
-    r = np.exp(t)
-    assert isinstance(r, np.ndarray) and np.allclose(r, np.exp(a), rtol=1e-15, atol=0)
-    np.add(t, 1, out=t)  # out= writes through the shared memory
+    r = np.exp(t)  # a tensor, as PyTorch's __array_wrap__ (Note [ufuncs give tensors])
+    assert isinstance(r, pdt.Tensor) and np.allclose(r.numpy(), np.exp(a), rtol=1e-15, atol=0)
+    assert np.add(t, 1, out=t) is t  # out= writes through the shared memory
     assert np.allclose(t.numpy(), a + 1, rtol=1e-15, atol=0)
-    assert np.add.reduce(t) == pytest.approx((a + 1).sum(), rel=1e-12)
+    assert np.add.reduce(t).item() == pytest.approx((a + 1).sum(), rel=1e-12)
     assert isinstance(a + t, pdt.Tensor)  # an operator: PyTorch's tensor (test_numpy_operators)
     assert np.concatenate([t, t]).shape == (14,)
     assert np.mean(t) == pytest.approx((a + 1).mean(), rel=1e-12)
     assert np.shape(t) == (7,)
+
+
+def test_ufuncs_give_tensors_as_pytorch_on_the_host_and_refuse_the_gpu(device):
+    """np.exp(t), np.add(t, 1), np.sin(t): a CPU tensor, as PyTorch's __array_wrap__
+    gives (they were NumPy arrays); for a GPU tensor a TypeError saying to call .cpu(),
+    no copy made (Note [ufuncs give tensors] in _interop.py)."""
+    a = np.linspace(-2, 2, 6).reshape(2, 3)
+    t = pdt.tensor(a, dtype=pdt.float32, device=device)
+    ufuncs = {"exp": (lambda x: np.exp(x), np.exp), "sin": (lambda x: np.sin(x), np.sin),
+              "add": (lambda x: np.add(x, 1), lambda x: x + 1),
+              "reduce": (lambda x: np.add.reduce(x), lambda x: x.sum(0))}
+    if t.device.type != "cpu":
+        pdt.reset_transfer_stats()
+        for name, (call, _) in ufuncs.items():
+            with pytest.raises(TypeError, match=rf"cannot take a {device} tensor.*\.cpu\(\)"):
+                call(t)
+        assert pdt.transfer_stats()["device_to_host"]["count"] == 0
+        return
+    a32 = a.astype(np.float32).astype(np.float64)  # the values t holds
+    for name, (call, ref) in ufuncs.items():
+        r = call(t)
+        assert isinstance(r, pdt.Tensor), name
+        assert r.device == t.device and r.dtype == pdt.float32 and r.shape == ref(a32).shape
+        np.testing.assert_allclose(r.numpy().astype(np.float64), ref(a32), rtol=1e-6,
+                                   atol=1e-6, err_msg=name)
+    # NumPy's dtype, as PyTorch's from_numpy of it: int64 -> float64; a scalar is 0-d
+    e = np.exp(pdt.arange(3))
+    assert e.dtype == pdt.float64 and e.tolist() == np.exp(np.arange(3.0)).tolist()
+    s = np.exp(pdt.tensor(1.0, dtype=pdt.float64))
+    assert isinstance(s, pdt.Tensor) and s.dim() == 0 and s.item() == np.exp(1.0)
+    q, m = np.divmod(pdt.tensor([5.0, 7.0]), 2)  # two results: two tensors
+    assert isinstance(q, pdt.Tensor) and q.tolist() == [2.0, 3.0] and m.tolist() == [1.0, 1.0]
+    nan = np.isnan(pdt.tensor([1.0, float("nan")]))  # bool (PyTorch 2.15: uint8)
+    assert nan.dtype == pdt.bool and nan.tolist() == [False, True]
+    assert isinstance(np.exp(t, out=np.empty((2, 3), np.float32)), np.ndarray)  # out as given
+    with pytest.raises(RuntimeError, match="requires grad"):  # as PyTorch
+        np.exp(pdt.ones(2, requires_grad=True))
 
 
 class _DressedAsGPU(pdt.Tensor):

@@ -137,6 +137,42 @@ def test_tensor_new_takes_self_dtype_and_device(device, dtype):
         x.new(2, dtype=pdt.float32)
 
 
+def test_tensor_new_takes_an_int_as_a_cuda_index(device):
+    """x.new(2, device=i), as x.new_zeros(2, device=i) and PyTorch's: an int is cuda:i (it
+    was refused as an ambiguous device(int)); on a CPU tensor a CUDA device is refused as
+    PyTorch refuses it, RuntimeError naming both device types."""
+    x = pdt.tensor([1.0, 2.0], device=device)
+    if x.device.type == "cpu":
+        with pytest.raises(RuntimeError, match="expects device type: cpu but device type: "
+                                               "cuda was passed"):
+            x.new(2, device=0)
+        return
+    index = x.device.index
+    for y in (x.new(2, device=index), x.new([3.0, 4.0], device=index),
+              x.new_tensor([3.0, 4.0], device=index), x.new_empty(2, device=index),
+              x.new_zeros(2, device=index), x.new_ones(2, device=index)):
+        assert y.device == x.device and y.dtype == x.dtype and tuple(y.shape) == (2,)
+
+
+def test_legacy_constructors_refuse_a_tensor_with_device(device):
+    """Tensor(t, device=d), FloatTensor(t, device=d), x.new(t, device=d) and
+    cuda.FloatTensor(t, device=d): PyTorch 2.15 refuses the form (RuntimeError) whatever
+    d is; ours gave t back unchanged, on its own device and not on d."""
+    t = pdt.tensor([1.0, 2.0], device=device)
+    where = str(t.device)
+    calls = {"Tensor": lambda: pdt.Tensor(t, device=where),
+             "FloatTensor": lambda: pdt.FloatTensor(t, device=where),
+             r"tensor\.new": lambda: t.new(t, device=where),
+             r"cuda\.FloatTensor": lambda: pdt.cuda.FloatTensor(t, device="cuda:0")}
+    for form, call in calls.items():
+        asked = "cuda:0" if form.startswith("cuda") else where
+        with pytest.raises(RuntimeError, match=rf"form {form}\(t, device=device\) is not "
+                                               rf"supported \(t, of shape \(2,\), is on "
+                                               rf"{where}; device={asked} was passed\)"):
+            call()
+    assert pdt.FloatTensor(t) is t and t.new(t) is t  # without device=: t itself
+
+
 def test_apply_and_map_in_place():
     """Tensor.apply_ and map_ call a Python function on each element (and tensor's,
     broadcast), in place, returning self, as PyTorch's; an integer tensor truncates."""

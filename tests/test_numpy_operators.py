@@ -102,9 +102,9 @@ def test_in_place_with_an_array_writes_into_the_tensor():
     assert w.grad.tolist() == [10.0, 10.0, 10.0]
 
 
-def test_other_ufuncs_still_give_arrays_and_scalars_still_numbers():
+def test_other_ufuncs_give_tensors_and_scalars_still_numbers():
     t = pdt.tensor([1.0, 2.0])
-    assert isinstance(np.exp(t), np.ndarray)
+    assert isinstance(np.exp(t), pdt.Tensor)  # as PyTorch (Note [ufuncs give tensors])
     s = np.float64(2.0) * t
     assert isinstance(s, pdt.Tensor) and s.dtype == pdt.float32  # a scalar, not an array
 
@@ -117,7 +117,7 @@ def test_numpy_2_warns_of_no_old_hook():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert isinstance(a * t, pdt.Tensor) and isinstance(np.add(a, t), pdt.Tensor)
-        assert isinstance(np.exp(t), np.ndarray) and np.sum(t) == 2
+        assert isinstance(np.exp(t), pdt.Tensor) and np.sum(t) == 2
         assert isinstance(np.multiply(a, t, out=np.empty(2)), np.ndarray)
         assert isinstance(np.ma.masked_array(t) * a, np.ma.MaskedArray)
 

@@ -50,6 +50,9 @@ typedef struct pdt_device_props {
     int l2_cache_size, is_integrated, is_multi_gpu_board;
     int pci_bus_id, pci_device_id, pci_domain_id;
     unsigned char uuid[16];
+    /* 1: the backend allocates from a stream-ordered pool (cudaMallocFromPoolAsync);
+     * 0: with plain cudaMalloc (a device without memory pools), or on the CPU */
+    int memory_pools;
 } pdt_device_props;
 
 typedef enum pdt_copy_kind {

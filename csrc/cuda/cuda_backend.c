@@ -260,6 +260,10 @@ static pdt_status cuda_properties(int logical, pdt_device_props *out)
     out->pci_device_id = p.pciDeviceID;
     out->pci_domain_id = p.pciDomainID;
     memcpy(out->uuid, p.uuid.bytes, sizeof out->uuid);
+    /* the attribute cuda_setup chooses the allocation path by (cuda_alloc) */
+    PDT_CUDA_CHECK(
+        cudaDeviceGetAttribute(&out->memory_pools, cudaDevAttrMemoryPoolsSupported, index));
+    out->memory_pools = out->memory_pools != 0;
 fail:
     return st;
 }

@@ -92,7 +92,7 @@ static PyObject *q_properties(PyObject *m, PyObject *obj)
              u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
              u[15]);
     return Py_BuildValue(
-        "{s:s,s:K,s:i,s:i,s:i,s:N,s:N,s:i,s:i,s:i,s:i,s:K,s:K,s:K,s:i,s:s,s:i,s:i,s:i}", "name",
+        "{s:s,s:K,s:i,s:i,s:i,s:N,s:N,s:i,s:i,s:i,s:i,s:K,s:K,s:K,s:i,s:s,s:i,s:i,s:i,s:N}", "name",
         p.name, "total_memory", (unsigned long long)p.total_memory, "multi_processor_count",
         p.multiprocessors, "major", p.major, "minor", p.minor, "is_integrated",
         PyBool_FromLong(p.is_integrated), "is_multi_gpu_board",
@@ -103,7 +103,7 @@ static PyObject *q_properties(PyObject *m, PyObject *obj)
         (unsigned long long)p.shared_per_block_optin, "shared_memory_per_multiprocessor",
         (unsigned long long)p.shared_per_sm, "L2_cache_size", p.l2_cache_size, "uuid", uuid,
         "pci_bus_id", p.pci_bus_id, "pci_device_id", p.pci_device_id, "pci_domain_id",
-        p.pci_domain_id);
+        p.pci_domain_id, "_memory_pools", PyBool_FromLong(p.memory_pools));
 }
 
 /* _can_access_peer(device, peer): two device objects of one kind, each checked */

@@ -57,6 +57,14 @@ Note [distributed processes]
   (_nccl.py); new_group(ranks) (_subgroups.py: a communicator split from the default
   group's) for their group= argument, src / dst being world ranks and group_src /
   group_dst ranks in the group, as PyTorch's.
+- Note [gloo is MPI here]: ``init_process_group("gloo")``, as PyTorch's CPU tutorials
+  write it, gives a group whose CPU tensors go through MPI, exactly as ``"mpi"``'s do
+  (``get_backend()`` answers ``'gloo'``); ``new_group(backend="gloo")`` likewise.  Gloo's
+  own rendezvous (MASTER_ADDR / MASTER_PORT, ``tcp://``, a store, ``mp.spawn``) is not
+  there: start the processes with mpiexec (or ``python -m pydevtensor.distributed.run``),
+  and ``env://`` is accepted and MPI gives the ranks.  Where PyTorch's gloo also takes
+  CUDA tensors (staging them through the host), ours refuses them and says to use
+  ``'nccl'``, as ``'mpi'`` does: no hidden device-to-host copy.
 - Counting: every collective adds to ``transfer_stats()['collective']`` the bytes this
   rank sends under the ring model (Note [collectives are counted] in
   csrc/core/pdt_collective.h); the agreement check is not counted.

@@ -15,7 +15,7 @@ from .. import _C
 #: The default of init_process_group's timeout (Note [distributed processes]).
 default_pg_timeout = datetime.timedelta(minutes=30)
 
-_BACKENDS = ("mpi", "nccl")
+_BACKENDS = ("mpi", "nccl", "gloo")  # gloo: MPI's data path (Note [gloo is MPI here])
 _MAX_DIMS = 8
 # the metadata row each rank contributes before a collective (int64)
 _ROW = 8 + _MAX_DIMS
@@ -121,17 +121,19 @@ def init_process_group(backend="mpi", init_method=None, timeout=None, world_size
                        store=None, group_name="", device_id=None):
     """Joins the processes started by mpiexec into the default process group.
 
-    backend: 'mpi' (CPU tensors, through mpi4py) or 'nccl' (CUDA tensors through NCCL,
-    CPU tensors still through MPI); rank and world size come from MPI, and rank /
-    world_size, when given, must agree with them.  timeout (a timedelta or seconds,
-    default ``default_pg_timeout``, 30 minutes) bounds every collective: see Note
-    [distributed processes]."""
+    backend: 'mpi' (CPU tensors, through mpi4py), 'gloo' (the same, under PyTorch's
+    name for its CPU backend: Note [gloo is MPI here] in __init__.py) or 'nccl' (CUDA
+    tensors through NCCL, CPU tensors still through MPI); rank and world size come
+    from MPI, and rank / world_size, when given, must agree with them.  timeout (a
+    timedelta or seconds, default ``default_pg_timeout``, 30 minutes) bounds every
+    collective: see Note [distributed processes]."""
     global _group, _abort_registered
     if backend is None:
         backend = "mpi"
     if not isinstance(backend, str) or backend.lower() not in _BACKENDS:
         raise ValueError(f"init_process_group: backend must be one of {list(_BACKENDS)}, got "
-                         f"{backend!r} (gloo is not provided: CPU tensors go through MPI)")
+                         f"{backend!r}: CPU tensors go through MPI ('mpi', or 'gloo' by "
+                         f"PyTorch's name), CUDA tensors through NCCL ('nccl')")
     backend = backend.lower()
     seconds = _seconds(default_pg_timeout if timeout is None else timeout)
     if _group is not None:
@@ -226,7 +228,7 @@ def get_world_size(group=None):
 
 
 def get_backend(group=None):
-    """'mpi' or 'nccl', as given to init_process_group."""
+    """'mpi', 'gloo' or 'nccl', as given to init_process_group."""
     return _require("get_backend", group).backend
 
 

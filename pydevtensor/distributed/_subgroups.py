@@ -107,11 +107,11 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         raise TypeError(f"{what} on rank {g.rank}: ranks must be a list of int ranks, got "
                         f"{ranks!r}")
     ranks = [int(r) for r in ranks]
-    if backend not in (None, "mpi", g.backend) or any(not 0 <= r < g.size for r in ranks) \
-            or len(set(ranks)) != len(ranks):
+    if backend not in (None, "mpi", "gloo", g.backend) or len(set(ranks)) != len(ranks) \
+            or any(not 0 <= r < g.size for r in ranks):
         raise ValueError(f"{what} on rank {g.rank}: ranks must be distinct world ranks in "
-                         f"0 .. {g.size - 1} (got {ranks}) and backend None or 'mpi' (got "
-                         f"{backend!r})")
+                         f"0 .. {g.size - 1} (got {ranks}) and backend None, 'mpi' or 'gloo' "
+                         f"(got {backend!r})")
     if sort_ranks:
         ranks = sorted(ranks)
     # every rank must name the same ranks: a mismatch raises on every rank, not a hang

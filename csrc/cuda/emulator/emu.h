@@ -76,6 +76,9 @@ PDT_EMU_API int device_count();
  * page-locked host memory (cudaDevAttrCanMapHostMemory is 0 and
  * cudaHostGetDevicePointer fails), as on a device without that feature. */
 PDT_EMU_API int can_map_host();
+/* cudaDevAttrMemoryPoolsSupported: 0 under PYDEVTENSOR_EMULATED_NO_POOLS=1, where the
+ * pool calls fail with cudaErrorNotSupported, as on a device without pools */
+PDT_EMU_API int has_memory_pools();
 /* 1 when PYDEVTENSOR_EMULATED_REVERSE_ORDER=1: a grid's blocks, and a block's
  * threads, run last first (Note [the order of blocks and threads] in
  * emu_fiber.cpp). */

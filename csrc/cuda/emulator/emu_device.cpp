@@ -53,6 +53,7 @@ struct config {
     size_t memory;
     int no_mapped_host;
     int reverse_order;
+    int no_pools;
 };
 
 const config &cfg()
@@ -63,6 +64,7 @@ const config &cfg()
         k.memory = (size_t)env_int("PYDEVTENSOR_EMULATED_MEMORY_MB", 1024, 1, 1 << 20) << 20;
         k.no_mapped_host = env_int("PYDEVTENSOR_EMULATED_NO_MAPPED_HOST", 0, 0, 1);
         k.reverse_order = env_int("PYDEVTENSOR_EMULATED_REVERSE_ORDER", 0, 0, 1);
+        k.no_pools = env_int("PYDEVTENSOR_EMULATED_NO_POOLS", 0, 0, 1);
         install_fault_handler();
         return k;
     }();
@@ -77,6 +79,7 @@ thread_local int tls_device = 0;
 
 int device_count() { return cfg().devices; }
 int can_map_host() { return !cfg().no_mapped_host; }
+int has_memory_pools() { return !cfg().no_pools; }
 int reverse_order() { return cfg().reverse_order; }
 size_t device_memory_bytes() { return cfg().memory; }
 bool valid_device(int dev) { return dev >= 0 && dev < device_count(); }
@@ -198,7 +201,7 @@ PDT_EMU_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int de
     p->maxBlocksPerMultiProcessor = kMaxBlocksPerSm;
     p->sharedMemPerMultiprocessor = kSharedPerSm;
     p->unifiedAddressing = 1;
-    p->memoryPoolsSupported = 1;
+    p->memoryPoolsSupported = has_memory_pools();
     p->pciDeviceID = device;
     p->regsPerMultiprocessor = kRegsPerSm;
     p->sharedMemPerBlockOptin = kSharedPerBlockOptin;
@@ -232,7 +235,7 @@ PDT_EMU_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr a
     case cudaDevAttrMaxBlockDimX:
     case cudaDevAttrMaxBlockDimY: *value = 1024; break;
     case cudaDevAttrMaxBlockDimZ: *value = 64; break;
-    case cudaDevAttrMemoryPoolsSupported:
+    case cudaDevAttrMemoryPoolsSupported: *value = has_memory_pools(); break;
     case cudaDevAttrUnifiedAddressing:
     case cudaDevAttrConcurrentKernels: *value = 1; break;
     default: return set_error(cudaErrorInvalidValue);

@@ -440,6 +440,8 @@ PDT_EMU_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *out, const struct cudaM
         return set_error(cudaErrorInvalidValue);
     if (!valid_device(props->location.id))
         return set_error(cudaErrorInvalidDevice);
+    if (!has_memory_pools()) /* CUDA Runtime API, cudaMemPoolCreate: cudaErrorNotSupported */
+        return set_error(cudaErrorNotSupported);
     pool *p = new pool;
     p->device = props->location.id;
     p->is_default = false;
@@ -468,6 +470,8 @@ PDT_EMU_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *out, int devi
         return set_error(cudaErrorInvalidValue);
     if (!valid_device(device))
         return set_error(cudaErrorInvalidDevice);
+    if (!has_memory_pools()) /* the runtime's answer on a device without pools */
+        return set_error(cudaErrorNotSupported);
     std::lock_guard<std::mutex> g(mu);
     *out = reinterpret_cast<cudaMemPool_t>(default_pool(device));
     return cudaSuccess;
@@ -566,6 +570,8 @@ PDT_EMU_API cudaError_t cudaMallocAsync(void **out, size_t size, cudaStream_t s)
     if (out == NULL)
         return set_error(cudaErrorInvalidValue);
     *out = NULL;
+    if (!has_memory_pools()) /* CUDA Runtime API, cudaMallocAsync: cudaErrorNotSupported */
+        return set_error(cudaErrorNotSupported);
     stream *st = resolve(s, "cudaMallocAsync");
     pool *p;
     {
