@@ -149,8 +149,19 @@ def install():
             if not isinstance(previous, LazyAttr):
                 setattr(_C.Tensor, name, LazyAttr(module, name, previous))
                 _PLACEHOLDERS.setdefault(full, []).append(vars(_C.Tensor)[name])
+    if f"{_PACKAGE}._ops_logical" not in sys.modules:  # its hook, until it loads
+        _C._set_operator_fallback(_operator_fallback)
     if _PENDING and _Finder not in sys.meta_path:  # once, also after reload(pydevtensor)
         sys.meta_path.insert(0, _Finder)
+
+
+def _operator_fallback(op, a, b):
+    """The Python side of &, |, ^ and ~ (Note [mask operators in C] in tensor_bitwise.c)
+    until _ops_logical, which installs its own, has loaded: loads it and asks it.  Without
+    it, ``x & y`` of float tensors said Python's bare "unsupported operand type(s)" until
+    some other name had loaded the module."""
+    from . import _ops_logical
+    return _ops_logical._operator_fallback(op, a, b)
 
 
 def owner(name):

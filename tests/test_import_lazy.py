@@ -374,3 +374,28 @@ def test_importlib_reload_of_a_lazily_loaded_module_finishes_it():
         print(sum(getattr(f, "__name__", "") == "_Finder" for f in sys.meta_path))
         """)
     assert out.split("\n")[:3] == ["out refused", "True", "1"], out
+
+
+def test_bitwise_operators_of_floats_explain_themselves_before_their_module_loads():
+    """&, |, ^ and ~ of float tensors (and with a NumPy array) raise the DTypeError that
+    says to compare first in a fresh interpreter, where _ops_logical, which serves the
+    operands the C slots leave to Python, has not loaded yet: they said Python's bare
+    "unsupported operand type(s)" (a TypeError naming neither dtype nor remedy)."""
+    out = _run("""
+        import sys
+        import numpy as np
+        import pydevtensor as pdt
+        assert "pydevtensor._ops_logical" not in sys.modules
+        x = pdt.tensor([1.0, 2.0])
+        for f in (lambda: x & x, lambda: x | x, lambda: x ^ x, lambda: ~x,
+                  lambda: x & np.array([3, 4]), lambda: np.array([3, 4]) | x):
+            try:
+                f()
+            except pdt.DTypeError as e:
+                print(type(e).__mro__[1].__name__, "bitwise" in str(e))
+        m = pdt.tensor([True, False])
+        print((m & np.array([True, True])).tolist(), (~m).tolist())
+        """)
+    lines = out.split("\n")
+    assert lines[:6] == ["TypeError True"] * 6, out
+    assert lines[6] == "[True, False] [False, True]", out
