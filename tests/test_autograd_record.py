@@ -118,6 +118,37 @@ def test_leaves_share_one_accumulator(device):
     np.testing.assert_array_equal(a.grad.cpu().numpy(), [3.0, 3.0])
 
 
+def test_a_leaf_keeps_its_accumulator_weakly_with_either_recorder(device, both_recorders):
+    """A leaf's AccumulateGrad is one while a graph holds it (PyTorch's, kept weakly on the
+    leaf): the C recorder makes it without node.py's accumulator() and its edges' Edges
+    without the type call, and must keep both as that did."""
+    import gc
+    import weakref
+
+    def run():
+        x = pdt.ones(3, device=device, requires_grad=True)
+        c = pdt.ones(3, device=device)
+        y2, y3 = x * 2.0, x * c
+        acc = y2.grad_fn.next_functions[0][0]
+        same = acc is y3.grad_fn.next_functions[0][0] and acc.variable is x
+        # x * c: c needs no gradient, its edge reads (None, 0), an Edges' item
+        edges = y3.grad_fn.next_functions
+        shape = (type(edges).__name__, edges[1], list(edges)[1], len(edges))
+        gone = weakref.ref(acc)
+        del y2, y3, acc, edges
+        gc.collect()
+        dead = gone() is None
+        y4 = x * 4.0
+        fresh = y4.grad_fn.next_functions[0][0]
+        again = fresh is (x * 5.0).grad_fn.next_functions[0][0] and fresh.variable is x
+        y4.sum().backward()
+        return same, shape, dead, again, x.grad.cpu().numpy().tolist()
+
+    on, off = both_recorders(run)
+    assert on == off
+    assert on == (True, ("Edges", (None, 0), (None, 0), 2), True, True, [4.0] * 3)
+
+
 def test_basic_indexing_is_recorded_once(device, both_recorders, monkeypatch):
     """x[key] for the basic keys: the recorded forward is the C indexing itself
     (dispatch.register_forward), and these keys (ints, slices, tuples of those, None and

@@ -89,3 +89,20 @@ def test_dtype_objects():
     assert pdt.float32.itemsize == 4 and pdt.int64.itemsize == 8 and pdt.bool.itemsize == 1
     assert pdt.float64.is_floating_point and not pdt.int32.is_floating_point
     assert pickle.loads(pickle.dumps(pdt.float64)) is pdt.float64
+
+
+def test_cpu_strings_as_arguments(device):
+    """A device string as an op's argument: "cpu" exactly is read without the parser
+    (x.to('cpu'), device='cpu'), and every other spelling still goes through it."""
+    class Str(str):
+        pass
+
+    t = pdt.ones(2, device=device)
+    on_cpu = t.to("cpu")
+    assert on_cpu.device == pdt.device("cpu") and on_cpu.to("cpu") is on_cpu
+    for s in ("cpu", "cpu:0", "CPU", "/device:CPU:0", Str("cpu")):
+        assert t.to(s).device == pdt.device("cpu")
+        assert pdt.zeros(1, device=s).device == pdt.device("cpu")
+    for s in ("cpu ", "cp", "cpü", "cpu:x"):
+        with pytest.raises(pdt.InvalidArgumentError, match="invalid device string"):
+            pdt.zeros(1, device=s)

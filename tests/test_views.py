@@ -91,6 +91,30 @@ def test_basic_indexing_forms(device):
     assert t[1, 2, 3].shape == () and float(t[1, 2, 3].cpu()) == a[1, 2, 3]
 
 
+def test_int_keys_as_numpy(device):
+    """An int key (taken first, before the other kinds: the common x[0]) reads as NumPy's,
+    in range and out of it, and a bool or an int subclass as before: x[True] is an
+    advanced index (a new dim of 1), an int subclass an int."""
+    t, a = base((3, 4), device)
+
+    class Int(int):
+        pass
+
+    for k in (0, 2, -1, -3, Int(1), np.int64(2)):
+        np.testing.assert_array_equal(host(t[k]), a[k])
+        assert shares(t[k], t)
+    np.testing.assert_array_equal(host(t[True]), a[True])
+    assert t[False].shape == a[False].shape == (0, 3, 4)
+    for k in (3, -4, 2 ** 62):
+        with pytest.raises(IndexError):
+            a[k]
+        with pytest.raises(IndexError):
+            t[k]
+    for k in (2 ** 63, -2 ** 70):  # out of int64: IndexError still (NumPy's OverflowError,
+        with pytest.raises(IndexError):  # PyTorch's ValueError), as any index out of range
+            t[k]
+
+
 def test_negative_steps_are_views(device):
     t, a = base((4, 6), device)
     v = t[::-1, ::-2]

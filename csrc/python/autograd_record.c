@@ -9,13 +9,15 @@
  * most of the 4.5 us that `a * b` on 4x4 tensors took with grad (0.18 us
  * without; PyTorch 1.85 us with).  This file does those steps in C, with the
  * same objects: RULES (the dict of Node classes), NOT_DIFFERENTIABLE, the
- * forward functions dispatch.py's _forward() gives, and node.py's accumulator()
- * for a leaf met for the first time.  The Node classes and their save() and
- * backward() stay in Python.  Whatever is not the common case goes to the
- * Python dispatcher as before: in-place ops, an out= argument, an op without a
- * rule (which raises there), more than RECORD_MAX_ARGS arguments.  A rule that
- * picks its class from the arguments (`pick`: matmul, max, indexing, to) is
- * asked after the forward, as dispatch.py asks it.
+ * forward functions dispatch.py's _forward() gives, and AccumulateGrad for a
+ * leaf met for the first time (or whose graph has died), made and kept weakly
+ * on the leaf as node.py's accumulator() does, without its frame.  The Node
+ * classes and their save() and backward() stay in Python.  Whatever is not the
+ * common case goes to the Python dispatcher as before: in-place ops, an out=
+ * argument, an op without a rule (which raises there), more than
+ * RECORD_MAX_ARGS arguments.  A rule that picks its class from the arguments
+ * (`pick`: matmul, max, indexing, to) is asked after the forward, as
+ * dispatch.py asks it.
  *
  * The objects are taken when the recorder is installed: rebinding RULES or
  * replacing the dispatcher (_set_autograd_dispatcher, which turns this
@@ -38,14 +40,15 @@
 
 #define RECORD_MAX_ARGS 14 /* positional and keyword values, self included */
 
-static PyObject *rules;         /* RULES: op name -> Node class or NOT_DIFFERENTIABLE */
-static PyObject *not_diff;      /* NOT_DIFFERENTIABLE */
-static PyObject *forward_of;    /* _forward(name, method) -> the C binding to run */
-static PyObject *accumulator;   /* accumulator(leaf) -> its AccumulateGrad */
-static PyTypeObject *node_type; /* Node: every rule is a subclass */
-static PyObject *forwards[2];   /* {name: binding}, functions and methods */
-static PyObject *empty_tuple;   /* () */
+static PyObject *rules;           /* RULES: op name -> Node class or NOT_DIFFERENTIABLE */
+static PyObject *not_diff;        /* NOT_DIFFERENTIABLE */
+static PyObject *forward_of;      /* _forward(name, method) -> the C binding to run */
+static PyObject *accumulate_grad; /* AccumulateGrad, the class: AccumulateGrad(leaf) */
+static PyTypeObject *node_type;   /* Node: every rule is a subclass */
+static PyObject *forwards[2];     /* {name: binding}, functions and methods */
+static PyObject *empty_tuple;     /* () */
 static PyObject *s_saved, *s_save, *s_pick, *s_next, *s_needs, *s_num_outputs, *s_edges;
+static PyObject *zero;           /* 0, an edge's output_nr for a leaf */
 static PyObject *next_prop;      /* Node.__dict__['next_functions'] */
 static PyObject *edges_slot;     /* Node.__dict__['_edges'], a member descriptor */
 static PyTypeObject *edges_type; /* Edges, a subclass of tuple */
@@ -74,9 +77,19 @@ int pdt_node_set_edges(PyObject *node, PyObject *edges)
                       : PyObject_SetAttrString(node, "next_functions", edges);
     if (Py_IS_TYPE(edges, edges_type)) /* the setter's `edges if type(edges) is Edges` */
         return Py_TYPE(edges_slot)->tp_descr_set(edges_slot, node, edges);
-    PyObject *wrapped = PyObject_CallOneArg((PyObject *)edges_type, edges); /* Edges(edges) */
-    if (!wrapped)
+    PyObject *wrapped = NULL;
+    if (PyTuple_CheckExact(edges) && edges_type->tp_new == PyTuple_Type.tp_new &&
+        edges_type->tp_init == PyBaseObject_Type.tp_init) {
+        /* Edges(edges) for an Edges without __new__ or __init__ of its own: what
+         * tuple.__new__ does for a subclass, without the type call */
+        Py_ssize_t n = PyTuple_GET_SIZE(edges);
+        if (!(wrapped = edges_type->tp_alloc(edges_type, n)))
+            return -1;
+        for (Py_ssize_t i = 0; i < n; i++)
+            PyTuple_SET_ITEM(wrapped, i, Py_NewRef(PyTuple_GET_ITEM(edges, i)));
+    } else if (!(wrapped = PyObject_CallOneArg((PyObject *)edges_type, edges))) {
         return -1;
+    }
     int rc = Py_TYPE(edges_slot)->tp_descr_set(edges_slot, node, wrapped);
     Py_DECREF(wrapped);
     return rc;
@@ -143,8 +156,12 @@ static PyObject *edge_of(PyObject *x)
     if (!((PdtTensorObject *)x)->requires_grad)
         return Py_NewRef(Py_None);
     PdtTensorObject *o = (PdtTensorObject *)x;
-    if (o->grad_fn)
-        return Py_BuildValue("(Oi)", o->grad_fn, o->output_nr);
+    if (o->grad_fn) {
+        PyObject *nr = PyLong_FromLong(o->output_nr),
+                 *edge = nr ? PyTuple_Pack(2, o->grad_fn, nr) : NULL;
+        Py_XDECREF(nr);
+        return edge;
+    }
     PyObject *acc = NULL;
     if (o->accumulator && PyWeakref_Check(o->accumulator)) {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -156,14 +173,18 @@ static PyObject *edge_of(PyObject *x)
             acc = Py_NewRef(alive);
 #endif
     }
-    if (!acc) {
-        PyObject *make = Py_NewRef(accumulator); /* the call may reinstall the recorder */
+    if (!acc) { /* node.py's accumulator(leaf): a new one, kept weakly on the leaf */
+        PyObject *make = Py_NewRef(accumulate_grad); /* the call may reinstall the recorder */
         acc = PyObject_CallOneArg(make, x);
         Py_DECREF(make);
-        if (!acc)
+        PyObject *ref = acc ? PyWeakref_NewRef(acc, NULL) : NULL;
+        if (!ref) {
+            Py_XDECREF(acc);
             return NULL;
+        }
+        Py_XSETREF(o->accumulator, ref);
     }
-    PyObject *edge = Py_BuildValue("(Oi)", acc, 0);
+    PyObject *edge = PyTuple_Pack(2, acc, zero);
     Py_DECREF(acc);
     return edge;
 }
@@ -322,7 +343,7 @@ failed:
     return NULL;
 }
 
-/* _set_autograd_recorder(rules, not_differentiable, forward_of, accumulator,
+/* _set_autograd_recorder(rules, not_differentiable, forward_of, AccumulateGrad,
  * Node, Edges), or (None): install (or turn off) the C recorder. */
 void pdt_autograd_recorder_off(void) { Py_CLEAR(rules); }
 
@@ -334,15 +355,16 @@ static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args
         Py_RETURN_NONE;
     }
     if (nargs != 6 || !PyDict_Check(args[0]) || !PyCallable_Check(args[2]) ||
-        !PyCallable_Check(args[3]) || !PyType_Check(args[4]) || !PyType_Check(args[5]) ||
+        !PyType_Check(args[3]) || !PyType_Check(args[4]) || !PyType_Check(args[5]) ||
         !PyType_IsSubtype((PyTypeObject *)args[5], &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError,
                         "_set_autograd_recorder(rules: dict, not_differentiable, forward_of, "
-                        "accumulator, Node, Edges) or (None)");
+                        "AccumulateGrad: type, Node: type, Edges: tuple subclass) or (None)");
         return NULL;
     }
     /* the constants, once (each kept when made: a failure leaves nothing to leak) */
     if ((!empty_tuple && !(empty_tuple = PyTuple_New(0))) ||
+        (!zero && !(zero = PyLong_FromLong(0))) ||
         (!s_saved && !(s_saved = PyUnicode_InternFromString("_saved"))) ||
         (!s_save && !(s_save = PyUnicode_InternFromString("save"))) ||
         (!s_pick && !(s_pick = PyUnicode_InternFromString("pick"))) ||
@@ -362,12 +384,13 @@ static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args
         return NULL;
     }
     /* all the new values first, then the old ones dropped (which may run code) */
-    PyObject *old[10] = {rules,       not_diff,    forward_of, accumulator, (PyObject *)node_type,
-                         forwards[0], forwards[1], next_prop,  edges_slot,  (PyObject *)edges_type};
+    PyObject *old[10] = {
+        rules,       not_diff,    forward_of, accumulate_grad, (PyObject *)node_type,
+        forwards[0], forwards[1], next_prop,  edges_slot,      (PyObject *)edges_type};
     rules = Py_NewRef(args[0]);
     not_diff = Py_NewRef(args[1]);
     forward_of = Py_NewRef(args[2]);
-    accumulator = Py_NewRef(args[3]);
+    accumulate_grad = Py_NewRef(args[3]);
     node_type = (PyTypeObject *)Py_NewRef(args[4]);
     forwards[0] = fresh[0];
     forwards[1] = fresh[1];

@@ -25,8 +25,23 @@ PyObject *pdt_device_object(pdt_state *S, pdt_device d)
 
 /* A device string; a bad one raises InvalidArgumentError (a ValueError and a
  * RuntimeError: PyTorch raises RuntimeError there, Python's convention ValueError). */
+/* 1 for the string "cpu" exactly, read in place (x.to('cpu'), device='cpu'). */
+static int is_cpu(PyObject *str)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    if (!PyUnicode_IS_READY(str)) /* a legacy string: the parser reads it */
+        return 0;
+#endif
+    return PyUnicode_IS_ASCII(str) && PyUnicode_GET_LENGTH(str) == 3 &&
+           memcmp(PyUnicode_DATA(str), "cpu", 3) == 0;
+}
+
 static int device_from_string(pdt_state *S, PyObject *str, pdt_device *out)
 {
+    if (is_cpu(str)) { /* what pdt_device_parse gives, without the UTF-8 view and the parse */
+        *out = (pdt_device){.kind = PDT_CPU, .index = 0};
+        return 0;
+    }
     Py_ssize_t len;
     const char *s = PyUnicode_AsUTF8AndSize(str, &len);
     if (!s)

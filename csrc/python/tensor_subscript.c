@@ -25,6 +25,14 @@ static int advanced_index(PyObject *obj)
 static int parse_index_item(pdt_state *S, PyObject *obj, pdt_index *out)
 {
     memset(out, 0, sizeof *out);
+    if (PyLong_CheckExact(obj)) { /* the common key, x[0]: an int, never a bool */
+        Py_ssize_t i = PyNumber_AsSsize_t(obj, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred())
+            return -1;
+        out->kind = PDT_INDEX_INT;
+        out->i = i;
+        return 0;
+    }
     if (obj == Py_None) {
         out->kind = PDT_INDEX_NEWAXIS;
         return 0;

@@ -279,7 +279,7 @@ def _use_c_recorder(on=True):
     in csrc/python/autograd_record.c), or, off, everything in Python (for tests)."""
     if on:
         _C._set_autograd_recorder(_dispatch_module.RULES, _dispatch_module.NOT_DIFFERENTIABLE,
-                                  _dispatch_module._forward, _node_module.accumulator, Node,
+                                  _dispatch_module._forward, _node_module.AccumulateGrad, Node,
                                   _node_module.Edges)
     else:
         _C._set_autograd_recorder(None)

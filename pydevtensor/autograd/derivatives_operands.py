@@ -70,7 +70,9 @@ class _SavesOperands(_Binary):
         elif kept:  # the stand-in last: _values reads the tensors before it
             self.save_tensors(*kept)
         self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
-        self.dtype = result.dtype if result.is_floating_point() or result.is_complex() else None
+        # the result's dtype, read by _values only when floating or complex (the test
+        # there, once per backward, not per op)
+        self.dtype = result.dtype
         return input, other
 
     _keep_table = _tabulate(_both)
@@ -81,6 +83,8 @@ class _SavesOperands(_Binary):
             return [a, b]
         saved = list(self.saved_tensors)
         dtype = self.dtype
+        if not (dtype.is_floating_point or dtype.is_complex):
+            dtype = None
         values = [saved.pop(0) if s is SAVED else s for s in self.scalars]
         return [v.to(dtype) if isinstance(v, _C.Tensor) and dtype is not None
                 and v.dtype != dtype else v for v in values]

@@ -506,7 +506,8 @@ def _same_layout(a, b):
 
 def accumulator(leaf):
     """The leaf's AccumulateGrad (one per leaf while a graph holds it; the leaf keeps
-    only a weak reference, so the leaf and its node are no cycle)."""
+    only a weak reference, so the leaf and its node are no cycle).  The C recorder's
+    edge_of does the same (Note [recording in C] in csrc/python/autograd_record.c)."""
     ref = leaf._accumulator
     acc = ref() if ref is not None else None
     if acc is None:
