@@ -22,17 +22,22 @@ static int advanced_index(PyObject *obj)
     return -1;
 }
 
+/* an int key (or one with __index__) as *out; out of Py_ssize_t's range an IndexError */
+static int int_key(PyObject *obj, pdt_index *out)
+{
+    Py_ssize_t i = PyNumber_AsSsize_t(obj, PyExc_IndexError);
+    if (i == -1 && PyErr_Occurred())
+        return -1;
+    out->kind = PDT_INDEX_INT;
+    out->i = i;
+    return 0;
+}
+
 static int parse_index_item(pdt_state *S, PyObject *obj, pdt_index *out)
 {
     memset(out, 0, sizeof *out);
-    if (PyLong_CheckExact(obj)) { /* the common key, x[0]: an int, never a bool */
-        Py_ssize_t i = PyNumber_AsSsize_t(obj, PyExc_IndexError);
-        if (i == -1 && PyErr_Occurred())
-            return -1;
-        out->kind = PDT_INDEX_INT;
-        out->i = i;
-        return 0;
-    }
+    if (PyLong_CheckExact(obj)) /* the common key, x[0]: an int, never a bool */
+        return int_key(obj, out);
     if (obj == Py_None) {
         out->kind = PDT_INDEX_NEWAXIS;
         return 0;
@@ -58,14 +63,8 @@ static int parse_index_item(pdt_state *S, PyObject *obj, pdt_index *out)
     if (PyBool_Check(obj) || pdt_is_tensor(S, obj) ||
         (PySequence_Check(obj) && !PyUnicode_Check(obj) && !PyBytes_Check(obj)))
         return advanced_index(obj); /* lists, tuples inside the key, NumPy arrays */
-    if (PyIndex_Check(obj)) {
-        Py_ssize_t i = PyNumber_AsSsize_t(obj, PyExc_IndexError);
-        if (i == -1 && PyErr_Occurred())
-            return -1;
-        out->kind = PDT_INDEX_INT;
-        out->i = i;
-        return 0;
-    }
+    if (PyIndex_Check(obj))
+        return int_key(obj, out);
     PyErr_Format(PyExc_IndexError,
                  "only integers, slices (`:`), ellipsis (`...`) and None are valid indices, got "
                  "%.100s",
