@@ -10,7 +10,7 @@ from functools import partial
 
 from . import _C
 from . import _devices
-from ._devices import (_STATS, _as_device, _cuda_device, _device_doc, _release_caches,
+from ._devices import (_as_device, _cuda_device, _device_doc, _release_caches,
                        device_count, reset_peak_memory_stats)
 
 __all__ = [
