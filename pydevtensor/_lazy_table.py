@@ -422,3 +422,22 @@ MODULES = (
     '_runtime_flags', '_storage', '_tensor_aliases', '_tensor_legacy', '_tensor_queries',
     'linalg'
 )
+# the return_types (namedtuples) each such module sets on pydevtensor.return_types when it
+# loads; reading one before loads it (_ops_reduce._ReturnTypes)
+RETURN_TYPES = {
+    '_linalg_decomp': ('linalg_eigh', 'linalg_qr', 'linalg_svd', 'svd'),
+    '_linalg_householder': ('geqrf',),
+    '_linalg_ldl': ('linalg_ldl_factor', 'linalg_ldl_factor_ex'),
+    '_linalg_lstsq': ('linalg_lstsq',),
+    '_linalg_lu': ('linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'lu_unpack'),
+    '_linalg_roots': ('linalg_polar',),
+    '_linalg_solve': (
+        'linalg_cholesky_ex', 'linalg_inv_ex', 'linalg_slogdet', 'linalg_solve_ex', 'slogdet',
+    ),
+    '_ops_float_parts': ('frexp',),
+    '_ops_reduce_more': (
+        'aminmax', 'cummax', 'cummin', 'kthvalue', 'median', 'mode', 'nanmedian',
+    ),
+    '_ops_sort': ('sort', 'topk'),
+    '_ops_torch_legacy': ('_lu_with_info', 'triangular_solve'),
+}

@@ -6,9 +6,10 @@ method.  ``max(x, dim)`` and ``min(x, dim)`` return ``(values, indices)`` as a
 ``torch.return_types``).  See Note [reduction accuracy] in csrc/core/pdt_reduce.h
 for the float32 tolerance.
 """
+import importlib as _importlib
 import types as _types
 
-from . import _C, _args
+from . import _C, _args, _lazy_table
 
 sum = _C.sum
 mean = _C.mean
@@ -163,8 +164,28 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
 _C.Tensor.norm = _tensor_norm
 
 _max_type, _min_type = _C._return_types()
-return_types = _types.SimpleNamespace(max=_max_type, min=_min_type)
-return_types.__doc__ = "The (values, indices) result types of max(dim) and min(dim)."
+
+
+class _ReturnTypes(_types.SimpleNamespace):
+    """The namedtuple result types.  Those of a module not loaded yet (Note [lazy ops
+    modules] in _lazy.py; _lazy_table.RETURN_TYPES) load it when first read: without this,
+    ``pydevtensor.return_types.sort`` raised AttributeError in a fresh interpreter until
+    something had called sort."""
+
+    def __getattr__(self, name):  # only for a name not set yet
+        module = _OWNERS.get(name)
+        if module is None:
+            raise AttributeError(f"pydevtensor.return_types has no attribute '{name}'")
+        _importlib.import_module(f"{__package__}.{module}")
+        return _types.SimpleNamespace.__getattribute__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_OWNERS))
+
+
+_OWNERS = {n: m for m, names in _lazy_table.RETURN_TYPES.items() for n in names}
+return_types = _ReturnTypes(max=_max_type, min=_min_type)
+return_types.__doc__ = "The named result types of the ops that return several tensors."
 
 __all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "norm", "prod",
            "return_types", "sum"]

@@ -399,3 +399,33 @@ def test_bitwise_operators_of_floats_explain_themselves_before_their_module_load
     lines = out.split("\n")
     assert lines[:6] == ["TypeError True"] * 6, out
     assert lines[6] == "[True, False] [False, True]", out
+
+
+def test_return_types_resolve_before_their_module_loads():
+    # pydevtensor.return_types.sort raised AttributeError until something had called sort:
+    # the lazily loaded modules set their result types when they load
+    out = _run("""
+        import importlib, sys
+        import pydevtensor
+        from pydevtensor import _lazy_table
+        rt = pydevtensor.return_types
+        for module, names in _lazy_table.RETURN_TYPES.items():
+            for name in names:
+                t = getattr(rt, name)
+                assert t.__name__ == name and hasattr(t, "_fields"), (name, t)
+        assert set(dir(rt)) >= {n for ns in _lazy_table.RETURN_TYPES.values() for n in ns}
+        for module in _lazy_table.MODULES:
+            importlib.import_module("pydevtensor." + module)
+        set_later = {n for n in vars(rt) if not n.startswith("__")} - {"max", "min"}
+        print(sorted(set_later))
+        try:
+            rt.no_such_type
+        except AttributeError as e:
+            print(e)
+        """)
+    from pydevtensor import _lazy_table
+    listed = sorted(n for names in _lazy_table.RETURN_TYPES.values() for n in names)
+    lines = out.split("\n")
+    assert lines[0] == str(listed), ("set _lazy_table.RETURN_TYPES to the names set: "
+                                      + lines[0])
+    assert lines[1] == "pydevtensor.return_types has no attribute 'no_such_type'", out
