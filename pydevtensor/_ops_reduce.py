@@ -7,6 +7,7 @@ method.  ``max(x, dim)`` and ``min(x, dim)`` return ``(values, indices)`` as a
 for the float32 tolerance.
 """
 import importlib as _importlib
+import sys as _sys
 import types as _types
 
 from . import _C, _args, _lazy_table
@@ -186,6 +187,10 @@ class _ReturnTypes(_types.SimpleNamespace):
 _OWNERS = {n: m for m, names in _lazy_table.RETURN_TYPES.items() for n in names}
 return_types = _ReturnTypes(max=_max_type, min=_min_type)
 return_types.__doc__ = "The named result types of the ops that return several tensors."
+# importable by its name, as torch.return_types is, so that pickle finds the types (they
+# name it as their module): pickle.dumps(max(x, 1)) failed with "import of module
+# 'pydevtensor.return_types' failed"
+_sys.modules.setdefault(f"{__package__}.return_types", return_types)
 
 __all__ = ["amax", "amin", "argmax", "argmin", "max", "mean", "min", "norm", "prod",
            "return_types", "sum"]

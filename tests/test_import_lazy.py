@@ -429,3 +429,27 @@ def test_return_types_resolve_before_their_module_loads():
     assert lines[0] == str(listed), ("set _lazy_table.RETURN_TYPES to the names set: "
                                       + lines[0])
     assert lines[1] == "pydevtensor.return_types has no attribute 'no_such_type'", out
+
+
+def test_return_types_pickle_as_torch_return_types_do():
+    """Results of max, sort, linalg.qr pickle and come back as their types: they name
+    pydevtensor.return_types as their module, which could not be imported ("import of
+    module 'pydevtensor.return_types' failed").  Read back in a fresh interpreter where
+    sort's module has not loaded yet."""
+    out = _run("""
+        import pickle, sys
+        import pydevtensor as pdt
+        x = pdt.tensor([[1.0, 5.0], [3.0, 4.0]])
+        results = (pdt.max(x, 1), x.sort(1), pdt.linalg.qr(x))
+        sys.stdout.write(pickle.dumps(results).hex())
+        """)
+    back = _run(f"""
+        import pickle, sys
+        import pydevtensor as pdt
+        assert "pydevtensor._ops_sort" not in sys.modules
+        got = pickle.loads(bytes.fromhex({out.strip()!r}))
+        print([type(r).__name__ for r in got], got[0].values.tolist(), got[1].indices.tolist())
+        print(type(got[1]) is pdt.return_types.sort)
+        """)
+    assert back.split("\n")[:2] == ["['max', 'sort', 'linalg_qr'] [5.0, 4.0] [[0, 1], [0, 1]]",
+                                     "True"], back
