@@ -135,9 +135,9 @@ def test_a_dim_out_of_range_of_more_python_ops_names_the_shape_and_device(device
     x = pdt.zeros(3, 4, device=device)
     n = 3 if name == "diag_embed" else 2  # diag_embed's dims are of its (ndim + 1)-d result
     said = _SAID_AS.get(name, name)  # each names its own op (nanmean once said nansum)
-    _raises(IndexError, rf"{re.escape(said)}\(\): Dimension out of range \(expected to be in range of "
-            rf"\[-{n}, {n - 1}\], but got (5|-3)\) \(a tensor of shape \(3, 4\) on ", (3, 4),
-            device, lambda: _DIM_OPS[name](x))
+    _raises(IndexError, rf"{re.escape(said)}\(\): Dimension out of range \(expected to be in "
+            rf"range of \[-{n}, {n - 1}\], but got (5|-3)\) \(a tensor of shape \(3, 4\) on ",
+            (3, 4), device, lambda: _DIM_OPS[name](x))
 
 
 def test_tensordot_over_a_dim_of_a_0d_tensor_is_an_index_error(device):
