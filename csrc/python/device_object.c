@@ -23,8 +23,6 @@ PyObject *pdt_device_object(pdt_state *S, pdt_device d)
     return Py_NewRef(*slot);
 }
 
-/* A device string; a bad one raises InvalidArgumentError (a ValueError and a
- * RuntimeError: PyTorch raises RuntimeError there, Python's convention ValueError). */
 /* 1 for the string "cpu" exactly, read in place (x.to('cpu'), device='cpu'). */
 static int is_cpu(PyObject *str)
 {
@@ -36,6 +34,8 @@ static int is_cpu(PyObject *str)
            memcmp(PyUnicode_DATA(str), "cpu", 3) == 0;
 }
 
+/* A device string; a bad one raises InvalidArgumentError (a ValueError and a
+ * RuntimeError: PyTorch raises RuntimeError there, Python's convention ValueError). */
 static int device_from_string(pdt_state *S, PyObject *str, pdt_device *out)
 {
     if (is_cpu(str)) { /* what pdt_device_parse gives, without the UTF-8 view and the parse */
