@@ -38,6 +38,11 @@ def _pool_cases(device):
         "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(x, 3),  # dividing sizes
         "adaptive_avg_pool2d uneven": lambda: F.adaptive_avg_pool2d(x, (4, 5)),
         "adaptive_max_pool2d": lambda: F.adaptive_max_pool2d(x, 3, return_indices=True),
+        # one node each since GN4 (e0570472), whose scatter_add read its index back
+        "adaptive_max_pool2d backward": lambda: _backward(F.adaptive_max_pool2d(xg, (4, 5))),
+        "adaptive_max_pool3d backward": lambda: _backward(
+            F.adaptive_max_pool3d(xg.unsqueeze(2), (1, 4, 5))),
+        "adaptive_max_pool1d backward": lambda: _backward(F.adaptive_max_pool1d(xg[0], 4)),
     }
     with pdt.transfer_guard("disallow"):
         return {name: _copies(fn) for name, fn in cases.items()}

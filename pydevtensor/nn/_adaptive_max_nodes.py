@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from .. import _C
+from .._ops_scatter import index_add_built
 from ._linear_nodes import linear_map
 
 
@@ -37,11 +38,17 @@ def _take(x, index, nsp):
 
 
 def _take_adjoint(g, meta, index, nsp):
+    """g added onto each maximum's cell: one index_add over x's flat cells, by offsets
+    built here in range (a row's base plus the cell in it), so no bounds check reads
+    the index back from a GPU (scatter_add's did: an implicit transfer on every
+    backward, refused under transfer_guard('disallow'))."""
     shape, dtype, device = meta
-    dx = _C.zeros(_flat(shape, nsp), dtype=g.dtype, device=device)
-    dx = dx.scatter_add(-1, index.reshape(_flat(index.shape, nsp)),
-                        g.reshape(_flat(index.shape, nsp)))
-    return dx.reshape(shape)
+    *lead, cells = _flat(shape, nsp)
+    rows, per_row = math.prod(lead), math.prod(index.shape[-nsp:])
+    base = _C.arange(rows, dtype=_C.int64, device=device).unsqueeze(1) * cells
+    offsets = (index.reshape(rows, per_row) + base).reshape(-1)
+    dx = _C.zeros(rows * cells, dtype=g.dtype, device=device)
+    return index_add_built(dx, 0, offsets, g.reshape(-1)).reshape(shape)
 
 
 _take.adjoint = _take_adjoint
